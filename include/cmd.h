@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The command table and the argp pieces commands share.
+ *
+ * Each cmd_* parses its own arguments with its own struct argp (argv[0] is
+ * "tr NAME" so --help reads right), validates, delegates to a layer, and
+ * returns the exit status: EXIT_OK, EXIT_RUNTIME or EXIT_USAGE.
+ */
+#ifndef TR_CMD_H
+#define TR_CMD_H
+
+#include <argp.h>
+#include <stdio.h>
+
+#include "evsel.h"
+#include "tfs.h"
+#include "tr.h"
+
+enum {
+	CMD_TRACEFS = 1 << 0,	/* open tracefs before running; restore after */
+	CMD_HIDDEN = 1 << 1,	/* not listed by help */
+};
+
+struct tr_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+	unsigned flags;
+};
+
+extern const struct tr_cmd tr_commands[];
+extern const size_t tr_ncommands;
+const struct tr_cmd *cmd_find(const char *name);
+/* Is this first argument a command or root option of ours (not coreutils')? */
+bool cmd_is_ours(const char *arg);
+/* The command or option within two edits of word (a typo), or NULL. */
+const char *cmd_suggest(const char *word);
+
+/* Shared option groups, used as argp children with a .header. */
+
+/* -B/--instance NAME */
+struct opt_instance {
+	const char *name;
+};
+extern const struct argp opt_instance_argp;
+
+/* -e SEL [-f FILTER] ... */
+struct opt_events {
+	struct evsel_list list;
+};
+extern const struct argp opt_events_argp;
+
+/* -p TRACER, -C CLOCK, -b KB, -O OPTION: input is a struct tr_setup. */
+extern const struct argp opt_setup_argp;
+
+int cmd_check(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_start(int argc, char **argv);
+int cmd_stop(int argc, char **argv);
+int cmd_restart(int argc, char **argv);
+int cmd_clear(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
+int cmd_instance(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+
+/* The root parser: takes the command name and leaves the rest to the command. */
+struct root_args {
+	const struct tr_cmd *cmd;
+	int cmd_index;
+};
+extern const struct argp tr_root_argp;
+void tr_root_help(FILE *f);
+
+/* Open the -B instance: the top level when name is NULL; -ENOENT names it. */
+int cmd_instance_open(const char *name, bool create, struct tfs_inst **out);
+
+#endif

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Event selection, shared by every command that takes -e/-f.
+ *
+ * A selector is what the user typed: "sched:sched_switch", "sched:*",
+ * "sched" (a system, or failing that an event name in any system), "all",
+ * or globs on either side of ':' (or '/', as set_event writes it).  Parsing
+ * is pure; resolution matches selectors against the kernel's "sys:event"
+ * list, so both are testable without tracefs.
+ */
+#ifndef TR_EVSEL_H
+#define TR_EVSEL_H
+
+#include <stddef.h>
+
+#include "tr.h"
+
+struct evsel {
+	char *spec;	/* as typed, for messages */
+	char *system;	/* glob; NULL = any system */
+	char *event;	/* glob; NULL = every event of the system(s) */
+	char *filter;	/* -f that followed it, or NULL */
+	bool bare;	/* no ':' typed: a system name, else an event name */
+};
+
+struct evsel_list {
+	struct evsel *v;
+	size_t n;
+};
+
+/* Returns 0 or -EINVAL (with tr_fail() saying what is wrong with spec). */
+int evsel_parse(const char *spec, struct evsel *out);
+int evsel_add(struct evsel_list *l, const char *spec);
+/* Attach FILTER to the newest selector; -EINVAL if there is none. */
+int evsel_add_filter(struct evsel_list *l, const char *filter);
+void evsel_list_free(struct evsel_list *l);
+
+struct evmatch {
+	char *system;
+	char *event;
+	const char *filter;	/* borrowed from the selector */
+};
+
+/*
+ * Match every selector against available ("sys:event" strings).  The result
+ * is deduplicated, in the order of available.  A selector that matches
+ * nothing fails with -ENOENT and tr_fail() naming it: nothing is half-done.
+ */
+int evsel_resolve(const struct evsel_list *l, const struct strv *available, struct evmatch **out,
+		  size_t *n);
+void evmatch_free(struct evmatch *m, size_t n);
+
+#endif

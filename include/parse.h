@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Strict parsers for what users type: numbers, sizes, durations, cpu lists.
+ * Each returns 0 or -EINVAL (or -ERANGE) and never prints; "12abc", "" and
+ * negative numbers where none make sense are rejected.
+ */
+#ifndef TR_PARSE_H
+#define TR_PARSE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+int parse_u64(const char *s, uint64_t *out);
+int parse_int(const char *s, int min, int max, int *out);
+
+/* "4096", "64k", "2M", "1G" (powers of 1024) -> bytes. */
+int parse_size(const char *s, uint64_t *bytes);
+
+/* "250ms", "3s", "2m", "1h", bare number = seconds -> nanoseconds. */
+int parse_duration(const char *s, uint64_t *ns);
+
+/*
+ * "0-3,5,7-8" -> a bitmap of at most max_cpus bits (caller-owned, zeroed by
+ * the parser).  Rejects cpus >= max_cpus, reversed ranges and empty items.
+ */
+int parse_cpu_list(const char *s, uint64_t *mask, int max_cpus);
+
+/* Edit distance (insert, delete, substitute, swap adjacent), capped at cap+1. */
+int edit_distance(const char *a, const char *b, int cap);
+
+/* fnmatch()-style glob check used for event, tracer and instance names. */
+bool glob_match(const char *pattern, const char *s);
+bool has_glob(const char *s);
+
+#endif

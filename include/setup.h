@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A tracing set-up: which events (with filters), tracer, clock, buffer size
+ * and trace options an instance should have.  start, show --pipe and the
+ * recorder all apply one through setup_apply(), which checks everything it
+ * can before it writes anything, and writes only through tfs_set(), so the
+ * control layer can put it all back.
+ */
+#ifndef TR_SETUP_H
+#define TR_SETUP_H
+
+#include <stdint.h>
+
+#include "evsel.h"
+#include "tfs.h"
+
+struct tr_setup {
+	const struct evsel_list *events;
+	const char *tracer;
+	const char *clock;
+	uint64_t buffer_kb;	/* 0 = leave */
+	struct strv options;	/* "name" or "noname" */
+};
+
+int setup_apply(struct tfs_inst *in, const struct tr_setup *s);
+void setup_free(struct tr_setup *s);
+
+/* Enable the selected events (and their filters) in an instance. */
+int setup_events(struct tfs_inst *in, const struct evsel_list *events);
+
+#endif

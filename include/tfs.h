@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The tracefs control layer.  Every control file tr changes goes through
+ * here, so that one table knows what to put back:
+ *
+ *  - tfs_set() remembers a file's value before tr first writes it and never
+ *    writes a value that is already set (some hosts refuse even a write of
+ *    the current value);
+ *  - tfs_inst_get() creates instances with tracing off, and tfs_undo_append()
+ *    records how to remove a trigger or dynamic event tr added;
+ *  - tfs_restore() undoes all of it, newest first; tfs_keep() instead makes
+ *    the changes outlive the process (tr start) and notes them in a state
+ *    file so that tr reset can remove what tr created.
+ *
+ * After a refused write the kernel's reason from error_log, if it gave one,
+ * is left in tr_detail() for the caller to show.
+ */
+#ifndef TR_TFS_H
+#define TR_TFS_H
+
+#include <stdbool.h>
+
+#include "tr.h"
+
+struct tfs_inst {
+	char *name;	/* NULL for the top-level buffer */
+	char *dir;	/* absolute path of the instance's directory */
+	bool created;	/* tr made it in this process */
+};
+
+/*
+ * Locate tracefs: $TR_TRACEFS when set (tests point it at stand-ins), else
+ * /sys/kernel/tracing, /sys/kernel/debug/tracing, then the mount table;
+ * mounts it at /sys/kernel/tracing when absent and we are root.  Returns 0,
+ * -ENOENT (not found / not mountable) or -EACCES (found but not ours).
+ */
+int tfs_open(void);
+const char *tfs_root(void);
+/* How tracefs was found, for tr check: "mounted", "mounted by tr", "$TR_TRACEFS". */
+const char *tfs_origin(void);
+
+struct tfs_inst *tfs_top(void);
+/*
+ * The instance NAME (NULL or "" = top level).  With create, a missing one is
+ * made with tracing off and removed again by tfs_restore().  -ENOENT if it
+ * does not exist and !create.
+ */
+int tfs_inst_get(const char *name, bool create, struct tfs_inst **out);
+int tfs_inst_destroy(const char *name);
+/* Names of all instances, sorted. */
+int tfs_inst_list(struct strv *names);
+bool tfs_inst_valid_name(const char *name);
+
+char *tfs_path(const struct tfs_inst *in, const char *file);
+bool tfs_exists(const struct tfs_inst *in, const char *file);
+int tfs_read(const struct tfs_inst *in, const char *file, char **out);
+/* The meaningful value of a control file: the [selected] clock, "" for "none" ... */
+char *tfs_normalize(const char *file, const char *raw);
+
+/* Set a control file for the life of the process (or until tr reset after tfs_keep()). */
+int tfs_set(const struct tfs_inst *in, const char *file, const char *value);
+/* Set a file for good, still skipping a write of the current value (tr reset). */
+int tfs_ensure(const struct tfs_inst *in, const char *file, const char *value);
+/* Write without remembering (clearing a buffer, a one-shot command). */
+int tfs_write(const struct tfs_inst *in, const char *file, const char *value, bool append);
+/* Append a line (a trigger, a probe) and remember how to take it back. */
+int tfs_append_undo(const struct tfs_inst *in, const char *file, const char *line,
+		    const char *undo_line);
+
+int tfs_restore(void);
+/* Make this process's changes permanent; record created objects for tr reset. */
+int tfs_keep(void);
+
+/* Undo what earlier kept runs recorded, then forget them (tr reset). */
+int tfs_state_undo(void);
+
+/* The state file written by tfs_keep(): $TR_STATE_DIR/state, default /run/tr. */
+char *tfs_state_path(void);
+
+/* Back to kernel defaults: no events, filters, triggers, tracer; empty buffer; on. */
+int tfs_reset_defaults(struct tfs_inst *in);
+/* "traceoff:count=2" (as a trigger file shows it) -> "!traceoff". */
+char *tfs_trigger_removal(const char *shown);
+
+/* Every "system:event" the kernel offers (for an instance, its own list). */
+int tfs_events(const struct tfs_inst *in, struct strv *out);
+
+#endif

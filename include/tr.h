@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Things every part of tr shares: exit codes, the one error reporter, and
+ * the stop flag that signal handlers set.
+ *
+ * Layers below the commands never print to stdout and never exit.  They
+ * return 0 or a negative errno and may leave a detail for the caller with
+ * tr_detail_set() (for example the kernel's own line from error_log); only
+ * the command reports it, once, with tr_error().
+ */
+#ifndef TR_H
+#define TR_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#define TR_VERSION "0.1.0"
+
+enum {
+	EXIT_OK = 0,
+	EXIT_RUNTIME = 1,
+	EXIT_USAGE = 64,	/* argp's default for usage errors */
+};
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Set by SIGINT/SIGTERM handlers; loops poll it and tear down themselves. */
+extern volatile sig_atomic_t tr_stop;
+/* The signal that set tr_stop, so the process can report it at exit. */
+extern volatile sig_atomic_t tr_stop_signal;
+void tr_signals_install(void);
+
+/*
+ * Print "tr: MESSAGE" (and the pending detail, if any, on the lines below)
+ * to stderr; always returns -1 so callers can write "return tr_error(...)".
+ */
+int tr_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * A detail a layer leaves for the next tr_error(): the kernel's reason from
+ * error_log, or which part of an input was bad.  Cleared when reported.
+ */
+/*
+ * For layers: describe a failure in the words the user should see ("cannot
+ * enable event 'sched:x': no such event") and return -err.  The command then
+ * calls tr_report(), which prints it (or its own context when no layer said
+ * anything) with the detail below it.
+ */
+int tr_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *tr_failure(void);
+int tr_report(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+void tr_detail_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *tr_detail(void);
+void tr_detail_clear(void);
+
+/* Memory helpers that abort on exhaustion: there is no sane recovery. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t m);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A growable array of owned strings. */
+struct strv {
+	char **v;
+	size_t n, cap;
+};
+void strv_push(struct strv *sv, const char *s);
+void strv_push_owned(struct strv *sv, char *s);
+void strv_free(struct strv *sv);
+bool strv_contains(const struct strv *sv, const char *s);
+void strv_sort(struct strv *sv);
+
+/* Remove trailing whitespace in place; returns s. */
+char *str_rstrip(char *s);
+
+/* Read a whole file (NUL-terminated); returns 0 or -errno. */
+int read_file(const char *path, char **out, size_t *len);
+
+#endif

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tr stat: what is set now, for the top-level buffer and every instance (or
+ * only -B NAME): tracer, tracing_on, clock, buffer sizes, enabled events,
+ * event filters and triggers, function and pid filters, per-CPU stats.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "tfs.h"
+
+struct args {
+	struct opt_instance inst;
+};
+
+static error_t parse(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->inst;
+		return 0;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp_child children[] = {
+	{ &opt_instance_argp, 0, "Instance:", 0 },
+	{ 0 }
+};
+
+static const struct argp argp = { NULL, parse, NULL,
+				  "Show what is set now: tracer, events, filters, triggers, "
+				  "buffers, clock and per-CPU statistics.",
+				  children, NULL, NULL };
+
+static void show_value(struct tfs_inst *in, const char *label, const char *file)
+{
+	char *raw = NULL, *v;
+	int r = tfs_read(in, file, &raw);
+
+	if (r == -ENOENT)
+		return;
+	if (r) {
+		printf("  %-17s unavailable (%s)\n", label, strerror(-r));
+		return;
+	}
+	v = tfs_normalize(file, raw);
+	printf("  %-17s %s\n", label, *v ? v : "none");
+	free(v);
+	free(raw);
+}
+
+/* Every events/SYS/EVENT/FILE that holds something, as "sys:event: value". */
+static void show_per_event(struct tfs_inst *in, const char *label, const char *file)
+{
+	char *evdir = tfs_path(in, "events");
+	DIR *d = opendir(evdir);
+	struct dirent *sys;
+	size_t shown = 0;
+
+	while (d && (sys = readdir(d))) {
+		char *sdir;
+		DIR *sd;
+		struct dirent *ev;
+
+		if (sys->d_name[0] == '.' || sys->d_type != DT_DIR)
+			continue;
+		sdir = xasprintf("%s/%s", evdir, sys->d_name);
+		sd = opendir(sdir);
+		while (sd && (ev = readdir(sd))) {
+			char *rel, *raw = NULL, *line, *save = NULL;
+
+			if (ev->d_name[0] == '.' || ev->d_type != DT_DIR)
+				continue;
+			rel = xasprintf("events/%s/%s/%s", sys->d_name, ev->d_name, file);
+			if (!tfs_read(in, rel, &raw)) {
+				for (line = strtok_r(raw, "\n", &save); line;
+				     line = strtok_r(NULL, "\n", &save)) {
+					/* Empty trigger files list the available triggers as comments. */
+					if (line[0] == '#' || !strcmp(line, "none"))
+						continue;
+					printf("  %-17s %s:%s: %s\n", shown++ ? "" : label, sys->d_name,
+					       ev->d_name, line);
+				}
+				free(raw);
+			}
+			free(rel);
+		}
+		if (sd)
+			closedir(sd);
+		free(sdir);
+	}
+	if (d)
+		closedir(d);
+	if (!shown)
+		printf("  %-17s none\n", label);
+	free(evdir);
+}
+
+static void show_cpu_stats(struct tfs_inst *in)
+{
+	printf("  %-17s %5s %10s %10s %10s %10s\n", "per-cpu stats:", "cpu", "entries", "overrun",
+	       "commit", "dropped");
+	for (int cpu = 0;; cpu++) {
+		char *file = xasprintf("per_cpu/cpu%d/stats", cpu), *raw = NULL;
+		unsigned long long entries = 0, overrun = 0, commit = 0, dropped = 0;
+		const char *p;
+
+		if (tfs_read(in, file, &raw)) {
+			free(file);
+			break;
+		}
+		if ((p = strstr(raw, "entries:")))
+			entries = strtoull(p + 8, NULL, 10);
+		if ((p = strstr(raw, "\noverrun:")))
+			overrun = strtoull(p + 9, NULL, 10);
+		if ((p = strstr(raw, "commit overrun:")))
+			commit = strtoull(p + 15, NULL, 10);
+		if ((p = strstr(raw, "dropped events:")))
+			dropped = strtoull(p + 15, NULL, 10);
+		printf("  %-17s %5d %10llu %10llu %10llu %10llu\n", "", cpu, entries, overrun, commit,
+		       dropped);
+		free(raw);
+		free(file);
+	}
+}
+
+static void show_instance(struct tfs_inst *in)
+{
+	char *ev = NULL;
+
+	printf("%s\n", in->name ? in->name : "top-level buffer");
+	show_value(in, "tracer:", "current_tracer");
+	show_value(in, "tracing_on:", "tracing_on");
+	show_value(in, "clock:", "trace_clock");
+	show_value(in, "buffer_size_kb:", "buffer_size_kb");
+	show_value(in, "buffer_total_kb:", "buffer_total_size_kb");
+	show_value(in, "subbuf_size_kb:", "buffer_subbuf_size_kb");
+	if (!tfs_read(in, "set_event", &ev)) {
+		char *line, *save = NULL;
+		size_t n = 0;
+
+		for (line = strtok_r(ev, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			printf("  %-17s %s\n", n++ ? "" : "events:", line);
+		if (!n)
+			printf("  %-17s none\n", "events:");
+		free(ev);
+	}
+	show_per_event(in, "event filters:", "filter");
+	show_per_event(in, "triggers:", "trigger");
+	show_value(in, "function filter:", "set_ftrace_filter");
+	show_value(in, "function notrace:", "set_ftrace_notrace");
+	show_value(in, "event pids:", "set_event_pid");
+	show_value(in, "function pids:", "set_ftrace_pid");
+	show_cpu_stats(in);
+}
+
+int cmd_stat(int argc, char **argv)
+{
+	struct args a = { 0 };
+	struct strv names = { 0 };
+	struct tfs_inst *in;
+
+	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	if (a.inst.name) {
+		if (cmd_instance_open(a.inst.name, false, &in))
+			return tr_report(-ENOENT, "stat"), EXIT_RUNTIME;
+		show_instance(in);
+		return EXIT_OK;
+	}
+	show_instance(tfs_top());
+	tfs_inst_list(&names);
+	for (size_t i = 0; i < names.n; i++) {
+		if (cmd_instance_open(names.v[i], false, &in))
+			continue;
+		putchar('\n');
+		show_instance(in);
+	}
+	strv_free(&names);
+	return EXIT_OK;
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Option groups shared by several commands, as argp children: the parent
+ * puts a pointer to the matching struct in child_inputs[i] at ARGP_KEY_INIT.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "parse.h"
+#include "setup.h"
+#include "tfs.h"
+
+static const struct argp_option instance_options[] = {
+	{ "instance", 'B', "NAME", 0, "Use the tracefs instance NAME instead of the top-level buffer", 0 },
+	{ 0 }
+};
+
+static error_t instance_parse(int key, char *arg, struct argp_state *state)
+{
+	struct opt_instance *o = state->input;
+
+	switch (key) {
+	case 'B':
+		if (!tfs_inst_valid_name(arg))
+			argp_error(state, "bad instance name '%s'", arg);
+		o->name = arg;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+const struct argp opt_instance_argp = { instance_options, instance_parse, NULL, NULL, NULL, NULL, NULL };
+
+static const struct argp_option event_options[] = {
+	{ "event", 'e', "SEL", 0,
+	  "Event selector: SYSTEM:EVENT, SYSTEM:*, SYSTEM, EVENT, all; globs allowed. Repeatable", 0 },
+	{ "filter", 'f', "FILTER", 0, "Event filter for the preceding -e (the kernel checks it)", 0 },
+	{ 0 }
+};
+
+static error_t event_parse(int key, char *arg, struct argp_state *state)
+{
+	struct opt_events *o = state->input;
+	int r;
+
+	switch (key) {
+	case 'e':
+		r = evsel_add(&o->list, arg);
+		break;
+	case 'f':
+		r = evsel_add_filter(&o->list, arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	if (r)
+		argp_error(state, "%s", tr_failure());
+	return 0;
+}
+
+const struct argp opt_events_argp = { event_options, event_parse, NULL, NULL, NULL, NULL, NULL };
+
+int cmd_instance_open(const char *name, bool create, struct tfs_inst **out)
+{
+	int r = tfs_inst_get(name, create, out);
+
+	if (r == -ENOENT)
+		return tr_fail(r, "no such instance '%s' (tr instance list shows them)", name);
+	if (r)
+		return tr_fail(r, "cannot open instance '%s': %s", name, strerror(-r));
+	return 0;
+}
+
+static const struct argp_option setup_options[] = {
+	{ "tracer", 'p', "TRACER", 0, "Set current_tracer (tr list -t shows them)", 0 },
+	{ "clock", 'C', "CLOCK", 0, "Set trace_clock (tr list -C shows them)", 0 },
+	{ "buffer-size", 'b', "KB", 0, "Per-CPU ring buffer size in KiB (k/M/G suffixes allowed)", 0 },
+	{ "option", 'O', "OPT", 0, "Set trace option OPT, or clear it with noOPT. Repeatable", 0 },
+	{ 0 }
+};
+
+static error_t setup_parse(int key, char *arg, struct argp_state *state)
+{
+	struct tr_setup *s = state->input;
+	uint64_t v;
+
+	switch (key) {
+	case 'p':
+		s->tracer = arg;
+		return 0;
+	case 'C':
+		s->clock = arg;
+		return 0;
+	case 'b':
+		/* A bare number is KiB, as buffer_size_kb takes it. */
+		if (!parse_u64(arg, &v))
+			s->buffer_kb = v;
+		else if (!parse_size(arg, &v) && v >= 1024)
+			s->buffer_kb = v / 1024;
+		else
+			argp_error(state, "bad buffer size '%s'", arg);
+		if (!s->buffer_kb)
+			argp_error(state, "bad buffer size '%s': must be at least 1 KiB", arg);
+		return 0;
+	case 'O':
+		if (!*arg || strpbrk(arg, "/ \t"))
+			argp_error(state, "bad trace option '%s'", arg);
+		strv_push(&s->options, arg);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+const struct argp opt_setup_argp = { setup_options, setup_parse, NULL, NULL, NULL, NULL, NULL };

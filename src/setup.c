@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Applying a tracing set-up to an instance (see setup.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+#include "setup.h"
+
+static bool word_in(const char *list, const char *word)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+	bool found = false;
+
+	for (tok = strtok_r(copy, " \n[]", &save); tok && !found; tok = strtok_r(NULL, " \n[]", &save))
+		found = !strcmp(tok, word);
+	free(copy);
+	return found;
+}
+
+static int check_tracer(struct tfs_inst *in, const char *tracer)
+{
+	char *avail = NULL;
+	int r = tfs_read(in, "available_tracers", &avail);
+
+	if (r)
+		r = tfs_read(NULL, "available_tracers", &avail);
+	if (r)
+		return tr_fail(r, "cannot read available_tracers: %s", strerror(-r));
+	if (!word_in(avail, tracer)) {
+		r = tr_fail(-EINVAL, "unknown tracer '%s' (available: %s)", tracer, str_rstrip(avail));
+	} else if (!strcmp(tracer, "function") && !probe_has(CAP_FUNCTION)) {
+		r = probe_require(CAP_FUNCTION);
+	} else if (!strcmp(tracer, "function_graph") && !probe_has(CAP_FUNCTION_GRAPH)) {
+		r = probe_require(CAP_FUNCTION_GRAPH);
+	}
+	free(avail);
+	return r;
+}
+
+static int check_clock(struct tfs_inst *in, const char *clock)
+{
+	char *avail = NULL;
+	int r = tfs_read(in, "trace_clock", &avail);
+
+	if (r)
+		return tr_fail(r, "cannot read trace_clock: %s", strerror(-r));
+	if (!word_in(avail, clock))
+		r = tr_fail(-EINVAL, "unknown clock '%s' (available: %s)", clock, str_rstrip(avail));
+	free(avail);
+	return r;
+}
+
+static int check_option(struct tfs_inst *in, const char *opt, char **file)
+{
+	const char *name = strncmp(opt, "no", 2) ? opt : opt + 2;
+
+	*file = xasprintf("options/%s", name);
+	if (!tfs_exists(in, *file)) {
+		/* "noirq-info" vs an option really called "no..." */
+		free(*file);
+		*file = xasprintf("options/%s", opt);
+		if (tfs_exists(in, *file) && name != opt)
+			return 0;
+		free(*file);
+		*file = NULL;
+		return tr_fail(-EINVAL, "unknown trace option '%s' (tr list -o shows them)", name);
+	}
+	return 0;
+}
+
+int setup_events(struct tfs_inst *in, const struct evsel_list *events)
+{
+	struct strv avail = { 0 };
+	struct evmatch *m = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!events || !events->n)
+		return 0;
+	r = tfs_events(in, &avail);
+	if (r) {
+		strv_free(&avail);
+		return tr_fail(r, "cannot read available_events: %s", strerror(-r));
+	}
+	r = evsel_resolve(events, &avail, &m, &n);
+	strv_free(&avail);
+	/* Filters first, so no event ever runs unfiltered. */
+	for (size_t i = 0; i < n && !r; i++) {
+		char *f;
+
+		if (!m[i].filter)
+			continue;
+		f = xasprintf("events/%s/%s/filter", m[i].system, m[i].event);
+		r = tfs_set(in, f, m[i].filter);
+		if (r)
+			r = tr_fail(r, "bad filter for '%s:%s': '%s': %s", m[i].system, m[i].event,
+				    m[i].filter, strerror(-r));
+		free(f);
+	}
+	for (size_t i = 0; i < n && !r; i++) {
+		char *f = xasprintf("events/%s/%s/enable", m[i].system, m[i].event);
+
+		r = tfs_set(in, f, "1");
+		if (r)
+			r = tr_fail(r, "cannot enable event '%s:%s': %s", m[i].system, m[i].event,
+				    strerror(-r));
+		free(f);
+	}
+	evmatch_free(m, n);
+	return r;
+}
+
+int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
+{
+	struct strv optfiles = { 0 };
+	char kb[32];
+	int r = 0;
+
+	/* Validate what can be checked without writing. */
+	if (s->tracer)
+		r = check_tracer(in, s->tracer);
+	if (!r && s->clock)
+		r = check_clock(in, s->clock);
+	for (size_t i = 0; !r && i < s->options.n; i++) {
+		char *file;
+
+		r = check_option(in, s->options.v[i], &file);
+		if (!r)
+			strv_push_owned(&optfiles, file);
+	}
+
+	if (!r && s->buffer_kb) {
+		snprintf(kb, sizeof(kb), "%llu", (unsigned long long)s->buffer_kb);
+		r = tfs_set(in, "buffer_size_kb", kb);
+		if (r)
+			r = tr_fail(r, "cannot set buffer size to %s KiB: %s", kb, strerror(-r));
+	}
+	if (!r && s->clock) {
+		r = tfs_set(in, "trace_clock", s->clock);
+		if (r)
+			r = tr_fail(r, "cannot set clock '%s': %s", s->clock, strerror(-r));
+	}
+	for (size_t i = 0; !r && i < optfiles.n; i++) {
+		const char *opt = s->options.v[i];
+		bool off = !strncmp(opt, "no", 2) && strcmp(strrchr(optfiles.v[i], '/') + 1, opt);
+
+		r = tfs_set(in, optfiles.v[i], off ? "0" : "1");
+		if (r)
+			r = tr_fail(r, "cannot set option '%s': %s", opt, strerror(-r));
+	}
+	if (!r)
+		r = setup_events(in, s->events);
+	if (!r && s->tracer) {
+		r = tfs_set(in, "current_tracer", s->tracer);
+		if (r)
+			r = tr_fail(r, "cannot select tracer '%s': %s", s->tracer, strerror(-r));
+	}
+	strv_free(&optfiles);
+	return r;
+}
+
+void setup_free(struct tr_setup *s)
+{
+	strv_free(&s->options);
+}

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Putting an instance back to the kernel's defaults (tr reset): events off,
+ * nop tracer, no filters, no triggers, no pid filters, an empty buffer,
+ * tracing on.  Each file is written only when it differs from the default,
+ * because some hosts refuse even a write of the current value.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tfs.h"
+
+/*
+ * The line that removes a trigger as the trigger file shows it.  Count and
+ * filter are not part of the match for the simple triggers, but they are for
+ * hist triggers, which must be echoed back whole (less "[active]").
+ */
+char *tfs_trigger_removal(const char *shown)
+{
+	char *s = xstrdup(shown), *p;
+
+	if ((p = strstr(s, " [active]")) || (p = strstr(s, " [paused]")))
+		*p = '\0';
+	if (strncmp(s, "hist", 4)) {
+		if ((p = strstr(s, " if ")))
+			*p = '\0';
+		if ((p = strstr(s, ":count=")) || (p = strstr(s, ":unlimited")))
+			*p = '\0';
+	}
+	p = xasprintf("!%s", s);
+	free(s);
+	return p;
+}
+
+static int reset_event_files(struct tfs_inst *in)
+{
+	char *evdir = tfs_path(in, "events");
+	DIR *d = opendir(evdir);
+	struct dirent *sys;
+	int first = 0;
+
+	while (d && (sys = readdir(d))) {
+		char *sdir;
+		DIR *sd;
+		struct dirent *ev;
+
+		if (sys->d_name[0] == '.' || sys->d_type != DT_DIR)
+			continue;
+		sdir = xasprintf("%s/%s", evdir, sys->d_name);
+		sd = opendir(sdir);
+		while (sd && (ev = readdir(sd))) {
+			char *rel, *raw = NULL, *line, *save = NULL;
+			struct strv lines = { 0 };
+			int r;
+
+			if (ev->d_name[0] == '.' || ev->d_type != DT_DIR)
+				continue;
+			rel = xasprintf("events/%s/%s/trigger", sys->d_name, ev->d_name);
+			if (!tfs_read(in, rel, &raw)) {
+				for (line = strtok_r(raw, "\n", &save); line;
+				     line = strtok_r(NULL, "\n", &save))
+					if (line[0] != '#')
+						strv_push(&lines, line);
+				/* hist triggers that others refer to go last: remove newest first. */
+				for (size_t i = lines.n; i-- > 0;) {
+					char *undo = tfs_trigger_removal(lines.v[i]);
+
+					r = tfs_write(in, rel, undo, true);
+					if (r && !first)
+						first = r;
+					free(undo);
+				}
+				free(raw);
+			}
+			free(rel);
+			strv_free(&lines);
+			rel = xasprintf("events/%s/%s/filter", sys->d_name, ev->d_name);
+			r = tfs_ensure(in, rel, "0");
+			if (r && r != -ENOENT && !first)
+				first = r;
+			free(rel);
+		}
+		if (sd)
+			closedir(sd);
+		free(sdir);
+	}
+	if (d)
+		closedir(d);
+	free(evdir);
+	return first;
+}
+
+int tfs_reset_defaults(struct tfs_inst *in)
+{
+	static const struct {
+		const char *file, *value;
+	} defaults[] = {
+		{ "tracing_on", "0" },
+		{ "events/enable", "0" },
+		{ "current_tracer", "nop" },
+		{ "set_event_pid", "" },
+		{ "set_event_notrace_pid", "" },
+		{ "set_ftrace_pid", "" },
+		{ "set_ftrace_notrace_pid", "" },
+		{ "set_ftrace_filter", "" },
+		{ "set_ftrace_notrace", "" },
+		{ "set_graph_function", "" },
+		{ "set_graph_notrace", "" },
+		{ "tracing_thresh", "0" },
+	};
+	int first = 0, r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(defaults); i++) {
+		r = tfs_ensure(in, defaults[i].file, defaults[i].value);
+		/* Missing or refused optional files (function filters here) are not failures. */
+		if (r && r != -ENOENT && r != -EPERM && r != -EACCES && !first) {
+			first = r;
+			tr_fail(r, "cannot reset '%s': %s", defaults[i].file, strerror(-r));
+		}
+	}
+	r = reset_event_files(in);
+	if (r && !first)
+		first = tr_fail(r, "cannot remove every trigger and filter: %s", strerror(-r));
+	r = tfs_write(in, "trace", "", false);
+	if (r && !first)
+		first = tr_fail(r, "cannot clear the buffer: %s", strerror(-r));
+	r = tfs_ensure(in, "tracing_on", "1");
+	if (r && !first)
+		first = tr_fail(r, "cannot turn tracing back on: %s", strerror(-r));
+	return first;
+}

@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Number, size, duration, cpu-list and edit-distance parsing. */
+#include <errno.h>
+#include <stdint.h>
+
+#include "parse.h"
+#include "unit.h"
+
+TEST(numbers)
+{
+	uint64_t v;
+	int i;
+
+	CHECK(parse_u64("0", &v) == 0 && v == 0);
+	CHECK(parse_u64("18446744073709551615", &v) == 0 && v == UINT64_MAX);
+	CHECK(parse_u64("18446744073709551616", &v) == -ERANGE);
+	CHECK(parse_u64("12abc", &v) == -EINVAL);
+	CHECK(parse_u64("", &v) == -EINVAL);
+	CHECK(parse_u64(" 1", &v) == -EINVAL);
+	CHECK(parse_u64("-1", &v) == -EINVAL);
+	CHECK(parse_u64("+1", &v) == -EINVAL);
+	CHECK(parse_int("-5", -10, 10, &i) == 0 && i == -5);
+	CHECK(parse_int("11", -10, 10, &i) == -ERANGE);
+	CHECK(parse_int("-2147483648", -2147483647 - 1, 0, &i) == 0 && i == -2147483647 - 1);
+	CHECK(parse_int("3x", 0, 10, &i) == -EINVAL);
+}
+
+TEST(sizes)
+{
+	uint64_t v;
+
+	CHECK(parse_size("4096", &v) == 0 && v == 4096);
+	CHECK(parse_size("64k", &v) == 0 && v == 65536);
+	CHECK(parse_size("2M", &v) == 0 && v == 2 << 20);
+	CHECK(parse_size("1G", &v) == 0 && v == 1ULL << 30);
+	CHECK(parse_size("1KiB", &v) == 0 && v == 1024);
+	CHECK(parse_size("1T", &v) == -EINVAL);
+	CHECK(parse_size("k", &v) == -EINVAL);
+	CHECK(parse_size("1.5M", &v) == -EINVAL);
+	CHECK(parse_size("99999999999999999999G", &v) == -ERANGE);
+	CHECK(parse_size("17179869184G", &v) == -ERANGE);
+}
+
+TEST(durations)
+{
+	uint64_t ns;
+
+	CHECK(parse_duration("3", &ns) == 0 && ns == 3000000000ULL);
+	CHECK(parse_duration("3s", &ns) == 0 && ns == 3000000000ULL);
+	CHECK(parse_duration("250ms", &ns) == 0 && ns == 250000000ULL);
+	CHECK(parse_duration("2m", &ns) == 0 && ns == 120000000000ULL);
+	CHECK(parse_duration("1h", &ns) == 0 && ns == 3600000000000ULL);
+	CHECK(parse_duration("10us", &ns) == 0 && ns == 10000);
+	CHECK(parse_duration("5 s", &ns) == -EINVAL);
+	CHECK(parse_duration("5sec", &ns) == -EINVAL);
+	CHECK(parse_duration("-1s", &ns) == -EINVAL);
+	CHECK(parse_duration("", &ns) == -EINVAL);
+}
+
+TEST(cpu_lists)
+{
+	uint64_t m[2];
+
+	CHECK(parse_cpu_list("1-3,5", m, 128) == 0 && m[0] == 0x2e && m[1] == 0);
+	CHECK(parse_cpu_list("0", m, 1) == 0 && m[0] == 1);
+	CHECK(parse_cpu_list("64,127", m, 128) == 0 && m[0] == 0 && m[1] == (1ULL | 1ULL << 63));
+	CHECK(parse_cpu_list("2", m, 2) == -ERANGE);
+	CHECK(parse_cpu_list("3-1", m, 8) == -EINVAL);
+	CHECK(parse_cpu_list("1,", m, 8) == -EINVAL);
+	CHECK(parse_cpu_list(",1", m, 8) == -EINVAL);
+	CHECK(parse_cpu_list("1-", m, 8) == -EINVAL);
+	CHECK(parse_cpu_list("a", m, 8) == -EINVAL);
+	CHECK(parse_cpu_list("", m, 8) == -EINVAL);
+}
+
+TEST(edit_distances)
+{
+	CHECK(edit_distance("record", "record", 2) == 0);
+	CHECK(edit_distance("recrod", "record", 2) == 1);	/* adjacent swap */
+	CHECK(edit_distance("recor", "record", 2) == 1);
+	CHECK(edit_distance("rekord", "record", 2) == 1);
+	CHECK(edit_distance("stat", "start", 2) == 1);
+	CHECK(edit_distance("abc", "record", 2) == 3);	/* capped at cap + 1 */
+	CHECK(edit_distance("", "ab", 5) == 2);
+}
+
+TEST(globs)
+{
+	CHECK(glob_match("sched_*", "sched_switch"));
+	CHECK(!glob_match("sched_*", "irq_handler_entry"));
+	CHECK(has_glob("a*") && has_glob("a?") && has_glob("[ab]") && !has_glob("abc"));
+}
+
+UNIT_MAIN(T(numbers), T(sizes), T(durations), T(cpu_lists), T(edit_distances), T(globs))
