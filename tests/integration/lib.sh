@@ -1,0 +1,142 @@
+# Test library for tr's integration tests, in the style of git's t/test-lib.sh.
+#
+#   . "$(dirname "$0")/lib.sh"
+#   test_requires triggers            # skip the whole file if tr check lacks it
+#   test_expect_success 'what it checks' '
+#           tr start -B "$inst" -e sched:sched_switch &&
+#           test_when_finished "tr reset -B $inst" &&
+#           ...
+#   '
+#   test_done
+#
+# Each body runs in a subshell with set -e, its output captured and shown
+# only when it fails.  Lines printed: "ok N - FILE: what" / "not ok ..." /
+# "ok N - FILE: what # skip REASON", then "# FILE: N passed, N failed, N skipped".
+
+set -u
+TEST_FILE=$(basename "$0" .sh)
+TEST_ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+TR=${TR:-$TEST_ROOT/tr}
+case $TR in /*) ;; *) TR=$TEST_ROOT/$TR ;; esac
+TRACEFS=${TRACEFS:-/sys/kernel/tracing}
+TR_TIER=${TR_TIER:-host}
+export TR TRACEFS TR_TIER
+
+# Sanitizer reports must fail a test even where a non-zero exit is expected.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86:detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-exitcode=86:halt_on_error=1:print_stacktrace=1}
+
+TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tr-test.XXXXXX")
+# tr start/reset keep their notes here, never in the machine's /run/tr.
+export TR_STATE_DIR=$TEST_TMP/state
+trap 'rm -rf "$TEST_TMP"' EXIT
+
+# "tr" in a test body is ours; the system's stays reachable as /usr/bin/tr.
+tr() { "$TR" "$@"; }
+
+test_count=0 test_pass=0 test_fail=0 test_skip=0
+test_skip_all=
+test_prereq_missing=
+
+say() { printf '%s\n' "$*"; }
+
+# test_requires CAP...: skip the rest of this file unless tr check has them.
+test_requires() {
+	local cap why
+	for cap in "$@"; do
+		if ! why=$("$TR" check --has "$cap" 2>&1); then
+			test_skip_all="missing $cap: ${why#*: }"
+			return 0
+		fi
+	done
+}
+
+# test_have CAP: for a test that runs either way but asserts differently.
+test_have() { "$TR" check --has "$1" >/dev/null 2>&1; }
+
+test_when_finished() {
+	test_cleanup="$1
+${test_cleanup:-}"
+}
+
+test_must_fail() {
+	local rc=0
+	"$@" || rc=$?
+	if [ $rc -eq 0 ]; then
+		echo "test_must_fail: command succeeded: $*" >&2
+		return 1
+	elif [ $rc -eq 86 ] || [ $rc -gt 128 ]; then
+		echo "test_must_fail: command died (status $rc): $*" >&2
+		return 1
+	fi
+	return 0
+}
+
+# test_expect_code CODE CMD...: exactly that exit status.
+test_expect_code() {
+	local want=$1 rc=0
+	shift
+	"$@" || rc=$?
+	if [ "$rc" != "$want" ]; then
+		echo "test_expect_code: want $want, got $rc: $*" >&2
+		return 1
+	fi
+}
+
+test_cmp() {
+	diff -u "$1" "$2"
+}
+
+# test_grep [-v] PATTERN FILE: grep that shows the file when it fails.
+test_grep() {
+	if ! grep "$@"; then
+		echo "test_grep: no match for '$*'; file was:" >&2
+		cat "${@: -1}" >&2
+		return 1
+	fi
+}
+
+# A fresh instance name; the test creates it (tr start -B / mkdir) and cleans up.
+test_instance() {
+	printf 'trtest-%s-%s' "$$" "$test_count"
+}
+
+test_expect_success() {
+	local desc=$1 body=$2 log rc=0
+	test_count=$((test_count + 1))
+	if [ -n "$test_skip_all" ]; then
+		test_skip=$((test_skip + 1))
+		say "ok $test_count - $TEST_FILE: $desc # skip $test_skip_all"
+		return 0
+	fi
+	log=$TEST_TMP/log.$test_count
+	(
+		test_cleanup=
+		trap 'eval "$test_cleanup"' EXIT
+		cd "$TEST_TMP"
+		set -e
+		eval "$body"
+	) >"$log" 2>&1 || rc=$?
+	if [ $rc -eq 0 ]; then
+		test_pass=$((test_pass + 1))
+		say "ok $test_count - $TEST_FILE: $desc"
+	else
+		test_fail=$((test_fail + 1))
+		say "not ok $test_count - $TEST_FILE: $desc"
+		sed 's/^/#   /' <<<"$body"
+		say "#   --- output (status $rc) ---"
+		sed 's/^/#   /' "$log"
+	fi
+}
+
+# A test that must be skipped on this machine, with the reason.
+test_skip() {
+	test_count=$((test_count + 1))
+	test_skip=$((test_skip + 1))
+	say "ok $test_count - $TEST_FILE: $1 # skip $2"
+}
+
+test_done() {
+	say "# $TEST_FILE: $test_pass passed, $test_fail failed, $test_skip skipped"
+	[ $test_fail -eq 0 ]
+}

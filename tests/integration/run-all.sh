@@ -1,0 +1,68 @@
+#!/bin/bash
+# Run every integration test file (t[0-9]*.sh) and print one summary line:
+#   TIER: N passed, N failed, N skipped
+# --tier NAME labels the run (host, vm-full, vm-debian61) and is exported as
+# TR_TIER so tests can state tier-specific expectations.  The suite also
+# checks that it left tracefs exactly as it found it.
+set -u
+tier=host
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tier) tier=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
+here=$(cd "$(dirname "$0")" && pwd)
+export TR_TIER=$tier
+export TRACEFS=${TRACEFS:-/sys/kernel/tracing}
+files=("$@")
+[ ${#files[@]} -eq 0 ] && files=("$here"/t[0-9]*.sh)
+
+# What "clean" means: the things a test could leave behind.
+tracefs_state() {
+	local t=$TRACEFS
+	[ -d "$t" ] || return 0
+	echo "tracer: $(cat "$t/current_tracer" 2>/dev/null)"
+	echo "tracing_on: $(cat "$t/tracing_on" 2>/dev/null)"
+	echo "clock: $(cat "$t/trace_clock" 2>/dev/null)"
+	echo "buffer: $(cat "$t/buffer_size_kb" 2>/dev/null)"
+	echo "events: $(cat "$t/set_event" 2>/dev/null | sort | tr '\n' ' ')"
+	echo "instances: $(ls "$t/instances" 2>/dev/null | tr '\n' ' ')"
+	echo "dynamic: $(cat "$t/dynamic_events" 2>/dev/null | tr '\n' ' ')"
+	echo "event_pid: $(cat "$t/set_event_pid" 2>/dev/null | tr '\n' ' ')"
+	echo "options: $(cat "$t/trace_options" 2>/dev/null | tr '\n' ' ')"
+	grep -H -v '^#' "$t"/events/*/*/trigger 2>/dev/null | sort
+	grep -H -v '^none$' "$t"/events/*/*/filter 2>/dev/null | sort
+}
+
+before=$(mktemp) after=$(mktemp)
+trap 'rm -f "$before" "$after"' EXIT
+tracefs_state >"$before"
+
+pass=0 fail=0 skip=0 n=0
+for f in "${files[@]}"; do
+	echo "# running ${f##*/}"
+	out=$(bash "$f" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	p=$(grep -c '^ok .*' <<<"$out" | head -1)
+	s=$(grep -c '^ok .* # skip' <<<"$out")
+	x=$(grep -c '^not ok ' <<<"$out")
+	pass=$((pass + p - s)) skip=$((skip + s)) fail=$((fail + x))
+	if [ $rc -ne 0 ] && [ "$x" -eq 0 ]; then
+		echo "not ok - ${f##*/}: the test file itself failed (status $rc)"
+		fail=$((fail + 1))
+	fi
+done
+
+tracefs_state >"$after"
+if diff -u "$before" "$after" >/dev/null; then
+	echo "ok - suite: tracefs is as the suite found it"
+	pass=$((pass + 1))
+else
+	echo "not ok - suite: tracefs is as the suite found it"
+	diff -u "$before" "$after" | sed 's/^/#   /'
+	fail=$((fail + 1))
+fi
+echo "$tier: $pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
