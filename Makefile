@@ -9,7 +9,7 @@
 CC      ?= gcc
 PREFIX  ?= /usr/local
 DESTDIR ?=
-PKGS    := libtracefs libtraceevent ncursesw
+PKGS    := libtracefs libtraceevent ncursesw libzstd zlib
 CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra $(if $(WERROR),-Werror)
 # Recursive (=) on purpose: pkg-config runs when a recipe needs the flags,

@@ -57,6 +57,9 @@ int cmd_check(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_show(int argc, char **argv);
+int cmd_record(int argc, char **argv);
+int cmd_extract(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_start(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
 int cmd_restart(int argc, char **argv);
@@ -71,7 +74,8 @@ struct root_args {
 	int cmd_index;
 };
 extern const struct argp tr_root_argp;
-void tr_root_help(FILE *f);
+/* Print tr --help to stdout and exit 0. */
+void tr_root_help(void);
 
 /* Open the -B instance: the top level when name is NULL; -ENOENT names it. */
 int cmd_instance_open(const char *name, bool create, struct tfs_inst **out);

@@ -35,7 +35,7 @@ int cmd_help(int argc, char **argv)
 
 	argp_parse(&argp, argc, argv, 0, NULL, &topic);
 	if (!topic) {
-		tr_root_help(stdout);
+		tr_root_help();
 		return EXIT_OK;
 	}
 	char *name = xasprintf("tr %s", topic);

@@ -15,6 +15,10 @@ const struct tr_cmd tr_commands[] = {
 	{ "list", cmd_list, "List events, tracers, options, clocks, instances, functions", CMD_TRACEFS },
 	{ "stat", cmd_stat, "Show what is set now, per instance", CMD_TRACEFS },
 	{ "show", cmd_show, "Print the trace, trace_pipe, snapshot or any control file", CMD_TRACEFS },
+	{ "record", cmd_record, "Record events into a trace.dat file", CMD_TRACEFS },
+	{ "extract", cmd_extract, "Save what is in the ring buffer now to a trace.dat file",
+	  CMD_TRACEFS },
+	{ "report", cmd_report, "Print a recorded trace, merged and formatted like the kernel does", 0 },
 	{ "start", cmd_start, "Enable events, tracer and filters, without recording", CMD_TRACEFS },
 	{ "stop", cmd_stop, "Stop writing to the ring buffer (tracing_on=0)", CMD_TRACEFS },
 	{ "restart", cmd_restart, "Resume writing to the ring buffer (tracing_on=1)", CMD_TRACEFS },
@@ -144,8 +148,11 @@ const struct argp tr_root_argp = {
 	"tr -- a command-line front end to the kernel's ftrace\v", NULL, root_help, NULL
 };
 
-void tr_root_help(FILE *f)
+/* The same text as tr --help: argp adds --help/--version only when it parses. */
+void tr_root_help(void)
 {
-	argp_help(&tr_root_argp, f, ARGP_HELP_STD_HELP & ~ARGP_HELP_EXIT_OK, (char *)"tr");
+	char *argv[] = { (char *)"tr", (char *)"--help", NULL };
+
+	argp_parse(&tr_root_argp, 2, argv, ARGP_IN_ORDER, NULL, NULL);
 }
 

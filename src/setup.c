@@ -67,7 +67,7 @@ static int check_option(struct tfs_inst *in, const char *opt, char **file)
 			return 0;
 		free(*file);
 		*file = NULL;
-		return tr_fail(-EINVAL, "unknown trace option '%s' (tr list -o shows them)", name);
+		return tr_fail(-EINVAL, "unknown trace option '%s' (tr list -o shows them)", opt);
 	}
 	return 0;
 }
@@ -105,6 +105,9 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 		char *f = xasprintf("events/%s/%s/enable", m[i].system, m[i].event);
 
 		r = tfs_set(in, f, "1");
+		/* ftrace's own events (print, function...) have no switch: always on. */
+		if (r == -ENOENT && !strcmp(m[i].system, "ftrace"))
+			r = 0;
 		if (r)
 			r = tr_fail(r, "cannot enable event '%s:%s': %s", m[i].system, m[i].event,
 				    strerror(-r));

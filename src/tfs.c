@@ -323,6 +323,9 @@ static int set_path(const char *path, const char *value)
 		r = logged_write(path, value, false);
 		if (!r && !saved(path))
 			undo_push(UNDO_SET, path, cur);
+		/* A refused filter stays in the file as an error report: put the old one back. */
+		if (r && !strcmp(base_name(path), "filter"))
+			raw_write(path, cur[0] ? cur : "0", false);
 	}
 	free(raw);
 	free(cur);

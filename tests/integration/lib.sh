@@ -24,6 +24,8 @@ export TR TRACEFS TR_TIER
 
 # Sanitizer reports must fail a test even where a non-zero exit is expected.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86:detect_leaks=1:abort_on_error=0}
+# glibc's argp leaks a byte building help for option-less parsers: not ours.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$TEST_ROOT/tests/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-exitcode=86:halt_on_error=1:print_stacktrace=1}
 
 TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tr-test.XXXXXX")
@@ -94,6 +96,21 @@ test_grep() {
 		cat "${@: -1}" >&2
 		return 1
 	fi
+}
+
+# test_wait_exit PID SECONDS: wait for a background child, failing (not
+# hanging) if it is still running after SECONDS.  Its status must be 0.
+test_wait_exit() {
+	local pid=$1 i
+	for ((i = 0; i < $2 * 10; i++)); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			wait "$pid"
+			return
+		fi
+		sleep 0.1
+	done
+	echo "test_wait_exit: $pid still running after $2s" >&2
+	return 1
 }
 
 # A fresh instance name; the test creates it (tr start -B / mkdir) and cleans up.

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The formatter: turns raw ring-buffer records into text (the kernel's own
+ * `trace` layout, as trace-cmd report prints it), JSON lines or CSV, with
+ * task names resolved; the k-way merge that puts several per-CPU streams in
+ * timestamp order; and the report pipeline over trace.dat files.
+ *
+ * A struct fmt writes to one FILE* the command hands it; it is the only
+ * layer allowed to write there.  A struct fmt_src is one tep handle (a file,
+ * or a live tracefs for `tr stream`) with its own comm table, event cache
+ * and filter, so records from several files can share one output.
+ *
+ *   f = fmt_new(stdout, &opts);
+ *   s = fmt_src_new(f, tep);
+ *   fmt_src_cmdlines(s, saved_cmdlines_text);
+ *   fmt_event(f, s, "", &ev);        // ev from tfile_page_next or a cursor
+ *   fmt_flush(f);
+ */
+#ifndef TR_FMT_H
+#define TR_FMT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tfile.h"
+#include "tr.h"
+
+struct tep_handle;
+
+enum fmt_kind { FMT_TEXT, FMT_JSON, FMT_CSV };
+
+struct fmt_opts {
+	enum fmt_kind kind;
+	bool raw;	/* text: the fields as name=value (trace-cmd report -R) */
+	bool ns;	/* text: timestamps to the nanosecond */
+};
+
+struct fmt;
+struct fmt_src;
+
+struct fmt *fmt_new(FILE *out, const struct fmt_opts *o);
+/* Flush the output: 0, or -errno of the failed write. */
+int fmt_flush(struct fmt *f);
+void fmt_free(struct fmt *f);
+
+struct fmt_src *fmt_src_new(struct fmt *f, struct tep_handle *tep);
+void fmt_src_free(struct fmt_src *s);
+/* Task names from saved_cmdlines ("PID COMM" lines): these win over the rest. */
+void fmt_src_cmdlines(struct fmt_src *s, const char *text);
+/* saved_tgids ("PID TGID" lines): a thread without a name takes its process's. */
+void fmt_src_tgids(struct fmt_src *s, const char *text);
+/*
+ * Learn names from what an event shows (sched_switch, sched_process_fork,
+ * task_rename, sched_wakeup, ...) for tasks saved_cmdlines does not name.
+ * A report calls this over the whole trace before printing it.
+ */
+void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev);
+/* The name fmt would print for pid: "<idle>" for 0, "<...>" if unknown. */
+const char *fmt_src_comm(struct fmt_src *s, int pid);
+/*
+ * Add a libtraceevent filter ("sched_switch: prev_pid == 0", "sched.*",
+ * "sched_wakeup"): only matching events print (or, with invert, only the
+ * others).  0, or -EINVAL with the parser's message left by tr_fail().
+ */
+int fmt_src_filter(struct fmt_src *s, const char *expr);
+void fmt_src_filter_invert(struct fmt_src *s, bool invert);
+/* Would fmt_event print this record (filters only)? */
+bool fmt_src_match(struct fmt_src *s, const struct tfile_event *ev);
+
+/* The event's id, system and name; NULL name when the file has no format for it. */
+int fmt_src_event_id(struct fmt_src *s, const struct tfile_event *ev);
+const char *fmt_src_event_name(struct fmt_src *s, int id, const char **system);
+
+/*
+ * Format one record.  prefix goes before the line ("trtest: " for an
+ * instance's buffer; "" for the top level).  The lost-events marker is
+ * printed first when ev->missed says so.  Filters apply: 0 if printed,
+ * 1 if filtered out.
+ */
+int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct tfile_event *ev);
+/* "CPU:N [LOST n EVENTS]" (n < 0: count unknown). */
+void fmt_lost(struct fmt *f, const char *prefix, int cpu, int64_t n);
+
+/* ---- merge: k sorted streams into one, by timestamp ---- */
+
+/* Next record of a stream: 1 (ev filled), 0 at its end, or -errno. */
+typedef int (*fmt_next_fn)(void *ctx, struct tfile_event *ev);
+
+struct fmt_merge;
+
+struct fmt_merge *fmt_merge_new(void);
+/*
+ * Add a stream and read its first record; equal timestamps come out in the
+ * order streams were added.  0 or the stream's -errno.
+ */
+int fmt_merge_add(struct fmt_merge *m, fmt_next_fn next, void *ctx, void *tag);
+/* The earliest record of all streams: 1 with *ev and *tag, 0 when all ended, -errno. */
+int fmt_merge_next(struct fmt_merge *m, struct tfile_event **ev, void **tag);
+void fmt_merge_free(struct fmt_merge *m);
+
+/* ---- the report pipeline (tr report) ---- */
+
+struct fmt_report {
+	struct strv inputs;		/* trace.dat files */
+	const uint64_t *cpus;		/* CPUs to show (bitmap), or NULL for all */
+	int max_cpus;
+	struct strv filters;
+	bool invert;
+	bool plugins;
+	bool list_events;		/* --events */
+	bool stat;			/* --stat */
+	bool first, last;		/* --first-event, --last-event */
+	struct fmt_opts fo;
+};
+
+/* Run the report to out: 0, or -errno with the message left by tr_fail(). */
+int fmt_report_run(const struct fmt_report *r, FILE *out);
+
+#ifdef FMT_INTERNAL
+/* Shared by src/fmt*.c only. */
+struct tep_event;
+
+struct fmt_line {
+	char *p;
+	size_t len, cap;
+};
+
+static inline void fmt_line_grow(struct fmt_line *l, size_t more)
+{
+	if (l->len + more > l->cap) {
+		l->cap = (l->len + more) * 2;
+		l->p = xrealloc(l->p, l->cap);
+	}
+}
+
+/*
+ * The fast printer: an event's print fmt compiled once into steps that need
+ * neither malloc nor libtraceevent per record.  Only print fmts whose every
+ * conversion it can render exactly as libtraceevent does compile; the rest
+ * return NULL and go through tep_print_event.
+ */
+struct fmt_prog;
+struct fmt_prog *fmt_prog_compile(struct tep_handle *tep, struct tep_event *e);
+/* Append the event text; false if this record needs libtraceevent after all. */
+bool fmt_prog_run(const struct fmt_prog *p, struct tep_handle *tep, const void *data,
+		  uint32_t size, struct fmt_line *out);
+void fmt_prog_free(struct fmt_prog *p);
+#endif
+
+#endif

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The per-CPU recorder: one reader thread per CPU, each draining its CPU's
+ * per_cpu/cpuN/trace_pipe_raw (or snapshot_raw) in whole sub-buffers.
+ *
+ * Two sinks share the readers:
+ *  - a file sink (opts.tmp_dir set): each CPU's pages go, through splice()
+ *    and a pipe, into an anonymous temp file in tmp_dir without passing
+ *    through user space; tr record and tr extract then hand the files to
+ *    the trace.dat writer (tfw.h);
+ *  - a callback sink (opts.fn set): pages are handed, from the reader
+ *    thread of their CPU, to fn(arg, cpu, pages, len) in runs of whole
+ *    sub-buffers (len is a multiple of rec_page_size()), for live
+ *    consumers such as tr stream and tr hist.  The callback runs
+ *    concurrently for different CPUs.
+ *
+ * A reader never sleeps after a pass that read something; when idle it
+ * waits in poll() (the kernel wakes it at buffer_percent) with a timeout.
+ * At rec_stop() it reads what is left, including the partly filled page
+ * the writer was on, with non-blocking read()s until the buffer is empty;
+ * stop tracing (tracing_on=0) before rec_stop() so that ends.
+ *
+ * Usage: rec_open() (threads are created, opened and parked, so their
+ * thread ids are known for own-pid filters), set up tracing, rec_start(),
+ * wait (rec_event_fd() turns readable if a reader fails, or when a drain
+ * finishes), tracing_on=0, rec_stop(), read the per-CPU results, rec_free().
+ */
+#ifndef TR_REC_H
+#define TR_REC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "tfs.h"
+
+struct rec;
+
+/* Whole sub-buffers from CPU cpu; return 0, or -errno to stop this reader. */
+typedef int (*rec_page_fn)(void *arg, int cpu, const void *pages, size_t len);
+
+struct rec_opts {
+	struct tfs_inst *inst;
+	bool snapshot;		/* per_cpu/cpuN/snapshot_raw instead of trace_pipe_raw */
+	const char *tmp_dir;	/* file sink: temp files in this directory */
+	rec_page_fn fn;		/* callback sink, when tmp_dir is NULL */
+	void *arg;
+	unsigned idle_ms;	/* longest wait when idle; 0 = 200 ms */
+	bool drain;		/* read what is there now, then finish (no waiting) */
+	uint64_t drain_limit;	/* drain: stop a CPU after this many bytes (0 = none) */
+	bool no_splice;		/* use read() even for full pages (for measuring) */
+};
+
+struct rec_cpu_stat {
+	uint64_t bytes;		/* page data recorded */
+	uint64_t pages;
+	uint64_t missed_pages;	/* pages flagged RB_MISSED_EVENTS */
+	uint64_t missed_events;	/* counts the kernel stored (RB_MISSED_STORED) */
+	int err;		/* the error that stopped this reader, or 0 */
+};
+
+int rec_open(const struct rec_opts *o, struct rec **out);
+int rec_ncpus(const struct rec *r);
+uint32_t rec_page_size(const struct rec *r);
+/* The reader threads' ids (one per CPU read), for common_pid filters. */
+size_t rec_tids(const struct rec *r, pid_t *tids, size_t max);
+int rec_start(struct rec *r);
+/* Readable when a reader stopped on an error, or when every drain finished. */
+int rec_event_fd(const struct rec *r);
+/* A reader's first error (-ENOSPC when the temp files' disk filled up), or 0. */
+int rec_error(const struct rec *r);
+/* Flush and join the readers.  Returns rec_error(). */
+int rec_stop(struct rec *r);
+const struct rec_cpu_stat *rec_cpu_stat(const struct rec *r, int cpu);
+/* File sink: CPU cpu's temp file (its size is rec_cpu_stat()->bytes). */
+int rec_cpu_fd(const struct rec *r, int cpu);
+/* File sink: count the missed-events flags in the recorded page headers. */
+void rec_scan_missed(struct rec *r);
+void rec_free(struct rec *r);
+
+/*
+ * Missed-events flags of one sub-buffer (the high bits of the commit word
+ * of its header).  Returns true if events were lost before this page; adds
+ * the stored count, if the kernel stored one, to *missed.
+ */
+bool rec_page_missed(const void *page, uint32_t page_size, uint64_t *missed);
+
+/* The kernel's per_cpu/cpuN/stats of an instance. */
+struct rec_kstats {
+	uint64_t entries, overrun, commit_overrun, bytes, dropped, read;
+};
+/* Parse stats text; unknown lines are ignored.  text may be kept (CPUSTAT). */
+void rec_kstats_parse(const char *text, struct rec_kstats *s);
+int rec_kstats_read(const struct tfs_inst *in, int cpu, struct rec_kstats *s, char **text);
+
+/*
+ * Finishing a file-sink recording: the trace.dat file and the per-CPU
+ * summary.  before[] holds each CPU's stats from before recording
+ * (indexed by CPU, rec_ncpus() entries), or is NULL.
+ */
+struct rec_cpu_summary {
+	uint64_t events;	/* from the kernel's "read events" */
+	uint64_t lost;		/* overrun + dropped since before, or the stored missed counts */
+	uint64_t missed_pages;	/* sub-buffers flagged as following lost events */
+	uint64_t bytes;
+};
+
+struct rec_summary {
+	int ncpus;
+	struct rec_cpu_summary *cpu;
+	struct rec_cpu_summary total;
+	uint64_t file_bytes;
+	uint64_t dropped_bytes;	/* pages left out for lack of disk space */
+	bool dropped_kallsyms;
+	bool dropped_cmdlines;
+};
+
+int rec_stats_snapshot(const struct tfs_inst *in, int ncpus, struct rec_kstats **out);
+/*
+ * Write the trace.dat file to fd: the recorder's pages for instance in
+ * (as a BUFFER of that name when it is not the top level), the formats of
+ * events (plus everything enabled in the instance's set_event), stats as
+ * CPUSTAT options.  Fills sum; returns 0 or -errno with tr_fail() set.
+ */
+int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv *events,
+		   const struct rec_kstats *before, struct rec_summary *sum);
+void rec_summary_print(FILE *f, const struct rec_summary *s, const char *path);
+void rec_summary_free(struct rec_summary *s);
+
+#endif

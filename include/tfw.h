@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The trace.dat writer: version 6 of trace-cmd's file format, as described
+ * in trace-cmd.dat.v6(5), so that trace-cmd report and KernelShark read
+ * what tr records.
+ *
+ * The writer is in two halves.  tfw_meta holds everything but the ring
+ * buffer pages (header files, event formats, kallsyms, printk formats,
+ * saved cmdlines, options); tfw_meta_gather() fills it from tracefs, and
+ * tests fill it by hand.  tfw_write() lays out a file from a meta and the
+ * per-CPU page data of one or more buffers, which come from memory or from
+ * files (the recorder's per-CPU temp files).
+ *
+ * Layout written (all numbers little- or big-endian as the host):
+ *
+ *   magic "\x17\x08\x44tracing" "6\0" endian longsize pagesize
+ *   "header_page\0" size8 data  "header_event\0" size8 data
+ *   count4 {size8 format}...                     ftrace's own formats
+ *   count4 {"system\0" count4 {size8 format}...}... event formats
+ *   size4 kallsyms  size4 printk_formats  size8 saved_cmdlines
+ *   cpus4 "options  \0" {id2 size4 data}... 0:2
+ *   "flyrecord\0" {offset8 size8} x cpus  size8 "[clock]"  pad to page
+ *   cpu 0 pages, pad, cpu 1 pages, pad ...
+ *   then for each instance buffer (a BUFFER option points here):
+ *   "flyrecord\0" {offset8 size8} x cpus size8 "[clock]" pad, pages...
+ */
+#ifndef TR_TFW_H
+#define TR_TFW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tr.h"
+
+/* Option IDs of the trace.dat format (shared by versions 6 and 7). */
+enum tfw_option {
+	TFW_OPT_DONE = 0,
+	TFW_OPT_DATE = 1,
+	TFW_OPT_CPUSTAT = 2,
+	TFW_OPT_BUFFER = 3,
+	TFW_OPT_TRACECLOCK = 4,
+	TFW_OPT_UNAME = 5,
+	TFW_OPT_HOOK = 6,
+	TFW_OPT_OFFSET = 7,
+	TFW_OPT_CPUCOUNT = 8,
+	TFW_OPT_VERSION = 9,
+};
+
+struct tfw_blob {
+	char *data;
+	size_t len;
+};
+
+struct tfw_system {
+	char *name;
+	struct tfw_blob *formats;
+	size_t n;
+};
+
+struct tfw_opt {
+	uint16_t id;
+	struct tfw_blob data;
+};
+
+struct tfw_meta {
+	uint32_t page_size;	/* the ring buffer's sub-buffer size */
+	struct tfw_blob header_page, header_event;
+	struct tfw_blob *ftrace;	/* events/ftrace/<event>/format */
+	size_t nftrace;
+	struct tfw_system *systems;
+	size_t nsystems;
+	struct tfw_blob kallsyms, printk, cmdlines;
+	int cpus;
+	struct tfw_opt *opts;	/* BUFFER options are added by tfw_write() */
+	size_t nopts;
+	char *clock;		/* "local": goes after each flyrecord table as "[local]" */
+};
+
+/*
+ * One CPU's pages: in memory (mem != NULL), or the first size bytes of the
+ * file fd.  Size is a multiple of the page size.  With consume, tfw_write()
+ * may shrink the file as it copies it (to need little free space) and
+ * trim its tail when the output's file system is short of room.
+ */
+struct tfw_src {
+	const void *mem;
+	int fd;
+	uint64_t size;
+};
+
+/* A buffer: the top level (name NULL, must come first) or an instance. */
+struct tfw_buffer {
+	const char *name;
+	struct tfw_src *cpu;	/* meta->cpus entries */
+};
+
+/* What tfw_write() had to leave out to fit. */
+struct tfw_result {
+	uint64_t bytes;		/* file size written */
+	uint64_t data_bytes;	/* page data written */
+	uint64_t dropped_bytes;	/* page data trimmed for lack of space */
+	bool dropped_kallsyms;
+	bool dropped_cmdlines;
+};
+
+enum {
+	TFW_CONSUME = 1 << 0,	/* sources are temp files tfw_write() may shrink */
+	TFW_FIT = 1 << 1,	/* check free space first; drop kallsyms, cmdlines, newest pages */
+};
+
+/* Append to a blob, growing it; and NUL-terminate a text blob (len counts the NUL). */
+void tfw_blob_append(struct tfw_blob *b, const void *data, size_t len);
+void tfw_meta_add_option(struct tfw_meta *m, uint16_t id, const void *data, size_t len);
+void tfw_meta_add_format(struct tfw_meta *m, const char *system, const char *data, size_t len);
+void tfw_meta_free(struct tfw_meta *m);
+
+/*
+ * Write the whole file to fd (from offset 0; the file is truncated to what
+ * was written).  Returns 0 or -errno; on -ENOSPC without TFW_FIT the file
+ * is left truncated to its last complete page of data where possible.
+ */
+int tfw_write(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs, unsigned flags,
+	      struct tfw_result *res);
+
+/* Bytes of the header up to and including the options (for tests and budgets). */
+uint64_t tfw_header_size(const struct tfw_meta *m, size_t nbuffer_opts, const char *const *names);
+
+struct tfs_inst;
+/*
+ * Fill a meta from tracefs for instance in: header files, all of
+ * events/ftrace, the formats of events (a list of "system:event"),
+ * kallsyms, printk formats, saved cmdlines, CPU count, page size, clock,
+ * uname.  Stats (CPUSTAT) are added by the caller with tfw_meta_add_option().
+ */
+int tfw_meta_gather(struct tfw_meta *m, struct tfs_inst *in, const struct strv *events);
+
+#endif

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tr record: set up events (and a tracer), record every CPU's ring buffer
+ * into a trace.dat file while COMMAND runs, for --duration, or until
+ * SIGINT, then put tracefs back.  The recorder's own threads are filtered
+ * out of the events it enables (common_pid != ...) unless --no-filter.
+ * At the end a per-CPU summary of events, losses and bytes goes to stderr.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "parse.h"
+#include "probe.h"
+#include "rec.h"
+#include "setup.h"
+#include "tfs.h"
+
+struct args {
+	struct opt_instance inst;
+	struct opt_events ev;
+	struct tr_setup setup;
+	const char *output;
+	struct strv pids;
+	bool children, follow, quiet, no_filter, fail_on_loss;
+	uint64_t duration_ns;
+	char **command;
+};
+
+enum { OPT_DURATION = 0x100, OPT_NO_FILTER, OPT_FAIL_ON_LOSS };
+
+static const struct argp_option options[] = {
+	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.dat)", 0 },
+	{ "pid", 'P', "PID", 0, "Trace only this process (set_event_pid). Repeatable", 0 },
+	{ "children", 'c', NULL, 0, "Follow the traced processes' children (event-fork)", 0 },
+	{ "follow", 'F', NULL, 0, "Trace only COMMAND (and with -c, its children)", 0 },
+	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
+	{ "quiet", 'q', NULL, 0, "Print no summary", 0 },
+	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also record the recorder's own events", 0 },
+	{ "fail-on-loss", OPT_FAIL_ON_LOSS, NULL, 0, "Exit with 1 if any event was lost", 0 },
+	{ 0 }
+};
+
+static error_t parse(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+	int pid;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->inst;
+		state->child_inputs[1] = &a->ev;
+		state->child_inputs[2] = &a->setup;
+		return 0;
+	case 'o':
+		if (!*arg)
+			argp_error(state, "empty output file name");
+		a->output = arg;
+		return 0;
+	case 'P':
+		if (parse_int(arg, 1, 1 << 22, &pid))
+			argp_error(state, "bad pid '%s'", arg);
+		strv_push(&a->pids, arg);
+		return 0;
+	case 'c':
+		a->children = true;
+		return 0;
+	case 'F':
+		a->follow = true;
+		return 0;
+	case 'q':
+		a->quiet = true;
+		return 0;
+	case OPT_DURATION:
+		if (parse_duration(arg, &a->duration_ns) || !a->duration_ns)
+			argp_error(state, "bad duration '%s'", arg);
+		return 0;
+	case OPT_NO_FILTER:
+		a->no_filter = true;
+		return 0;
+	case OPT_FAIL_ON_LOSS:
+		a->fail_on_loss = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		/* COMMAND and everything after it are the command's. */
+		a->command = &state->argv[state->next - 1];
+		state->next = state->argc;
+		return 0;
+	case ARGP_KEY_END:
+		if (a->follow && !a->command)
+			argp_error(state, "-F needs a COMMAND to follow");
+		if (a->follow && a->pids.n)
+			argp_error(state, "-F and -P exclude each other");
+		if (a->children && !a->follow && !a->pids.n)
+			argp_error(state, "-c goes with -P or -F");
+		if (!a->ev.list.n && !a->setup.tracer)
+			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp_child children[] = {
+	{ &opt_instance_argp, 0, "Instance:", 0 },
+	{ &opt_events_argp, 0, "Events:", 0 },
+	{ &opt_setup_argp, 0, "Tracer and buffer:", 0 },
+	{ 0 }
+};
+
+static const struct argp argp = {
+	options, parse, "[COMMAND [ARGS...]]",
+	"Record events into a trace.dat file (trace-cmd's format) while COMMAND runs, "
+	"for --duration, or until interrupted.\v"
+	"Events of the ftrace system (ftrace:print, the trace_marker writes) are always "
+	"in the buffer and need no enabling.  The file opens with 'trace-cmd report' and "
+	"KernelShark.",
+	children, NULL, NULL
+};
+
+static bool is_ftrace_sel(const struct evsel *e)
+{
+	return e->system && !strcmp(e->system, "ftrace");
+}
+
+/*
+ * The selectors to enable: those of the ftrace system are left out (they
+ * have no enable file), and each gets "common_pid != PID" for our pids.
+ */
+static int events_to_enable(const struct evsel_list *in, const pid_t *own, size_t nown,
+			    struct evsel_list *out)
+{
+	char *pidf = NULL;
+
+	for (size_t i = 0; i < nown; i++) {
+		char *n = xasprintf("%s%scommon_pid != %d", pidf ? pidf : "", pidf ? " && " : "",
+				    (int)own[i]);
+
+		free(pidf);
+		pidf = n;
+	}
+	for (size_t i = 0; i < in->n; i++) {
+		const struct evsel *e = &in->v[i];
+
+		if (is_ftrace_sel(e)) {
+			char *fmt;
+
+			if (e->filter) {
+				free(pidf);
+				return tr_fail(-EINVAL, "'%s' takes no filter: ftrace events "
+							"cannot be filtered", e->spec);
+			}
+			fmt = xasprintf("events/ftrace/%s/format", e->event ? e->event : "print");
+			if (e->event && !has_glob(e->event) && !tfs_exists(NULL, fmt)) {
+				free(fmt);
+				free(pidf);
+				return tr_fail(-ENOENT, "no such event '%s'", e->spec);
+			}
+			free(fmt);
+			continue;
+		}
+		evsel_add(out, e->spec);
+		if (e->filter && pidf) {
+			char *f = xasprintf("(%s) && %s", e->filter, pidf);
+
+			evsel_add_filter(out, f);
+			free(f);
+		} else if (e->filter || pidf) {
+			evsel_add_filter(out, e->filter ? e->filter : pidf);
+		}
+	}
+	free(pidf);
+	return 0;
+}
+
+/* Fork COMMAND stopped on a pipe; it execs when go_fd is written or dies when closed. */
+static pid_t spawn(char **argv, int *go_fd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(p[0]);
+		close(p[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		char c;
+
+		close(p[1]);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		if (read(p[0], &c, 1) != 1)
+			_exit(127);
+		close(p[0]);
+		execvp(argv[0], argv);
+		fprintf(stderr, "tr: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	*go_fd = p[1];
+	return pid;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* Wait for the command, the duration, a signal, or a reader error. */
+static void wait_done(struct rec *rec, pid_t child, uint64_t duration_ns)
+{
+	uint64_t end = duration_ns ? now_ns() + duration_ns : 0;
+
+	while (!tr_stop) {
+		struct pollfd p = { .fd = rec_event_fd(rec), .events = POLLIN };
+		int ms = 100;
+
+		if (child > 0 && waitpid(child, NULL, WNOHANG) == child)
+			return;
+		if (end) {
+			uint64_t t = now_ns();
+
+			if (t >= end)
+				return;
+			if ((end - t) / 1000000 < (uint64_t)ms)
+				ms = (end - t) / 1000000 + 1;
+		}
+		if (child > 0 && ms > 20)
+			ms = 20;
+		if (poll(&p, 1, ms) > 0)
+			return;
+	}
+}
+
+static int set_pids(struct tfs_inst *in, const struct args *a, pid_t child)
+{
+	char *list = NULL;
+	bool function = a->setup.tracer && !strncmp(a->setup.tracer, "function", 8);
+	int r;
+
+	if (a->follow) {
+		list = xasprintf("%d", (int)child);
+	} else {
+		for (size_t i = 0; i < a->pids.n; i++) {
+			char *n = xasprintf("%s%s%s", list ? list : "", list ? " " : "", a->pids.v[i]);
+
+			free(list);
+			list = n;
+		}
+	}
+	if (!list)
+		return 0;
+	r = tfs_set(in, "set_event_pid", list);
+	if (r)
+		r = tr_fail(r, "cannot set set_event_pid to '%s': %s", list, strerror(-r));
+	if (!r && a->children) {
+		r = tfs_set(in, "options/event-fork", "1");
+		if (r)
+			r = tr_fail(r, "cannot set option event-fork: %s", strerror(-r));
+	}
+	if (!r && function) {
+		/* Some hosts refuse the function pid filter: say so, keep going. */
+		if (tfs_set(in, "set_ftrace_pid", list))
+			tr_warn("set_ftrace_pid refused (%s): the function tracer records every pid",
+				tr_detail() ? tr_detail() : "not permitted");
+		else if (a->children && tfs_set(in, "options/function-fork", "1"))
+			tr_warn("option function-fork refused: function tracing will not follow "
+				"children");
+	}
+	free(list);
+	return r;
+}
+
+static char *dir_of(const char *path)
+{
+	char *copy = xstrdup(path), *d = xstrdup(dirname(copy));
+
+	free(copy);
+	return d;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct args a = { 0 };
+	struct evsel_list enable = { 0 };
+	struct rec_kstats *before = NULL;
+	struct rec_summary sum = { 0 };
+	struct rec *rec = NULL;
+	struct tfs_inst *in;
+	struct tr_setup setup;
+	char *dir = NULL;
+	pid_t own[1024], child = 0;
+	size_t nown = 0;
+	int fd = -1, go = -1, r, status = EXIT_RUNTIME;
+
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	if (!a.output)
+		a.output = "trace.dat";
+
+	/* An output we cannot write fails before tracefs is touched. */
+	fd = open(a.output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		tr_error("cannot write '%s': %s", a.output, strerror(errno));
+		goto out;
+	}
+	dir = dir_of(a.output);
+	if (cmd_instance_open(a.inst.name, true, &in))
+		goto fail;
+
+	r = rec_open(&(struct rec_opts){ .inst = in, .tmp_dir = dir }, &rec);
+	if (r)
+		goto fail;
+	if (!a.no_filter && !a.pids.n && !a.follow) {
+		own[nown++] = getpid();
+		nown += rec_tids(rec, own + nown, ARRAY_SIZE(own) - nown);
+	}
+	if (events_to_enable(&a.ev.list, own, nown, &enable))
+		goto fail;
+	if (a.command) {
+		child = spawn(a.command, &go);
+		if (child < 0) {
+			tr_error("cannot start '%s': %s", a.command[0], strerror((int)-child));
+			child = 0;
+			goto out;
+		}
+	}
+
+	setup = a.setup;
+	setup.events = &enable;
+	r = setup_apply(in, &setup);
+	if (!r)
+		r = set_pids(in, &a, child);
+	/* Start from an empty buffer, as trace-cmd does. */
+	if (!r && (r = tfs_write(in, "trace", "", false)))
+		tr_fail(r, "cannot clear the ring buffer: %s", strerror(-r));
+	if (!r)
+		rec_stats_snapshot(in, rec_ncpus(rec), &before);
+	if (!r)
+		r = rec_start(rec);
+	if (!r && (r = tfs_set(in, "tracing_on", "1")))
+		tr_fail(r, "cannot turn tracing on: %s", strerror(-r));
+	if (r)
+		goto fail;
+	if (go >= 0) {
+		if (write(go, "g", 1) != 1)
+			tr_warn("cannot start '%s': %s", a.command[0], strerror(errno));
+		close(go);
+		go = -1;
+	}
+
+	wait_done(rec, child, a.duration_ns);
+
+	r = tfs_set(in, "tracing_on", "0");
+	if (r)
+		tr_warn("cannot turn tracing off: %s", strerror(-r));
+	r = rec_stop(rec);
+	if (r == -ENOSPC)
+		tr_warn("no space left on the file system of '%s': recording stopped early",
+			a.output);
+	else if (r)
+		tr_warn("a reader stopped early: %s", strerror(-r));
+	if (rec_write_file(rec, fd, in, NULL, before, &sum))
+		goto fail;
+	if (!a.quiet)
+		rec_summary_print(stderr, &sum, a.output);
+	if (sum.dropped_kallsyms)
+		tr_warn("no room for kernel symbols in '%s': addresses will not be named",
+			a.output);
+	if (sum.dropped_cmdlines)
+		tr_warn("no room for the saved command names in '%s'", a.output);
+	if (sum.dropped_bytes)
+		tr_warn("no room for %llu bytes of events: the newest were left out",
+			(unsigned long long)sum.dropped_bytes);
+	status = r ? EXIT_RUNTIME : EXIT_OK;
+	if (!status && a.fail_on_loss && sum.total.lost) {
+		tr_error("%llu events were lost", (unsigned long long)sum.total.lost);
+		status = EXIT_RUNTIME;
+	}
+	goto out;
+fail:
+	tr_report(-EIO, "cannot record");
+	/* Nothing was recorded: leave no empty file behind. */
+	if (fd >= 0 && !sum.cpu)
+		unlink(a.output);
+out:
+	if (go >= 0) {
+		close(go);	/* the command dies unstarted */
+		waitpid(child, NULL, 0);
+	}
+	rec_free(rec);
+	if (fd >= 0 && close(fd) && !status) {
+		tr_error("cannot write '%s': %s", a.output, strerror(errno));
+		status = EXIT_RUNTIME;
+	}
+	free(before);
+	free(dir);
+	rec_summary_free(&sum);
+	evsel_list_free(&enable);
+	evsel_list_free(&a.ev.list);
+	strv_free(&a.pids);
+	setup_free(&a.setup);
+	return status;
+}

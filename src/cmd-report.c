@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tr report: print a recorded trace (trace.dat, versions 6 and 7, from tr or
+ * trace-cmd), every buffer and CPU of every -i file merged in timestamp
+ * order, each event as the kernel's `trace` file would show it.  --format
+ * json|csv for machines, --stat for a summary, --events for the formats.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "fmt.h"
+#include "parse.h"
+
+enum { MAX_CPUS = 4096 };
+
+struct args {
+	struct fmt_report r;
+	uint64_t cpus[MAX_CPUS / 64];
+	const char *format;
+};
+
+enum {
+	OPT_CPU = 0x100, OPT_EVENTS, OPT_STAT, OPT_FIRST, OPT_LAST, OPT_FORMAT, OPT_PLUGINS,
+};
+
+static const struct argp_option options[] = {
+	{ "input", 'i', "FILE", 0, "Read FILE (default trace.dat); repeat to merge files", 0 },
+	{ "cpu", OPT_CPU, "LIST", 0, "Only these CPUs, e.g. 0-3,6", 0 },
+	{ "filter", 'F', "FILTER", 0,
+	  "Only events matching FILTER, e.g. 'sched_switch: prev_pid != 0' or 'sched/*'. "
+	  "Repeatable", 0 },
+	{ "invert", 'v', NULL, 0, "Show the events the -F filters do not match instead", 0 },
+	{ "raw", 'R', NULL, 0, "Print the fields as name=value instead of the event's format", 0 },
+	{ "ns", 't', NULL, 0, "Timestamps to the nanosecond", 0 },
+	{ "plugins", OPT_PLUGINS, NULL, 0,
+	  "Load libtraceevent's plugins (trace-cmd's compact forms)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0, "Output text (default), json (one object a line) or csv", 0 },
+	{ "events", OPT_EVENTS, NULL, 0, "List the event formats stored in the file", 0 },
+	{ "stat", OPT_STAT, NULL, 0,
+	  "Counts per CPU and per event, lost events, time span and the file's metadata", 0 },
+	{ "first-event", OPT_FIRST, NULL, 0, "Only the first event of each CPU", 0 },
+	{ "last-event", OPT_LAST, NULL, 0, "Only the last event of each CPU", 0 },
+	{ 0 }
+};
+
+static error_t parse(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+
+	switch (key) {
+	case 'i':
+		strv_push(&a->r.inputs, arg);
+		return 0;
+	case OPT_CPU:
+		if (parse_cpu_list(arg, a->cpus, MAX_CPUS))
+			argp_error(state, "bad cpu list '%s'", arg);
+		a->r.cpus = a->cpus;
+		a->r.max_cpus = MAX_CPUS;
+		return 0;
+	case 'F':
+		strv_push(&a->r.filters, arg);
+		return 0;
+	case 'v':
+		a->r.invert = true;
+		return 0;
+	case 'R':
+		a->r.fo.raw = true;
+		return 0;
+	case 't':
+		a->r.fo.ns = true;
+		return 0;
+	case OPT_PLUGINS:
+		a->r.plugins = true;
+		return 0;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "text"))
+			a->r.fo.kind = FMT_TEXT;
+		else if (!strcmp(arg, "json"))
+			a->r.fo.kind = FMT_JSON;
+		else if (!strcmp(arg, "csv"))
+			a->r.fo.kind = FMT_CSV;
+		else
+			argp_error(state, "bad format '%s' (text, json or csv)", arg);
+		a->format = arg;
+		return 0;
+	case OPT_EVENTS:
+		a->r.list_events = true;
+		return 0;
+	case OPT_STAT:
+		a->r.stat = true;
+		return 0;
+	case OPT_FIRST:
+		a->r.first = true;
+		return 0;
+	case OPT_LAST:
+		a->r.last = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s' (files go after -i)", arg);
+		return 0;
+	case ARGP_KEY_END:
+		if (a->r.list_events + a->r.stat + (a->r.first || a->r.last) > 1)
+			argp_error(state, "--events, --stat and --first-event/--last-event exclude "
+					  "each other");
+		if (a->r.invert && !a->r.filters.n)
+			argp_error(state, "-v goes with -F");
+		if (a->format && (a->r.list_events || a->r.stat))
+			argp_error(state, "--format does not go with --events or --stat");
+		if (a->r.fo.kind != FMT_TEXT && (a->r.fo.raw || a->r.fo.ns))
+			argp_error(state, "-R and -t are for text output");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp argp = {
+	options, parse, NULL,
+	"Print a recorded trace: the events of every CPU, buffer and file merged in time "
+	"order, each as the kernel's trace file shows it (what trace-cmd report -N prints).",
+	NULL, NULL, NULL
+};
+
+int cmd_report(int argc, char **argv)
+{
+	static char buf[1 << 20];
+	struct args a = { 0 };
+	int r;
+
+	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	if (!a.r.inputs.n)
+		strv_push(&a.r.inputs, "trace.dat");
+	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+	r = fmt_report_run(&a.r, stdout);
+	if (r)
+		tr_report(r, "report");
+	fflush(stdout);
+	strv_free(&a.r.inputs);
+	strv_free(&a.r.filters);
+	return r ? EXIT_RUNTIME : EXIT_OK;
+}

@@ -1,0 +1,486 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The report pipeline behind `tr report`: open the files, give each a
+ * formatter source (names, plugins, filters), learn task names from the
+ * trace in a first quick pass, then merge every buffer's every CPU of every
+ * file in one streaming pass and format each record.  Also --stat, --events
+ * and --first-event/--last-event, which read the same cursors.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "fmt.h"
+
+struct input {
+	struct tfile *tf;
+	struct fmt_src *src;
+	struct tep_plugin_list *plugins;
+	char **prefix;		/* per buffer: "" or "NAME: " */
+};
+
+struct cur {
+	struct tfile_cursor *c;
+	struct input *in;
+	int buffer, cpu_index;
+	/* --stat */
+	uint64_t events, lost;
+	bool lost_unknown;
+};
+
+struct run {
+	const struct fmt_report *r;
+	FILE *out;
+	struct fmt *f;
+	struct input *in;
+	size_t nin;
+	struct cur *cur;
+	size_t ncur;
+};
+
+static int cur_next(void *ctx, struct tfile_event *ev)
+{
+	return tfile_cursor_next(((struct cur *)ctx)->c, ev);
+}
+
+static bool cpu_wanted(const struct fmt_report *r, int cpu)
+{
+	if (!r->cpus)
+		return true;
+	if (cpu < 0 || cpu >= r->max_cpus)
+		return false;
+	return r->cpus[cpu / 64] >> (cpu % 64) & 1;
+}
+
+static int open_cursors(struct run *x)
+{
+	for (size_t i = 0; i < x->ncur; i++) {
+		struct cur *c = &x->cur[i];
+		int err;
+
+		tfile_cursor_free(c->c);
+		c->c = NULL;
+		err = tfile_cursor_open(c->in->tf, c->buffer, c->cpu_index, &c->c);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void list_cursors(struct run *x)
+{
+	for (size_t i = 0; i < x->nin; i++) {
+		struct tfile *tf = x->in[i].tf;
+
+		for (int b = 0; b < tfile_nbuffers(tf); b++) {
+			const struct tfile_buffer *buf = tfile_buffer(tf, b);
+
+			if (buf->latency)
+				continue;
+			for (int c = 0; c < buf->ncpus; c++) {
+				if (!buf->cpus[c].size || !cpu_wanted(x->r, buf->cpus[c].cpu))
+					continue;
+				x->cur = xrealloc(x->cur, (x->ncur + 1) * sizeof(*x->cur));
+				x->cur[x->ncur++] = (struct cur){ .in = &x->in[i], .buffer = b,
+								  .cpu_index = c };
+			}
+		}
+	}
+}
+
+/* Does any event in this file name tasks in its fields (so learning pays)? */
+static bool names_tasks(struct tep_handle *tep)
+{
+	int n = tep_get_events_count(tep);
+	struct tep_event **list = tep_list_events(tep, TEP_EVENT_SORT_ID);
+
+	for (int i = 0; list && i < n && list[i]; i++)
+		for (struct tep_format_field *f = list[i]->format.fields; f; f = f->next)
+			if (strstr(f->name, "comm"))
+				return true;
+	return false;
+}
+
+/* First pass: names of tasks that saved_cmdlines does not know. */
+static int learn_comms(struct run *x)
+{
+	struct tfile_event ev;
+	int r;
+
+	for (size_t i = 0; i < x->ncur; i++) {
+		struct cur *c = &x->cur[i];
+
+		if (!names_tasks(tfile_tep(c->in->tf)))
+			continue;
+		while ((r = tfile_cursor_next(c->c, &ev)) == 1)
+			fmt_src_learn(c->in->src, &ev);
+		if (r < 0)
+			return r;
+	}
+	return open_cursors(x);
+}
+
+static int output_error(struct run *x)
+{
+	int err = fmt_flush(x->f);
+
+	if (err == -EPIPE)
+		return 0;
+	if (err)
+		return tr_fail(err, "cannot write the report: %s", strerror(-err));
+	return 0;
+}
+
+static int print_events(struct run *x)
+{
+	struct fmt_merge *m = fmt_merge_new();
+	struct tfile_event *ev;
+	struct cur *c;
+	uint64_t n = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < x->ncur && !r; i++)
+		r = fmt_merge_add(m, cur_next, &x->cur[i], &x->cur[i]);
+	while (!r && (r = fmt_merge_next(m, &ev, (void **)&c)) == 1) {
+		r = 0;
+		fmt_event(x->f, c->in->src, c->in->prefix[c->buffer], ev);
+		if (!(++n & 4095) && (tr_stop || ferror(x->out)))
+			break;
+	}
+	fmt_merge_free(m);
+	if (r < 0)
+		return r;
+	return 0;
+}
+
+/* --first-event / --last-event: one line per buffer and CPU. */
+static int print_ends(struct run *x)
+{
+	struct tfile_event ev, keep;
+	uint8_t *copy = NULL;
+	size_t cap = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < x->ncur && !r; i++) {
+		struct cur *c = &x->cur[i];
+		bool have = false;
+
+		if (x->r->first) {
+			r = tfile_cursor_next(c->c, &ev);
+			if (r == 1)
+				fmt_event(x->f, c->in->src, c->in->prefix[c->buffer], &ev);
+		}
+		if (!x->r->last || r < 0)
+			continue;
+		/* Keep a copy: the cursor's memory moves on with the next chunk. */
+		while ((r = tfile_cursor_next(c->c, &ev)) == 1) {
+			if (ev.size > cap) {
+				cap = ev.size;
+				copy = xrealloc(copy, cap);
+			}
+			memcpy(copy, ev.data, ev.size);
+			keep = ev;
+			keep.data = copy;
+			have = true;
+		}
+		if (!r && have) {
+			keep.missed = 0;
+			fmt_event(x->f, c->in->src, c->in->prefix[c->buffer], &keep);
+		}
+	}
+	free(copy);
+	return r < 0 ? r : 0;
+}
+
+struct ev_count {
+	char *name;		/* "system:event" */
+	uint64_t n;
+};
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct ev_count *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static void put_ts(FILE *o, uint64_t ts)
+{
+	fprintf(o, "%" PRIu64 ".%09" PRIu64, ts / 1000000000, ts % 1000000000);
+}
+
+static void print_info(FILE *o, struct tfile *tf)
+{
+	const struct tfile_info *in = tfile_info(tf);
+
+	fprintf(o, "file:           %s\n", tfile_path(tf));
+	fprintf(o, "version:        %d (%s-endian, %d-byte long, page size %u)\n", in->version,
+		in->big_endian ? "big" : "little", in->long_size, in->page_size);
+	fprintf(o, "compression:    %s%s%s\n", in->compression,
+		*in->compression_version ? " " : "", in->compression_version);
+	fprintf(o, "size:           %" PRIu64 " bytes\n", in->file_size);
+	fprintf(o, "cpus:           %d\n", in->cpus);
+	if (in->clock)
+		fprintf(o, "clock:          %s\n", in->clock);
+	if (in->uname)
+		fprintf(o, "uname:          %s\n", in->uname);
+	if (in->tracer_version)
+		fprintf(o, "recorded by:    %s\n", in->tracer_version);
+	if (in->ts_offset)
+		fprintf(o, "time offset:    %" PRId64 " ns\n", in->ts_offset);
+	fprintf(o, "event formats:  %d\n", in->nformats);
+	fprintf(o, "options:       ");
+	for (size_t k = 0; k < in->options.n; k++)
+		fprintf(o, " %s", in->options.v[k]);
+	fprintf(o, "\nbuffers:       ");
+	for (int b = 0; b < tfile_nbuffers(tf); b++) {
+		const struct tfile_buffer *buf = tfile_buffer(tf, b);
+
+		fprintf(o, " %s%s", buf->name[0] ? buf->name : "(top)",
+			buf->latency ? " (latency text)" : "");
+	}
+	fputc('\n', o);
+}
+
+static int print_stat(struct run *x)
+{
+	FILE *o = x->out;
+	uint64_t total = 0, lost = 0, first = UINT64_MAX, last = 0;
+	bool lost_unknown = false;
+	struct ev_count *counts = NULL;
+	size_t ncounts = 0;
+	struct tfile_event ev;
+	int r = 0;
+
+	for (size_t i = 0; i < x->nin; i++)
+		print_info(o, x->in[i].tf);
+	for (size_t i = 0; i < x->nin && !r; i++) {
+		uint64_t *by_id = xcalloc(65536, sizeof(*by_id));
+
+		for (size_t k = 0; k < x->ncur; k++) {
+			struct cur *c = &x->cur[k];
+
+			if (c->in != &x->in[i])
+				continue;
+			while ((r = tfile_cursor_next(c->c, &ev)) == 1) {
+				int id;
+
+				if (!fmt_src_match(c->in->src, &ev))
+					continue;
+				id = fmt_src_event_id(c->in->src, &ev);
+				c->events++;
+				if (ev.missed > 0)
+					c->lost += ev.missed;
+				else if (ev.missed < 0)
+					c->lost_unknown = true;
+				if (ev.ts < first)
+					first = ev.ts;
+				if (ev.ts > last)
+					last = ev.ts;
+				by_id[id < 0 ? 0 : id]++;
+			}
+			if (r < 0)
+				break;
+			r = 0;
+			total += c->events;
+			lost += c->lost;
+			lost_unknown |= c->lost_unknown;
+		}
+		for (int id = 0; id < 65536 && !r; id++) {
+			const char *sys, *name;
+			char *full;
+			size_t k;
+
+			if (!by_id[id])
+				continue;
+			name = fmt_src_event_name(x->in[i].src, id, &sys);
+			full = name ? xasprintf("%s:%s", sys, name) : xasprintf("(unknown id %d)", id);
+			for (k = 0; k < ncounts && strcmp(counts[k].name, full); k++)
+				;
+			if (k < ncounts) {
+				counts[k].n += by_id[id];
+				free(full);
+				continue;
+			}
+			counts = xrealloc(counts, (ncounts + 1) * sizeof(*counts));
+			counts[ncounts++] = (struct ev_count){ .name = full, .n = by_id[id] };
+		}
+		free(by_id);
+	}
+	if (r < 0)
+		goto out;
+
+	fprintf(o, "events:         %" PRIu64 "\n", total);
+	fprintf(o, "lost events:    %" PRIu64 "%s\n", lost,
+		lost_unknown ? " (and more, count unknown)" : "");
+	if (total) {
+		fprintf(o, "first event:    ");
+		put_ts(o, first);
+		fprintf(o, "\nlast event:     ");
+		put_ts(o, last);
+		fprintf(o, "\ntime span:      ");
+		put_ts(o, last - first);
+		fprintf(o, " s\n");
+	}
+	fprintf(o, "per cpu:\n");
+	for (size_t i = 0; i < x->ncur; i++) {
+		struct cur *c = &x->cur[i];
+		const struct tfile_buffer *b = tfile_buffer(c->in->tf, c->buffer);
+
+		fprintf(o, "  cpu %-4d %12" PRIu64 " events %10" PRIu64 " lost%s", b->cpus[c->cpu_index].cpu,
+			c->events, c->lost, c->lost_unknown ? " (and more)" : "");
+		if (b->name[0])
+			fprintf(o, "  buffer %s", b->name);
+		if (x->nin > 1)
+			fprintf(o, "  %s", tfile_path(c->in->tf));
+		fputc('\n', o);
+	}
+	qsort(counts, ncounts, sizeof(*counts), cmp_count);
+	fprintf(o, "per event:\n");
+	for (size_t i = 0; i < ncounts; i++)
+		fprintf(o, "  %-40s %12" PRIu64 "\n", counts[i].name, counts[i].n);
+out:
+	for (size_t i = 0; i < ncounts; i++)
+		free(counts[i].name);
+	free(counts);
+	return r;
+}
+
+/* --events: the formats as stored, one blank line between them. */
+static void print_formats(struct run *x)
+{
+	for (size_t i = 0; i < x->nin; i++) {
+		const struct strv *fm = tfile_formats(x->in[i].tf);
+
+		if (x->nin > 1)
+			fprintf(x->out, "file: %s\n", tfile_path(x->in[i].tf));
+		for (size_t k = 0; k < fm->n; k++) {
+			const char *nl = strchr(fm->v[k], '\n');
+			const char *text = nl ? nl + 1 : fm->v[k];
+			size_t n = strlen(text);
+
+			fprintf(x->out, "system: %.*s\n%s%s\n", (int)(nl ? nl - fm->v[k] : 0),
+				fm->v[k], text, n && text[n - 1] == '\n' ? "" : "\n");
+		}
+	}
+}
+
+static int setup_input(struct run *x, struct input *in)
+{
+	struct tep_handle *tep = tfile_tep(in->tf);
+	int nb = tfile_nbuffers(in->tf);
+
+	if (x->r->plugins)
+		in->plugins = tep_load_plugins(tep);
+	in->src = fmt_src_new(x->f, tep);
+	fmt_src_cmdlines(in->src, tfile_cmdlines(in->tf));
+	fmt_src_tgids(in->src, tfile_tgids(in->tf));
+	for (size_t k = 0; k < x->r->filters.n; k++) {
+		int err = fmt_src_filter(in->src, x->r->filters.v[k]);
+
+		if (err)
+			return err;
+	}
+	fmt_src_filter_invert(in->src, x->r->invert);
+	in->prefix = xcalloc(nb ? nb : 1, sizeof(*in->prefix));
+	for (int b = 0; b < nb; b++) {
+		const char *name = tfile_buffer(in->tf, b)->name;
+
+		in->prefix[b] = name[0] ? xasprintf("%s: ", name) : xstrdup("");
+	}
+	return 0;
+}
+
+static int print_latency(struct run *x)
+{
+	for (size_t i = 0; i < x->nin; i++)
+		for (int b = 0; b < tfile_nbuffers(x->in[i].tf); b++) {
+			char *text;
+			size_t len;
+			int err;
+
+			if (!tfile_buffer(x->in[i].tf, b)->latency)
+				continue;
+			err = tfile_text(x->in[i].tf, b, &text, &len);
+			if (err)
+				return err;
+			fwrite(text, 1, len, x->out);
+			free(text);
+		}
+	return 0;
+}
+
+int fmt_report_run(const struct fmt_report *r, FILE *out)
+{
+	struct run x = { .r = r, .out = out };
+	unsigned flags = 0;
+	int err = 0;
+
+	tep_set_loglevel(TEP_LOG_CRITICAL);
+	if (r->list_events)
+		flags |= TFILE_KEEP_FORMATS | TFILE_NO_KALLSYMS;
+	if (r->stat)
+		flags |= TFILE_NO_KALLSYMS;
+	x.nin = r->inputs.n;
+	x.in = xcalloc(x.nin, sizeof(*x.in));
+	for (size_t i = 0; i < x.nin && !err; i++)
+		err = tfile_open(r->inputs.v[i], flags, &x.in[i].tf);
+	if (err)
+		goto out;
+	if (r->list_events) {
+		print_formats(&x);
+		goto out;
+	}
+	x.f = fmt_new(out, &r->fo);
+	for (size_t i = 0; i < x.nin && !err; i++)
+		err = setup_input(&x, &x.in[i]);
+	if (err)
+		goto out;
+	list_cursors(&x);
+	err = open_cursors(&x);
+	if (err)
+		goto out;
+	if (r->stat) {
+		err = print_stat(&x);
+		goto out;
+	}
+	if (r->fo.kind == FMT_TEXT && !r->first && !r->last)
+		for (size_t i = 0; i < x.nin; i++)
+			fprintf(out, "cpus=%d\n", tfile_info(x.in[i].tf)->cpus);
+	err = print_latency(&x);
+	if (!err)
+		err = learn_comms(&x);
+	if (err)
+		goto out;
+	if (r->first || r->last)
+		err = print_ends(&x);
+	else
+		err = print_events(&x);
+out:
+	if (!err && x.f)
+		err = output_error(&x);
+	for (size_t i = 0; i < x.ncur; i++)
+		tfile_cursor_free(x.cur[i].c);
+	free(x.cur);
+	/* The sources' filters point into the tep handles: free them first. */
+	fmt_free(x.f);
+	for (size_t i = 0; i < x.nin; i++) {
+		struct input *in = &x.in[i];
+
+		if (in->prefix)
+			for (int b = 0; b < tfile_nbuffers(in->tf); b++)
+				free(in->prefix[b]);
+		free(in->prefix);
+		if (in->plugins)
+			tep_unload_plugins(in->plugins, tfile_tep(in->tf));
+		tfile_close(in->tf);
+	}
+	free(x.in);
+	return err;
+}

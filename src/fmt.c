@@ -1,0 +1,901 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The formatter: one record in, one line out.
+ *
+ * Text lines have trace-cmd report's layout,
+ *   "PREFIX        COMM-PID   [CPU]  SECS.USECS: NAME:                TEXT"
+ * where TEXT is libtraceevent's rendering of the event's print fmt (or, with
+ * plugins loaded on the tep, the plugin's), i.e. what the kernel's `trace`
+ * file shows.  The columns are formatted here, by hand, into one line buffer
+ * that is written with a single fwrite: this is the hot path of tr report,
+ * so nothing in it allocates and tep event lookups are cached by id.
+ *
+ * JSON lines carry every field typed (numbers, strings, arrays); CSV rows
+ * the common columns and the event text.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#define FMT_INTERNAL
+#include "fmt.h"
+
+enum { COMM_LEN = 24, NAME_COL = 21 };
+
+struct comm_ent {
+	int pid;
+	uint8_t state;		/* 0 empty, 1 learned from the trace, 2 saved_cmdlines */
+	char comm[COMM_LEN];
+};
+
+struct tgid_ent {
+	int pid, tgid;		/* pid 0 marks an empty slot (0 is never stored) */
+};
+
+/* A field pair that names a task: "prev_comm"/"prev_pid", "comm"/"pid". */
+struct comm_pair {
+	struct tep_format_field *comm, *pid;
+};
+
+struct ev_info {
+	struct tep_event *event;
+	bool looked;
+	bool learn_done;
+	int npairs;
+	struct comm_pair pairs[4];
+	struct fmt_prog *prog;	/* the fast printer, or NULL */
+	int checked;		/* records compared with libtraceevent so far */
+	int name_len;		/* bytes of the padded "NAME: " column */
+	char name_col[72];
+};
+
+struct fmt_src {
+	struct fmt *f;
+	struct tep_handle *tep;
+	struct comm_ent *comms;
+	size_t ncomm_cap, ncomms;
+	struct tgid_ent *tgids;
+	size_t ntgid_cap, ntgids;
+	struct ev_info **ids;	/* by event id, 0..65535 */
+	struct tep_event_filter *filter;
+	bool has_filter, invert;
+	int pid_off, pid_size;	/* common_pid */
+	int type_off, type_size;/* common_type */
+	struct fmt_src *next;
+};
+
+struct fmt {
+	FILE *out;
+	struct fmt_opts o;
+	struct trace_seq seq;
+	struct fmt_line ln;	/* the output line being built */
+	struct fmt_line txt;	/* event text, for CSV */
+	bool verify_all;	/* TR_FMT_VERIFY: check every fast-printed record */
+	bool mismatch;		/* a check failed (reported once) */
+	struct fmt_src *srcs;
+	int err;
+};
+
+/* ---- the line buffer ---- */
+
+static void grow(struct fmt *f, size_t more)
+{
+	if (f->ln.len + more > f->ln.cap) {
+		f->ln.cap = (f->ln.len + more) * 2;
+		f->ln.p = xrealloc(f->ln.p, f->ln.cap);
+	}
+}
+
+static inline void put(struct fmt *f, const char *s, size_t n)
+{
+	grow(f, n);
+	memcpy(f->ln.p + f->ln.len, s, n);
+	f->ln.len += n;
+}
+
+static inline void puts_(struct fmt *f, const char *s)
+{
+	put(f, s, strlen(s));
+}
+
+static inline void putc_(struct fmt *f, char c)
+{
+	grow(f, 1);
+	f->ln.p[f->ln.len++] = c;
+}
+
+static void printf_(struct fmt *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void printf_(struct fmt *f, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	grow(f, n + 1);
+	va_start(ap, fmt);
+	vsnprintf(f->ln.p + f->ln.len, n + 1, fmt, ap);
+	va_end(ap);
+	f->ln.len += n;
+}
+
+/* Unsigned decimal, right-aligned in width (0: no padding), zero-padded if zero. */
+static inline void put_u(struct fmt *f, uint64_t v, int width, bool zero)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[sizeof(tmp) - 1 - n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	grow(f, (n > width ? n : width));
+	while (width > n) {
+		f->ln.p[f->ln.len++] = zero ? '0' : ' ';
+		width--;
+	}
+	memcpy(f->ln.p + f->ln.len, tmp + sizeof(tmp) - n, n);
+	f->ln.len += n;
+}
+
+static inline void put_i(struct fmt *f, int64_t v)
+{
+	if (v < 0) {
+		putc_(f, '-');
+		put_u(f, -(uint64_t)v, 0, false);
+	} else {
+		put_u(f, v, 0, false);
+	}
+}
+
+static void emit(struct fmt *f)
+{
+	if (f->ln.len && fwrite_unlocked(f->ln.p, 1, f->ln.len, f->out) != f->ln.len && !f->err)
+		f->err = errno ? -errno : -EIO;
+	f->ln.len = 0;
+}
+
+struct fmt *fmt_new(FILE *out, const struct fmt_opts *o)
+{
+	struct fmt *f = xcalloc(1, sizeof(*f));
+
+	f->out = out;
+	f->o = *o;
+	f->ln.cap = 4096;
+	f->ln.p = xmalloc(f->ln.cap);
+	trace_seq_init(&f->seq);
+	f->verify_all = getenv("TR_FMT_VERIFY") && *getenv("TR_FMT_VERIFY") == '1';
+	if (f->o.kind == FMT_CSV) {
+		puts_(f, "timestamp,cpu,comm,pid,system,event,info\n");
+		emit(f);
+	}
+	return f;
+}
+
+int fmt_flush(struct fmt *f)
+{
+	if (fflush(f->out) && !f->err)
+		f->err = -errno;
+	return f->err;
+}
+
+void fmt_free(struct fmt *f)
+{
+	if (!f)
+		return;
+	while (f->srcs)
+		fmt_src_free(f->srcs);
+	trace_seq_destroy(&f->seq);
+	free(f->ln.p);
+	free(f->txt.p);
+	free(f);
+}
+
+/* ---- sources: comm tables and the event cache ---- */
+
+struct fmt_src *fmt_src_new(struct fmt *f, struct tep_handle *tep)
+{
+	struct fmt_src *s = xcalloc(1, sizeof(*s));
+	struct tep_event *e = tep_get_first_event(tep);
+	struct tep_format_field *fld;
+
+	s->f = f;
+	s->tep = tep;
+	s->ids = xcalloc(65536, sizeof(*s->ids));
+	s->pid_off = 4, s->pid_size = 4;
+	s->type_off = 0, s->type_size = 2;
+	if (e && (fld = tep_find_common_field(e, "common_pid"))) {
+		s->pid_off = fld->offset;
+		s->pid_size = fld->size;
+	}
+	if (e && (fld = tep_find_common_field(e, "common_type"))) {
+		s->type_off = fld->offset;
+		s->type_size = fld->size;
+	}
+	s->next = f->srcs;
+	f->srcs = s;
+	return s;
+}
+
+void fmt_src_free(struct fmt_src *s)
+{
+	struct fmt_src **pp;
+
+	if (!s)
+		return;
+	for (pp = &s->f->srcs; *pp; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	for (int i = 0; i < 65536; i++)
+		if (s->ids[i]) {
+			fmt_prog_free(s->ids[i]->prog);
+			free(s->ids[i]);
+		}
+	free(s->ids);
+	free(s->comms);
+	free(s->tgids);
+	if (s->filter)
+		tep_filter_free(s->filter);
+	free(s);
+}
+
+static inline size_t hash_pid(int pid, size_t cap)
+{
+	return ((uint32_t)pid * 2654435761u) & (cap - 1);
+}
+
+static struct comm_ent *comm_slot(struct fmt_src *s, int pid, bool insert)
+{
+	size_t i;
+
+	if (!s->ncomm_cap) {
+		if (!insert)
+			return NULL;
+		s->ncomm_cap = 1024;
+		s->comms = xcalloc(s->ncomm_cap, sizeof(*s->comms));
+	}
+	if (insert && (s->ncomms + 1) * 2 > s->ncomm_cap) {
+		struct comm_ent *old = s->comms;
+		size_t oldcap = s->ncomm_cap;
+
+		s->ncomm_cap *= 2;
+		s->comms = xcalloc(s->ncomm_cap, sizeof(*s->comms));
+		for (size_t j = 0; j < oldcap; j++) {
+			if (!old[j].state)
+				continue;
+			for (i = hash_pid(old[j].pid, s->ncomm_cap); s->comms[i].state;
+			     i = (i + 1) & (s->ncomm_cap - 1))
+				;
+			s->comms[i] = old[j];
+		}
+		free(old);
+	}
+	for (i = hash_pid(pid, s->ncomm_cap); s->comms[i].state; i = (i + 1) & (s->ncomm_cap - 1))
+		if (s->comms[i].pid == pid)
+			return &s->comms[i];
+	if (!insert)
+		return NULL;
+	s->ncomms++;
+	s->comms[i].pid = pid;
+	return &s->comms[i];
+}
+
+static void set_comm(struct fmt_src *s, int pid, const char *comm, size_t n, int state)
+{
+	struct comm_ent *c = comm_slot(s, pid, true);
+
+	if (c->state > state)
+		return;
+	c->state = state;
+	if (n >= COMM_LEN)
+		n = COMM_LEN - 1;
+	memcpy(c->comm, comm, n);
+	c->comm[n] = '\0';
+}
+
+void fmt_src_cmdlines(struct fmt_src *s, const char *text)
+{
+	while (text && *text) {
+		const char *nl = strchrnul(text, '\n');
+		char *end;
+		long pid = strtol(text, &end, 10);
+
+		if (end != text && *end == ' ' && pid > 0 && pid <= INT32_MAX && end + 1 < nl)
+			set_comm(s, pid, end + 1, nl - end - 1, 2);
+		text = *nl ? nl + 1 : nl;
+	}
+}
+
+static int tgid_of(struct fmt_src *s, int pid)
+{
+	if (!s->ntgid_cap)
+		return 0;
+	for (size_t i = hash_pid(pid, s->ntgid_cap); s->tgids[i].pid; i = (i + 1) & (s->ntgid_cap - 1))
+		if (s->tgids[i].pid == pid)
+			return s->tgids[i].tgid;
+	return 0;
+}
+
+void fmt_src_tgids(struct fmt_src *s, const char *text)
+{
+	size_t n = 0;
+
+	for (const char *p = text; p && *p; p++)
+		n += *p == '\n';
+	if (!n)
+		return;
+	free(s->tgids);
+	for (s->ntgid_cap = 64; s->ntgid_cap < n * 2 + 2; s->ntgid_cap *= 2)
+		;
+	s->tgids = xcalloc(s->ntgid_cap, sizeof(*s->tgids));
+	while (*text) {
+		const char *nl = strchrnul(text, '\n');
+		char *end, *end2;
+		long pid = strtol(text, &end, 10), tgid = strtol(end, &end2, 10);
+
+		if (end != text && end2 != end && pid > 0 && pid <= INT32_MAX && tgid > 0 &&
+		    tgid <= INT32_MAX && s->ntgids + 1 < s->ntgid_cap) {
+			size_t i;
+
+			for (i = hash_pid(pid, s->ntgid_cap); s->tgids[i].pid && s->tgids[i].pid != pid;
+			     i = (i + 1) & (s->ntgid_cap - 1))
+				;
+			if (!s->tgids[i].pid)
+				s->ntgids++;
+			s->tgids[i].pid = pid;
+			s->tgids[i].tgid = tgid;
+		}
+		text = *nl ? nl + 1 : nl;
+	}
+}
+
+const char *fmt_src_comm(struct fmt_src *s, int pid)
+{
+	struct comm_ent *c;
+	int tgid;
+
+	if (!pid)
+		return "<idle>";
+	c = comm_slot(s, pid, false);
+	if (c)
+		return c->comm;
+	tgid = tgid_of(s, pid);
+	if (tgid && tgid != pid && (c = comm_slot(s, tgid, false)))
+		return c->comm;
+	return "<...>";
+}
+
+static inline uint64_t rd_num(struct fmt_src *s, const void *p, int size)
+{
+	return tep_read_number(s->tep, p, size);
+}
+
+static struct ev_info *ev_lookup(struct fmt_src *s, int id)
+{
+	struct ev_info *ei = s->ids[id & 0xffff];
+
+	if (ei)
+		return ei;
+	ei = xcalloc(1, sizeof(*ei));
+	s->ids[id & 0xffff] = ei;
+	ei->event = tep_find_event(s->tep, id);
+	if (ei->event) {
+		int n = snprintf(ei->name_col, sizeof(ei->name_col) - 2, "%s:", ei->event->name);
+
+		if (n < 0 || n > (int)sizeof(ei->name_col) - 3)
+			n = sizeof(ei->name_col) - 3;
+		while (n < NAME_COL)
+			ei->name_col[n++] = ' ';
+		ei->name_col[n++] = ' ';
+		ei->name_len = n;
+		ei->prog = fmt_prog_compile(s->tep, ei->event);
+	}
+	return ei;
+}
+
+int fmt_src_event_id(struct fmt_src *s, const struct tfile_event *ev)
+{
+	if (ev->size < (uint32_t)(s->type_off + s->type_size))
+		return -1;
+	return rd_num(s, (const uint8_t *)ev->data + s->type_off, s->type_size) & 0xffff;
+}
+
+const char *fmt_src_event_name(struct fmt_src *s, int id, const char **system)
+{
+	struct ev_info *ei = id >= 0 ? ev_lookup(s, id) : NULL;
+
+	if (system)
+		*system = ei && ei->event ? ei->event->system : NULL;
+	return ei && ei->event ? ei->event->name : NULL;
+}
+
+static inline int rec_pid(struct fmt_src *s, const struct tfile_event *ev)
+{
+	if (ev->size < (uint32_t)(s->pid_off + s->pid_size))
+		return -1;
+	return (int)rd_num(s, (const uint8_t *)ev->data + s->pid_off, s->pid_size);
+}
+
+/* Which fields of this event name a task: X_comm with X_pid, newcomm with pid. */
+static void find_pairs(struct ev_info *ei)
+{
+	struct tep_format_field *fld;
+
+	ei->learn_done = true;
+	if (!ei->event)
+		return;
+	for (fld = ei->event->format.fields; fld && ei->npairs < 4; fld = fld->next) {
+		size_t n = strlen(fld->name);
+		char pidname[128];
+		struct tep_format_field *pid;
+
+		if (n < 4 || strcmp(fld->name + n - 4, "comm") || !(fld->flags & TEP_FIELD_IS_ARRAY) ||
+		    (fld->flags & TEP_FIELD_IS_DYNAMIC) || n + 1 > sizeof(pidname))
+			continue;
+		if (!strcmp(fld->name, "newcomm") || !strcmp(fld->name, "oldcomm")) {
+			if (strcmp(fld->name, "newcomm"))
+				continue;
+			snprintf(pidname, sizeof(pidname), "pid");
+		} else {
+			snprintf(pidname, sizeof(pidname), "%.*spid", (int)(n - 4), fld->name);
+		}
+		pid = tep_find_field(ei->event, pidname);
+		if (!pid || pid->size > 8 || (pid->flags & TEP_FIELD_IS_ARRAY))
+			continue;
+		ei->pairs[ei->npairs].comm = fld;
+		ei->pairs[ei->npairs].pid = pid;
+		ei->npairs++;
+	}
+}
+
+void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev)
+{
+	int id = fmt_src_event_id(s, ev);
+	struct ev_info *ei;
+
+	if (id < 0)
+		return;
+	ei = ev_lookup(s, id);
+	if (!ei->learn_done)
+		find_pairs(ei);
+	for (int i = 0; i < ei->npairs; i++) {
+		struct tep_format_field *c = ei->pairs[i].comm, *p = ei->pairs[i].pid;
+		const char *name;
+		size_t len;
+		int pid;
+
+		if ((uint32_t)(c->offset + c->size) > ev->size ||
+		    (uint32_t)(p->offset + p->size) > ev->size)
+			continue;
+		pid = (int)rd_num(s, (const uint8_t *)ev->data + p->offset, p->size);
+		name = (const char *)ev->data + c->offset;
+		len = strnlen(name, c->size);
+		if (pid > 0 && len)
+			set_comm(s, pid, name, len, 1);
+	}
+}
+
+int fmt_src_filter(struct fmt_src *s, const char *expr)
+{
+	enum tep_errno e;
+	char msg[256];
+
+	if (!s->filter)
+		s->filter = tep_filter_alloc(s->tep);
+	e = tep_filter_add_filter_str(s->filter, expr);
+	if (e < 0) {
+		if (tep_filter_strerror(s->filter, e, msg, sizeof(msg)))
+			tep_strerror(s->tep, e, msg, sizeof(msg));
+		return tr_fail(-EINVAL, "bad filter '%s': %s", expr, msg);
+	}
+	s->has_filter = true;
+	return 0;
+}
+
+void fmt_src_filter_invert(struct fmt_src *s, bool invert)
+{
+	s->invert = invert;
+}
+
+static inline void fill_record(struct tep_record *rec, const struct tfile_event *ev)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->ts = ev->ts;
+	rec->cpu = ev->cpu;
+	rec->data = ev->data;
+	rec->size = ev->size;
+	rec->record_size = ev->size;
+	rec->missed_events = ev->missed;
+	rec->ref_count = 1;
+	rec->locked = 1;
+}
+
+bool fmt_src_match(struct fmt_src *s, const struct tfile_event *ev)
+{
+	struct tep_record rec;
+	int r;
+
+	if (!s->has_filter)
+		return true;
+	fill_record(&rec, ev);
+	r = tep_filter_match(s->filter, &rec);
+	return (r == FILTER_MATCH) != s->invert;
+}
+
+/* ---- text ---- */
+
+static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
+{
+	const char *comm = fmt_src_comm(s, pid);
+	size_t n = strlen(comm);
+	char tmp[16];
+	int d = 0;
+
+	grow(f, 40);
+	/* "%16s-%-5d" */
+	while (n < 16) {
+		f->ln.p[f->ln.len++] = ' ';
+		n++;
+	}
+	put(f, comm, strlen(comm));
+	f->ln.p[f->ln.len++] = '-';
+	if (pid < 0) {
+		f->ln.p[f->ln.len++] = '-';
+		d++;
+		pid = -pid;
+	}
+	{
+		int v = pid, k = 0;
+
+		do {
+			tmp[k++] = '0' + v % 10;
+			v /= 10;
+		} while (v);
+		d += k;
+		while (k)
+			f->ln.p[f->ln.len++] = tmp[--k];
+	}
+	while (d < 5) {
+		f->ln.p[f->ln.len++] = ' ';
+		d++;
+	}
+}
+
+/*
+ * trace-cmd's time column: microseconds, rounded, as "%5llu.%06llu"; with
+ * ns, nanoseconds as "%5llu.%09llu".  A time not above one second is
+ * printed whole, "%12llu".
+ */
+static void put_time(struct fmt *f, uint64_t ts)
+{
+	uint64_t p10 = f->o.ns ? 1000000000ULL : 1000000ULL;
+	uint64_t t = f->o.ns ? ts : (ts + 500) / 1000;
+
+	if (t > p10) {
+		put_u(f, t / p10, 5, false);
+		putc_(f, '.');
+		put_u(f, t % p10, f->o.ns ? 9 : 6, true);
+	} else {
+		put_u(f, t, 12, false);
+	}
+}
+
+void fmt_lost(struct fmt *f, const char *prefix, int cpu, int64_t n)
+{
+	if (f->o.kind == FMT_JSON) {
+		printf_(f, "{\"cpu\":%d,\"lost\":%lld}\n", cpu, (long long)n);
+	} else if (f->o.kind == FMT_CSV) {
+		printf_(f, ",%d,,,,LOST,%lld\n", cpu, (long long)n);
+	} else {
+		puts_(f, prefix);
+		if (n >= 0)
+			printf_(f, "CPU:%d [LOST %lld EVENTS]\n", cpu, (long long)n);
+		else
+			printf_(f, "CPU:%d [LOST EVENTS]\n", cpu);
+	}
+	emit(f);
+}
+
+/* Number of records per event checked against libtraceevent when verify_all is off. */
+enum { CHECKS = 4 };
+
+static void lib_text(struct fmt *f, struct fmt_src *s, struct tep_record *rec, bool raw)
+{
+	trace_seq_reset(&f->seq);
+	tep_print_event(s->tep, &f->seq, rec, "%s", raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
+}
+
+/*
+ * Append the event text to out: the fast printer's when it has one (checked
+ * against libtraceevent for the first records of each event), else
+ * libtraceevent's.  One trailing newline is dropped, as trace-cmd does (a
+ * trace_marker write keeps its own newline in the record).
+ */
+static void event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
+		       struct tep_record *rec, bool raw, struct fmt_line *out)
+{
+	size_t start = out->len;
+
+	if (!ei->event) {
+		const char *u = "[UNKNOWN EVENT]";
+
+		fmt_line_grow(out, strlen(u));
+		memcpy(out->p + out->len, u, strlen(u));
+		out->len += strlen(u);
+		return;
+	}
+	if (!raw && ei->prog && fmt_prog_run(ei->prog, s->tep, rec->data, rec->size, out)) {
+		if (ei->checked < CHECKS || f->verify_all) {
+			ei->checked++;
+			lib_text(f, s, rec, false);
+			if (f->seq.len != out->len - start ||
+			    memcmp(f->seq.buffer, out->p + start, f->seq.len)) {
+				/* Not exact after all: libtraceevent prints this event from now on. */
+				if (f->verify_all && !f->mismatch)
+					tr_warn("fast printer differs for '%s': '%.*s' vs '%.*s'",
+						ei->event->name, (int)(out->len - start),
+						out->p + start, (int)f->seq.len, f->seq.buffer);
+				f->mismatch = true;
+				fmt_prog_free(ei->prog);
+				ei->prog = NULL;
+				out->len = start;
+				goto lib;
+			}
+		}
+		goto strip;
+	}
+lib:
+	lib_text(f, s, rec, raw);
+	fmt_line_grow(out, f->seq.len);
+	memcpy(out->p + out->len, f->seq.buffer, f->seq.len);
+	out->len += f->seq.len;
+strip:
+	if (out->len > start && out->p[out->len - 1] == '\n')
+		out->len--;
+}
+
+static void put_json_str(struct fmt *f, const char *p, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	grow(f, n * 6 + 2);
+	f->ln.p[f->ln.len++] = '"';
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = p[i];
+
+		if (c == '"' || c == '\\') {
+			f->ln.p[f->ln.len++] = '\\';
+			f->ln.p[f->ln.len++] = c;
+		} else if (c < 0x20 || c >= 0x7f) {
+			/* Not UTF-8 we can vouch for: escape every byte outside ASCII. */
+			if (c == '\n') {
+				f->ln.p[f->ln.len++] = '\\';
+				f->ln.p[f->ln.len++] = 'n';
+			} else if (c == '\t') {
+				f->ln.p[f->ln.len++] = '\\';
+				f->ln.p[f->ln.len++] = 't';
+			} else {
+				memcpy(f->ln.p + f->ln.len, "\\u00", 4);
+				f->ln.len += 4;
+				f->ln.p[f->ln.len++] = hex[c >> 4];
+				f->ln.p[f->ln.len++] = hex[c & 15];
+			}
+		} else {
+			f->ln.p[f->ln.len++] = c;
+		}
+	}
+	f->ln.p[f->ln.len++] = '"';
+}
+
+static void put_csv_str(struct fmt *f, const char *p, size_t n)
+{
+	if (!memchr(p, ',', n) && !memchr(p, '"', n) && !memchr(p, '\n', n) &&
+	    !memchr(p, '\r', n)) {
+		put(f, p, n);
+		return;
+	}
+	putc_(f, '"');
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '"')
+			putc_(f, '"');
+		putc_(f, p[i]);
+	}
+	putc_(f, '"');
+}
+
+static bool is_char_type(const struct tep_format_field *fld)
+{
+	const char *t = fld->type;
+
+	if (fld->flags & TEP_FIELD_IS_STRING)
+		return true;
+	if (!strncmp(t, "__data_loc ", 11))
+		t += 11;
+	if (!strncmp(t, "__rel_loc ", 10))
+		t += 10;
+	if (!strncmp(t, "const ", 6))
+		t += 6;
+	if (!strncmp(t, "unsigned ", 9) || !strncmp(t, "signed ", 7))
+		return false;
+	return !strncmp(t, "char", 4) && (t[4] == '[' || t[4] == ' ' || !t[4]);
+}
+
+static void put_json_num(struct fmt *f, struct fmt_src *s, const uint8_t *p, int size, bool sign)
+{
+	uint64_t v;
+
+	if (size != 1 && size != 2 && size != 4 && size != 8) {
+		putc_(f, '"');
+		for (int i = 0; i < size; i++)
+			printf_(f, "%02x", p[i]);
+		putc_(f, '"');
+		return;
+	}
+	v = rd_num(s, p, size);
+	if (sign) {
+		int shift = 64 - size * 8;
+
+		put_i(f, (int64_t)(v << shift) >> shift);
+	} else {
+		put_u(f, v, 0, false);
+	}
+}
+
+static void put_json_field(struct fmt *f, struct fmt_src *s, const struct tep_format_field *fld,
+			   const struct tfile_event *ev)
+{
+	const uint8_t *data = ev->data, *p;
+	uint32_t off = fld->offset, len = fld->size;
+	bool sign = fld->flags & TEP_FIELD_IS_SIGNED;
+
+	if (off + (uint64_t)len > ev->size) {
+		puts_(f, "null");
+		return;
+	}
+	if (fld->flags & TEP_FIELD_IS_DYNAMIC) {
+		uint32_t v = rd_num(s, data + off, len >= 4 ? 4 : len);
+
+		off = (fld->flags & TEP_FIELD_IS_RELATIVE) ? fld->offset + fld->size + (v & 0xffff)
+							   : (v & 0xffff);
+		len = v >> 16;
+		if (off + (uint64_t)len > ev->size) {
+			puts_(f, "null");
+			return;
+		}
+	} else if (!(fld->flags & TEP_FIELD_IS_ARRAY)) {
+		put_json_num(f, s, data + off, len, sign);
+		return;
+	}
+	p = data + off;
+	if (is_char_type(fld)) {
+		put_json_str(f, (const char *)p, strnlen((const char *)p, len));
+		return;
+	}
+	{
+		int el = fld->elementsize;
+
+		if (el <= 0 || el > 8)
+			el = 1;
+		putc_(f, '[');
+		for (uint32_t i = 0; i + el <= len; i += el) {
+			if (i)
+				putc_(f, ',');
+			put_json_num(f, s, p + i, el, sign);
+		}
+		putc_(f, ']');
+	}
+}
+
+static void json_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
+		       const struct tfile_event *ev, int pid)
+{
+	const char *comm = fmt_src_comm(s, pid);
+
+	puts_(f, "{\"ts\":");
+	put_u(f, ev->ts, 0, false);
+	puts_(f, ",\"cpu\":");
+	put_i(f, ev->cpu);
+	puts_(f, ",\"pid\":");
+	put_i(f, pid);
+	puts_(f, ",\"comm\":");
+	put_json_str(f, comm, strlen(comm));
+	if (prefix && *prefix) {
+		size_t n = strlen(prefix);
+
+		/* The prefix is "name: "; JSON wants the name. */
+		while (n && (prefix[n - 1] == ' ' || prefix[n - 1] == ':'))
+			n--;
+		puts_(f, ",\"buffer\":");
+		put_json_str(f, prefix, n);
+	}
+	if (!ei->event) {
+		puts_(f, ",\"event\":null}\n");
+		return;
+	}
+	puts_(f, ",\"system\":");
+	put_json_str(f, ei->event->system, strlen(ei->event->system));
+	puts_(f, ",\"event\":");
+	put_json_str(f, ei->event->name, strlen(ei->event->name));
+	puts_(f, ",\"fields\":{");
+	for (struct tep_format_field *fld = ei->event->format.fields; fld; fld = fld->next) {
+		if (fld != ei->event->format.fields)
+			putc_(f, ',');
+		put_json_str(f, fld->name, strlen(fld->name));
+		putc_(f, ':');
+		put_json_field(f, s, fld, ev);
+	}
+	puts_(f, "}}\n");
+}
+
+int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct tfile_event *ev)
+{
+	struct tep_record rec;
+	struct ev_info *ei;
+	int id, pid;
+
+	if (s->has_filter && !fmt_src_match(s, ev))
+		return 1;
+	if (ev->missed)
+		fmt_lost(f, prefix, ev->cpu, ev->missed);
+	id = fmt_src_event_id(s, ev);
+	pid = rec_pid(s, ev);
+	ei = ev_lookup(s, id < 0 ? 0 : id);
+	fill_record(&rec, ev);
+	switch (f->o.kind) {
+	case FMT_JSON:
+		json_event(f, s, ei, prefix, ev, pid);
+		break;
+	case FMT_CSV: {
+		const char *comm = fmt_src_comm(s, pid);
+
+		put_u(f, ev->ts / 1000000000ULL, 0, false);
+		putc_(f, '.');
+		put_u(f, ev->ts % 1000000000ULL, 9, true);
+		putc_(f, ',');
+		put_i(f, ev->cpu);
+		putc_(f, ',');
+		put_csv_str(f, comm, strlen(comm));
+		putc_(f, ',');
+		put_i(f, pid);
+		putc_(f, ',');
+		if (ei->event) {
+			put_csv_str(f, ei->event->system, strlen(ei->event->system));
+			putc_(f, ',');
+			put_csv_str(f, ei->event->name, strlen(ei->event->name));
+		} else {
+			putc_(f, ',');
+		}
+		putc_(f, ',');
+		f->txt.len = 0;
+		event_text(f, s, ei, &rec, false, &f->txt);
+		put_csv_str(f, f->txt.p, f->txt.len);
+		putc_(f, '\n');
+		break;
+	}
+	default:
+		puts_(f, prefix);
+		put_comm_pid(f, s, pid);
+		puts_(f, " [");
+		put_u(f, ev->cpu, 3, true);
+		puts_(f, "] ");
+		put_time(f, ev->ts);
+		puts_(f, ": ");
+		if (ei->event)
+			put(f, ei->name_col, ei->name_len);
+		else
+			printf_(f, "%-*s ", NAME_COL, "[unknown]:");
+		event_text(f, s, ei, &rec, f->o.raw, &f->ln);
+		putc_(f, '\n');
+		break;
+	}
+	emit(f);
+	return 0;
+}

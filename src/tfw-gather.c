@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Filling a trace.dat meta from tracefs and /proc (see tfw.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "tfs.h"
+#include "tfw.h"
+
+static int slurp(const char *path, struct tfw_blob *b)
+{
+	char *data;
+	size_t len;
+	int r = read_file(path, &data, &len);
+
+	if (r)
+		return r;
+	free(b->data);
+	b->data = data;
+	b->len = len;
+	return 0;
+}
+
+static int slurp_tfs(const struct tfs_inst *in, const char *file, struct tfw_blob *b)
+{
+	char *p = tfs_path(in, file);
+	int r = slurp(p, b);
+
+	free(p);
+	return r;
+}
+
+static int add_format(struct tfw_meta *m, const char *system, const char *event)
+{
+	char *f = xasprintf("events/%s/%s/format", system, event);
+	struct tfw_blob b = { 0 };
+	int r = slurp_tfs(NULL, f, &b);
+
+	if (!r)
+		tfw_meta_add_format(m, system, b.data, b.len);
+	free(b.data);
+	free(f);
+	return r;
+}
+
+/* All of events/ftrace: the formats of what tracers and trace_marker write. */
+static int add_ftrace(struct tfw_meta *m)
+{
+	char *dir = tfs_path(NULL, "events/ftrace");
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct strv names = { 0 };
+
+	free(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && de->d_type != DT_REG)
+			strv_push(&names, de->d_name);
+	closedir(d);
+	strv_sort(&names);
+	for (size_t i = 0; i < names.n; i++)
+		add_format(m, "ftrace", names.v[i]);
+	strv_free(&names);
+	return 0;
+}
+
+static int count_cpus(const struct tfs_inst *in)
+{
+	char *dir = tfs_path(in, "per_cpu");
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	free(dir);
+	if (!d)
+		return (int)sysconf(_SC_NPROCESSORS_CONF);
+	while ((de = readdir(d))) {
+		int c;
+
+		if (sscanf(de->d_name, "cpu%d", &c) == 1 && c + 1 > n)
+			n = c + 1;
+	}
+	closedir(d);
+	return n;
+}
+
+int tfw_meta_gather(struct tfw_meta *m, struct tfs_inst *in, const struct strv *events)
+{
+	struct strv seen = { 0 };
+	struct utsname u;
+	char *raw = NULL;
+	int r;
+
+	memset(m, 0, sizeof(*m));
+	m->page_size = getpagesize();
+	if (!tfs_read(in, "buffer_subbuf_size_kb", &raw)) {
+		unsigned long kb = strtoul(raw, NULL, 10);
+
+		if (kb)
+			m->page_size = kb * 1024;
+	}
+	free(raw);
+	raw = NULL;
+	m->cpus = count_cpus(in);
+
+	r = slurp_tfs(NULL, "events/header_page", &m->header_page);
+	if (!r)
+		r = slurp_tfs(NULL, "events/header_event", &m->header_event);
+	if (r)
+		return tr_fail(r, "cannot read the ring buffer's header formats: %s", strerror(-r));
+	r = add_ftrace(m);
+	if (r)
+		return tr_fail(r, "cannot read the ftrace event formats: %s", strerror(-r));
+	for (size_t i = 0; events && i < events->n; i++) {
+		const char *colon = strchr(events->v[i], ':');
+		char *sys;
+
+		if (!colon || strv_contains(&seen, events->v[i]))
+			continue;
+		strv_push(&seen, events->v[i]);
+		sys = xasprintf("%.*s", (int)(colon - events->v[i]), events->v[i]);
+		if (strcmp(sys, "ftrace")) {
+			r = add_format(m, sys, colon + 1);
+			if (r && r != -ENOENT) {
+				free(sys);
+				strv_free(&seen);
+				return tr_fail(r, "cannot read the format of '%s': %s", events->v[i],
+					       strerror(-r));
+			}
+		}
+		free(sys);
+	}
+	strv_free(&seen);
+
+	/* Unreadable kallsyms only costs function names: the file is still good. */
+	slurp("/proc/kallsyms", &m->kallsyms);
+	slurp_tfs(NULL, "printk_formats", &m->printk);
+	slurp_tfs(NULL, "saved_cmdlines", &m->cmdlines);
+
+	if (!tfs_read(in, "trace_clock", &raw)) {
+		m->clock = tfs_normalize("trace_clock", raw);
+		str_rstrip(raw);
+		tfw_meta_add_option(m, TFW_OPT_TRACECLOCK, raw, strlen(raw) + 1);
+		free(raw);
+	} else {
+		m->clock = xstrdup("local");
+	}
+	if (!uname(&u)) {
+		char *s = xasprintf("%s %s %s %s %s", u.sysname, u.nodename, u.release, u.version,
+				    u.machine);
+
+		tfw_meta_add_option(m, TFW_OPT_UNAME, s, strlen(s) + 1);
+		free(s);
+	}
+	return 0;
+}

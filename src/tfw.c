@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Laying out a trace.dat version 6 file (see tfw.h).  Gathering the
+ * metadata from tracefs is in tfw-gather.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "tfw.h"
+
+/* Copy size of one step when moving a temp file into the output. */
+#define TFW_CHUNK (1ULL << 20)
+
+void tfw_blob_append(struct tfw_blob *b, const void *data, size_t len)
+{
+	if (!len)
+		return;
+	b->data = xrealloc(b->data, b->len + len);
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+}
+
+void tfw_meta_add_option(struct tfw_meta *m, uint16_t id, const void *data, size_t len)
+{
+	struct tfw_opt *o;
+
+	m->opts = xrealloc(m->opts, (m->nopts + 1) * sizeof(*m->opts));
+	o = &m->opts[m->nopts++];
+	o->id = id;
+	o->data = (struct tfw_blob){ 0 };
+	tfw_blob_append(&o->data, data, len);
+}
+
+void tfw_meta_add_format(struct tfw_meta *m, const char *system, const char *data, size_t len)
+{
+	struct tfw_system *s = NULL;
+	struct tfw_blob *b;
+
+	if (!strcmp(system, "ftrace")) {
+		m->ftrace = xrealloc(m->ftrace, (m->nftrace + 1) * sizeof(*m->ftrace));
+		b = &m->ftrace[m->nftrace++];
+	} else {
+		for (size_t i = 0; i < m->nsystems && !s; i++)
+			if (!strcmp(m->systems[i].name, system))
+				s = &m->systems[i];
+		if (!s) {
+			m->systems = xrealloc(m->systems, (m->nsystems + 1) * sizeof(*m->systems));
+			s = &m->systems[m->nsystems++];
+			*s = (struct tfw_system){ .name = xstrdup(system) };
+		}
+		s->formats = xrealloc(s->formats, (s->n + 1) * sizeof(*s->formats));
+		b = &s->formats[s->n++];
+	}
+	*b = (struct tfw_blob){ 0 };
+	tfw_blob_append(b, data, len);
+}
+
+void tfw_meta_free(struct tfw_meta *m)
+{
+	free(m->header_page.data);
+	free(m->header_event.data);
+	for (size_t i = 0; i < m->nftrace; i++)
+		free(m->ftrace[i].data);
+	free(m->ftrace);
+	for (size_t i = 0; i < m->nsystems; i++) {
+		for (size_t j = 0; j < m->systems[i].n; j++)
+			free(m->systems[i].formats[j].data);
+		free(m->systems[i].formats);
+		free(m->systems[i].name);
+	}
+	free(m->systems);
+	free(m->kallsyms.data);
+	free(m->printk.data);
+	free(m->cmdlines.data);
+	for (size_t i = 0; i < m->nopts; i++)
+		free(m->opts[i].data.data);
+	free(m->opts);
+	free(m->clock);
+	memset(m, 0, sizeof(*m));
+}
+
+static void put(struct tfw_blob *b, const void *p, size_t n)
+{
+	tfw_blob_append(b, p, n);
+}
+
+/* Numbers are written in the host's byte order, which the file declares. */
+static void put16(struct tfw_blob *b, uint16_t v)
+{
+	put(b, &v, 2);
+}
+
+static void put32(struct tfw_blob *b, uint32_t v)
+{
+	put(b, &v, 4);
+}
+
+static void put64(struct tfw_blob *b, uint64_t v)
+{
+	put(b, &v, 8);
+}
+
+static bool host_big_endian(void)
+{
+	uint16_t v = 1;
+
+	return *(uint8_t *)&v == 0;
+}
+
+/*
+ * Everything up to the end of the options.  BUFFER options get a zero
+ * offset; their positions in the blob go to buf_pos[] for patching.
+ */
+static void header(const struct tfw_meta *m, bool kallsyms, bool cmdlines, size_t nnames,
+		   const char *const *names, struct tfw_blob *out, size_t *buf_pos)
+{
+	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	uint8_t b;
+
+	put(out, magic, sizeof(magic));
+	put(out, "6", 2);
+	b = host_big_endian();
+	put(out, &b, 1);
+	b = sizeof(long);
+	put(out, &b, 1);
+	put32(out, m->page_size);
+
+	put(out, "header_page", 12);
+	put64(out, m->header_page.len);
+	put(out, m->header_page.data, m->header_page.len);
+	put(out, "header_event", 13);
+	put64(out, m->header_event.len);
+	put(out, m->header_event.data, m->header_event.len);
+
+	put32(out, m->nftrace);
+	for (size_t i = 0; i < m->nftrace; i++) {
+		put64(out, m->ftrace[i].len);
+		put(out, m->ftrace[i].data, m->ftrace[i].len);
+	}
+	put32(out, m->nsystems);
+	for (size_t i = 0; i < m->nsystems; i++) {
+		const struct tfw_system *s = &m->systems[i];
+
+		put(out, s->name, strlen(s->name) + 1);
+		put32(out, s->n);
+		for (size_t j = 0; j < s->n; j++) {
+			put64(out, s->formats[j].len);
+			put(out, s->formats[j].data, s->formats[j].len);
+		}
+	}
+	put32(out, kallsyms ? m->kallsyms.len : 0);
+	if (kallsyms)
+		put(out, m->kallsyms.data, m->kallsyms.len);
+	put32(out, m->printk.len);
+	put(out, m->printk.data, m->printk.len);
+	put64(out, cmdlines ? m->cmdlines.len : 0);
+	if (cmdlines)
+		put(out, m->cmdlines.data, m->cmdlines.len);
+
+	put32(out, m->cpus);
+	put(out, "options  ", 10);
+	for (size_t i = 0; i < m->nopts; i++) {
+		put16(out, m->opts[i].id);
+		put32(out, m->opts[i].data.len);
+		put(out, m->opts[i].data.data, m->opts[i].data.len);
+	}
+	for (size_t i = 0; i < nnames; i++) {
+		size_t len = strlen(names[i]) + 1;
+
+		put16(out, TFW_OPT_BUFFER);
+		put32(out, 8 + len);
+		if (buf_pos)
+			buf_pos[i] = out->len;
+		put64(out, 0);
+		put(out, names[i], len);
+	}
+	put16(out, TFW_OPT_DONE);
+}
+
+uint64_t tfw_header_size(const struct tfw_meta *m, size_t nbuffer_opts, const char *const *names)
+{
+	struct tfw_blob b = { 0 };
+	uint64_t n;
+
+	header(m, true, true, nbuffer_opts, names, &b, NULL);
+	n = b.len;
+	free(b.data);
+	return n;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a)
+{
+	return (v + a - 1) / a * a;
+}
+
+static size_t table_len(const struct tfw_meta *m)
+{
+	return 10 + 16 * (size_t)m->cpus + 8 + strlen(m->clock ? m->clock : "local") + 2;
+}
+
+static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = pwrite(fd, c, n, off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO;
+		c += w;
+		n -= w;
+		off += w;
+	}
+	return 0;
+}
+
+/* Copy len bytes from src at soff to dst at doff, in the kernel where it can. */
+static int copy_range(int src, uint64_t soff, int dst, uint64_t doff, uint64_t len)
+{
+	static bool no_cfr;
+	char *buf = NULL;
+	int r = 0;
+
+	while (len && !no_cfr) {
+		loff_t si = soff, di = doff;
+		ssize_t n = copy_file_range(src, &si, dst, &di, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+			      errno == EOPNOTSUPP)) {
+			no_cfr = true;
+			break;
+		}
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;	/* the source is shorter than it said */
+		soff += n;
+		doff += n;
+		len -= n;
+	}
+	if (len)
+		buf = xmalloc(1 << 16);
+	while (len && !r) {
+		ssize_t n = pread(src, buf, len < (1 << 16) ? len : (1 << 16), soff);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			r = n < 0 ? -errno : -EIO;
+			break;
+		}
+		r = pwrite_all(dst, buf, n, doff);
+		soff += n;
+		doff += n;
+		len -= n;
+	}
+	free(buf);
+	return r;
+}
+
+/*
+ * Move a source into place.  A consumed temp file is copied tail first and
+ * shrunk behind the copy, so the move needs only one chunk of free space.
+ */
+static int copy_src(int fd, uint64_t off, struct tfw_src *s, bool consume, uint32_t page,
+		    uint64_t chunk)
+{
+	uint64_t end = s->size;
+
+	if (s->mem)
+		return pwrite_all(fd, s->mem, s->size, off);
+	if (!consume)
+		return copy_range(s->fd, 0, fd, off, s->size);
+	while (end) {
+		uint64_t start = end > chunk ? end - chunk : 0;
+		int r;
+
+		start = start / page * page;
+		r = copy_range(s->fd, start, fd, off + start, end - start);
+		if (r)
+			return r;
+		if (ftruncate(s->fd, start))
+			return -errno;
+		end = start;
+	}
+	return 0;
+}
+
+static uint64_t total_data(struct tfw_buffer *bufs, size_t nbufs, int cpus, uint64_t *largest)
+{
+	uint64_t t = 0;
+
+	*largest = 0;
+	for (size_t b = 0; b < nbufs; b++)
+		for (int c = 0; c < cpus; c++) {
+			t += bufs[b].cpu[c].size;
+			if (bufs[b].cpu[c].size > *largest)
+				*largest = bufs[b].cpu[c].size;
+		}
+	return t;
+}
+
+/*
+ * Make the file fit the free space of fd's file system: leave kallsyms out,
+ * then the saved cmdlines, then cut the newest pages of the fullest CPUs,
+ * which frees their room in the temp files (on the same file system as the
+ * output).
+ */
+static void fit(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs,
+		uint64_t hdr, bool consume, struct tfw_result *res, bool *kallsyms, bool *cmdlines,
+		uint64_t *chunk)
+{
+	struct statvfs sv;
+	uint64_t avail, largest, data = total_data(bufs, nbufs, m->cpus, &largest), need;
+
+	if (fstatvfs(fd, &sv))
+		return;
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	/*
+	 * The header, and a table per buffer (padding is left as holes and
+	 * takes no room).  Moving a temp file needs one chunk of room: take
+	 * small chunks when room is short.
+	 */
+	need = align_up(hdr + table_len(m), m->page_size) +
+	       (nbufs - 1) * align_up(table_len(m), m->page_size);
+	if (consume && need + *chunk > avail)
+		*chunk = m->page_size;
+	need += consume ? (largest < *chunk ? largest : *chunk) : data;
+	if (need <= avail)
+		return;
+	if (m->kallsyms.len) {
+		*kallsyms = false;
+		res->dropped_kallsyms = true;
+		need -= m->kallsyms.len;
+		if (need <= avail)
+			return;
+	}
+	if (m->cmdlines.len) {
+		*cmdlines = false;
+		res->dropped_cmdlines = true;
+		need -= m->cmdlines.len;
+		if (need <= avail)
+			return;
+	}
+	if (!consume)
+		return;
+	while (need > avail) {
+		struct tfw_src *big = NULL;
+		uint64_t cut;
+
+		for (size_t b = 0; b < nbufs; b++)
+			for (int c = 0; c < m->cpus; c++)
+				if (!big || bufs[b].cpu[c].size > big->size)
+					big = &bufs[b].cpu[c];
+		if (!big || !big->size)
+			return;
+		cut = align_up(need - avail, m->page_size);
+		if (cut > big->size)
+			cut = big->size;
+		big->size -= cut;
+		res->dropped_bytes += cut;
+		/* Shrinking the temp file is what frees the room. */
+		if (big->fd >= 0 && !big->mem && ftruncate(big->fd, big->size) == 0)
+			avail += cut;
+		else
+			need -= cut;
+	}
+}
+
+int tfw_write(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs, unsigned flags,
+	      struct tfw_result *res)
+{
+	const char **names = xcalloc(nbufs, sizeof(*names));
+	size_t *buf_pos = xcalloc(nbufs, sizeof(*buf_pos));
+	uint64_t **offs = xcalloc(nbufs, sizeof(*offs));
+	uint64_t *start = xcalloc(nbufs, sizeof(*start));
+	struct tfw_blob hdr = { 0 };
+	struct tfw_result dummy;
+	bool kallsyms = true, cmdlines = true, consume = flags & TFW_CONSUME;
+	uint64_t pos, largest, chunk = TFW_CHUNK;
+	uint32_t page = m->page_size;
+	int r = 0;
+
+	if (!res)
+		res = &dummy;
+	memset(res, 0, sizeof(*res));
+	for (size_t b = 1; b < nbufs; b++)
+		names[b - 1] = bufs[b].name;
+	if (flags & TFW_FIT)
+		fit(fd, m, bufs, nbufs, tfw_header_size(m, nbufs - 1, names),
+		    consume, res, &kallsyms, &cmdlines, &chunk);
+	header(m, kallsyms, cmdlines, nbufs - 1, names, &hdr, buf_pos);
+
+	/* Lay out every buffer's table and pages before writing anything. */
+	pos = hdr.len;
+	for (size_t b = 0; b < nbufs; b++) {
+		start[b] = pos;
+		if (b > 0)
+			memcpy(hdr.data + buf_pos[b - 1], &pos, 8);
+		pos = align_up(pos + table_len(m), page);
+		offs[b] = xcalloc(m->cpus, sizeof(**offs));
+		for (int c = 0; c < m->cpus; c++) {
+			offs[b][c] = pos;
+			pos = align_up(pos + bufs[b].cpu[c].size, page);
+		}
+	}
+	res->bytes = pos;
+	res->data_bytes = total_data(bufs, nbufs, m->cpus, &largest);
+
+	/*
+	 * The file gets its final length first: pages never written (after a
+	 * failure) read back as zeroes, which is an empty sub-buffer, so the
+	 * tables stay true and the file stays readable.
+	 */
+	if (ftruncate(fd, 0) || ftruncate(fd, pos))
+		r = -errno;
+	if (!r)
+		r = pwrite_all(fd, hdr.data, hdr.len, 0);
+	for (size_t b = 0; b < nbufs && !r; b++) {
+		struct tfw_blob t = { 0 };
+		const char *clock = m->clock ? m->clock : "local";
+
+		put(&t, "flyrecord", 10);
+		for (int c = 0; c < m->cpus; c++) {
+			put64(&t, offs[b][c]);
+			put64(&t, bufs[b].cpu[c].size);
+		}
+		put64(&t, strlen(clock) + 2);
+		put(&t, "[", 1);
+		put(&t, clock, strlen(clock));
+		put(&t, "]", 1);
+		r = pwrite_all(fd, t.data, t.len, start[b]);
+		free(t.data);
+	}
+	for (size_t b = 0; b < nbufs && !r; b++)
+		for (int c = 0; c < m->cpus && !r; c++)
+			if (bufs[b].cpu[c].size)
+				r = copy_src(fd, offs[b][c], &bufs[b].cpu[c], consume, page, chunk);
+
+	for (size_t b = 0; b < nbufs; b++)
+		free(offs[b]);
+	free(offs);
+	free(start);
+	free(buf_pos);
+	free(names);
+	free(hdr.data);
+	return r;
+}

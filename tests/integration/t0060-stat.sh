@@ -1,0 +1,61 @@
+#!/bin/bash
+# tr stat: what is set now.
+. "$(dirname "$0")/lib.sh"
+
+test_expect_success 'stat shows tracer, events, filters and triggers of an instance' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst" &&
+	tr start -B $inst -e sched:sched_switch -f "prev_pid == 1" -C global &&
+	echo "stacktrace:5 if prev_pid == 999999" >$TRACEFS/instances/$inst/events/sched/sched_switch/trigger &&
+	tr stat -B $inst >out &&
+	test_grep -x "$inst" out &&
+	test_grep -E "^  tracer: +nop$" out &&
+	test_grep -E "^  tracing_on: +1$" out &&
+	test_grep -E "^  clock: +global$" out &&
+	test_grep -E "^  events: +sched:sched_switch$" out &&
+	test_grep -E "^  event filters: +sched:sched_switch: prev_pid == 1$" out &&
+	test_grep -E "^  triggers: +sched:sched_switch: stacktrace:count=5 if prev_pid == 999999$" out &&
+	test_grep -E "^  buffer_size_kb: +[0-9]+$" out
+'
+
+test_expect_success 'stat shows per-CPU statistics, one row per CPU' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	tr stat -B $inst >out &&
+	test_grep -E "^  per-cpu stats: +cpu +entries +overrun +commit +dropped$" out &&
+	n=$(ls -d $TRACEFS/instances/$inst/per_cpu/cpu* | wc -l) &&
+	test $(grep -cE "^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$" out) = $n
+'
+
+test_expect_success 'stat counts the entries in the buffer' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	for i in 1 2 3; do taskset -c 0 sh -c "echo m$i >$TRACEFS/instances/$inst/trace_marker"; done &&
+	tr stat -B $inst >out &&
+	test_grep -E "^ +0 +3 +0 +0 +0$" out
+'
+
+test_expect_success 'stat without -B covers the top level and every instance' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	tr stat >out &&
+	test_grep -x "top-level buffer" out &&
+	test_grep -x "$inst" out
+'
+
+if ! test_have function_filter; then
+	test_expect_success 'stat says function filters are unavailable, with the reason' '
+		tr stat >out &&
+		test_grep -E "^  function filter: +unavailable \(Operation not permitted\)$" out
+	'
+fi
+
+test_expect_success 'stat of a missing instance names it' '
+	test_expect_code 1 tr stat -B nosuch-$$ 2>err &&
+	test_grep "no such instance '"'"'nosuch-$$'"'"'" err
+'
+
+test_done

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The trace.dat v6 writer: write small files from synthetic pages and read
+ * the layout back byte by byte, as trace-cmd.dat.v6(5) describes it.  Also
+ * the recorder's page-flag and stats parsers.  No tracefs, no root.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rec.h"
+#include "tfw.h"
+#include "unit.h"
+
+#define PAGE 4096
+
+/* A cursor over the file read back. */
+struct cur {
+	const unsigned char *p;
+	size_t len, off;
+	bool bad;
+};
+
+static const void *take(struct cur *c, size_t n)
+{
+	const void *r;
+
+	if (c->off + n > c->len) {
+		c->bad = true;
+		return "\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
+	}
+	r = c->p + c->off;
+	c->off += n;
+	return r;
+}
+
+static uint16_t u16(struct cur *c)
+{
+	uint16_t v;
+
+	memcpy(&v, take(c, 2), 2);
+	return v;
+}
+
+static uint32_t u32(struct cur *c)
+{
+	uint32_t v;
+
+	memcpy(&v, take(c, 4), 4);
+	return v;
+}
+
+static uint64_t u64(struct cur *c)
+{
+	uint64_t v;
+
+	memcpy(&v, take(c, 8), 8);
+	return v;
+}
+
+static bool bytes_are(struct cur *c, const void *want, size_t n)
+{
+	return memcmp(take(c, n), want, n) == 0;
+}
+
+static char *str(struct cur *c)
+{
+	const char *s = (const char *)c->p + c->off;
+	size_t n = strnlen(s, c->len - c->off);
+
+	take(c, n + 1);
+	return xstrdup(s);
+}
+
+/* A sub-buffer: timestamp, commit (with flags), then commit bytes of data. */
+static void make_page(unsigned char *page, uint64_t ts, unsigned long commit, unsigned char fill)
+{
+	memset(page, 0, PAGE);
+	memcpy(page, &ts, 8);
+	memcpy(page + 8, &commit, 8);
+	memset(page + 16, fill, commit & 0x3fffffff);
+}
+
+static void meta_init(struct tfw_meta *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->page_size = PAGE;
+	m->cpus = 2;
+	tfw_blob_append(&m->header_page, "field: u64 timestamp;\n", 22);
+	tfw_blob_append(&m->header_event, "type_len : 5 bits\n", 18);
+	tfw_meta_add_format(m, "ftrace", "name: function\n", 15);
+	tfw_meta_add_format(m, "ftrace", "name: print\n", 12);
+	tfw_meta_add_format(m, "sched", "name: sched_switch\n", 19);
+	tfw_meta_add_format(m, "irq", "name: irq_handler_entry\n", 24);
+	tfw_meta_add_format(m, "sched", "name: sched_wakeup\n", 19);
+	tfw_blob_append(&m->kallsyms, "ffffffff81000000 T _stext\n", 26);
+	tfw_blob_append(&m->printk, "0x1 : \"x\"\n", 10);
+	tfw_blob_append(&m->cmdlines, "1 init\n", 7);
+	tfw_meta_add_option(m, TFW_OPT_UNAME, "Linux test", 11);
+	tfw_meta_add_option(m, TFW_OPT_TRACECLOCK, "[local] global", 15);
+	m->clock = xstrdup("local");
+}
+
+static int scratch_fd(void)
+{
+	char path[] = "/tmp/tr-test-tfw.XXXXXX";
+	int fd = mkstemp(path);
+
+	if (fd >= 0)
+		unlink(path);
+	return fd;
+}
+
+static unsigned char *slurp_fd(int fd, size_t *len)
+{
+	struct stat st;
+	unsigned char *buf;
+
+	fstat(fd, &st);
+	buf = xmalloc(st.st_size + 1);
+	*len = pread(fd, buf, st.st_size, 0) == st.st_size ? (size_t)st.st_size : 0;
+	return buf;
+}
+
+/* Check the part before the options, as the man page lays it out. */
+static void check_front(struct cur *c, bool kallsyms)
+{
+	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	char *s;
+
+	CHECK(bytes_are(c, magic, 10));
+	CHECK(bytes_are(c, "6", 2));
+	CHECK(*(const unsigned char *)take(c, 1) == 0);	/* little endian (x86, arm64) */
+	CHECK(*(const unsigned char *)take(c, 1) == sizeof(long));
+	CHECK(u32(c) == PAGE);
+	CHECK(bytes_are(c, "header_page", 12));
+	CHECK(u64(c) == 22);
+	CHECK(bytes_are(c, "field: u64 timestamp;\n", 22));
+	CHECK(bytes_are(c, "header_event", 13));
+	CHECK(u64(c) == 18);
+	take(c, 18);
+	CHECK(u32(c) == 2);	/* ftrace formats */
+	CHECK(u64(c) == 15);
+	CHECK(bytes_are(c, "name: function\n", 15));
+	CHECK(u64(c) == 12);
+	CHECK(bytes_are(c, "name: print\n", 12));
+	CHECK(u32(c) == 2);	/* systems, in order of first appearance */
+	s = str(c);
+	CHECK_STR(s, "sched");
+	free(s);
+	CHECK(u32(c) == 2);
+	CHECK(u64(c) == 19);
+	CHECK(bytes_are(c, "name: sched_switch\n", 19));
+	CHECK(u64(c) == 19);
+	CHECK(bytes_are(c, "name: sched_wakeup\n", 19));
+	s = str(c);
+	CHECK_STR(s, "irq");
+	free(s);
+	CHECK(u32(c) == 1);
+	CHECK(u64(c) == 24);
+	take(c, 24);
+	if (kallsyms) {
+		CHECK(u32(c) == 26);
+		CHECK(bytes_are(c, "ffffffff81000000 T _stext\n", 26));
+	} else {
+		CHECK(u32(c) == 0);
+	}
+	CHECK(u32(c) == 10);
+	take(c, 10);
+	CHECK(u64(c) == 7);
+	CHECK(bytes_are(c, "1 init\n", 7));
+	CHECK(u32(c) == 2);	/* cpus */
+	CHECK(bytes_are(c, "options  ", 10));
+}
+
+/* Read a flyrecord table at c's offset; returns the offsets and sizes. */
+static void check_table(struct cur *c, uint64_t off[2], uint64_t size[2])
+{
+	CHECK(bytes_are(c, "flyrecord", 10));
+	for (int i = 0; i < 2; i++) {
+		off[i] = u64(c);
+		size[i] = u64(c);
+		CHECK(off[i] % PAGE == 0);
+	}
+	CHECK(u64(c) == 7);
+	CHECK(bytes_are(c, "[local]", 7));
+}
+
+TEST(top_level_file)
+{
+	struct tfw_meta m;
+	static unsigned char pages[3][PAGE];
+	struct tfw_src src[2] = { { .mem = pages, .size = 2 * PAGE }, { .mem = pages[2], .size = PAGE } };
+	struct tfw_buffer buf = { NULL, src };
+	struct tfw_result res;
+	struct cur c = { 0 };
+	uint64_t off[2], size[2];
+	int fd = scratch_fd();
+	unsigned char *file;
+
+	meta_init(&m);
+	make_page(pages[0], 1000, 100, 0xa1);
+	make_page(pages[1], 2000, 200, 0xa2);
+	make_page(pages[2], 1500, 300, 0xb1);
+	CHECK(fd >= 0);
+	CHECK(tfw_write(fd, &m, &buf, 1, 0, &res) == 0);
+	file = slurp_fd(fd, &c.len);
+	c.p = file;
+	CHECK(res.bytes == c.len);
+	CHECK(res.data_bytes == 3 * PAGE);
+	CHECK(!res.dropped_kallsyms && !res.dropped_bytes);
+	check_front(&c, true);
+	CHECK(u16(&c) == TFW_OPT_UNAME);
+	CHECK(u32(&c) == 11);
+	CHECK(bytes_are(&c, "Linux test", 11));
+	CHECK(u16(&c) == TFW_OPT_TRACECLOCK);
+	CHECK(u32(&c) == 15);
+	take(&c, 15);
+	CHECK(u16(&c) == TFW_OPT_DONE);
+	CHECK(c.off == tfw_header_size(&m, 0, NULL));
+	check_table(&c, off, size);
+	CHECK(size[0] == 2 * PAGE && size[1] == PAGE);
+	CHECK(off[0] >= c.off && off[1] >= off[0] + size[0]);
+	CHECK(off[1] + size[1] <= c.len);
+	CHECK(!c.bad);
+	if (!c.bad && off[1] + size[1] <= c.len) {
+		CHECK(memcmp(file + off[0], pages, 2 * PAGE) == 0);
+		CHECK(memcmp(file + off[1], pages[2], PAGE) == 0);
+	}
+	free(file);
+	close(fd);
+	tfw_meta_free(&m);
+}
+
+/* An instance goes in a BUFFER option pointing at its own flyrecord. */
+TEST(instance_buffer_from_temp_file)
+{
+	struct tfw_meta m;
+	static unsigned char page[PAGE];
+	struct tfw_src none[2] = { { .fd = -1 }, { .fd = -1 } };
+	struct tfw_src src[2] = { { .fd = -1 }, { .fd = scratch_fd(), .size = 2 * PAGE } };
+	struct tfw_buffer bufs[2] = { { NULL, none }, { "myinst", src } };
+	struct tfw_result res;
+	struct cur c = { 0 };
+	uint64_t off[2], size[2], boff = 0;
+	int fd = scratch_fd();
+	unsigned char *file;
+	struct stat st;
+	char *name;
+
+	meta_init(&m);
+	make_page(page, 42, 64, 0xc1);
+	CHECK(pwrite(src[1].fd, page, PAGE, 0) == PAGE);
+	make_page(page, 43, 128 | (1UL << 31), 0xc2);
+	CHECK(pwrite(src[1].fd, page, PAGE, PAGE) == PAGE);
+	CHECK(tfw_write(fd, &m, bufs, 2, TFW_CONSUME, &res) == 0);
+	/* Consumed: the temp file was moved into the output. */
+	CHECK(fstat(src[1].fd, &st) == 0 && st.st_size == 0);
+	file = slurp_fd(fd, &c.len);
+	c.p = file;
+	check_front(&c, true);
+	for (;;) {
+		uint16_t id = u16(&c);
+		uint32_t len;
+
+		if (id == TFW_OPT_DONE || c.bad)
+			break;
+		len = u32(&c);
+		if (id == TFW_OPT_BUFFER) {
+			CHECK(len == 8 + 7);
+			boff = u64(&c);
+			name = str(&c);
+			CHECK_STR(name, "myinst");
+			free(name);
+		} else {
+			take(&c, len);
+		}
+	}
+	CHECK(boff != 0);
+	check_table(&c, off, size);
+	CHECK(size[0] == 0 && size[1] == 0);
+	c.off = boff;
+	check_table(&c, off, size);
+	CHECK(size[0] == 0 && size[1] == 2 * PAGE);
+	CHECK(!c.bad);
+	if (!c.bad && off[1] + size[1] <= c.len) {
+		uint64_t missed = 0;
+
+		CHECK(file[off[1] + 16] == 0xc1 && file[off[1] + PAGE + 16] == 0xc2);
+		CHECK(!rec_page_missed(file + off[1], PAGE, &missed));
+		CHECK(rec_page_missed(file + off[1] + PAGE, PAGE, &missed) && missed == 0);
+	}
+	free(file);
+	close(fd);
+	close(src[1].fd);
+	tfw_meta_free(&m);
+}
+
+TEST(missed_events_flags)
+{
+	static unsigned char page[PAGE];
+	unsigned long n = 17;
+	uint64_t missed = 0;
+
+	make_page(page, 1, 40, 0);
+	CHECK(!rec_page_missed(page, PAGE, &missed));
+	make_page(page, 1, 40 | (1UL << 31) | (1UL << 30), 0);
+	memcpy(page + 16 + 40, &n, sizeof(n));
+	CHECK(rec_page_missed(page, PAGE, &missed));
+	CHECK(missed == 17);
+	/* A stored count that would lie past the page is not read. */
+	make_page(page, 1, (PAGE - 16) | (1UL << 31) | (1UL << 30), 0);
+	CHECK(rec_page_missed(page, PAGE, &missed) && missed == 17);
+}
+
+TEST(kernel_stats)
+{
+	struct rec_kstats s;
+
+	rec_kstats_parse("entries: 5\noverrun: 12\ncommit overrun: 1\nbytes: 4096\n"
+			 "oldest event ts:  1123.204411\nnow ts:  1123.295780\n"
+			 "dropped events: 3\nread events: 20\n",
+			 &s);
+	CHECK(s.entries == 5 && s.overrun == 12 && s.commit_overrun == 1 && s.bytes == 4096);
+	CHECK(s.dropped == 3 && s.read == 20);
+	rec_kstats_parse("", &s);
+	CHECK(s.entries == 0 && s.read == 0);
+}
+
+UNIT_MAIN(T(top_level_file), T(instance_buffer_from_temp_file), T(missed_events_flags),
+	  T(kernel_stats))
