@@ -11,6 +11,8 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 PKGS    := libtracefs libtraceevent ncursesw libzstd zlib
 CFLAGS  ?= -O2 -g
+# CI sets CI=true: warnings are errors there.
+WERROR  ?= $(filter true,$(CI))
 WARN    := -Wall -Wextra $(if $(WERROR),-Werror)
 # Recursive (=) on purpose: pkg-config runs when a recipe needs the flags,
 # which is after "make deps" has installed the libraries.

@@ -371,7 +371,7 @@ static void print_formats(struct run *x)
 	}
 }
 
-static int setup_input(struct run *x, struct input *in)
+static int setup_input(struct run *x, struct input *in, int width)
 {
 	struct tep_handle *tep = tfile_tep(in->tf);
 	int nb = tfile_nbuffers(in->tf);
@@ -388,11 +388,21 @@ static int setup_input(struct run *x, struct input *in)
 			return err;
 	}
 	fmt_src_filter_invert(in->src, x->r->invert);
+	/*
+	 * As trace-cmd: once any buffer has a name, every line starts with its
+	 * buffer's name right-aligned to the longest, and the top level's
+	 * with as many spaces.
+	 */
 	in->prefix = xcalloc(nb ? nb : 1, sizeof(*in->prefix));
 	for (int b = 0; b < nb; b++) {
 		const char *name = tfile_buffer(in->tf, b)->name;
 
-		in->prefix[b] = name[0] ? xasprintf("%s: ", name) : xstrdup("");
+		if (!width)
+			in->prefix[b] = xstrdup("");
+		else if (name[0])
+			in->prefix[b] = xasprintf("%*s: ", width, name);
+		else
+			in->prefix[b] = xasprintf("%*s", width + 2, "");
 	}
 	return 0;
 }
@@ -420,7 +430,7 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 {
 	struct run x = { .r = r, .out = out };
 	unsigned flags = 0;
-	int err = 0;
+	int err = 0, width = 0, namew = 0;
 
 	tep_set_loglevel(TEP_LOG_CRITICAL);
 	if (r->list_events)
@@ -438,8 +448,15 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 		goto out;
 	}
 	x.f = fmt_new(out, &r->fo);
+	for (size_t i = 0; i < x.nin; i++)
+		for (int b = 0; b < tfile_nbuffers(x.in[i].tf); b++) {
+			int n = strlen(tfile_buffer(x.in[i].tf, b)->name);
+
+			if (n > width)
+				width = n;
+		}
 	for (size_t i = 0; i < x.nin && !err; i++)
-		err = setup_input(&x, &x.in[i]);
+		err = setup_input(&x, &x.in[i], width);
 	if (err)
 		goto out;
 	list_cursors(&x);
@@ -450,9 +467,16 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 		err = print_stat(&x);
 		goto out;
 	}
+	for (size_t i = 0; i < x.nin; i++)
+		if ((int)strlen(tfile_path(x.in[i].tf)) > namew)
+			namew = strlen(tfile_path(x.in[i].tf));
 	if (r->fo.kind == FMT_TEXT && !r->first && !r->last)
-		for (size_t i = 0; i < x.nin; i++)
+		for (size_t i = 0; i < x.nin; i++) {
+			/* With several files, trace-cmd names each, right-aligned. */
+			if (x.nin > 1)
+				fprintf(out, "%*s: ", namew, tfile_path(x.in[i].tf));
 			fprintf(out, "cpus=%d\n", tfile_info(x.in[i].tf)->cpus);
+		}
 	err = print_latency(&x);
 	if (!err)
 		err = learn_comms(&x);

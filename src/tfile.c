@@ -457,7 +457,11 @@ static int open_v6(struct tfile *tf, struct rd *r)
 	struct tfile_buffer *top;
 	int err;
 
-	if ((err = parse_header_info(tf, r)) || (err = parse_ftrace_events(tf, r)))
+	r->what = "the header page";
+	if ((err = parse_header_info(tf, r)))
+		return err;
+	r->what = "the ftrace event formats";
+	if ((err = parse_ftrace_events(tf, r)))
 		return err;
 	r->what = "the event formats";
 	if ((err = parse_event_formats(tf, r)))
@@ -528,7 +532,7 @@ static int load_section(struct tfile *tf, uint64_t off, uint16_t want, const cha
 
 	*owned = NULL;
 	if (off >= tf->size)
-		return tfile_bad(tf, -EBADMSG, 0, "truncated at offset %llu (%s is at %llu)",
+		return tfile_bad(tf, -EBADMSG, 0, "truncated at offset %llu (%s should be at %llu)",
 				 (unsigned long long)tf->size, what, (unsigned long long)off);
 	rd_init(&h, tf, off, tf->size - off, what);
 	id = rd_u16(&h);
