@@ -20,6 +20,7 @@ struct tr_setup {
 	const char *clock;
 	uint64_t buffer_kb;	/* 0 = leave */
 	struct strv options;	/* "name" or "noname" */
+	struct strv triggers;	/* "SYS:EV:COMMAND..." for the life of the session */
 };
 
 int setup_apply(struct tfs_inst *in, const struct tr_setup *s);

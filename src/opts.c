@@ -4,11 +4,15 @@
  * puts a pointer to the matching struct in child_inputs[i] at ARGP_KEY_INIT.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "parse.h"
 #include "setup.h"
+#include "trigger.h"
+
+enum { OPT_TRIGGER = 0x200 };
 #include "tfs.h"
 
 static const struct argp_option instance_options[] = {
@@ -78,15 +82,26 @@ static const struct argp_option setup_options[] = {
 	{ "clock", 'C', "CLOCK", 0, "Set trace_clock (tr list -C shows them)", 0 },
 	{ "buffer-size", 'b', "KB", 0, "Per-CPU ring buffer size in KiB (k/M/G suffixes allowed)", 0 },
 	{ "option", 'O', "OPT", 0, "Set trace option OPT, or clear it with noOPT. Repeatable", 0 },
+	{ "trigger", OPT_TRIGGER, "SYS:EV:CMD", 0,
+	  "Add an event trigger for the session, e.g. 'sched:sched_switch:traceoff:5'. Repeatable", 0 },
 	{ 0 }
 };
 
 static error_t setup_parse(int key, char *arg, struct argp_state *state)
 {
 	struct tr_setup *s = state->input;
+	char *sys, *ev, *trig;
 	uint64_t v;
 
 	switch (key) {
+	case OPT_TRIGGER:
+		if (trig_split_event(arg, &sys, &ev, &trig))
+			argp_error(state, "%s", tr_failure());
+		free(sys);
+		free(ev);
+		free(trig);
+		strv_push(&s->triggers, arg);
+		return 0;
 	case 'p':
 		s->tracer = arg;
 		return 0;

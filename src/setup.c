@@ -9,6 +9,7 @@
 
 #include "probe.h"
 #include "setup.h"
+#include "trigger.h"
 
 static bool word_in(const char *list, const char *word)
 {
@@ -157,6 +158,17 @@ int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
 	}
 	if (!r)
 		r = setup_events(in, s->events);
+	for (size_t i = 0; !r && i < s->triggers.n; i++) {
+		char *sys, *ev, *trig;
+
+		r = trig_split_event(s->triggers.v[i], &sys, &ev, &trig);
+		if (r)
+			break;
+		r = trig_add(in, sys, ev, trig);
+		free(sys);
+		free(ev);
+		free(trig);
+	}
 	if (!r && s->tracer) {
 		r = tfs_set(in, "current_tracer", s->tracer);
 		if (r)
@@ -169,4 +181,5 @@ int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
 void setup_free(struct tr_setup *s)
 {
 	strv_free(&s->options);
+	strv_free(&s->triggers);
 }

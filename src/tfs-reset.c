@@ -28,6 +28,10 @@ char *tfs_trigger_removal(const char *shown)
 			*p = '\0';
 		if ((p = strstr(s, ":count=")) || (p = strstr(s, ":unlimited")))
 			*p = '\0';
+		/* "traceoff:3", as tr itself writes a count. */
+		p = strrchr(s, ':');
+		if (p && p[1] && strspn(p + 1, "0123456789") == strlen(p + 1))
+			*p = '\0';
 	}
 	p = xasprintf("!%s", s);
 	free(s);

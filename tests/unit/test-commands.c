@@ -59,6 +59,9 @@ TEST(trigger_removal)
 {
 	CHECK_OWNED(tfs_trigger_removal("traceoff:count=2"), "!traceoff");
 	CHECK_OWNED(tfs_trigger_removal("traceon:unlimited"), "!traceon");
+	CHECK_OWNED(tfs_trigger_removal("traceoff:3 if pid == 1"), "!traceoff");
+	CHECK_OWNED(tfs_trigger_removal("enable_event:sched:sched_switch:5"),
+		    "!enable_event:sched:sched_switch");
 	CHECK_OWNED(tfs_trigger_removal("enable_event:sched:sched_wakeup:unlimited if prev_pid == 1"),
 		    "!enable_event:sched:sched_wakeup");
 	CHECK_OWNED(tfs_trigger_removal("stacktrace:count=5 if pid > 1"), "!stacktrace");

@@ -1,0 +1,276 @@
+#!/usr/bin/env python3
+# Rewrite a trace.dat file (version 6, or version 7 without compression) so
+# tests can have inputs trace-cmd on this machine cannot write:
+#
+#   rewrite-dat.py IN OUT [--zip none|zlib|zstd] [--no-kallsyms] [--chunk PAGES]
+#
+# --zip zlib|zstd (v7 only) compresses every metadata section and the trace
+# data in chunks of --chunk pages, as trace-cmd does; zstd needs the zstd
+# program.  --no-kallsyms drops the kallsyms, which are most of a small
+# file.  Written from the format described in trace-cmd.dat.v6(5) and v7(5).
+import struct
+import subprocess
+import sys
+import zlib
+
+MAGIC = b'\x17\x08Dtracing'
+
+
+def zstd_compress(data):
+    return subprocess.run(['zstd', '-q', '-19', '-c'], input=data, stdout=subprocess.PIPE,
+                          check=True).stdout
+
+
+class Reader:
+    def __init__(self, data, end='<'):
+        self.d, self.e = data, end
+
+    def u(self, off, n):
+        return struct.unpack_from(self.e + {2: 'H', 4: 'I', 8: 'Q'}[n], self.d, off)[0]
+
+    def cstr(self, off):
+        n = self.d.index(b'\0', off)
+        return self.d[off:n], n + 1
+
+
+def rewrite_v6(d, r, pos, args):
+    """v6: everything in a fixed order; only kallsyms can be dropped."""
+    e = r.e
+    out = bytearray(d[:pos])
+    p = pos
+    # header_page, header_event
+    for name in (b'header_page\0', b'header_event\0'):
+        n = r.u(p + len(name), 8)
+        out += d[p:p + len(name) + 8 + n]
+        p += len(name) + 8 + n
+    # ftrace formats
+    cnt = r.u(p, 4)
+    q = p + 4
+    for _ in range(cnt):
+        q += 8 + r.u(q, 8)
+    out += d[p:q]
+    p = q
+    # event formats
+    nsys = r.u(p, 4)
+    q = p + 4
+    for _ in range(nsys):
+        _, q = r.cstr(q)
+        cnt = r.u(q, 4)
+        q += 4
+        for _ in range(cnt):
+            q += 8 + r.u(q, 8)
+    out += d[p:q]
+    p = q
+    # kallsyms
+    n = r.u(p, 4)
+    if args['no_kallsyms']:
+        out += struct.pack(e + 'I', 0)
+    else:
+        out += d[p:p + 4 + n]
+    p += 4 + n
+    # printk, cmdlines
+    n = r.u(p, 4)
+    out += d[p:p + 4 + n]
+    p += 4 + n
+    n = r.u(p, 8)
+    out += d[p:p + 8 + n]
+    p += 8 + n
+    cpus = r.u(p, 4)
+    out += d[p:p + 4]
+    p += 4
+    page = r.u(len(MAGIC) + 4, 4)
+    # options and the flyrecord tables: copy, remembering where offsets go
+    fixups = []          # (position in out, old data offset) of u64 offsets
+    buffers = []         # old offsets of "flyrecord" tables of instances
+    tag = d[p:p + 10]
+    out += tag
+    p += 10
+    if tag == b'options  \0':
+        while True:
+            oid = r.u(p, 2)
+            out += d[p:p + 2]
+            p += 2
+            if oid == 0:
+                break
+            n = r.u(p, 4)
+            if oid == 3:
+                buffers.append((len(out) + 4, r.u(p + 4, 8)))
+            out += d[p:p + 4 + n]
+            p += 4 + n
+        tag = d[p:p + 10]
+        out += tag
+        p += 10
+    if tag != b'flyrecord\0':
+        sys.exit('rewrite-dat: only flyrecord v6 files')
+    tables = [(None, p)] + buffers
+    # The top table sits right here; instance tables are elsewhere: rebuild all.
+    blobs = []
+    top_table_at = len(out)
+    out += b'\0' * (16 * cpus)
+    for i, (optpos, old) in enumerate(tables):
+        if optpos is None:
+            continue
+        # instance tables go after the top one, each "flyrecord\0" + pairs
+        new = len(out)
+        struct.pack_into(e + 'Q', out, optpos, new)
+        out += b'flyrecord\0' + b'\0' * (16 * cpus)
+        tables[i] = (new + 10, old + 10)
+    tables[0] = (top_table_at, p)
+    for new_at, old_at in tables:
+        for c in range(cpus):
+            off, size = r.u(old_at + 16 * c, 8), r.u(old_at + 16 * c + 8, 8)
+            blobs.append((new_at + 16 * c, d[off:off + size]))
+    for at, blob in blobs:
+        if len(out) % page:
+            out += b'\0' * (page - len(out) % page)
+        struct.pack_into(e + 'QQ', out, at, len(out) if blob else len(out), len(blob))
+        out += blob
+    return bytes(out)
+
+
+def section(sid, flags, string, payload, e):
+    return struct.pack(e + 'HHIQ', sid, flags, string, len(payload)) + payload
+
+
+def zip_meta(kind, data, e):
+    if kind == 'zlib':
+        c = zlib.compress(data, 9)
+    else:
+        c = zstd_compress(data)
+    return struct.pack(e + 'II', len(c), len(data)) + c
+
+
+def rewrite_v7(d, r, pos, args):
+    e = r.e
+    zname, q = r.cstr(pos)
+    zver, q = r.cstr(q)
+    if zname != b'none':
+        sys.exit('rewrite-dat: the input must be an uncompressed v7 file')
+    first = r.u(q, 8)
+    page = r.u(len(MAGIC) + 4, 4)
+    kind = args['zip']
+    flags = 0 if kind == 'none' else 1
+    version = {'none': b'', 'zlib': zlib.ZLIB_VERSION.encode(), 'zstd': b'1.5.4'}[kind]
+    out = bytearray(d[:pos]) + kind.encode() + b'\0' + version + b'\0'
+    first_at = len(out)
+    out += b'\0' * 8
+
+    # Read every options section of the input.
+    options = []
+    nxt = first
+    while nxt:
+        sid, sfl, sstr, size = struct.unpack_from(e + 'HHIQ', d, nxt)
+        p, end = nxt + 16, nxt + 16 + size
+        nxt = 0
+        while p < end:
+            oid, n = r.u(p, 2), r.u(p + 2, 4)
+            body = d[p + 6:p + 6 + n]
+            p += 6 + n
+            if oid == 0:
+                nxt = struct.unpack_from(e + 'Q', body)[0]
+                break
+            options.append((oid, body))
+
+    def old_section(off):
+        sid, sfl, sstr, size = struct.unpack_from(e + 'HHIQ', d, off)
+        return sid, sstr, d[off + 16:off + 16 + size]
+
+    new_opts = []
+    for oid, body in options:
+        if 16 <= oid <= 21:
+            if oid == 19 and args['no_kallsyms']:
+                continue
+            sid, sstr, payload = old_section(struct.unpack_from(e + 'Q', body)[0])
+            at = len(out)
+            if flags:
+                payload = zip_meta(kind, payload, e)
+            out += section(sid, flags, sstr, payload, e)
+            new_opts.append((oid, struct.pack(e + 'Q', at)))
+        elif oid == 3:
+            boff = struct.unpack_from(e + 'Q', body)[0]
+            rb = Reader(body, e)
+            name, p = rb.cstr(8)
+            clock, p = rb.cstr(p)
+            psize, ncpu = rb.u(p, 4), rb.u(p + 4, 4)
+            p += 8
+            cpus = []
+            for _ in range(ncpu):
+                cpus.append((rb.u(p, 4), rb.u(p + 4, 8), rb.u(p + 12, 8)))
+                p += 20
+            sid, sstr, _ = old_section(boff)
+            sect_at = len(out)
+            out += b'\0' * 16            # the section header, filled below
+            if len(out) % psize:
+                out += b'\0' * (psize - len(out) % psize)
+            newcpus = []
+            for cpu, off, size in cpus:
+                raw = d[off:off + size]
+                at = len(out)
+                if flags and size:
+                    chunk = args['chunk'] * psize
+                    parts = [raw[i:i + chunk] for i in range(0, len(raw), chunk)]
+                    blob = struct.pack(e + 'I', len(parts))
+                    for part in parts:
+                        c = zlib.compress(part, 9) if kind == 'zlib' else zstd_compress(part)
+                        blob += struct.pack(e + 'II', len(c), len(part)) + c
+                    out += blob
+                    # trace-cmd's recorded size leaves the chunk count out
+                    newcpus.append((cpu, at, len(blob) - 4))
+                else:
+                    out += raw
+                    newcpus.append((cpu, at, size))
+            struct.pack_into(e + 'HHIQ', out, sect_at, sid, flags, sstr, len(out) - sect_at - 16)
+            nb = struct.pack(e + 'Q', sect_at) + name + b'\0' + clock + b'\0'
+            nb += struct.pack(e + 'II', psize, len(newcpus))
+            for cpu, off, size in newcpus:
+                nb += struct.pack(e + 'IQQ', cpu, off, size)
+            new_opts.append((3, nb))
+        elif oid in (15, 22):
+            continue                    # strings and latency text: not copied
+        else:
+            new_opts.append((oid, body))
+    opt_at = len(out)
+    payload = b''
+    for oid, body in new_opts:
+        payload += struct.pack(e + 'HI', oid, len(body)) + body
+    payload += struct.pack(e + 'HIQ', 0, 8, 0)
+    out += section(0, 0, 0, payload, e)
+    struct.pack_into(e + 'Q', out, first_at, opt_at)
+    return bytes(out)
+
+
+def main():
+    argv = sys.argv[1:]
+    args = {'zip': 'none', 'no_kallsyms': False, 'chunk': 4}
+    files = []
+    while argv:
+        a = argv.pop(0)
+        if a == '--zip':
+            args['zip'] = argv.pop(0)
+        elif a == '--no-kallsyms':
+            args['no_kallsyms'] = True
+        elif a == '--chunk':
+            args['chunk'] = int(argv.pop(0))
+        else:
+            files.append(a)
+    if len(files) != 2 or args['zip'] not in ('none', 'zlib', 'zstd'):
+        sys.exit(__doc__ or 'usage: rewrite-dat.py IN OUT [--zip none|zlib|zstd] [--no-kallsyms]')
+    d = open(files[0], 'rb').read()
+    if d[:10] != MAGIC:
+        sys.exit('rewrite-dat: not a trace.dat file')
+    ver, pos = Reader(d).cstr(10)
+    e = '>' if d[pos] else '<'
+    r = Reader(d, e)
+    pos += 2 + 4
+    if ver == b'6':
+        if args['zip'] != 'none':
+            sys.exit('rewrite-dat: v6 files have no compression')
+        out = rewrite_v6(d, r, pos, args)
+    elif ver == b'7':
+        out = rewrite_v7(d, r, pos, args)
+    else:
+        sys.exit('rewrite-dat: unknown version')
+    open(files[1], 'wb').write(out)
+
+
+main()
