@@ -71,8 +71,14 @@ int tfs_restore(void);
 /* Make this process's changes permanent; record created objects for tr reset. */
 int tfs_keep(void);
 
-/* Undo what earlier kept runs recorded, then forget them (tr reset). */
-int tfs_state_undo(void);
+/*
+ * Undo what earlier kept runs recorded under prefix (a path; NULL for all),
+ * then forget them (tr reset).
+ */
+int tfs_state_undo(const char *prefix);
+
+/* Did a kept run note this undo value ("-:tr/ev")?  For "made by tr" marks. */
+bool tfs_state_has(const char *value);
 
 /* The state file written by tfs_keep(): $TR_STATE_DIR/state, default /run/tr. */
 char *tfs_state_path(void);

@@ -97,7 +97,8 @@ int cmd_reset(int argc, char **argv)
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	if (a.inst.name && cmd_instance_open(a.inst.name, false, &in))
 		return tr_report(-ENOENT, "reset"), EXIT_RUNTIME;
-	r = tfs_state_undo();
+	/* -B: only what tr kept inside that instance; else everything. */
+	r = tfs_state_undo(in ? in->dir : NULL);
 	if (r)
 		tr_report(r, "cannot undo what tr kept");
 	if (a.inst.name && !tfs_exists(NULL, in->dir + strlen(tfs_root()) + 1))

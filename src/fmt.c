@@ -62,7 +62,8 @@ struct fmt_src {
 	struct tgid_ent *tgids;
 	size_t ntgid_cap, ntgids;
 	struct ev_info **ids;	/* by event id, 0..65535 */
-	struct tep_event_filter *filter;
+	struct tep_event_filter **filters;	/* one per -F: an event passes if any matches */
+	int nfilters;
 	bool has_filter, invert;
 	int pid_off, pid_size;	/* common_pid */
 	int type_off, type_size;/* common_type */
@@ -242,8 +243,9 @@ void fmt_src_free(struct fmt_src *s)
 	free(s->ids);
 	free(s->comms);
 	free(s->tgids);
-	if (s->filter)
-		tep_filter_free(s->filter);
+	for (int i = 0; i < s->nfilters; i++)
+		tep_filter_free(s->filters[i]);
+	free(s->filters);
 	free(s);
 }
 
@@ -488,14 +490,21 @@ int fmt_src_filter(struct fmt_src *s, const char *expr)
 	enum tep_errno e;
 	char msg[256];
 
-	if (!s->filter)
-		s->filter = tep_filter_alloc(s->tep);
-	e = tep_filter_add_filter_str(s->filter, expr);
+	/*
+	 * Note that a second filter for the same event would replace the first
+	 * inside one tep_event_filter: each -F gets its own, and they are ORed.
+	 */
+	struct tep_event_filter *flt = tep_filter_alloc(s->tep);
+
+	e = tep_filter_add_filter_str(flt, expr);
 	if (e < 0) {
-		if (tep_filter_strerror(s->filter, e, msg, sizeof(msg)))
+		if (tep_filter_strerror(flt, e, msg, sizeof(msg)))
 			tep_strerror(s->tep, e, msg, sizeof(msg));
+		tep_filter_free(flt);
 		return tr_fail(-EINVAL, "bad filter '%s': %s", expr, msg);
 	}
+	s->filters = xrealloc(s->filters, (s->nfilters + 1) * sizeof(*s->filters));
+	s->filters[s->nfilters++] = flt;
 	s->has_filter = true;
 	return 0;
 }
@@ -521,13 +530,14 @@ static inline void fill_record(struct tep_record *rec, const struct tfile_event 
 bool fmt_src_match(struct fmt_src *s, const struct tfile_event *ev)
 {
 	struct tep_record rec;
-	int r;
+	bool match = false;
 
 	if (!s->has_filter)
 		return true;
 	fill_record(&rec, ev);
-	r = tep_filter_match(s->filter, &rec);
-	return (r == FILTER_MATCH) != s->invert;
+	for (int i = 0; i < s->nfilters && !match; i++)
+		match = tep_filter_match(s->filters[i], &rec) == FILTER_MATCH;
+	return match != s->invert;
 }
 
 /* ---- text ---- */

@@ -236,6 +236,38 @@ static void probe_by_trying(void)
 		tfs_inst_destroy(name);
 }
 
+/*
+ * README lists 'e:' wherever dynamic events exist, even where creating one
+ * fails, so try: an eprobe on sched_switch in a group of our own, removed at
+ * once.  Nothing is enabled, so nothing is traced.
+ */
+static void probe_eprobes(void)
+{
+	char *def, *undo;
+	int r;
+
+	if (!readme_has("e[:[<group>/][<event>]]") || !tfs_exists(NULL, "dynamic_events")) {
+		set(CAP_EPROBES, false, xstrdup("dynamic_events does not list 'e:' probes (needs Linux 5.15+)"));
+		return;
+	}
+	def = xasprintf("e:trprobe%d/check sched.sched_switch", (int)getpid());
+	undo = xasprintf("-:trprobe%d/check", (int)getpid());
+	r = tfs_write(NULL, "dynamic_events", def, true);
+	if (r) {
+		const char *why = tr_detail();
+
+		set(CAP_EPROBES, false,
+		    xasprintf("dynamic_events refuses an eprobe on sched:sched_switch: %s%s%s",
+			      strerror(-r), why ? ": " : "", why ? why : ""));
+	} else {
+		tfs_write(NULL, "dynamic_events", undo, true);
+		set(CAP_EPROBES, true, xstrdup("an eprobe on sched:sched_switch was accepted"));
+	}
+	tr_detail_clear();
+	free(def);
+	free(undo);
+}
+
 static void probe_one(enum tr_cap c)
 {
 	char *buf = NULL;
@@ -313,10 +345,7 @@ static void probe_one(enum tr_cap c)
 		by_file(c, "uprobe_events", "no 'uprobe_events' file (kernel built without CONFIG_UPROBE_EVENTS)");
 		break;
 	case CAP_EPROBES:
-		if (readme_has("e[:[<group>/][<event>]]"))
-			set(c, true, xstrdup("dynamic_events accepts 'e:' probes"));
-		else
-			set(c, false, xstrdup("dynamic_events does not list 'e:' probes (needs Linux 5.15+)"));
+		probe_eprobes();
 		break;
 	case CAP_FPROBES:
 		if (readme_has("f[:[<group>/][<event>]]") || readme_has("f[%return]"))

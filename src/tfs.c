@@ -645,10 +645,10 @@ static char *unescape(const char *s)
  * first, then remove the file.  Things already gone (an instance the user
  * removed, a trigger cleared by hand) are not errors.
  */
-int tfs_state_undo(void)
+int tfs_state_undo(const char *prefix)
 {
 	char *path = tfs_state_path(), *buf = NULL, *line, *save = NULL;
-	struct strv lines = { 0 };
+	struct strv lines = { 0 }, keep = { 0 };
 	int r = read_file(path, &buf, NULL), first = 0;
 	size_t mark = T.nundo;
 
@@ -663,10 +663,20 @@ int tfs_state_undo(void)
 
 		if (!p)
 			continue;
-		*p++ = '\0';
-		v = strchr(p, '\t');
+		v = strchr(p + 1, '\t');
 		if (!v)
 			continue;
+		file = xasprintf("%.*s", (int)(v - p - 1), p + 1);
+		size_t plen = prefix ? strlen(prefix) : 0;
+
+		if (prefix && (strncmp(file, prefix, plen) || (file[plen] && file[plen] != '/'))) {
+			/* Someone else's: stays noted for a later reset. */
+			strv_push(&keep, lines.v[k]);
+			free(file);
+			continue;
+		}
+		free(file);
+		*p++ = '\0';
 		*v++ = '\0';
 		file = unescape(p);
 		value = unescape(v);
@@ -696,7 +706,36 @@ int tfs_state_undo(void)
 	T.nundo = mark;
 	strv_free(&lines);
 	free(buf);
-	unlink(path);
+	if (keep.n) {
+		FILE *f = fopen(path, "we");
+
+		/* keep holds them newest first; the file lists them oldest first. */
+		for (size_t k = keep.n; f && k-- > 0;)
+			fprintf(f, "%s\n", keep.v[k]);
+		if (f)
+			fclose(f);
+	} else {
+		unlink(path);
+	}
+	strv_free(&keep);
 	free(path);
 	return first;
+}
+
+bool tfs_state_has(const char *value)
+{
+	char *path = tfs_state_path(), *buf = NULL, *line, *save = NULL;
+	bool found = false;
+
+	if (!read_file(path, &buf, NULL)) {
+		for (line = strtok_r(buf, "\n", &save); line && !found;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char *v = strrchr(line, '\t');
+
+			found = v && !strcmp(v + 1, value);
+		}
+		free(buf);
+	}
+	free(path);
+	return found;
 }
