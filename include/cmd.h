@@ -68,6 +68,8 @@ int cmd_reset(int argc, char **argv);
 int cmd_instance(int argc, char **argv);
 int cmd_trigger(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_snapshot(int argc, char **argv);
+int cmd_stack(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* The root parser: takes the command name and leaves the rest to the command. */

@@ -21,6 +21,12 @@ struct tr_setup {
 	uint64_t buffer_kb;	/* 0 = leave */
 	struct strv options;	/* "name" or "noname" */
 	struct strv triggers;	/* "SYS:EV:COMMAND..." for the life of the session */
+	/* Function tracer filters: globs, "FUNC:mod:MODULE" allowed. */
+	struct strv ftrace_filter, ftrace_notrace, graph_function, graph_notrace;
+	/* Zero-initialised means "leave as it is", so commands can = { 0 } this. */
+	bool has_max_graph_depth, has_thresh, func_stack;
+	int max_graph_depth;
+	long thresh_us;
 };
 
 int setup_apply(struct tfs_inst *in, const struct tr_setup *s);

@@ -61,6 +61,8 @@ char *tfs_normalize(const char *file, const char *raw);
 int tfs_set(const struct tfs_inst *in, const char *file, const char *value);
 /* Set a file for good, still skipping a write of the current value (tr reset). */
 int tfs_ensure(const struct tfs_inst *in, const char *file, const char *value);
+/* tfs_set() for a file outside tracefs (/proc/sys/kernel/stack_tracer_enabled). */
+int tfs_set_path(const char *path, const char *value);
 /* Write without remembering (clearing a buffer, a one-shot command). */
 int tfs_write(const struct tfs_inst *in, const char *file, const char *value, bool append);
 /* Append a line (a trigger, a probe) and remember how to take it back. */

@@ -109,6 +109,12 @@ struct fmt_prog *fmt_prog_compile(struct tep_handle *tep, struct tep_event *e)
 							  .lit_len = i - lit_start };
 		if (!f[i])
 			break;
+		if (f[i + 1] == '%') {
+			/* "%%": the second '%' starts the next literal. */
+			lit_start = i + 1;
+			i++;
+			continue;
+		}
 		/* flags, width, precision */
 		while (f[j] && strchr("-+ #0", f[j]))
 			j++;

@@ -12,7 +12,7 @@
 #include "setup.h"
 #include "trigger.h"
 
-enum { OPT_TRIGGER = 0x200 };
+enum { OPT_TRIGGER = 0x200, OPT_GRAPH_NOTRACE, OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_THRESH };
 #include "tfs.h"
 
 static const struct argp_option instance_options[] = {
@@ -82,6 +82,13 @@ static const struct argp_option setup_options[] = {
 	{ "clock", 'C', "CLOCK", 0, "Set trace_clock (tr list -C shows them)", 0 },
 	{ "buffer-size", 'b', "KB", 0, "Per-CPU ring buffer size in KiB (k/M/G suffixes allowed)", 0 },
 	{ "option", 'O', "OPT", 0, "Set trace option OPT, or clear it with noOPT. Repeatable", 0 },
+	{ "func-filter", 'l', "FUNC", 0, "Trace only functions matching FUNC (set_ftrace_filter). Repeatable", 0 },
+	{ "func-notrace", 'n', "FUNC", 0, "Do not trace functions matching FUNC (set_ftrace_notrace)", 0 },
+	{ "graph-function", 'g', "FUNC", 0, "function_graph: graph FUNC and what it calls", 0 },
+	{ "graph-notrace", OPT_GRAPH_NOTRACE, "FUNC", 0, "function_graph: leave FUNC (and callees) out", 0 },
+	{ "max-graph-depth", OPT_MAX_DEPTH, "N", 0, "function_graph: at most N levels deep", 0 },
+	{ "func-stack", OPT_FUNC_STACK, NULL, 0, "function: record a stack trace at every function", 0 },
+	{ "thresh", OPT_THRESH, "USECS", 0, "Latency tracers: only record latencies above USECS", 0 },
 	{ "trigger", OPT_TRIGGER, "SYS:EV:CMD", 0,
 	  "Add an event trigger for the session, e.g. 'sched:sched_switch:traceoff:5'. Repeatable", 0 },
 	{ 0 }
@@ -94,6 +101,35 @@ static error_t setup_parse(int key, char *arg, struct argp_state *state)
 	uint64_t v;
 
 	switch (key) {
+	case 'l':
+		strv_push(&s->ftrace_filter, arg);
+		return 0;
+	case 'n':
+		strv_push(&s->ftrace_notrace, arg);
+		return 0;
+	case 'g':
+		strv_push(&s->graph_function, arg);
+		return 0;
+	case OPT_GRAPH_NOTRACE:
+		strv_push(&s->graph_notrace, arg);
+		return 0;
+	case OPT_MAX_DEPTH:
+		if (parse_int(arg, 0, 1000000, &s->max_graph_depth))
+			argp_error(state, "bad graph depth '%s'", arg);
+		s->has_max_graph_depth = true;
+		return 0;
+	case OPT_FUNC_STACK:
+		s->func_stack = true;
+		return 0;
+	case OPT_THRESH: {
+		int us;
+
+		if (parse_int(arg, 0, 2000000000, &us))
+			argp_error(state, "bad threshold '%s' (microseconds)", arg);
+		s->thresh_us = us;
+		s->has_thresh = true;
+		return 0;
+	}
 	case OPT_TRIGGER:
 		if (trig_split_event(arg, &sys, &ev, &trig))
 			argp_error(state, "%s", tr_failure());

@@ -3,10 +3,12 @@
  * Applying a tracing set-up to an instance (see setup.h).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse.h"
 #include "probe.h"
 #include "setup.h"
 #include "trigger.h"
@@ -118,6 +120,97 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 	return r;
 }
 
+/* Does any traceable function match glob (with an optional ":mod:MODULE")? */
+static bool function_matches(const char *funcs, const char *glob)
+{
+	char *g = xstrdup(glob), *mod = strstr(g, ":mod:"), *copy, *line, *save = NULL;
+	bool found = false;
+
+	if (mod) {
+		*mod = '\0';
+		mod += 5;
+	}
+	copy = xstrdup(funcs);
+	for (line = strtok_r(copy, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' ');
+
+		/* "name [module]" */
+		if (sp)
+			*sp = '\0';
+		if (mod && (!sp || strncmp(sp + 2, mod, strlen(mod)) || sp[2 + strlen(mod)] != ']'))
+			continue;
+		found = glob_match(*g ? g : "*", line);
+	}
+	free(copy);
+	free(g);
+	return found;
+}
+
+static char *join(const struct strv *sv)
+{
+	char *out = xstrdup("");
+
+	for (size_t i = 0; i < sv->n; i++) {
+		char *t = xasprintf("%s%s%s", out, i ? " " : "", sv->v[i]);
+
+		free(out);
+		out = t;
+	}
+	return out;
+}
+
+/*
+ * set_ftrace_filter and friends.  Every name is checked against
+ * available_filter_functions first, because the kernel's EINVAL for a write
+ * of several names does not say which one matched nothing.
+ */
+static int apply_function_filters(struct tfs_inst *in, const struct tr_setup *s)
+{
+	static const struct {
+		const char *file;
+		size_t off;
+	} lists[] = {
+		{ "set_ftrace_filter", offsetof(struct tr_setup, ftrace_filter) },
+		{ "set_ftrace_notrace", offsetof(struct tr_setup, ftrace_notrace) },
+		{ "set_graph_function", offsetof(struct tr_setup, graph_function) },
+		{ "set_graph_notrace", offsetof(struct tr_setup, graph_notrace) },
+	};
+	char *funcs = NULL;
+	bool any = false;
+	int r = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++)
+		any |= ((const struct strv *)((const char *)s + lists[i].off))->n > 0;
+	if (!any)
+		return 0;
+	r = probe_require(CAP_FUNCTION_FILTER);
+	if (!r && (r = tfs_read(NULL, "available_filter_functions", &funcs)))
+		r = tr_fail(r, "cannot read available_filter_functions: %s", strerror(-r));
+	for (size_t i = 0; !r && i < ARRAY_SIZE(lists); i++) {
+		const struct strv *sv = (const void *)((const char *)s + lists[i].off);
+		char *all;
+
+		for (size_t k = 0; !r && k < sv->n; k++)
+			if (!function_matches(funcs, sv->v[k]))
+				r = tr_fail(-ENOENT, "no function matches '%s' (tr list -f shows them)",
+					    sv->v[k]);
+		if (r || !sv->n)
+			continue;
+		if (!tfs_exists(in, lists[i].file)) {
+			r = tr_fail(-EOPNOTSUPP, "this kernel has no %s%s", lists[i].file,
+				    in->name ? " in instances" : "");
+			break;
+		}
+		all = join(sv);
+		r = tfs_set(in, lists[i].file, all);
+		if (r)
+			r = tr_fail(r, "cannot set %s to '%s': %s", lists[i].file, all, strerror(-r));
+		free(all);
+	}
+	free(funcs);
+	return r;
+}
+
 int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
 {
 	struct strv optfiles = { 0 };
@@ -157,6 +250,20 @@ int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
 			r = tr_fail(r, "cannot set option '%s': %s", opt, strerror(-r));
 	}
 	if (!r)
+		r = apply_function_filters(in, s);
+	if (!r && s->has_max_graph_depth) {
+		snprintf(kb, sizeof(kb), "%d", s->max_graph_depth);
+		r = tfs_set(in, "max_graph_depth", kb);
+		if (r)
+			r = tr_fail(r, "cannot set max_graph_depth: %s", strerror(-r));
+	}
+	if (!r && s->has_thresh) {
+		snprintf(kb, sizeof(kb), "%ld", s->thresh_us);
+		r = tfs_set(in, "tracing_thresh", kb);
+		if (r)
+			r = tr_fail(r, "cannot set tracing_thresh: %s", strerror(-r));
+	}
+	if (!r)
 		r = setup_events(in, s->events);
 	for (size_t i = 0; !r && i < s->triggers.n; i++) {
 		char *sys, *ev, *trig;
@@ -174,6 +281,12 @@ int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
 		if (r)
 			r = tr_fail(r, "cannot select tracer '%s': %s", s->tracer, strerror(-r));
 	}
+	/* A tracer's own options exist for the tracer: set after selecting it. */
+	if (!r && s->func_stack) {
+		r = tfs_set(in, "options/func_stack_trace", "1");
+		if (r)
+			r = tr_fail(r, "cannot set func_stack_trace: %s", strerror(-r));
+	}
 	strv_free(&optfiles);
 	return r;
 }
@@ -182,4 +295,8 @@ void setup_free(struct tr_setup *s)
 {
 	strv_free(&s->options);
 	strv_free(&s->triggers);
+	strv_free(&s->ftrace_filter);
+	strv_free(&s->ftrace_notrace);
+	strv_free(&s->graph_function);
+	strv_free(&s->graph_notrace);
 }

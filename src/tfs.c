@@ -333,6 +333,11 @@ static int set_path(const char *path, const char *value)
 	return r;
 }
 
+int tfs_set_path(const char *path, const char *value)
+{
+	return set_path(path, value);
+}
+
 int tfs_set(const struct tfs_inst *in, const char *file, const char *value)
 {
 	char *p = tfs_path(in, file);
@@ -680,8 +685,8 @@ int tfs_state_undo(const char *prefix)
 		*v++ = '\0';
 		file = unescape(p);
 		value = unescape(v);
-		/* Only paths inside this tracefs: the file is ours, but be strict. */
-		if (!strncmp(file, T.root, strlen(T.root))) {
+		/* Only tracefs and the tracing sysctls: the file is ours, but be strict. */
+		if (!strncmp(file, T.root, strlen(T.root)) || !strncmp(file, "/proc/sys/kernel/", 17)) {
 			if (!strcmp(kind, "set"))
 				r = set_path(file, value);
 			else if (!strcmp(kind, "append"))

@@ -225,8 +225,8 @@ static void v6_meta(struct buf *f, uint32_t ncpus)
 	put(f, event_fmt, strlen(event_fmt));
 	putn(f, 0, 4);				/* kallsyms */
 	putn(f, 0, 4);				/* printk */
-	putn(f, 14, 8);
-	put(f, "100 one\n101 two", 14);		/* saved_cmdlines */
+	putn(f, 15, 8);
+	put(f, "100 one\n101 two", 15);		/* saved_cmdlines */
 	putn(f, ncpus, 4);
 }
 
@@ -336,8 +336,8 @@ static struct buf build_v7(bool zip)
 	free(s.p), s = (struct buf){ 0 };
 	/* cmdlines */
 	off[2] = f.n;
-	putn(&s, 14, 8);
-	put(&s, "100 one\n101 two", 14);
+	putn(&s, 15, 8);
+	put(&s, "100 one\n101 two", 15);
 	section(&f, 21, &s, zip);
 	free(s.p), s = (struct buf){ 0 };
 	/* the flyrecord section */

@@ -1,0 +1,71 @@
+#!/bin/bash
+# Regenerate the trace files tests/integration/t11xx-*.sh read, with the
+# output trace-cmd 3.1.6 gives for them.  Needs root, tracefs, trace-cmd and
+# the zstd program; run from anywhere:  tests/data/gen-report-data.sh
+#
+#   report-v6.dat        version 6
+#   report-v7.dat        version 7, zstd      (trace-cmd wrote it uncompressed;
+#   report-v7-zlib.dat   version 7, zlib       rewrite-dat.py compressed it)
+#   report-lost.dat      version 7, zlib, with events lost to overruns
+#   report-two.dat       version 7, zstd, the top-level buffer and an instance
+#   *.N / *.plain / *.R  trace-cmd report -N / plain / -R of each
+#
+# The kallsyms are dropped (they are most of a small file), so addresses
+# print as numbers: trace-cmd's expected output is made from the same file.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+T=${TRACEFS:-/sys/kernel/tracing}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rec=$here/tc-record.sh
+rw=$here/rewrite-dat.py
+
+work() {
+	# A little of everything: a fork and exec, wakeups, markers with and
+	# without a newline, a comma and a quote (for CSV/JSON).
+	local m=$T/instances/$1/trace_marker
+	sh -c "printf 'hello, \"world\"\n' >$m; printf 'no newline' >$m; sleep 0.02; ls / >/dev/null"
+}
+export -f work
+export T
+
+events=(-e sched:sched_switch -e sched:sched_wakeup -e sched:sched_waking
+	-e sched:sched_process_fork -e sched:sched_process_exec -e sched:sched_process_exit)
+
+"$rec" trgen6 "$tmp/v6.dat" --file-version 6 "${events[@]}" bash -c 'work trgen6'
+python3 "$rw" "$tmp/v6.dat" "$here/report-v6.dat" --no-kallsyms
+
+"$rec" trgen7 "$tmp/v7.dat" --file-version 7 --compression none "${events[@]}" \
+	bash -c 'work trgen7'
+python3 "$rw" "$tmp/v7.dat" "$here/report-v7.dat" --zip zstd --no-kallsyms
+python3 "$rw" "$tmp/v7.dat" "$tmp/v7n.dat" --no-kallsyms
+python3 "$rw" "$tmp/v7.dat" "$here/report-v7-zlib.dat" --zip zlib --no-kallsyms --chunk 2
+
+# Overruns: a small buffer read rarely while a writer floods it.
+gcc -O2 -o "$tmp/writer" "$here/../../bench/report-writer.c"
+"$rec" trgenl "$tmp/lost.dat" --file-version 7 --compression none -b 4 -s 200000 -p nop \
+	"$tmp/writer" "$T/instances/trgenl/trace_marker" 20000
+python3 "$rw" "$tmp/lost.dat" "$here/report-lost.dat" --zip zlib --no-kallsyms --chunk 8
+python3 "$rw" "$tmp/lost.dat" "$tmp/lostn.dat" --no-kallsyms
+
+# The top level and an instance in one file.  This one touches the
+# top-level buffer (trace-cmd puts it back); check it did.
+before=$(cat "$T/current_tracer" "$T/tracing_on" "$T/set_event" "$T/trace_clock")
+mkdir -p "$T/instances/trgen2"
+"$rec" - "$tmp/two.dat" --file-version 7 --compression none -e sched:sched_switch \
+	-B trgen2 -e sched:sched_wakeup -e sched:sched_waking sleep 0.02
+rmdir "$T/instances/trgen2" 2>/dev/null || true
+after=$(cat "$T/current_tracer" "$T/tracing_on" "$T/set_event" "$T/trace_clock")
+[ "$before" = "$after" ] || { echo "gen: the top-level tracefs changed" >&2; exit 1; }
+python3 "$rw" "$tmp/two.dat" "$here/report-two.dat" --zip zstd --no-kallsyms
+python3 "$rw" "$tmp/two.dat" "$tmp/twon.dat" --no-kallsyms
+
+for pair in v6:report-v6 v7n:report-v7 v7n:report-v7-zlib lostn:report-lost twon:report-two; do
+	src=${pair%%:*} dst=${pair#*:}
+	f=$tmp/$src.dat
+	[ "$src" = v6 ] && f=$here/report-v6.dat
+	trace-cmd report -N "$f" >"$here/$dst.N"
+	trace-cmd report "$f" >"$here/$dst.plain"
+	trace-cmd report -N -R "$f" >"$here/$dst.R"
+done
+ls -l "$here"/report-*

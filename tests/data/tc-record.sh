@@ -1,0 +1,43 @@
+#!/bin/bash
+# Run "trace-cmd record" on this machine for tests:
+#
+#   tc-record.sh INSTANCE OUT [trace-cmd record options...] [-- COMMAND...]
+#
+# trace-cmd 3.1.6 insists on writing the function-filter files and
+# ftrace_enabled, which a kernel without function tracing (or a container)
+# refuses; here it runs in a private mount namespace where those files are
+# writable stand-ins, recording into INSTANCE (created for it, removed
+# after), so the machine's top-level tracefs is left as it was.  INSTANCE
+# "-" records the top level and nothing else: the caller checks it restores.
+set -u
+inst=$1 out=$2
+shift 2
+T=${TRACEFS:-/sys/kernel/tracing}
+d=$(mktemp -d)
+trap 'rm -rf "$d"' EXIT
+buf=()
+if [ "$inst" != - ]; then
+	mkdir -p "$T/instances/$inst" || exit 1
+	buf=(-B "$inst")
+fi
+unshare -m bash -c '
+	d=$1 T=$2 inst=$3 out=$4
+	shift 4
+	echo 1 >"$d/fe"
+	: >"$d/sff"
+	mount --bind "$d/fe" /proc/sys/kernel/ftrace_enabled || exit 1
+	for b in "$T" "$T"/instances/*; do
+		for f in set_ftrace_filter set_ftrace_notrace set_ftrace_pid \
+			 set_ftrace_notrace_pid set_graph_function set_graph_notrace; do
+			[ -e "$b/$f" ] && mount --bind "$d/sff" "$b/$f"
+		done
+	done
+	exec trace-cmd record -q -o "$out" "$@"
+' _ "$d" "$T" "$inst" "$out" "${buf[@]}" "$@" >"$d/log" 2>&1
+rc=$?
+[ "$inst" != - ] && rmdir "$T/instances/$inst" 2>/dev/null
+if [ $rc -ne 0 ] || [ ! -s "$out" ]; then
+	cat "$d/log" >&2
+	exit 1
+fi
+exit 0

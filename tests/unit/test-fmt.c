@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The formatter on records built here: the text columns, JSON types, CSV
+ * quoting, task names (saved_cmdlines, learned from events, saved_tgids),
+ * filters, the merge order, and the fast printer against libtraceevent.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#define FMT_INTERNAL
+#include "fmt.h"
+#include "unit.h"
+
+#define COMMON                                                                              \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"              \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"              \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"      \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+/* Every kind of field JSON must type. */
+static const char fmt_kinds[] =
+	"name: kinds\nID: 10\nformat:\n" COMMON
+	"\tfield:int neg;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned long big;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:char name[8];\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:u16 vals[3];\toffset:32;\tsize:6;\tsigned:0;\n"
+	"\tfield:__data_loc char[] msg;\toffset:40;\tsize:4;\tsigned:0;\n"
+	"\tfield:short s;\toffset:44;\tsize:2;\tsigned:1;\n\n"
+	"print fmt: \"neg=%d big=%lu name=%s msg=%s\", REC->neg, REC->big, REC->name, "
+	"__get_str(msg)\n";
+
+/* Names a task in its fields, as sched_switch does. */
+static const char fmt_switch[] =
+	"name: my_switch\nID: 11\nformat:\n" COMMON
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:char next_comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t next_pid;\toffset:44;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"prev_comm=%s prev_pid=%d ==> next_comm=%s next_pid=%d\", REC->prev_comm, "
+	"REC->prev_pid, REC->next_comm, REC->next_pid\n";
+
+/* Conversions the fast printer must render as libtraceevent does. */
+static const char fmt_nums[] =
+	"name: nums\nID: 12\nformat:\n" COMMON
+	"\tfield:int i;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int u;\toffset:12;\tsize:4;\tsigned:0;\n"
+	"\tfield:long l;\toffset:16;\tsize:8;\tsigned:1;\n"
+	"\tfield:unsigned char c;\toffset:24;\tsize:1;\tsigned:0;\n"
+	"\tfield:short h;\toffset:26;\tsize:2;\tsigned:1;\n"
+	"\tfield:char s[6];\toffset:28;\tsize:6;\tsigned:0;\n\n"
+	"print fmt: \"i=%d %5d %-4d| u=%u %x %X %o %08x l=%ld %lu %lx %lld c=%u %02x h=%hd s=%s "
+	"[%-8s] [%4s] i%%\", REC->i, REC->i, REC->i, REC->u, REC->u, REC->u, REC->u, REC->u, "
+	"REC->l, REC->l, REC->l, REC->l, REC->c, REC->c, REC->h, REC->s, REC->s, REC->s\n";
+
+static struct tep_handle *make_tep(void)
+{
+	struct tep_handle *tep = tep_alloc();
+
+	tep_set_long_size(tep, 8);
+	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	CHECK(tep_parse_event(tep, fmt_kinds, strlen(fmt_kinds), "test") == 0);
+	CHECK(tep_parse_event(tep, fmt_switch, strlen(fmt_switch), "test") == 0);
+	CHECK(tep_parse_event(tep, fmt_nums, strlen(fmt_nums), "test") == 0);
+	return tep;
+}
+
+static void common(uint8_t *d, int id, int pid)
+{
+	uint16_t t = id;
+
+	memcpy(d, &t, 2);
+	memcpy(d + 4, &pid, 4);
+}
+
+static struct tfile_event kinds_event(uint8_t *d, int pid, uint64_t ts)
+{
+	int neg = -5;
+	uint64_t big = 18446744073709551615ULL;
+	uint16_t vals[3] = { 1, 2, 65535 };
+	uint32_t loc = (6u << 16) | 48;
+	int16_t sh = -2;
+
+	memset(d, 0, 64);
+	common(d, 10, pid);
+	memcpy(d + 8, &neg, 4);
+	memcpy(d + 16, &big, 8);
+	memcpy(d + 24, "a\"b,c", 6);
+	memcpy(d + 32, vals, 6);
+	memcpy(d + 40, &loc, 4);
+	memcpy(d + 44, &sh, 2);
+	memcpy(d + 48, "hi\tx\n", 6);
+	return (struct tfile_event){ .ts = ts, .data = d, .size = 56, .cpu = 1 };
+}
+
+static struct tfile_event switch_event(uint8_t *d, int pid, const char *prev, int prev_pid,
+				       const char *next, int next_pid)
+{
+	memset(d, 0, 48);
+	common(d, 11, pid);
+	strncpy((char *)d + 8, prev, 16);
+	memcpy(d + 24, &prev_pid, 4);
+	strncpy((char *)d + 28, next, 16);
+	memcpy(d + 44, &next_pid, 4);
+	return (struct tfile_event){ .ts = 2000000000, .data = d, .size = 48, .cpu = 0 };
+}
+
+/* Run body with a fmt writing to a memory buffer; returns what it wrote. */
+static char *capture(struct fmt_opts o, struct tep_handle *tep,
+		     void (*body)(struct fmt *, struct fmt_src *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct fmt *fm = fmt_new(f, &o);
+	struct fmt_src *s = fmt_src_new(fm, tep);
+
+	body(fm, s);
+	CHECK(fmt_flush(fm) == 0);
+	fmt_free(fm);
+	fclose(f);
+	return buf;
+}
+
+static void text_body(struct fmt *f, struct fmt_src *s)
+{
+	uint8_t d[64];
+	struct tfile_event ev = kinds_event(d, 100, 1234567891499ULL);
+
+	fmt_src_cmdlines(s, "100 worker\n");
+	fmt_event(f, s, "", &ev);
+	ev.missed = 12;
+	ev.ts = 999;	/* under a second: printed whole */
+	fmt_event(f, s, "inst: ", &ev);
+	ev.missed = -1;
+	fmt_event(f, s, "", &ev);
+}
+
+TEST(text_columns)
+{
+	struct tep_handle *tep = make_tep();
+	char *out = capture((struct fmt_opts){ 0 }, tep, text_body);
+
+	CHECK_STR(out,
+		  "          worker-100   [001]  1234.567891: kinds:                neg=-5 "
+		  "big=18446744073709551615 name=a\"b,c msg=hi\tx\n"
+		  "inst: CPU:1 [LOST 12 EVENTS]\n"
+		  "inst:           worker-100   [001]            1: kinds:                neg=-5 "
+		  "big=18446744073709551615 name=a\"b,c msg=hi\tx\n"
+		  "CPU:1 [LOST EVENTS]\n"
+		  "          worker-100   [001]            1: kinds:                neg=-5 "
+		  "big=18446744073709551615 name=a\"b,c msg=hi\tx\n");
+	free(out);
+	out = capture((struct fmt_opts){ .ns = true }, tep, text_body);
+	CHECK(strstr(out, "[001]  1234.567891499: kinds:") != NULL);
+	free(out);
+	tep_free(tep);
+}
+
+static void json_body(struct fmt *f, struct fmt_src *s)
+{
+	uint8_t d[64];
+	struct tfile_event ev = kinds_event(d, 7, 42);
+
+	fmt_event(f, s, "b1: ", &ev);
+	ev.missed = 3;
+	fmt_event(f, s, "", &ev);
+}
+
+TEST(json_types)
+{
+	struct tep_handle *tep = make_tep();
+	char *out = capture((struct fmt_opts){ .kind = FMT_JSON }, tep, json_body);
+
+	CHECK_STR(out,
+		  "{\"ts\":42,\"cpu\":1,\"pid\":7,\"comm\":\"<...>\",\"buffer\":\"b1\","
+		  "\"system\":\"test\",\"event\":\"kinds\",\"fields\":{\"neg\":-5,"
+		  "\"big\":18446744073709551615,\"name\":\"a\\\"b,c\",\"vals\":[1,2,65535],"
+		  "\"msg\":\"hi\\tx\\n\",\"s\":-2}}\n"
+		  "{\"cpu\":1,\"lost\":3}\n"
+		  "{\"ts\":42,\"cpu\":1,\"pid\":7,\"comm\":\"<...>\",\"system\":\"test\","
+		  "\"event\":\"kinds\",\"fields\":{\"neg\":-5,\"big\":18446744073709551615,"
+		  "\"name\":\"a\\\"b,c\",\"vals\":[1,2,65535],\"msg\":\"hi\\tx\\n\",\"s\":-2}}\n");
+	free(out);
+	tep_free(tep);
+}
+
+static void csv_body(struct fmt *f, struct fmt_src *s)
+{
+	uint8_t d[64];
+	struct tfile_event ev = kinds_event(d, 0, 1500000000);
+
+	fmt_event(f, s, "", &ev);
+}
+
+TEST(csv_quoting)
+{
+	struct tep_handle *tep = make_tep();
+	char *out = capture((struct fmt_opts){ .kind = FMT_CSV }, tep, csv_body);
+
+	CHECK_STR(out, "timestamp,cpu,comm,pid,system,event,info\n"
+		       "1.500000000,1,<idle>,0,test,kinds,\"neg=-5 big=18446744073709551615 "
+		       "name=a\"\"b,c msg=hi\tx\"\n");
+	free(out);
+	tep_free(tep);
+}
+
+static void comm_body(struct fmt *f, struct fmt_src *s)
+{
+	uint8_t d[64], k[64];
+	struct tfile_event ev;
+
+	(void)f;
+	fmt_src_cmdlines(s, "100 saved\n");
+	/* The trace says 100 is "other" and names 200 and 300. */
+	ev = switch_event(d, 100, "other", 100, "newbie", 200);
+	fmt_src_learn(s, &ev);
+	ev = switch_event(d, 200, "renamed", 200, "third", 300);
+	fmt_src_learn(s, &ev);
+	CHECK_STR(fmt_src_comm(s, 100), "saved");	/* saved_cmdlines win */
+	CHECK_STR(fmt_src_comm(s, 200), "renamed");	/* the last name seen */
+	CHECK_STR(fmt_src_comm(s, 300), "third");
+	CHECK_STR(fmt_src_comm(s, 0), "<idle>");
+	CHECK_STR(fmt_src_comm(s, 400), "<...>");
+	/* A thread takes its process's name through saved_tgids. */
+	fmt_src_tgids(s, "401 300\n402 402\n");
+	CHECK_STR(fmt_src_comm(s, 401), "third");
+	CHECK_STR(fmt_src_comm(s, 402), "<...>");
+	ev = kinds_event(k, 300, 5);
+	CHECK(fmt_src_event_id(s, &ev) == 10);
+	{
+		const char *sys, *name = fmt_src_event_name(s, 11, &sys);
+
+		CHECK_STR(name, "my_switch");
+		CHECK_STR(sys, "test");
+		CHECK(fmt_src_event_name(s, 999, &sys) == NULL);
+	}
+}
+
+TEST(comm_resolution)
+{
+	struct tep_handle *tep = make_tep();
+
+	free(capture((struct fmt_opts){ 0 }, tep, comm_body));
+	tep_free(tep);
+}
+
+static void filter_body(struct fmt *f, struct fmt_src *s)
+{
+	uint8_t d[64], k[64];
+	struct tfile_event sw = switch_event(d, 1, "a", 1, "b", 2);
+	struct tfile_event kd = kinds_event(k, 1, 5);
+
+	(void)f;
+	CHECK(fmt_src_filter(s, "my_switch: next_pid == 2") == 0);
+	CHECK(fmt_src_match(s, &sw));
+	CHECK(!fmt_src_match(s, &kd));		/* events no filter names are left out */
+	CHECK(fmt_src_filter(s, "my_switch: next_pid == 3") == 0);
+	CHECK(fmt_src_match(s, &sw));		/* any filter of the event may match */
+	fmt_src_filter_invert(s, true);
+	CHECK(!fmt_src_match(s, &sw));
+	CHECK(fmt_src_match(s, &kd));
+	CHECK(fmt_src_filter(s, "no_such_event") == -EINVAL);
+	CHECK(tr_failure() && strstr(tr_failure(), "bad filter 'no_such_event'"));
+	CHECK(fmt_src_filter(s, "my_switch: ((") == -EINVAL);
+}
+
+TEST(filters)
+{
+	struct tep_handle *tep = make_tep();
+
+	free(capture((struct fmt_opts){ 0 }, tep, filter_body));
+	tep_free(tep);
+}
+
+/* A stream of timestamps from an array, ending at 0. */
+struct seq {
+	const uint64_t *ts;
+	int i, id;
+};
+
+static int seq_next(void *ctx, struct tfile_event *ev)
+{
+	struct seq *s = ctx;
+
+	if (!s->ts[s->i])
+		return 0;
+	if (s->ts[s->i] == UINT64_MAX)
+		return -EBADMSG;
+	*ev = (struct tfile_event){ .ts = s->ts[s->i++], .cpu = s->id };
+	return 1;
+}
+
+TEST(merge_order)
+{
+	static const uint64_t a[] = { 1, 5, 5, 9, 0 }, b[] = { 2, 5, 8, 0 }, c[] = { 0 },
+			      d[] = { 5, 0 }, bad[] = { 3, UINT64_MAX };
+	struct seq sa = { a, 0, 0 }, sb = { b, 0, 1 }, sc = { c, 0, 2 }, sd = { d, 0, 3 };
+	struct seq sbad = { bad, 0, 9 };
+	struct fmt_merge *m = fmt_merge_new();
+	struct tfile_event *ev;
+	void *tag;
+	char out[128] = "";
+
+	CHECK(fmt_merge_add(m, seq_next, &sa, &sa) == 0);
+	CHECK(fmt_merge_add(m, seq_next, &sb, &sb) == 0);
+	CHECK(fmt_merge_add(m, seq_next, &sc, &sc) == 0);
+	CHECK(fmt_merge_add(m, seq_next, &sd, &sd) == 0);
+	while (fmt_merge_next(m, &ev, &tag) == 1)
+		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%llu/%d ",
+			 (unsigned long long)ev->ts, ev->cpu);
+	/* Equal times keep the order the streams were added in. */
+	CHECK_STR(out, "1/0 2/1 5/0 5/0 5/1 5/3 8/1 9/0 ");
+	fmt_merge_free(m);
+
+	m = fmt_merge_new();
+	CHECK(fmt_merge_add(m, seq_next, &sbad, NULL) == 0);
+	CHECK(fmt_merge_next(m, &ev, &tag) == 1 && ev->ts == 3);
+	CHECK(fmt_merge_next(m, &ev, &tag) == -EBADMSG);
+	fmt_merge_free(m);
+}
+
+/* The fast printer must print exactly what libtraceevent prints. */
+TEST(fast_printer_matches_libtraceevent)
+{
+	struct tep_handle *tep = make_tep();
+	struct tep_event *e = tep_find_event(tep, 12);
+	struct fmt_prog *p = e ? fmt_prog_compile(tep, e) : NULL;
+	static const struct {
+		int i;
+		unsigned u;
+		long l;
+		unsigned char c;
+		short h;
+		const char *s;
+	} cases[] = {
+		{ 0, 0, 0, 0, 0, "" },
+		{ -1, 4294967295u, -1, 255, -1, "abcdef" },
+		{ 2147483647, 3735928559u, 9223372036854775807L, 7, 32767, "xy" },
+		{ -2147483647 - 1, 1, -9223372036854775807L - 1, 128, -32768, "a b" },
+	};
+
+	CHECK(p != NULL);
+	for (size_t k = 0; p && k < ARRAY_SIZE(cases); k++) {
+		uint8_t d[40] = { 0 };
+		struct tep_record rec = { .data = d, .size = 40 };
+		struct trace_seq s;
+		struct fmt_line out = { 0 };
+
+		common(d, 12, 1);
+		memcpy(d + 8, &cases[k].i, 4);
+		memcpy(d + 12, &cases[k].u, 4);
+		memcpy(d + 16, &cases[k].l, 8);
+		d[24] = cases[k].c;
+		memcpy(d + 26, &cases[k].h, 2);
+		memcpy(d + 28, cases[k].s, strlen(cases[k].s) < 6 ? strlen(cases[k].s) : 6);
+		trace_seq_init(&s);
+		tep_print_event(tep, &s, &rec, "%s", TEP_PRINT_INFO);
+		CHECK(fmt_prog_run(p, tep, d, 40, &out));
+		if (out.len != s.len || memcmp(out.p, s.buffer, s.len)) {
+			printf("#   fast '%.*s'\n#   lib  '%.*s'\n", (int)out.len, out.p, (int)s.len,
+			       s.buffer);
+			CHECK(0);
+		}
+		trace_seq_destroy(&s);
+		free(out.p);
+	}
+	fmt_prog_free(p);
+	/* A print fmt with helpers is not compiled. */
+	{
+		static const char flags_fmt[] =
+			"name: flags\nID: 13\nformat:\n" COMMON
+			"\tfield:unsigned long f;\toffset:8;\tsize:8;\tsigned:0;\n\n"
+			"print fmt: \"f=%s\", __print_flags(REC->f, \"|\", { 1, \"A\" })\n";
+
+		CHECK(tep_parse_event(tep, flags_fmt, strlen(flags_fmt), "test") == 0);
+		CHECK(fmt_prog_compile(tep, tep_find_event(tep, 13)) == NULL);
+	}
+	tep_free(tep);
+}
+
+UNIT_MAIN(T(text_columns), T(json_types), T(csv_quoting), T(comm_resolution), T(filters),
+	  T(merge_order), T(fast_printer_matches_libtraceevent))
