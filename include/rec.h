@@ -125,7 +125,11 @@ int rec_stats_snapshot(const struct tfs_inst *in, int ncpus, struct rec_kstats *
  * CPUSTAT options.  Fills sum; returns 0 or -errno with tr_fail() set.
  */
 int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv *events,
-		   const struct rec_kstats *before, struct rec_summary *sum);
+		   const struct rec_kstats *before, unsigned flags, struct rec_summary *sum);
+enum {
+	/* Count losses since the buffer was last reset, not since before (extract). */
+	REC_LOSS_SINCE_RESET = 1 << 0,
+};
 void rec_summary_print(FILE *f, const struct rec_summary *s, const char *path);
 void rec_summary_free(struct rec_summary *s);
 

@@ -114,7 +114,7 @@ int cmd_extract(int argc, char **argv)
 		r = rec_stop(rec);
 		if (r)
 			tr_warn("a reader stopped early: %s", strerror(-r));
-		r = rec_write_file(rec, fd, in, NULL, before, &sum);
+		r = rec_write_file(rec, fd, in, NULL, before, REC_LOSS_SINCE_RESET, &sum);
 	}
 	if (r) {
 		tr_report(r, "cannot extract");

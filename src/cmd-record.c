@@ -379,7 +379,7 @@ int cmd_record(int argc, char **argv)
 			a.output);
 	else if (r)
 		tr_warn("a reader stopped early: %s", strerror(-r));
-	if (rec_write_file(rec, fd, in, NULL, before, &sum))
+	if (rec_write_file(rec, fd, in, NULL, before, 0, &sum))
 		goto fail;
 	if (!a.quiet)
 		rec_summary_print(stderr, &sum, a.output);

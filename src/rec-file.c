@@ -43,7 +43,7 @@ static void add_stats_options(struct tfw_meta *m, const struct tfs_inst *in, int
 }
 
 static void summarize(struct rec *r, int ncpus, const struct rec_kstats *before,
-		      const struct rec_kstats *after, struct rec_summary *sum)
+		      const struct rec_kstats *after, unsigned flags, struct rec_summary *sum)
 {
 	sum->ncpus = ncpus;
 	sum->cpu = xcalloc(ncpus ? ncpus : 1, sizeof(*sum->cpu));
@@ -57,6 +57,8 @@ static void summarize(struct rec *r, int ncpus, const struct rec_kstats *before,
 			s->events = after[c].read - before[c].read;
 			s->lost = (after[c].overrun - before[c].overrun) +
 				  (after[c].dropped - before[c].dropped);
+			if (flags & REC_LOSS_SINCE_RESET)
+				s->lost = after[c].overrun + after[c].dropped;
 		} else {
 			s->events = after[c].read;
 		}
@@ -73,7 +75,7 @@ static void summarize(struct rec *r, int ncpus, const struct rec_kstats *before,
 }
 
 int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv *events,
-		   const struct rec_kstats *before, struct rec_summary *sum)
+		   const struct rec_kstats *before, unsigned flags, struct rec_summary *sum)
 {
 	int ncpus = rec_ncpus(r), e;
 	struct rec_kstats *after = xcalloc(ncpus ? ncpus : 1, sizeof(*after));
@@ -106,7 +108,7 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		m.cpus = ncpus;
 	m.page_size = rec_page_size(r);
 	add_stats_options(&m, in, ncpus, after);
-	summarize(r, ncpus, before, after, sum);
+	summarize(r, ncpus, before, after, flags, sum);
 
 	src = xcalloc(m.cpus, sizeof(*src));
 	for (int c = 0; c < m.cpus; c++) {

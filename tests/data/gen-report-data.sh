@@ -8,9 +8,10 @@
 #   report-v7-zlib.dat   version 7, zlib       rewrite-dat.py compressed it)
 #   report-lost.dat      version 7, zlib, with events lost to overruns
 #   report-two.dat       version 7, zstd, the top-level buffer and an instance
-#   *.N / *.plain / *.R  trace-cmd report -N / plain / -R of each
+#   *.N                  trace-cmd report -N of each
+#   report-v7.plain/.R   trace-cmd report and report -N -R of report-v7.dat
 #
-# The kallsyms are dropped (they are most of a small file), so addresses
+# The kallsyms and printk formats are dropped (they are most of a small file), so addresses
 # print as numbers: trace-cmd's expected output is made from the same file.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -18,7 +19,18 @@ T=${TRACEFS:-/sys/kernel/tracing}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 rec=$here/tc-record.sh
-rw=$here/rewrite-dat.py
+
+# rewrite-dat.py, keeping only the saved_cmdlines of the tasks that have
+# events (the machine's whole table is most of a small file); the output
+# must not change for it.
+rw() {
+	local in=$1 out=$2 pids
+	shift 2
+	pids=$(trace-cmd report -N "$in" | sed -nE 's/^.{0,40}-([0-9]+) +\[[0-9]+\].*/\1/p' |
+		sort -u | paste -sd, -)
+	python3 "$here/rewrite-dat.py" "$in" "$out" --no-kallsyms --no-printk \
+		--keep-pids "${pids:-0}" "$@"
+}
 
 work() {
 	# A little of everything: a fork and exec, wakeups, markers with and
@@ -29,43 +41,45 @@ work() {
 export -f work
 export T
 
-events=(-e sched:sched_switch -e sched:sched_wakeup -e sched:sched_waking
+events=(-F -c -e sched:sched_switch -e sched:sched_wakeup -e sched:sched_waking
 	-e sched:sched_process_fork -e sched:sched_process_exec -e sched:sched_process_exit)
 
 "$rec" trgen6 "$tmp/v6.dat" --file-version 6 "${events[@]}" bash -c 'work trgen6'
-python3 "$rw" "$tmp/v6.dat" "$here/report-v6.dat" --no-kallsyms
+rw "$tmp/v6.dat" "$here/report-v6.dat"
 
 "$rec" trgen7 "$tmp/v7.dat" --file-version 7 --compression none "${events[@]}" \
 	bash -c 'work trgen7'
-python3 "$rw" "$tmp/v7.dat" "$here/report-v7.dat" --zip zstd --no-kallsyms
-python3 "$rw" "$tmp/v7.dat" "$tmp/v7n.dat" --no-kallsyms
-python3 "$rw" "$tmp/v7.dat" "$here/report-v7-zlib.dat" --zip zlib --no-kallsyms --chunk 2
+rw "$tmp/v7.dat" "$here/report-v7.dat" --zip zstd
+rw "$tmp/v7.dat" "$tmp/v7n.dat"
+rw "$tmp/v7.dat" "$here/report-v7-zlib.dat" --zip zlib --chunk 2
 
 # Overruns: a small buffer read rarely while a writer floods it.
 gcc -O2 -o "$tmp/writer" "$here/../../bench/report-writer.c"
-"$rec" trgenl "$tmp/lost.dat" --file-version 7 --compression none -b 4 -s 200000 -p nop \
-	"$tmp/writer" "$T/instances/trgenl/trace_marker" 20000
-python3 "$rw" "$tmp/lost.dat" "$here/report-lost.dat" --zip zlib --no-kallsyms --chunk 8
-python3 "$rw" "$tmp/lost.dat" "$tmp/lostn.dat" --no-kallsyms
+"$rec" trgenl "$tmp/lost.dat" --file-version 7 --compression none -b 4 -s 200000 \
+	-F -e sched:sched_process_exit \
+	"$tmp/writer" "$T/instances/trgenl/trace_marker" 3000
+rw "$tmp/lost.dat" "$here/report-lost.dat" --zip zlib --chunk 8
+rw "$tmp/lost.dat" "$tmp/lostn.dat"
 
 # The top level and an instance in one file.  This one touches the
 # top-level buffer (trace-cmd puts it back); check it did.
 before=$(cat "$T/current_tracer" "$T/tracing_on" "$T/set_event" "$T/trace_clock")
 mkdir -p "$T/instances/trgen2"
-"$rec" - "$tmp/two.dat" --file-version 7 --compression none -e sched:sched_switch \
+"$rec" - "$tmp/two.dat" --file-version 7 --compression none -F -e sched:sched_switch \
 	-B trgen2 -e sched:sched_wakeup -e sched:sched_waking sleep 0.02
 rmdir "$T/instances/trgen2" 2>/dev/null || true
 after=$(cat "$T/current_tracer" "$T/tracing_on" "$T/set_event" "$T/trace_clock")
 [ "$before" = "$after" ] || { echo "gen: the top-level tracefs changed" >&2; exit 1; }
-python3 "$rw" "$tmp/two.dat" "$here/report-two.dat" --zip zstd --no-kallsyms
-python3 "$rw" "$tmp/two.dat" "$tmp/twon.dat" --no-kallsyms
+rw "$tmp/two.dat" "$here/report-two.dat" --zip zstd
+rw "$tmp/two.dat" "$tmp/twon.dat"
 
 for pair in v6:report-v6 v7n:report-v7 v7n:report-v7-zlib lostn:report-lost twon:report-two; do
 	src=${pair%%:*} dst=${pair#*:}
 	f=$tmp/$src.dat
 	[ "$src" = v6 ] && f=$here/report-v6.dat
 	trace-cmd report -N "$f" >"$here/$dst.N"
-	trace-cmd report "$f" >"$here/$dst.plain"
-	trace-cmd report -N -R "$f" >"$here/$dst.R"
 done
+trace-cmd report "$tmp/v7n.dat" >"$here/report-v7.plain"
+trace-cmd report -N -R "$tmp/v7n.dat" >"$here/report-v7.R"
+[ "$(cat "$T/tracing_on")" = 1 ] || echo "gen: warning: tracing_on is 0 now" >&2
 ls -l "$here"/report-*

@@ -2,12 +2,14 @@
 # Rewrite a trace.dat file (version 6, or version 7 without compression) so
 # tests can have inputs trace-cmd on this machine cannot write:
 #
-#   rewrite-dat.py IN OUT [--zip none|zlib|zstd] [--no-kallsyms] [--chunk PAGES]
+#   rewrite-dat.py IN OUT [--zip none|zlib|zstd] [--no-kallsyms] [--no-printk]
+#                  [--keep-pids PID,...] [--chunk PAGES]
 #
 # --zip zlib|zstd (v7 only) compresses every metadata section and the trace
 # data in chunks of --chunk pages, as trace-cmd does; zstd needs the zstd
-# program.  --no-kallsyms drops the kallsyms, which are most of a small
-# file.  Written from the format described in trace-cmd.dat.v6(5) and v7(5).
+# program.  --no-kallsyms and --no-printk drop the kallsyms and the printk
+# formats, which are most of a small file; --keep-pids keeps only those
+# pids' saved_cmdlines.  Written from trace-cmd.dat.v6(5) and v7(5).
 import struct
 import subprocess
 import sys
@@ -70,10 +72,14 @@ def rewrite_v6(d, r, pos, args):
     p += 4 + n
     # printk, cmdlines
     n = r.u(p, 4)
-    out += d[p:p + 4 + n]
+    if args['no_printk']:
+        out += struct.pack(e + 'I', 0)
+    else:
+        out += d[p:p + 4 + n]
     p += 4 + n
     n = r.u(p, 8)
-    out += d[p:p + 8 + n]
+    text = trim_cmdlines(d[p + 8:p + 8 + n], args['keep'])
+    out += struct.pack(e + 'Q', len(text)) + text
     p += 8 + n
     cpus = r.u(p, 4)
     out += d[p:p + 4]
@@ -128,6 +134,14 @@ def rewrite_v6(d, r, pos, args):
     return bytes(out)
 
 
+def trim_cmdlines(text, keep):
+    """Only the saved_cmdlines lines of the pids in keep (None: all)."""
+    if keep is None:
+        return text
+    lines = [l for l in text.split(b'\n') if l.split(b' ', 1)[0] in keep]
+    return b'\n'.join(lines) + (b'\n' if lines else b'')
+
+
 def section(sid, flags, string, payload, e):
     return struct.pack(e + 'HHIQ', sid, flags, string, len(payload)) + payload
 
@@ -178,9 +192,13 @@ def rewrite_v7(d, r, pos, args):
     new_opts = []
     for oid, body in options:
         if 16 <= oid <= 21:
-            if oid == 19 and args['no_kallsyms']:
+            if (oid == 19 and args['no_kallsyms']) or (oid == 20 and args['no_printk']):
                 continue
             sid, sstr, payload = old_section(struct.unpack_from(e + 'Q', body)[0])
+            if oid == 21:
+                text = trim_cmdlines(payload[8:8 + struct.unpack_from(e + 'Q', payload)[0]],
+                                     args['keep'])
+                payload = struct.pack(e + 'Q', len(text)) + text
             at = len(out)
             if flags:
                 payload = zip_meta(kind, payload, e)
@@ -241,7 +259,7 @@ def rewrite_v7(d, r, pos, args):
 
 def main():
     argv = sys.argv[1:]
-    args = {'zip': 'none', 'no_kallsyms': False, 'chunk': 4}
+    args = {'zip': 'none', 'no_kallsyms': False, 'no_printk': False, 'chunk': 4, 'keep': None}
     files = []
     while argv:
         a = argv.pop(0)
@@ -249,6 +267,10 @@ def main():
             args['zip'] = argv.pop(0)
         elif a == '--no-kallsyms':
             args['no_kallsyms'] = True
+        elif a == '--no-printk':
+            args['no_printk'] = True
+        elif a == '--keep-pids':
+            args['keep'] = set(x.encode() for x in argv.pop(0).split(','))
         elif a == '--chunk':
             args['chunk'] = int(argv.pop(0))
         else:

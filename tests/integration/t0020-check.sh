@@ -101,8 +101,8 @@ test_expect_success '--has of an unknown capability is a usage error' '
 # product must tell the truth about; the full VM kernel has everything.
 case $TR_TIER in
 host)
-	present="tracefs access instances events triggers uprobes eprobes clocks buffers"
-	absent="function function_graph function_filter hist snapshot kprobes synthetic user_events stack_tracer"
+	present="tracefs access instances events triggers uprobes clocks buffers"
+	absent="function function_graph function_filter hist snapshot kprobes eprobes synthetic user_events stack_tracer"
 	;;
 vm-full)
 	present="tracefs access instances tracers function function_graph function_filter latency events triggers hist snapshot kprobes uprobes eprobes fprobes synthetic user_events stack_tracer clocks buffers"

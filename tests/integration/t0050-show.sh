@@ -72,7 +72,7 @@ test_expect_success 'show --pipe -e follows trace_pipe and restores on SIGINT' '
 	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
 	I=$TRACEFS/instances/$inst &&
 	echo 0 >$I/tracing_on
-	"$TR" show -B $inst --pipe -e sched:sched_switch >out 2>err &
+	( exec "$TR" show -B $inst --pipe -e sched:sched_switch >out 2>err ) &
 	pid=$!
 	test_when_finished "kill -9 $pid 2>/dev/null || :"
 	for i in $(seq 50); do

@@ -10,7 +10,7 @@ run_and_signal() {
 	mkdir $I
 	test_when_finished "rmdir $I"
 	echo 0 >$I/tracing_on
-	"$TR" show -B $inst --pipe -e sched:sched_wakeup -f "pid > 0" -e irq >out 2>err &
+	( exec "$TR" show -B $inst --pipe -e sched:sched_wakeup -f "pid > 0" -e irq >out 2>err ) &
 	pid=$!
 	test_when_finished "kill -9 $pid 2>/dev/null || :"
 	for i in $(seq 100); do
@@ -38,7 +38,7 @@ test_expect_success 'SIGTERM restores them too' '
 test_expect_success 'an instance tr created for the run is removed on SIGINT' '
 	inst=$(test_instance) &&
 	test_when_finished "rmdir $TRACEFS/instances/$inst 2>/dev/null || :"
-	"$TR" show -B $inst --pipe -e sched:sched_switch >out 2>err &
+	( exec "$TR" show -B $inst --pipe -e sched:sched_switch >out 2>err ) &
 	pid=$!
 	for i in $(seq 100); do
 		[ -d $TRACEFS/instances/$inst ] && break

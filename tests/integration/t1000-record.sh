@@ -1,0 +1,194 @@
+#!/bin/bash
+# tr record: round trips through trace-cmd report (and tr report), signals,
+# output errors, a full file system, the loss summary, pid selection.
+. "$(dirname "$0")/lib.sh"
+
+test_requires instances events
+
+# The text of the ftrace:print events (trace_marker lines) in a file, in order.
+marks() {
+	if command -v trace-cmd >/dev/null; then
+		trace-cmd report -i "$1" 2>/dev/null | sed -n 's/.* print: *[^ ]*: //p'
+	else
+		"$TR" report -i "$1" | sed -n 's/.* print: *[^ ]*: //p'
+	fi
+}
+
+# Both readers, where there are two, must agree.
+marks_tr() {
+	"$TR" report -i "$1" 2>/dev/null | sed -n 's/.* print: *[^ ]*: //p'
+}
+have_tr_report() { "$TR" report --help >/dev/null 2>&1; }
+
+# Wait (up to 10 s) until an instance is tracing.
+wait_tracing() {
+	local i
+	for i in $(seq 100); do
+		[ "$(cat "$TRACEFS/instances/$1/tracing_on" 2>/dev/null)" = 1 ] && return 0
+		sleep 0.1
+	done
+	echo "instance $1 never started tracing" >&2
+	return 1
+}
+
+test_expect_success 'trace_marker lines round-trip in order (trace-cmd report, tr report)' '
+	inst=$(test_instance) &&
+	tr record -B "$inst" -e ftrace:print -o rt.dat \
+		sh -c "for i in \$(seq 1 500); do echo \"mark \$i\" >$TRACEFS/instances/$inst/trace_marker; done" \
+		2>summary &&
+	seq 1 500 | sed "s/^/mark /" >expect &&
+	marks rt.dat >actual &&
+	test_cmp expect actual &&
+	if have_tr_report; then marks_tr rt.dat >actual.tr && test_cmp expect actual.tr; fi &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
+test_expect_success 'the file is trace.dat version 6 with the instance as a buffer' '
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -e ftrace:print -o v6.dat \
+		sh -c "echo one >$TRACEFS/instances/$inst/trace_marker" &&
+	head -c 12 v6.dat | od -An -c | tr -d " \n" >magic &&
+	printf "\027\010Dtracing6\000" | od -An -c | tr -d " \n" >expect &&
+	test_cmp expect magic &&
+	if command -v trace-cmd >/dev/null; then
+		trace-cmd dump -i v6.dat --options >dump 2>&1 &&
+		test_grep "Option BUFFER" dump && test_grep "\"$inst\" \[name\]" dump &&
+		test_grep "Option CPUSTAT" dump && test_grep "Option TRACECLOCK" dump &&
+		test_grep "Option UNAME" dump
+	fi
+'
+
+test_expect_success 'events of a command are recorded and its exit ends the recording' '
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -e sched:sched_process_exec -e sched:sched_process_exit \
+		-o cmd.dat sh -c "/bin/true; exit 3" &&
+	if command -v trace-cmd >/dev/null; then
+		trace-cmd report -i cmd.dat >out 2>/dev/null
+	else
+		tr report -i cmd.dat >out
+	fi &&
+	test_grep "sched_process_exec: .*filename=/bin/true" out &&
+	test_grep "sched_process_exit: .*comm=true" out
+'
+
+test_expect_success 'the recorder filters out its own threads' '
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -e syscalls:sys_enter_splice -e syscalls:sys_enter_poll \
+		-e syscalls:sys_enter_read -o self.dat &
+	pid=$! &&
+	wait_tracing "$inst" &&
+	ls /proc/$pid/task >tids &&
+	test $(wc -l <tids) -ge 2 &&
+	grep -q "common_pid != $pid" "$TRACEFS/instances/$inst/events/syscalls/sys_enter_read/filter" &&
+	sleep 0.3 &&
+	kill -INT $pid && wait $pid &&
+	if command -v trace-cmd >/dev/null; then
+		trace-cmd report -i self.dat >out 2>/dev/null
+	else
+		tr report -i self.dat >out
+	fi &&
+	for t in $(cat tids); do ! grep -E -- "-$t +\[" out || exit 1; done
+'
+
+test_expect_success 'SIGINT mid-record leaves a complete file and a clean tracefs' '
+	inst=$(test_instance) &&
+	tr record -B "$inst" -e ftrace:print -e sched:sched_switch -o int.dat 2>err &
+	pid=$! &&
+	wait_tracing "$inst" &&
+	for i in $(seq 1 50); do echo "mark $i" >"$TRACEFS/instances/$inst/trace_marker"; done &&
+	kill -INT $pid &&
+	wait $pid &&
+	seq 1 50 | sed "s/^/mark /" >expect &&
+	marks int.dat >actual &&
+	test_cmp expect actual &&
+	test_grep "^ *total " err &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
+test_expect_success 'the top-level buffer is put back after recording there' '
+	cat "$TRACEFS/tracing_on" >on.before &&
+	cat "$TRACEFS/set_event" | sort >ev.before &&
+	tr record -q -e sched:sched_process_exit -o top.dat --duration 200ms &&
+	cat "$TRACEFS/tracing_on" >on.after &&
+	cat "$TRACEFS/set_event" | sort >ev.after &&
+	test_cmp on.before on.after &&
+	test_cmp ev.before ev.after &&
+	! grep -v "^none$" "$TRACEFS/events/sched/sched_process_exit/filter"
+'
+
+test_expect_success 'an unwritable output fails before tracing starts' '
+	inst=$(test_instance) &&
+	test_expect_code 1 tr record -B "$inst" -e sched:sched_switch -o /nonexistent/dir/x.dat \
+		true 2>err &&
+	test_grep "cannot write .*/nonexistent/dir/x.dat" err &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
+test_expect_success 'a full file system fails cleanly and keeps a readable file' '
+	inst=$(test_instance) &&
+	mkdir small &&
+	mount -t tmpfs -o size=64k tmpfs small &&
+	test_when_finished "umount $TEST_TMP/small" &&
+	test_expect_code 1 tr record -B "$inst" -e ftrace:print -o small/full.dat \
+		sh -c "for i in \$(seq 1 5000); do echo \"mark \$i with some padding to fill pages\" >$TRACEFS/instances/$inst/trace_marker; done" \
+		2>err &&
+	test_grep "no space left" err &&
+	marks small/full.dat >actual &&
+	n=$(wc -l <actual) &&
+	test "$n" -gt 10 &&
+	seq 1 "$n" | sed "s/\$/ with some padding to fill pages/; s/^/mark /" >expect &&
+	test_cmp expect actual &&
+	test $(ls -A small | wc -l) = 1 &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
+test_expect_success 'lost events are counted per CPU; --fail-on-loss fails' '
+	inst=$(test_instance) &&
+	tr record -B "$inst" -b 8 -e ftrace:print -o lost.dat --fail-on-loss 2>err &
+	pid=$! &&
+	wait_tracing "$inst" &&
+	kill -STOP $pid &&
+	for i in $(seq 1 3000); do echo "mark $i overflowing a small buffer" >"$TRACEFS/instances/$inst/trace_marker"; done &&
+	kill -CONT $pid &&
+	kill -INT $pid &&
+	rc=0 && wait $pid || rc=$? &&
+	test $rc = 1 &&
+	cat err &&
+	test_grep -E "^ +CPU +events +lost +bytes" err &&
+	test_grep -E "^ +0 +[0-9]+ +[0-9]+ " err &&
+	lost=$(awk "\$1 == \"total\" { print \$3 }" err) &&
+	test "$lost" -gt 0 &&
+	test_grep "events were lost" err
+'
+
+test_expect_success '-F records only the command; -c adds its children' '
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -F -e sched:sched_process_exit -o f1.dat \
+		sh -c "/bin/true; /bin/true; exit 0" &&
+	tr record -q -B "$inst" -F -c -e sched:sched_process_exit -o f2.dat \
+		sh -c "/bin/true; /bin/true; exit 0" &&
+	if command -v trace-cmd >/dev/null; then
+		trace-cmd report -i f1.dat >out1 2>/dev/null && trace-cmd report -i f2.dat >out2 2>/dev/null
+	else
+		tr report -i f1.dat >out1 && tr report -i f2.dat >out2
+	fi &&
+	! grep "comm=true" out1 &&
+	test $(grep -c "comm=true" out2) = 2
+'
+
+test_expect_success 'usage errors' '
+	test_expect_code 64 tr record -e sched -F &&
+	test_expect_code 64 tr record -e sched -c true &&
+	test_expect_code 64 tr record true &&
+	test_expect_code 64 tr record -e sched --duration 5x
+'
+
+test_expect_success 'a missing event fails before anything is changed' '
+	inst=$(test_instance) &&
+	test_expect_code 1 tr record -B "$inst" -e sched:nosuch -o x.dat true 2>err &&
+	test_grep "no such event" err &&
+	test ! -e x.dat &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
+test_done
