@@ -91,7 +91,7 @@ test_expect_success 'the recorder filters out its own threads' '
 '
 
 test_expect_success 'SIGINT mid-record leaves a complete file and a clean tracefs' '
-	inst=$(test_instance) &&
+	inst=$(test_instance)
 	tr record -B "$inst" -e ftrace:print -e sched:sched_switch -o int.dat 2>err &
 	pid=$! &&
 	wait_tracing "$inst" &&
@@ -143,7 +143,7 @@ test_expect_success 'a full file system fails cleanly and keeps a readable file'
 '
 
 test_expect_success 'lost events are counted per CPU; --fail-on-loss fails' '
-	inst=$(test_instance) &&
+	inst=$(test_instance)
 	tr record -B "$inst" -b 8 -e ftrace:print -o lost.dat --fail-on-loss 2>err &
 	pid=$! &&
 	wait_tracing "$inst" &&

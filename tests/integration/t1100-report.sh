@@ -1,0 +1,131 @@
+#!/bin/bash
+# tr report prints what trace-cmd report -N prints, for files trace-cmd
+# wrote: version 6, version 7 uncompressed, zstd and zlib, several buffers,
+# lost events; with --plugins what plain trace-cmd report prints, and with
+# -R what trace-cmd report -R prints.
+#
+# tests/data holds small files made by tests/data/gen-report-data.sh with
+# trace-cmd's output beside them, so these run without trace-cmd; the
+# second half records fresh files with trace-cmd when it can run here.
+. "$(dirname "$0")/lib.sh"
+
+data=$TEST_ROOT/tests/data
+export LSAN_OPTIONS="suppressions=$data/lsan.supp:print_suppressions=0"
+
+# Lost-event markers: trace-cmd says "CPU:N [n EVENTS DROPPED]" (and then
+# forgets the buffer name on the next line); tr says what the kernel's trace
+# file says, "CPU:N [LOST n EVENTS]".  Compare everything else as is.
+lost_as_kernel() {
+	sed -E 's/CPU:([0-9]+) \[([0-9]+) EVENTS DROPPED\]/CPU:\1 [LOST \2 EVENTS]/' "$1"
+}
+
+for f in v6 v7 v7-zlib two; do
+	test_expect_success "report-$f.dat: the same lines as trace-cmd report -N" '
+		tr report -i "$data/report-'$f'.dat" >actual &&
+		test_cmp "$data/report-'$f'.N" actual
+	'
+done
+
+test_expect_success 'the zlib and the zstd file print the same' '
+	tr report -i "$data/report-v7-zlib.dat" >zlib &&
+	tr report -i "$data/report-v7.dat" >zstd &&
+	test_cmp zstd zlib &&
+	tr report -i "$data/report-v7-zlib.dat" --stat >stat &&
+	test_grep "^compression: *zlib" stat
+'
+
+test_expect_success '--plugins prints what plain trace-cmd report prints' '
+	tr report -i "$data/report-v7.dat" --plugins >actual &&
+	test_cmp "$data/report-v7.plain" actual &&
+	test_grep -q "==>" actual &&
+	! grep -q "prev_comm=" actual
+'
+
+test_expect_success '-R prints the fields raw, as trace-cmd report -R' '
+	tr report -i "$data/report-v7.dat" -R >actual &&
+	test_cmp "$data/report-v7.R" actual
+'
+
+test_expect_success 'lost events: a marker where the sub-buffer says, then the same events' '
+	tr report -i "$data/report-lost.dat" >actual &&
+	test_grep -q "^trgenl: CPU:1 \[LOST [0-9]* EVENTS\]$" actual &&
+	lost_as_kernel "$data/report-lost.N" | sed "s/^trgenl: //" >expect &&
+	sed "s/^trgenl: //" actual >actual.bare &&
+	test_cmp expect actual.bare &&
+	tr report -i "$data/report-lost.dat" --stat >stat &&
+	n=$(grep -o "LOST [0-9]*" actual | awk "{s += \$2} END {print s}") &&
+	test_grep "^lost events: *$n$" stat
+'
+
+test_expect_success 'every event line of the two-buffer file is in time order' '
+	tr report -i "$data/report-two.dat" -t >actual &&
+	grep -q "^trgen2: " actual && grep -q "^        [^ ]" actual &&
+	sed -nE "s/.*\] +([0-9]+\.[0-9]+): .*/\1/p" actual >ts &&
+	sort -n -c ts
+'
+
+# ---- fresh files from trace-cmd on this machine ----
+
+rec() { "$data/tc-record.sh" "$@"; }
+inst=$(test_instance)
+fresh=$TEST_TMP/fresh
+mkdir -p "$fresh"
+
+if ! command -v trace-cmd >/dev/null || ! [ -d "$TRACEFS/instances" ] ||
+	! rec "$inst" "$fresh/probe.dat" -e sched:sched_switch sleep 0.01 2>/dev/null; then
+	why="trace-cmd cannot record here"
+	for t in "v6" "v7 zstd" "v7 none" "v7 zlib (rewritten)" "merging two files"; do
+		test_skip "fresh $t file: tr report = trace-cmd report -N" "$why"
+	done
+	test_done
+	exit
+fi
+
+events="-e sched:sched_switch -e sched:sched_wakeup -e sched:sched_waking -e sched:sched_process_fork -e sched:sched_process_exec -e sched:sched_process_exit"
+work="sh -c 'printf \"one, two\n\" >$TRACEFS/instances/$inst/trace_marker; ls / >/dev/null; sleep 0.05'"
+
+test_expect_success 'fresh v6 file: tr report = trace-cmd report -N' '
+	eval rec "$inst" "$fresh/v6.dat" --file-version 6 $events "$work" &&
+	trace-cmd report -N "$fresh/v6.dat" >expect &&
+	tr report -i "$fresh/v6.dat" >actual &&
+	test_cmp expect actual &&
+	test $(wc -l <actual) -gt 10
+'
+
+test_expect_success 'fresh v7 zstd file: tr report = trace-cmd report -N, and with --plugins' '
+	eval rec "$inst" "$fresh/v7.dat" --file-version 7 --compression zstd $events "$work" &&
+	trace-cmd report -N "$fresh/v7.dat" >expect &&
+	tr report -i "$fresh/v7.dat" >actual &&
+	test_cmp expect actual &&
+	trace-cmd report "$fresh/v7.dat" >expect &&
+	tr report -i "$fresh/v7.dat" --plugins >actual &&
+	test_cmp expect actual &&
+	TR_FMT_VERIFY=1 tr report -i "$fresh/v7.dat" >/dev/null 2>err &&
+	test ! -s err
+'
+
+test_expect_success 'fresh v7 none file: tr report = trace-cmd report -N (and -R, -t)' '
+	eval rec "$inst" "$fresh/v7n.dat" --file-version 7 --compression none $events "$work" &&
+	for o in "" -R -t; do
+		trace-cmd report -N $o "$fresh/v7n.dat" >expect &&
+		tr report -i "$fresh/v7n.dat" $o >actual &&
+		test_cmp expect actual || exit 1
+	done
+'
+
+test_expect_success 'fresh v7 zlib (rewritten) file: the same events as the original' '
+	python3 "$data/rewrite-dat.py" "$fresh/v7n.dat" "$fresh/v7z.dat" --zip zlib &&
+	tr report -i "$fresh/v7z.dat" --stat >stat &&
+	test_grep "^compression: *zlib" stat &&
+	trace-cmd report -N "$fresh/v7n.dat" >expect &&
+	tr report -i "$fresh/v7z.dat" >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'merging two files: the same as trace-cmd report -N -i A -i B' '
+	trace-cmd report -N -i "$fresh/v6.dat" -i "$fresh/v7.dat" >expect 2>/dev/null &&
+	tr report -i "$fresh/v6.dat" -i "$fresh/v7.dat" >actual &&
+	test_cmp expect actual
+'
+
+test_done
