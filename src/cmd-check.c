@@ -5,11 +5,14 @@
  * --has CAP to ask about one (exit 0 if present, 1 if not), for scripts and
  * for the test suite's test_requires.
  */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "probe.h"
+#include "tfs.h"
 
 struct args {
 	bool json;
@@ -68,11 +71,53 @@ static void json_string(const char *s)
 	putchar('"');
 }
 
+/*
+ * Without tracefs, or without the right to use it, there is still something
+ * true to say: which of the two it is, and that the rest cannot be known.
+ */
+static int no_tracefs(const struct args *a, int err)
+{
+	const char *why = tr_detail() ? tr_detail() : strerror(-err);
+	char *reason = xstrdup(why);
+
+	tr_detail_clear();
+	if (a->has) {
+		printf("%s: %s\n", a->has, err == -EACCES && !strcmp(a->has, "tracefs")
+						   ? "present, but not accessible" : reason);
+		free(reason);
+		return err == -EACCES && !strcmp(a->has, "tracefs") ? EXIT_OK : EXIT_RUNTIME;
+	}
+	for (int c = 0; c < CAP__COUNT; c++) {
+		const char *detail = "unknown: tracefs cannot be used";
+		bool ok = false;
+
+		if (c == CAP_TRACEFS) {
+			ok = err == -EACCES;
+			detail = ok ? tfs_root() : reason;
+		} else if (c == CAP_ACCESS && err == -EACCES) {
+			detail = reason;
+		}
+		if (a->json)
+			printf("%s\n  \"%s\": {\"present\": %s, \"detail\": ", c ? "," : "{",
+			       cap_name(c), ok ? "true" : "false"), json_string(detail), putchar('}');
+		else
+			printf("%-16s %-4s %s\n", cap_name(c), ok ? "yes" : "no", detail);
+	}
+	if (a->json)
+		puts("\n}");
+	free(reason);
+	return EXIT_RUNTIME;
+}
+
 int cmd_check(int argc, char **argv)
 {
 	struct args a = { 0 };
+	int r;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	r = tfs_open();
+	if (r)
+		return no_tracefs(&a, r);
 	if (a.has) {
 		int c = cap_from_name(a.has);
 

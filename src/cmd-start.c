@@ -5,6 +5,7 @@
  * tr exits (that is the point); tr reset puts them back.  If any part fails,
  * everything already changed is restored and nothing stays.
  */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "cmd.h"
@@ -61,6 +62,9 @@ int cmd_start(int argc, char **argv)
 		r = setup_apply(in, &a.setup);
 	if (!r)
 		r = tfs_set(in, "tracing_on", "1");
+	/* Interrupted half-way: nothing stays, as after any other failure. */
+	if (!r && tr_stop)
+		r = tr_fail(-EINTR, "interrupted: nothing was changed");
 	if (!r)
 		r = tfs_keep();
 	if (r)

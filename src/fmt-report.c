@@ -371,6 +371,13 @@ static void print_formats(struct run *x)
 	}
 }
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 static int setup_input(struct run *x, struct input *in, int width)
 {
 	struct tep_handle *tep = tfile_tep(in->tf);
@@ -391,7 +398,7 @@ static int setup_input(struct run *x, struct input *in, int width)
 	/*
 	 * As trace-cmd: once any buffer has a name, every line starts with its
 	 * buffer's name right-aligned to the longest, and the top level's
-	 * with as many spaces.
+	 * with as many spaces -- or, with several files, the file's name.
 	 */
 	in->prefix = xcalloc(nb ? nb : 1, sizeof(*in->prefix));
 	for (int b = 0; b < nb; b++) {
@@ -401,6 +408,8 @@ static int setup_input(struct run *x, struct input *in, int width)
 			in->prefix[b] = xstrdup("");
 		else if (name[0])
 			in->prefix[b] = xasprintf("%*s: ", width, name);
+		else if (x->nin > 1)
+			in->prefix[b] = xasprintf("%*s: ", width, base_name(tfile_path(in->tf)));
 		else
 			in->prefix[b] = xasprintf("%*s", width + 2, "");
 	}
@@ -448,6 +457,15 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 		goto out;
 	}
 	x.f = fmt_new(out, &r->fo);
+	/* With several files, their names count too (they head the top buffers). */
+	for (size_t i = 0; i < x.nin; i++) {
+		int n = strlen(base_name(tfile_path(x.in[i].tf)));
+
+		if (x.nin > 1 && n > width)
+			width = n;
+		if (n > namew)
+			namew = n;
+	}
 	for (size_t i = 0; i < x.nin; i++)
 		for (int b = 0; b < tfile_nbuffers(x.in[i].tf); b++) {
 			int n = strlen(tfile_buffer(x.in[i].tf, b)->name);
@@ -467,15 +485,22 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 		err = print_stat(&x);
 		goto out;
 	}
-	for (size_t i = 0; i < x.nin; i++)
-		if ((int)strlen(tfile_path(x.in[i].tf)) > namew)
-			namew = strlen(tfile_path(x.in[i].tf));
 	if (r->fo.kind == FMT_TEXT && !r->first && !r->last)
 		for (size_t i = 0; i < x.nin; i++) {
-			/* With several files, trace-cmd names each, right-aligned. */
+			/*
+			 * With several files, trace-cmd names each, right-aligned to
+			 * the longest name so far: the files' and the buffers' of the
+			 * files before.
+			 */
 			if (x.nin > 1)
-				fprintf(out, "%*s: ", namew, tfile_path(x.in[i].tf));
+				fprintf(out, "%*s: ", namew, base_name(tfile_path(x.in[i].tf)));
 			fprintf(out, "cpus=%d\n", tfile_info(x.in[i].tf)->cpus);
+			for (int b = 0; b < tfile_nbuffers(x.in[i].tf); b++) {
+				int n = strlen(tfile_buffer(x.in[i].tf, b)->name);
+
+				if (n > namew)
+					namew = n;
+			}
 		}
 	err = print_latency(&x);
 	if (!err)

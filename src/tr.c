@@ -86,7 +86,8 @@ static int run_builtin(const struct tr_cmd *cmd, int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	status = cmd->fn(argc, argv);
-	if (cmd->flags & CMD_TRACEFS) {
+	/* Commands that open tracefs themselves (check) are restored too. */
+	if (tfs_root()) {
 		r = tfs_restore();
 		if (r) {
 			tr_error("could not put tracefs back as it was");

@@ -16,24 +16,34 @@ T=${TRACEFS:-/sys/kernel/tracing}
 d=$(mktemp -d)
 trap 'rm -rf "$d"' EXIT
 buf=()
+# The instances the stand-ins go over: INSTANCE and any other -B NAME.
+binds=()
+prev=
+for a in "$@"; do
+	[ "$prev" = -B ] && binds+=("$T/instances/$a")
+	prev=$a
+done
 if [ "$inst" != - ]; then
+	binds+=("$T/instances/$inst")
 	mkdir -p "$T/instances/$inst" || exit 1
 	buf=(-B "$inst")
 fi
 unshare -m bash -c '
-	d=$1 T=$2 inst=$3 out=$4
+	d=$1 T=$2 out=$3 nb=$4
 	shift 4
+	dirs=("$T" "${@:1:$nb}")
+	shift "$nb"
 	echo 1 >"$d/fe"
 	: >"$d/sff"
 	mount --bind "$d/fe" /proc/sys/kernel/ftrace_enabled || exit 1
-	for b in "$T" "$T"/instances/*; do
+	for b in "${dirs[@]}"; do
 		for f in set_ftrace_filter set_ftrace_notrace set_ftrace_pid \
 			 set_ftrace_notrace_pid set_graph_function set_graph_notrace; do
 			[ -e "$b/$f" ] && mount --bind "$d/sff" "$b/$f"
 		done
 	done
 	exec trace-cmd record -q -o "$out" "$@"
-' _ "$d" "$T" "$inst" "$out" "${buf[@]}" "$@" >"$d/log" 2>&1
+' _ "$d" "$T" "$out" "${#binds[@]}" "${binds[@]}" "${buf[@]}" "$@" >"$d/log" 2>&1
 rc=$?
 [ "$inst" != - ] && rmdir "$T/instances/$inst" 2>/dev/null
 if [ $rc -ne 0 ] || [ ! -s "$out" ]; then

@@ -1,0 +1,42 @@
+#!/bin/bash
+# Capture real kernel hist output for the unit tests (run in the VM tier):
+#   tests/vm/run -- bash tests/data/hist/capture.sh tests/data/hist
+# Each capture sets one hist trigger in a scratch instance, makes some load,
+# and saves the hist file as NAME.txt.
+out=${1:-.}
+T=/sys/kernel/tracing
+I=$T/instances/trhistcap
+mkdir -p $I
+cap() {	# NAME SYS/EV SPEC
+	local name=$1 ev=$2 spec=$3
+	echo "$spec" >> $I/events/$ev/trigger || { echo "refused: $name: $spec"; tail -3 $T/error_log; return; }
+	echo 1 > $I/tracing_on
+	for i in $(seq 40); do /bin/true; cat /proc/self/stat >/dev/null; done
+	sleep 0.3
+	cat $I/events/$ev/hist > "$out/$name.txt"
+	echo "!$spec" >> $I/events/$ev/trigger
+	echo "captured $name ($(wc -l < "$out/$name.txt") lines)"
+}
+cap plain sched/sched_switch 'hist:keys=next_comm'
+cap hex sched/sched_switch 'hist:keys=next_pid.hex:vals=hitcount,prev_pid'
+cap sym kmem/kmalloc 'hist:keys=call_site.sym:vals=bytes_req'
+cap symoff kmem/kmalloc 'hist:keys=call_site.sym-offset:vals=bytes_req,bytes_alloc:sort=bytes_alloc.descending'
+cap execname sched/sched_switch 'hist:keys=common_pid.execname'
+cap syscall raw_syscalls/sys_enter 'hist:keys=id.syscall:vals=hitcount'
+cap log2 kmem/kmalloc 'hist:keys=bytes_req.log2'
+cap buckets kmem/kmalloc 'hist:keys=bytes_req.buckets=32:sort=bytes_req'
+cap usecs sched/sched_switch 'hist:keys=common_timestamp.usecs'
+cap stacktrace sched/sched_switch 'hist:keys=common_stacktrace:vals=hitcount'
+cap stacktrace_old sched/sched_switch 'hist:keys=stacktrace:vals=hitcount'
+cap multikey sched/sched_switch 'hist:keys=prev_pid,next_pid:vals=hitcount:sort=hitcount.descending'
+cap cpu sched/sched_switch 'hist:keys=common_cpu'
+cap percent kmem/kmalloc 'hist:keys=call_site.sym:vals=bytes_req.percent,bytes_alloc.percent'
+cap graph kmem/kmalloc 'hist:keys=call_site.sym:vals=bytes_req.graph,bytes_alloc'
+cap size sched/sched_switch 'hist:keys=next_pid:size=2'
+cap string sched/sched_process_exec 'hist:keys=filename'
+cap nokeyhit sched/sched_switch 'hist:keys=next_prio:vals=hitcount,next_pid:sort=next_pid'
+cap filter sched/sched_switch 'hist:keys=next_comm if next_pid != 0'
+echo 'hist:keys=nosuch' >> $I/events/sched/sched_switch/trigger 2>/dev/null; tail -4 $T/error_log > $out/error_log-badkey.txt
+echo 'hist:keys=next_pid.nosuchmod' >> $I/events/sched/sched_switch/trigger 2>/dev/null; tail -4 $T/error_log > $out/error_log-badmod.txt
+rmdir $I
+uname -r
