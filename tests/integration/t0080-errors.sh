@@ -18,6 +18,19 @@ test_expect_success 'tracefs absent: tr check says so, line by line' '
 	TR_TRACEFS=$PWD/empty test_expect_code 1 "$TR" check --has hist
 '
 
+if ! unshare -m true 2>/dev/null; then
+	test_skip 'tracefs not mounted: tr mounts it' 'no mount namespaces (unshare -m)'
+else
+test_expect_success 'tracefs not mounted: tr mounts it (in a private mount namespace)' '
+	unshare -m sh -c "
+		umount /sys/kernel/tracing 2>/dev/null; umount /sys/kernel/debug 2>/dev/null
+		test ! -e /sys/kernel/tracing/tracing_on || exit 3
+		\"$TR\" check
+	" >out &&
+	test_grep -E "^tracefs +yes +/sys/kernel/tracing \(mounted by tr\)$" out
+'
+fi
+
 test_expect_success 'commands that need no tracefs work without it' '
 	mkdir -p empty &&
 	TR_TRACEFS=$PWD/empty "$TR" help >out &&
