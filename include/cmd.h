@@ -43,6 +43,9 @@ struct opt_instance {
 	const char *name;
 };
 extern const struct argp opt_instance_argp;
+/* For commands whose only option is -B: their input is a struct opt_instance. */
+extern const struct argp_child opt_instance_children[];
+error_t opt_instance_only_parse(int key, char *arg, struct argp_state *state);
 
 /* -e SEL [-f FILTER] ... */
 struct opt_events {
@@ -70,6 +73,7 @@ int cmd_trigger(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
+int cmd_hist(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* The root parser: takes the command name and leaves the rest to the command. */

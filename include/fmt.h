@@ -68,6 +68,13 @@ void fmt_src_filter_invert(struct fmt_src *s, bool invert);
 /* Would fmt_event print this record (filters only)? */
 bool fmt_src_match(struct fmt_src *s, const struct tfile_event *ev);
 
+/*
+ * Does any event this source has met (by fmt_src_learn or fmt_event) print
+ * kernel symbols: a %ps-like conversion in its print fmt, or a plugin's
+ * handler?  Then its file's kallsyms are needed.
+ */
+bool fmt_src_needs_symbols(struct fmt_src *s);
+
 /* The event's id, system and name; NULL name when the file has no format for it. */
 int fmt_src_event_id(struct fmt_src *s, const struct tfile_event *ev);
 const char *fmt_src_event_name(struct fmt_src *s, int id, const char **system);

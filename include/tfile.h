@@ -114,6 +114,7 @@ struct tfile_info {
 enum {
 	TFILE_KEEP_FORMATS = 1 << 0,	/* keep the format texts for tfile_formats() */
 	TFILE_NO_KALLSYMS = 1 << 1,	/* skip loading kallsyms (nothing is formatted) */
+	TFILE_LAZY_KALLSYMS = 1 << 2,	/* keep them; tfile_load_kallsyms() parses them */
 };
 
 struct tfile;
@@ -131,6 +132,12 @@ const char *tfile_cmdlines(const struct tfile *tf);
 const char *tfile_tgids(const struct tfile *tf);
 /* With TFILE_KEEP_FORMATS: "system\nformat text" per event, in file order. */
 const struct strv *tfile_formats(const struct tfile *tf);
+/*
+ * With TFILE_LAZY_KALLSYMS: hand the kallsyms to the tep handle now (the
+ * first call; later ones do nothing).  Parsing them is most of the cost of
+ * opening a file, and only events that print symbols need them.
+ */
+void tfile_load_kallsyms(struct tfile *tf);
 /* A latency buffer's text (v6 "latency" or v7 BUFFER_TEXT); NULL otherwise. */
 int tfile_text(struct tfile *tf, int buffer, char **text, size_t *len);
 
@@ -165,6 +172,7 @@ struct tfile {
 	int nbuffers;
 	struct tfile_buffer *buffers;
 	char *cmdlines, *tgids;
+	char *kallsyms;		/* kept for tfile_load_kallsyms() */
 	struct strv formats;
 	char *header_page;
 	size_t header_page_len;

@@ -90,6 +90,15 @@ int tfs_reset_defaults(struct tfs_inst *in);
 /* "traceoff:count=2" (as a trigger file shows it) -> "!traceoff". */
 char *tfs_trigger_removal(const char *shown);
 
+/*
+ * Call fn for every event of an instance (sorted by system, then event) with
+ * the contents of its FILE ("trigger", "filter", ...), skipping unreadable
+ * ones.  Stops at, and returns, the first non-zero fn result.
+ */
+int tfs_each_event_file(const struct tfs_inst *in, const char *file,
+			int (*fn)(const char *system, const char *event, char *content, void *ctx),
+			void *ctx);
+
 /* Every "system:event" the kernel offers (for an instance, its own list). */
 int tfs_events(const struct tfs_inst *in, struct strv *out);
 

@@ -5,27 +5,9 @@
 #include "cmd.h"
 #include "tfs.h"
 
-static error_t parse(int key, char *arg, struct argp_state *state)
-{
-	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = state->input;
-		return 0;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
-		return 0;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-}
-
-static const struct argp_child children[] = {
-	{ &opt_instance_argp, 0, "Instance:", 0 },
-	{ 0 }
-};
-
-static const struct argp argp = { NULL, parse, NULL, "Empty the ring buffer of every CPU.",
-				  children, NULL, NULL };
+static const struct argp argp = { NULL, opt_instance_only_parse, NULL,
+				  "Empty the ring buffer of every CPU.", opt_instance_children,
+				  NULL, NULL };
 
 int cmd_clear(int argc, char **argv)
 {

@@ -4,7 +4,6 @@
  * only -B NAME): tracer, tracing_on, clock, buffer sizes, enabled events,
  * event filters and triggers, function and pid filters, per-CPU stats.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,35 +12,10 @@
 #include "cmd.h"
 #include "tfs.h"
 
-struct args {
-	struct opt_instance inst;
-};
-
-static error_t parse(int key, char *arg, struct argp_state *state)
-{
-	struct args *a = state->input;
-
-	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &a->inst;
-		return 0;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
-		return 0;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-}
-
-static const struct argp_child children[] = {
-	{ &opt_instance_argp, 0, "Instance:", 0 },
-	{ 0 }
-};
-
-static const struct argp argp = { NULL, parse, NULL,
+static const struct argp argp = { NULL, opt_instance_only_parse, NULL,
 				  "Show what is set now: tracer, events, filters, triggers, "
 				  "buffers, clock and per-CPU statistics.",
-				  children, NULL, NULL };
+				  opt_instance_children, NULL, NULL };
 
 static void show_value(struct tfs_inst *in, const char *label, const char *file)
 {
@@ -60,51 +34,33 @@ static void show_value(struct tfs_inst *in, const char *label, const char *file)
 	free(raw);
 }
 
+struct per_event {
+	const char *label;
+	size_t shown;
+};
+
+static int print_event_lines(const char *sys, const char *ev, char *content, void *ctx)
+{
+	struct per_event *pe = ctx;
+	char *line, *save = NULL;
+
+	for (line = strtok_r(content, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		/* Empty trigger files list the available triggers as comments. */
+		if (line[0] == '#' || !strcmp(line, "none"))
+			continue;
+		printf("  %-17s %s:%s: %s\n", pe->shown++ ? "" : pe->label, sys, ev, line);
+	}
+	return 0;
+}
+
 /* Every events/SYS/EVENT/FILE that holds something, as "sys:event: value". */
 static void show_per_event(struct tfs_inst *in, const char *label, const char *file)
 {
-	char *evdir = tfs_path(in, "events");
-	DIR *d = opendir(evdir);
-	struct dirent *sys;
-	size_t shown = 0;
+	struct per_event pe = { label, 0 };
 
-	while (d && (sys = readdir(d))) {
-		char *sdir;
-		DIR *sd;
-		struct dirent *ev;
-
-		if (sys->d_name[0] == '.' || sys->d_type != DT_DIR)
-			continue;
-		sdir = xasprintf("%s/%s", evdir, sys->d_name);
-		sd = opendir(sdir);
-		while (sd && (ev = readdir(sd))) {
-			char *rel, *raw = NULL, *line, *save = NULL;
-
-			if (ev->d_name[0] == '.' || ev->d_type != DT_DIR)
-				continue;
-			rel = xasprintf("events/%s/%s/%s", sys->d_name, ev->d_name, file);
-			if (!tfs_read(in, rel, &raw)) {
-				for (line = strtok_r(raw, "\n", &save); line;
-				     line = strtok_r(NULL, "\n", &save)) {
-					/* Empty trigger files list the available triggers as comments. */
-					if (line[0] == '#' || !strcmp(line, "none"))
-						continue;
-					printf("  %-17s %s:%s: %s\n", shown++ ? "" : label, sys->d_name,
-					       ev->d_name, line);
-				}
-				free(raw);
-			}
-			free(rel);
-		}
-		if (sd)
-			closedir(sd);
-		free(sdir);
-	}
-	if (d)
-		closedir(d);
-	if (!shown)
+	tfs_each_event_file(in, file, print_event_lines, &pe);
+	if (!pe.shown)
 		printf("  %-17s none\n", label);
-	free(evdir);
 }
 
 static void show_cpu_stats(struct tfs_inst *in)
@@ -167,13 +123,13 @@ static void show_instance(struct tfs_inst *in)
 
 int cmd_stat(int argc, char **argv)
 {
-	struct args a = { 0 };
+	struct opt_instance a = { 0 };
 	struct strv names = { 0 };
 	struct tfs_inst *in;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
-	if (a.inst.name) {
-		if (cmd_instance_open(a.inst.name, false, &in))
+	if (a.name) {
+		if (cmd_instance_open(a.name, false, &in))
 			return tr_report(-ENOENT, "stat"), EXIT_RUNTIME;
 		show_instance(in);
 		return EXIT_OK;

@@ -6,32 +6,13 @@
 #include "cmd.h"
 #include "tfs.h"
 
-static error_t parse(int key, char *arg, struct argp_state *state)
-{
-	switch (key) {
-	case ARGP_KEY_INIT:
-		state->child_inputs[0] = state->input;
-		return 0;
-	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
-		return 0;
-	default:
-		return ARGP_ERR_UNKNOWN;
-	}
-}
-
-static const struct argp_child children[] = {
-	{ &opt_instance_argp, 0, "Instance:", 0 },
-	{ 0 }
-};
-
-static const struct argp stop_argp = { NULL, parse, NULL,
+static const struct argp stop_argp = { NULL, opt_instance_only_parse, NULL,
 				       "Stop writing to the ring buffer (tracing_on=0); events "
 				       "stay enabled and the buffer keeps what it has.",
-				       children, NULL, NULL };
-static const struct argp restart_argp = { NULL, parse, NULL,
+				       opt_instance_children, NULL, NULL };
+static const struct argp restart_argp = { NULL, opt_instance_only_parse, NULL,
 					  "Resume writing to the ring buffer (tracing_on=1).",
-					  children, NULL, NULL };
+					  opt_instance_children, NULL, NULL };
 
 static int set_tracing_on(const struct argp *argp, int argc, char **argv, const char *value)
 {

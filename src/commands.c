@@ -30,6 +30,7 @@ const struct tr_cmd tr_commands[] = {
 	{ "probe", cmd_probe, "Add, remove and list kprobes, uprobes, eprobes and fprobes", CMD_TRACEFS },
 	{ "snapshot", cmd_snapshot, "Take, show, clear or free the snapshot buffer", CMD_TRACEFS },
 	{ "stack", cmd_stack, "The stack tracer: deepest kernel stack and its trace", CMD_TRACEFS },
+	{ "hist", cmd_hist, "Histograms of event fields, in the kernel or in userspace", CMD_TRACEFS },
 	{ "help", cmd_help, "Show the commands, or one command's help", 0 },
 };
 const size_t tr_ncommands = ARRAY_SIZE(tr_commands);

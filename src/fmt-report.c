@@ -105,10 +105,15 @@ static bool names_tasks(struct tep_handle *tep)
 	return false;
 }
 
-/* First pass: names of tasks that saved_cmdlines does not know. */
+/*
+ * First pass: names of tasks that saved_cmdlines does not know, and which
+ * events occur, so the kallsyms are parsed only when one prints symbols
+ * (or the text is raw or from plugins, which may).
+ */
 static int learn_comms(struct run *x)
 {
 	struct tfile_event ev;
+	bool *walked = xcalloc(x->nin + 1, sizeof(*walked));
 	int r;
 
 	for (size_t i = 0; i < x->ncur; i++) {
@@ -116,11 +121,19 @@ static int learn_comms(struct run *x)
 
 		if (!names_tasks(tfile_tep(c->in->tf)))
 			continue;
+		walked[c->in - x->in] = true;
 		while ((r = tfile_cursor_next(c->c, &ev)) == 1)
 			fmt_src_learn(c->in->src, &ev);
-		if (r < 0)
+		if (r < 0) {
+			free(walked);
 			return r;
+		}
 	}
+	for (size_t i = 0; i < x->nin; i++)
+		if (!walked[i] || x->r->plugins || x->r->fo.raw ||
+		    fmt_src_needs_symbols(x->in[i].src))
+			tfile_load_kallsyms(x->in[i].tf);
+	free(walked);
 	return open_cursors(x);
 }
 
@@ -446,6 +459,8 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 		flags |= TFILE_KEEP_FORMATS | TFILE_NO_KALLSYMS;
 	if (r->stat)
 		flags |= TFILE_NO_KALLSYMS;
+	else
+		flags |= TFILE_LAZY_KALLSYMS;
 	x.nin = r->inputs.n;
 	x.in = xcalloc(x.nin, sizeof(*x.in));
 	for (size_t i = 0; i < x.nin && !err; i++)
@@ -485,6 +500,10 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 		err = print_stat(&x);
 		goto out;
 	}
+	/* Learn names first: a damaged file is then found before anything is printed. */
+	err = learn_comms(&x);
+	if (err)
+		goto out;
 	if (r->fo.kind == FMT_TEXT && !r->first && !r->last)
 		for (size_t i = 0; i < x.nin; i++) {
 			/*
@@ -503,8 +522,6 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 			}
 		}
 	err = print_latency(&x);
-	if (!err)
-		err = learn_comms(&x);
 	if (err)
 		goto out;
 	if (r->first || r->last)

@@ -65,6 +65,7 @@ struct fmt_src {
 	struct tep_event_filter **filters;	/* one per -F: an event passes if any matches */
 	int nfilters;
 	bool has_filter, invert;
+	bool swap;		/* the file's byte order is not ours */
 	int pid_off, pid_size;	/* common_pid */
 	int type_off, type_size;/* common_type */
 	struct fmt_src *next;
@@ -209,6 +210,7 @@ struct fmt_src *fmt_src_new(struct fmt *f, struct tep_handle *tep)
 	s->f = f;
 	s->tep = tep;
 	s->ids = xcalloc(65536, sizeof(*s->ids));
+	s->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
 	s->pid_off = 4, s->pid_size = 4;
 	s->type_off = 0, s->type_size = 2;
 	if (e && (fld = tep_find_common_field(e, "common_pid"))) {
@@ -375,8 +377,17 @@ const char *fmt_src_comm(struct fmt_src *s, int pid)
 	return "<...>";
 }
 
+/* A number of the record, in the file's byte order. */
 static inline uint64_t rd_num(struct fmt_src *s, const void *p, int size)
 {
+	if (!s->swap) {
+		switch (size) {
+		case 1: return *(const uint8_t *)p;
+		case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+		case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+		case 8: { uint64_t v; memcpy(&v, p, 8); return v; }
+		}
+	}
 	return tep_read_number(s->tep, p, size);
 }
 
@@ -401,6 +412,23 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 		ei->prog = fmt_prog_compile(s->tep, ei->event);
 	}
 	return ei;
+}
+
+bool fmt_src_needs_symbols(struct fmt_src *s)
+{
+	for (int id = 0; id < 65536; id++) {
+		struct ev_info *ei = s->ids[id];
+		const char *f;
+
+		if (!ei || !ei->event)
+			continue;
+		if (ei->event->handler)
+			return true;
+		for (f = ei->event->print_fmt.format; f && (f = strstr(f, "%p")); f += 2)
+			if (f[2] && strchr("sSfFB", f[2]))
+				return true;
+	}
+	return false;
 }
 
 int fmt_src_event_id(struct fmt_src *s, const struct tfile_event *ev)
@@ -766,6 +794,10 @@ static void put_json_field(struct fmt *f, struct fmt_src *s, const struct tep_fo
 	uint32_t off = fld->offset, len = fld->size;
 	bool sign = fld->flags & TEP_FIELD_IS_SIGNED;
 
+	/* A char buf[] of size 0 (ftrace's print) runs to the end of the record. */
+	if (!len && (fld->flags & TEP_FIELD_IS_ARRAY) && !(fld->flags & TEP_FIELD_IS_DYNAMIC) &&
+	    off <= ev->size)
+		len = ev->size - off;
 	if (off + (uint64_t)len > ev->size) {
 		puts_(f, "null");
 		return;

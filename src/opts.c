@@ -37,6 +37,25 @@ static error_t instance_parse(int key, char *arg, struct argp_state *state)
 
 const struct argp opt_instance_argp = { instance_options, instance_parse, NULL, NULL, NULL, NULL, NULL };
 
+const struct argp_child opt_instance_children[] = {
+	{ &opt_instance_argp, 0, "Instance:", 0 },
+	{ 0 }
+};
+
+error_t opt_instance_only_parse(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = state->input;
+		return 0;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
 static const struct argp_option event_options[] = {
 	{ "event", 'e', "SEL", 0,
 	  "Event selector: SYSTEM:EVENT, SYSTEM:*, SYSTEM, EVENT, all; globs allowed. Repeatable", 0 },

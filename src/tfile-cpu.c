@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define TFILE_INTERNAL
 #include "tfile.h"
@@ -235,6 +236,7 @@ struct tfile_cursor {
 	struct tfile_page pg;
 	bool in_page;
 	int64_t carry;			/* lost events from a page without events */
+	uint64_t dropped;		/* file offset up to which the mapping was released */
 	char where[320];
 };
 
@@ -250,6 +252,7 @@ int tfile_cursor_open(struct tfile *tf, int buffer, int cpu_index, struct tfile_
 	c->tf = tf;
 	c->b = b;
 	c->cpu = &b->cpus[cpu_index];
+	c->dropped = c->cpu->offset;
 	if (!b->name[0])
 		snprintf(c->where, sizeof(c->where), "the CPU %d data", c->cpu->cpu);
 	else
@@ -323,6 +326,26 @@ static int next_chunk(struct tfile_cursor *c)
 	return 1;
 }
 
+/*
+ * Release the mapped file behind the cursor, so a big file read start to
+ * end does not stay resident as it is read (the pages are clean: they come
+ * back from the page cache if a cursor is opened again).  upto is the file
+ * offset the cursor no longer needs.
+ */
+static void release_behind(struct tfile_cursor *c, uint64_t upto)
+{
+	const uint64_t chunk = 1 << 20, pg = 4096;
+	uint64_t start, end;
+
+	if (upto < c->dropped + chunk)
+		return;
+	start = (c->dropped + pg - 1) & ~(pg - 1);
+	end = upto & ~(pg - 1);
+	if (end > start)
+		madvise((void *)(c->tf->map + start), end - start, MADV_DONTNEED);
+	c->dropped = upto;
+}
+
 static uint64_t adjust_ts(const struct tfile *tf, uint64_t ts)
 {
 	if (tf->tsc2nsec)
@@ -361,6 +384,10 @@ int tfile_cursor_next(struct tfile_cursor *c, struct tfile_event *ev)
 			c->carry = c->pg.missed;
 			c->page_off += page_size;
 		}
+		if (c->b->compressed)
+			release_behind(c, c->zpos > 8 ? c->zpos - 8 : 0);
+		else if (c->page_off < c->data_len)
+			release_behind(c, c->data_file_off + c->page_off);
 		if (c->page_off >= c->data_len) {
 			if (!c->b->compressed)
 				return 0;

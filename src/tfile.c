@@ -253,10 +253,10 @@ static int parse_kallsyms(struct tfile *tf, struct rd *r)
 	const uint8_t *p = rd_take(r, n);
 
 	if (p && n && !(tf->flags & TFILE_NO_KALLSYMS)) {
-		char *s = dup_text(p, n);
-
-		tep_parse_kallsyms(tf->tep, s);
-		free(s);
+		free(tf->kallsyms);
+		tf->kallsyms = dup_text(p, n);
+		if (!(tf->flags & TFILE_LAZY_KALLSYMS))
+			tfile_load_kallsyms(tf);
 	}
 	return r->err;
 }
@@ -285,6 +285,15 @@ static int parse_cmdlines(struct tfile *tf, struct rd *r)
 		tf->cmdlines = dup_text(p, n);
 	}
 	return r->err;
+}
+
+void tfile_load_kallsyms(struct tfile *tf)
+{
+	if (!tf->kallsyms)
+		return;
+	tep_parse_kallsyms(tf->tep, tf->kallsyms);
+	free(tf->kallsyms);
+	tf->kallsyms = NULL;
 }
 
 /* ---- options (both versions) ---- */
@@ -762,6 +771,11 @@ int tfile_open(const char *path, unsigned flags, struct tfile **out)
 
 	rd_init(&r, tf, 0, tf->size, "the file header");
 	h = tf->size >= sizeof(magic) ? tf->map : NULL;
+	if (!h && tf->size && !memcmp(tf->map, magic, tf->size)) {
+		err = tfile_bad(tf, -EBADMSG, 0, "truncated at offset %llu (in the file header)",
+				(unsigned long long)tf->size);
+		goto fail;
+	}
 	if (!h || memcmp(h, magic, sizeof(magic))) {
 		err = tfile_bad(tf, -EBADMSG, 0, "not a trace file (no trace.dat magic at offset 0)");
 		goto fail;
@@ -868,6 +882,7 @@ void tfile_close(struct tfile *tf)
 	strv_free(&tf->formats);
 	free(tf->cmdlines);
 	free(tf->tgids);
+	free(tf->kallsyms);
 	free(tf->header_page);
 	free(tf->path);
 	free(tf);

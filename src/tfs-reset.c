@@ -5,7 +5,6 @@
  * tracing on.  Each file is written only when it differs from the default,
  * because some hosts refuse even a write of the current value.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,62 +37,58 @@ char *tfs_trigger_removal(const char *shown)
 	return p;
 }
 
+struct reset_ctx {
+	struct tfs_inst *in;
+	int first;
+};
+
+static int remove_triggers(const char *sys, const char *ev, char *content, void *ctx)
+{
+	struct reset_ctx *c = ctx;
+	struct strv lines = { 0 };
+	char *line, *save = NULL, *rel;
+
+	for (line = strtok_r(content, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (line[0] != '#')
+			strv_push(&lines, line);
+	rel = xasprintf("events/%s/%s/trigger", sys, ev);
+	/* Newest first: a hist trigger others refer to was added before them. */
+	for (size_t i = lines.n; i-- > 0;) {
+		char *undo = tfs_trigger_removal(lines.v[i]);
+		int r = tfs_write(c->in, rel, undo, true);
+
+		if (r && !c->first)
+			c->first = r;
+		free(undo);
+	}
+	free(rel);
+	strv_free(&lines);
+	return 0;
+}
+
+static int clear_filter(const char *sys, const char *ev, char *content, void *ctx)
+{
+	struct reset_ctx *c = ctx;
+	char *rel;
+	int r;
+
+	if (!strcmp(str_rstrip(content), "none"))
+		return 0;
+	rel = xasprintf("events/%s/%s/filter", sys, ev);
+	r = tfs_ensure(c->in, rel, "0");
+	if (r && !c->first)
+		c->first = r;
+	free(rel);
+	return 0;
+}
+
 static int reset_event_files(struct tfs_inst *in)
 {
-	char *evdir = tfs_path(in, "events");
-	DIR *d = opendir(evdir);
-	struct dirent *sys;
-	int first = 0;
+	struct reset_ctx c = { in, 0 };
 
-	while (d && (sys = readdir(d))) {
-		char *sdir;
-		DIR *sd;
-		struct dirent *ev;
-
-		if (sys->d_name[0] == '.' || sys->d_type != DT_DIR)
-			continue;
-		sdir = xasprintf("%s/%s", evdir, sys->d_name);
-		sd = opendir(sdir);
-		while (sd && (ev = readdir(sd))) {
-			char *rel, *raw = NULL, *line, *save = NULL;
-			struct strv lines = { 0 };
-			int r;
-
-			if (ev->d_name[0] == '.' || ev->d_type != DT_DIR)
-				continue;
-			rel = xasprintf("events/%s/%s/trigger", sys->d_name, ev->d_name);
-			if (!tfs_read(in, rel, &raw)) {
-				for (line = strtok_r(raw, "\n", &save); line;
-				     line = strtok_r(NULL, "\n", &save))
-					if (line[0] != '#')
-						strv_push(&lines, line);
-				/* hist triggers that others refer to go last: remove newest first. */
-				for (size_t i = lines.n; i-- > 0;) {
-					char *undo = tfs_trigger_removal(lines.v[i]);
-
-					r = tfs_write(in, rel, undo, true);
-					if (r && !first)
-						first = r;
-					free(undo);
-				}
-				free(raw);
-			}
-			free(rel);
-			strv_free(&lines);
-			rel = xasprintf("events/%s/%s/filter", sys->d_name, ev->d_name);
-			r = tfs_ensure(in, rel, "0");
-			if (r && r != -ENOENT && !first)
-				first = r;
-			free(rel);
-		}
-		if (sd)
-			closedir(sd);
-		free(sdir);
-	}
-	if (d)
-		closedir(d);
-	free(evdir);
-	return first;
+	tfs_each_event_file(in, "trigger", remove_triggers, &c);
+	tfs_each_event_file(in, "filter", clear_filter, &c);
+	return c.first;
 }
 
 int tfs_reset_defaults(struct tfs_inst *in)

@@ -744,3 +744,46 @@ bool tfs_state_has(const char *value)
 	free(path);
 	return found;
 }
+
+static void subdirs(const char *dir, struct strv *out)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.' && de->d_type == DT_DIR)
+			strv_push(out, de->d_name);
+	if (d)
+		closedir(d);
+	strv_sort(out);
+}
+
+int tfs_each_event_file(const struct tfs_inst *in, const char *file,
+			int (*fn)(const char *system, const char *event, char *content, void *ctx),
+			void *ctx)
+{
+	char *evdir = tfs_path(in, "events");
+	struct strv systems = { 0 };
+	int r = 0;
+
+	subdirs(evdir, &systems);
+	for (size_t s = 0; s < systems.n && !r; s++) {
+		char *sdir = xasprintf("%s/%s", evdir, systems.v[s]);
+		struct strv events = { 0 };
+
+		subdirs(sdir, &events);
+		for (size_t e = 0; e < events.n && !r; e++) {
+			char *path = xasprintf("%s/%s/%s", sdir, events.v[e], file), *raw = NULL;
+
+			if (!read_file(path, &raw, NULL))
+				r = fn(systems.v[s], events.v[e], raw, ctx);
+			free(raw);
+			free(path);
+		}
+		strv_free(&events);
+		free(sdir);
+	}
+	strv_free(&systems);
+	free(evdir);
+	return r;
+}

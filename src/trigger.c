@@ -3,7 +3,6 @@
  * Event and function triggers (see trigger.h).
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -303,50 +302,21 @@ int trig_func_del(struct tfs_inst *in, const char *spec)
 	return r;
 }
 
+static int collect(const char *sys, const char *ev, char *content, void *ctx)
+{
+	char *line, *save = NULL;
+
+	for (line = strtok_r(content, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (line[0] != '#')
+			strv_push_owned(ctx, xasprintf("%s:%s\t%s", sys, ev, line));
+	return 0;
+}
+
 int trig_list(struct tfs_inst *in, struct strv *out)
 {
-	char *evdir = tfs_path(in, "events"), *raw = NULL;
-	struct strv systems = { 0 };
-	DIR *d = opendir(evdir);
-	struct dirent *de;
+	char *raw = NULL;
 
-	while (d && (de = readdir(d)))
-		if (de->d_name[0] != '.' && de->d_type == DT_DIR)
-			strv_push(&systems, de->d_name);
-	if (d)
-		closedir(d);
-	strv_sort(&systems);
-	for (size_t s = 0; s < systems.n; s++) {
-		char *sdir = xasprintf("%s/%s", evdir, systems.v[s]);
-		struct strv events = { 0 };
-		DIR *sd = opendir(sdir);
-
-		while (sd && (de = readdir(sd)))
-			if (de->d_name[0] != '.' && de->d_type == DT_DIR)
-				strv_push(&events, de->d_name);
-		if (sd)
-			closedir(sd);
-		strv_sort(&events);
-		for (size_t e = 0; e < events.n; e++) {
-			char *f = xasprintf("events/%s/%s/trigger", systems.v[s], events.v[e]);
-			char *line, *save = NULL;
-
-			if (!tfs_read(in, f, &raw)) {
-				for (line = strtok_r(raw, "\n", &save); line;
-				     line = strtok_r(NULL, "\n", &save))
-					if (line[0] != '#')
-						strv_push_owned(out, xasprintf("%s:%s\t%s", systems.v[s],
-									       events.v[e], line));
-				free(raw);
-				raw = NULL;
-			}
-			free(f);
-		}
-		strv_free(&events);
-		free(sdir);
-	}
-	strv_free(&systems);
-	free(evdir);
+	tfs_each_event_file(in, "trigger", collect, out);
 	/* Function triggers live in set_ftrace_filter as "func:command:count=N". */
 	if (!tfs_read(in, "set_ftrace_filter", &raw)) {
 		char *line, *save = NULL;

@@ -2,6 +2,7 @@
 # Run "trace-cmd record" on this machine for tests:
 #
 #   tc-record.sh INSTANCE OUT [trace-cmd record options...] [-- COMMAND...]
+#   TC_SUBCMD=extract tc-record.sh INSTANCE OUT    (what the instance holds now)
 #
 # trace-cmd 3.1.6 insists on writing the function-filter files and
 # ftrace_enabled, which a kernel without function tracing (or a container)
@@ -25,7 +26,7 @@ for a in "$@"; do
 done
 if [ "$inst" != - ]; then
 	binds+=("$T/instances/$inst")
-	mkdir -p "$T/instances/$inst" || exit 1
+	[ "${TC_SUBCMD:-record}" = extract ] || mkdir -p "$T/instances/$inst" || exit 1
 	buf=(-B "$inst")
 fi
 unshare -m bash -c '
@@ -42,7 +43,10 @@ unshare -m bash -c '
 			[ -e "$b/$f" ] && mount --bind "$d/sff" "$b/$f"
 		done
 	done
-	exec trace-cmd record -q -o "$out" "$@"
+	if [ "${TC_SUBCMD:-record}" = record ]; then
+		exec trace-cmd record -q -o "$out" "$@"
+	fi
+	exec trace-cmd "$TC_SUBCMD" -o "$out" "$@"
 ' _ "$d" "$T" "$out" "${#binds[@]}" "${binds[@]}" "${buf[@]}" "$@" >"$d/log" 2>&1
 rc=$?
 [ "$inst" != - ] && rmdir "$T/instances/$inst" 2>/dev/null

@@ -72,7 +72,7 @@ test_expect_success 'events of a command are recorded and its exit ends the reco
 '
 
 test_expect_success 'the recorder filters out its own threads' '
-	inst=$(test_instance) &&
+	inst=$(test_instance)
 	tr record -q -B "$inst" -e syscalls:sys_enter_splice -e syscalls:sys_enter_poll \
 		-e syscalls:sys_enter_read -o self.dat &
 	pid=$! &&

@@ -370,18 +370,82 @@ TEST(fast_printer_matches_libtraceevent)
 		free(out.p);
 	}
 	fmt_prog_free(p);
-	/* A print fmt with helpers is not compiled. */
+	/* A print fmt with helpers it does not know is not compiled. */
 	{
-		static const char flags_fmt[] =
-			"name: flags\nID: 13\nformat:\n" COMMON
+		static const char hex_fmt[] =
+			"name: hexs\nID: 13\nformat:\n" COMMON
 			"\tfield:unsigned long f;\toffset:8;\tsize:8;\tsigned:0;\n\n"
-			"print fmt: \"f=%s\", __print_flags(REC->f, \"|\", { 1, \"A\" })\n";
+			"print fmt: \"f=%s c=%c\", __print_hex(REC->f, 8), REC->f\n";
+		struct fmt_prog *q;
 
-		CHECK(tep_parse_event(tep, flags_fmt, strlen(flags_fmt), "test") == 0);
-		CHECK(fmt_prog_compile(tep, tep_find_event(tep, 13)) == NULL);
+		CHECK(tep_parse_event(tep, hex_fmt, strlen(hex_fmt), "test") == 0);
+		q = fmt_prog_compile(tep, tep_find_event(tep, 13));
+		CHECK(q == NULL);
+		fmt_prog_free(q);
 	}
 	tep_free(tep);
 }
 
+/* sched_switch's prev_state: arithmetic, __print_flags, "? :", plus a symbol table. */
+static const char fmt_expr[] =
+	"name: expr\nID: 14\nformat:\n" COMMON
+	"\tfield:long state;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield:unsigned int mode;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:u64 runtime;\toffset:24;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"state=%s%s mode=%s m2=%u rt=%Lu\", "
+	"(REC->state & ((((0x00000000 | 0x00000001 | 0x00000002) + 1) << 1) - 1)) ? "
+	"__print_flags(REC->state & ((((0x00000000 | 0x00000001 | 0x00000002) + 1) << 1) - 1), "
+	"\"|\", { 0x00000001, \"S\" }, { 0x00000002, \"D\" }) : \"R\", "
+	"REC->state & (((0x00000000 | 0x00000001 | 0x00000002) + 1) << 1) ? \"+\" : \"\", "
+	"__print_symbolic(REC->mode, { 0, \"zero\" }, { 1, \"one\" }, { 7, \"seven\" }), "
+	"REC->mode * 2 + 1, (unsigned long long)REC->runtime\n";
+
+TEST(fast_printer_expressions)
+{
+	struct tep_handle *tep = make_tep();
+	struct tep_event *e;
+	struct fmt_prog *p;
+	static const struct {
+		long state;
+		unsigned mode;
+		bool fast;	/* the fast printer takes it (else libtraceevent must) */
+	} cases[] = {
+		{ 0, 1, true }, { 1, 7, true }, { 2, 1, true }, { 3, 1, true }, { 8, 1, true },
+		/* 4 is a bit the table does not name; 3 a mode it does not. */
+		{ 9, 1, true }, { 4, 1, false }, { 5, 0, false }, { 1, 3, false }, { 16, 1, true },
+	};
+
+	CHECK(tep_parse_event(tep, fmt_expr, strlen(fmt_expr), "test") == 0);
+	e = tep_find_event(tep, 14);
+	p = e ? fmt_prog_compile(tep, e) : NULL;
+	CHECK(p != NULL);
+	for (size_t k = 0; p && k < ARRAY_SIZE(cases); k++) {
+		uint8_t d[32] = { 0 };
+		uint64_t rt = 123456789012ULL;
+		struct tep_record rec = { .data = d, .size = 32 };
+		struct trace_seq s;
+		struct fmt_line out = { 0 };
+		bool fast;
+
+		common(d, 14, 1);
+		memcpy(d + 8, &cases[k].state, 8);
+		memcpy(d + 16, &cases[k].mode, 4);
+		memcpy(d + 24, &rt, 8);
+		trace_seq_init(&s);
+		tep_print_event(tep, &s, &rec, "%s", TEP_PRINT_INFO);
+		fast = fmt_prog_run(p, tep, d, 32, &out);
+		CHECK(fast == cases[k].fast);
+		if (fast && (out.len != s.len || memcmp(out.p, s.buffer, s.len))) {
+			printf("#   fast '%.*s'\n#   lib  '%.*s'\n", (int)out.len, out.p, (int)s.len,
+			       s.buffer);
+			CHECK(0);
+		}
+		trace_seq_destroy(&s);
+		free(out.p);
+	}
+	fmt_prog_free(p);
+	tep_free(tep);
+}
+
 UNIT_MAIN(T(text_columns), T(json_types), T(csv_quoting), T(comm_resolution), T(filters),
-	  T(merge_order), T(fast_printer_matches_libtraceevent))
+	  T(merge_order), T(fast_printer_matches_libtraceevent), T(fast_printer_expressions))

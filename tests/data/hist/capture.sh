@@ -1,9 +1,8 @@
 #!/bin/bash
 # Capture real kernel hist output for the unit tests (run in the VM tier):
-#   tests/vm/run -- bash tests/data/hist/capture.sh tests/data/hist
+#   tests/vm/run -- bash tests/data/hist/capture.sh > all.out; split on "=== NAME"
 # Each capture sets one hist trigger in a scratch instance, makes some load,
 # and saves the hist file as NAME.txt.
-out=${1:-.}
 T=/sys/kernel/tracing
 I=$T/instances/trhistcap
 mkdir -p $I
@@ -11,11 +10,11 @@ cap() {	# NAME SYS/EV SPEC
 	local name=$1 ev=$2 spec=$3
 	echo "$spec" >> $I/events/$ev/trigger || { echo "refused: $name: $spec"; tail -3 $T/error_log; return; }
 	echo 1 > $I/tracing_on
-	for i in $(seq 40); do /bin/true; cat /proc/self/stat >/dev/null; done
-	sleep 0.3
-	cat $I/events/$ev/hist > "$out/$name.txt"
+	for i in 1 2 3 4 5 6 7 8; do /bin/true; cat /proc/self/stat >/dev/null; done
+	sleep 0.1
+	echo "=== $name"
+	cat $I/events/$ev/hist
 	echo "!$spec" >> $I/events/$ev/trigger
-	echo "captured $name ($(wc -l < "$out/$name.txt") lines)"
 }
 cap plain sched/sched_switch 'hist:keys=next_comm'
 cap hex sched/sched_switch 'hist:keys=next_pid.hex:vals=hitcount,prev_pid'
@@ -36,7 +35,7 @@ cap size sched/sched_switch 'hist:keys=next_pid:size=2'
 cap string sched/sched_process_exec 'hist:keys=filename'
 cap nokeyhit sched/sched_switch 'hist:keys=next_prio:vals=hitcount,next_pid:sort=next_pid'
 cap filter sched/sched_switch 'hist:keys=next_comm if next_pid != 0'
-echo 'hist:keys=nosuch' >> $I/events/sched/sched_switch/trigger 2>/dev/null; tail -4 $T/error_log > $out/error_log-badkey.txt
-echo 'hist:keys=next_pid.nosuchmod' >> $I/events/sched/sched_switch/trigger 2>/dev/null; tail -4 $T/error_log > $out/error_log-badmod.txt
+echo 'hist:keys=nosuch' >> $I/events/sched/sched_switch/trigger 2>/dev/null; echo "=== error_log-badkey"; tail -3 $T/error_log
+echo 'hist:keys=next_pid.nosuchmod' >> $I/events/sched/sched_switch/trigger 2>/dev/null; echo "=== error_log-badmod"; tail -3 $T/error_log
 rmdir $I
 uname -r

@@ -1,0 +1,78 @@
+#!/bin/bash
+# Benchmark: tr report against trace-cmd report -N on the same file.
+#
+#   bench/report.sh [EVENTS] [FILE]
+#
+# Records EVENTS (default 2000000) trace_marker writes from one tight
+# writer into a fresh instance with trace-cmd (version 7, zstd, as it writes
+# by default), then formats the file with each tool, to /dev/null and to a
+# file, checks the two outputs are the same, and prints events/s, the ratio
+# and the peak RSS of each.  With FILE, uses that trace.dat file instead of
+# recording (and keeps it).  Needs root, tracefs and trace-cmd; not part of
+# make check.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+TR=${TR:-$root/tr}
+T=${TRACEFS:-/sys/kernel/tracing}
+n=${1:-2000000}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+inst=trbench-$$
+
+if [ $# -ge 2 ]; then
+	file=$2
+else
+	file=$tmp/bench.dat
+	gcc -O2 -o "$tmp/writer" "$here/report-writer.c"
+	echo "recording $n trace_marker events with trace-cmd ..."
+	# A buffer big enough that the recorder never falls behind.
+	"$root/tests/data/tc-record.sh" "$inst" "$file" -b 65536 -p nop \
+		"$tmp/writer" "$T/instances/$inst/trace_marker" "$n"
+fi
+events=$("$TR" report -i "$file" --stat | sed -n 's/^events: *//p')
+lost=$("$TR" report -i "$file" --stat | sed -n 's/^lost events: *//p')
+echo "file: $file ($(stat -c %s "$file") bytes, $events events, $lost lost)"
+
+# run NAME OUT CMD...: wall seconds and peak RSS (KiB) of CMD > OUT.
+run() {
+	local name=$1 out=$2
+	shift 2
+	/usr/bin/time -f "%e %M" -o "$tmp/time" "$@" >"$out"
+	read -r secs rss <"$tmp/time"
+	printf '%-34s %7.3f s %10.2f M events/s %8d KiB peak RSS\n' "$name" "$secs" \
+		"$(echo "$events / $secs / 1000000" | bc -l)" "$rss"
+	echo "$secs" >"$tmp/$name.secs"
+}
+
+# Warm the page cache, then take the best of three of each.
+cat "$file" >/dev/null
+best() {
+	local name=$1 out=$2 b=
+	shift 2
+	for i in 1 2 3; do
+		run "$name" "$out" "$@" >"$tmp/line.$i"
+		s=$(cat "$tmp/$name.secs")
+		if [ -z "$b" ] || [ "$(echo "$s < $b" | bc)" = 1 ]; then
+			b=$s
+			cp "$tmp/line.$i" "$tmp/line.best"
+		fi
+	done
+	cat "$tmp/line.best"
+	echo "$b" >"$tmp/$name.secs"
+}
+best trace-cmd-null /dev/null trace-cmd report -N "$file"
+best tr-null /dev/null "$TR" report -i "$file"
+best trace-cmd-file "$tmp/tc.out" trace-cmd report -N "$file"
+best tr-file "$tmp/tr.out" "$TR" report -i "$file"
+
+if cmp -s "$tmp/tc.out" "$tmp/tr.out"; then
+	echo "outputs: identical ($(wc -l <"$tmp/tr.out") lines)"
+else
+	echo "outputs: DIFFER"
+	diff "$tmp/tc.out" "$tmp/tr.out" | head -5
+fi
+for w in null file; do
+	printf 'ratio (%s): tr is %.2fx trace-cmd\n' "$w" \
+		"$(echo "$(cat "$tmp/trace-cmd-$w.secs") / $(cat "$tmp/tr-$w.secs")" | bc -l)"
+done

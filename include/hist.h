@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Histograms of event fields (tr hist), in three parts that share one model:
+ *
+ *  - the spec: keys, values, sort keys, filter and size as the user typed
+ *    them ("next_comm", "call_site.sym", "bytes_req.buckets=32"), checked
+ *    without tracefs and turned into the kernel's "hist:keys=..." trigger;
+ *  - the result: a table of rows (key cells, value cells) with the kernel's
+ *    totals, filled either by parsing a kernel `hist` file or by the
+ *    userspace engine, and rendered the same way (aligned table, JSON, CSV);
+ *  - the engines: the kernel one (a hist trigger, undone at exit) and the
+ *    userspace one (a hash map fed with raw ring-buffer records, live or
+ *    from a trace.dat file), for kernels without hist triggers.
+ *
+ * Parsers return 0 or -EINVAL with tr_fail() naming the bad part; nothing
+ * here prints except hist_render(), to the FILE it is given.
+ */
+#ifndef TR_HIST_H
+#define TR_HIST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "tfile.h"
+#include "tfs.h"
+
+/* At most this many keys, values and sort keys (the kernel's own limits are lower). */
+#define HIST_MAX_KEYS 8
+#define HIST_MAX_VALS 16
+
+enum hist_mod {
+	HIST_MOD_NONE,
+	HIST_MOD_HEX,
+	HIST_MOD_SYM,
+	HIST_MOD_SYM_OFFSET,
+	HIST_MOD_EXECNAME,
+	HIST_MOD_SYSCALL,
+	HIST_MOD_LOG2,
+	HIST_MOD_BUCKETS,
+	HIST_MOD_USECS,
+	HIST_MOD_PERCENT,	/* values only */
+	HIST_MOD_GRAPH,		/* values only */
+};
+
+struct hist_field {
+	char *name;		/* next_comm, common_pid, hitcount, common_stacktrace */
+	enum hist_mod mod;
+	uint64_t buckets;	/* .buckets=N */
+	bool descending;	/* sort keys: .descending */
+};
+
+struct hist_spec {
+	char *system, *event;
+	struct hist_field keys[HIST_MAX_KEYS];
+	struct hist_field vals[HIST_MAX_VALS];
+	struct hist_field sort[HIST_MAX_KEYS];
+	size_t nkeys, nvals, nsort;
+	char *filter;		/* " if FILTER", or NULL */
+	char *name;		/* name= (a hist shared between events), or NULL */
+	uint64_t size;		/* size= (entries; rounded up to a power of 2), 0 = default */
+};
+
+const char *hist_mod_name(enum hist_mod m);
+/* "sched:sched_switch" (or "sched/sched_switch") -> system and event; no globs. */
+int hist_event_parse(const char *sysev, char **system, char **event);
+/* Is name one of the special fields every event has (common_timestamp ...)? */
+bool hist_field_special(const char *name);
+
+/* "next_comm", "call_site.sym", "bytes_req.buckets=32", "hitcount.descending". */
+int hist_field_parse(const char *s, bool key, bool sort, struct hist_field *f);
+/* "a,b.hex,c": comma-separated fields appended to v (at most max). */
+int hist_fields_parse(const char *list, bool key, bool sort, struct hist_field *v, size_t *n,
+		      size_t max);
+/* "next_comm" / "call_site.sym" / "bytes_req.buckets=32", as the kernel writes it. */
+char *hist_field_str(const struct hist_field *f);
+
+/*
+ * Fill s from the command line's pieces (any of keys, vals, sort, filter,
+ * name may be NULL; keys is required unless name is given).  Checks
+ * modifiers against key/value use, that sort keys name a key or value
+ * (or hitcount) and that there are not too many of anything.
+ */
+int hist_spec_build(struct hist_spec *s, const char *sysev, const char *keys, const char *vals,
+		    const char *sort, const char *filter, uint64_t size, const char *name);
+/* "hist:keys=K:vals=V:sort=S:size=N:name=X if FILTER" (only what is set). */
+char *hist_spec_trigger(const struct hist_spec *s);
+/* Parse a trigger line as the kernel shows it ("hist:keys=...:size=2048 [active]"). */
+int hist_spec_from_trigger(const char *line, struct hist_spec *s);
+void hist_spec_free(struct hist_spec *s);
+
+/* ---- the result model ---- */
+
+enum hist_kind {
+	HIST_K_NUM,	/* a plain number */
+	HIST_K_HEX,
+	HIST_K_STR,	/* a string field */
+	HIST_K_SYM,	/* address with symbol: text is the symbol, num the address */
+	HIST_K_TASK,	/* execname: text is the comm, num the pid */
+	HIST_K_SYSCALL,	/* text is the name, num the id */
+	HIST_K_RANGE,	/* log2 / buckets: num is the low end, num2 the high end */
+	HIST_K_STACK,	/* text is the frames, one per line */
+	HIST_K_PERCENT,	/* values: pct holds it, num the raw value when known */
+	HIST_K_GRAPH,	/* values: the kernel's bar; num the raw value when known */
+};
+
+struct hist_col {
+	char *name;		/* field name as shown ("next_comm", "bytes_req") */
+	enum hist_mod mod;
+	enum hist_kind kind;
+	bool key;
+};
+
+struct hist_cell {
+	char *text;		/* what to print (NULL: print num) */
+	uint64_t num, num2;
+	double pct;
+};
+
+struct hist_result {
+	struct hist_col cols[HIST_MAX_KEYS + HIST_MAX_VALS];
+	size_t ncols, nkeys;	/* the first nkeys columns are the keys */
+	struct hist_cell *cells;	/* nrows * ncols, row-major */
+	size_t nrows, cap;
+	uint64_t hits, entries, dropped;
+	bool has_totals;
+	int sort_col;		/* the column bars and --json "sort" refer to; -1 none */
+	char *trigger;		/* the trigger info line, when parsed from the kernel */
+	char *note;		/* engine note ("userspace engine: ...") */
+};
+
+static inline struct hist_cell *hist_cell(const struct hist_result *r, size_t row, size_t col)
+{
+	return &r->cells[row * r->ncols + col];
+}
+
+/* Columns from a spec: keys then values (hitcount first when no values are given). */
+void hist_result_init(struct hist_result *r, const struct hist_spec *s);
+/* A new zeroed row; returns its index. */
+size_t hist_result_add_row(struct hist_result *r);
+/* Sort the rows by the spec's sort keys (default: hitcount ascending, as the kernel). */
+void hist_result_sort(struct hist_result *r, const struct hist_spec *s);
+void hist_result_free(struct hist_result *r);
+
+/*
+ * Parse one histogram from the text of a `hist` file, starting at *pos
+ * (byte offset; updated to the start of the next histogram).  A hist file
+ * holds one section per hist trigger on the event.  Returns 1 and fills r,
+ * 0 when no histogram is left, -EINVAL (tr_fail() names the line) when the
+ * text is not a histogram.
+ */
+int hist_output_parse(const char *text, size_t *pos, struct hist_result *r);
+
+enum hist_out { HIST_OUT_TABLE, HIST_OUT_JSON, HIST_OUT_CSV };
+
+struct hist_render_opts {
+	enum hist_out kind;
+	bool bars;		/* table: a bar for the sort value */
+	int width;		/* bar width in characters (0 = 30) */
+};
+
+/* Print r to f; the table ends with the totals and, if any, advice on Dropped. */
+int hist_render(FILE *f, const struct hist_result *r, const struct hist_render_opts *o);
+
+/* ---- a session: how long a histogram collects ---- */
+
+struct hist_session {
+	char **command;		/* run this (NULL: until --duration or a signal) */
+	uint64_t duration_ns;	/* 0 = no limit */
+	int stop_fd;		/* readable = stop early (a failed reader); -1 none */
+	pid_t child;
+	int go_fd;
+	int status;		/* the command's wait status */
+};
+
+/* Fork COMMAND, held until hist_wait() starts it. */
+int hist_spawn(struct hist_session *w);
+/* Start COMMAND and wait for its end, the duration, a signal or stop_fd. */
+void hist_wait(struct hist_session *w);
+/* Reap the command (or kill it unstarted). */
+void hist_session_end(struct hist_session *w);
+
+/* ---- the kernel engine ---- */
+
+/* Add the spec's trigger to an instance (undone at exit); error_log in tr_detail(). */
+int hist_kernel_add(struct tfs_inst *in, const struct hist_spec *s);
+/* Read SYS:EV's hist file. */
+int hist_kernel_read(struct tfs_inst *in, const char *system, const char *event, char **text);
+/* The event's hist triggers as shown, state cut off; only those named name if set. */
+int hist_kernel_triggers(struct tfs_inst *in, const char *system, const char *event,
+			 const char *name, struct strv *out);
+/* Append ":clear", ":pause" or ":cont" (what) to each matching hist trigger, for good. */
+int hist_kernel_control(struct tfs_inst *in, const char *system, const char *event,
+			const char *name, const char *what);
+
+
+/* ---- the userspace engine ---- */
+
+struct tep_handle;
+struct hist_user;
+
+/*
+ * An aggregator for spec over events described by tep.  Fails with -ENOTSUP
+ * and tr_fail() for what it cannot do in userspace (stack-trace keys).
+ */
+int hist_user_new(struct tep_handle *tep, const struct hist_spec *s, struct hist_user **out);
+/* Task names for .execname ("PID COMM" lines of saved_cmdlines). */
+void hist_user_cmdlines(struct hist_user *u, const char *text);
+/* Feed one record; records of other events are ignored.  Not thread-safe. */
+void hist_user_event(struct hist_user *u, const struct tfile_event *ev);
+/* Events lost before the engine saw them (counted as Dropped). */
+void hist_user_lost(struct hist_user *u, uint64_t n);
+/* The table (sorted), with Hits, Entries and Dropped. */
+int hist_user_result(struct hist_user *u, struct hist_result *r);
+uint64_t hist_user_hits(const struct hist_user *u);
+void hist_user_free(struct hist_user *u);
+
+/*
+ * The userspace engine run end to end, rendered with o: live from an
+ * instance's per-CPU trace_pipe_raw for the session w (the event is enabled
+ * for it; why says why the kernel engine is not used), or from a recorded
+ * trace.dat file.
+ */
+int hist_user_live(const struct hist_spec *s, struct tfs_inst *in, struct hist_session *w,
+		   const char *why, const struct hist_render_opts *o);
+int hist_user_file(const struct hist_spec *s, const char *path, const struct hist_render_opts *o);
+
+/* ---- latency histograms through a synthetic event ---- */
+
+struct hist_latency {
+	bool on;
+	const char *start, *start_filter, *end, *end_filter, *match;
+	bool ns;		/* units: ns instead of us */
+	const char *onmax, *save;
+	bool snapshot;
+	const char *sql;
+};
+
+int hist_latency_run(const struct hist_latency *l, const char *instance, char **command,
+		     uint64_t duration_ns, const char *keys, const struct hist_render_opts *o);
+
+#endif

@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tr hist: a histogram of event fields while COMMAND runs (or for
+ * --duration, or until interrupted), made by a kernel hist trigger or, on
+ * kernels without them, by the userspace engine from the raw events (live
+ * or from a trace.dat file with -i).  Also: show, clear, pause and cont on
+ * histograms that already exist, and latency histograms between two events
+ * through a synthetic event (--latency, --sql).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "hist.h"
+#include "parse.h"
+#include "probe.h"
+
+enum action { ACT_RUN, ACT_SHOW, ACT_CLEAR, ACT_PAUSE, ACT_CONT };
+enum engine { ENG_AUTO, ENG_KERNEL, ENG_USER };
+
+struct args {
+	struct opt_instance inst;
+	enum action act;
+	const char *event, *keys, *vals, *sort, *filter, *name, *input;
+	uint64_t size, duration_ns;
+	enum engine engine;
+	struct hist_render_opts ro;
+	struct hist_latency lat;
+	char **command;
+};
+
+enum {
+	OPT_SIZE = 0x100, OPT_DURATION, OPT_BARS, OPT_JSON, OPT_CSV, OPT_ENGINE, OPT_NAME,
+	OPT_LATENCY, OPT_START, OPT_START_FILTER, OPT_END, OPT_END_FILTER, OPT_MATCH, OPT_UNITS,
+	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL,
+};
+
+static const struct argp_option options[] = {
+	{ "event", 'e', "SYS:EVENT", 0, "The event to make a histogram of", 0 },
+	{ "keys", 'k', "KEY[.MOD],...", 0,
+	  "Key fields, with modifiers .hex .sym .sym-offset .execname .syscall .log2 "
+	  ".buckets=N .usecs; common_pid, common_cpu, common_timestamp, common_stacktrace too", 0 },
+	{ "vals", 'v', "VAL[.MOD],...", 0, "Values to sum (hitcount always); .percent, .graph", 0 },
+	{ "sort", 's', "FIELD[.descending],...", 0, "Sort by these keys or values", 0 },
+	{ "filter", 'f', "FILTER", 0, "Count only events matching FILTER", 0 },
+	{ "size", OPT_SIZE, "N", 0, "Room for N entries (default 2048)", 0 },
+	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
+	{ "name", OPT_NAME, "NAME", 0, "A named histogram, shared between events", 0 },
+	{ "bars", OPT_BARS, NULL, 0, "Draw a bar for the sort value", 0 },
+	{ "json", OPT_JSON, NULL, 0, "Print JSON", 0 },
+	{ "csv", OPT_CSV, NULL, 0, "Print CSV", 0 },
+	{ "engine", OPT_ENGINE, "kernel|user", 0,
+	  "Aggregate in the kernel (hist triggers) or in userspace; default: the kernel if it can", 0 },
+	{ "input", 'i', "FILE", 0, "Aggregate the events of a recorded trace.dat (userspace)", 0 },
+	{ 0, 0, 0, 0, "Latency histograms:", 1 },
+	{ "latency", OPT_LATENCY, NULL, 0, "Histogram of the time from --start to --end", 1 },
+	{ "start", OPT_START, "SYS:EV", 0, "The event that starts the interval", 1 },
+	{ "start-filter", OPT_START_FILTER, "FILTER", 0, "Only start events matching FILTER", 1 },
+	{ "end", OPT_END, "SYS:EV", 0, "The event that ends it", 1 },
+	{ "end-filter", OPT_END_FILTER, "FILTER", 0, "Only end events matching FILTER", 1 },
+	{ "match", OPT_MATCH, "START_FIELD=END_FIELD", 0, "Pair start and end events on these fields", 1 },
+	{ "units", OPT_UNITS, "ns|us", 0, "Latency unit (default us)", 1 },
+	{ "onmax", OPT_ONMAX, "FIELD", 0, "Keep the maximum latency with --save fields (of the end)", 1 },
+	{ "save", OPT_SAVE, "F1,F2", 0, "End-event fields saved with the maximum", 1 },
+	{ "snapshot", OPT_SNAPSHOT, NULL, 0, "Take a snapshot at each new maximum", 1 },
+	{ "sql", OPT_SQL, "SQL", 0, "A synthetic event from SQL, as libtracefs' tracefs_sql takes it", 1 },
+	{ 0 }
+};
+
+static error_t parse(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		state->child_inputs[0] = &a->inst;
+		return 0;
+	case 'e':
+		a->event = arg;
+		return 0;
+	case 'k':
+		a->keys = arg;
+		return 0;
+	case 'v':
+		a->vals = arg;
+		return 0;
+	case 's':
+		a->sort = arg;
+		return 0;
+	case 'f':
+		a->filter = arg;
+		return 0;
+	case 'i':
+		a->input = arg;
+		return 0;
+	case OPT_SIZE:
+		if (parse_u64(arg, &a->size) || !a->size)
+			argp_error(state, "bad size '%s'", arg);
+		return 0;
+	case OPT_DURATION:
+		if (parse_duration(arg, &a->duration_ns) || !a->duration_ns)
+			argp_error(state, "bad duration '%s'", arg);
+		return 0;
+	case OPT_NAME:
+		a->name = arg;
+		return 0;
+	case OPT_BARS:
+		a->ro.bars = true;
+		return 0;
+	case OPT_JSON:
+		a->ro.kind = HIST_OUT_JSON;
+		return 0;
+	case OPT_CSV:
+		a->ro.kind = HIST_OUT_CSV;
+		return 0;
+	case OPT_ENGINE:
+		if (!strcmp(arg, "kernel"))
+			a->engine = ENG_KERNEL;
+		else if (!strcmp(arg, "user"))
+			a->engine = ENG_USER;
+		else
+			argp_error(state, "bad engine '%s' (kernel or user)", arg);
+		return 0;
+	case OPT_LATENCY:
+		a->lat.on = true;
+		return 0;
+	case OPT_START:
+		a->lat.start = arg;
+		return 0;
+	case OPT_START_FILTER:
+		a->lat.start_filter = arg;
+		return 0;
+	case OPT_END:
+		a->lat.end = arg;
+		return 0;
+	case OPT_END_FILTER:
+		a->lat.end_filter = arg;
+		return 0;
+	case OPT_MATCH:
+		a->lat.match = arg;
+		return 0;
+	case OPT_UNITS:
+		if (strcmp(arg, "ns") && strcmp(arg, "us"))
+			argp_error(state, "bad units '%s' (ns or us)", arg);
+		a->lat.ns = !strcmp(arg, "ns");
+		return 0;
+	case OPT_ONMAX:
+		a->lat.onmax = arg;
+		return 0;
+	case OPT_SAVE:
+		a->lat.save = arg;
+		return 0;
+	case OPT_SNAPSHOT:
+		a->lat.snapshot = true;
+		return 0;
+	case OPT_SQL:
+		a->lat.sql = arg;
+		return 0;
+	case ARGP_KEY_ARG:
+		if (state->arg_num == 0 && a->act == ACT_RUN) {
+			static const char *const acts[] = { "show", "clear", "pause", "cont" };
+
+			for (size_t i = 0; i < ARRAY_SIZE(acts); i++)
+				if (!strcmp(arg, acts[i])) {
+					a->act = (enum action)(ACT_SHOW + i);
+					return 0;
+				}
+		}
+		if (a->act != ACT_RUN)
+			argp_error(state, "too many arguments");
+		/* COMMAND and everything after it are the command's. */
+		a->command = &state->argv[state->next - 1];
+		state->next = state->argc;
+		return 0;
+	case ARGP_KEY_END:
+		if (a->lat.on || a->lat.sql) {
+			if (a->act != ACT_RUN)
+				argp_error(state, "--latency and --sql make a new histogram");
+			if (a->lat.on && a->lat.sql)
+				argp_error(state, "--latency and --sql exclude each other");
+			if (a->lat.on && (!a->lat.start || !a->lat.end || !a->lat.match))
+				argp_error(state, "--latency needs --start, --end and --match");
+			if (a->event)
+				argp_error(state, "--latency and --sql make their own event: no -e");
+			if (a->lat.save && !a->lat.onmax)
+				argp_error(state, "--save goes with --onmax");
+			if (a->lat.snapshot && a->lat.onmax)
+				argp_error(state, "--onmax and --snapshot exclude each other");
+		} else {
+			if (a->lat.start || a->lat.end || a->lat.match || a->lat.onmax || a->lat.save ||
+			    a->lat.snapshot)
+				argp_error(state, "--start, --end, --match, --onmax, --save and "
+						  "--snapshot go with --latency");
+			if (!a->event)
+				argp_error(state, "which event? give -e SYS:EVENT");
+			if (a->act == ACT_RUN && !a->keys)
+				argp_error(state, "a histogram needs keys: give -k KEY");
+		}
+		if (a->act != ACT_RUN && (a->keys || a->vals || a->sort || a->filter || a->size ||
+					  a->duration_ns || a->input || a->engine))
+			argp_error(state, "show, clear, pause and cont take only -e, --name, -B and "
+					  "the output options");
+		if (a->input && a->engine == ENG_KERNEL)
+			argp_error(state, "-i FILE is read by the userspace engine");
+		if (a->input && (a->command || a->duration_ns))
+			argp_error(state, "-i FILE takes no COMMAND or --duration");
+		if (a->command && a->duration_ns)
+			argp_error(state, "COMMAND and --duration exclude each other");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp_child children[] = {
+	{ &opt_instance_argp, 0, "Instance:", 0 },
+	{ 0 }
+};
+
+static const struct argp argp = {
+	options, parse,
+	"-e SYS:EVENT -k KEY[,KEY...] [-v VAL,...] [-s SORT] [COMMAND [ARGS...]]\n"
+	"show|clear|pause|cont -e SYS:EVENT [--name NAME]\n"
+	"--latency --start SYS:EV --end SYS:EV --match START_FIELD=END_FIELD [COMMAND...]\n"
+	"--sql 'SELECT ... FROM ... JOIN ... ON ...' [COMMAND...]",
+	"Histograms of event fields, in the kernel (hist triggers) or in userspace.\v"
+	"Collects while COMMAND runs, for --duration, or until interrupted; then prints "
+	"the table and the kernel's totals and removes everything it set up.  On kernels "
+	"without hist triggers the same command line runs in userspace.  Examples:\n"
+	"  tr hist -e sched:sched_switch -k next_comm --duration 5s\n"
+	"  tr hist -e kmem:kmalloc -k call_site.sym -v bytes_req -s bytes_req.descending\n"
+	"  tr hist --latency --start sched:sched_waking --end sched:sched_switch "
+	"--match pid=next_pid",
+	children, NULL, NULL
+};
+
+static int render(const struct args *a, struct hist_result *r)
+{
+	int e = hist_render(stdout, r, &a->ro);
+
+	if (r->dropped && a->ro.kind != HIST_OUT_TABLE)
+		tr_warn("%llu events were dropped: the table was full; raise --size",
+			(unsigned long long)r->dropped);
+	return e;
+}
+
+/* show: every histogram on the event (or the one named --name). */
+static int show(struct args *a, struct tfs_inst *in, const struct hist_spec *s)
+{
+	char *text = NULL;
+	size_t pos = 0;
+	int r = probe_require(CAP_HIST), n = 0, shown = 0;
+
+	if (!r)
+		r = hist_kernel_read(in, s->system, s->event, &text);
+	while (!r) {
+		struct hist_result res;
+		struct hist_spec t;
+		bool want = true;
+
+		r = hist_output_parse(text, &pos, &res);
+		if (r <= 0)
+			break;
+		r = 0;
+		n++;
+		if (a->name) {
+			want = !hist_spec_from_trigger(res.trigger, &t) && t.name &&
+			       !strcmp(t.name, a->name);
+			if (res.trigger)
+				hist_spec_free(&t);
+		}
+		if (want) {
+			if (shown++ && a->ro.kind == HIST_OUT_TABLE)
+				fputc('\n', stdout);
+			if (a->ro.kind == HIST_OUT_TABLE)
+				printf("# %s\n", res.trigger);
+			r = render(a, &res);
+		}
+		hist_result_free(&res);
+	}
+	if (!r && !shown)
+		r = a->name ? tr_fail(-ENOENT, "no histogram named '%s' on '%s:%s'", a->name,
+				      s->system, s->event)
+			    : tr_fail(-ENOENT, "no histogram on '%s:%s'", s->system, s->event);
+	free(text);
+	return r;
+}
+
+/* The kernel engine: trigger, collect, read, parse, render; tfs_restore removes it. */
+static int run_kernel(struct args *a, struct tfs_inst *in, struct hist_spec *s,
+		      struct hist_session *w)
+{
+	struct hist_result res;
+	char *text = NULL;
+	size_t pos = 0;
+	int r = hist_kernel_add(in, s);
+
+	if (!r)
+		r = hist_spawn(w);
+	if (!r && (r = tfs_set(in, "tracing_on", "1")))
+		tr_fail(r, "cannot turn tracing on: %s", strerror(-r));
+	if (r)
+		return r;
+	hist_wait(w);
+	/* Read it before tracing stops: pausing the buffer does not pause the trigger. */
+	r = hist_kernel_read(in, s->system, s->event, &text);
+	if (r)
+		return r;
+	/* Our trigger's section: the one whose trigger info matches ours. */
+	for (;;) {
+		struct hist_spec t;
+		bool ours;
+
+		r = hist_output_parse(text, &pos, &res);
+		if (r <= 0) {
+			if (!r)
+				r = tr_fail(-ENOENT, "our histogram is not in the hist file of '%s:%s'",
+					    s->system, s->event);
+			break;
+		}
+		ours = !hist_spec_from_trigger(res.trigger, &t);
+		if (ours) {
+			ours = t.nkeys == s->nkeys && (!s->filter || (t.filter &&
+								      !strcmp(t.filter, s->filter)));
+			for (size_t i = 0; ours && i < s->nkeys; i++)
+				ours = !strcmp(t.keys[i].name, s->keys[i].name);
+			hist_spec_free(&t);
+		}
+		if (ours) {
+			r = render(a, &res);
+			hist_result_free(&res);
+			break;
+		}
+		hist_result_free(&res);
+	}
+	free(text);
+	return r;
+}
+
+static int run(struct args *a, struct hist_spec *s)
+{
+	struct hist_session w = { .command = a->command, .duration_ns = a->duration_ns,
+				  .stop_fd = -1 };
+	struct tfs_inst *in = NULL;
+	bool kernel = a->engine == ENG_KERNEL || (a->engine == ENG_AUTO && !a->input &&
+						   probe_has(CAP_HIST));
+	int r;
+
+	if (a->input)
+		return hist_user_file(s, a->input, &a->ro);
+	/* Our own instance unless -B says otherwise: the top-level buffer is left alone. */
+	if (a->inst.name) {
+		r = cmd_instance_open(a->inst.name, true, &in);
+	} else {
+		char *name = xasprintf("tr-hist-%d", (int)getpid());
+
+		r = cmd_instance_open(name, true, &in);
+		free(name);
+	}
+	if (r)
+		return r;
+	if (kernel) {
+		r = run_kernel(a, in, s, &w);
+	} else {
+		char *why = xasprintf("%s", a->engine == ENG_USER ? "--engine user"
+					    : probe_detail(CAP_HIST) ? probe_detail(CAP_HIST)
+								     : "no hist triggers");
+
+		r = hist_user_live(s, in, &w, why, &a->ro);
+		free(why);
+	}
+	hist_session_end(&w);
+	return r;
+}
+
+int cmd_hist(int argc, char **argv)
+{
+	struct args a = { 0 };
+	struct hist_spec s = { 0 };
+	struct tfs_inst *in;
+	int r = 0;
+
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	if (a.lat.on || a.lat.sql) {
+		r = hist_latency_run(&a.lat, a.inst.name, a.command, a.duration_ns, a.keys,
+				     &a.ro);
+		if (r)
+			tr_report(r, "cannot make the latency histogram");
+		return r ? EXIT_RUNTIME : EXIT_OK;
+	}
+	if (a.act == ACT_RUN)
+		r = hist_spec_build(&s, a.event, a.keys, a.vals, a.sort, a.filter, a.size, a.name);
+	else
+		r = hist_event_parse(a.event, &s.system, &s.event);
+	if (r) {
+		tr_error("%s", tr_failure());
+		return EXIT_USAGE;
+	}
+	switch (a.act) {
+	case ACT_RUN:
+		r = run(&a, &s);
+		break;
+	case ACT_SHOW:
+	case ACT_CLEAR:
+	case ACT_PAUSE:
+	case ACT_CONT:
+		r = cmd_instance_open(a.inst.name, false, &in);
+		if (r)
+			break;
+		if (a.act == ACT_SHOW)
+			r = show(&a, in, &s);
+		else
+			r = hist_kernel_control(in, s.system, s.event, a.name,
+						a.act == ACT_CLEAR   ? "clear"
+						: a.act == ACT_PAUSE ? "pause"
+								     : "cont");
+		break;
+	}
+	if (r)
+		tr_report(r, "hist");
+	hist_spec_free(&s);
+	return r ? EXIT_RUNTIME : EXIT_OK;
+}

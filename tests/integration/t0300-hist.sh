@@ -1,0 +1,103 @@
+#!/bin/bash
+# tr hist: the userspace engine (runs on every kernel), the spec checks, and
+# clean-up after a run and after SIGINT.
+. "$(dirname "$0")/lib.sh"
+test_requires events
+
+# marks INST N TEXT: write TEXT to the instance's trace_marker N times, from one shell.
+cat >marks.sh <<'EOS'
+#!/bin/sh
+m=$TRACEFS/instances/$1/trace_marker
+i=0
+while [ $i -lt $2 ]; do echo "$3" >$m; i=$((i + 1)); done
+EOS
+chmod +x marks.sh
+cp marks.sh "$TEST_TMP/marks.sh"
+
+test_expect_success 'userspace engine counts a known generator exactly' '
+	inst=$(test_instance) &&
+	tr hist --engine user -B $inst -e ftrace:print -k buf -- \
+		sh -c "$TEST_TMP/marks.sh $inst 17 alpha; $TEST_TMP/marks.sh $inst 40 beta" >out 2>err &&
+	test_grep "ran in userspace: --engine user" err &&
+	test_grep -E "^alpha +17$" out &&
+	test_grep -E "^beta +40$" out &&
+	test_grep -E "^Totals:  Hits: 57  Entries: 2  Dropped: 0$" out &&
+	test ! -d $TRACEFS/instances/$inst
+'
+
+test_expect_success 'keys by common_pid, sorted, as JSON and CSV' '
+	inst=$(test_instance) &&
+	tr hist --engine user -B $inst -e ftrace:print -k common_pid.execname,buf \
+		-s hitcount.descending --json -- \
+		sh -c "$TEST_TMP/marks.sh $inst 5 x; $TEST_TMP/marks.sh $inst 9 y" >out 2>err &&
+	test_grep "\"buf\":\"y\",\"hitcount\":9}" out &&
+	test_grep "\"common_pid_comm\":\"" out &&
+	test_grep "\"totals\":{\"hits\":14,\"entries\":2,\"dropped\":0}" out &&
+	head -2 out | tail -1 | grep -q "\"hitcount\":9" &&
+	tr hist --engine user -B $inst -e ftrace:print -k buf --csv -- \
+		$TEST_TMP/marks.sh $inst 3 z >out 2>err &&
+	printf "buf,hitcount\nz,3\n" >expect &&
+	test_cmp expect out
+'
+
+test_expect_success 'a filter, a value sum and --size drops' '
+	inst=$(test_instance) &&
+	tr hist --engine user -B $inst -e ftrace:print -k buf -f "buf =~ \"^k\"" -- \
+		sh -c "$TEST_TMP/marks.sh $inst 4 keep; $TEST_TMP/marks.sh $inst 6 drop" >out 2>err &&
+	test_grep -E "^keep +4$" out &&
+	test_must_fail grep -q "^drop" out &&
+	tr hist --engine user -B $inst -e ftrace:print -k common_timestamp --size 65 -- \
+		$TEST_TMP/marks.sh $inst 300 t >out 2>err &&
+	test_grep -E "Entries: 128  Dropped: [1-9]" out &&
+	test_grep "raise --size" out
+'
+
+test_expect_success 'sched_switch live: counts add up to Hits' '
+	tr hist --engine user -e sched:sched_switch -k next_comm,next_pid -v hitcount,prev_prio \
+		--csv -- sleep 0.3 >out 2>err &&
+	head -1 out >h && echo "next_comm,next_pid,hitcount,prev_prio" >expect && test_cmp expect h &&
+	test $(wc -l <out) -gt 1
+'
+
+test_expect_success 'a recorded file gives the same counts (-i)' '
+	inst=$(test_instance) &&
+	tr record -q -B $inst -e ftrace:print -o t.dat -- \
+		sh -c "$TEST_TMP/marks.sh $inst 12 one; $TEST_TMP/marks.sh $inst 30 two" &&
+	tr hist -i t.dat -e ftrace:print -k buf -s buf >out 2>err &&
+	test_grep "reading .t.dat." err &&
+	test_grep -E "^one +12$" out &&
+	test_grep -E "^two +30$" out
+'
+
+test_expect_success 'bad keys, modifiers and events are refused with the reason' '
+	test_expect_code 64 tr hist -e sched:sched_switch -k next_pid.nosuch --duration 1s 2>err &&
+	test_grep "unknown modifier .\.nosuch." err &&
+	test_expect_code 64 tr hist -e sched_switch -k x 2>err &&
+	test_grep "want SYSTEM:EVENT" err &&
+	test_expect_code 64 tr hist -e a:b -k x -v y.log2 2>err &&
+	test_grep "applies to keys only" err &&
+	test_expect_code 64 tr hist -e a:b 2>err &&
+	test_grep "needs keys" err &&
+	test_must_fail tr hist --engine user -e sched:sched_switch -k nosuch --duration 1s 2>err &&
+	test_grep "no field .nosuch." err &&
+	test_must_fail tr hist --engine user -e sched:sched_switch -k common_stacktrace --duration 1s 2>err &&
+	test_grep "needs the kernel engine" err
+'
+
+test_expect_success 'SIGINT prints the histogram and leaves nothing behind' '
+	inst=$(test_instance) &&
+	( exec "$TR" hist --engine user -B $inst -e sched:sched_switch -k next_comm >out 2>err ) &
+	pid=$! &&
+	test_when_finished "kill -9 $pid 2>/dev/null || :" &&
+	for i in $(seq 100); do
+		[ "$(cat $TRACEFS/instances/$inst/events/sched/sched_switch/enable 2>/dev/null)" = 1 ] && break
+		sleep 0.1
+	done &&
+	sleep 0.3 &&
+	kill -INT $pid &&
+	test_wait_exit $pid 10 &&
+	test_grep "^Totals:" out &&
+	test ! -d $TRACEFS/instances/$inst
+'
+
+test_done

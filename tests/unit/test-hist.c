@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The hist spec parser, the parser of the kernel's hist output (on real
+ * output captured from a 6.12 kernel in tests/data/hist/, one file per
+ * modifier), the renderer and the userspace aggregator's sorting.
+ * Run from the top of the tree.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hist.h"
+#include "unit.h"
+
+TEST(field_modifiers)
+{
+	struct hist_field f;
+
+	CHECK(!hist_field_parse("next_comm", true, false, &f));
+	CHECK_STR(f.name, "next_comm");
+	CHECK(f.mod == HIST_MOD_NONE);
+	free(f.name);
+	CHECK(!hist_field_parse("call_site.sym-offset", true, false, &f));
+	CHECK(f.mod == HIST_MOD_SYM_OFFSET);
+	CHECK_OWNED(hist_field_str(&f), "call_site.sym-offset");
+	free(f.name);
+	CHECK(!hist_field_parse("call_site.sym", true, false, &f));
+	CHECK(f.mod == HIST_MOD_SYM);
+	free(f.name);
+	CHECK(!hist_field_parse("bytes_req.buckets=32", true, false, &f));
+	CHECK(f.mod == HIST_MOD_BUCKETS && f.buckets == 32);
+	CHECK_OWNED(hist_field_str(&f), "bytes_req.buckets=32");
+	free(f.name);
+	CHECK(!hist_field_parse("common_pid.execname", true, false, &f));
+	CHECK(f.mod == HIST_MOD_EXECNAME);
+	free(f.name);
+	CHECK(!hist_field_parse("id.syscall", true, false, &f));
+	CHECK(f.mod == HIST_MOD_SYSCALL);
+	free(f.name);
+	CHECK(!hist_field_parse("bytes_req.log2", true, false, &f));
+	CHECK(f.mod == HIST_MOD_LOG2);
+	free(f.name);
+	CHECK(!hist_field_parse("next_pid.hex", true, false, &f));
+	CHECK(f.mod == HIST_MOD_HEX);
+	free(f.name);
+	CHECK(!hist_field_parse("common_timestamp.usecs", true, false, &f));
+	CHECK(f.mod == HIST_MOD_USECS);
+	free(f.name);
+	CHECK(!hist_field_parse("bytes_req.percent", false, false, &f));
+	CHECK(f.mod == HIST_MOD_PERCENT);
+	free(f.name);
+	CHECK(!hist_field_parse("bytes_req.graph", false, false, &f));
+	CHECK(f.mod == HIST_MOD_GRAPH);
+	free(f.name);
+	CHECK(!hist_field_parse("hitcount.descending", false, true, &f));
+	CHECK(f.descending);
+	free(f.name);
+}
+
+TEST(field_errors)
+{
+	struct hist_field f;
+
+	CHECK(hist_field_parse("next_pid.nosuch", true, false, &f) == -EINVAL);
+	CHECK(strstr(tr_failure(), "unknown modifier '.nosuch'"));
+	CHECK(hist_field_parse("bytes.percent", true, false, &f) == -EINVAL);
+	CHECK(strstr(tr_failure(), "applies to values only"));
+	CHECK(hist_field_parse("bytes.log2", false, false, &f) == -EINVAL);
+	CHECK(strstr(tr_failure(), "applies to keys only"));
+	CHECK(hist_field_parse("b.buckets", true, false, &f) == -EINVAL);
+	CHECK(hist_field_parse("b.buckets=0", true, false, &f) == -EINVAL);
+	CHECK(hist_field_parse("b.buckets=1x", true, false, &f) == -EINVAL);
+	CHECK(hist_field_parse("b.hexx", true, false, &f) == -EINVAL);
+	CHECK(hist_field_parse("1abc", true, false, &f) == -EINVAL);
+	CHECK(hist_field_parse("", true, false, &f) == -EINVAL);
+	CHECK(hist_field_parse("a-b", true, false, &f) == -EINVAL);
+	CHECK(hist_field_parse("x.upwards", false, true, &f) == -EINVAL);
+}
+
+TEST(spec_build_and_trigger)
+{
+	struct hist_spec s;
+
+	CHECK(!hist_spec_build(&s, "kmem:kmalloc", "call_site.sym", "bytes_req,bytes_alloc",
+			       "bytes_alloc.descending", "bytes_req > 100", 4096, NULL));
+	CHECK_STR(s.system, "kmem");
+	CHECK_STR(s.event, "kmalloc");
+	CHECK(s.nkeys == 1 && s.nvals == 2 && s.nsort == 1);
+	CHECK_OWNED(hist_spec_trigger(&s), "hist:keys=call_site.sym:vals=bytes_req,bytes_alloc:"
+					   "sort=bytes_alloc.descending:size=4096 if bytes_req > 100");
+	hist_spec_free(&s);
+
+	CHECK(!hist_spec_build(&s, "sched/sched_switch", "prev_pid,next_pid", NULL, NULL, NULL, 0,
+			       "shared"));
+	CHECK_OWNED(hist_spec_trigger(&s), "hist:keys=prev_pid,next_pid:name=shared");
+	hist_spec_free(&s);
+
+	CHECK(!hist_spec_build(&s, "sched:sched_switch", "common_stacktrace", "hitcount", NULL,
+			       NULL, 0, NULL));
+	hist_spec_free(&s);
+}
+
+TEST(spec_build_errors)
+{
+	struct hist_spec s;
+
+	CHECK(hist_spec_build(&s, "sched_switch", "x", NULL, NULL, NULL, 0, NULL) == -EINVAL);
+	CHECK(hist_spec_build(&s, "sched:*", "x", NULL, NULL, NULL, 0, NULL) == -EINVAL);
+	CHECK(hist_spec_build(&s, "a:b:c", "x", NULL, NULL, NULL, 0, NULL) == -EINVAL);
+	CHECK(hist_spec_build(&s, "a:b", NULL, NULL, NULL, NULL, 0, NULL) == -EINVAL);
+	CHECK(hist_spec_build(&s, "a:b", "x,,y", NULL, NULL, NULL, 0, NULL) == -EINVAL);
+	CHECK(hist_spec_build(&s, "a:b", "hitcount", NULL, NULL, NULL, 0, NULL) == -EINVAL);
+	CHECK(hist_spec_build(&s, "a:b", "x", "y", "z", NULL, 0, NULL) == -EINVAL);
+	CHECK(strstr(tr_failure(), "sort key 'z'"));
+	CHECK(hist_spec_build(&s, "a:b", "x", "y,y", NULL, NULL, 0, NULL) == -EINVAL);
+	CHECK(hist_spec_build(&s, "a:b", "x", "common_stacktrace", NULL, NULL, 0, NULL) == -EINVAL);
+	CHECK(hist_spec_build(&s, "a:b", "x.usecs", NULL, NULL, NULL, 0, NULL) == -EINVAL);
+	CHECK(hist_spec_build(&s, "a:b", "x", NULL, NULL, NULL, 10, NULL) == -EINVAL);
+	CHECK(hist_spec_build(&s, "a:b", "x", NULL, NULL, NULL, 1 << 18, NULL) == -EINVAL);
+	CHECK(hist_spec_build(&s, "a:b", "a,b,c,d,e,f,g,h,i", NULL, NULL, NULL, 0, NULL) ==
+	      -EINVAL);
+	CHECK(strstr(tr_failure(), "too many"));
+	/* Sorting by hitcount or a key is fine without naming it as a value. */
+	CHECK(!hist_spec_build(&s, "a:b", "x", NULL, "x,hitcount.descending", NULL, 0, NULL));
+	hist_spec_free(&s);
+}
+
+TEST(spec_from_trigger)
+{
+	struct hist_spec s;
+
+	CHECK(!hist_spec_from_trigger("hist:keys=next_pid.hex:vals=hitcount,prev_pid:"
+				      "sort=hitcount:size=2048 if next_pid != 0 [active]", &s));
+	CHECK(s.nkeys == 1 && s.keys[0].mod == HIST_MOD_HEX);
+	CHECK(s.nvals == 2);
+	CHECK_STR(s.vals[1].name, "prev_pid");
+	CHECK(s.size == 2048);
+	CHECK_STR(s.filter, "next_pid != 0");
+	hist_spec_free(&s);
+	/* Variables and actions are not columns. */
+	CHECK(!hist_spec_from_trigger("hist:keys=pid:vals=hitcount:ts0=common_timestamp.usecs:"
+				      "sort=hitcount:size=2048:clock=global:name=x [paused]", &s));
+	CHECK(s.nkeys == 1 && s.nvals == 1);
+	CHECK_STR(s.name, "x");
+	hist_spec_free(&s);
+	CHECK(!hist_spec_from_trigger("hist:keys=bytes_req.buckets=32:vals=hitcount:"
+				      "sort=bytes_req.buckets=32:size=2048 [active]", &s));
+	hist_spec_free(&s);
+	CHECK(hist_spec_from_trigger("traceon", &s) == -EINVAL);
+}
+
+static struct hist_result parsed;
+
+/* Parse tests/data/hist/NAME.txt into parsed; 1 on success. */
+static int load(const char *name)
+{
+	char *path = xasprintf("tests/data/hist/%s.txt", name), *text = NULL;
+	size_t pos = 0, len;
+	int r;
+
+	memset(&parsed, 0, sizeof(parsed));
+	if (read_file(path, &text, &len)) {
+		printf("#   cannot read %s\n", path);
+		free(path);
+		return 0;
+	}
+	r = hist_output_parse(text, &pos, &parsed);
+	if (r != 1)
+		printf("#   %s: %s\n", path, tr_failure());
+	free(text);
+	free(path);
+	return r;
+}
+
+static uint64_t sum_col(size_t c)
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0; i < parsed.nrows; i++)
+		s += hist_cell(&parsed, i, c)->num;
+	return s;
+}
+
+TEST(parse_plain)
+{
+	CHECK(load("plain") == 1);
+	CHECK(parsed.ncols == 2 && parsed.nkeys == 1);
+	CHECK(parsed.nrows == 12);
+	CHECK(parsed.cols[0].kind == HIST_K_STR);
+	CHECK_STR(hist_cell(&parsed, 0, 0)->text, "kworker/0:1");
+	CHECK(hist_cell(&parsed, 0, 1)->num == 6);
+	CHECK_STR(hist_cell(&parsed, 11, 0)->text, "swapper/1");
+	CHECK(parsed.has_totals && parsed.hits == 2249 && parsed.entries == 12 &&
+	      parsed.dropped == 0);
+	CHECK(sum_col(1) == parsed.hits);
+	hist_result_free(&parsed);
+}
+
+TEST(parse_hex)
+{
+	CHECK(load("hex") == 1);
+	CHECK(parsed.cols[0].kind == HIST_K_HEX);
+	CHECK(hist_cell(&parsed, 0, 0)->num == 0x1e);
+	CHECK(parsed.ncols == 3);
+	CHECK_STR(parsed.cols[2].name, "prev_pid");
+	CHECK(sum_col(1) == parsed.hits);
+	CHECK(hist_cell(&parsed, parsed.nrows - 1, 2)->num == 92528);
+	hist_result_free(&parsed);
+}
+
+TEST(parse_sym)
+{
+	CHECK(load("sym") == 1);
+	CHECK(parsed.cols[0].kind == HIST_K_SYM);
+	CHECK(hist_cell(&parsed, 0, 0)->num == 0xffffffff811e9865ULL);
+	CHECK_STR(hist_cell(&parsed, 0, 0)->text, "netfs_folioq_alloc");
+	CHECK(sum_col(1) == parsed.hits);
+	hist_result_free(&parsed);
+	CHECK(load("symoff") == 1);
+	CHECK_STR(hist_cell(&parsed, 0, 0)->text, "p9_fcall_init+0x44/0x6f");
+	CHECK(hist_cell(&parsed, 0, 3)->num == 4644896);
+	CHECK(parsed.ncols == 4);
+	hist_result_free(&parsed);
+}
+
+TEST(parse_execname_syscall)
+{
+	CHECK(load("execname") == 1);
+	CHECK(parsed.cols[0].kind == HIST_K_TASK);
+	CHECK_STR(hist_cell(&parsed, 0, 0)->text, "migration/0");
+	CHECK(hist_cell(&parsed, 0, 0)->num == 19);
+	CHECK(sum_col(1) == parsed.hits);
+	hist_result_free(&parsed);
+	CHECK(load("syscall") == 1);
+	CHECK(parsed.cols[0].kind == HIST_K_SYSCALL);
+	CHECK_STR(hist_cell(&parsed, 0, 0)->text, "sys_clock_nanosleep");
+	CHECK(hist_cell(&parsed, 0, 0)->num == 230);
+	CHECK(hist_cell(&parsed, 2, 0)->num == 8);
+	hist_result_free(&parsed);
+}
+
+TEST(parse_log2_buckets)
+{
+	CHECK(load("log2") == 1);
+	CHECK(parsed.cols[0].kind == HIST_K_RANGE);
+	CHECK(hist_cell(&parsed, 0, 0)->num == 256 && hist_cell(&parsed, 0, 0)->num2 == 8);
+	CHECK(sum_col(1) == parsed.hits);
+	hist_result_free(&parsed);
+	CHECK(load("buckets") == 1);
+	CHECK(hist_cell(&parsed, 1, 0)->num == 32 && hist_cell(&parsed, 1, 0)->num2 == 63);
+	CHECK(hist_cell(&parsed, 0, 0)->num == 0 && hist_cell(&parsed, 0, 0)->num2 == 31);
+	hist_result_free(&parsed);
+}
+
+TEST(parse_special_fields)
+{
+	CHECK(load("usecs") == 1);
+	CHECK(parsed.cols[0].kind == HIST_K_NUM);
+	CHECK(hist_cell(&parsed, 0, 0)->num == 41175808);
+	CHECK(parsed.nrows == 20);
+	hist_result_free(&parsed);
+	CHECK(load("cpu") == 1);
+	CHECK(parsed.nrows == 2 && sum_col(1) == parsed.hits);
+	hist_result_free(&parsed);
+	CHECK(load("multikey") == 1);
+	CHECK(parsed.nkeys == 2);
+	CHECK(hist_cell(&parsed, 0, 0)->num == 16 && hist_cell(&parsed, 0, 1)->num == 0);
+	CHECK(hist_cell(&parsed, 0, 2)->num == 149);
+	CHECK(sum_col(2) == parsed.hits);
+	hist_result_free(&parsed);
+	CHECK(load("string") == 1);
+	CHECK_STR(hist_cell(&parsed, 0, 0)->text, "/usr/bin/sleep");
+	hist_result_free(&parsed);
+	CHECK(load("filter") == 1);
+	CHECK(strstr(parsed.trigger, "if next_pid != 0"));
+	CHECK(sum_col(1) == parsed.hits);
+	hist_result_free(&parsed);
+	CHECK(load("nokeyhit") == 1);
+	CHECK(parsed.nrows == 1 && hist_cell(&parsed, 0, 2)->num == 346786);
+	hist_result_free(&parsed);
+}
+
+TEST(parse_stacktrace)
+{
+	const char *t;
+
+	CHECK(load("stacktrace") == 1);
+	CHECK(parsed.cols[0].kind == HIST_K_STACK);
+	CHECK(parsed.nrows == 5);
+	t = hist_cell(&parsed, 0, 0)->text;
+	CHECK(t && !strncmp(t, "__schedule+0x3bb/0x53c\nschedule+0x36/0x51\n", 41));
+	CHECK(hist_cell(&parsed, 0, 1)->num == 1);
+	CHECK(parsed.hits == 2128 && parsed.entries == 97);
+	hist_result_free(&parsed);
+	CHECK(load("stacktrace_old") == 1);
+	hist_result_free(&parsed);
+}
+
+TEST(parse_percent_graph)
+{
+	CHECK(load("percent") == 1);
+	CHECK(parsed.cols[2].kind == HIST_K_PERCENT && parsed.cols[3].kind == HIST_K_PERCENT);
+	CHECK(hist_cell(&parsed, parsed.nrows - 1, 2)->pct > 96.37 &&
+	      hist_cell(&parsed, parsed.nrows - 1, 2)->pct < 96.39);
+	/* Read while active: the totals and the rows were not taken at one instant. */
+	hist_result_free(&parsed);
+	CHECK(load("graph") == 1);
+	CHECK(parsed.cols[2].kind == HIST_K_GRAPH);
+	CHECK(hist_cell(&parsed, 0, 2)->num == 0);
+	CHECK(hist_cell(&parsed, 0, 3)->num == 512);
+	CHECK(hist_cell(&parsed, parsed.nrows - 1, 2)->num == 20);
+	CHECK(hist_cell(&parsed, parsed.nrows - 1, 3)->num == 4644896);
+	hist_result_free(&parsed);
+}
+
+TEST(parse_several_sections)
+{
+	const char *text =
+		"# event histogram\n#\n# trigger info: hist:keys=a:vals=hitcount:sort=hitcount:"
+		"size=2048 [active]\n#\n\n{ a:          1 } hitcount:          2\n\nTotals:\n"
+		"    Hits: 2\n    Entries: 1\n    Dropped: 0\n\n"
+		"# event histogram\n#\n# trigger info: hist:keys=b:vals=hitcount:sort=hitcount:"
+		"size=2048 [paused]\n#\n\n{ b: x, y: z } hitcount:          5\n\nTotals:\n"
+		"    Hits: 7\n    Entries: 1\n    Dropped: 3\n";
+	struct hist_result r;
+	size_t pos = 0;
+
+	CHECK(hist_output_parse(text, &pos, &r) == 1);
+	CHECK_STR(r.cols[0].name, "a");
+	CHECK(r.nrows == 1 && r.hits == 2);
+	hist_result_free(&r);
+	CHECK(hist_output_parse(text, &pos, &r) == 1);
+	CHECK_STR(r.cols[0].name, "b");
+	/* A string key holding ", y: " stays whole. */
+	CHECK_STR(hist_cell(&r, 0, 0)->text, "x, y: z");
+	CHECK(r.dropped == 3);
+	hist_result_free(&r);
+	CHECK(hist_output_parse(text, &pos, &r) == 0);
+	pos = 0;
+	CHECK(hist_output_parse("# trigger info: hist:keys=a [active]\n{ b: 1 } hitcount: 1\n",
+				&pos, &r) == -EINVAL);
+	CHECK(strstr(tr_failure(), "line 2"));
+}
+
+static char *render_to_string(const struct hist_result *r, enum hist_out kind, bool bars)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct hist_render_opts o = { .kind = kind, .bars = bars, .width = 10 };
+
+	hist_render(f, r, &o);
+	fclose(f);
+	return buf;
+}
+
+TEST(render_table_json_csv)
+{
+	char *s;
+
+	CHECK(load("multikey") == 1);
+	s = render_to_string(&parsed, HIST_OUT_TABLE, true);
+	CHECK(!strncmp(s, "prev_pid  next_pid  hitcount\n", 29));
+	CHECK(strstr(s, "\n      16         0       149  |##########\n"));
+	CHECK(strstr(s, "Totals:  Hits: 1542  Entries: 82  Dropped: 0\n") || strstr(s, "Totals:"));
+	free(s);
+	s = render_to_string(&parsed, HIST_OUT_JSON, false);
+	CHECK(strstr(s, "{\"prev_pid\":16,\"next_pid\":0,\"hitcount\":149}"));
+	CHECK(strstr(s, "\"totals\":{\"hits\":"));
+	free(s);
+	s = render_to_string(&parsed, HIST_OUT_CSV, false);
+	CHECK(!strncmp(s, "prev_pid,next_pid,hitcount\n16,0,149\n", 36));
+	free(s);
+	hist_result_free(&parsed);
+
+	CHECK(load("execname") == 1);
+	s = render_to_string(&parsed, HIST_OUT_JSON, false);
+	CHECK(strstr(s, "{\"common_pid\":19,\"common_pid_comm\":\"migration/0\",\"hitcount\":1}"));
+	free(s);
+	s = render_to_string(&parsed, HIST_OUT_TABLE, false);
+	CHECK(strstr(s, "migration/0 [19]"));
+	free(s);
+	hist_result_free(&parsed);
+
+	CHECK(load("stacktrace") == 1);
+	s = render_to_string(&parsed, HIST_OUT_TABLE, false);
+	CHECK(strstr(s, "__schedule+0x3bb/0x53c  "));
+	CHECK(strstr(s, "\nschedule+0x36/0x51\n"));
+	free(s);
+	s = render_to_string(&parsed, HIST_OUT_CSV, false);
+	CHECK(strstr(s, "__schedule+0x3bb/0x53c;schedule+0x36/0x51;"));
+	free(s);
+	s = render_to_string(&parsed, HIST_OUT_JSON, false);
+	CHECK(strstr(s, "\"common_stacktrace\":[\"__schedule+0x3bb/0x53c\",\"schedule+0x36/0x51\","));
+	free(s);
+	hist_result_free(&parsed);
+
+	CHECK(load("log2") == 1);
+	s = render_to_string(&parsed, HIST_OUT_CSV, false);
+	CHECK(!strncmp(s, "bytes_req_log2,bytes_req_max,hitcount\n8,256,1\n", 46));
+	free(s);
+	hist_result_free(&parsed);
+}
+
+TEST(render_dropped_advice)
+{
+	struct hist_spec s;
+	struct hist_result r;
+	char *out;
+
+	CHECK(!hist_spec_build(&s, "a:b", "x", NULL, NULL, NULL, 0, NULL));
+	hist_result_init(&r, &s);
+	r.has_totals = true;
+	r.hits = 10;
+	r.entries = 1;
+	r.dropped = 4;
+	hist_cell(&r, hist_result_add_row(&r), 1)->num = 6;
+	out = render_to_string(&r, HIST_OUT_TABLE, false);
+	CHECK(strstr(out, "Dropped: 4"));
+	CHECK(strstr(out, "raise --size"));
+	free(out);
+	hist_result_free(&r);
+	hist_spec_free(&s);
+}
+
+TEST(result_sort)
+{
+	struct hist_spec s;
+	struct hist_result r;
+	static const uint64_t k[] = { 5, 1, 3, 2 }, h[] = { 1, 9, 9, 4 };
+
+	CHECK(!hist_spec_build(&s, "a:b", "x", NULL, "hitcount.descending,x", NULL, 0, NULL));
+	hist_result_init(&r, &s);
+	for (size_t i = 0; i < 4; i++) {
+		size_t row = hist_result_add_row(&r);
+
+		hist_cell(&r, row, 0)->num = k[i];
+		hist_cell(&r, row, 1)->num = h[i];
+	}
+	hist_result_sort(&r, &s);
+	CHECK(hist_cell(&r, 0, 0)->num == 1 && hist_cell(&r, 1, 0)->num == 3);
+	CHECK(hist_cell(&r, 2, 0)->num == 2 && hist_cell(&r, 3, 0)->num == 5);
+	hist_result_free(&r);
+	hist_spec_free(&s);
+}
+
+UNIT_MAIN(T(field_modifiers), T(field_errors), T(spec_build_and_trigger), T(spec_build_errors),
+	  T(spec_from_trigger), T(parse_plain), T(parse_hex), T(parse_sym),
+	  T(parse_execname_syscall), T(parse_log2_buckets), T(parse_special_fields),
+	  T(parse_stacktrace), T(parse_percent_graph), T(parse_several_sections),
+	  T(render_table_json_csv), T(render_dropped_advice), T(result_sort))
