@@ -1,20 +1,27 @@
 #!/bin/bash
 # Benchmark: tr report against trace-cmd report -N on the same file.
 #
-#   bench/report.sh [EVENTS] [FILE]
+#   bench/report.sh [--sched] [EVENTS] [FILE]
 #
 # Records EVENTS (default 2000000) trace_marker writes from one tight
 # writer into a fresh instance with trace-cmd (version 7, zstd, as it writes
 # by default), then formats the file with each tool, to /dev/null and to a
 # file, checks the two outputs are the same, and prints events/s, the ratio
-# and the peak RSS of each.  With FILE, uses that trace.dat file instead of
-# recording (and keeps it).  Needs root, tracefs and trace-cmd; not part of
-# make check.
+# and the peak RSS of each.  With --sched, records scheduler events
+# (sched_switch, sched_wakeup, sched_waking, sched_stat_runtime) while
+# "perf bench sched pipe" ping-pongs, about EVENTS of them.  With FILE,
+# uses that trace.dat file instead of recording (and keeps it).  Needs
+# root, tracefs and trace-cmd (and perf for --sched); not part of make check.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 TR=${TR:-$root/tr}
 T=${TRACEFS:-/sys/kernel/tracing}
+sched=
+if [ "${1:-}" = --sched ]; then
+	sched=1
+	shift
+fi
 n=${1:-2000000}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -24,11 +31,18 @@ if [ $# -ge 2 ]; then
 	file=$2
 else
 	file=$tmp/bench.dat
-	gcc -O2 -o "$tmp/writer" "$here/report-writer.c"
-	echo "recording $n trace_marker events with trace-cmd ..."
-	# A buffer big enough that the recorder never falls behind.
-	"$root/tests/data/tc-record.sh" "$inst" "$file" -b 65536 -p nop \
-		"$tmp/writer" "$T/instances/$inst/trace_marker" "$n"
+	if [ -n "$sched" ]; then
+		echo "recording about $n scheduler events with trace-cmd ..."
+		"$root/tests/data/tc-record.sh" "$inst" "$file" -b 65536 \
+			-e sched:sched_switch -e sched:sched_wakeup -e sched:sched_waking \
+			-e sched:sched_stat_runtime perf bench sched pipe -l $((n / 6))
+	else
+		gcc -O2 -o "$tmp/writer" "$here/report-writer.c"
+		echo "recording $n trace_marker events with trace-cmd ..."
+		# A buffer big enough that the recorder never falls behind.
+		"$root/tests/data/tc-record.sh" "$inst" "$file" -b 65536 -p nop \
+			"$tmp/writer" "$T/instances/$inst/trace_marker" "$n"
+	fi
 fi
 events=$("$TR" report -i "$file" --stat | sed -n 's/^events: *//p')
 lost=$("$TR" report -i "$file" --stat | sed -n 's/^lost events: *//p')

@@ -15,6 +15,13 @@
  *   fmt_src_cmdlines(s, saved_cmdlines_text);
  *   fmt_event(f, s, "", &ev);        // ev from tfile_page_next or a cursor
  *   fmt_flush(f);
+ *
+ * For live data (tr stream): build the tep from tracefs, parse the
+ * instance's events/header_page with tfile_layout_parse(), and for each
+ * sub-buffer read from per_cpu/cpuN/trace_pipe_raw run tfile_page_load()
+ * and tfile_page_next(), set ev.cpu, and hand each record to fmt_event()
+ * (after fmt_src_learn(), so names the trace shows are used from then on);
+ * several CPUs go through fmt_merge_*() to come out in time order.
  */
 #ifndef TR_FMT_H
 #define TR_FMT_H

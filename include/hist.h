@@ -126,6 +126,10 @@ struct hist_result {
 	uint64_t hits, entries, dropped;
 	bool has_totals;
 	int sort_col;		/* the column bars and --json "sort" refer to; -1 none */
+	/* onmax(): the largest tracked value over all entries and the fields saved with it. */
+	bool has_max;
+	uint64_t max;
+	char *max_saved;	/* "next_comm: bash  prev_pid: 12", or NULL */
 	char *trigger;		/* the trigger info line, when parsed from the kernel */
 	char *note;		/* engine note ("userspace engine: ...") */
 };
@@ -237,7 +241,15 @@ struct hist_latency {
 	const char *sql;
 };
 
+/* The kernel engine: synthetic event, triggers, histogram; all removed at exit. */
 int hist_latency_run(const struct hist_latency *l, const char *instance, char **command,
 		     uint64_t duration_ns, const char *keys, const struct hist_render_opts *o);
+/* The latency histogram's keys: -k as given if it names lat, else "lat.log2" first. */
+char *hist_latency_keys(const char *keys);
+/* The userspace engine: from a trace.dat file, or live in an instance. */
+int hist_ulat_file(const struct hist_latency *l, const char *path, const char *keys,
+		   const struct hist_render_opts *o);
+int hist_ulat_live(const struct hist_latency *l, struct tfs_inst *in, struct hist_session *w,
+		   const char *keys, const char *why, const struct hist_render_opts *o);
 
 #endif

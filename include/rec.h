@@ -51,6 +51,14 @@ struct rec_opts {
 	bool drain;		/* read what is there now, then finish (no waiting) */
 	uint64_t drain_limit;	/* drain: stop a CPU after this many bytes (0 = none) */
 	bool no_splice;		/* use read() even for full pages (for measuring) */
+	bool partial;		/* also hand over partly filled pages when idle (live output) */
+	/*
+	 * Wake the readers when this much of a CPU's buffer is full (the
+	 * instance's buffer_percent, set through tfs_set() and so put back);
+	 * 0 leaves it.  The kernel's default of 50 loses events at high
+	 * rates with small buffers, when a reader is slow to be scheduled.
+	 */
+	unsigned wake_percent;
 };
 
 struct rec_cpu_stat {
@@ -132,5 +140,22 @@ enum {
 };
 void rec_summary_print(FILE *f, const struct rec_summary *s, const char *path);
 void rec_summary_free(struct rec_summary *s);
+
+struct evsel_list;
+/*
+ * The selectors to enable for a recording: those of the ftrace system are
+ * left out (they have no enable file; they are checked and must carry no
+ * filter), and each other one gets "common_pid != PID" for the own[]
+ * pids, ANDed with its own filter.  0 or -errno with tr_fail().
+ */
+int rec_events_to_enable(const struct evsel_list *in, const pid_t *own, size_t nown,
+			 struct evsel_list *out);
+/* Is there a program to run as argv0 (in PATH unless it has a '/')? */
+bool rec_runnable(const char *argv0);
+/*
+ * Fork argv stopped on a pipe: it execs when *go_fd is written, and exits
+ * unstarted when *go_fd is closed.  Returns the pid or -errno.
+ */
+pid_t rec_spawn(char **argv, int *go_fd);
 
 #endif

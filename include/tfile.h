@@ -159,6 +159,7 @@ int tfile_unzip(int kind, void *dst, size_t dlen, const void *src, size_t slen);
 #define TFILE_MAX_SECTION (512u << 20)	/* one decompressed metadata section */
 #define TFILE_MAX_CHUNK (256u << 20)	/* one decompressed chunk of trace data */
 #define TFILE_MAX_PAGE (64u << 20)	/* one sub-buffer */
+#define TFILE_MAX_CPUS 65536		/* CPU entries of all buffers together */
 
 struct tfile {
 	char *path;
@@ -171,6 +172,7 @@ struct tfile {
 	struct tfile_info info;
 	int nbuffers;
 	struct tfile_buffer *buffers;
+	int ncpu_entries;	/* counted against TFILE_MAX_CPUS */
 	char *cmdlines, *tgids;
 	char *kallsyms;		/* kept for tfile_load_kallsyms() */
 	struct strv formats;

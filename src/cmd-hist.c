@@ -202,6 +202,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 					  a->duration_ns || a->input || a->engine))
 			argp_error(state, "show, clear, pause and cont take only -e, --name, -B and "
 					  "the output options");
+		if (a->input && a->lat.sql)
+			argp_error(state, "--sql runs in the kernel: no -i");
 		if (a->input && a->engine == ENG_KERNEL)
 			argp_error(state, "-i FILE is read by the userspace engine");
 		if (a->input && (a->command || a->duration_ns))
@@ -375,6 +377,41 @@ static int run(struct args *a, struct hist_spec *s)
 	return r;
 }
 
+/* Latency: synthetic events in the kernel when it has them, else the userspace matcher. */
+static int latency(struct args *a)
+{
+	struct hist_session w = { .command = a->command, .duration_ns = a->duration_ns,
+				  .stop_fd = -1 };
+	bool kernel = a->engine == ENG_KERNEL ||
+		      (a->engine == ENG_AUTO && !a->input && probe_has(CAP_HIST) &&
+		       probe_has(CAP_SYNTHETIC));
+	struct tfs_inst *in;
+	char *why, *name;
+	int r;
+
+	if (kernel)
+		return hist_latency_run(&a->lat, a->inst.name, a->command, a->duration_ns, a->keys,
+					&a->ro);
+	if (a->lat.sql)
+		return tr_fail(-ENOTSUP, "--sql needs hist triggers and synthetic events: %s",
+			       probe_has(CAP_HIST) ? probe_detail(CAP_SYNTHETIC)
+						   : probe_detail(CAP_HIST));
+	if (a->input)
+		return hist_ulat_file(&a->lat, a->input, a->keys, &a->ro);
+	name = a->inst.name ? xstrdup(a->inst.name) : xasprintf("tr-hist-%d", (int)getpid());
+	r = cmd_instance_open(name, true, &in);
+	free(name);
+	if (r)
+		return r;
+	why = xstrdup(a->engine == ENG_USER	     ? "--engine user"
+		      : !probe_has(CAP_HIST)	     ? probe_detail(CAP_HIST)
+						     : probe_detail(CAP_SYNTHETIC));
+	r = hist_ulat_live(&a->lat, in, &w, a->keys, why, &a->ro);
+	hist_session_end(&w);
+	free(why);
+	return r;
+}
+
 int cmd_hist(int argc, char **argv)
 {
 	struct args a = { 0 };
@@ -384,8 +421,7 @@ int cmd_hist(int argc, char **argv)
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	if (a.lat.on || a.lat.sql) {
-		r = hist_latency_run(&a.lat, a.inst.name, a.command, a.duration_ns, a.keys,
-				     &a.ro);
+		r = latency(&a);
 		if (r)
 			tr_report(r, "cannot make the latency histogram");
 		return r ? EXIT_RUNTIME : EXIT_OK;

@@ -127,97 +127,6 @@ static const struct argp argp = {
 	children, NULL, NULL
 };
 
-static bool is_ftrace_sel(const struct evsel *e)
-{
-	return e->system && !strcmp(e->system, "ftrace");
-}
-
-/*
- * The selectors to enable: those of the ftrace system are left out (they
- * have no enable file), and each gets "common_pid != PID" for our pids.
- */
-static int events_to_enable(const struct evsel_list *in, const pid_t *own, size_t nown,
-			    struct evsel_list *out)
-{
-	char *pidf = NULL;
-
-	for (size_t i = 0; i < nown; i++) {
-		char *n = xasprintf("%s%scommon_pid != %d", pidf ? pidf : "", pidf ? " && " : "",
-				    (int)own[i]);
-
-		free(pidf);
-		pidf = n;
-	}
-	for (size_t i = 0; i < in->n; i++) {
-		const struct evsel *e = &in->v[i];
-
-		if (is_ftrace_sel(e)) {
-			char *fmt;
-
-			if (e->filter) {
-				free(pidf);
-				return tr_fail(-EINVAL, "'%s' takes no filter: ftrace events "
-							"cannot be filtered", e->spec);
-			}
-			fmt = xasprintf("events/ftrace/%s/format", e->event ? e->event : "print");
-			if (e->event && !has_glob(e->event) && !tfs_exists(NULL, fmt)) {
-				free(fmt);
-				free(pidf);
-				return tr_fail(-ENOENT, "no such event '%s'", e->spec);
-			}
-			free(fmt);
-			continue;
-		}
-		evsel_add(out, e->spec);
-		if (e->filter && pidf) {
-			char *f = xasprintf("(%s) && %s", e->filter, pidf);
-
-			evsel_add_filter(out, f);
-			free(f);
-		} else if (e->filter || pidf) {
-			evsel_add_filter(out, e->filter ? e->filter : pidf);
-		}
-	}
-	free(pidf);
-	return 0;
-}
-
-/* Fork COMMAND stopped on a pipe; it execs when go_fd is written or dies when closed. */
-static pid_t spawn(char **argv, int *go_fd)
-{
-	int p[2];
-	pid_t pid;
-
-	if (pipe2(p, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
-
-		close(p[0]);
-		close(p[1]);
-		return -e;
-	}
-	if (pid == 0) {
-		char c;
-
-		close(p[1]);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		if (read(p[0], &c, 1) != 1)
-			_exit(127);
-		close(p[0]);
-		execvp(argv[0], argv);
-		fprintf(stderr, "tr: cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	close(p[0]);
-	*go_fd = p[1];
-	return pid;
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -317,6 +226,10 @@ int cmd_record(int argc, char **argv)
 	if (!a.output)
 		a.output = "trace.dat";
 
+	if (a.command && !rec_runnable(a.command[0])) {
+		tr_error("cannot run '%s': command not found", a.command[0]);
+		goto out;
+	}
 	/* An output we cannot write fails before tracefs is touched. */
 	fd = open(a.output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
@@ -327,17 +240,17 @@ int cmd_record(int argc, char **argv)
 	if (cmd_instance_open(a.inst.name, true, &in))
 		goto fail;
 
-	r = rec_open(&(struct rec_opts){ .inst = in, .tmp_dir = dir }, &rec);
+	r = rec_open(&(struct rec_opts){ .inst = in, .tmp_dir = dir, .wake_percent = 5 }, &rec);
 	if (r)
 		goto fail;
 	if (!a.no_filter && !a.pids.n && !a.follow) {
 		own[nown++] = getpid();
 		nown += rec_tids(rec, own + nown, ARRAY_SIZE(own) - nown);
 	}
-	if (events_to_enable(&a.ev.list, own, nown, &enable))
+	if (rec_events_to_enable(&a.ev.list, own, nown, &enable))
 		goto fail;
 	if (a.command) {
-		child = spawn(a.command, &go);
+		child = rec_spawn(a.command, &go);
 		if (child < 0) {
 			tr_error("cannot start '%s': %s", a.command[0], strerror((int)-child));
 			child = 0;

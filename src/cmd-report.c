@@ -30,14 +30,15 @@ static const struct argp_option options[] = {
 	{ "input", 'i', "FILE", 0, "Read FILE (default trace.dat); repeat to merge files", 0 },
 	{ "cpu", OPT_CPU, "LIST", 0, "Only these CPUs, e.g. 0-3,6", 0 },
 	{ "filter", 'F', "FILTER", 0,
-	  "Only events matching FILTER, e.g. 'sched_switch: prev_pid != 0' or 'sched/*'. "
+	  "Only events matching FILTER, e.g. 'sched_switch: prev_pid != 0' or 'sched/.*'. "
 	  "Repeatable", 0 },
 	{ "invert", 'v', NULL, 0, "Show the events the -F filters do not match instead", 0 },
 	{ "raw", 'R', NULL, 0, "Print the fields as name=value instead of the event's format", 0 },
 	{ "ns", 't', NULL, 0, "Timestamps to the nanosecond", 0 },
 	{ "plugins", OPT_PLUGINS, NULL, 0,
 	  "Load libtraceevent's plugins (trace-cmd's compact forms)", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "Output text (default), json (one object a line) or csv", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0,
+	  "Output text (default), json (one object a line) or csv", 0 },
 	{ "events", OPT_EVENTS, NULL, 0, "List the event formats stored in the file", 0 },
 	{ "stat", OPT_STAT, NULL, 0,
 	  "Counts per CPU and per event, lost events, time span and the file's metadata", 0 },

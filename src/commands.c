@@ -19,6 +19,7 @@ const struct tr_cmd tr_commands[] = {
 	{ "extract", cmd_extract, "Save what is in the ring buffer now to a trace.dat file",
 	  CMD_TRACEFS },
 	{ "report", cmd_report, "Print a recorded trace, merged and formatted like the kernel does", 0 },
+	{ "stream", cmd_stream, "Print events live as they arrive, without a file", CMD_TRACEFS },
 	{ "start", cmd_start, "Enable events, tracer and filters, without recording", CMD_TRACEFS },
 	{ "stop", cmd_stop, "Stop writing to the ring buffer (tracing_on=0)", CMD_TRACEFS },
 	{ "restart", cmd_restart, "Resume writing to the ring buffer (tracing_on=1)", CMD_TRACEFS },

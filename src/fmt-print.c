@@ -3,17 +3,21 @@
  * The fast printer.  libtraceevent's tep_print_event renders an event's
  * print fmt correctly but allocates and re-reads its format on every
  * record; for the common print fmts -- literal text with %d/%u/%x/%s/%ps
- * conversions of plain fields and __get_str() strings -- this compiles the
- * print fmt once into a list of steps and runs them with no allocation.
+ * conversions of plain fields, 64-bit casts and __get_str() strings, and
+ * the expressions sched_switch uses for prev_state (arithmetic on fields
+ * and constants, "? :", __print_flags, __print_symbolic) -- this compiles
+ * the print fmt once into a list of steps and runs them with no allocation.
  *
  * Exactness is the rule: a print fmt compiles only when each conversion's
  * output is certain to match what libtraceevent prints (numbers are read at
  * the field's size and cast as the conversion's length modifier says, which
- * is what libtraceevent does); anything else (flags, symbols, casts,
- * arithmetic, helper functions, escapes) makes compile return NULL, and a
- * record the steps cannot handle (an address with no symbol, a string
- * outside the record) makes run return false.  The caller also checks the
- * first records of each event against libtraceevent (see fmt.c).
+ * is what libtraceevent does); anything else (casts to narrower types,
+ * signed arithmetic, helper functions, escapes, %c, %p other than %ps)
+ * makes compile return NULL, and a record the steps cannot render with
+ * certainty (an address with no symbol, a string outside the record, flag
+ * bits no table entry names, a symbol value not in the table) makes run
+ * return false.  The caller also checks the first records of each event
+ * against libtraceevent (see fmt.c), and tests/unit/test-fmt.c the rest.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -404,10 +408,11 @@ struct fmt_prog *fmt_prog_compile(struct tep_handle *tep, struct tep_event *e)
 			st.is_signed = st.conv == 'd' || st.conv == 'i';
 			if (fld && (arg->type == TEP_PRINT_FIELD || is_cast64(tep, arg)) &&
 			    !(fld->flags & TEP_FIELD_IS_ARRAY) &&
-			    (fld->size == 1 || fld->size == 2 || fld->size == 4 || fld->size == 8)) {
+			    (fld->size == 1 || fld->size == 2 || fld->size == 4 ||
+			     fld->size == 8)) {
 				int cs = arg->type == TEP_PRINT_TYPE ? 8 : cast_size(st.ls);
 
-				/* A signed field narrower than the cast: sign extension is unclear. */
+				/* A signed field narrower than the cast: sign-extended? */
 				if ((fld->flags & TEP_FIELD_IS_SIGNED) && fld->size < cs)
 					goto fail;
 				st.kind = ST_NUM;
@@ -421,11 +426,12 @@ struct fmt_prog *fmt_prog_compile(struct tep_handle *tep, struct tep_event *e)
 		case 's':
 			if (st.ls)
 				goto fail;
-			if (fld && arg->type == TEP_PRINT_STRING && (fld->flags & TEP_FIELD_IS_DYNAMIC) &&
-			    fld->size == 4) {
+			if (fld && arg->type == TEP_PRINT_STRING &&
+			    (fld->flags & TEP_FIELD_IS_DYNAMIC) && fld->size == 4) {
 				st.kind = ST_STR_DYN;
 				st.rel = fld->flags & TEP_FIELD_IS_RELATIVE;
-			} else if (fld && arg->type == TEP_PRINT_FIELD && field_is_char_array(fld)) {
+			} else if (fld && arg->type == TEP_PRINT_FIELD &&
+				   field_is_char_array(fld)) {
 				st.kind = ST_STR_ARRAY;
 			} else if (st.simple && str_ok(e, arg, 0)) {
 				st.kind = ST_EXPR_STR;
@@ -475,9 +481,16 @@ void fmt_prog_free(struct fmt_prog *p)
 
 static inline void put(struct fmt_line *o, const char *s, size_t n)
 {
+	if (!n)
+		return;
 	fmt_line_grow(o, n);
 	memcpy(o->p + o->len, s, n);
 	o->len += n;
+}
+
+static unsigned conv_base(char conv)
+{
+	return conv == 'o' ? 8 : (conv == 'x' || conv == 'X') ? 16 : 10;
 }
 
 static void put_num(struct fmt_line *o, const struct step *st, uint64_t raw)
@@ -490,7 +503,7 @@ static void put_num(struct fmt_line *o, const struct step *st, uint64_t raw)
 		if (st->simple) {
 			bool neg = st->is_signed && (int64_t)raw < 0;
 			uint64_t v = neg ? -(uint64_t)raw : raw;
-			unsigned base = st->conv == 'o' ? 8 : (st->conv == 'x' || st->conv == 'X') ? 16 : 10;
+			unsigned base = conv_base(st->conv);
 			const char *dig = st->conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
 
 			n = 0;
@@ -516,7 +529,7 @@ static void put_num(struct fmt_line *o, const struct step *st, uint64_t raw)
 		if (st->simple && st->ls == 0) {
 			bool neg = st->is_signed && v < 0;
 			uint64_t u = st->is_signed ? (neg ? -(int64_t)v : v) : (uint32_t)v;
-			unsigned base = st->conv == 'o' ? 8 : (st->conv == 'x' || st->conv == 'X') ? 16 : 10;
+			unsigned base = conv_base(st->conv);
 			const char *dig = st->conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
 
 			n = 0;
@@ -593,7 +606,9 @@ bool fmt_prog_run(const struct fmt_prog *cp, struct tep_handle *tep, const void 
 			/* A char[] of size 0 runs to the end of the record. */
 			size_t n = st->size ? (size_t)st->size : size - st->off;
 
-			put_str(out, st, (const char *)d + st->off, strnlen((const char *)d + st->off, n));
+			const char *str = (const char *)d + st->off;
+
+			put_str(out, st, str, strnlen(str, n));
 			break;
 		}
 		case ST_STR_DYN: {

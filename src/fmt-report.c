@@ -191,8 +191,8 @@ static int print_ends(struct run *x)
 			continue;
 		/* Keep a copy: the cursor's memory moves on with the next chunk. */
 		while ((r = tfile_cursor_next(c->c, &ev)) == 1) {
-			if (ev.size > cap) {
-				cap = ev.size;
+			if (ev.size >= cap) {
+				cap = ev.size + 1;
 				copy = xrealloc(copy, cap);
 			}
 			memcpy(copy, ev.data, ev.size);
@@ -313,7 +313,10 @@ static int print_stat(struct run *x)
 			if (!by_id[id])
 				continue;
 			name = fmt_src_event_name(x->in[i].src, id, &sys);
-			full = name ? xasprintf("%s:%s", sys, name) : xasprintf("(unknown id %d)", id);
+			if (name)
+				full = xasprintf("%s:%s", sys, name);
+			else
+				full = xasprintf("(unknown id %d)", id);
 			for (k = 0; k < ncounts && strcmp(counts[k].name, full); k++)
 				;
 			if (k < ncounts) {
@@ -346,15 +349,17 @@ static int print_stat(struct run *x)
 		struct cur *c = &x->cur[i];
 		const struct tfile_buffer *b = tfile_buffer(c->in->tf, c->buffer);
 
-		fprintf(o, "  cpu %-4d %12" PRIu64 " events %10" PRIu64 " lost%s", b->cpus[c->cpu_index].cpu,
-			c->events, c->lost, c->lost_unknown ? " (and more)" : "");
+		fprintf(o, "  cpu %-4d %12" PRIu64 " events %10" PRIu64 " lost%s",
+			b->cpus[c->cpu_index].cpu, c->events, c->lost,
+			c->lost_unknown ? " (and more)" : "");
 		if (b->name[0])
 			fprintf(o, "  buffer %s", b->name);
 		if (x->nin > 1)
 			fprintf(o, "  %s", tfile_path(c->in->tf));
 		fputc('\n', o);
 	}
-	qsort(counts, ncounts, sizeof(*counts), cmp_count);
+	if (ncounts)
+		qsort(counts, ncounts, sizeof(*counts), cmp_count);
 	fprintf(o, "per event:\n");
 	for (size_t i = 0; i < ncounts; i++)
 		fprintf(o, "  %-40s %12" PRIu64 "\n", counts[i].name, counts[i].n);

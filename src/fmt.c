@@ -62,6 +62,9 @@ struct fmt_src {
 	struct tgid_ent *tgids;
 	size_t ntgid_cap, ntgids;
 	struct ev_info **ids;	/* by event id, 0..65535 */
+	/* A record's copy with zeros after it, for libtraceevent (see safe_record). */
+	uint8_t *scratch;
+	uint32_t scratch_used, scratch_cap;
 	struct tep_event_filter **filters;	/* one per -F: an event passes if any matches */
 	int nfilters;
 	bool has_filter, invert;
@@ -95,6 +98,8 @@ static void grow(struct fmt *f, size_t more)
 
 static inline void put(struct fmt *f, const char *s, size_t n)
 {
+	if (!n)
+		return;
 	grow(f, n);
 	memcpy(f->ln.p + f->ln.len, s, n);
 	f->ln.len += n;
@@ -245,6 +250,7 @@ void fmt_src_free(struct fmt_src *s)
 	free(s->ids);
 	free(s->comms);
 	free(s->tgids);
+	free(s->scratch);
 	for (int i = 0; i < s->nfilters; i++)
 		tep_filter_free(s->filters[i]);
 	free(s->filters);
@@ -322,7 +328,9 @@ static int tgid_of(struct fmt_src *s, int pid)
 {
 	if (!s->ntgid_cap)
 		return 0;
-	for (size_t i = hash_pid(pid, s->ntgid_cap); s->tgids[i].pid; i = (i + 1) & (s->ntgid_cap - 1))
+	size_t mask = s->ntgid_cap - 1;
+
+	for (size_t i = hash_pid(pid, s->ntgid_cap); s->tgids[i].pid; i = (i + 1) & mask)
 		if (s->tgids[i].pid == pid)
 			return s->tgids[i].tgid;
 	return 0;
@@ -349,9 +357,9 @@ void fmt_src_tgids(struct fmt_src *s, const char *text)
 		    tgid <= INT32_MAX && s->ntgids + 1 < s->ntgid_cap) {
 			size_t i;
 
-			for (i = hash_pid(pid, s->ntgid_cap); s->tgids[i].pid && s->tgids[i].pid != pid;
-			     i = (i + 1) & (s->ntgid_cap - 1))
-				;
+			i = hash_pid(pid, s->ntgid_cap);
+			while (s->tgids[i].pid && s->tgids[i].pid != pid)
+				i = (i + 1) & (s->ntgid_cap - 1);
 			if (!s->tgids[i].pid)
 				s->ntgids++;
 			s->tgids[i].pid = pid;
@@ -400,6 +408,16 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 	ei = xcalloc(1, sizeof(*ei));
 	s->ids[id & 0xffff] = ei;
 	ei->event = tep_find_event(s->tep, id);
+	if (ei->event) {
+		/* A format whose fields lie past 64 KiB is not one the kernel wrote. */
+		for (struct tep_format_field *fld = ei->event->format.fields; fld; fld = fld->next)
+			if ((uint64_t)(unsigned)fld->offset + (unsigned)fld->size > 65536)
+				ei->event = NULL;
+		for (struct tep_format_field *fld = ei->event ? ei->event->format.common_fields : NULL;
+		     fld; fld = fld->next)
+			if ((uint64_t)(unsigned)fld->offset + (unsigned)fld->size > 65536)
+				ei->event = NULL;
+	}
 	if (ei->event) {
 		int n = snprintf(ei->name_col, sizeof(ei->name_col) - 2, "%s:", ei->event->name);
 
@@ -467,8 +485,9 @@ static void find_pairs(struct ev_info *ei)
 		char pidname[128];
 		struct tep_format_field *pid;
 
-		if (n < 4 || strcmp(fld->name + n - 4, "comm") || !(fld->flags & TEP_FIELD_IS_ARRAY) ||
-		    (fld->flags & TEP_FIELD_IS_DYNAMIC) || n + 1 > sizeof(pidname))
+		if (n < 4 || strcmp(fld->name + n - 4, "comm") ||
+		    !(fld->flags & TEP_FIELD_IS_ARRAY) || (fld->flags & TEP_FIELD_IS_DYNAMIC) ||
+		    n + 1 > sizeof(pidname))
 			continue;
 		if (!strcmp(fld->name, "newcomm") || !strcmp(fld->name, "oldcomm")) {
 			if (strcmp(fld->name, "newcomm"))
@@ -542,6 +561,31 @@ void fmt_src_filter_invert(struct fmt_src *s, bool invert)
 	s->invert = invert;
 }
 
+/*
+ * libtraceevent reads fields where the event's format says and __data_loc
+ * strings where the record says, without checking either against the
+ * record's size.  A damaged or hostile file could send it past the end of
+ * the page; so it gets a copy of the record followed by zeros, far enough
+ * (a __data_loc offset and length are 16 bits each; formats reaching past
+ * 64 KiB are refused in ev_lookup) that every such read stays inside.
+ */
+enum { SCRATCH_TAIL = (128 << 10) + 64 };
+
+static void *safe_record(struct fmt_src *s, const void *data, uint32_t size)
+{
+	if (!s->scratch || size > s->scratch_cap) {
+		free(s->scratch);
+		s->scratch_cap = size > 65536 ? size : 65536;
+		s->scratch = xcalloc(1, (size_t)s->scratch_cap + SCRATCH_TAIL);
+		s->scratch_used = 0;
+	}
+	memcpy(s->scratch, data, size);
+	if (s->scratch_used > size)
+		memset(s->scratch + size, 0, s->scratch_used - size);
+	s->scratch_used = size;
+	return s->scratch;
+}
+
 static inline void fill_record(struct tep_record *rec, const struct tfile_event *ev)
 {
 	memset(rec, 0, sizeof(*rec));
@@ -563,6 +607,7 @@ bool fmt_src_match(struct fmt_src *s, const struct tfile_event *ev)
 	if (!s->has_filter)
 		return true;
 	fill_record(&rec, ev);
+	rec.data = safe_record(s, ev->data, ev->size);
 	for (int i = 0; i < s->nfilters && !match; i++)
 		match = tep_filter_match(s->filters[i], &rec) == FILTER_MATCH;
 	return match != s->invert;
@@ -647,8 +692,12 @@ enum { CHECKS = 4 };
 
 static void lib_text(struct fmt *f, struct fmt_src *s, struct tep_record *rec, bool raw)
 {
+	void *data = rec->data;
+
+	rec->data = safe_record(s, data, rec->size);
 	trace_seq_reset(&f->seq);
 	tep_print_event(s->tep, &f->seq, rec, "%s", raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
+	rec->data = data;
 }
 
 /*
@@ -676,7 +725,7 @@ static void event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 			lib_text(f, s, rec, false);
 			if (f->seq.len != out->len - start ||
 			    memcmp(f->seq.buffer, out->p + start, f->seq.len)) {
-				/* Not exact after all: libtraceevent prints this event from now on. */
+				/* Not exact after all: libtraceevent prints it from now on. */
 				if (f->verify_all && !f->mismatch)
 					tr_warn("fast printer differs for '%s': '%.*s' vs '%.*s'",
 						ei->event->name, (int)(out->len - start),
@@ -692,9 +741,11 @@ static void event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 	}
 lib:
 	lib_text(f, s, rec, raw);
-	fmt_line_grow(out, f->seq.len);
-	memcpy(out->p + out->len, f->seq.buffer, f->seq.len);
-	out->len += f->seq.len;
+	if (f->seq.len) {
+		fmt_line_grow(out, f->seq.len);
+		memcpy(out->p + out->len, f->seq.buffer, f->seq.len);
+		out->len += f->seq.len;
+	}
 strip:
 	if (out->len > start && out->p[out->len - 1] == '\n')
 		out->len--;

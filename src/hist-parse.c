@@ -108,6 +108,7 @@ void hist_result_free(struct hist_result *r)
 	free(r->cells);
 	free(r->trigger);
 	free(r->note);
+	free(r->max_saved);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -480,6 +481,33 @@ int hist_output_parse(const char *text, size_t *pos, struct hist_result *r)
 				goto bad;
 			}
 			e = ve;
+		} else if (starts(p, "\tmax:")) {
+			/* onmax(): "\tmax:  176  next_comm: kworker/1:1   prev_pid:  31 ..." */
+			char *end, *line = xasprintf("%.*s", (int)(e - p - 5), p + 5);
+			uint64_t v = strtoull(line, &end, 10);
+
+			if (!r->has_max || v > r->max) {
+				char *q, *w;
+
+				r->has_max = true;
+				r->max = v;
+				free(r->max_saved);
+				/* Squeeze the kernel's column padding to two spaces. */
+				r->max_saved = w = xmalloc(strlen(end) + 1);
+				for (q = end; *q == ' ' || *q == '\t'; q++)
+					;
+				for (; *q; q++) {
+					if ((*q == ' ' || *q == '\t') && (q[1] == ' ' || q[1] == '\t'))
+						continue;
+					if (*q == ' ' && w > r->max_saved && w[-1] != ':' &&
+					    q[1] && !(q[-1] == ':'))
+						*w++ = ' ';
+					*w++ = *q == '\t' ? ' ' : *q;
+				}
+				*w = '\0';
+				str_rstrip(r->max_saved);
+			}
+			free(line);
 		} else if (starts(p, "Totals:")) {
 			r->has_totals = true;
 		} else if (starts(p, "    Hits:")) {

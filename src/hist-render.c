@@ -82,6 +82,9 @@ static void pad(FILE *f, size_t n)
 
 static void print_totals(FILE *f, const struct hist_result *r)
 {
+	if (r->has_max)
+		fprintf(f, "\nMax: %" PRIu64 "%s%s\n", r->max, r->max_saved && *r->max_saved ? "  " : "",
+			r->max_saved ? r->max_saved : "");
 	if (!r->has_totals)
 		return;
 	fprintf(f, "\nTotals:  Hits: %" PRIu64 "  Entries: %" PRIu64 "  Dropped: %" PRIu64 "\n",
@@ -316,7 +319,14 @@ static int render_json(FILE *f, const struct hist_result *r)
 		}
 		fputc('}', f);
 	}
-	fprintf(f, "],\n\"totals\":{\"hits\":%" PRIu64 ",\"entries\":%" PRIu64
+	if (r->has_max) {
+		fprintf(f, "],\n\"max\":{\"value\":%" PRIu64 ",\"saved\":", r->max);
+		json_str(f, r->max_saved);
+		fputs("}", f);
+	} else {
+		fputs("]", f);
+	}
+	fprintf(f, ",\n\"totals\":{\"hits\":%" PRIu64 ",\"entries\":%" PRIu64
 		   ",\"dropped\":%" PRIu64 "}}\n", r->hits, r->entries, r->dropped);
 	return ferror(f) ? -EIO : 0;
 }

@@ -216,16 +216,10 @@ static inline uint64_t read_num(const struct hist_user *u, const struct ufield *
 
 static uint64_t ilog2_roundup(uint64_t v)
 {
-	unsigned e = 0;
-
+	/* The kernel's ilog2(roundup_pow_of_two(v)). */
 	if (v <= 1)
 		return 0;
-	v--;
-	while (v) {
-		v >>= 1;
-		e++;
-	}
-	return e;
+	return 64 - __builtin_clzll(v - 1);
 }
 
 /* Pack one record's key; false if the record is too short for its fields. */

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -53,7 +52,7 @@ struct rec {
 	pthread_cond_t cond;
 	int ready;		/* readers that have set their tid */
 	int finished;
-	bool go, quit, stopped;
+	bool go, quit, stopped, failed;
 	int err;
 };
 
@@ -220,6 +219,8 @@ static void reader_fail(struct reader *rd, int err)
 	if (!r->err)
 		r->err = err;
 	pthread_mutex_unlock(&r->lock);
+	__atomic_store_n(&r->failed, true, __ATOMIC_RELEASE);
+	notify(r->stop_fd);
 	notify(r->event_fd);
 }
 
@@ -249,6 +250,8 @@ static void *reader_main(void *arg)
 			err = (int)n;
 			break;
 		}
+		if (__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE))
+			break;
 		if (n > 0) {
 			idle_spin = false;
 			continue;
@@ -269,13 +272,29 @@ static void *reader_main(void *arg)
 			idle_spin = false;
 			continue;
 		}
-		if (poll(p, 2, r->o.idle_ms) > 0) {
+		switch (poll(p, 2, r->o.idle_ms)) {
+		case 0:
+			/* Quiet for a while: a live consumer wants what is there. */
+			if (r->o.partial) {
+				while ((n = read_pass(rd)) > 0)
+					;
+				if (n < 0)
+					err = (int)n;
+			}
+			break;
+		case -1:
+			break;
+		default:
 			if (p[1].revents)
-				break;
+				goto out;
 			idle_spin = true;
 		}
+		if (err)
+			break;
 	}
-	if (!err)
+out:
+	/* After another reader's failure (a full disk) stop at once, all alike. */
+	if (!err && !__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE))
 		err = flush(rd);
 	if (err)
 		reader_fail(rd, err);
@@ -384,6 +403,17 @@ int rec_open(const struct rec_opts *o, struct rec **out)
 	if (!tfs_read(o->inst, "buffer_subbuf_size_kb", &raw) && strtoul(raw, NULL, 10))
 		r->page_size = strtoul(raw, NULL, 10) * 1024;
 	free(raw);
+	if (o->wake_percent && tfs_exists(o->inst, "buffer_percent")) {
+		char v[16];
+
+		snprintf(v, sizeof(v), "%u", o->wake_percent);
+		e = tfs_set(o->inst, "buffer_percent", v);
+		if (e) {
+			tr_fail(e, "cannot set buffer_percent to %s: %s", v, strerror(-e));
+			free(r);
+			return e;
+		}
+	}
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	r->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -523,18 +553,29 @@ int rec_cpu_fd(const struct rec *r, int cpu)
 
 void rec_scan_missed(struct rec *r)
 {
+	/*
+	 * Only the 16-byte header of each page is needed: read those rather
+	 * than map the file, which would count every page in our RSS.
+	 */
 	for (int i = 0; i < r->nreaders; i++) {
 		struct reader *rd = &r->rd[i];
-		void *m;
+		unsigned char *page = NULL;
 
 		if (rd->out < 0 || !rd->st.bytes)
 			continue;
-		m = mmap(NULL, rd->st.bytes, PROT_READ, MAP_SHARED, rd->out, 0);
-		if (m == MAP_FAILED)
-			continue;
+		page = xcalloc(1, r->page_size);
 		rd->st.missed_pages = rd->st.missed_events = 0;
-		scan_pages(rd, m, rd->st.bytes);
-		munmap(m, rd->st.bytes);
+		for (uint64_t off = 0; off + r->page_size <= rd->st.bytes; off += r->page_size) {
+			if (pread(rd->out, page, 16, off) != 16)
+				break;
+			if (rec_page_missed(page, r->page_size, NULL)) {
+				rd->st.missed_pages++;
+				/* The stored count sits after the data: read the page. */
+				if (pread(rd->out, page, r->page_size, off) == (ssize_t)r->page_size)
+					rec_page_missed(page, r->page_size, &rd->st.missed_events);
+			}
+		}
+		free(page);
 	}
 }
 

@@ -310,9 +310,26 @@ static struct tfile_buffer *add_buffer(struct tfile *tf)
 	return b;
 }
 
+/*
+ * Count CPU entries against a limit for the whole file: many buffer options
+ * may point at the same big table, and each would be a copy.
+ */
+static int take_cpus(struct tfile *tf, int n)
+{
+	if (n < 0 || n > TFILE_MAX_CPUS - tf->ncpu_entries)
+		return tfile_bad(tf, -EBADMSG, 0, "corrupt options: more than %d CPU buffers",
+				 TFILE_MAX_CPUS);
+	tf->ncpu_entries += n;
+	return 0;
+}
+
 /* The v6 "flyrecord" CPU table: ncpus pairs of (offset, size). */
 static int read_cpu_table(struct tfile *tf, struct rd *r, struct tfile_buffer *b, int ncpus)
 {
+	int err = take_cpus(tf, ncpus);
+
+	if (err)
+		return err;
 	b->cpus = xcalloc(ncpus ? ncpus : 1, sizeof(*b->cpus));
 	b->ncpus = ncpus;
 	for (int i = 0; i < ncpus && !r->err; i++) {
@@ -436,6 +453,10 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 			return tfile_bad(tf, -EBADMSG, 0, "corrupt buffer option at offset %llu",
 					 (unsigned long long)off);
 		}
+		if (take_cpus(tf, b->ncpus)) {
+			b->ncpus = 0;
+			return -EBADMSG;
+		}
 		b->cpus = xcalloc(b->ncpus ? b->ncpus : 1, sizeof(*b->cpus));
 		for (int i = 0; i < b->ncpus; i++) {
 			b->cpus[i].cpu = rd_u32(&r);
@@ -486,7 +507,7 @@ static int open_v6(struct tfile *tf, struct rd *r)
 		return err;
 	r->what = "the file header";
 	tf->info.cpus = rd_u32(r);
-	if (!r->err && (tf->info.cpus > 65536))
+	if (!r->err && (tf->info.cpus > TFILE_MAX_CPUS))
 		return tfile_bad(tf, -EBADMSG, 0, "corrupt header at offset %llu (%d cpus)",
 				 (unsigned long long)(r->pos - 4), tf->info.cpus);
 	top = add_buffer(tf);

@@ -113,11 +113,12 @@ static bool host_big_endian(void)
 }
 
 /*
- * Everything up to the end of the options.  BUFFER options get a zero
- * offset; their positions in the blob go to buf_pos[] for patching.
+ * Everything up to the end of the options, but for the kallsyms text (a
+ * few MB not worth copying): that goes in at *kpos.  BUFFER options get a
+ * zero offset; their positions in the blob go to buf_pos[] for patching.
  */
 static void header(const struct tfw_meta *m, bool kallsyms, bool cmdlines, size_t nnames,
-		   const char *const *names, struct tfw_blob *out, size_t *buf_pos)
+		   const char *const *names, struct tfw_blob *out, size_t *buf_pos, size_t *kpos)
 {
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	uint8_t b;
@@ -154,8 +155,7 @@ static void header(const struct tfw_meta *m, bool kallsyms, bool cmdlines, size_
 		}
 	}
 	put32(out, kallsyms ? m->kallsyms.len : 0);
-	if (kallsyms)
-		put(out, m->kallsyms.data, m->kallsyms.len);
+	*kpos = out->len;
 	put32(out, m->printk.len);
 	put(out, m->printk.data, m->printk.len);
 	put64(out, cmdlines ? m->cmdlines.len : 0);
@@ -186,9 +186,10 @@ uint64_t tfw_header_size(const struct tfw_meta *m, size_t nbuffer_opts, const ch
 {
 	struct tfw_blob b = { 0 };
 	uint64_t n;
+	size_t kpos;
 
-	header(m, true, true, nbuffer_opts, names, &b, NULL);
-	n = b.len;
+	header(m, true, true, nbuffer_opts, names, &b, NULL, &kpos);
+	n = b.len + m->kallsyms.len;
 	free(b.data);
 	return n;
 }
@@ -317,6 +318,18 @@ static uint64_t total_data(struct tfw_buffer *bufs, size_t nbufs, int cpus, uint
  * which frees their room in the temp files (on the same file system as the
  * output).
  */
+/* The timestamp in the header of a source's last page. */
+static bool last_page_ts(const struct tfw_src *s, uint32_t page, uint64_t *ts)
+{
+	uint64_t off = s->size - page;
+
+	if (s->mem) {
+		memcpy(ts, (const char *)s->mem + off, 8);
+		return true;
+	}
+	return pread(s->fd, ts, 8, off) == 8;
+}
+
 static void fit(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs,
 		uint64_t hdr, bool consume, struct tfw_result *res, bool *kallsyms, bool *cmdlines,
 		uint64_t *chunk)
@@ -355,23 +368,27 @@ static void fit(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbuf
 	}
 	if (!consume)
 		return;
+	/* Cut the newest page of all, one at a time, so what stays is a time prefix. */
 	while (need > avail) {
-		struct tfw_src *big = NULL;
-		uint64_t cut;
+		struct tfw_src *newest = NULL;
+		uint64_t newest_ts = 0, cut = m->page_size;
 
 		for (size_t b = 0; b < nbufs; b++)
-			for (int c = 0; c < m->cpus; c++)
-				if (!big || bufs[b].cpu[c].size > big->size)
-					big = &bufs[b].cpu[c];
-		if (!big || !big->size)
+			for (int c = 0; c < m->cpus; c++) {
+				struct tfw_src *s = &bufs[b].cpu[c];
+				uint64_t ts = 0;
+
+				if (s->size < m->page_size || !last_page_ts(s, m->page_size, &ts))
+					continue;
+				if (!newest || ts > newest_ts)
+					newest = s, newest_ts = ts;
+			}
+		if (!newest)
 			return;
-		cut = align_up(need - avail, m->page_size);
-		if (cut > big->size)
-			cut = big->size;
-		big->size -= cut;
+		newest->size -= cut;
 		res->dropped_bytes += cut;
 		/* Shrinking the temp file is what frees the room. */
-		if (big->fd >= 0 && !big->mem && ftruncate(big->fd, big->size) == 0)
+		if (newest->fd >= 0 && !newest->mem && ftruncate(newest->fd, newest->size) == 0)
 			avail += cut;
 		else
 			need -= cut;
@@ -389,6 +406,7 @@ int tfw_write(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs,
 	struct tfw_result dummy;
 	bool kallsyms = true, cmdlines = true, consume = flags & TFW_CONSUME;
 	uint64_t pos, largest, chunk = TFW_CHUNK;
+	size_t kpos, klen;
 	uint32_t page = m->page_size;
 	int r = 0;
 
@@ -400,10 +418,11 @@ int tfw_write(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs,
 	if (flags & TFW_FIT)
 		fit(fd, m, bufs, nbufs, tfw_header_size(m, nbufs - 1, names),
 		    consume, res, &kallsyms, &cmdlines, &chunk);
-	header(m, kallsyms, cmdlines, nbufs - 1, names, &hdr, buf_pos);
+	header(m, kallsyms, cmdlines, nbufs - 1, names, &hdr, buf_pos, &kpos);
+	klen = kallsyms ? m->kallsyms.len : 0;
 
 	/* Lay out every buffer's table and pages before writing anything. */
-	pos = hdr.len;
+	pos = hdr.len + klen;
 	for (size_t b = 0; b < nbufs; b++) {
 		start[b] = pos;
 		if (b > 0)
@@ -426,7 +445,11 @@ int tfw_write(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs,
 	if (ftruncate(fd, 0) || ftruncate(fd, pos))
 		r = -errno;
 	if (!r)
-		r = pwrite_all(fd, hdr.data, hdr.len, 0);
+		r = pwrite_all(fd, hdr.data, kpos, 0);
+	if (!r && klen)
+		r = pwrite_all(fd, m->kallsyms.data, klen, kpos);
+	if (!r)
+		r = pwrite_all(fd, hdr.data + kpos, hdr.len - kpos, kpos + klen);
 	for (size_t b = 0; b < nbufs && !r; b++) {
 		struct tfw_blob t = { 0 };
 		const char *clock = m->clock ? m->clock : "local";

@@ -5,14 +5,13 @@
 test_requires events
 
 # marks INST N TEXT: write TEXT to the instance's trace_marker N times, from one shell.
-cat >marks.sh <<'EOS'
+cat >"$TEST_TMP/marks.sh" <<'EOS'
 #!/bin/sh
 m=$TRACEFS/instances/$1/trace_marker
 i=0
 while [ $i -lt $2 ]; do echo "$3" >$m; i=$((i + 1)); done
 EOS
-chmod +x marks.sh
-cp marks.sh "$TEST_TMP/marks.sh"
+chmod +x "$TEST_TMP/marks.sh"
 
 test_expect_success 'userspace engine counts a known generator exactly' '
 	inst=$(test_instance) &&
@@ -40,12 +39,8 @@ test_expect_success 'keys by common_pid, sorted, as JSON and CSV' '
 	test_cmp expect out
 '
 
-test_expect_success 'a filter, a value sum and --size drops' '
+test_expect_success 'a full table counts Dropped and says to raise --size' '
 	inst=$(test_instance) &&
-	tr hist --engine user -B $inst -e ftrace:print -k buf -f "buf =~ \"^k\"" -- \
-		sh -c "$TEST_TMP/marks.sh $inst 4 keep; $TEST_TMP/marks.sh $inst 6 drop" >out 2>err &&
-	test_grep -E "^keep +4$" out &&
-	test_must_fail grep -q "^drop" out &&
 	tr hist --engine user -B $inst -e ftrace:print -k common_timestamp --size 65 -- \
 		$TEST_TMP/marks.sh $inst 300 t >out 2>err &&
 	test_grep -E "Entries: 128  Dropped: [1-9]" out &&
@@ -85,9 +80,9 @@ test_expect_success 'bad keys, modifiers and events are refused with the reason'
 '
 
 test_expect_success 'SIGINT prints the histogram and leaves nothing behind' '
-	inst=$(test_instance) &&
-	( exec "$TR" hist --engine user -B $inst -e sched:sched_switch -k next_comm >out 2>err ) &
-	pid=$! &&
+	inst=$(test_instance)
+	"$TR" hist --engine user -B $inst -e sched:sched_switch -k next_comm >out 2>err &
+	pid=$!
 	test_when_finished "kill -9 $pid 2>/dev/null || :" &&
 	for i in $(seq 100); do
 		[ "$(cat $TRACEFS/instances/$inst/events/sched/sched_switch/enable 2>/dev/null)" = 1 ] && break
@@ -98,6 +93,37 @@ test_expect_success 'SIGINT prints the histogram and leaves nothing behind' '
 	test_wait_exit $pid 10 &&
 	test_grep "^Totals:" out &&
 	test ! -d $TRACEFS/instances/$inst
+'
+
+test_expect_success 'userspace latency: wakeup to switch, with the max and its saved fields' '
+	tr hist --engine user --latency --start sched:sched_waking --end sched:sched_switch \
+		--match pid=next_pid --onmax lat --save next_comm,prev_pid -- \
+		sh -c "for i in 1 2 3 4 5; do sleep 0.02; done" >out 2>err &&
+	test_grep "ran in userspace: --engine user" err &&
+	test_grep -E "^lat.log2 +hitcount$" out &&
+	test_grep -E "^~ 2\^[0-9]+ +[1-9]" out &&
+	test_grep -E "^Max: [0-9]+  next_comm: [^ ]+  prev_pid: [0-9]+$" out &&
+	! ls $TRACEFS/instances | grep -q "^tr-hist-"
+'
+
+test_expect_success 'userspace latency from a recorded file, keyed by an end field' '
+	inst=$(test_instance) &&
+	tr record -q -B $inst -e sched:sched_waking -e sched:sched_switch -o lat.dat -- \
+		sh -c "for i in 1 2 3; do sleep 0.02; done" &&
+	tr hist -i lat.dat --latency --start sched:sched_waking --end sched:sched_switch \
+		--match pid=next_pid -k lat.buckets=1000,next_comm --csv >out 2>err &&
+	test_grep "^lat_min,lat_max,next_comm,hitcount$" out &&
+	test_grep -E "^[0-9]*0,[0-9]*999,sleep,[1-9]" out
+'
+
+test_expect_success 'latency options are checked' '
+	test_expect_code 64 tr hist --latency --start sched:sched_waking 2>err &&
+	test_grep "needs --start, --end and --match" err &&
+	test_expect_code 64 tr hist --start sched:sched_waking -e a:b -k x 2>err &&
+	test_grep "go with --latency" err &&
+	test_must_fail tr hist --engine user --latency --start sched:sched_waking \
+		--end sched:sched_switch --match pid --duration 1s 2>err &&
+	test_grep "bad --match" err
 '
 
 test_done

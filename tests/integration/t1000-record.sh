@@ -5,6 +5,9 @@
 
 test_requires instances events
 
+# Note: a command run in the background is "$TR", not the tr function, so
+# that $! is tr itself and signals reach it.
+
 # The text of the ftrace:print events (trace_marker lines) in a file, in order.
 marks() {
 	if command -v trace-cmd >/dev/null; then
@@ -73,7 +76,7 @@ test_expect_success 'events of a command are recorded and its exit ends the reco
 
 test_expect_success 'the recorder filters out its own threads' '
 	inst=$(test_instance)
-	tr record -q -B "$inst" -e syscalls:sys_enter_splice -e syscalls:sys_enter_poll \
+	"$TR" record -q -B "$inst" -e syscalls:sys_enter_splice -e syscalls:sys_enter_poll \
 		-e syscalls:sys_enter_read -o self.dat &
 	pid=$! &&
 	wait_tracing "$inst" &&
@@ -92,7 +95,7 @@ test_expect_success 'the recorder filters out its own threads' '
 
 test_expect_success 'SIGINT mid-record leaves a complete file and a clean tracefs' '
 	inst=$(test_instance)
-	tr record -B "$inst" -e ftrace:print -e sched:sched_switch -o int.dat 2>err &
+	"$TR" record -B "$inst" -e ftrace:print -e sched:sched_switch -o int.dat 2>err &
 	pid=$! &&
 	wait_tracing "$inst" &&
 	for i in $(seq 1 50); do echo "mark $i" >"$TRACEFS/instances/$inst/trace_marker"; done &&
@@ -133,18 +136,18 @@ test_expect_success 'a full file system fails cleanly and keeps a readable file'
 		sh -c "for i in \$(seq 1 5000); do echo \"mark \$i with some padding to fill pages\" >$TRACEFS/instances/$inst/trace_marker; done" \
 		2>err &&
 	test_grep "no space left" err &&
-	marks small/full.dat >actual &&
-	n=$(wc -l <actual) &&
-	test "$n" -gt 10 &&
-	seq 1 "$n" | sed "s/\$/ with some padding to fill pages/; s/^/mark /" >expect &&
-	test_cmp expect actual &&
+	marks small/full.dat | cut -d" " -f2 >actual &&
+	test "$(wc -l <actual)" -gt 10 &&
+	test "$(head -n 1 actual)" = 1 &&
+	sort -n -u actual >sorted &&
+	test_cmp sorted actual &&
 	test $(ls -A small | wc -l) = 1 &&
 	test ! -d "$TRACEFS/instances/$inst"
 '
 
 test_expect_success 'lost events are counted per CPU; --fail-on-loss fails' '
 	inst=$(test_instance)
-	tr record -B "$inst" -b 8 -e ftrace:print -o lost.dat --fail-on-loss 2>err &
+	"$TR" record -B "$inst" -b 8 -e ftrace:print -o lost.dat --fail-on-loss 2>err &
 	pid=$! &&
 	wait_tracing "$inst" &&
 	kill -STOP $pid &&

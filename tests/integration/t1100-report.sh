@@ -70,15 +70,18 @@ test_expect_success 'every event line of the two-buffer file is in time order' '
 
 # test_cmp, except where trace-cmd printed a task as <...> because the
 # saved_cmdlines did not have it: tr names it from the trace itself, and the
-# name must be one the trace shows for that pid.
+# name must be one the trace shows for that pid (in the tr report -N output
+# given as a third file, else in the second).
 cmp_names() {
-	python3 - "$1" "$2" <<-\EOF
+	python3 - "$1" "$2" "${3:-$2}" <<-\EOF
 	import re, sys
 	e = open(sys.argv[1]).read().splitlines()
 	a = open(sys.argv[2]).read().splitlines()
 	if len(e) != len(a):
 	    sys.exit("line counts differ: %d and %d" % (len(e), len(a)))
-	text = "\n".join(a)
+	if len(a) < 10:
+	    sys.exit("only %d lines: nothing much was compared" % len(a))
+	text = open(sys.argv[3]).read()
 	named = 0
 	for x, y in zip(e, a):
 	    if x == y:
@@ -110,11 +113,24 @@ if ! command -v trace-cmd >/dev/null || ! [ -d "$TRACEFS/instances" ] ||
 	exit
 fi
 
+# rec_fresh FILE OPTIONS...: record the workload; a recording that came out
+# (nearly) empty -- the machine is shared -- is tried again, twice.
+rec_fresh() {
+	local out=$1 try
+	shift
+	for try in 1 2 3; do
+		eval rec "$inst" "$out" "$@" $events "$work" &&
+			[ "$(trace-cmd report -N "$out" 2>/dev/null | wc -l)" -gt 10 ] && return 0
+	done
+	echo "rec_fresh: no events recorded in $out" >&2
+	return 1
+}
+
 events="-e sched:sched_switch -e sched:sched_wakeup -e sched:sched_waking -e sched:sched_process_fork -e sched:sched_process_exec -e sched:sched_process_exit"
 work="sh -c 'printf \"one, two\n\" >$TRACEFS/instances/$inst/trace_marker; ls / >/dev/null; sleep 0.05'"
 
 test_expect_success 'fresh v6 file: tr report = trace-cmd report -N' '
-	eval rec "$inst" "$fresh/v6.dat" --file-version 6 $events "$work" &&
+	rec_fresh "$fresh/v6.dat" --file-version 6 &&
 	trace-cmd report -N "$fresh/v6.dat" >expect &&
 	tr report -i "$fresh/v6.dat" >actual &&
 	cmp_names expect actual &&
@@ -122,23 +138,24 @@ test_expect_success 'fresh v6 file: tr report = trace-cmd report -N' '
 '
 
 test_expect_success 'fresh v7 zstd file: tr report = trace-cmd report -N, and with --plugins' '
-	eval rec "$inst" "$fresh/v7.dat" --file-version 7 --compression zstd $events "$work" &&
+	rec_fresh "$fresh/v7.dat" --file-version 7 --compression zstd &&
 	trace-cmd report -N "$fresh/v7.dat" >expect &&
 	tr report -i "$fresh/v7.dat" >actual &&
 	cmp_names expect actual &&
-	trace-cmd report "$fresh/v7.dat" >expect &&
-	tr report -i "$fresh/v7.dat" --plugins >actual &&
-	cmp_names expect actual &&
+	trace-cmd report "$fresh/v7.dat" >expect.plain &&
+	tr report -i "$fresh/v7.dat" --plugins >actual.plain &&
+	cmp_names expect.plain actual.plain actual &&
 	TR_FMT_VERIFY=1 tr report -i "$fresh/v7.dat" >/dev/null 2>err &&
 	test ! -s err
 '
 
 test_expect_success 'fresh v7 none file: tr report = trace-cmd report -N (and -R, -t)' '
-	eval rec "$inst" "$fresh/v7n.dat" --file-version 7 --compression none $events "$work" &&
+	rec_fresh "$fresh/v7n.dat" --file-version 7 --compression none &&
 	for o in "" -R -t; do
 		trace-cmd report -N $o "$fresh/v7n.dat" >expect &&
 		tr report -i "$fresh/v7n.dat" $o >actual &&
-		cmp_names expect actual || exit 1
+		tr report -i "$fresh/v7n.dat" >names &&
+		cmp_names expect actual names || exit 1
 	done
 '
 

@@ -447,5 +447,38 @@ TEST(fast_printer_expressions)
 	tep_free(tep);
 }
 
+static void hostile_body(struct fmt *f, struct fmt_src *s)
+{
+	/* Exactly as long as the record says, so ASan sees any read past it. */
+	uint8_t *d = malloc(12);
+	uint8_t k[64];
+	struct tfile_event ev = kinds_event(k, 5, 1000);
+	uint32_t loc = (0xffffu << 16) | 0xfff0;
+
+	memcpy(d, k, 12);
+	ev.data = d;
+	ev.size = 12;		/* the format has fields up to byte 46 */
+	fmt_event(f, s, "", &ev);
+	ev.size = 2;		/* not even a pid */
+	fmt_event(f, s, "", &ev);
+	/* A whole record whose string points far outside it. */
+	memcpy(k + 40, &loc, 4);
+	ev = (struct tfile_event){ .ts = 1000, .data = k, .size = 56, .cpu = 0 };
+	fmt_event(f, s, "", &ev);
+	free(d);
+}
+
+TEST(hostile_records)
+{
+	struct tep_handle *tep = make_tep();
+
+	/* Whatever it prints, it must not read outside the records (ASan). */
+	for (int kind = FMT_TEXT; kind <= FMT_CSV; kind++)
+		free(capture((struct fmt_opts){ .kind = kind }, tep, hostile_body));
+	free(capture((struct fmt_opts){ .raw = true }, tep, hostile_body));
+	tep_free(tep);
+}
+
 UNIT_MAIN(T(text_columns), T(json_types), T(csv_quoting), T(comm_resolution), T(filters),
-	  T(merge_order), T(fast_printer_matches_libtraceevent), T(fast_printer_expressions))
+	  T(merge_order), T(fast_printer_matches_libtraceevent), T(fast_printer_expressions),
+	  T(hostile_records))

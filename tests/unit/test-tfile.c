@@ -579,5 +579,34 @@ TEST(not_a_trace)
 	free(f.p);
 }
 
+/* A v6 latency file: the text of the trace file after the header. */
+TEST(v6_latency_text)
+{
+	struct buf f = { 0 };
+	const char text[] = "# tracer: irqsoff\n  <idle>-0  0d..1  0us : foo\n";
+	struct tfile *tf;
+	char *path, *got;
+	size_t len;
+
+	header(&f, "6");
+	put(&f, "header_page", 12);
+	v6_meta(&f, 2);
+	put(&f, "latency  ", 10);
+	put(&f, text, strlen(text));
+	path = write_tmp(&f, f.n);
+	CHECK(tfile_open(path, 0, &tf) == 0);
+	if (tf) {
+		CHECK(tfile_nbuffers(tf) == 1 && tfile_buffer(tf, 0)->latency);
+		CHECK(tfile_text(tf, 0, &got, &len) == 0 && len == strlen(text));
+		CHECK_STR(got, text);
+		free(got);
+		tfile_close(tf);
+	}
+	unlink(path);
+	free(path);
+	free(f.p);
+}
+
 UNIT_MAIN(T(page_events_and_time), T(page_lost_events), T(page_malformed), T(v6_file),
-	  T(v7_file), T(truncated_everywhere), T(corrupt_bytes), T(not_a_trace))
+	  T(v7_file), T(truncated_everywhere), T(corrupt_bytes), T(not_a_trace),
+	  T(v6_latency_text))

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "evsel.h"
 #include "rec.h"
 #include "tfw.h"
 #include "unit.h"
@@ -330,5 +331,37 @@ TEST(kernel_stats)
 	CHECK(s.entries == 0 && s.read == 0);
 }
 
+/* The recorder's own pids are ANDed into every filter; ftrace events are left out. */
+TEST(own_pid_filters)
+{
+	struct evsel_list in = { 0 }, out = { 0 };
+	pid_t own[] = { 100, 101 };
+
+	CHECK(evsel_add(&in, "sched:sched_switch") == 0);
+	CHECK(evsel_add_filter(&in, "prev_pid != 0 || next_pid == 1") == 0);
+	CHECK(evsel_add(&in, "irq") == 0);
+	CHECK(evsel_add(&in, "ftrace:*") == 0);
+	CHECK(rec_events_to_enable(&in, own, 2, &out) == 0);
+	CHECK(out.n == 2);
+	if (out.n == 2) {
+		CHECK_STR(out.v[0].spec, "sched:sched_switch");
+		CHECK_STR(out.v[0].filter, "(prev_pid != 0 || next_pid == 1) && "
+					   "common_pid != 100 && common_pid != 101");
+		CHECK_STR(out.v[1].spec, "irq");
+		CHECK_STR(out.v[1].filter, "common_pid != 100 && common_pid != 101");
+	}
+	evsel_list_free(&out);
+	/* No own pids (--no-filter, -P): filters stay as typed. */
+	CHECK(rec_events_to_enable(&in, own, 0, &out) == 0);
+	CHECK(out.n == 2 && out.v[1].filter == NULL);
+	CHECK_STR(out.n ? out.v[0].filter : NULL, "prev_pid != 0 || next_pid == 1");
+	evsel_list_free(&out);
+	/* ftrace events cannot be filtered. */
+	CHECK(evsel_add_filter(&in, "buf ~ \"x*\"") == 0);
+	CHECK(rec_events_to_enable(&in, own, 2, &out) == -EINVAL);
+	evsel_list_free(&out);
+	evsel_list_free(&in);
+}
+
 UNIT_MAIN(T(top_level_file), T(instance_buffer_from_temp_file), T(missed_events_flags),
-	  T(kernel_stats))
+	  T(kernel_stats), T(own_pid_filters))

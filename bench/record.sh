@@ -1,0 +1,88 @@
+#!/bin/bash
+# Benchmark tr record against trace-cmd record on this machine, in one run.
+#
+#   bench/record.sh [EVENTS] [CONFIGS...]
+#
+# EVENTS (default 2000000) numbered trace_marker lines are written by
+# bench/markgen (one writer per CPU, pinned) as fast as it can, while tr and
+# then trace-cmd record the top-level buffer.  CONFIGS are WRITERS:BUFFER_KB
+# (default "1:1408 2:1408 2:256 2:16").  For each run it prints generated
+# and recorded counts, loss, the recorder's CPU time per million events (the
+# whole process tree, less markgen's own CPU), and peak RSS; then the
+# tr/trace-cmd ratios.
+#
+# Needs root and trace-cmd.  The top-level buffer is used (trace-cmd's -B
+# fails on hosts that refuse the function-filter files), so run it on a
+# quiet machine; both recorders put the buffer back.  On hosts where the
+# ftrace control files refuse writes, trace-cmd runs in a private mount
+# namespace with writable stand-ins for them.  Not part of make check.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+TR=${TR:-$root/tr}
+TRACEFS=${TRACEFS:-/sys/kernel/tracing}
+N=${1:-2000000}
+shift || true
+configs=${*:-"1:1408 2:1408 2:256 2:16"}
+work=$(mktemp -d /tmp/tr-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+command -v trace-cmd >/dev/null || { echo "bench: trace-cmd is not installed" >&2; exit 1; }
+[ -x "$TR" ] || { echo "bench: build tr first (make tr)" >&2; exit 1; }
+cc -O2 -o "$work/markgen" "$here/markgen.c"
+
+# count FILE: the markgen lines in a trace file.
+count() {
+	trace-cmd report -i "$1" 2>/dev/null | grep -c ': gen [0-9]' || true
+}
+
+# run NAME WRITERS KB: record one markgen run; prints one result line.
+run() {
+	local name=$1 w=$2 kb=$3 out=$work/$1.dat gen cpu mg rss rec
+	rm -f "$out"*
+	case $name in
+	tr)
+		/usr/bin/time -f "%U %S %M" -o "$work/time" \
+			"$TR" record -q -b "$kb" -e ftrace:print -o "$out" \
+			"$work/markgen" "$TRACEFS/trace_marker" "$N" "$w" >"$work/gen" 2>"$work/err" ;;
+	trace-cmd)
+		/usr/bin/time -f "%U %S %M" -o "$work/time" \
+			"$here/trace-cmd-ns.sh" record -q --file-version 6 -b "$kb" -e sched:sched_process_exit -o "$out" \
+			"$work/markgen" "$TRACEFS/trace_marker" "$N" "$w" >"$work/gen" 2>"$work/err" ;;
+	esac
+	# trace-cmd leaves its buffer size (and tracing off): put them back.
+	echo "$saved_kb" >"$TRACEFS/buffer_size_kb"
+	echo "$saved_on" >"$TRACEFS/tracing_on"
+	gen=$(sed -n 's/^generated \([0-9]*\) events in \([0-9.]*\) s.*/\1/p' "$work/gen")
+	rate=$(sed -n 's/.*(\([0-9]*\)\/s)/\1/p' "$work/gen")
+	mg=$(sed -n 's/^markgen cpu //p' "$work/gen")
+	read -r user sys rss <"$work/time"
+	cpu=$(echo "$user + $sys - ${mg:-0}" | bc -l)
+	rec=$(count "$out")
+	printf '%-10s %2s %6s %10s %10s %9s %7.2f %9.3f %8.1f %10s\n' "$name" "$w" "$kb" \
+		"${gen:-?}" "$rec" \
+		"$(echo "scale=2; 100 * (${gen:-0} - $rec) / ${gen:-1}" | bc -l)%" \
+		"$cpu" "$(echo "$cpu * 1000000 / ($rec + 1)" | bc -l)" \
+		"$(echo "$rss / 1024" | bc -l)" "${rate:-?}"
+	echo "$name $w $kb $cpu $rec $rss" >>"$work/results"
+}
+
+saved_kb=$(sed 's/.*expanded: \([0-9]*\).*/\1/' "$TRACEFS/buffer_size_kb")
+saved_on=$(cat "$TRACEFS/tracing_on")
+printf '%-10s %2s %6s %10s %10s %9s %7s %9s %8s %10s\n' recorder wr buf_kb generated \
+	recorded lost cpu_s cpu_s/Mev rss_MiB gen_ev/s
+for c in $configs; do
+	w=${c%%:*} kb=${c##*:}
+	run tr "$w" "$kb"
+	run trace-cmd "$w" "$kb"
+done
+echo
+echo "ratios tr/trace-cmd (lower is better):"
+for c in $configs; do
+	w=${c%%:*} kb=${c##*:}
+	read -r _ _ _ tcpu trec trss < <(grep "^tr $w $kb " "$work/results")
+	read -r _ _ _ ccpu crec crss < <(grep "^trace-cmd $w $kb " "$work/results")
+	printf '  %s writer(s), -b %s: cpu/Mev %.2f, peak RSS %.2f, recorded %s vs %s\n' "$w" "$kb" \
+		"$(echo "($tcpu / ($trec + 1)) / ($ccpu / ($crec + 1))" | bc -l)" \
+		"$(echo "$trss / $crss" | bc -l)" "$trec" "$crec"
+done

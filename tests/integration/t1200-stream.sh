@@ -1,0 +1,92 @@
+#!/bin/bash
+# tr stream: live events, formatted like report, and nothing left behind.
+. "$(dirname "$0")/lib.sh"
+
+# stream_markers INST N ARGS...: stream for a while, writing N markers into INST.
+stream_markers() {
+	local inst=$1 n=$2 pid i
+	shift 2
+	( exec "$TR" stream -B $inst "$@" >out 2>err ) &
+	pid=$!
+	test_when_finished "kill -9 $pid 2>/dev/null || :"
+	for i in $(seq 100); do
+		[ "$(cat $TRACEFS/instances/$inst/tracing_on 2>/dev/null)" = 1 ] && break
+		sleep 0.1
+	done
+	sleep 0.5
+	for i in $(seq $n); do echo "stream-line-$i" >$TRACEFS/instances/$inst/trace_marker; done
+	sleep 1
+	kill -INT $pid
+	test_wait_exit $pid 20
+}
+
+test_expect_success 'markers come out live, in order, formatted like the kernel' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	stream_markers $inst 20 &&
+	grep -o "tracing_mark_write: stream-line-[0-9]*" out >got &&
+	seq 20 | sed "s/^/tracing_mark_write: stream-line-/" >expect &&
+	test_cmp expect got &&
+	test_grep -E "^ +.*-[0-9]+ +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: print: +tracing_mark_write: stream-line-1$" out
+'
+
+test_expect_success 'events it enabled are put back after SIGINT' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	echo 0 >$TRACEFS/instances/$inst/tracing_on &&
+	stream_markers $inst 1 -e sched:sched_switch || :
+	test "$(cat $TRACEFS/instances/$inst/events/sched/sched_switch/enable)" = 0 &&
+	test "$(cat $TRACEFS/instances/$inst/tracing_on)" = 0 &&
+	test_grep -E "sched_switch: +prev_comm=" out
+'
+
+test_expect_success 'its own threads are filtered out of the events it enables' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	stream_markers $inst 1 -e sched:sched_switch &&
+	test_must_fail grep -E "^ +tr-[0-9]+ .*sched_switch" out
+'
+
+test_expect_success '--format json prints one object per event' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	stream_markers $inst 3 --format json &&
+	python3 -c "
+import json
+n = 0
+for line in open(\"out\"):
+    o = json.loads(line)
+    n += 1
+assert n >= 3, n
+"
+'
+
+test_expect_success '-F prints only the matching events' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	stream_markers $inst 5 -e sched:sched_switch -F print &&
+	test_must_fail grep sched_switch out &&
+	test $(grep -c stream-line out) = 5
+'
+
+test_expect_success '--duration ends it by itself' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	timeout 30 "$TR" stream -B $inst --duration 1 >out &&
+	test "$(cat $TRACEFS/instances/$inst/tracing_on)" = 1
+'
+
+test_expect_success 'bad options are usage errors' '
+	test_expect_code 64 tr stream --format xml 2>err &&
+	test_grep "unknown format '"'"'xml'"'"'" err &&
+	test_expect_code 64 tr stream --duration 5x 2>err &&
+	test_grep "bad duration" err
+'
+
+test_done
