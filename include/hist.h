@@ -194,6 +194,15 @@ int hist_kernel_read(struct tfs_inst *in, const char *system, const char *event,
 /* The event's hist triggers as shown, state cut off; only those named name if set. */
 int hist_kernel_triggers(struct tfs_inst *in, const char *system, const char *event,
 			 const char *name, struct strv *out);
+/*
+ * Add s's trigger, collect for the session w, then parse our section of the
+ * hist file and render it to stdout.  The trigger comes off at tfs_restore().
+ */
+int hist_kernel_run(struct tfs_inst *in, const struct hist_spec *s, struct hist_session *w,
+		    const struct hist_render_opts *o);
+/* Render every histogram of the event (only those named name, if set) to stdout. */
+int hist_kernel_show(struct tfs_inst *in, const char *system, const char *event, const char *name,
+		     const struct hist_render_opts *o);
 /* Append ":clear", ":pause" or ":cont" (what) to each matching hist trigger, for good. */
 int hist_kernel_control(struct tfs_inst *in, const char *system, const char *event,
 			const char *name, const char *what);
@@ -211,6 +220,8 @@ struct hist_user;
 int hist_user_new(struct tep_handle *tep, const struct hist_spec *s, struct hist_user **out);
 /* Task names for .execname ("PID COMM" lines of saved_cmdlines). */
 void hist_user_cmdlines(struct hist_user *u, const char *text);
+/* Live: name tasks saved_cmdlines does not know from /proc/PID/comm. */
+void hist_user_proc_comm(struct hist_user *u);
 /* Feed one record; records of other events are ignored.  Not thread-safe. */
 void hist_user_event(struct hist_user *u, const struct tfile_event *ev);
 /* Events lost before the engine saw them (counted as Dropped). */

@@ -14,8 +14,10 @@
  *    consumers such as tr stream and tr hist.  The callback runs
  *    concurrently for different CPUs.
  *
- * A reader never sleeps after a pass that read something; when idle it
- * waits in poll() (the kernel wakes it at buffer_percent) with a timeout.
+ * Each reader runs on the CPU it drains (unless opts.no_pin).  A reader
+ * never sleeps after a pass that read something; when idle it waits in
+ * poll() (the kernel wakes it at buffer_percent, see wake_percent) with a
+ * timeout.
  * At rec_stop() it reads what is left, including the partly filled page
  * the writer was on, with non-blocking read()s until the buffer is empty;
  * stop tracing (tracing_on=0) before rec_stop() so that ends.
@@ -52,6 +54,7 @@ struct rec_opts {
 	uint64_t drain_limit;	/* drain: stop a CPU after this many bytes (0 = none) */
 	bool no_splice;		/* use read() even for full pages (for measuring) */
 	bool partial;		/* also hand over partly filled pages when idle (live output) */
+	bool no_pin;		/* do not run each reader on the CPU it reads */
 	/*
 	 * Wake the readers when this much of a CPU's buffer is full (the
 	 * instance's buffer_percent, set through tfs_set() and so put back);

@@ -238,109 +238,6 @@ static const struct argp argp = {
 	children, NULL, NULL
 };
 
-static int render(const struct args *a, struct hist_result *r)
-{
-	int e = hist_render(stdout, r, &a->ro);
-
-	if (r->dropped && a->ro.kind != HIST_OUT_TABLE)
-		tr_warn("%llu events were dropped: the table was full; raise --size",
-			(unsigned long long)r->dropped);
-	return e;
-}
-
-/* show: every histogram on the event (or the one named --name). */
-static int show(struct args *a, struct tfs_inst *in, const struct hist_spec *s)
-{
-	char *text = NULL;
-	size_t pos = 0;
-	int r = probe_require(CAP_HIST), n = 0, shown = 0;
-
-	if (!r)
-		r = hist_kernel_read(in, s->system, s->event, &text);
-	while (!r) {
-		struct hist_result res;
-		struct hist_spec t;
-		bool want = true;
-
-		r = hist_output_parse(text, &pos, &res);
-		if (r <= 0)
-			break;
-		r = 0;
-		n++;
-		if (a->name) {
-			want = !hist_spec_from_trigger(res.trigger, &t) && t.name &&
-			       !strcmp(t.name, a->name);
-			if (res.trigger)
-				hist_spec_free(&t);
-		}
-		if (want) {
-			if (shown++ && a->ro.kind == HIST_OUT_TABLE)
-				fputc('\n', stdout);
-			if (a->ro.kind == HIST_OUT_TABLE)
-				printf("# %s\n", res.trigger);
-			r = render(a, &res);
-		}
-		hist_result_free(&res);
-	}
-	if (!r && !shown)
-		r = a->name ? tr_fail(-ENOENT, "no histogram named '%s' on '%s:%s'", a->name,
-				      s->system, s->event)
-			    : tr_fail(-ENOENT, "no histogram on '%s:%s'", s->system, s->event);
-	free(text);
-	return r;
-}
-
-/* The kernel engine: trigger, collect, read, parse, render; tfs_restore removes it. */
-static int run_kernel(struct args *a, struct tfs_inst *in, struct hist_spec *s,
-		      struct hist_session *w)
-{
-	struct hist_result res;
-	char *text = NULL;
-	size_t pos = 0;
-	int r = hist_kernel_add(in, s);
-
-	if (!r)
-		r = hist_spawn(w);
-	if (!r && (r = tfs_set(in, "tracing_on", "1")))
-		tr_fail(r, "cannot turn tracing on: %s", strerror(-r));
-	if (r)
-		return r;
-	hist_wait(w);
-	/* Read it before tracing stops: pausing the buffer does not pause the trigger. */
-	r = hist_kernel_read(in, s->system, s->event, &text);
-	if (r)
-		return r;
-	/* Our trigger's section: the one whose trigger info matches ours. */
-	for (;;) {
-		struct hist_spec t;
-		bool ours;
-
-		r = hist_output_parse(text, &pos, &res);
-		if (r <= 0) {
-			if (!r)
-				r = tr_fail(-ENOENT, "our histogram is not in the hist file of '%s:%s'",
-					    s->system, s->event);
-			break;
-		}
-		ours = !hist_spec_from_trigger(res.trigger, &t);
-		if (ours) {
-			ours = t.nkeys == s->nkeys && (!s->filter || (t.filter &&
-								      !strcmp(t.filter, s->filter)));
-			for (size_t i = 0; ours && i < s->nkeys; i++)
-				ours = !strcmp(t.keys[i].name, s->keys[i].name);
-			hist_spec_free(&t);
-		}
-		if (ours) {
-			r = render(a, &res);
-			hist_result_free(&res);
-			break;
-		}
-		hist_result_free(&res);
-	}
-	free(text);
-	return r;
-}
-
 static int run(struct args *a, struct hist_spec *s)
 {
 	struct hist_session w = { .command = a->command, .duration_ns = a->duration_ns,
@@ -364,7 +261,7 @@ static int run(struct args *a, struct hist_spec *s)
 	if (r)
 		return r;
 	if (kernel) {
-		r = run_kernel(a, in, s, &w);
+		r = hist_kernel_run(in, s, &w, &a->ro);
 	} else {
 		char *why = xasprintf("%s", a->engine == ENG_USER ? "--engine user"
 					    : probe_detail(CAP_HIST) ? probe_detail(CAP_HIST)
@@ -446,7 +343,7 @@ int cmd_hist(int argc, char **argv)
 		if (r)
 			break;
 		if (a.act == ACT_SHOW)
-			r = show(&a, in, &s);
+			r = hist_kernel_show(in, s.system, s.event, a.name, &a.ro);
 		else
 			r = hist_kernel_control(in, s.system, s.event, a.name,
 						a.act == ACT_CLEAR   ? "clear"

@@ -135,8 +135,11 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* Wait for the command, the duration, a signal, or a reader error. */
-static void wait_done(struct rec *rec, pid_t child, uint64_t duration_ns)
+/*
+ * Wait for the command, the duration, a signal, or a reader error.
+ * Returns true when the command has exited (and was reaped).
+ */
+static bool wait_done(struct rec *rec, pid_t child, uint64_t duration_ns)
 {
 	uint64_t end = duration_ns ? now_ns() + duration_ns : 0;
 
@@ -145,20 +148,40 @@ static void wait_done(struct rec *rec, pid_t child, uint64_t duration_ns)
 		int ms = 100;
 
 		if (child > 0 && waitpid(child, NULL, WNOHANG) == child)
-			return;
+			return true;
 		if (end) {
 			uint64_t t = now_ns();
 
 			if (t >= end)
-				return;
+				return false;
 			if ((end - t) / 1000000 < (uint64_t)ms)
 				ms = (end - t) / 1000000 + 1;
 		}
 		if (child > 0 && ms > 20)
 			ms = 20;
 		if (poll(&p, 1, ms) > 0)
-			return;
+			return false;
 	}
+	return false;
+}
+
+/*
+ * Recording ended before the command did (a signal, --duration, a full
+ * disk): pass it the signal (SIGTERM otherwise) and give it a moment, so
+ * that it neither writes on into a stopped buffer nor holds the instance
+ * open while it is removed.
+ */
+static void end_child(pid_t child)
+{
+	kill(child, tr_stop_signal ? tr_stop_signal : SIGTERM);
+	for (int i = 0; i < 200; i++) {
+		struct timespec ts = { 0, 10000000 };
+
+		if (waitpid(child, NULL, WNOHANG) == child)
+			return;
+		nanosleep(&ts, NULL);
+	}
+	tr_warn("'%d' did not exit: it runs on without tracing", (int)child);
 }
 
 static int set_pids(struct tfs_inst *in, const struct args *a, pid_t child)
@@ -281,7 +304,8 @@ int cmd_record(int argc, char **argv)
 		go = -1;
 	}
 
-	wait_done(rec, child, a.duration_ns);
+	if (!wait_done(rec, child, a.duration_ns) && child > 0)
+		end_child(child);
 
 	r = tfs_set(in, "tracing_on", "0");
 	if (r)

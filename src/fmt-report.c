@@ -422,8 +422,10 @@ static int setup_input(struct run *x, struct input *in, int width)
 	for (int b = 0; b < nb; b++) {
 		const char *name = tfile_buffer(in->tf, b)->name;
 
-		if (!width)
+		if (!width || (x->r->fo.kind != FMT_TEXT && !name[0]))
 			in->prefix[b] = xstrdup("");
+		else if (x->r->fo.kind != FMT_TEXT)
+			in->prefix[b] = xasprintf("%s: ", name);	/* JSON's "buffer" */
 		else if (name[0])
 			in->prefix[b] = xasprintf("%*s: ", width, name);
 		else if (x->nin > 1)

@@ -671,10 +671,22 @@ static void put_time(struct fmt *f, uint64_t ts)
 	}
 }
 
+static void put_json_str(struct fmt *f, const char *p, size_t n);
+
 void fmt_lost(struct fmt *f, const char *prefix, int cpu, int64_t n)
 {
 	if (f->o.kind == FMT_JSON) {
-		printf_(f, "{\"cpu\":%d,\"lost\":%lld}\n", cpu, (long long)n);
+		size_t len = strlen(prefix);
+
+		/* The prefix is "name: " (or blanks); JSON wants the name. */
+		while (len && (prefix[len - 1] == ' ' || prefix[len - 1] == ':'))
+			len--;
+		printf_(f, "{\"cpu\":%d,\"lost\":%lld", cpu, (long long)n);
+		if (len) {
+			puts_(f, ",\"buffer\":");
+			put_json_str(f, prefix, len);
+		}
+		puts_(f, "}\n");
 	} else if (f->o.kind == FMT_CSV) {
 		printf_(f, ",%d,,,,LOST,%lld\n", cpu, (long long)n);
 	} else {

@@ -129,6 +129,109 @@ int hist_kernel_control(struct tfs_inst *in, const char *system, const char *eve
 	return r;
 }
 
+/* Render to stdout; outside the table (which says so itself), warn about Dropped. */
+static int render(const struct hist_render_opts *o, struct hist_result *r)
+{
+	int e = hist_render(stdout, r, o);
+
+	if (r->dropped && o->kind != HIST_OUT_TABLE)
+		tr_warn("%llu events were dropped: the table was full; raise --size",
+			(unsigned long long)r->dropped);
+	return e;
+}
+
+int hist_kernel_show(struct tfs_inst *in, const char *system, const char *event, const char *name,
+		     const struct hist_render_opts *o)
+{
+	char *text = NULL;
+	size_t pos = 0;
+	int r = probe_require(CAP_HIST), n = 0, shown = 0;
+
+	if (!r)
+		r = hist_kernel_read(in, system, event, &text);
+	while (!r) {
+		struct hist_result res;
+		struct hist_spec t;
+		bool want = true;
+
+		r = hist_output_parse(text, &pos, &res);
+		if (r <= 0)
+			break;
+		r = 0;
+		n++;
+		if (name) {
+			want = !hist_spec_from_trigger(res.trigger, &t) && t.name &&
+			       !strcmp(t.name, name);
+			if (res.trigger)
+				hist_spec_free(&t);
+		}
+		if (want) {
+			if (shown++ && o->kind == HIST_OUT_TABLE)
+				fputc('\n', stdout);
+			if (o->kind == HIST_OUT_TABLE)
+				printf("# %s\n", res.trigger);
+			r = render(o, &res);
+		}
+		hist_result_free(&res);
+	}
+	if (!r && !shown)
+		r = name ? tr_fail(-ENOENT, "no histogram named '%s' on '%s:%s'", name,
+				      system, event)
+			    : tr_fail(-ENOENT, "no histogram on '%s:%s'", system, event);
+	free(text);
+	return r;
+}
+
+int hist_kernel_run(struct tfs_inst *in, const struct hist_spec *s, struct hist_session *w,
+		    const struct hist_render_opts *o)
+{
+	struct hist_result res;
+	char *text = NULL;
+	size_t pos = 0;
+	int r = hist_kernel_add(in, s);
+
+	if (!r)
+		r = hist_spawn(w);
+	if (!r && (r = tfs_set(in, "tracing_on", "1")))
+		tr_fail(r, "cannot turn tracing on: %s", strerror(-r));
+	if (r)
+		return r;
+	hist_wait(w);
+	/* Read it before tracing stops: pausing the buffer does not pause the trigger. */
+	r = hist_kernel_read(in, s->system, s->event, &text);
+	if (r)
+		return r;
+	/* Our trigger's section: the one whose trigger info matches ours. */
+	for (;;) {
+		struct hist_spec t;
+		bool ours;
+
+		r = hist_output_parse(text, &pos, &res);
+		if (r <= 0) {
+			if (!r)
+				r = tr_fail(-ENOENT, "our histogram is not in the hist file of '%s:%s'",
+					    s->system, s->event);
+			break;
+		}
+		ours = !hist_spec_from_trigger(res.trigger, &t);
+		if (ours) {
+			ours = t.nkeys == s->nkeys && (!s->filter || (t.filter &&
+								      !strcmp(t.filter, s->filter)));
+			for (size_t i = 0; ours && i < s->nkeys; i++)
+				ours = !strcmp(t.keys[i].name, s->keys[i].name);
+			hist_spec_free(&t);
+		}
+		if (ours) {
+			r = render(o, &res);
+			hist_result_free(&res);
+			break;
+		}
+		hist_result_free(&res);
+	}
+	free(text);
+	return r;
+}
+
 /* ---- the session: COMMAND, --duration or a signal ---- */
 
 int hist_spawn(struct hist_session *w)

@@ -161,6 +161,7 @@ int hist_user_live(const struct hist_spec *s, struct tfs_inst *in, struct hist_s
 	}
 	if (!tfs_read(tfs_top(), "saved_cmdlines", &cmdlines))
 		hist_user_cmdlines(l.u, cmdlines);
+	hist_user_proc_comm(l.u);
 	note = xasprintf("ran in userspace: %s; %llu events read", why,
 			 (unsigned long long)l.events);
 	r = finish(l.u, note, o);

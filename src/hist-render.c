@@ -104,8 +104,10 @@ static int render_table(FILE *out, const struct hist_result *r, const struct his
 	char **t = xcalloc(r->nrows * nc + nc, sizeof(*t)), **title = t + r->nrows * nc;
 	int barw = o->width > 0 ? o->width : 30, sc = r->sort_col;
 	uint64_t max = 0;
+	bool stacks = false;
 
 	for (size_t c = 0; c < nc; c++) {
+		stacks |= r->cols[c].kind == HIST_K_STACK;
 		title[c] = col_title(&r->cols[c]);
 		width[c] = text_width(title[c]);
 	}
@@ -180,6 +182,9 @@ static int render_table(FILE *out, const struct hist_result *r, const struct his
 			if (!more)
 				break;
 		}
+		/* Stack traces run over several lines: a blank line keeps the entries apart. */
+		if (stacks && i + 1 < r->nrows)
+			fputc('\n', f);
 	}
 	print_totals(f, r);
 	for (size_t i = 0; i < r->nrows * nc + nc; i++)

@@ -42,6 +42,7 @@ struct hist_user {
 	size_t keylen, entsize;	/* bytes */
 	uint8_t *table;
 	uint64_t mask, max_entries, entries, hits, dropped;
+	bool proc_comm;		/* live: names from /proc when saved_cmdlines lacks them */
 	char **syscalls;	/* syscall names by number, for .syscall */
 	size_t nsyscalls;
 };
@@ -180,6 +181,11 @@ int hist_user_new(struct tep_handle *tep, const struct hist_spec *s, struct hist
 			load_syscalls(u);
 	*out = u;
 	return 0;
+}
+
+void hist_user_proc_comm(struct hist_user *u)
+{
+	u->proc_comm = true;
 }
 
 void hist_user_cmdlines(struct hist_user *u, const char *text)
@@ -380,8 +386,17 @@ static void key_cell(struct hist_user *u, const struct ufield *f, const struct h
 	}
 	case HIST_K_TASK: {
 		const char *comm = tep_data_comm_from_pid(u->tep, (int)v);
+		char *pc = NULL, *path;
+		size_t len;
 
-		c->text = xstrdup(v == 0 ? "<idle>" : comm ? comm : "<...>");
+		/* Live, a task saved_cmdlines lost may still be in /proc. */
+		if (v && u->proc_comm && (!comm || !strcmp(comm, "<...>"))) {
+			path = xasprintf("/proc/%llu/comm", (unsigned long long)v);
+			if (!read_file(path, &pc, &len))
+				str_rstrip(pc);
+			free(path);
+		}
+		c->text = pc ? pc : xstrdup(v == 0 ? "<idle>" : comm ? comm : "<...>");
 		break;
 	}
 	case HIST_K_SYSCALL:

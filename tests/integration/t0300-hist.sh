@@ -39,6 +39,15 @@ test_expect_success 'keys by common_pid, sorted, as JSON and CSV' '
 	test_cmp expect out
 '
 
+test_expect_success 'a filter counts only the matching events' '
+	cp /bin/true trmk && cp /bin/true trmk2 &&
+	printf "filename,hitcount\n$PWD/trmk2,3\n" >expect &&
+	tr hist --engine user -e sched:sched_process_exec -k filename --csv \
+		-f "filename == \"$PWD/trmk2\"" -- \
+		sh -c "$PWD/trmk; $PWD/trmk2; $PWD/trmk; $PWD/trmk2; $PWD/trmk2" >out 2>err &&
+	test_cmp expect out
+'
+
 test_expect_success 'a full table counts Dropped and says to raise --size' '
 	inst=$(test_instance) &&
 	tr hist --engine user -B $inst -e ftrace:print -k common_timestamp --size 65 -- \

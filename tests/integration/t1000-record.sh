@@ -23,11 +23,16 @@ marks_tr() {
 }
 have_tr_report() { "$TR" report --help >/dev/null 2>&1; }
 
-# Wait (up to 10 s) until an instance is tracing.
+# Wait (up to 10 s) until tr record is tracing in an instance.  A new
+# instance starts with tracing on until tr turns it off to set it up, so
+# first wait for the recorder's buffer_percent of 5, which comes after.
 wait_tracing() {
 	local i
 	for i in $(seq 100); do
-		[ "$(cat "$TRACEFS/instances/$1/tracing_on" 2>/dev/null)" = 1 ] && return 0
+		if [ "$(cat "$TRACEFS/instances/$1/buffer_percent" 2>/dev/null)" = 5 ] &&
+		   [ "$(cat "$TRACEFS/instances/$1/tracing_on" 2>/dev/null)" = 1 ]; then
+			return 0
+		fi
 		sleep 0.1
 	done
 	echo "instance $1 never started tracing" >&2
@@ -74,11 +79,26 @@ test_expect_success 'events of a command are recorded and its exit ends the reco
 	test_grep "sched_process_exit: .*comm=true" out
 '
 
+test_expect_success '--duration ends the recording and a command still running' '
+	inst=$(test_instance) &&
+	start=$(date +%s) &&
+	tr record -q -B "$inst" -e sched:sched_process_exit -o dur.dat --duration 300ms sleep 20 &&
+	test $(( $(date +%s) - start )) -lt 10 &&
+	if command -v trace-cmd >/dev/null; then
+		trace-cmd report -i dur.dat >out 2>/dev/null
+	else
+		tr report -i dur.dat >out
+	fi &&
+	test_grep "sched_process_exit: .*comm=sleep" out &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
 test_expect_success 'the recorder filters out its own threads' '
 	inst=$(test_instance)
 	"$TR" record -q -B "$inst" -e syscalls:sys_enter_splice -e syscalls:sys_enter_poll \
 		-e syscalls:sys_enter_read -o self.dat &
-	pid=$! &&
+	pid=$!
+	test_when_finished "kill -INT $pid 2>/dev/null || :; wait $pid 2>/dev/null || :"
 	wait_tracing "$inst" &&
 	ls /proc/$pid/task >tids &&
 	test $(wc -l <tids) -ge 2 &&
@@ -96,7 +116,8 @@ test_expect_success 'the recorder filters out its own threads' '
 test_expect_success 'SIGINT mid-record leaves a complete file and a clean tracefs' '
 	inst=$(test_instance)
 	"$TR" record -B "$inst" -e ftrace:print -e sched:sched_switch -o int.dat 2>err &
-	pid=$! &&
+	pid=$!
+	test_when_finished "kill -INT $pid 2>/dev/null || :; wait $pid 2>/dev/null || :"
 	wait_tracing "$inst" &&
 	for i in $(seq 1 50); do echo "mark $i" >"$TRACEFS/instances/$inst/trace_marker"; done &&
 	kill -INT $pid &&
@@ -148,7 +169,8 @@ test_expect_success 'a full file system fails cleanly and keeps a readable file'
 test_expect_success 'lost events are counted per CPU; --fail-on-loss fails' '
 	inst=$(test_instance)
 	"$TR" record -B "$inst" -b 8 -e ftrace:print -o lost.dat --fail-on-loss 2>err &
-	pid=$! &&
+	pid=$!
+	test_when_finished "kill -CONT $pid 2>/dev/null || :; kill -INT $pid 2>/dev/null || :; wait $pid 2>/dev/null || :"
 	wait_tracing "$inst" &&
 	kill -STOP $pid &&
 	for i in $(seq 1 3000); do echo "mark $i overflowing a small buffer" >"$TRACEFS/instances/$inst/trace_marker"; done &&
@@ -177,6 +199,37 @@ test_expect_success '-F records only the command; -c adds its children' '
 	fi &&
 	! grep "comm=true" out1 &&
 	test $(grep -c "comm=true" out2) = 2
+'
+
+test_expect_success '-P records only those pids (set_event_pid, no own-pid filters)' '
+	inst=$(test_instance)
+	sleep 30 &
+	target=$!
+	test_when_finished "kill $target 2>/dev/null || :"
+	"$TR" record -q -B "$inst" -P "$target" -P $$ -e sched:sched_process_exit -o pid.dat &
+	pid=$!
+	test_when_finished "kill -INT $pid 2>/dev/null || :; wait $pid 2>/dev/null || :"
+	wait_tracing "$inst" &&
+	tr "\n" " " <"$TRACEFS/instances/$inst/set_event_pid" >pids &&
+	test_grep -w "$target" pids && test_grep -w "$$" pids &&
+	! grep -q "common_pid" "$TRACEFS/instances/$inst/events/sched/sched_process_exit/filter" &&
+	kill $target && sleep 0.2 &&
+	kill -INT $pid && wait $pid &&
+	if command -v trace-cmd >/dev/null; then
+		trace-cmd report -i pid.dat >out 2>/dev/null
+	else
+		tr report -i pid.dat >out
+	fi &&
+	test_grep "sched_process_exit: .*pid=$target " out &&
+	test $(grep -c sched_process_exit out) = 1
+'
+
+test_expect_success 'a command that cannot be found fails before anything is changed' '
+	inst=$(test_instance) &&
+	test_expect_code 1 tr record -B "$inst" -e sched -o nocmd.dat no-such-command-here 2>err &&
+	test_grep "cannot run .no-such-command-here." err &&
+	test ! -e nocmd.dat &&
+	test ! -d "$TRACEFS/instances/$inst"
 '
 
 test_expect_success 'usage errors' '

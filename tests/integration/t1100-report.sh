@@ -26,6 +26,13 @@ for f in v6 v7 v7-zlib two; do
 	'
 done
 
+test_expect_success 'the fast printer agrees with libtraceevent on every event' '
+	for f in v6 v7 lost two; do
+		TR_FMT_VERIFY=1 tr report -i "$data/report-$f.dat" >/dev/null 2>err &&
+		test ! -s err || { cat err; exit 1; }
+	done
+'
+
 test_expect_success 'the zlib and the zstd file print the same' '
 	tr report -i "$data/report-v7-zlib.dat" >zlib &&
 	tr report -i "$data/report-v7.dat" >zstd &&

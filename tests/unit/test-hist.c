@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <traceevent/event-parse.h>
 
 #include "hist.h"
 #include "unit.h"
@@ -342,6 +343,146 @@ TEST(parse_several_sections)
 	CHECK(strstr(tr_failure(), "line 2"));
 }
 
+TEST(parse_latency_max)
+{
+	/* The end event's hist of a latency set-up: onmax() lines follow the entries. */
+	CHECK(load("lat_end") == 1);
+	CHECK(parsed.nkeys == 1);
+	CHECK(parsed.has_max && parsed.max == 15899);
+	CHECK_STR(parsed.max_saved, "next_comm: kworker/u8:2  prev_pid: 85  prev_comm: cat");
+	CHECK(hist_cell(&parsed, 0, 1)->num == 4);
+	hist_result_free(&parsed);
+	CHECK(load("lat_synth") == 1);
+	CHECK(parsed.cols[0].kind == HIST_K_RANGE && parsed.nrows == 10);
+	CHECK(hist_cell(&parsed, 0, 0)->num2 == 5 && hist_cell(&parsed, 0, 1)->num == 5);
+	CHECK(sum_col(1) == parsed.hits);
+	hist_result_free(&parsed);
+}
+
+TEST(latency_keys)
+{
+	CHECK_OWNED(hist_latency_keys(NULL), "lat.log2");
+	CHECK_OWNED(hist_latency_keys("next_comm"), "lat.log2,next_comm");
+	CHECK_OWNED(hist_latency_keys("lat.buckets=10,next_comm"), "lat.buckets=10,next_comm");
+}
+
+static const char switch_format[] =
+	"name: sched_switch\nID: 372\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"next_comm=%s next_pid=%d\", REC->next_comm, REC->next_pid\n";
+
+struct sw {
+	unsigned short type;
+	unsigned char flags, preempt;
+	int pid;
+	char prev_comm[16];
+	int prev_pid, prev_prio;
+	long prev_state;
+	char next_comm[16];
+	int next_pid, next_prio;
+};
+
+/* Run n switches to task i % 3 (comm "t<i%3>", pid 100 + i % 3, prio i) through a spec. */
+static int user_run(struct tep_handle *tep, const char *keys, const char *vals, const char *sort,
+		    const char *filter, uint64_t size, int n, struct hist_result *r)
+{
+	struct hist_spec s;
+	struct hist_user *u;
+
+	if (hist_spec_build(&s, "sched:sched_switch", keys, vals, sort, filter, size, NULL) ||
+	    hist_user_new(tep, &s, &u)) {
+		printf("#   %s\n", tr_failure());
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		struct sw e = { .type = 372, .pid = 7, .next_pid = 100 + i % 3, .next_prio = i,
+				.prev_pid = i };
+		struct tfile_event ev = { .ts = 1000ULL * i, .data = &e, .size = sizeof(e),
+					  .cpu = i & 1 };
+
+		snprintf(e.next_comm, sizeof(e.next_comm), "t%d", i % 3);
+		hist_user_event(u, &ev);
+	}
+	hist_user_result(u, r);
+	hist_user_free(u);
+	hist_spec_free(&s);
+	return 0;
+}
+
+TEST(user_engine)
+{
+	struct tep_handle *tep = tep_alloc();
+	struct hist_result r;
+
+	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, 8);
+	CHECK(!tep_parse_event(tep, switch_format, strlen(switch_format), "sched"));
+
+	/* String key, sum of a value, sorted by the value descending. */
+	CHECK(!user_run(tep, "next_comm", "next_prio", "next_prio.descending", NULL, 0, 9, &r));
+	CHECK(r.nrows == 3 && r.hits == 9 && r.entries == 3 && r.dropped == 0);
+	CHECK(r.cols[0].kind == HIST_K_STR);
+	CHECK_STR(hist_cell(&r, 0, 0)->text, "t2");	/* 2+5+8 = 15 */
+	CHECK(hist_cell(&r, 0, 1)->num == 3 && hist_cell(&r, 0, 2)->num == 15);
+	CHECK_STR(hist_cell(&r, 2, 0)->text, "t0");	/* 0+3+6 = 9 */
+	hist_result_free(&r);
+
+	/* log2 and buckets as the kernel makes them; common_cpu. */
+	CHECK(!user_run(tep, "next_prio.log2", NULL, "next_prio", NULL, 0, 9, &r));
+	/* 0,1 -> 2^0; 2 -> 2^1; 3,4 -> 2^2; 5..8 -> 2^3 */
+	CHECK(r.nrows == 4);
+	CHECK(hist_cell(&r, 0, 0)->num2 == 0 && hist_cell(&r, 0, 1)->num == 2);
+	CHECK(hist_cell(&r, 3, 0)->num2 == 3 && hist_cell(&r, 3, 1)->num == 4);
+	hist_result_free(&r);
+	CHECK(!user_run(tep, "next_prio.buckets=5,common_cpu", NULL, "next_prio,common_cpu", NULL, 0,
+			10, &r));
+	CHECK(r.nrows == 4);
+	CHECK(hist_cell(&r, 0, 0)->num == 0 && hist_cell(&r, 0, 0)->num2 == 4);
+	CHECK(hist_cell(&r, 0, 2)->num == 3 && hist_cell(&r, 1, 2)->num == 2);
+	hist_result_free(&r);
+
+	/* A filter (libtraceevent's), and a table that is full. */
+	CHECK(!user_run(tep, "next_pid", NULL, NULL, "next_pid != 101", 0, 30, &r));
+	CHECK(r.nrows == 2 && r.hits == 20);
+	hist_result_free(&r);
+	CHECK(!user_run(tep, "prev_pid", NULL, NULL, NULL, 100, 300, &r));
+	CHECK(r.entries == 128 && r.dropped == 300 - 128 && r.hits == 300);
+	hist_result_free(&r);
+
+	/* .percent of the column total; hex key. */
+	CHECK(!user_run(tep, "next_pid.hex", "next_prio.percent", "next_pid", NULL, 0, 3, &r));
+	CHECK(r.cols[0].kind == HIST_K_HEX && hist_cell(&r, 0, 0)->num == 100);
+	CHECK(hist_cell(&r, 2, 2)->pct > 66.6 && hist_cell(&r, 2, 2)->pct < 66.7);
+	hist_result_free(&r);
+
+	/* What it cannot do says why. */
+	struct hist_spec s;
+	struct hist_user *u;
+
+	CHECK(!hist_spec_build(&s, "sched:sched_switch", "common_stacktrace", NULL, NULL, NULL, 0,
+			       NULL));
+	CHECK(hist_user_new(tep, &s, &u) == -ENOTSUP);
+	hist_spec_free(&s);
+	CHECK(!hist_spec_build(&s, "sched:sched_switch", "nosuch", NULL, NULL, NULL, 0, NULL));
+	CHECK(hist_user_new(tep, &s, &u) == -ENOENT);
+	hist_spec_free(&s);
+	CHECK(!hist_spec_build(&s, "sched:sched_switch", "next_pid", "next_comm", NULL, NULL, 0, NULL));
+	CHECK(hist_user_new(tep, &s, &u) == -EINVAL);
+	hist_spec_free(&s);
+	tep_free(tep);
+}
+
 static char *render_to_string(const struct hist_result *r, enum hist_out kind, bool bars)
 {
 	char *buf = NULL;
@@ -448,4 +589,5 @@ UNIT_MAIN(T(field_modifiers), T(field_errors), T(spec_build_and_trigger), T(spec
 	  T(spec_from_trigger), T(parse_plain), T(parse_hex), T(parse_sym),
 	  T(parse_execname_syscall), T(parse_log2_buckets), T(parse_special_fields),
 	  T(parse_stacktrace), T(parse_percent_graph), T(parse_several_sections),
-	  T(render_table_json_csv), T(render_dropped_advice), T(result_sort))
+	  T(parse_latency_max), T(latency_keys), T(user_engine), T(render_table_json_csv),
+	  T(render_dropped_advice), T(result_sort))
