@@ -201,6 +201,9 @@ char *tfs_normalize(const char *file, const char *raw)
 			return xasprintf("%llu", strtoull(e + 10, NULL, 10));
 	}
 	v = str_rstrip(xstrdup(raw));
+	/* "0*": disabled, but soft-enabled by a trigger; the '*' is not ours to write. */
+	if (!strcmp(b, "enable") && v[0] && v[1] == '*')
+		v[1] = '\0';
 	if ((!strcmp(b, "filter") && !strcmp(v, "none")) ||
 	    (!strcmp(b, "set_ftrace_filter") && strstr(v, "all functions enabled")) ||
 	    (strstr(b, "_pid") && !strcmp(v, "no pid"))) {
@@ -498,7 +501,7 @@ int tfs_inst_list(struct strv *names)
 }
 
 /*
- * Undo newest first.  Writes into an instance that is about to be removed
+ * Undo newest first.  Settings of an instance that is about to be removed
  * are skipped: removing it takes them along.  Keeps going after a failure
  * so one stuck file does not strand the rest; returns the first error.
  */
@@ -512,7 +515,12 @@ int tfs_restore(void)
 
 		if (!u->path[0])
 			continue;
-		if (u->kind != UNDO_INSTANCE) {
+		/*
+		 * Settings inside an instance about to be removed go with it; but
+		 * triggers are taken out one by one, since a synthetic event they
+		 * refer to can only be removed after them.
+		 */
+		if (u->kind == UNDO_SET) {
 			bool doomed = false;
 
 			for (size_t j = 0; j < T.nundo; j++)

@@ -53,6 +53,8 @@ TEST(normalize_values)
 	CHECK_OWNED(tfs_normalize("set_event_pid", "12\n34\n"), "12 34");
 	CHECK_OWNED(tfs_normalize("set_ftrace_filter", "#### all functions enabled ####\n"), "");
 	CHECK_OWNED(tfs_normalize("tracing_on", "1\n"), "1");
+	CHECK_OWNED(tfs_normalize("events/sched/sched_switch/enable", "0*\n"), "0");
+	CHECK_OWNED(tfs_normalize("events/sched/sched_switch/enable", "1*\n"), "1");
 }
 
 TEST(trigger_removal)

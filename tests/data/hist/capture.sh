@@ -1,8 +1,12 @@
 #!/bin/bash
 # Capture real kernel hist output for the unit tests (run in the VM tier):
-#   tests/vm/run -- bash tests/data/hist/capture.sh > all.out; split on "=== NAME"
+#   tests/vm/run -- bash tests/data/hist/capture.sh > all.out
 # Each capture sets one hist trigger in a scratch instance, makes some load,
-# and saves the hist file as NAME.txt.
+# and prints "=== NAME" then the hist file; the sections were split into
+# NAME.txt by hand (usecs and stacktrace cut to their first entries).
+# lat_synth.txt and lat_end.txt come from a wakeup-latency set-up (the
+# synthetic event's hist, and the end event's hist with its onmax() lines,
+# cut after 17 entries; its Totals block was added by hand).
 T=/sys/kernel/tracing
 I=$T/instances/trhistcap
 mkdir -p $I
@@ -31,11 +35,10 @@ cap multikey sched/sched_switch 'hist:keys=prev_pid,next_pid:vals=hitcount:sort=
 cap cpu sched/sched_switch 'hist:keys=common_cpu'
 cap percent kmem/kmalloc 'hist:keys=call_site.sym:vals=bytes_req.percent,bytes_alloc.percent'
 cap graph kmem/kmalloc 'hist:keys=call_site.sym:vals=bytes_req.graph,bytes_alloc'
-cap size sched/sched_switch 'hist:keys=next_pid:size=2'
 cap string sched/sched_process_exec 'hist:keys=filename'
 cap nokeyhit sched/sched_switch 'hist:keys=next_prio:vals=hitcount,next_pid:sort=next_pid'
 cap filter sched/sched_switch 'hist:keys=next_comm if next_pid != 0'
-echo 'hist:keys=nosuch' >> $I/events/sched/sched_switch/trigger 2>/dev/null; echo "=== error_log-badkey"; tail -3 $T/error_log
-echo 'hist:keys=next_pid.nosuchmod' >> $I/events/sched/sched_switch/trigger 2>/dev/null; echo "=== error_log-badmod"; tail -3 $T/error_log
+echo 'hist:keys=nosuch' >> $I/events/sched/sched_switch/trigger 2>/dev/null; echo "=== error_log-badkey"; tail -3 $I/error_log
+echo 'hist:keys=next_pid.nosuchmod' >> $I/events/sched/sched_switch/trigger 2>/dev/null; echo "=== error_log-badmod"; tail -3 $I/error_log
 rmdir $I
 uname -r
