@@ -63,7 +63,7 @@ test_expect_success 'reset -B puts an instance back to defaults' '
 	I=$TRACEFS/instances/$inst &&
 	echo 1 >$I/events/sched/sched_switch/enable &&
 	echo "prev_pid == 1" >$I/events/sched/sched_switch/filter &&
-	echo "traceoff:3" >$I/events/sched/sched_switch/trigger &&
+	echo "traceoff:3 if prev_pid == 999999" >$I/events/sched/sched_switch/trigger &&
 	echo "enable_event:sched:sched_wakeup if prev_pid == 2" >$I/events/sched/sched_switch/trigger &&
 	echo hello >$I/trace_marker &&
 	echo 0 >$I/tracing_on &&
