@@ -125,6 +125,8 @@ struct fmt_report {
 	bool list_events;		/* --events */
 	bool stat;			/* --stat */
 	bool first, last;		/* --first-event, --last-event */
+	/* --buffer: only these buffers ("top" is the top level); empty = all */
+	struct strv buffers;
 	struct fmt_opts fo;
 };
 

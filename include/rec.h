@@ -126,6 +126,7 @@ struct rec_summary {
 	uint64_t dropped_bytes;	/* pages left out for lack of disk space */
 	bool dropped_kallsyms;
 	bool dropped_cmdlines;
+	uint64_t snapshot_bytes;	/* the "snapshot" buffer, when there is one */
 };
 
 int rec_stats_snapshot(const struct tfs_inst *in, int ncpus, struct rec_kstats **out);
@@ -133,15 +134,43 @@ int rec_stats_snapshot(const struct tfs_inst *in, int ncpus, struct rec_kstats *
  * Write the trace.dat file to fd: the recorder's pages for instance in
  * (as a BUFFER of that name when it is not the top level), the formats of
  * events (plus everything enabled in the instance's set_event), stats as
- * CPUSTAT options.  Fills sum; returns 0 or -errno with tr_fail() set.
+ * CPUSTAT options.  snap, if not NULL, is a second file-sink recorder that
+ * drained the instance's snapshot buffer: its pages go in as a BUFFER
+ * named "snapshot".  Fills sum; returns 0 or -errno with tr_fail() set.
  */
 int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv *events,
-		   const struct rec_kstats *before, unsigned flags, struct rec_summary *sum);
+		   const struct rec_kstats *before, unsigned flags, struct rec *snap,
+		   struct rec_summary *sum);
 enum {
 	/* Count losses since the buffer was last reset, not since before (extract). */
 	REC_LOSS_SINCE_RESET = 1 << 0,
+	/*
+	 * Also the formats of every event found in the pages (extract: events
+	 * disabled since they were recorded are no longer in set_event).
+	 */
+	REC_FORMATS_FROM_DATA = 1 << 1,
 };
 void rec_summary_print(FILE *f, const struct rec_summary *s, const char *path);
+
+/*
+ * Max-latency tracers (irqsoff, preemptoff, preemptirqsoff, wakeup,
+ * wakeup_rt, wakeup_dl): the kernel keeps the worst section in the max
+ * buffer and the trace file shows it, so a recording of one is that text,
+ * not the ring buffer.  hwlat, osnoise and timerlat record events normally.
+ */
+bool rec_latency_tracer(const char *tracer);
+/*
+ * Write a latency file (tfw_write_latency()) from instance in: the text of
+ * its trace file, after a first line "# tracing_max_latency: N us" with
+ * the instance's tracing_max_latency now (trace-cmd report prints it like
+ * the rest of the text).  No kallsyms or printk formats: the text is
+ * formatted already.  *max_us and *bytes are filled; 0 or -errno with
+ * tr_fail().
+ */
+int rec_write_latency(int fd, struct tfs_inst *in, uint64_t *max_us, uint64_t *bytes);
+/* "irqsoff: max latency 15009 us" and "wrote 'FILE' (SIZE)". */
+void rec_latency_print(FILE *f, const char *tracer, uint64_t max_us, uint64_t bytes,
+		       const char *path);
 void rec_summary_free(struct rec_summary *s);
 
 struct evsel_list;

@@ -23,6 +23,10 @@
  *   cpu 0 pages, pad, cpu 1 pages, pad ...
  *   then for each instance buffer (a BUFFER option points here):
  *   "flyrecord\0" {offset8 size8} x cpus size8 "[clock]" pad, pages...
+ *
+ * A latency tracer's recording (tfw_write_latency()) has the same header,
+ * without BUFFER options, and then "latency  \0" and text to the end of
+ * the file: what the kernel's trace file showed, as trace-cmd writes it.
  */
 #ifndef TR_TFW_H
 #define TR_TFW_H
@@ -122,6 +126,14 @@ void tfw_meta_free(struct tfw_meta *m);
  */
 int tfw_write(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs, unsigned flags,
 	      struct tfw_result *res);
+
+/*
+ * Write a latency file: the meta's header, then "latency  \0" and len
+ * bytes of text (the trace file of a max-latency tracer).  Returns 0 or
+ * -errno; res->bytes is the file size.
+ */
+int tfw_write_latency(int fd, struct tfw_meta *m, const char *text, size_t len,
+		      struct tfw_result *res);
 
 /* Bytes of the header up to and including the options (for tests and budgets). */
 uint64_t tfw_header_size(const struct tfw_meta *m, size_t nbuffer_opts, const char *const *names);

@@ -4,6 +4,9 @@
  * trace.dat file.  Reading trace_pipe_raw consumes, so the buffer is empty
  * afterwards, as with trace-cmd extract.  --snapshot saves the snapshot
  * buffer instead (per_cpu/cpuN/snapshot_raw), where the kernel has one.
+ * With a max-latency tracer current (tr start -p irqsoff) the file holds
+ * the text of the trace file instead, the worst section the kernel kept,
+ * as tr record writes it (rec_write_latency()); nothing is consumed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -79,7 +82,7 @@ int cmd_extract(int argc, char **argv)
 	struct rec_summary sum = { 0 };
 	struct rec *rec = NULL;
 	struct tfs_inst *in;
-	char *copy = NULL, *kb = NULL;
+	char *copy = NULL, *kb = NULL, *tracer = NULL;
 	int fd = -1, r, status = EXIT_RUNTIME;
 	uint64_t limit = 0;
 
@@ -99,6 +102,21 @@ int cmd_extract(int argc, char **argv)
 		tr_error("cannot write '%s': %s", a.output, strerror(errno));
 		return EXIT_RUNTIME;
 	}
+	if (!a.snapshot && !tfs_read(in, "current_tracer", &tracer) &&
+	    rec_latency_tracer(str_rstrip(tracer))) {
+		uint64_t max_us, bytes;
+
+		r = rec_write_latency(fd, in, &max_us, &bytes);
+		if (r) {
+			tr_report(r, "cannot extract");
+			unlink(a.output);
+		} else {
+			if (!a.quiet)
+				rec_latency_print(stderr, tracer, max_us, bytes, a.output);
+			status = EXIT_OK;
+		}
+		goto out;
+	}
 	/* While tracing runs the buffer refills: read at most twice its size. */
 	if (!tfs_read(in, "buffer_size_kb", &kb))
 		limit = 2 * 1024 * strtoull(kb, NULL, 10);
@@ -114,7 +132,8 @@ int cmd_extract(int argc, char **argv)
 		r = rec_stop(rec);
 		if (r)
 			tr_warn("a reader stopped early: %s", strerror(-r));
-		r = rec_write_file(rec, fd, in, NULL, before, REC_LOSS_SINCE_RESET, &sum);
+		r = rec_write_file(rec, fd, in, NULL, before, REC_LOSS_SINCE_RESET | REC_FORMATS_FROM_DATA,
+				   NULL, &sum);
 	}
 	if (r) {
 		tr_report(r, "cannot extract");
@@ -127,6 +146,7 @@ int cmd_extract(int argc, char **argv)
 			tr_warn("no room for kernel symbols in '%s'", a.output);
 		status = EXIT_OK;
 	}
+out:
 	rec_free(rec);
 	if (close(fd) && !status) {
 		tr_error("cannot write '%s': %s", a.output, strerror(errno));
@@ -135,5 +155,6 @@ int cmd_extract(int argc, char **argv)
 	rec_summary_free(&sum);
 	free(before);
 	free(copy);
+	free(tracer);
 	return status;
 }

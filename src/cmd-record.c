@@ -5,6 +5,16 @@
  * SIGINT, then put tracefs back.  The recorder's own threads are filtered
  * out of the events it enables (common_pid != ...) unless --no-filter.
  * At the end a per-CPU summary of events, losses and bytes goes to stderr.
+ *
+ * A max-latency tracer (-p irqsoff, wakeup, ...) is recorded as trace-cmd
+ * does: no ring buffer readers; at the end the text of the trace file,
+ * which shows the worst section the kernel kept, goes into a v6 "latency"
+ * file with tracing_max_latency (reset to 0 at the start, and left as it
+ * ends) in its first line.
+ *
+ * With a snapshot trigger (--trigger SYS:EV:snapshot...) the instance's
+ * snapshot buffer is saved too, at the end, as the file's buffer
+ * "snapshot".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +34,7 @@
 #include "rec.h"
 #include "setup.h"
 #include "tfs.h"
+#include "trigger.h"
 
 struct args {
 	struct opt_instance inst;
@@ -104,6 +115,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-c goes with -P or -F");
 		if (!a->ev.list.n && !a->setup.tracer)
 			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
+		if (rec_latency_tracer(a->setup.tracer) && a->inst.name)
+			argp_error(state, "latency tracer '%s' works in the top-level buffer only, "
+					  "not with -B", a->setup.tracer);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -144,7 +158,8 @@ static bool wait_done(struct rec *rec, pid_t child, uint64_t duration_ns)
 	uint64_t end = duration_ns ? now_ns() + duration_ns : 0;
 
 	while (!tr_stop) {
-		struct pollfd p = { .fd = rec_event_fd(rec), .events = POLLIN };
+		/* Without readers (a latency tracer) poll() just sleeps: fd -1 is ignored. */
+		struct pollfd p = { .fd = rec ? rec_event_fd(rec) : -1, .events = POLLIN };
 		int ms = 100;
 
 		if (child > 0 && waitpid(child, NULL, WNOHANG) == child)
@@ -223,6 +238,46 @@ static int set_pids(struct tfs_inst *in, const struct args *a, pid_t child)
 	return r;
 }
 
+/* Is one of the session's triggers a snapshot? */
+static bool has_snapshot_trigger(const struct tr_setup *s)
+{
+	bool found = false;
+
+	for (size_t i = 0; i < s->triggers.n && !found; i++) {
+		char *sys, *ev, *text;
+		struct trig t;
+
+		if (trig_split_event(s->triggers.v[i], &sys, &ev, &text))
+			continue;
+		if (!trig_parse(text, &t)) {
+			found = !strcmp(t.cmd, "snapshot");
+			trig_free(&t);
+		}
+		free(sys);
+		free(ev);
+		free(text);
+	}
+	return found;
+}
+
+/* Drain the snapshot buffer into a second file-sink recorder (NULL on failure). */
+static struct rec *read_snapshot(struct tfs_inst *in, const char *dir)
+{
+	struct rec *snap = NULL;
+	int r = rec_open(&(struct rec_opts){ .inst = in, .tmp_dir = dir, .snapshot = true,
+					     .drain = true }, &snap);
+
+	if (r) {
+		tr_warn("cannot read the snapshot buffer: %s", tr_failure());
+		return NULL;
+	}
+	rec_start(snap);
+	r = rec_stop(snap);
+	if (r)
+		tr_warn("the snapshot buffer was not read whole: %s", strerror(-r));
+	return snap;
+}
+
 static char *dir_of(const char *path)
 {
 	char *copy = xstrdup(path), *d = xstrdup(dirname(copy));
@@ -237,17 +292,19 @@ int cmd_record(int argc, char **argv)
 	struct evsel_list enable = { 0 };
 	struct rec_kstats *before = NULL;
 	struct rec_summary sum = { 0 };
-	struct rec *rec = NULL;
+	struct rec *rec = NULL, *snap = NULL;
 	struct tfs_inst *in;
 	struct tr_setup setup;
 	char *dir = NULL;
 	pid_t own[1024], child = 0;
 	size_t nown = 0;
 	int fd = -1, go = -1, r, status = EXIT_RUNTIME;
+	bool latency;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	if (!a.output)
 		a.output = "trace.dat";
+	latency = rec_latency_tracer(a.setup.tracer);
 
 	if (a.command && !rec_runnable(a.command[0])) {
 		tr_error("cannot run '%s': command not found", a.command[0]);
@@ -263,12 +320,24 @@ int cmd_record(int argc, char **argv)
 	if (cmd_instance_open(a.inst.name, true, &in))
 		goto fail;
 
-	r = rec_open(&(struct rec_opts){ .inst = in, .tmp_dir = dir, .wake_percent = 5 }, &rec);
-	if (r)
+	/*
+	 * The tracer and what goes with it first: the kernel refuses to change
+	 * current_tracer while trace_pipe_raw files are open (EBUSY).  Events
+	 * and triggers come once the readers exist, so that the events'
+	 * filters can leave the readers' own pids out.
+	 */
+	setup = a.setup;
+	setup.events = NULL;
+	setup.triggers = (struct strv){ 0 };
+	if (setup_apply(in, &setup))
+		goto fail;
+	if (!latency &&
+	    rec_open(&(struct rec_opts){ .inst = in, .tmp_dir = dir, .wake_percent = 5 }, &rec))
 		goto fail;
 	if (!a.no_filter && !a.pids.n && !a.follow) {
 		own[nown++] = getpid();
-		nown += rec_tids(rec, own + nown, ARRAY_SIZE(own) - nown);
+		if (rec)
+			nown += rec_tids(rec, own + nown, ARRAY_SIZE(own) - nown);
 	}
 	if (rec_events_to_enable(&a.ev.list, own, nown, &enable))
 		goto fail;
@@ -281,17 +350,24 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 
-	setup = a.setup;
-	setup.events = &enable;
+	setup = (struct tr_setup){ .events = &enable, .triggers = a.setup.triggers };
 	r = setup_apply(in, &setup);
 	if (!r)
 		r = set_pids(in, &a, child);
 	/* Start from an empty buffer, as trace-cmd does. */
+	/*
+	 * Note that tracing_max_latency is a result, not a setting: it is left
+	 * as the recording ends, matching the max buffer (cleared below), as
+	 * trace-cmd leaves it.
+	 */
+	if (!r && latency && (r = tfs_write(in, "tracing_max_latency", "0", false)))
+		tr_fail(r, "cannot reset tracing_max_latency: %s", strerror(-r));
+	/* For a latency tracer this clears the max buffer, which trace shows. */
 	if (!r && (r = tfs_write(in, "trace", "", false)))
 		tr_fail(r, "cannot clear the ring buffer: %s", strerror(-r));
-	if (!r)
+	if (!r && rec)
 		rec_stats_snapshot(in, rec_ncpus(rec), &before);
-	if (!r)
+	if (!r && rec)
 		r = rec_start(rec);
 	if (!r && (r = tfs_set(in, "tracing_on", "1")))
 		tr_fail(r, "cannot turn tracing on: %s", strerror(-r));
@@ -310,13 +386,25 @@ int cmd_record(int argc, char **argv)
 	r = tfs_set(in, "tracing_on", "0");
 	if (r)
 		tr_warn("cannot turn tracing off: %s", strerror(-r));
+	if (latency) {
+		uint64_t max_us, bytes;
+
+		if (rec_write_latency(fd, in, &max_us, &bytes))
+			goto fail;
+		if (!a.quiet)
+			rec_latency_print(stderr, a.setup.tracer, max_us, bytes, a.output);
+		status = EXIT_OK;
+		goto out;
+	}
 	r = rec_stop(rec);
 	if (r == -ENOSPC)
 		tr_warn("no space left on the file system of '%s': recording stopped early",
 			a.output);
 	else if (r)
 		tr_warn("a reader stopped early: %s", strerror(-r));
-	if (rec_write_file(rec, fd, in, NULL, before, 0, &sum))
+	if (has_snapshot_trigger(&a.setup))
+		snap = read_snapshot(in, dir);
+	if (rec_write_file(rec, fd, in, NULL, before, 0, snap, &sum))
 		goto fail;
 	if (!a.quiet)
 		rec_summary_print(stderr, &sum, a.output);
@@ -345,6 +433,7 @@ out:
 		waitpid(child, NULL, 0);
 	}
 	rec_free(rec);
+	rec_free(snap);
 	if (fd >= 0 && close(fd) && !status) {
 		tr_error("cannot write '%s': %s", a.output, strerror(errno));
 		status = EXIT_RUNTIME;

@@ -24,11 +24,15 @@ struct args {
 
 enum {
 	OPT_CPU = 0x100, OPT_EVENTS, OPT_STAT, OPT_FIRST, OPT_LAST, OPT_FORMAT, OPT_PLUGINS,
+	OPT_BUFFER,
 };
 
 static const struct argp_option options[] = {
 	{ "input", 'i', "FILE", 0, "Read FILE (default trace.dat); repeat to merge files", 0 },
 	{ "cpu", OPT_CPU, "LIST", 0, "Only these CPUs, e.g. 0-3,6", 0 },
+	{ "buffer", OPT_BUFFER, "NAME", 0,
+	  "Only the buffer NAME: an instance, 'snapshot', or 'top' for the top level. "
+	  "Repeatable", 0 },
 	{ "filter", 'F', "FILTER", 0,
 	  "Only events matching FILTER, e.g. 'sched_switch: prev_pid != 0' or 'sched/.*'. "
 	  "Repeatable", 0 },
@@ -63,6 +67,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'F':
 		strv_push(&a->r.filters, arg);
+		return 0;
+	case OPT_BUFFER:
+		if (!*arg)
+			argp_error(state, "empty buffer name");
+		strv_push(&a->r.buffers, arg);
 		return 0;
 	case 'v':
 		a->r.invert = true;
@@ -141,5 +150,6 @@ int cmd_report(int argc, char **argv)
 	fflush(stdout);
 	strv_free(&a.r.inputs);
 	strv_free(&a.r.filters);
+	strv_free(&a.r.buffers);
 	return r ? EXIT_RUNTIME : EXIT_OK;
 }

@@ -56,6 +56,47 @@ static bool cpu_wanted(const struct fmt_report *r, int cpu)
 	return r->cpus[cpu / 64] >> (cpu % 64) & 1;
 }
 
+static bool buffer_wanted(const struct fmt_report *r, const struct tfile_buffer *b)
+{
+	if (!r->buffers.n)
+		return true;
+	for (size_t i = 0; i < r->buffers.n; i++)
+		if (!strcmp(r->buffers.v[i], b->name[0] ? b->name : "top"))
+			return true;
+	return false;
+}
+
+/* Every --buffer must name a buffer of some input. */
+static int check_buffers(struct run *x)
+{
+	for (size_t k = 0; k < x->r->buffers.n; k++) {
+		const char *want = x->r->buffers.v[k];
+		char *names = xstrdup("");
+		bool found = false;
+
+		for (size_t i = 0; i < x->nin && !found; i++)
+			for (int b = 0; b < tfile_nbuffers(x->in[i].tf); b++) {
+				const char *n = tfile_buffer(x->in[i].tf, b)->name;
+				char *t = xasprintf("%s%s%s", names, *names ? ", " : "", n[0] ? n : "top");
+
+				free(names);
+				names = t;
+				found |= !strcmp(want, n[0] ? n : "top");
+			}
+		if (!found) {
+			int e = tr_fail(-ENOENT, "no buffer '%s' in %s%s%s (buffers: %s)", want,
+					x->nin > 1 ? "the files" : "'",
+					x->nin > 1 ? "" : tfile_path(x->in[0].tf),
+					x->nin > 1 ? "" : "'", names);
+
+			free(names);
+			return e;
+		}
+		free(names);
+	}
+	return 0;
+}
+
 static int open_cursors(struct run *x)
 {
 	for (size_t i = 0; i < x->ncur; i++) {
@@ -79,7 +120,7 @@ static void list_cursors(struct run *x)
 		for (int b = 0; b < tfile_nbuffers(tf); b++) {
 			const struct tfile_buffer *buf = tfile_buffer(tf, b);
 
-			if (buf->latency)
+			if (buf->latency || !buffer_wanted(x->r, buf))
 				continue;
 			for (int c = 0; c < buf->ncpus; c++) {
 				if (!buf->cpus[c].size || !cpu_wanted(x->r, buf->cpus[c].cpu))
@@ -444,12 +485,16 @@ static int print_latency(struct run *x)
 			size_t len;
 			int err;
 
-			if (!tfile_buffer(x->in[i].tf, b)->latency)
+			const struct tfile_buffer *buf = tfile_buffer(x->in[i].tf, b);
+
+			if (!buf->latency || !buffer_wanted(x->r, buf))
 				continue;
 			err = tfile_text(x->in[i].tf, b, &text, &len);
 			if (err)
 				return err;
+			/* trace-cmd report ends the text with an empty line: so do we. */
 			fwrite(text, 1, len, x->out);
+			fputc('\n', x->out);
 			free(text);
 		}
 	return 0;
@@ -478,6 +523,9 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 		print_formats(&x);
 		goto out;
 	}
+	err = check_buffers(&x);
+	if (err)
+		goto out;
 	x.f = fmt_new(out, &r->fo);
 	/* With several files, their names count too (they head the top buffers). */
 	for (size_t i = 0; i < x.nin; i++) {

@@ -205,7 +205,8 @@ char *tfs_normalize(const char *file, const char *raw)
 	if (!strcmp(b, "enable") && v[0] && v[1] == '*')
 		v[1] = '\0';
 	if ((!strcmp(b, "filter") && !strcmp(v, "none")) ||
-	    (!strcmp(b, "set_ftrace_filter") && strstr(v, "all functions enabled")) ||
+	    /* set_ftrace_filter, set_graph_function: "#### all functions enabled ####" */
+	    (!strncmp(b, "set_", 4) && strstr(v, "#### all functions enabled ####")) ||
 	    (strstr(b, "_pid") && !strcmp(v, "no pid"))) {
 		v[0] = '\0';
 	} else if (!strcmp(b, "filter") && !strcmp(v, "0")) {

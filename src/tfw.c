@@ -395,6 +395,35 @@ static void fit(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbuf
 	}
 }
 
+int tfw_write_latency(int fd, struct tfw_meta *m, const char *text, size_t len,
+		      struct tfw_result *res)
+{
+	struct tfw_blob hdr = { 0 };
+	struct tfw_result dummy;
+	size_t kpos;
+	int r = 0;
+
+	if (!res)
+		res = &dummy;
+	memset(res, 0, sizeof(*res));
+	header(m, true, true, 0, NULL, &hdr, NULL, &kpos);
+	res->bytes = hdr.len + m->kallsyms.len + 10 + len;
+	if (ftruncate(fd, 0))
+		r = -errno;
+	if (!r)
+		r = pwrite_all(fd, hdr.data, kpos, 0);
+	if (!r && m->kallsyms.len)
+		r = pwrite_all(fd, m->kallsyms.data, m->kallsyms.len, kpos);
+	if (!r)
+		r = pwrite_all(fd, hdr.data + kpos, hdr.len - kpos, kpos + m->kallsyms.len);
+	if (!r)
+		r = pwrite_all(fd, "latency  ", 10, hdr.len + m->kallsyms.len);
+	if (!r && len)
+		r = pwrite_all(fd, text, len, hdr.len + m->kallsyms.len + 10);
+	free(hdr.data);
+	return r;
+}
+
 int tfw_write(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs, unsigned flags,
 	      struct tfw_result *res)
 {

@@ -52,6 +52,23 @@ test_expect_success 'extract reports events lost to an overflowing buffer' '
 	test "$(tail -n 1 nums)" = 3000
 '
 
+test_expect_success 'extract stores the formats of events disabled since they were recorded' '
+	inst=$(test_instance) &&
+	tr start -B "$inst" -e sched:sched_process_exec -e sched:sched_process_exit &&
+	test_when_finished "\"$TR\" reset -B $inst" &&
+	/bin/true &&
+	echo 0 >"$TRACEFS/instances/$inst/events/sched/enable" &&
+	test_must_fail grep sched "$TRACEFS/instances/$inst/set_event" &&
+	tr extract -q -B "$inst" -o off.dat &&
+	tr report -i off.dat >out &&
+	test_grep "sched_process_exec: .*filename=/bin/true" out &&
+	test_grep "sched_process_exit: .*comm=true" out &&
+	test_must_fail grep -i "unknown" out &&
+	tr report --events -i off.dat | grep "^name: sched_" | sort >names &&
+	printf "name: %s\n" sched_process_exec sched_process_exit >expect &&
+	test_cmp expect names
+'
+
 test_expect_success 'a missing instance is an error' '
 	test_expect_code 1 tr extract -B trtest-no-such-instance-$$ -o x.dat 2>err &&
 	test_grep "no such instance" err &&

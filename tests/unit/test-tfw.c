@@ -13,6 +13,7 @@
 
 #include "evsel.h"
 #include "rec.h"
+#include "tfile.h"
 #include "tfw.h"
 #include "unit.h"
 
@@ -363,5 +364,47 @@ TEST(own_pid_filters)
 	evsel_list_free(&in);
 }
 
+/* A latency file: the header, "latency  \0", then the text to the end; tr's reader agrees. */
+TEST(latency_file)
+{
+	static const char text[] = "# tracing_max_latency: 42 us\n# tracer: irqsoff\n";
+	struct tfw_meta m;
+	struct tfw_result res;
+	struct cur c = { 0 };
+	struct tfile *tf = NULL;
+	char path[] = "/tmp/tr-test-tfw-lat.XXXXXX";
+	int fd = mkstemp(path);
+	unsigned char *file;
+	char *got = NULL;
+	size_t len = 0;
+
+	meta_init(&m);
+	/* (libtraceevent reads past the end of meta_init()'s made-up printk line) */
+	free(m.printk.data);
+	m.printk = (struct tfw_blob){ 0 };
+	CHECK(fd >= 0);
+	CHECK(tfw_write_latency(fd, &m, text, strlen(text), &res) == 0);
+	file = slurp_fd(fd, &c.len);
+	c.p = file;
+	CHECK(res.bytes == c.len);
+	CHECK(bytes_are(&c, "\x17\x08\x44tracing6", 12));
+	c.off = tfw_header_size(&m, 0, NULL);
+	CHECK(bytes_are(&c, "latency  ", 10));
+	CHECK(bytes_are(&c, text, strlen(text)));
+	CHECK(c.off == c.len);
+	CHECK(tfile_open(path, 0, &tf) == 0);
+	if (tf) {
+		CHECK(tfile_nbuffers(tf) == 1 && tfile_buffer(tf, 0)->latency);
+		CHECK(tfile_text(tf, 0, &got, &len) == 0);
+		CHECK_STR(got, text);
+		free(got);
+		tfile_close(tf);
+	}
+	unlink(path);
+	free(file);
+	close(fd);
+	tfw_meta_free(&m);
+}
+
 UNIT_MAIN(T(top_level_file), T(instance_buffer_from_temp_file), T(missed_events_flags),
-	  T(kernel_stats), T(own_pid_filters))
+	  T(kernel_stats), T(own_pid_filters), T(latency_file))

@@ -1,0 +1,77 @@
+#!/bin/bash
+# Recording what needs the full kernel: the function and function_graph
+# tracers with their filters, kprobes and uprobes, each reported from the
+# file with only what was asked for and with the probes' arguments.
+. "$(dirname "$0")/lib.sh"
+
+test_requires instances events function function_filter
+
+# The event lines of a report (not the cpus= header).
+events_of() { grep -E "[^ ]+-[0-9]+ +\[[0-9]+\]" "$1"; }
+
+test_expect_success 'function with -l vfs_read records vfs_read and nothing else' '
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -p function -l vfs_read -o fn.dat \
+		sh -c "cat /etc/hostname /etc/passwd >/dev/null" &&
+	tr report -i fn.dat >out &&
+	events_of out >ev &&
+	test_grep -E "function: +vfs_read <-" ev &&
+	test_must_fail grep -v -E "function: +vfs_read <-" ev &&
+	if command -v trace-cmd >/dev/null; then
+		trace-cmd report -i fn.dat 2>/dev/null | test_grep -E "vfs_read"
+	fi &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
+# set_graph_function is the top level's only: tr record puts it all back.
+test_expect_success 'function_graph with -g vfs_read records only its call graph' '
+	tr record -q -p function_graph -g vfs_read --max-graph-depth 2 \
+		-o fg.dat sh -c "cat /etc/hostname >/dev/null" &&
+	tr report -i fg.dat >out &&
+	events_of out >ev &&
+	test_grep -E "funcgraph_entry: +--> vfs_read \(0\)$" ev &&
+	test_grep -E "funcgraph_exit: +<-- vfs_read \(0\) " ev &&
+	test_must_fail grep -v -E "funcgraph_(entry|exit):" ev &&
+	grep -E "funcgraph_entry: +--> [^ ]+ \(0\)$" ev >top &&
+	test_must_fail grep -v "vfs_read" top &&
+	test_must_fail grep -E "\(([2-9]|[1-9][0-9]+)\)" ev &&
+	test "$(cat $TRACEFS/current_tracer)" = nop &&
+	test_must_fail grep -v "^#" $TRACEFS/set_graph_function
+'
+
+grp=trt$$
+
+if test_have kprobes; then
+	test_expect_success 'kprobe and kretprobe events are recorded with their arguments' '
+		inst=$(test_instance) &&
+		test_when_finished "tr probe del $grp/open $grp/openret >/dev/null 2>&1 || :" &&
+		tr probe add "p:$grp/open do_sys_openat2 dfd=\$arg1:s32 name=+0(\$arg2):string" &&
+		tr probe add "r:$grp/openret do_sys_openat2 ret=\$retval:s32" &&
+		tr record -q -B "$inst" -e "$grp:*" -o kp.dat cat /etc/hostname &&
+		tr report -i kp.dat >out &&
+		test_grep -E "open: +\([0-9a-f]+\) dfd=-100 name=\"/etc/hostname\"" out &&
+		test_grep -E "openret: +\([0-9a-f]+ <- [0-9a-f]+\) ret=[0-9]+" out
+	'
+fi
+
+if test_have uprobes; then
+	cat >"$TEST_TMP/target.c" <<-'C'
+	#include <stdio.h>
+	__attribute__((noinline)) int tr_probe_target(int x) { return printf("%d\n", x); }
+	int main(int argc, char **argv) { (void)argv; return tr_probe_target(41 + argc) < 0; }
+	C
+	cc -O0 -o "$TEST_TMP/target" "$TEST_TMP/target.c" || exit 1
+
+	test_expect_success 'uprobe and uretprobe events are recorded with their arguments' '
+		inst=$(test_instance) &&
+		test_when_finished "tr probe del $grp/target $grp/ret >/dev/null 2>&1 || :" &&
+		tr probe add -u "$TEST_TMP/target" --name $grp/target tr_probe_target "x=%di:s32" >/dev/null &&
+		tr probe add -u "$TEST_TMP/target" -r --name $grp/ret tr_probe_target "rv=\$retval:s32" >/dev/null &&
+		tr record -q -B "$inst" -e "$grp:*" -o up.dat "$TEST_TMP/target" >/dev/null &&
+		tr report -i up.dat >out &&
+		test_grep -E "target-[0-9]+ .* target: +\([0-9a-f]+\) x=42$" out &&
+		test_grep -E "target-[0-9]+ .* ret: +\([0-9a-f]+ <- [0-9a-f]+\) rv=3$" out
+	'
+fi
+
+test_done
