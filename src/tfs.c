@@ -270,9 +270,21 @@ static int raw_write(const char *path, const char *value, bool append)
 
 	if (fd < 0)
 		return -errno;
-	/* An empty value means "clear", which O_TRUNC already did. */
-	if (len && write(fd, value, len) != (ssize_t)len)
-		r = errno ? -errno : -EIO;
+	/*
+	 * An empty value means "clear", which O_TRUNC already did.  Some files
+	 * take one word per write (set_ftrace_filter returns after the first
+	 * function name), so keep writing until all of it is taken.
+	 */
+	for (size_t done = 0; len && done < len && !r;) {
+		ssize_t n = write(fd, value + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			r = n < 0 ? -errno : -EIO;
+		else
+			done += n;
+	}
 	if (close(fd) && !r)
 		r = -errno;
 	return r;

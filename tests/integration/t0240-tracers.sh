@@ -43,16 +43,25 @@ test_expect_success 'a function that matches nothing is named' '
 	test_grep "no function matches '"'"'no_such_function_xyz'"'"'" err
 '
 
+# Instances have no set_graph_function: this one works on the top level.
 test_expect_success 'function_graph with -g graphs the function and its callees' '
-	inst=$(test_instance) &&
-	test_when_finished "tr reset -B $inst" &&
-	tr start -B $inst -p function_graph -g vfs_read --max-graph-depth 2 &&
+	test_when_finished "tr reset >/dev/null" &&
+	tr start -p function_graph -g vfs_read --max-graph-depth 2 &&
 	cat /etc/hostname >/dev/null &&
 	sleep 0.2 &&
-	tr stop -B $inst &&
-	tr show -B $inst >out &&
+	tr stop &&
+	tr show >out &&
 	test_grep -E "vfs_read\(\) \{" out &&
-	test "$(cat $TRACEFS/instances/$inst/max_graph_depth 2>/dev/null || cat $TRACEFS/max_graph_depth)" = 2
+	test "$(cat $TRACEFS/max_graph_depth)" = 2 &&
+	tr reset &&
+	test "$(cat $TRACEFS/max_graph_depth)" = 0 &&
+	test_grep "all functions enabled" $TRACEFS/set_graph_function
+'
+
+test_expect_success '-g in an instance says instances have no graph filter' '
+	test_expect_code 1 tr start -B $(test_instance) -p function_graph -g vfs_read 2>err &&
+	test_grep "this kernel has no set_graph_function in instances" err &&
+	test ! -d $TRACEFS/instances/$(test_instance)
 '
 
 test_expect_success 'filters and tracer are restored after a failure' '

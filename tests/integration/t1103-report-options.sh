@@ -1,7 +1,7 @@
 #!/bin/bash
 # tr report's other outputs and options on the committed trace files:
 # JSON (valid, typed), CSV, --stat, --events, --first-event/--last-event,
-# --cpu, -F/-v, -t.
+# --cpu, -F/-v, -t, --buffer.
 . "$(dirname "$0")/lib.sh"
 
 data=$TEST_ROOT/tests/data
@@ -121,6 +121,17 @@ test_expect_success '-t prints nanoseconds' '
 test_expect_success 'a reader that goes away is not an error' '
 	tr report -i "$data/report-lost.dat" | head -n 2 >two &&
 	test $(wc -l <two) = 2
+'
+
+test_expect_success '--buffer NAME shows that buffer only; top is the top level; others are named' '
+	tr report -i "$v7" --buffer trgen7 >one &&
+	tr report -i "$v7" >all &&
+	test_cmp all one &&
+	tr report -i "$v7" --buffer top >top &&
+	echo cpus=2 >expect &&
+	test_cmp expect top &&
+	test_expect_code 1 tr report -i "$v7" --buffer nope 2>err &&
+	test_grep "no buffer .nope. in .*report-v7.dat. (buffers: top, trgen7)" err
 '
 
 test_done
