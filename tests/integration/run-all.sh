@@ -25,7 +25,17 @@ tracefs_state() {
 	echo "tracer: $(cat "$t/current_tracer" 2>/dev/null)"
 	echo "tracing_on: $(cat "$t/tracing_on" 2>/dev/null)"
 	echo "clock: $(cat "$t/trace_clock" 2>/dev/null)"
-	echo "buffer: $(cat "$t/buffer_size_kb" 2>/dev/null)"
+	# The kernel grows an unused buffer ("7 (expanded: 1408)") to its real
+	# size on first use, rounded up to whole sub-buffers: that is not a
+	# setting anyone changed, so both read as "default".
+	local kb
+	kb=$(cat "$t/buffer_size_kb" 2>/dev/null)
+	case $kb in *"(expanded: "*) kb=default ;; esac
+	if [ -n "$default_kb" ] && [ "$kb" != default ] && [ "$kb" -ge "$default_kb" ] &&
+		[ "$kb" -le $((default_kb + 64)) ]; then
+		kb=default
+	fi
+	echo "buffer: $kb"
 	echo "events: $(cat "$t/set_event" 2>/dev/null | sort | tr '\n' ' ')"
 	echo "instances: $(ls "$t/instances" 2>/dev/null | tr '\n' ' ')"
 	echo "dynamic: $(cat "$t/dynamic_events" 2>/dev/null | tr '\n' ' ')"
@@ -36,6 +46,8 @@ tracefs_state() {
 }
 
 before=$(mktemp) after=$(mktemp)
+# The unused buffer's nominal size, to recognise it once the kernel grew it.
+default_kb=$(sed -nE 's/^[0-9]+ \(expanded: ([0-9]+)\)$/\1/p' "$TRACEFS/buffer_size_kb" 2>/dev/null)
 trap 'rm -f "$before" "$after"' EXIT
 tracefs_state >"$before"
 
