@@ -112,7 +112,8 @@ if test_have snapshot; then
 		mkdir $TRACEFS/instances/$inst &&
 		test_when_finished "tr reset -B $inst; rmdir $TRACEFS/instances/$inst" &&
 		tr start -B $inst -e sched:sched_process_exec &&
-		tr trigger add -B $inst -e sched:sched_process_exec "snapshot:1" &&
+		# With a filter the kernel takes the snapshot after writing the event.
+		tr trigger add -B $inst -e sched:sched_process_exec "snapshot:1 if filename ~ \"*/true\"" &&
 		/bin/true &&
 		sleep 0.5 &&
 		tr snapshot -B $inst show >out &&
@@ -149,7 +150,7 @@ if test_have function_filter; then
 		test_when_finished "tr reset -B $inst; rmdir $TRACEFS/instances/$inst" &&
 		tr trigger add -B $inst "schedule:stacktrace:2" &&
 		tr trigger list -B $inst >out &&
-		test_grep -E "^function:schedule +stacktrace:count=2" out &&
+		test_grep -E "^function:schedule +stacktrace:count=[0-2]$" out &&
 		tr trigger del -B $inst "schedule:stacktrace:2" &&
 		tr trigger list -B $inst >out &&
 		test_must_fail grep function:schedule out
