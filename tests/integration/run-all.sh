@@ -45,10 +45,13 @@ tracefs_state() {
 	grep -H -v '^none$' "$t"/events/*/*/filter 2>/dev/null | sort
 }
 
-before=$(mktemp) after=$(mktemp)
+before=$(mktemp) after=$(mktemp) caps=$(mktemp)
+# One tr check for the whole suite; tests read it (lib.sh's test_requires).
+"${TR:-$here/../../tr}" check >"$caps" 2>/dev/null
+export TR_CAPS_FILE=$caps
 # The unused buffer's nominal size, to recognise it once the kernel grew it.
 default_kb=$(sed -nE 's/^[0-9]+ \(expanded: ([0-9]+)\)$/\1/p' "$TRACEFS/buffer_size_kb" 2>/dev/null)
-trap 'rm -f "$before" "$after"' EXIT
+trap 'rm -f "$before" "$after" "$caps"' EXIT
 tracefs_state >"$before"
 
 pass=0 fail=0 skip=0 n=0

@@ -4,6 +4,10 @@
 
 man=$TEST_ROOT/man
 
+# The docs do not depend on the kernel, and emulation makes these slow: the
+# host tier checks them.
+[ -n "${TR_VM:-}" ] && test_skip_all="docs are checked on the host tier"
+
 long_options() {
 	"$TR" "$1" --help | sed -nE 's/^ +(-[^ ].*)/\1/p' | sed -E 's/   .*//' |
 		grep -oE -- '--[a-z][a-z0-9-]*' | grep -vxE -- '--(help|usage|version)' | sort -u

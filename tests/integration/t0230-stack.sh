@@ -15,7 +15,7 @@ test_expect_success 'start finds a non-zero maximum, reset puts it back' '
 	before=$(cat /proc/sys/kernel/stack_tracer_enabled) &&
 	tr stack start &&
 	test "$(cat /proc/sys/kernel/stack_tracer_enabled)" = 1 &&
-	ls -R /sys >/dev/null 2>&1 &&
+	{ ls -R /sys >/dev/null 2>&1 || :; } &&
 	tr stack show >out &&
 	test_grep -E "^max stack size: [1-9][0-9]* bytes$" out &&
 	test_grep -E "Depth +Size +Location" out &&
