@@ -68,10 +68,15 @@ test_expect_success 'modifiers render: sym, execname, log2, stacktrace, percent,
 	test_grep "\"common_pid_comm\":" out &&
 	tr hist -e kmem:kmalloc -k bytes_req.log2 --csv --duration 1s >out &&
 	test_grep "^bytes_req_log2,bytes_req_max,hitcount$" out &&
-	tr hist -e sched:sched_switch -k common_stacktrace --duration 1s >out &&
+	# Linux 6.1 calls the stack key "stacktrace" and has no .graph yet.
+	st=common_stacktrace &&
+	if [ "$TR_TIER" = vm-debian61 ]; then st=stacktrace; fi &&
+	tr hist -e sched:sched_switch -k $st --duration 1s >out &&
 	test_grep "__schedule" out &&
-	tr hist -e kmem:kmalloc -k call_site.sym -v bytes_req.graph --duration 1s >out &&
-	test_grep "#" out &&
+	if [ "$TR_TIER" != vm-debian61 ]; then
+		tr hist -e kmem:kmalloc -k call_site.sym -v bytes_req.graph --duration 1s >out &&
+		test_grep "#" out
+	fi &&
 	no_leftovers
 '
 
