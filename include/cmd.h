@@ -55,6 +55,12 @@ extern const struct argp opt_events_argp;
 
 /* -p TRACER, -C CLOCK, -b KB, -O OPTION: input is a struct tr_setup. */
 extern const struct argp opt_setup_argp;
+/*
+ * Instance, events and set-up together (start, record, stream): their
+ * inputs go in child_inputs[0..2] as struct opt_instance, struct
+ * opt_events and struct tr_setup.
+ */
+extern const struct argp_child opt_session_children[];
 
 int cmd_check(int argc, char **argv);
 int cmd_list(int argc, char **argv);

@@ -124,13 +124,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
-static const struct argp_child children[] = {
-	{ &opt_instance_argp, 0, "Instance:", 0 },
-	{ &opt_events_argp, 0, "Events:", 0 },
-	{ &opt_setup_argp, 0, "Tracer and buffer:", 0 },
-	{ 0 }
-};
-
 static const struct argp argp = {
 	options, parse, "[COMMAND [ARGS...]]",
 	"Record events into a trace.dat file (trace-cmd's format) while COMMAND runs, "
@@ -138,7 +131,7 @@ static const struct argp argp = {
 	"Events of the ftrace system (ftrace:print, the trace_marker writes) are always "
 	"in the buffer and need no enabling.  The file opens with 'trace-cmd report' and "
 	"KernelShark.",
-	children, NULL, NULL
+	opt_session_children, NULL, NULL
 };
 
 static uint64_t now_ns(void)

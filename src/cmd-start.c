@@ -36,18 +36,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
-static const struct argp_child children[] = {
-	{ &opt_instance_argp, 0, "Instance:", 0 },
-	{ &opt_events_argp, 0, "Events:", 0 },
-	{ &opt_setup_argp, 0, "Tracer and buffer:", 0 },
-	{ 0 }
-};
-
 static const struct argp argp = { NULL, parse, NULL,
 				  "Enable events, a tracer and filters, and turn tracing on, "
 				  "without recording. 'tr show' prints the result, 'tr extract' "
 				  "saves it, 'tr reset' undoes it.",
-				  children, NULL, NULL };
+				  opt_session_children, NULL, NULL };
 
 int cmd_start(int argc, char **argv)
 {

@@ -91,18 +91,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
-static const struct argp_child children[] = {
-	{ &opt_instance_argp, 0, "Instance:", 0 },
-	{ &opt_events_argp, 0, "Events:", 0 },
-	{ &opt_setup_argp, 0, "Tracer and buffer:", 0 },
-	{ 0 }
-};
-
 static const struct argp argp = { options, parse, NULL,
 				  "Trace without a file: print events live as they arrive, merged "
 				  "across CPUs and formatted as 'tr report' formats them, until "
 				  "interrupted or --duration ends.",
-				  children, NULL, NULL };
+				  opt_session_children, NULL, NULL };
 
 static uint64_t now_ns(void)
 {

@@ -185,3 +185,11 @@ static error_t setup_parse(int key, char *arg, struct argp_state *state)
 }
 
 const struct argp opt_setup_argp = { setup_options, setup_parse, NULL, NULL, NULL, NULL, NULL };
+
+/* -B, -e/-f and the tracer set-up: what start, record and stream share. */
+const struct argp_child opt_session_children[] = {
+	{ &opt_instance_argp, 0, "Instance:", 0 },
+	{ &opt_events_argp, 0, "Events:", 0 },
+	{ &opt_setup_argp, 0, "Tracer and buffer:", 0 },
+	{ 0 }
+};
