@@ -65,7 +65,13 @@ int tfs_ensure(const struct tfs_inst *in, const char *file, const char *value);
 int tfs_set_path(const char *path, const char *value);
 /* Write without remembering (clearing a buffer, a one-shot command). */
 int tfs_write(const struct tfs_inst *in, const char *file, const char *value, bool append);
-/* Append a line (a trigger, a probe) and remember how to take it back. */
+/* Remember a file's value to restore at exit, without writing it (the kernel will). */
+int tfs_save(const struct tfs_inst *in, const char *file);
+/*
+ * Append a line (a trigger, a probe) and remember how to take it back.
+ * A hist trigger also saves the instance's trace_clock, which the kernel
+ * changes for timestamped histograms.
+ */
 int tfs_append_undo(const struct tfs_inst *in, const char *file, const char *line,
 		    const char *undo_line);
 

@@ -346,6 +346,8 @@ static int run_sql(const struct hist_latency *l, struct tfs_inst *in, char **com
 	trace_seq_init(&seq);
 	tracefs_synth_echo_cmd(&seq, synth);
 	trace_seq_terminate(&seq);
+	/* Its histograms take timestamps: the kernel switches the clock (see tfs_append_undo). */
+	tfs_save(NULL, "trace_clock");
 	if (tracefs_synth_create(synth)) {
 		r = tr_fail(-EINVAL, "the kernel refused the SQL's synthetic event");
 		char *why = tracefs_error_last(NULL);

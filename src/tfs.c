@@ -390,11 +390,36 @@ int tfs_write(const struct tfs_inst *in, const char *file, const char *value, bo
 	return r;
 }
 
+int tfs_save(const struct tfs_inst *in, const char *file)
+{
+	char *p = tfs_path(in, file), *raw = NULL;
+	int r = read_file(p, &raw, NULL);
+
+	if (!r && !saved(p)) {
+		char *cur = tfs_normalize(p, raw);
+
+		undo_push(UNDO_SET, p, cur);
+		free(cur);
+	}
+	free(raw);
+	free(p);
+	return r;
+}
+
 int tfs_append_undo(const struct tfs_inst *in, const char *file, const char *line,
 		    const char *undo_line)
 {
 	char *p = tfs_path(in, file);
-	int r = logged_write(p, line, true);
+	int r;
+
+	/*
+	 * A hist trigger that uses timestamps switches the instance's
+	 * trace_clock to its own clock (global by default) and nobody puts it
+	 * back: remember it first, so it is restored after the trigger goes.
+	 */
+	if (!strcmp(base_name(file), "trigger") && !strncmp(line, "hist", 4))
+		tfs_save(in, "trace_clock");
+	r = logged_write(p, line, true);
 
 	if (!r)
 		undo_push(UNDO_APPEND, p, undo_line);
