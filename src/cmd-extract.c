@@ -63,16 +63,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
-static const struct argp_child children[] = {
-	{ &opt_instance_argp, 0, "Instance:", 0 },
-	{ 0 }
-};
-
 static const struct argp argp = {
 	options, parse, NULL,
 	"Save what is in the ring buffer now to a trace.dat file.  The buffer is read "
 	"consuming: it is empty afterwards.",
-	children, NULL, NULL
+	opt_instance_children, NULL, NULL
 };
 
 int cmd_extract(int argc, char **argv)

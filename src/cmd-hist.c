@@ -216,11 +216,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
-static const struct argp_child children[] = {
-	{ &opt_instance_argp, 0, "Instance:", 0 },
-	{ 0 }
-};
-
 static const struct argp argp = {
 	options, parse,
 	"-e SYS:EVENT -k KEY[,KEY...] [-v VAL,...] [-s SORT] [COMMAND [ARGS...]]\n"
@@ -235,7 +230,7 @@ static const struct argp argp = {
 	"  tr hist -e kmem:kmalloc -k call_site.sym -v bytes_req -s bytes_req.descending\n"
 	"  tr hist --latency --start sched:sched_waking --end sched:sched_switch "
 	"--match pid=next_pid",
-	children, NULL, NULL
+	opt_instance_children, NULL, NULL
 };
 
 static int run(struct args *a, struct hist_spec *s)

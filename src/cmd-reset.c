@@ -47,16 +47,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
-static const struct argp_child children[] = {
-	{ &opt_instance_argp, 0, "Instance:", 0 },
-	{ 0 }
-};
-
 static const struct argp argp = { options, parse, NULL,
 				  "Put tracing back to defaults: events off, nop tracer, no "
 				  "filters or triggers, empty buffer, tracing on; remove the "
 				  "instances and dynamic events tr created.",
-				  children, NULL, NULL };
+				  opt_instance_children, NULL, NULL };
 
 static int remove_all(void)
 {

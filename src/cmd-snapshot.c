@@ -62,15 +62,10 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
-static const struct argp_child children[] = {
-	{ &opt_instance_argp, 0, "Instance:", 0 },
-	{ 0 }
-};
-
 static const struct argp argp = { options, parse, "take|show|clear|free",
 				  "Take a snapshot of the ring buffer, print it, clear it or "
 				  "free it.  'tr extract --snapshot' saves it to a file.",
-				  children, NULL, NULL };
+				  opt_instance_children, NULL, NULL };
 
 static int show(const char *path)
 {

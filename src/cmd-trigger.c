@@ -68,11 +68,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
-static const struct argp_child children[] = {
-	{ &opt_instance_argp, 0, "Instance:", 0 },
-	{ 0 }
-};
-
 static const struct argp argp = {
 	options, parse,
 	"add -e SYS:EVENT 'COMMAND[:COUNT] [if FILTER]'\n"
@@ -84,7 +79,7 @@ static const struct argp argp = {
 	"enable_event:SYS:EV, disable_event:SYS:EV, enable_hist:SYS:EV, disable_hist:SYS:EV, "
 	"hist:... .  Function triggers (FUNC:traceoff:3, FUNC:snapshot, FUNC:stacktrace) need "
 	"the function_filter capability.",
-	children, NULL, NULL
+	opt_instance_children, NULL, NULL
 };
 
 static int on_events(struct args *a, struct tfs_inst *in)
