@@ -45,6 +45,14 @@ tracefs_state() {
 	grep -H -v '^none$' "$t"/events/*/*/filter 2>/dev/null | sort
 }
 
+# Several developers (or agents) may share this machine's tracefs: one host
+# suite at a time, and single test files wait for it too (lib.sh).
+if [ "$tier" = host ] && [ -z "${TR_TRACEFS_LOCKED:-}" ] && command -v flock >/dev/null; then
+	exec 9>"${TMPDIR:-/tmp}/tr-tracefs.lock"
+	flock 9
+	export TR_TRACEFS_LOCKED=1
+fi
+
 before=$(mktemp) after=$(mktemp) caps=$(mktemp)
 # One tr check for the whole suite; tests read it (lib.sh's test_requires).
 "${TR:-$here/../../tr}" check >"$caps" 2>/dev/null
