@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "page.h"
 #include "tfs.h"
 
 struct rec;
@@ -75,6 +76,8 @@ struct rec_cpu_stat {
 int rec_open(const struct rec_opts *o, struct rec **out);
 int rec_ncpus(const struct rec *r);
 uint32_t rec_page_size(const struct rec *r);
+/* The sub-buffer layout of the running kernel (header_page), for page.h's parser. */
+const struct tfile_layout *rec_layout(const struct rec *r);
 /* The reader threads' ids (one per CPU read), for common_pid filters. */
 size_t rec_tids(const struct rec *r, pid_t *tids, size_t max);
 int rec_start(struct rec *r);
@@ -90,13 +93,6 @@ int rec_cpu_fd(const struct rec *r, int cpu);
 /* File sink: count the missed-events flags in the recorded page headers. */
 void rec_scan_missed(struct rec *r);
 void rec_free(struct rec *r);
-
-/*
- * Missed-events flags of one sub-buffer (the high bits of the commit word
- * of its header).  Returns true if events were lost before this page; adds
- * the stored count, if the kernel stored one, to *missed.
- */
-bool rec_page_missed(const void *page, uint32_t page_size, uint64_t *missed);
 
 /* The kernel's per_cpu/cpuN/stats of an instance. */
 struct rec_kstats {

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The trace.dat reader: trace-cmd's file versions 6 and 7 (with v7's zstd or
- * zlib compressed sections), and the ring-buffer sub-buffer parser that both
- * the file cursors and live readers (trace_pipe_raw) use.
+ * zlib compressed sections).  The sub-buffer parser its cursors use is
+ * page.h's, shared with the live readers.
  *
  * Opening a file maps it, checks every length it reads against what is
  * there, and loads the formats, kallsyms, printk formats and header layout
@@ -21,59 +21,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "page.h"
 #include "tr.h"
 
 struct tep_handle;
-
-/* Where the page header's fields are (from header_page) and the page size. */
-struct tfile_layout {
-	bool big_endian;
-	int ts_off;		/* u64 timestamp of the first event */
-	int commit_off;		/* local_t commit: data size and the missed-event flags */
-	int commit_size;	/* 4 or 8: the kernel's long */
-	int data_off;		/* where the events start */
-	uint32_t page_size;	/* the whole sub-buffer, header included */
-};
-
-/* Parse the header_page format text; 0 or -EINVAL. */
-int tfile_layout_parse(struct tfile_layout *l, const char *text, size_t len, bool big_endian,
-		       uint32_t page_size);
-
-/* One event: the record as the kernel wrote it, with its absolute time. */
-struct tfile_event {
-	uint64_t ts;
-	void *data;
-	uint32_t size;
-	int cpu;
-	/* Events lost just before this one: 0, the count, or -1 when unknown. */
-	int64_t missed;
-};
-
-/* Commit-field flags of a sub-buffer that lost events. */
-#define TFILE_MISSED_EVENTS (1ULL << 31)
-#define TFILE_MISSED_STORED (1ULL << 30)
-
-/* A walk over the events of one sub-buffer. */
-struct tfile_page {
-	const struct tfile_layout *l;
-	const uint8_t *buf;
-	uint32_t pos, end;	/* offsets into buf */
-	uint64_t ts;
-	int64_t missed;		/* pending for the next event returned */
-};
-
-/*
- * Start on a sub-buffer of len bytes (at most l->page_size).  Returns 0, or
- * -EBADMSG when its commit size does not fit, with *bad_off set to the
- * offset within buf of the bad field.
- */
-int tfile_page_load(struct tfile_page *pg, const struct tfile_layout *l, const void *buf,
-		    size_t len, uint32_t *bad_off);
-/*
- * Next data event: 1 and *ev filled, 0 at the end of the sub-buffer, or
- * -EBADMSG with *bad_off at the malformed event header.
- */
-int tfile_page_next(struct tfile_page *pg, struct tfile_event *ev, uint32_t *bad_off);
 
 struct tfile_cpu {
 	int cpu;

@@ -19,11 +19,6 @@
 
 #include "rec.h"
 
-/* The high bits of a sub-buffer's commit word (kernel/trace/ring_buffer.c). */
-#define RB_MISSED_EVENTS (1UL << 31)
-#define RB_MISSED_STORED (1UL << 30)
-#define RB_MISSED_FLAGS (RB_MISSED_EVENTS | RB_MISSED_STORED)
-
 /* The largest pipe we ask for; the kernel may give less (pipe-max-size). */
 #define REC_PIPE_SIZE (1 << 20)
 
@@ -45,6 +40,7 @@ struct reader {
 struct rec {
 	struct rec_opts o;
 	uint32_t page_size;
+	struct tfile_layout layout;
 	int nreaders;
 	struct reader *rd;
 	int stop_fd;		/* eventfd: readers leave their wait */
@@ -66,25 +62,19 @@ static void notify(int fd)
 	}
 }
 
-bool rec_page_missed(const void *page, uint32_t page_size, uint64_t *missed)
+/*
+ * Count a sub-buffer's lost-events flag and stored count.  A page whose
+ * header does not parse is left for the reader of the file to report.
+ */
+static void count_missed(const struct rec *r, const void *page, struct rec_cpu_stat *st)
 {
-	const unsigned char *p = page;
-	unsigned long commit;
+	struct tfile_page_head h;
 
-	memcpy(&commit, p + 8, sizeof(commit));
-	if (!(commit & RB_MISSED_FLAGS))
-		return false;
-	if (commit & RB_MISSED_STORED) {
-		unsigned long len = commit & ~RB_MISSED_FLAGS, n;
-
-		/* The count sits right after the data, if the page had room. */
-		if (16 + len + sizeof(n) <= page_size) {
-			memcpy(&n, p + 16 + len, sizeof(n));
-			if (missed)
-				*missed += n;
-		}
-	}
-	return true;
+	if (tfile_page_head(&r->layout, page, r->page_size, &h) || !h.missed)
+		return;
+	st->missed_pages++;
+	if (h.missed > 0)
+		st->missed_events += h.missed;
 }
 
 static void scan_pages(struct reader *rd, const char *p, size_t len)
@@ -92,8 +82,7 @@ static void scan_pages(struct reader *rd, const char *p, size_t len)
 	uint32_t ps = rd->r->page_size;
 
 	for (size_t off = 0; off + ps <= len; off += ps)
-		if (rec_page_missed(p + off, ps, &rd->st.missed_events))
-			rd->st.missed_pages++;
+		count_missed(rd->r, p + off, &rd->st);
 }
 
 /* Hand data to the sink: write it to the temp file or call back. */
@@ -419,6 +408,16 @@ int rec_open(const struct rec_opts *o, struct rec **out)
 	if (!tfs_read(o->inst, "buffer_subbuf_size_kb", &raw) && strtoul(raw, NULL, 10))
 		r->page_size = strtoul(raw, NULL, 10) * 1024;
 	free(raw);
+	raw = NULL;
+	e = tfs_read(tfs_top(), "events/header_page", &raw);
+	if (!e && tfile_layout_parse(&r->layout, raw, strlen(raw), false, r->page_size))
+		e = -EINVAL;
+	free(raw);
+	if (e) {
+		tr_fail(e, "cannot read the ring buffer's page layout (events/header_page)");
+		free(r);
+		return e;
+	}
 	if (o->wake_percent && tfs_exists(o->inst, "buffer_percent")) {
 		char v[16];
 
@@ -490,6 +489,11 @@ int rec_open(const struct rec_opts *o, struct rec **out)
 int rec_ncpus(const struct rec *r)
 {
 	return r->nreaders ? r->rd[r->nreaders - 1].cpu + 1 : 0;
+}
+
+const struct tfile_layout *rec_layout(const struct rec *r)
+{
+	return &r->layout;
 }
 
 uint32_t rec_page_size(const struct rec *r)
@@ -582,14 +586,17 @@ void rec_scan_missed(struct rec *r)
 		page = xcalloc(1, r->page_size);
 		rd->st.missed_pages = rd->st.missed_events = 0;
 		for (uint64_t off = 0; off + r->page_size <= rd->st.bytes; off += r->page_size) {
-			if (pread(rd->out, page, 16, off) != 16)
+			uint32_t head = r->layout.data_off;
+			struct tfile_page_head h;
+
+			/* The header says whether to look further (the rest is stale here). */
+			if (pread(rd->out, page, head, off) != (ssize_t)head)
 				break;
-			if (rec_page_missed(page, r->page_size, NULL)) {
-				rd->st.missed_pages++;
-				/* The stored count sits after the data: read the page. */
-				if (pread(rd->out, page, r->page_size, off) == (ssize_t)r->page_size)
-					rec_page_missed(page, r->page_size, &rd->st.missed_events);
-			}
+			if (tfile_page_head(&r->layout, page, r->page_size, &h) || !h.missed)
+				continue;
+			/* The stored count sits after the data: read the whole page. */
+			if (pread(rd->out, page, r->page_size, off) == (ssize_t)r->page_size)
+				count_missed(r, page, &rd->st);
 		}
 		free(page);
 	}

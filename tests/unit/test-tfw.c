@@ -86,6 +86,19 @@ static void make_page(unsigned char *page, uint64_t ts, unsigned long commit, un
 	memset(page + 16, fill, commit & 0x3fffffff);
 }
 
+/* A 64-bit little-endian kernel's sub-buffer header. */
+static const struct tfile_layout L64 = {
+	.ts_off = 0, .commit_off = 8, .commit_size = 8, .data_off = 16, .page_size = PAGE,
+};
+
+static int count_event(void *arg, const struct tfile_event *ev)
+{
+	(void)ev;
+	if (arg)
+		(*(int *)arg)++;
+	return 0;
+}
+
 static void meta_init(struct tfw_meta *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -292,8 +305,11 @@ TEST(instance_buffer_from_temp_file)
 		uint64_t missed = 0;
 
 		CHECK(file[off[1] + 16] == 0xc1 && file[off[1] + PAGE + 16] == 0xc2);
-		CHECK(!rec_page_missed(file + off[1], PAGE, &missed));
-		CHECK(rec_page_missed(file + off[1] + PAGE, PAGE, &missed) && missed == 0);
+		struct tfile_page_head h;
+
+		CHECK(!tfile_page_head(&L64, file + off[1], PAGE, &h) && h.missed == 0);
+		CHECK(!tfile_page_head(&L64, file + off[1] + PAGE, PAGE, &h) && h.missed == -1);
+		(void)missed;
 	}
 	free(file);
 	close(fd);
@@ -305,17 +321,66 @@ TEST(missed_events_flags)
 {
 	static unsigned char page[PAGE];
 	unsigned long n = 17;
-	uint64_t missed = 0;
+	struct tfile_page_head h;
 
 	make_page(page, 1, 40, 0);
-	CHECK(!rec_page_missed(page, PAGE, &missed));
+	CHECK(!tfile_page_head(&L64, page, PAGE, &h) && h.missed == 0 && h.size == 40);
 	make_page(page, 1, 40 | (1UL << 31) | (1UL << 30), 0);
 	memcpy(page + 16 + 40, &n, sizeof(n));
-	CHECK(rec_page_missed(page, PAGE, &missed));
-	CHECK(missed == 17);
-	/* A stored count that would lie past the page is not read. */
+	CHECK(!tfile_page_head(&L64, page, PAGE, &h) && h.missed == 17);
+	/* A stored count that would lie past the page is not read: lost, count unknown. */
 	make_page(page, 1, (PAGE - 16) | (1UL << 31) | (1UL << 30), 0);
-	CHECK(rec_page_missed(page, PAGE, &missed) && missed == 17);
+	CHECK(!tfile_page_head(&L64, page, PAGE, &h) && h.missed == -1);
+}
+
+/*
+ * The kernel adds the flags to a signed long: on a 64-bit kernel the commit
+ * word of a page that lost events reads 0xffffffffc0000064.  The recorder's
+ * loss count and the file reader's must both see 100 bytes and 7 lost.
+ */
+TEST(missed_events_sign_extended)
+{
+	static unsigned char page[PAGE];
+	uint64_t commit = 0xffffffffc0000064ULL, n = 7;
+	struct tfile_page_head h;
+	struct tfile_page pg;
+	struct tfile_walk_stats st = { 0 };
+	uint32_t bad;
+
+	uint32_t pad[2] = { 29 | 1u << 5, 96 };	/* one discarded 100-byte event */
+
+	memset(page, 0, sizeof(page));
+	memcpy(page + 8, &commit, 8);
+	memcpy(page + 16, pad, 8);
+	memcpy(page + 16 + 100, &n, 8);
+	CHECK(!tfile_page_head(&L64, page, PAGE, &h));
+	CHECK(h.size == 100 && h.missed == 7);
+	CHECK(!tfile_page_load(&pg, &L64, page, PAGE, &bad) && pg.missed == 7);
+	CHECK(!tfile_pages_walk(&L64, 0, page, PAGE, count_event, NULL, &st));
+	CHECK(st.missed_pages == 1 && st.missed_events == 7 && st.bad_pages == 0);
+}
+
+/* A corrupt sub-buffer is counted and skipped; the walk goes on with the next. */
+TEST(walk_skips_bad_pages)
+{
+	static unsigned char pages[2 * PAGE];
+	struct tfile_walk_stats st = { 0 };
+	uint64_t bad_commit = PAGE;	/* more data than the page holds */
+	int events = 0;
+
+	make_page(pages, 1, 0, 0);
+	memcpy(pages + 8, &bad_commit, 8);
+	make_page(pages + PAGE, 1, 0, 0);
+	/* One 8-byte data event (type_len 2, delta 5) on the second page. */
+	{
+		uint32_t w = 2 | 5u << 5;
+		uint64_t c = 12;
+
+		memcpy(pages + PAGE + 16, &w, 4);
+		memcpy(pages + PAGE + 8, &c, 8);
+	}
+	CHECK(!tfile_pages_walk(&L64, 1, pages, sizeof(pages), count_event, &events, &st));
+	CHECK(st.pages == 2 && st.bad_pages == 1 && st.events == 1 && events == 1);
 }
 
 TEST(kernel_stats)
@@ -407,4 +472,5 @@ TEST(latency_file)
 }
 
 UNIT_MAIN(T(top_level_file), T(instance_buffer_from_temp_file), T(missed_events_flags),
+	  T(missed_events_sign_extended), T(walk_skips_bad_pages),
 	  T(kernel_stats), T(own_pid_filters), T(latency_file))

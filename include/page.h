@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The ring buffer's sub-buffer format (trace_pipe_raw pages, and the pages
+ * of a trace.dat file): one parser, used by the recorder, the file reader,
+ * stream, hist and top.  Nothing here allocates, prints or trusts a length
+ * it has not checked against the buffer it was given.
+ */
+#ifndef TR_PAGE_H
+#define TR_PAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where the page header's fields are (from header_page) and the page size. */
+struct tfile_layout {
+	bool big_endian;
+	int ts_off;		/* u64 timestamp of the first event */
+	int commit_off;		/* local_t commit: data size and the missed-event flags */
+	int commit_size;	/* 4 or 8: the kernel's long */
+	int data_off;		/* where the events start */
+	uint32_t page_size;	/* the whole sub-buffer, header included */
+};
+
+/* Parse the header_page format text; 0 or -EINVAL. */
+int tfile_layout_parse(struct tfile_layout *l, const char *text, size_t len, bool big_endian,
+		       uint32_t page_size);
+
+/* One event: the record as the kernel wrote it, with its absolute time. */
+struct tfile_event {
+	uint64_t ts;
+	void *data;
+	uint32_t size;
+	int cpu;
+	/* Events lost just before this one: 0, the count, or -1 when unknown. */
+	int64_t missed;
+};
+
+/* Commit-field flags of a sub-buffer that lost events. */
+#define TFILE_MISSED_EVENTS (1ULL << 31)
+#define TFILE_MISSED_STORED (1ULL << 30)
+
+/* A walk over the events of one sub-buffer. */
+struct tfile_page {
+	const struct tfile_layout *l;
+	const uint8_t *buf;
+	uint32_t pos, end;	/* offsets into buf */
+	uint64_t ts;
+	int64_t missed;		/* pending for the next event returned */
+};
+
+/*
+ * Start on a sub-buffer of len bytes (at most l->page_size).  Returns 0, or
+ * -EBADMSG when its commit size does not fit, with *bad_off set to the
+ * offset within buf of the bad field.
+ */
+int tfile_page_load(struct tfile_page *pg, const struct tfile_layout *l, const void *buf,
+		    size_t len, uint32_t *bad_off);
+/*
+ * Next data event: 1 and *ev filled, 0 at the end of the sub-buffer, or
+ * -EBADMSG with *bad_off at the malformed event header.
+ */
+int tfile_page_next(struct tfile_page *pg, struct tfile_event *ev, uint32_t *bad_off);
+
+/*
+ * The header of one sub-buffer alone (what the recorder needs to count
+ * losses without walking events): 0, or -EBADMSG when the commit size does
+ * not fit in len.  missed: 0, the stored count, or -1 (lost, count unknown).
+ */
+struct tfile_page_head {
+	uint64_t ts;
+	uint32_t size;		/* bytes of event data */
+	int64_t missed;
+};
+int tfile_page_head(const struct tfile_layout *l, const void *buf, size_t len,
+		    struct tfile_page_head *h);
+
+/*
+ * Walk whole sub-buffers (len a multiple of l->page_size, as the recorder's
+ * callback sink hands them) and call fn for each event, with ev->cpu set.
+ * The one rule for a corrupt sub-buffer: its events up to the bad spot are
+ * delivered, the rest of it is skipped and counted in st->bad_pages, and the
+ * walk goes on with the next one; the caller reports the count once.  fn
+ * returns 0, or non-zero to stop the walk (returned as is).
+ */
+struct tfile_walk_stats {
+	uint64_t pages, events;
+	uint64_t bad_pages;	/* corrupt sub-buffers (partly) skipped */
+	uint64_t missed_pages;	/* sub-buffers flagged as following lost events */
+	uint64_t missed_events;	/* the counts the kernel stored */
+};
+typedef int (*tfile_event_fn)(void *arg, const struct tfile_event *ev);
+int tfile_pages_walk(const struct tfile_layout *l, int cpu, const void *pages, size_t len,
+		     tfile_event_fn fn, void *arg, struct tfile_walk_stats *st);
+
+#endif
