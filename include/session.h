@@ -20,7 +20,9 @@
  *                    the readers.
  *   the caller       reads the results (session_rec(), the stats), writes
  *                    files, renders
- *   session_free()   a command that never started dies unstarted
+ *   session_free()   a command that never started dies unstarted; what the
+ *                    readers left in the buffer is cleared (not earlier:
+ *                    clearing resets the per-CPU stats the caller reads)
  *
  * Ending the command (when the session ends first): the signal that
  * stopped tr (SIGTERM otherwise) is forwarded; after 2 s SIGKILL; the

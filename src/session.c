@@ -31,6 +31,7 @@ struct session {
 	int lock_fd;
 	enum session_end end;
 	uint64_t t0;
+	bool ran;		/* readers ran and were stopped: clear what they left */
 };
 
 uint64_t tr_now_ns(void)
@@ -372,12 +373,7 @@ int session_run(struct session *s)
 		rr = rec_stop(s->rec);
 		if (rr && s->end != SESSION_READER_FAILED)
 			s->end = SESSION_READER_FAILED;
-		/*
-		 * What the readers could not take (the last events of a CPU whose
-		 * reader stopped) would otherwise greet the next user of the buffer.
-		 */
-		if (!s->o.keep_buffer)
-			tfs_write(in, "trace", "", false);
+		s->ran = true;
 	}
 	return r;
 }
@@ -393,6 +389,14 @@ void session_free(struct session *s)
 	}
 	if (s->child > 0)
 		end_child(s);
+	/*
+	 * What the readers could not take (the last events of a CPU whose
+	 * reader stopped) would otherwise greet the next user of the buffer.
+	 * Not before now: the caller reads the per-CPU stats first, and
+	 * clearing resets them.
+	 */
+	if (s->ran && !s->o.keep_buffer)
+		tfs_write(s->o.inst, "trace", "", false);
 	rec_free(s->rec);
 	free(s->before);
 	if (s->lock_fd >= 0)

@@ -279,4 +279,21 @@ test_expect_success 'the buffer is left empty: no events of the recording stay b
 	test_cmp expect got
 '
 
+test_expect_success 'the loss summary agrees with report --stat when events are lost (-b 8)' '
+	command -v cc >/dev/null || { echo "no C compiler for bench/markgen.c"; exit 1; } &&
+	cc -O2 -o markgen "$TEST_ROOT/bench/markgen.c" &&
+	inst=$(test_instance) &&
+	tr record -B "$inst" -b 8 -e ftrace:print -o loss.dat \
+		./markgen "$TRACEFS/instances/$inst/trace_marker" 300000 2 2>summary &&
+	cat summary &&
+	tr report -i loss.dat --stat >stat &&
+	sed -nE "s/^ +cpu ([0-9]+) +([0-9]+) events +([0-9]+) lost.*/\1 \2 \3/p" stat >from-report &&
+	sed -nE "s/^ +([0-9]+) +([0-9]+) +([0-9]+) +[0-9.]+ [KMG]?i?B$/\1 \2 \3/p" summary >from-summary &&
+	test -s from-report &&
+	test_cmp from-report from-summary &&
+	lost=$(sed -nE "s/^lost events: +([0-9]+)$/\1/p" stat) &&
+	echo "lost $lost" &&
+	test "$lost" -gt 0
+'
+
 test_done
