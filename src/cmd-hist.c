@@ -75,7 +75,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &a->inst;
+		opt_bind(state, &a->inst, NULL, NULL);
 		return 0;
 	case 'e':
 		a->event = arg;
@@ -160,13 +160,15 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case ARGP_KEY_ARG:
 		if (state->arg_num == 0 && a->act == ACT_RUN) {
-			static const char *const acts[] = { "show", "clear", "pause", "cont" };
+			/* A word that is no action is the COMMAND to run. */
+			static const char *const acts[] = { NULL, "show", "clear", "pause", "cont",
+							    NULL };
+			int i = opt_action_find(arg, acts);
 
-			for (size_t i = 0; i < ARRAY_SIZE(acts); i++)
-				if (!strcmp(arg, acts[i])) {
-					a->act = (enum action)(ACT_SHOW + i);
-					return 0;
-				}
+			if (i) {
+				a->act = (enum action)i;
+				return 0;
+			}
 		}
 		if (a->act != ACT_RUN)
 			argp_error(state, "too many arguments");

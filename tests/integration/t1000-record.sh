@@ -296,4 +296,12 @@ test_expect_success 'the loss summary agrees with report --stat when events are 
 	test "$lost" -gt 0
 '
 
+test_expect_success 'a bad filter is shown as typed, not with tr'"'"'s own pid clauses' '
+	inst=$(test_instance) &&
+	test_expect_code 1 tr record -B "$inst" -e sched:sched_switch -f "prev_pid =! 3" -o f.dat true 2>err &&
+	test_grep "bad filter for .sched:sched_switch.: .prev_pid =! 3.:" err &&
+	test_must_fail grep common_pid err &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
 test_done
