@@ -304,4 +304,17 @@ test_expect_success 'a bad filter is shown as typed, not with tr'"'"'s own pid c
 	test ! -d "$TRACEFS/instances/$inst"
 '
 
+test_expect_success 'a command that ignores SIGTERM is killed after the grace period, never left behind' '
+	inst=$(test_instance) &&
+	start=$(date +%s) &&
+	tr record -q -B "$inst" -e ftrace:print -o stubborn.dat --duration 500ms \
+		sh -c "echo \$\$ >stubborn.pid; trap \"\" TERM INT; while :; do sleep 0.1; done" 2>err &&
+	end=$(date +%s) &&
+	test $((end - start)) -lt 15 &&
+	test_grep "did not exit on signal 15: killed" err &&
+	pid=$(cat stubborn.pid) &&
+	test_must_fail kill -0 "$pid" 2>/dev/null &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
 test_done
