@@ -13,6 +13,8 @@
 
 int parse_u64(const char *s, uint64_t *out);
 int parse_int(const char *s, int min, int max, int *out);
+/* A signed 64-bit number: "-1500", "+20", "7". */
+int parse_i64(const char *s, int64_t *out);
 
 /* "4096", "64k", "2M", "1G" (powers of 1024) -> bytes. */
 int parse_size(const char *s, uint64_t *bytes);

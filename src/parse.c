@@ -40,6 +40,20 @@ int parse_u64(const char *s, uint64_t *out)
 	return *end ? -EINVAL : 0;
 }
 
+int parse_i64(const char *s, int64_t *out)
+{
+	uint64_t v;
+	bool neg = s && *s == '-';
+	int r = parse_u64(neg || (s && *s == '+') ? s + 1 : s, &v);
+
+	if (r)
+		return r;
+	if (v > (uint64_t)INT64_MAX + neg)
+		return -ERANGE;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
 int parse_int(const char *s, int min, int max, int *out)
 {
 	uint64_t v;

@@ -25,6 +25,21 @@ TEST(numbers)
 	CHECK(parse_int("3x", 0, 10, &i) == -EINVAL);
 }
 
+TEST(signed_numbers)
+{
+	int64_t v;
+
+	CHECK(parse_i64("-1500", &v) == 0 && v == -1500);
+	CHECK(parse_i64("+20", &v) == 0 && v == 20);
+	CHECK(parse_i64("7", &v) == 0 && v == 7);
+	CHECK(parse_i64("-9223372036854775808", &v) == 0 && v == INT64_MIN);
+	CHECK(parse_i64("9223372036854775808", &v) == -ERANGE);
+	CHECK(parse_i64("-", &v) == -EINVAL);
+	CHECK(parse_i64("--1", &v) == -EINVAL);
+	CHECK(parse_i64("1ms", &v) == -EINVAL);
+	CHECK(parse_i64("", &v) == -EINVAL);
+}
+
 TEST(sizes)
 {
 	uint64_t v;
@@ -91,4 +106,4 @@ TEST(globs)
 	CHECK(has_glob("a*") && has_glob("a?") && has_glob("[ab]") && !has_glob("abc"));
 }
 
-UNIT_MAIN(T(numbers), T(sizes), T(durations), T(cpu_lists), T(edit_distances), T(globs))
+UNIT_MAIN(T(numbers), T(signed_numbers), T(sizes), T(durations), T(cpu_lists), T(edit_distances), T(globs))
