@@ -230,6 +230,9 @@ void hist_user_lost(struct hist_user *u, uint64_t n);
 int hist_user_result(struct hist_user *u, struct hist_result *r);
 uint64_t hist_user_hits(const struct hist_user *u);
 void hist_user_free(struct hist_user *u);
+/* tr_fail(-ENOENT) "no field 'X' in 'SYS:EV' (did you mean Y?)"; e may be NULL. */
+struct tep_event;
+int hist_no_field(struct tep_event *e, const char *name, const char *sysev);
 
 /*
  * The userspace engine run end to end, rendered with o: live from an

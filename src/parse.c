@@ -209,3 +209,20 @@ bool has_glob(const char *s)
 {
 	return strpbrk(s, "*?[") != NULL;
 }
+
+const char *suggest_closest(const char *word, const char *const *cands, size_t n)
+{
+	const char *best = NULL;
+	int best_d = 3, len = (int)strlen(word);
+
+	for (size_t i = 0; i < n; i++) {
+		int d = edit_distance(word, cands[i], 2);
+
+		if (d < best_d)
+			best = cands[i], best_d = d;
+	}
+	/* Two edits on a four-letter word make a different word, not a typo. */
+	if (!best || best_d == 0 || best_d * 2 >= len)
+		return NULL;
+	return best;
+}

@@ -57,6 +57,36 @@ static int check_clock(struct tfs_inst *in, const char *clock)
 	return r;
 }
 
+/*
+ * An option trace_options does not list: say so, with the closest name it
+ * has ("noprint-parnet" -> noprint-parent), keeping the "no" the user typed.
+ */
+static int unknown_option(struct tfs_inst *in, const char *opt)
+{
+	struct strv names = { 0 };
+	char *text = NULL, *line, *save = NULL;
+	bool no = !strncmp(opt, "no", 2);
+	const char *hit = NULL;
+	int r;
+
+	if (!tfs_read(in, "trace_options", &text)) {
+		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			/* trace_options says "noirq-info" for an option that is off. */
+			const char *name = strncmp(line, "no", 2) ? line : line + 2;
+
+			strv_push_owned(&names, xasprintf("%s%s", no ? "no" : "", name));
+		}
+		hit = suggest_closest(opt, (const char *const *)names.v, names.n);
+	}
+	if (hit)
+		r = tr_fail(-EINVAL, "unknown trace option '%s' (did you mean %s?)", opt, hit);
+	else
+		r = tr_fail(-EINVAL, "unknown trace option '%s' (tr list -o shows them)", opt);
+	strv_free(&names);
+	free(text);
+	return r;
+}
+
 static int check_option(struct tfs_inst *in, const char *opt, char **file)
 {
 	const char *name = strncmp(opt, "no", 2) ? opt : opt + 2;
@@ -70,7 +100,7 @@ static int check_option(struct tfs_inst *in, const char *opt, char **file)
 			return 0;
 		free(*file);
 		*file = NULL;
-		return tr_fail(-EINVAL, "unknown trace option '%s' (tr list -o shows them)", opt);
+		return unknown_option(in, opt);
 	}
 	return 0;
 }

@@ -2,6 +2,7 @@
 /* Number, size, duration, cpu-list and edit-distance parsing. */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "parse.h"
 #include "unit.h"
@@ -99,6 +100,19 @@ TEST(edit_distances)
 	CHECK(edit_distance("", "ab", 5) == 2);
 }
 
+TEST(suggestions)
+{
+	static const char *const words[] = { "sched:sched_switch", "sched:sched_wakeup", "nop",
+					     "print-parent" };
+
+	CHECK(!strcmp(suggest_closest("sched:sched_swich", words, 4), "sched:sched_switch"));
+	CHECK(!strcmp(suggest_closest("print-parnet", words, 4), "print-parent"));
+	CHECK(suggest_closest("sched:sched_switch", words, 4) == NULL);	/* exact: no hint */
+	CHECK(suggest_closest("zzzz", words, 4) == NULL);
+	CHECK(suggest_closest("no", words, 4) == NULL);		/* too short to guess */
+	CHECK(suggest_closest("x", words, 0) == NULL);
+}
+
 TEST(globs)
 {
 	CHECK(glob_match("sched_*", "sched_switch"));
@@ -106,4 +120,4 @@ TEST(globs)
 	CHECK(has_glob("a*") && has_glob("a?") && has_glob("[ab]") && !has_glob("abc"));
 }
 
-UNIT_MAIN(T(numbers), T(signed_numbers), T(sizes), T(durations), T(cpu_lists), T(edit_distances), T(globs))
+UNIT_MAIN(T(numbers), T(signed_numbers), T(sizes), T(durations), T(cpu_lists), T(edit_distances), T(suggestions), T(globs))
