@@ -34,7 +34,7 @@ struct args {
 enum {
 	OPT_SIZE = 0x100, OPT_DURATION, OPT_BARS, OPT_JSON, OPT_CSV, OPT_ENGINE, OPT_NAME,
 	OPT_LATENCY, OPT_START, OPT_START_FILTER, OPT_END, OPT_END_FILTER, OPT_MATCH, OPT_UNITS,
-	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL,
+	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL, OPT_VALS,
 };
 
 static const struct argp_option options[] = {
@@ -42,7 +42,9 @@ static const struct argp_option options[] = {
 	{ "keys", 'k', "KEY[.MOD],...", 0,
 	  "Key fields, with modifiers .hex .sym .sym-offset .execname .syscall .log2 "
 	  ".buckets=N .usecs; common_pid, common_cpu, common_timestamp, common_stacktrace too", 0 },
-	{ "vals", 'v', "VAL[.MOD],...", 0, "Values to sum (hitcount always); .percent, .graph", 0 },
+	{ "vals", OPT_VALS, "VAL[.MOD],...", 0, "Values to sum (hitcount always); .percent, .graph", 0 },
+	/* -v is --invert wherever it exists (tr.1, OPTION LETTERS). */
+	{ NULL, 'v', "VAL", OPTION_HIDDEN, NULL, 0 },
 	{ "sort", 's', "FIELD[.descending],...", 0, "Sort by these keys or values", 0 },
 	{ "filter", 'f', "FILTER", 0, "Count only events matching FILTER", 0 },
 	{ "size", OPT_SIZE, "N", 0, "Room for N entries (default 2048)", 0 },
@@ -83,8 +85,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'k':
 		a->keys = arg;
 		return 0;
-	case 'v':
+	case OPT_VALS:
 		a->vals = arg;
+		return 0;
+	case 'v':
+		argp_error(state, "-v means --invert in tr; the values to sum are --vals %s", arg);
 		return 0;
 	case 's':
 		a->sort = arg;
@@ -218,7 +223,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 
 static const struct argp argp = {
 	options, parse,
-	"-e SYS:EVENT -k KEY[,KEY...] [-v VAL,...] [-s SORT] [COMMAND [ARGS...]]\n"
+	"-e SYS:EVENT -k KEY[,KEY...] [--vals VAL,...] [-s SORT] [COMMAND [ARGS...]]\n"
 	"show|clear|pause|cont -e SYS:EVENT [--name NAME]\n"
 	"--latency --start SYS:EV --end SYS:EV --match START_FIELD=END_FIELD [COMMAND...]\n"
 	"--sql 'SELECT ... FROM ... JOIN ... ON ...' [COMMAND...]",
@@ -227,7 +232,7 @@ static const struct argp argp = {
 	"the table and the kernel's totals and removes everything it set up.  On kernels "
 	"without hist triggers the same command line runs in userspace.  Examples:\n"
 	"  tr hist -e sched:sched_switch -k next_comm --duration 5s\n"
-	"  tr hist -e kmem:kmalloc -k call_site.sym -v bytes_req -s bytes_req.descending\n"
+	"  tr hist -e kmem:kmalloc -k call_site.sym --vals bytes_req -s bytes_req.descending\n"
 	"  tr hist --latency --start sched:sched_waking --end sched:sched_switch "
 	"--match pid=next_pid",
 	opt_instance_children, NULL, NULL

@@ -57,7 +57,7 @@ test_expect_success 'a full table counts Dropped and says to raise --size' '
 '
 
 test_expect_success 'sched_switch live: counts add up to Hits' '
-	tr hist --engine user -e sched:sched_switch -k next_comm,next_pid -v hitcount,prev_prio \
+	tr hist --engine user -e sched:sched_switch -k next_comm,next_pid --vals hitcount,prev_prio \
 		--csv -- sleep 0.3 >out 2>err &&
 	head -1 out >h && echo "next_comm,next_pid,hitcount,prev_prio" >expect && test_cmp expect h &&
 	test $(wc -l <out) -gt 1
@@ -78,7 +78,7 @@ test_expect_success 'bad keys, modifiers and events are refused with the reason'
 	test_grep "unknown modifier .\.nosuch." err &&
 	test_expect_code 64 tr hist -e sched_switch -k x 2>err &&
 	test_grep "want SYSTEM:EVENT" err &&
-	test_expect_code 64 tr hist -e a:b -k x -v y.log2 2>err &&
+	test_expect_code 64 tr hist -e a:b -k x --vals y.log2 2>err &&
 	test_grep "applies to keys only" err &&
 	test_expect_code 64 tr hist -e a:b 2>err &&
 	test_grep "needs keys" err &&

@@ -62,7 +62,7 @@ test_expect_success 'sched_switch by next_comm: kernel hist = tr record + tr his
 '
 
 test_expect_success 'modifiers render: sym, execname, log2, stacktrace, percent, graph' '
-	tr hist -e kmem:kmalloc -k call_site.sym -v bytes_req.percent --duration 1s >out &&
+	tr hist -e kmem:kmalloc -k call_site.sym --vals bytes_req.percent --duration 1s >out &&
 	test_grep "bytes_req(%)" out &&
 	tr hist -e sched:sched_switch -k common_pid.execname --json --duration 1s >out &&
 	test_grep "\"common_pid_comm\":" out &&
@@ -74,7 +74,7 @@ test_expect_success 'modifiers render: sym, execname, log2, stacktrace, percent,
 	tr hist -e sched:sched_switch -k $st --duration 1s >out &&
 	test_grep "__schedule" out &&
 	if [ "$TR_TIER" != vm-debian61 ]; then
-		tr hist -e kmem:kmalloc -k call_site.sym -v bytes_req.graph --duration 1s >out &&
+		tr hist -e kmem:kmalloc -k call_site.sym --vals bytes_req.graph --duration 1s >out &&
 		test_grep "#" out
 	fi &&
 	no_leftovers
