@@ -49,6 +49,7 @@ struct hist_field {
 	enum hist_mod mod;
 	uint64_t buckets;	/* .buckets=N */
 	bool descending;	/* sort keys: .descending */
+	bool ascending;		/* sort keys: .ascending written out */
 };
 
 struct hist_spec {
@@ -162,6 +163,8 @@ struct hist_render_opts {
 	enum hist_out kind;
 	bool bars;		/* table: a bar for the sort value */
 	int width;		/* bar width in characters (0 = 30) */
+	size_t limit;		/* only the first (top) limit rows; 0 = all */
+	const char *unit;	/* latency: the unit of the lat column and Max ("us"), or NULL */
 };
 
 /* Print r to f; the table ends with the totals and, if any, advice on Dropped. */

@@ -34,7 +34,7 @@ struct args {
 enum {
 	OPT_SIZE = 0x100, OPT_DURATION, OPT_BARS, OPT_JSON, OPT_CSV, OPT_ENGINE, OPT_NAME,
 	OPT_LATENCY, OPT_START, OPT_START_FILTER, OPT_END, OPT_END_FILTER, OPT_MATCH, OPT_UNITS,
-	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL, OPT_VALS,
+	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL, OPT_VALS, OPT_LIMIT,
 };
 
 static const struct argp_option options[] = {
@@ -48,6 +48,8 @@ static const struct argp_option options[] = {
 	{ "sort", 's', "FIELD[.descending],...", 0, "Sort by these keys or values", 0 },
 	{ "filter", 'f', "FILTER", 0, "Count only events matching FILTER", 0 },
 	{ "size", OPT_SIZE, "N", 0, "Room for N entries (default 2048)", 0 },
+	{ "limit", OPT_LIMIT, "N", 0, "Print only the first N rows (the top N: counts and sums "
+	  "sort biggest first)", 0 },
 	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
 	{ "name", OPT_NAME, "NAME", 0, "A named histogram, shared between events", 0 },
 	{ "bars", OPT_BARS, NULL, 0, "Draw a bar for the sort value", 0 },
@@ -104,6 +106,14 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (parse_u64(arg, &a->size) || !a->size)
 			argp_error(state, "bad size '%s'", arg);
 		return 0;
+	case OPT_LIMIT: {
+		uint64_t n;
+
+		if (parse_u64(arg, &n) || !n)
+			argp_error(state, "bad limit '%s' (a number of rows, at least 1)", arg);
+		a->ro.limit = n;
+		return 0;
+	}
 	case OPT_DURATION:
 		if (parse_duration(arg, &a->duration_ns) || !a->duration_ns)
 			argp_error(state, "bad duration '%s'", arg);
@@ -317,6 +327,9 @@ int cmd_hist(int argc, char **argv)
 	int r = 0;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	/* --latency measures in us (or ns with --units ns); --sql's fields are the user's. */
+	if (a.lat.on)
+		a.ro.unit = a.lat.ns ? "ns" : "us";
 	if (a.lat.on || a.lat.sql) {
 		r = latency(&a);
 		if (r)
