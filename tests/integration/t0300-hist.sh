@@ -109,9 +109,9 @@ test_expect_success 'userspace latency: wakeup to switch, with the max and its s
 		--match pid=next_pid --onmax lat --save next_comm,prev_pid -- \
 		sh -c "for i in 1 2 3 4 5; do sleep 0.02; done" >out 2>err &&
 	test_grep "ran in userspace: --engine user" err &&
-	test_grep -E "^lat.log2 +hitcount$" out &&
+	test_grep -E "^lat.log2\(us\) +hitcount$" out &&
 	test_grep -E "^~ 2\^[0-9]+ +[1-9]" out &&
-	test_grep -E "^Max: [0-9]+  next_comm: [^ ]+  prev_pid: [0-9]+$" out &&
+	test_grep -E "^Max: [0-9]+ us  next_comm: [^ ]+  prev_pid: [0-9]+$" out &&
 	! ls $TRACEFS/instances | grep -q "^tr-hist-"
 '
 
