@@ -63,6 +63,7 @@ extern const struct argp opt_setup_argp;
 extern const struct argp_child opt_session_children[];
 
 int cmd_check(int argc, char **argv);
+int cmd_check_events(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_show(int argc, char **argv);

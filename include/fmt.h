@@ -34,6 +34,7 @@
 #include "tr.h"
 
 struct tep_handle;
+struct tep_plugin_list;
 
 enum fmt_kind { FMT_TEXT, FMT_JSON, FMT_CSV };
 
@@ -145,6 +146,29 @@ struct fmt_report {
 
 /* Run the report to out: 0, or -errno with the message left by tr_fail(). */
 int fmt_report_run(const struct fmt_report *r, FILE *out);
+
+/* ---- do event formats parse? (tr check-events) ---- */
+
+struct fmt_check_opts {
+	int long_size;		/* of the traced machine; 0 = ours */
+	bool big_endian;
+	bool plugins;		/* with libtraceevent's plugins loaded */
+};
+
+struct fmt_check_result {
+	size_t total;		/* formats checked */
+	struct strv bad;	/* "sys:event: why" for each that does not parse fully */
+	struct tep_plugin_list *plugins;
+};
+
+/*
+ * Parse each format ("system\nformat text", as tfile_formats() keeps them)
+ * into a fresh libtraceevent handle and collect those that fail: the
+ * format itself, or only its print fmt.  0, or -errno with tr_fail().
+ */
+int fmt_check_formats(const struct strv *formats, const struct fmt_check_opts *o,
+		      struct fmt_check_result *res);
+void fmt_check_result_free(struct fmt_check_result *res);
 
 #ifdef FMT_INTERNAL
 /* Shared by src/fmt*.c only. */
