@@ -2,6 +2,7 @@
 /*
  * Applying a tracing set-up to an instance (see setup.h).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -105,6 +106,87 @@ static int check_option(struct tfs_inst *in, const char *opt, char **file)
 	return 0;
 }
 
+/* The field names of SYS:EV's format (common ones too), from "field:TYPE NAME[N];" lines. */
+static void event_fields(struct tfs_inst *in, const char *system, const char *event,
+			 struct strv *out)
+{
+	char *file = xasprintf("events/%s/%s/format", system, event), *text = NULL, *p;
+
+	if (!tfs_read(in, file, &text))
+		for (p = text; (p = strstr(p, "field:")); ) {
+			char *semi = strchr(p, ';'), *end, *start;
+
+			if (!semi)
+				break;
+			end = semi;
+			/* "char comm[16]": the name is before the brackets. */
+			for (char *b = p; b < semi; b++)
+				if (*b == '[') {
+					end = b;
+					break;
+				}
+			start = end;
+			while (start > p && (isalnum((unsigned char)start[-1]) || start[-1] == '_'))
+				start--;
+			if (start < end)
+				strv_push_owned(out, xasprintf("%.*s", (int)(end - start), start));
+			p = semi;
+		}
+	free(text);
+	free(file);
+}
+
+/*
+ * When the kernel says a filter names a field the event lacks, which word
+ * was it, and what was meant: "no field 'prev_pd' (did you mean
+ * prev_pid?)", or NULL when that cannot be told.
+ */
+static char *filter_hint(struct tfs_inst *in, const char *system, const char *event,
+			 const char *filter)
+{
+	struct strv fields = { 0 };
+	char *hint = NULL;
+	const char *p = filter;
+
+	if (!tr_detail() || !strstr(tr_detail(), "Field not found"))
+		return NULL;
+	event_fields(in, system, event, &fields);
+	while (*p && !hint) {
+		if (*p == '"' || *p == '\'') {
+			const char *q = strchr(p + 1, *p);
+
+			p = q ? q + 1 : p + strlen(p);
+			continue;
+		}
+		if (isalpha((unsigned char)*p) || *p == '_') {
+			const char *start = p;
+			char *word;
+
+			while (isalnum((unsigned char)*p) || *p == '_')
+				p++;
+			word = xasprintf("%.*s", (int)(p - start), start);
+			if (fields.n && !strv_contains(&fields, word)) {
+				const char *near = suggest_closest(word, (const char *const *)fields.v,
+								   fields.n);
+
+				hint = near ? xasprintf("no field '%s' (did you mean %s?)", word, near)
+					    : xasprintf("no field '%s'", word);
+			}
+			free(word);
+			continue;
+		}
+		/* Numbers (0x1f too) are values, not fields. */
+		if (isdigit((unsigned char)*p)) {
+			while (isalnum((unsigned char)*p))
+				p++;
+			continue;
+		}
+		p++;
+	}
+	strv_free(&fields);
+	return hint;
+}
+
 int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 {
 	struct strv avail = { 0 };
@@ -129,9 +211,13 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 			continue;
 		f = xasprintf("events/%s/%s/filter", m[i].system, m[i].event);
 		r = tfs_set(in, f, m[i].filter);
-		if (r)
+		if (r) {
+			char *hint = filter_hint(in, m[i].system, m[i].event, m[i].filter);
+
 			r = tr_fail(r, "bad filter for '%s:%s': '%s': %s", m[i].system, m[i].event,
-				    m[i].filter, strerror(-r));
+				    m[i].filter, hint ? hint : strerror(-r));
+			free(hint);
+		}
 		free(f);
 	}
 	for (size_t i = 0; i < n && !r; i++) {

@@ -46,4 +46,15 @@ test_expect_success 'a misspelt trace option names the closest, with its no' '
 	test_grep -qx "tr: unknown trace option .zzzzzz. (tr list -o shows them)" err
 '
 
+test_expect_success 'a filter naming a missing field names the field and the closest one' '
+	inst=$(test_instance) &&
+	test_expect_code 1 tr start -B "$inst" -e sched:sched_switch -f "prev_pd == 1" 2>err &&
+	test_grep -qx "tr: bad filter for .sched:sched_switch.: .prev_pd == 1.: no field .prev_pd. (did you mean prev_pid?)" err &&
+	test_grep -q "Field not found" err &&
+	test ! -d "$TRACEFS/instances/$inst" &&
+	test_expect_code 1 tr record -q -e sched:sched_switch -f "next_comm == \"x\" && next_pdi > 0" \
+		-o x.dat true 2>err &&
+	test_grep -q "no field .next_pdi. (did you mean next_pid?)" err
+'
+
 test_done
