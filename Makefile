@@ -1,9 +1,10 @@
 # tr: a command-line front end to the kernel's ftrace.
 #
 #   make            build ./tr
-#   make check      install what is missing, then run unit, host and VM tests
-#   make run        install what is missing, build, and run the main job
-#   make deps       install the Debian packages building and testing need
+#   make check      install what testing needs, then run unit, host and VM tests
+#   make run        install what running needs, build, and run the main job
+#   make deps       install the Debian packages building and running need
+#   make deps-test  ...and those the test tiers need (QEMU, kernel build tools)
 #   make install PREFIX=/usr/local
 
 CC      ?= gcc
@@ -30,7 +31,7 @@ UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/unit/%)
 HEADERS   := $(wildcard include/*.h src/*.h)
 
-.PHONY: all asan unit check check-unit check-integration check-vm deps run install clean
+.PHONY: all asan unit check check-unit check-integration check-vm deps deps-test run install clean
 
 all: tr
 
@@ -55,12 +56,16 @@ build/unit/%: tests/unit/%.c tests/unit/unit.h $(ASAN_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit -Isrc -o $@ $< $(ASAN_LIB) $(PKG_LIBS)
 
+# make run needs only the build; make check also the test tools and the VM tier's.
 deps:
 	@scripts/deps
 
+deps-test:
+	@scripts/deps --test
+
 # Everything: unit tests, the integration suite on this host, and the VM tier.
 check:
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps-test
 	@$(MAKE) --no-print-directory tr asan unit
 	@tests/check all
 

@@ -54,6 +54,14 @@ struct evmatch {
  */
 int evsel_resolve(const struct evsel_list *l, const struct strv *available, struct evmatch **out,
 		  size_t *n);
+
+struct tfs_inst;
+/*
+ * "no such event 'SYS:EV' (did you mean sched:sched_switch?)": tr_fail()
+ * for an event the kernel does not have, with the closest it has (read
+ * from the instance in, NULL for the top level); returns -ENOENT.
+ */
+int evsel_fail_unknown(const struct tfs_inst *in, const char *system, const char *event);
 void evmatch_free(struct evmatch *m, size_t n);
 
 #endif

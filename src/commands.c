@@ -12,6 +12,8 @@
 
 const struct tr_cmd tr_commands[] = {
 	{ "check", cmd_check, "Report what this kernel's tracing can do, and why not", 0 },
+	{ "check-events", cmd_check_events, "Check that every event format parses, and name "
+	  "those that do not", 0 },
 	{ "list", cmd_list, "List events, tracers, options, clocks, instances, functions", CMD_TRACEFS },
 	{ "stat", cmd_stat, "Show what is set now, per instance", CMD_TRACEFS },
 	{ "show", cmd_show, "Print the trace, trace_pipe, snapshot or any control file", CMD_TRACEFS },

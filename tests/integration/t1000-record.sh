@@ -186,11 +186,11 @@ test_expect_success 'lost events are counted per CPU; --fail-on-loss fails' '
 	test_grep "events were lost" err
 '
 
-test_expect_success '-F records only the command; -c adds its children' '
+test_expect_success '--follow records only the command; -c adds its children' '
 	inst=$(test_instance) &&
-	tr record -q -B "$inst" -F -e sched:sched_process_exit -o f1.dat \
+	tr record -q -B "$inst" --follow -e sched:sched_process_exit -o f1.dat \
 		sh -c "/bin/true; /bin/true; exit 0" &&
-	tr record -q -B "$inst" -F -c -e sched:sched_process_exit -o f2.dat \
+	tr record -q -B "$inst" --follow -c -e sched:sched_process_exit -o f2.dat \
 		sh -c "/bin/true; /bin/true; exit 0" &&
 	if command -v trace-cmd >/dev/null; then
 		trace-cmd report -i f1.dat >out1 2>/dev/null && trace-cmd report -i f2.dat >out2 2>/dev/null
@@ -233,7 +233,7 @@ test_expect_success 'a command that cannot be found fails before anything is cha
 '
 
 test_expect_success 'usage errors' '
-	test_expect_code 64 tr record -e sched -F &&
+	test_expect_code 64 tr record -e sched --follow &&
 	test_expect_code 64 tr record -e sched -c true &&
 	test_expect_code 64 tr record true &&
 	test_expect_code 64 tr record -e sched --duration 5x
