@@ -442,6 +442,11 @@ int uev_delete(const char *what)
 			r = tr_fail(-ENOENT, "no user event '%s' (tr user list shows them)", what);
 			goto out;
 		}
+		if (u->used_by) {
+			r = tr_fail(-EBUSY, "cannot delete user event '%s': in use by %s (disable it "
+				    "first)", what, uev_used_by_text(u->used_by));
+			goto out;
+		}
 		bool multi = !strcmp(u->system, USER_EVENTS_MULTI_SYSTEM);
 		char *line = undo_line(u->name, u->fields, multi);
 
@@ -458,13 +463,24 @@ int uev_delete(const char *what)
 		free(line);
 		goto out;
 	}
+	unsigned used = 0;
+
 	for (size_t i = 0; i < l.n; i++)
-		found |= !strcmp(l.v[i].name, what);
+		if (!strcmp(l.v[i].name, what))
+			found = true, used |= l.v[i].used_by;
 	if (!found) {
 		r = uf_name_problem(what) ? tr_fail(-EINVAL, "bad user event name '%s': %s", what,
 						    uf_name_problem(what))
 					  : tr_fail(-ENOENT, "no user event '%s' (tr user list shows them)",
 						    what);
+		goto out;
+	}
+	/*
+	 * The kernel deletes the formats of a name one by one and stops at the
+	 * first busy one: check them all first, so a traced event is left whole.
+	 */
+	if (used) {
+		r = busy_error(what, &l, what);
 		goto out;
 	}
 	/* The ABI: delete on a descriptor that holds no reference to the event. */
