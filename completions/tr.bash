@@ -46,6 +46,14 @@ _tr_complete() {
 		COMPREPLY=($(compgen -W "$cmds" -- "$cur")); return ;;
 	instance)
 		COMPREPLY=($(compgen -W "create destroy list" -- "$cur")); return ;;
+	user)
+		[[ $cur == -* ]] || { COMPREPLY=($(compgen -W "add emit list delete" -- "$cur")); return; }
+		;;
+	emit|delete)
+		# The names of the user events there are.
+		[ "$cmd" = user ] && { COMPREPLY=($(compgen -W "$(_tr_words user list |
+			sed -nE 's/^user_events(_multi)?:([A-Za-z0-9_]+)[. ].*/\2/p' | sort -u)" -- "$cur")); return; }
+		;;
 	destroy)
 		[ "$cmd" = instance ] && { COMPREPLY=($(compgen -W "$(_tr_words list -B)" -- "$cur")); return; }
 		;;

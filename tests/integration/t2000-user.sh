@@ -13,9 +13,10 @@ T=$TRACEFS
 
 if ! test_have user_events; then
 	test_expect_success 'without user_events every tr user command refuses in one line' '
-		for cmd in "list" "list --json" "add ${n}_a u32\ a" "emit ${n}_a a=1" \
-			   "emit ${n}_a --stdin" "delete ${n}_a"; do
-			test_expect_code 1 tr user $cmd </dev/null >out 2>err &&
+		for cmd in "list" "list --json" "add ${n}_a \"u32 a\"" "add ${n}_a \"u8 a\" --multi" \
+			   "emit ${n}_a a=1" "emit ${n}_a --stdin" "emit ${n}_a --if-enabled a=1" \
+			   "delete ${n}_a"; do
+			eval "test_expect_code 1 tr user $cmd" </dev/null >out 2>err &&
 			test ! -s out &&
 			test $(wc -l <err) = 1 &&
 			test_grep -q "CONFIG_USER_EVENTS" err || exit 1
@@ -26,6 +27,11 @@ if ! test_have user_events; then
 		test_grep -E "^user_events +no +.*CONFIG_USER_EVENTS" out &&
 		test_grep -E "^user_persist +no +.*CONFIG_USER_EVENTS" out &&
 		test_grep -E "^user_multi +no +.*CONFIG_USER_EVENTS" out
+	'
+	test_expect_success 'libtr-user without user_events: the first emit says why, once' '
+		test_expect_code 1 "$example" -n 3 >out 2>err &&
+		echo "user-events: emit failed: No such file or directory" >expect &&
+		test_cmp expect err
 	'
 	test_done
 	exit
