@@ -102,8 +102,10 @@ run:
 	@$(MAKE) --no-print-directory tr
 	@scripts/run-demo
 
-install: tr lib examples
+install: tr lib
 	install -D -m 0755 tr $(DESTDIR)$(PREFIX)/bin/tr
+	install -D -m 0644 include/tr-user.h $(DESTDIR)$(PREFIX)/include/tr-user.h
+	install -D -m 0644 $(ULIB) $(DESTDIR)$(PREFIX)/lib/libtr-user.a
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -D -m 0644 completions/tr.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tr

@@ -13,6 +13,7 @@
 #include <event-parse.h>
 
 #include "fmt-local.h"
+#include "tfile.h"
 #include "unit.h"
 #include "user.h"
 #include "userfmt.h"
@@ -319,6 +320,28 @@ TEST(printer_says_what_the_kernel_says)
 	tep_free(tep);
 }
 
+/* libtraceevent 1.7 cannot parse "name: tt.1"; tfile_parse_event() can, and keeps the name. */
+TEST(multi_format_names_parse)
+{
+	static const char fmt[] =
+		"name: tt.1f\nID: 1090\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:u32 a;\toffset:8;\tsize:4;\tsigned:0;\n\n"
+		"print fmt: \"a=%u\", REC->a\n";
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *e;
+
+	CHECK(tfile_parse_event(tep, fmt, strlen(fmt), "user_events_multi") == 0);
+	e = tep_find_event(tep, 1090);
+	CHECK(e && !strcmp(e->name, "tt.1f") && !strcmp(e->system, "user_events_multi"));
+	CHECK(e && fmt_user_event(e));
+	CHECK(tep_find_event_by_name(tep, "user_events_multi", "tt.1f") == e);
+	tep_free(tep);
+}
+
 UNIT_MAIN(T(format_types_sizes_offsets), T(format_errors_name_the_field), T(status_parse),
 	  T(encode_layout), T(encode_checks_before_writing), T(split_stdin_lines),
-	  T(printer_says_what_the_kernel_says))
+	  T(printer_says_what_the_kernel_says), T(multi_format_names_parse))
