@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "json.h"
 #include "probe.h"
 #include "user.h"
 
@@ -41,7 +42,7 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-static const char *const op_names[] = { NULL, "add", "emit", "list", "delete" };
+static const char *const op_names[] = { NULL, "add", "emit", "list", "delete", NULL };
 
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
@@ -65,13 +66,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case ARGP_KEY_ARG:
 		if (a->op == OP_NONE) {
-			for (int i = OP_ADD; i <= OP_DELETE; i++)
-				if (!strcmp(arg, op_names[i]))
-					a->op = i;
-			if (!strcmp(arg, "del"))
-				a->op = OP_DELETE;
-			if (a->op == OP_NONE)
-				argp_error(state, "unknown action '%s' (add, emit, list or delete)", arg);
+			/* "del", as tr probe spells it, is delete too. */
+			a->op = !strcmp(arg, "del") ? OP_DELETE : opt_action(state, arg, op_names);
 			return 0;
 		}
 		strv_push(&a->words, arg);
@@ -130,20 +126,6 @@ static int add(const struct args *a)
 	return r;
 }
 
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
-
 static int list(const struct args *a)
 {
 	struct uev_list l;
@@ -157,14 +139,14 @@ static int list(const struct args *a)
 			const struct uev_info *u = &l.v[i];
 
 			printf("%s\n  {\"name\": ", i ? "," : "");
-			json_string(u->name);
+			json_fputs(stdout, u->name);
 			printf(", \"system\": ");
-			json_string(u->system);
+			json_fputs(stdout, u->system);
 			printf(", \"tracepoint\": ");
-			json_string(u->tracepoint);
+			json_fputs(stdout, u->tracepoint);
 			printf(", \"multi_format\": %s, \"format\": ",
 			       strcmp(u->system, "user_events_multi") ? "false" : "true");
-			json_string(u->fields);
+			json_fputs(stdout, u->fields);
 			printf(", \"used_by\": [%s%s%s%s%s], \"made_by_tr\": %s}",
 			       u->used_by & UEV_FTRACE ? "\"ftrace\"" : "",
 			       (u->used_by & UEV_FTRACE) && (u->used_by & (UEV_PERF | UEV_OTHER)) ? ", " : "",
