@@ -94,6 +94,7 @@ int cmd_reset(int argc, char **argv);
 int cmd_instance(int argc, char **argv);
 int cmd_trigger(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_user(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
 int cmd_hist(int argc, char **argv);

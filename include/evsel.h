@@ -4,7 +4,9 @@
  *
  * A selector is what the user typed: "sched:sched_switch", "sched:*",
  * "sched" (a system, or failing that an event name in any system), "all",
- * or globs on either side of ':' (or '/', as set_event writes it).  Parsing
+ * or globs on either side of ':' (or '/', as set_event writes it), and
+ * "user:NAME": the user event NAME in every format it has, that is
+ * user_events:NAME and each user_events_multi:NAME.<hex id>.  Parsing
  * is pure; resolution matches selectors against the kernel's "sys:event"
  * list, so both are testable without tracefs.
  */
@@ -26,6 +28,7 @@ struct evsel {
 	 */
 	char *user_filter;
 	bool bare;	/* no ':' typed: a system name, else an event name */
+	bool user;	/* "user:NAME": event is a user event's name, any format */
 };
 
 struct evsel_list {

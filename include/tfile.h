@@ -89,6 +89,13 @@ const struct strv *tfile_formats(const struct tfile *tf);
  * opening a file, and only events that print symbols need them.
  */
 void tfile_load_kallsyms(struct tfile *tf);
+
+/*
+ * tep_parse_event(), also for the event names libtraceevent 1.7 cannot
+ * read: a multi-format user event is "NAME.<hex id>", and the '.' stops its
+ * parser.  0 or the tep_errno.
+ */
+int tfile_parse_event(struct tep_handle *tep, const char *buf, size_t n, const char *sys);
 /* A latency buffer's text (v6 "latency" or v7 BUFFER_TEXT); NULL otherwise. */
 int tfile_text(struct tfile *tf, int buffer, char **text, size_t *len);
 

@@ -55,7 +55,8 @@ int evsel_parse(const char *spec, struct evsel *out)
 		return tr_fail(-EINVAL, "bad event selector '%s'", spec);
 	}
 	out->spec = xstrdup(spec);
-	if (*sys && !is_all(sys))
+	out->user = !strcmp(sys, "user");
+	if (*sys && !is_all(sys) && !out->user)
 		out->system = sys;
 	else
 		free(sys);
@@ -113,6 +114,26 @@ static bool part_match(const char *glob, const char *s, size_t len)
 	return glob_match(glob, buf);
 }
 
+/*
+ * "user:NAME": NAME (a glob) against user_events:EVENT, and against
+ * user_events_multi:EVENT less its ".<hex id>" (the multi-format versions).
+ */
+static bool user_match(const struct evsel *e, const char *full, const char *colon)
+{
+	size_t slen = colon - full;
+	const char *ev = colon + 1, *dot;
+	size_t elen = strlen(ev);
+
+	if (slen == 11 && !strncmp(full, "user_events", 11))
+		return part_match(e->event, ev, elen);
+	if (slen != 17 || strncmp(full, "user_events_multi", 17))
+		return false;
+	dot = strrchr(ev, '.');
+	if (!dot || !dot[1] || strspn(dot + 1, "0123456789abcdefABCDEF") != strlen(dot + 1))
+		return false;
+	return part_match(e->event, ev, dot - ev);
+}
+
 /* Does "sys:event" match?  mode 0: system+event globs, 1: bare as system, 2: bare as event. */
 static bool matches(const struct evsel *e, const char *full, int mode)
 {
@@ -120,6 +141,8 @@ static bool matches(const struct evsel *e, const char *full, int mode)
 
 	if (!colon)
 		return false;
+	if (e->user)
+		return user_match(e, full, colon);
 	switch (mode) {
 	case 1:
 		return part_match(e->system, full, colon - full);

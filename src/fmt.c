@@ -50,6 +50,7 @@ struct ev_info {
 	int npairs;
 	struct comm_pair pairs[4];
 	struct fmt_prog *prog;	/* the fast printer, or NULL */
+	bool user;		/* a user event: printed as the kernel does (fmt-user.c) */
 	int checked;		/* records compared with libtraceevent so far */
 	int name_len;		/* bytes of the padded "NAME: " column */
 	char name_col[72];
@@ -437,7 +438,8 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 			ei->name_col[n++] = ' ';
 		ei->name_col[n++] = ' ';
 		ei->name_len = n;
-		ei->prog = fmt_prog_compile(s->tep, ei->event);
+		ei->user = fmt_user_event(ei->event);
+		ei->prog = ei->user ? NULL : fmt_prog_compile(s->tep, ei->event);
 	}
 	return ei;
 }
@@ -790,6 +792,10 @@ static void event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 		fmt_line_grow(out, strlen(u));
 		memcpy(out->p + out->len, u, strlen(u));
 		out->len += strlen(u);
+		return;
+	}
+	if (!raw && ei->user) {
+		fmt_user_text(s->tep, ei->event, rec->data, (uint32_t)rec->size, out);
 		return;
 	}
 	if (!raw && ei->prog && fmt_prog_run(ei->prog, s->tep, rec->data, rec->size, out)) {
