@@ -22,6 +22,7 @@
 
 #include <event-parse.h>
 
+#include "fmt-check.h"
 #define FMT_INTERNAL
 #include "fmt.h"
 
@@ -49,6 +50,11 @@ struct ev_info {
 	int npairs;
 	struct comm_pair pairs[4];
 	struct fmt_prog *prog;	/* the fast printer, or NULL */
+	const char *withheld;	/* why the print fmt is not used (fmt-check.h), or NULL */
+	/* __print_hex/__print_array lengths read from the record, checked per record. */
+	int nlens;
+	struct { struct tep_format_field *fld; int el; } lens[4];
+	uint32_t min_size;	/* a shorter record is not for libtraceevent */
 	int checked;		/* records compared with libtraceevent so far */
 	int name_len;		/* bytes of the padded "NAME: " column */
 	char name_col[72];
@@ -399,6 +405,74 @@ static inline uint64_t rd_num(struct fmt_src *s, const void *p, int size)
 	return tep_read_number(s->tep, p, size);
 }
 
+/* Note the fields that give __print_hex/__print_array a length (fmt-check.h). */
+static void find_lens(struct ev_info *ei, struct tep_print_arg *a, int depth)
+{
+	struct tep_print_arg *len = NULL;
+	struct tep_format_field *fld;
+	int el = 1;
+
+	if (!a || depth > 64)
+		return;
+	switch (a->type) {
+	case TEP_PRINT_HEX:
+	case TEP_PRINT_HEX_STR:
+		len = a->hex.size;
+		break;
+	case TEP_PRINT_INT_ARRAY:
+		len = a->int_array.count;
+		el = 8;
+		if (a->int_array.el_size && a->int_array.el_size->type == TEP_PRINT_ATOM &&
+		    a->int_array.el_size->atom.atom)
+			el = atoi(a->int_array.el_size->atom.atom);
+		if (el < 1 || el > 8)
+			el = 8;
+		break;
+	case TEP_PRINT_OP:
+		find_lens(ei, a->op.left, depth + 1);
+		find_lens(ei, a->op.right, depth + 1);
+		break;
+	case TEP_PRINT_TYPE:
+		find_lens(ei, a->typecast.item, depth + 1);
+		break;
+	default:
+		break;
+	}
+	while (len && len->type == TEP_PRINT_TYPE)
+		len = len->typecast.item;
+	if (!len || len->type != TEP_PRINT_FIELD)
+		return;
+	/* libtraceevent looks the field up at the first print: do it now. */
+	fld = len->field.field ? len->field.field
+			       : tep_find_any_field(ei->event, len->field.name);
+	if (ei->nlens == (int)ARRAY_SIZE(ei->lens) || !fld) {
+		ei->withheld = "a length read from the record that tr cannot check";
+		return;
+	}
+	ei->lens[ei->nlens].fld = fld;
+	ei->lens[ei->nlens++].el = el;
+}
+
+/* Do this record's lengths (find_lens) stay inside it? */
+static bool lens_fit(struct fmt_src *s, const struct ev_info *ei, const struct tep_record *rec)
+{
+	for (int i = 0; i < ei->nlens; i++) {
+		const struct tep_format_field *fld = ei->lens[i].fld;
+		uint64_t v;
+
+		if (fld->size != 1 && fld->size != 2 && fld->size != 4 && fld->size != 8)
+			return false;
+		if ((uint32_t)fld->offset + fld->size > (uint32_t)rec->size)
+			return false;
+		v = rd_num(s, (const uint8_t *)rec->data + fld->offset, fld->size);
+		if ((fld->flags & TEP_FIELD_IS_SIGNED) && (v >> (fld->size * 8 - 1)) & 1)
+			return false;
+		if (v > (uint64_t)rec->size / ei->lens[i].el)
+			return false;
+	}
+	return true;
+}
+
 static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 {
 	struct ev_info *ei = s->ids[id & 0xffff];
@@ -419,7 +493,31 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 				ei->event = NULL;
 	}
 	if (ei->event) {
-		int n = snprintf(ei->name_col, sizeof(ei->name_col) - 2, "%s:", ei->event->name);
+		const char *pf = ei->event->print_fmt.format;
+		int n;
+
+		if (pf && !strncmp(pf, FMT_CHECK_MARK, strlen(FMT_CHECK_MARK)))
+			ei->withheld = pf + strlen(FMT_CHECK_MARK);
+		else
+			for (struct tep_print_arg *a = ei->event->print_fmt.args; a; a = a->next)
+				find_lens(ei, a, 0);
+		if (ei->withheld) {
+			tr_warn("event '%s:%s': its print fmt is not used (%s): its events show "
+				"their fields", ei->event->system, ei->event->name, ei->withheld);
+		}
+		/*
+		 * libtraceevent takes a field of size 0 to run to the record's end:
+		 * a record ending before such a field starts would be a negative
+		 * length to it.
+		 */
+		for (struct tep_format_field *fld = ei->event->format.fields; fld; fld = fld->next)
+			if (!fld->size && (uint32_t)fld->offset > ei->min_size)
+				ei->min_size = fld->offset;
+		for (struct tep_format_field *fld = ei->event->format.common_fields; fld;
+		     fld = fld->next)
+			if (!fld->size && (uint32_t)fld->offset > ei->min_size)
+				ei->min_size = fld->offset;
+		n = snprintf(ei->name_col, sizeof(ei->name_col) - 2, "%s:", ei->event->name);
 
 		if (n < 0 || n > (int)sizeof(ei->name_col) - 3)
 			n = sizeof(ei->name_col) - 3;
@@ -427,7 +525,8 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 			ei->name_col[n++] = ' ';
 		ei->name_col[n++] = ' ';
 		ei->name_len = n;
-		ei->prog = fmt_prog_compile(s->tep, ei->event);
+		if (!ei->withheld)
+			ei->prog = fmt_prog_compile(s->tep, ei->event);
 	}
 	return ei;
 }
@@ -712,6 +811,93 @@ static void lib_text(struct fmt *f, struct fmt_src *s, struct tep_record *rec, b
 	rec->data = data;
 }
 
+static void line_put(struct fmt_line *l, const char *p, size_t n)
+{
+	fmt_line_grow(l, n);
+	memcpy(l->p + l->len, p, n);
+	l->len += n;
+}
+
+static void line_printf(struct fmt_line *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void line_printf(struct fmt_line *l, const char *fmt, ...)
+{
+	char tmp[64];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	line_put(l, tmp, n < (int)sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+static bool is_char_type(const struct tep_format_field *fld);
+
+/*
+ * The event's own fields as "name=value ...", for an event whose print fmt
+ * was withheld (or a record too short for libtraceevent): every length is
+ * checked against the record, strings stop at 256 bytes and arrays at 64
+ * elements.
+ */
+static void fields_text(struct fmt_src *s, struct ev_info *ei, const struct tep_record *rec,
+			struct fmt_line *out)
+{
+	const uint8_t *data = rec->data;
+	uint32_t size = rec->size;
+
+	for (struct tep_format_field *fld = ei->event->format.fields; fld; fld = fld->next) {
+		uint32_t off = fld->offset, len = fld->size;
+
+		if (fld != ei->event->format.fields)
+			line_put(out, " ", 1);
+		line_put(out, fld->name, strnlen(fld->name, 128));
+		line_put(out, "=", 1);
+		if (!len && (fld->flags & TEP_FIELD_IS_ARRAY) && off <= size)
+			len = size - off;
+		if (off > size || len > size - off) {
+			line_put(out, "<past the record>", 17);
+			continue;
+		}
+		if (fld->flags & TEP_FIELD_IS_DYNAMIC) {
+			uint32_t v = len >= 4 ? (uint32_t)rd_num(s, data + off, 4) : 0;
+
+			off = ((fld->flags & TEP_FIELD_IS_RELATIVE) ? off + len : 0) + (v & 0xffff);
+			len = v >> 16;
+			if (off > size || len > size - off) {
+				line_put(out, "<past the record>", 17);
+				continue;
+			}
+		} else if (!(fld->flags & TEP_FIELD_IS_ARRAY) &&
+			   (len == 1 || len == 2 || len == 4 || len == 8)) {
+			uint64_t v = rd_num(s, data + off, len);
+
+			if (fld->flags & TEP_FIELD_IS_SIGNED) {
+				int sh = 64 - 8 * len;
+
+				line_printf(out, "%lld", (long long)((int64_t)(v << sh) >> sh));
+			} else {
+				line_printf(out, "%llu", (unsigned long long)v);
+			}
+			continue;
+		}
+		if (is_char_type(fld)) {
+			size_t n = strnlen((const char *)data + off, len > 256 ? 256 : len);
+
+			for (size_t i = 0; i < n; i++) {
+				char c = data[off + i];
+
+				line_put(out, c >= 0x20 && c < 0x7f ? &c : "?", 1);
+			}
+			continue;
+		}
+		line_put(out, "ARRAY[", 6);
+		for (uint32_t i = 0; i < len && i < 64; i++)
+			line_printf(out, "%s%02x", i ? ", " : "", data[off + i]);
+		line_put(out, len > 64 ? ", ...]" : "]", len > 64 ? 6 : 1);
+	}
+}
+
 /*
  * Append the event text to out: the fast printer's when it has one (checked
  * against libtraceevent for the first records of each event), else
@@ -729,6 +915,10 @@ static void event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 		fmt_line_grow(out, strlen(u));
 		memcpy(out->p + out->len, u, strlen(u));
 		out->len += strlen(u);
+		return;
+	}
+	if (ei->withheld || (uint32_t)rec->size < ei->min_size || !lens_fit(s, ei, rec)) {
+		fields_text(s, ei, rec, out);
 		return;
 	}
 	if (!raw && ei->prog && fmt_prog_run(ei->prog, s->tep, rec->data, rec->size, out)) {

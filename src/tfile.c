@@ -21,6 +21,7 @@
 
 #include <event-parse.h>
 
+#include "fmt-check.h"
 #define TFILE_INTERNAL
 #include "tfile.h"
 
@@ -70,7 +71,9 @@ struct rd {
 static void rd_init(struct rd *r, const struct tfile *tf, uint64_t off, uint64_t len,
 		    const char *what)
 {
-	*r = (struct rd){ .tf = tf, .p = tf->map + off, .len = len, .file_off = off, .what = what };
+	/* An empty file is not mapped: no pointer arithmetic on NULL. */
+	*r = (struct rd){ .tf = tf, .p = tf->map ? tf->map + off : tf->map, .len = len,
+			  .file_off = off, .what = what };
 }
 
 static int rd_fail(struct rd *r, uint64_t n)
@@ -198,10 +201,19 @@ static int parse_header_info(struct tfile *tf, struct rd *r)
 
 static int add_format(struct tfile *tf, const char *sys, const uint8_t *p, uint64_t n)
 {
-	enum tep_errno e = tep_parse_event(tf->tep, (const char *)p, n, sys);
+	struct fmt_check chk;
 
-	/* An event tep cannot parse prints as unknown; the rest still work. */
-	(void)e;
+	/*
+	 * libtraceevent trusts the format: it gets only what fmt-check.h
+	 * finds safe (a format with a print fmt withheld prints its fields).
+	 * An event tep cannot parse prints as unknown; the rest still work.
+	 */
+	fmt_check_format((const char *)p, n, &chk);
+	if (chk.verdict == FMT_CHECK_OK)
+		tep_parse_event(tf->tep, (const char *)p, n, sys);
+	else
+		tep_parse_event(tf->tep, chk.safe, chk.safe_len, sys);
+	free(chk.safe);
 	tf->info.nformats++;
 	if (tf->flags & TFILE_KEEP_FORMATS) {
 		char *s = xmalloc(strlen(sys) + n + 2);
@@ -261,17 +273,57 @@ static int parse_kallsyms(struct tfile *tf, struct rd *r)
 	return r->err;
 }
 
+/*
+ * The printk formats, "ADDR : \"TEXT\"" a line, registered one by one:
+ * tep_parse_printk_formats and tep_register_print_string read before
+ * their buffer on a short or unquoted line, so only well-formed ones
+ * reach libtraceevent.
+ */
+static void add_printk(struct tfile *tf, const char *p, size_t n)
+{
+	const char *end = p + n;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p), *le = nl ? nl : end;
+		const char *colon = memchr(p, ':', le - p), *q;
+		unsigned long long addr;
+		char *e, *text;
+		size_t len;
+
+		if (!colon)
+			goto next;
+		errno = 0;
+		addr = strtoull(p, &e, 16);
+		if (errno || e == p || e > colon)
+			goto next;
+		for (q = colon + 1; q < le && *q == ' '; q++)
+			;
+		if (q >= le || *q != '"' || le - q < 2 || le[-1] != '"')
+			goto next;
+		len = le - q - 2;
+		/*
+		 * Handed over with a closing quote again, which libtraceevent
+		 * strips: its "\\n" test then stays inside the string.
+		 */
+		if (len < 2 || q[1] == '"' || memchr(q + 1, '\0', len))
+			goto next;
+		text = xmalloc(len + 2);
+		memcpy(text, q + 1, len);
+		memcpy(text + len, "\"", 2);
+		tep_register_print_string(tf->tep, text, addr);
+		free(text);
+next:
+		p = nl ? nl + 1 : end;
+	}
+}
+
 static int parse_printk(struct tfile *tf, struct rd *r)
 {
 	uint32_t n = rd_u32(r);
 	const uint8_t *p = rd_take(r, n);
 
-	if (p && n) {
-		char *s = dup_text(p, n);
-
-		tep_parse_printk_formats(tf->tep, s);
-		free(s);
-	}
+	if (p && n)
+		add_printk(tf, (const char *)p, n);
 	return r->err;
 }
 

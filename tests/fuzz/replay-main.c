@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A main for the fuzz targets without libFuzzer: run the target once on
+ * each file named on the command line, as the fuzzer would have.  This is
+ * what `make check` replays the regression corpus with.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		FILE *f = fopen(argv[i], "rb");
+		uint8_t *buf = NULL;
+		size_t len = 0, cap = 0, n;
+
+		if (!f) {
+			perror(argv[i]);
+			return 2;
+		}
+		do {
+			if (len == cap) {
+				cap = cap ? cap * 2 : 65536;
+				buf = realloc(buf, cap);
+				if (!buf)
+					return 2;
+			}
+			n = fread(buf + len, 1, cap - len, f);
+			len += n;
+		} while (n);
+		fclose(f);
+		LLVMFuzzerTestOneInput(buf, len);
+		free(buf);
+	}
+	return 0;
+}
