@@ -69,4 +69,13 @@ struct fmt_check_field {
 int fmt_check_print(const char *print, size_t len, const struct fmt_check_field *fields,
 		    int nfields, char *why, size_t whylen);
 
+/*
+ * A filter string for tep_filter_add_filter_str, from the command line:
+ * libtraceevent copies it into a 1 KB error buffer twice over (once with a
+ * caret line under it), and keeps a number out of 64-bit range as if it
+ * were valid (leaking).  0, or -EINVAL with the reason in why.
+ */
+#define FMT_CHECK_MAX_FILTER 480
+int fmt_check_filter(const char *expr, char *why, size_t whylen);
+
 #endif

@@ -1014,3 +1014,46 @@ void fmt_check_format(const char *text, size_t len, struct fmt_check *res)
 	free(fields);
 	free(bad);
 }
+
+int fmt_check_filter(const char *expr, char *why, size_t whylen)
+{
+	size_t len = strlen(expr);
+
+	if (len > FMT_CHECK_MAX_FILTER) {
+		snprintf(why, whylen, "%zu bytes long; at most %d are taken", len,
+			 FMT_CHECK_MAX_FILTER);
+		return -EINVAL;
+	}
+	for (const char *p = expr; *p; p++) {
+		if (*p == '"' || *p == '\'') {
+			char q = *p;
+
+			while (p[1] && p[1] != q)
+				p += p[1] == '\\' && p[2] ? 2 : 1;
+			if (!p[1])
+				break;
+			p++;
+			continue;
+		}
+		/* A number: its own token, not the digits of a name like "cpu0". */
+		if (isdigit((unsigned char)*p) &&
+		    (p == expr || !(isalnum((unsigned char)p[-1]) || p[-1] == '_'))) {
+			bool neg = p > expr && p[-1] == '-';
+			const char *start = neg ? p - 1 : p;
+			char *e;
+
+			errno = 0;
+			if (neg)
+				strtoll(start, &e, 0);
+			else
+				strtoull(start, &e, 0);
+			if (errno == ERANGE) {
+				snprintf(why, whylen, "the number '%.*s' is out of range",
+					 (int)(e - start > 40 ? 40 : e - start), start);
+				return -EINVAL;
+			}
+			p = e > p ? e - 1 : p;
+		}
+	}
+	return 0;
+}

@@ -317,17 +317,14 @@ static void set_comm(struct fmt_src *s, int pid, const char *comm, size_t n, int
 	c->comm[n] = '\0';
 }
 
+static void cmdline_comm(void *arg, int pid, const char *comm, size_t len)
+{
+	set_comm(arg, pid, comm, len, 2);
+}
+
 void fmt_src_cmdlines(struct fmt_src *s, const char *text)
 {
-	while (text && *text) {
-		const char *nl = strchrnul(text, '\n');
-		char *end;
-		long pid = strtol(text, &end, 10);
-
-		if (end != text && *end == ' ' && pid > 0 && pid <= INT32_MAX && end + 1 < nl)
-			set_comm(s, pid, end + 1, nl - end - 1, 2);
-		text = *nl ? nl + 1 : nl;
-	}
+	tfile_cmdlines_each(text, cmdline_comm, s);
 }
 
 static int tgid_of(struct fmt_src *s, int pid)
@@ -356,9 +353,15 @@ void fmt_src_tgids(struct fmt_src *s, const char *text)
 	s->tgids = xcalloc(s->ntgid_cap, sizeof(*s->tgids));
 	while (*text) {
 		const char *nl = strchrnul(text, '\n');
-		char *end, *end2;
-		long pid = strtol(text, &end, 10), tgid = strtol(end, &end2, 10);
+		char *end = (char *)text, *end2 = (char *)text;
+		long pid = 0, tgid = 0;
 
+		/* strtol skips newlines: an empty line must not make it scan the rest. */
+		if (isdigit((unsigned char)*text)) {
+			pid = strtol(text, &end, 10);
+			if (*end == ' ' && isdigit((unsigned char)end[1]))
+				tgid = strtol(end, &end2, 10);
+		}
 		if (end != text && end2 != end && pid > 0 && pid <= INT32_MAX && tgid > 0 &&
 		    tgid <= INT32_MAX && s->ntgids + 1 < s->ntgid_cap) {
 			size_t i;
@@ -640,8 +643,12 @@ int fmt_src_filter(struct fmt_src *s, const char *expr)
 	 * Note that a second filter for the same event would replace the first
 	 * inside one tep_event_filter: each -F gets its own, and they are ORed.
 	 */
-	struct tep_event_filter *flt = tep_filter_alloc(s->tep);
+	struct tep_event_filter *flt;
 
+	if (fmt_check_filter(expr, msg, sizeof(msg)))
+		return tr_fail(-EINVAL, "bad filter '%.60s%s': %s", expr, strlen(expr) > 60 ? "..." : "",
+			       msg);
+	flt = tep_filter_alloc(s->tep);
 	e = tep_filter_add_filter_str(flt, expr);
 	if (e < 0) {
 		if (tep_filter_strerror(flt, e, msg, sizeof(msg)))

@@ -339,6 +339,32 @@ static int parse_cmdlines(struct tfile *tf, struct rd *r)
 	return r->err;
 }
 
+void tfile_cmdlines_each(const char *text, void (*fn)(void *arg, int pid, const char *comm,
+						       size_t len), void *arg)
+{
+	while (text && *text) {
+		const char *nl = strchrnul(text, '\n'), *p = text;
+		long pid = 0;
+
+		/* By hand: strtol would skip the newlines of empty lines, and rescan them. */
+		while (p < nl && *p >= '0' && *p <= '9' && pid <= INT32_MAX)
+			pid = pid * 10 + (*p++ - '0');
+		if (p > text && p < nl && *p == ' ' && pid > 0 && pid <= INT32_MAX && p + 1 < nl &&
+		    nl - p - 1 <= 255)
+			fn(arg, (int)pid, p + 1, nl - p - 1);
+		text = *nl ? nl + 1 : nl;
+	}
+}
+
+static void register_comm(void *arg, int pid, const char *comm, size_t len)
+{
+	char name[256];
+
+	memcpy(name, comm, len);
+	name[len] = '\0';
+	tep_register_comm(arg, name, pid);
+}
+
 void tfile_load_kallsyms(struct tfile *tf)
 {
 	if (!tf->kallsyms)
@@ -915,10 +941,14 @@ int tfile_open(const char *path, unsigned flags, struct tfile **out)
 	}
 	if (tf->info.cpus)
 		tep_set_cpus(tf->tep, tf->info.cpus);
+	/*
+	 * Not tep_parse_saved_cmdlines: it leaks on odd lines and takes no
+	 * length; the lines that are well formed are registered one by one.
+	 */
 	if (!tf->cmdlines)
 		tf->cmdlines = xstrdup("");
 	else
-		tep_parse_saved_cmdlines(tf->tep, tf->cmdlines);
+		tfile_cmdlines_each(tf->cmdlines, register_comm, tf->tep);
 	if (!tf->tgids)
 		tf->tgids = xstrdup("");
 	for (int i = 0; i < tf->nbuffers; i++)

@@ -2,11 +2,13 @@
 /*
  * A main for the fuzz targets without libFuzzer: run the target once on
  * each file named on the command line, as the fuzzer would have.  This is
- * what `make check` replays the regression corpus with.
+ * what `make check` replays the regression corpus with.  With
+ * TR_REPLAY_MAX_RSS_MB set, a peak resident size above it exits 3.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -34,6 +36,17 @@ int main(int argc, char **argv)
 		fclose(f);
 		LLVMFuzzerTestOneInput(buf, len);
 		free(buf);
+	}
+	if (getenv("TR_REPLAY_MAX_RSS_MB")) {
+		struct rusage ru;
+		long max = atol(getenv("TR_REPLAY_MAX_RSS_MB"));
+
+		getrusage(RUSAGE_SELF, &ru);
+		if (ru.ru_maxrss / 1024 > max) {
+			fprintf(stderr, "replay: peak resident size %ld MB, above %ld MB\n",
+				ru.ru_maxrss / 1024, max);
+			return 3;
+		}
 	}
 	return 0;
 }
