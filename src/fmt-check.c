@@ -843,6 +843,13 @@ static int parse_field(const char *line, size_t n, struct fmt_check_field *f, ch
 		snprintf(why, whylen, "a field line without ';'");
 		return -EINVAL;
 	}
+	/* A C type and a name: words, '*' and array brackets, as the kernel writes them. */
+	for (const char *p = decl; p < semi; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_ \t*[]", *p)) {
+			snprintf(why, whylen, "a field declared as '%.*s'",
+				 (int)(semi - decl > 60 ? 60 : semi - decl), decl);
+			return -EINVAL;
+		}
 	name_end = semi;
 	while (name_end > decl && isspace((unsigned char)name_end[-1]))
 		name_end--;
@@ -898,6 +905,15 @@ static int parse_field(const char *line, size_t n, struct fmt_check_field *f, ch
 	return 0;
 }
 
+/* A line libtraceevent's tokenizer may see: printable ASCII and tabs only. */
+static int odd_byte(const char *l, const char *le)
+{
+	for (; l < le; l++)
+		if (*l != '\t' && *l != '\n' && (*l < 0x20 || *l > 0x7e))
+			return (unsigned char)*l | 0x100;
+	return 0;
+}
+
 static void append(struct fmt_check *res, size_t *cap, const char *s, size_t n)
 {
 	if (res->safe_len + n + 1 > *cap) {
@@ -912,22 +928,16 @@ static void append(struct fmt_check *res, size_t *cap, const char *s, size_t n)
 void fmt_check_format(const char *text, size_t len, struct fmt_check *res)
 {
 	struct fmt_check_field *fields = NULL;
-	const char *p = text, *end = text + len, *print = NULL;
+	const char *end = text + len, *print = NULL;
 	int nfields = 0;
-	bool *bad = NULL;
-	size_t cap = 0, nlines = 0;
+	bool *bad = NULL, nul = false;
+	size_t cap = 0;
+	int odd;
 	char why[sizeof(res->why)];
 
 	*res = (struct fmt_check){ .verdict = FMT_CHECK_OK };
-	if (len > MAX_TEXT) {
-		snprintf(res->why, sizeof(res->why), "a format of %zu bytes", len);
-		res->verdict = FMT_CHECK_FIELDS;
-	} else if (memchr(text, '\0', len)) {
-		snprintf(res->why, sizeof(res->why), "a NUL byte in the format");
-		res->verdict = FMT_CHECK_FIELDS;
-	}
-	/* Field lines up to "print fmt:". */
-	for (const char *l = p; res->verdict == FMT_CHECK_OK && l < end;) {
+	/* Field lines up to "print fmt:"; a line with a NUL byte is dropped whatever it is. */
+	for (const char *l = text; l < end;) {
 		const char *nl = memchr(l, '\n', end - l), *le = nl ? nl : end, *s = l;
 
 		while (s < le && isspace((unsigned char)*s))
@@ -936,8 +946,12 @@ void fmt_check_format(const char *text, size_t len, struct fmt_check *res)
 			print = s + 10;
 			break;
 		}
-		nlines++;
-		if ((size_t)(le - s) >= 6 && !memcmp(s, "field:", 6)) {
+		if ((odd = odd_byte(l, le))) {
+			if (!nul && res->verdict == FMT_CHECK_OK)
+				snprintf(res->why, sizeof(res->why), "byte 0x%02x in the format",
+					 odd & 0xff);
+			nul = true;
+		} else if ((size_t)(le - s) >= 6 && !memcmp(s, "field:", 6)) {
 			struct fmt_check_field f;
 
 			fields = xrealloc(fields, (nfields + 1) * sizeof(*fields));
@@ -958,50 +972,47 @@ void fmt_check_format(const char *text, size_t len, struct fmt_check *res)
 					}
 			}
 			if (bad[nfields]) {
-				if (res->verdict == FMT_CHECK_OK)
+				if (res->verdict == FMT_CHECK_OK && !nul)
 					snprintf(res->why, sizeof(res->why), "%s", why);
+				res->verdict = FMT_CHECK_FIELDS;
 				f = (struct fmt_check_field){ 0 };
 			}
 			fields[nfields++] = f;
 		}
 		l = nl ? nl + 1 : end;
 	}
-	for (int i = 0; i < nfields; i++)
-		if (bad[i])
-			res->verdict = FMT_CHECK_FIELDS;
-	if (res->verdict == FMT_CHECK_OK && print) {
-		/* The sound fields only (all of them, here). */
-		if (fmt_check_print(print, end - print, fields, nfields, why, sizeof(why))) {
-			res->verdict = FMT_CHECK_PRINT;
-			snprintf(res->why, sizeof(res->why), "%s", why);
-		}
+	if (nul)
+		res->verdict = FMT_CHECK_FIELDS;
+	if (res->verdict == FMT_CHECK_OK && len > MAX_TEXT) {
+		res->verdict = FMT_CHECK_PRINT;
+		snprintf(res->why, sizeof(res->why), "a format of %zu bytes", len);
 	}
-	if (res->verdict != FMT_CHECK_OK && len <= MAX_TEXT && !memchr(text, '\0', len)) {
-		int k = 0;
+	if (res->verdict == FMT_CHECK_OK && print &&
+	    fmt_check_print(print, end - print, fields, nfields, why, sizeof(why))) {
+		res->verdict = FMT_CHECK_PRINT;
+		snprintf(res->why, sizeof(res->why), "%s", why);
+	}
+	if (res->verdict != FMT_CHECK_OK) {
+		char mark[sizeof(res->why) + 64];
+		int k = 0, n;
 
-		/* The same lines, less the unsound fields, and the mark as the print fmt. */
-		for (const char *l = p; l < end;) {
+		/* The same lines, less the unsound ones, and the mark as the print fmt. */
+		append(res, &cap, "", 0);
+		for (const char *l = text; l < end;) {
 			const char *nl = memchr(l, '\n', end - l), *le = nl ? nl + 1 : end, *s = l;
+			bool field;
 
 			while (s < le && isspace((unsigned char)*s))
 				s++;
 			if (print && s == print - 10)
 				break;
-			if ((size_t)(le - s) >= 6 && !memcmp(s, "field:", 6)) {
-				if (!bad[k++])
-					append(res, &cap, l, le - l);
-			} else {
+			field = (size_t)(le - s) >= 6 && !memcmp(s, "field:", 6);
+			odd = odd_byte(l, le);
+			if (!odd && (!field || !bad[k]))
 				append(res, &cap, l, le - l);
-			}
+			k += field && !odd;
 			l = le;
 		}
-	} else if (res->verdict != FMT_CHECK_OK) {
-		append(res, &cap, "", 0);
-	}
-	if (res->verdict != FMT_CHECK_OK) {
-		char mark[sizeof(res->why) + 64];
-		int n;
-
 		/* The reason goes inside a C string: no quotes, backslashes or conversions. */
 		for (char *w = res->why; *w; w++)
 			if (*w == '"' || *w == '\\' || *w == '%' || (unsigned char)*w < 0x20 ||

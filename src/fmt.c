@@ -54,6 +54,7 @@ struct ev_info {
 	/* __print_hex/__print_array lengths read from the record, checked per record. */
 	int nlens;
 	struct { struct tep_format_field *fld; int el; } lens[4];
+	bool lens_warned;
 	uint32_t min_size;	/* a shorter record is not for libtraceevent */
 	int checked;		/* records compared with libtraceevent so far */
 	int name_len;		/* bytes of the padded "NAME: " column */
@@ -634,10 +635,71 @@ void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev)
 	}
 }
 
+/* Where the filter part of "EVENTS: FILTER" starts (after a ':' outside quotes), or NULL. */
+static const char *filter_part(const char *expr)
+{
+	for (const char *p = expr; *p; p++) {
+		if (*p == '"' || *p == '\'') {
+			char q = *p;
+
+			while (p[1] && p[1] != q)
+				p++;
+			if (!p[1])
+				return NULL;
+			p++;
+		} else if (*p == ':') {
+			return p + 1;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * libtraceevent turns a field an event lacks into FALSE, silently: every
+ * name in the filter must be a field of at least one of the events it
+ * selected (COMM and CPU are its own).  0, or the first name that is not,
+ * copied into name.
+ */
+static int filter_fields_exist(struct tep_event_filter *flt, const char *part, char *name,
+			       size_t len)
+{
+	for (const char *p = part; *p; p++) {
+		const char *w;
+		bool found = false;
+
+		if (*p == '"' || *p == '\'') {
+			char q = *p;
+
+			while (p[1] && p[1] != q)
+				p += p[1] == '\\' && p[2] ? 2 : 1;
+			if (!p[1])
+				break;
+			p++;
+			continue;
+		}
+		if (!(isalpha((unsigned char)*p) || *p == '_') ||
+		    (p > part && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
+			continue;
+		for (w = p; isalnum((unsigned char)*w) || *w == '_'; w++)
+			;
+		snprintf(name, len, "%.*s", (int)(w - p), p);
+		p = w - 1;
+		if (!strcmp(name, "COMM") || !strcmp(name, "CPU"))
+			continue;
+		for (int i = 0; i < flt->filters && !found; i++)
+			found = tep_find_any_field(flt->event_filters[i].event, name) != NULL;
+		if (!found)
+			return -ENOENT;
+	}
+	return 0;
+}
+
 int fmt_src_filter(struct fmt_src *s, const char *expr)
 {
 	enum tep_errno e;
-	char msg[256];
+	char msg[256], name[64];
+	const char *part = filter_part(expr);
+	char *all = NULL;
 
 	/*
 	 * Note that a second filter for the same event would replace the first
@@ -648,14 +710,35 @@ int fmt_src_filter(struct fmt_src *s, const char *expr)
 	if (fmt_check_filter(expr, msg, sizeof(msg)))
 		return tr_fail(-EINVAL, "bad filter '%.60s%s': %s", expr, strlen(expr) > 60 ? "..." : "",
 			       msg);
+	/* "common_pid == 1" with no "EVENT:" before it: for every event, as users expect. */
+	if (!part && strpbrk(expr, "=!<>~&|")) {
+		all = xasprintf(".*: %s", expr);
+		part = all + 3;
+	}
 	flt = tep_filter_alloc(s->tep);
-	e = tep_filter_add_filter_str(flt, expr);
+	e = tep_filter_add_filter_str(flt, all ? all : expr);
 	if (e < 0) {
 		if (tep_filter_strerror(flt, e, msg, sizeof(msg)))
 			tep_strerror(s->tep, e, msg, sizeof(msg));
 		tep_filter_free(flt);
+		free(all);
 		return tr_fail(-EINVAL, "bad filter '%s': %s", expr, msg);
 	}
+	if (part && filter_fields_exist(flt, part, name, sizeof(name))) {
+		int err;
+
+		if (flt->filters == 1)
+			err = tr_fail(-EINVAL, "bad filter '%s': no field '%s' in '%s:%s'", expr, name,
+				      flt->event_filters[0].event->system,
+				      flt->event_filters[0].event->name);
+		else
+			err = tr_fail(-EINVAL, "bad filter '%s': no field '%s' in %s", expr, name,
+				      flt->filters ? "the events it selects" : "any event");
+		tep_filter_free(flt);
+		free(all);
+		return err;
+	}
+	free(all);
 	s->filters = xrealloc(s->filters, (s->nfilters + 1) * sizeof(*s->filters));
 	s->filters[s->nfilters++] = flt;
 	s->has_filter = true;
@@ -924,7 +1007,16 @@ static void event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 		out->len += strlen(u);
 		return;
 	}
-	if (ei->withheld || (uint32_t)rec->size < ei->min_size || !lens_fit(s, ei, rec)) {
+	if (ei->withheld || (uint32_t)rec->size < ei->min_size) {
+		fields_text(s, ei, rec, out);
+		return;
+	}
+	if (!lens_fit(s, ei, rec)) {
+		if (!ei->lens_warned)
+			tr_warn("event '%s:%s': a record's __print_hex or __print_array length runs "
+				"past it: such records show their fields", ei->event->system,
+				ei->event->name);
+		ei->lens_warned = true;
 		fields_text(s, ei, rec, out);
 		return;
 	}

@@ -476,8 +476,16 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 		tf->info.tracer_version = dup_opt_str(p, n);
 		return 0;
 	case OPT_CPUCOUNT:
-		if (n >= 4)
-			tf->info.cpus = swap_n(tf, p, 4);
+		if (n >= 4) {
+			uint32_t cpus = swap_n(tf, p, 4);
+
+			/* As v6's header: no machine has more (0xffffffff printed cpus=-1). */
+			if (cpus > TFILE_MAX_CPUS)
+				return tfile_bad(tf, -EBADMSG, 0,
+						 "corrupt option CPUCOUNT at offset %llu (%u cpus)",
+						 (unsigned long long)off, cpus);
+			tf->info.cpus = cpus;
+		}
 		return 0;
 	case OPT_TSC2NSEC:
 		if (n >= 16) {
@@ -834,14 +842,18 @@ int tfile_open(const char *path, unsigned flags, struct tfile **out)
 {
 	struct tfile *tf = xcalloc(1, sizeof(*tf));
 	const uint8_t *h;
-	struct stat st;
+	struct stat st = { 0 };
 	struct rd r;
 	int fd, err;
 
 	*out = NULL;
 	tf->path = xstrdup(path);
 	tf->flags = flags;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * O_NONBLOCK: opening a FIFO for reading would wait for a writer
+	 * forever; the type is checked before anything is read.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		err = -errno;
 		tr_fail(err, "cannot open '%s': %s", path, strerror(errno));
@@ -849,7 +861,11 @@ int tfile_open(const char *path, unsigned flags, struct tfile **out)
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		err = tr_fail(-EINVAL, "'%s' is not a regular file", path);
+		err = tr_fail(-EINVAL, "'%s' is not a regular file (a %s)", path,
+			      S_ISFIFO(st.st_mode) ? "FIFO" : S_ISDIR(st.st_mode) ? "directory" :
+			      S_ISCHR(st.st_mode) ? "character device" :
+			      S_ISBLK(st.st_mode) ? "block device" :
+			      S_ISSOCK(st.st_mode) ? "socket" : "special file");
 		goto fail;
 	}
 	tf->size = st.st_size;
