@@ -28,7 +28,7 @@ ASAN_OBJS := $(SRCS:src/%.c=build/asan/%.o)
 ASAN_LIB  := $(LIB_SRCS:src/%.c=build/asan/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/unit/%)
-HEADERS   := $(wildcard include/*.h)
+HEADERS   := $(wildcard include/*.h src/*.h)
 
 .PHONY: all asan unit replay fuzz check check-unit check-fuzz check-integration check-vm deps run \
 	install clean
@@ -54,7 +54,7 @@ build/asan/%.o: src/%.c $(HEADERS)
 unit: $(UNIT_BINS)
 build/unit/%: tests/unit/%.c tests/unit/unit.h $(ASAN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit -o $@ $< $(ASAN_LIB) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit -Isrc -o $@ $< $(ASAN_LIB) $(PKG_LIBS)
 
 # The fuzz targets (tests/fuzz/fuzz-*.c) three ways: linked with libFuzzer
 # by clang for `make fuzz`; and, for `make check`'s replay of the

@@ -20,6 +20,11 @@ struct evsel {
 	char *system;	/* glob; NULL = any system */
 	char *event;	/* glob; NULL = every event of the system(s) */
 	char *filter;	/* -f that followed it, or NULL */
+	/*
+	 * The filter as the user typed it, when tr added clauses of its own
+	 * to filter (its readers' pids); errors show this one.  Or NULL.
+	 */
+	char *user_filter;
 	bool bare;	/* no ':' typed: a system name, else an event name */
 };
 
@@ -39,6 +44,7 @@ struct evmatch {
 	char *system;
 	char *event;
 	const char *filter;	/* borrowed from the selector */
+	const char *user_filter;	/* ditto: see struct evsel */
 };
 
 /*

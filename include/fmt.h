@@ -133,35 +133,4 @@ struct fmt_report {
 /* Run the report to out: 0, or -errno with the message left by tr_fail(). */
 int fmt_report_run(const struct fmt_report *r, FILE *out);
 
-#ifdef FMT_INTERNAL
-/* Shared by src/fmt*.c only. */
-struct tep_event;
-
-struct fmt_line {
-	char *p;
-	size_t len, cap;
-};
-
-static inline void fmt_line_grow(struct fmt_line *l, size_t more)
-{
-	if (l->len + more > l->cap) {
-		l->cap = (l->len + more) * 2;
-		l->p = xrealloc(l->p, l->cap);
-	}
-}
-
-/*
- * The fast printer: an event's print fmt compiled once into steps that need
- * neither malloc nor libtraceevent per record.  Only print fmts whose every
- * conversion it can render exactly as libtraceevent does compile; the rest
- * return NULL and go through tep_print_event.
- */
-struct fmt_prog;
-struct fmt_prog *fmt_prog_compile(struct tep_handle *tep, struct tep_event *e);
-/* Append the event text; false if this record needs libtraceevent after all. */
-bool fmt_prog_run(const struct fmt_prog *p, struct tep_handle *tep, const void *data,
-		  uint32_t size, struct fmt_line *out);
-void fmt_prog_free(struct fmt_prog *p);
-#endif
-
 #endif

@@ -30,7 +30,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &a->inst;
+		opt_bind(state, &a->inst, NULL, NULL);
 		return 0;
 	case 'a':
 		a->all = true;
@@ -98,9 +98,9 @@ int cmd_reset(int argc, char **argv)
 		tr_report(r, "cannot undo what tr kept");
 	if (a.inst.name && !tfs_exists(NULL, in->dir + strlen(tfs_root()) + 1))
 		return r ? EXIT_RUNTIME : EXIT_OK;	/* tr made it, and it is gone now */
-	if (a.all && remove_all())
-		return tr_report(0, "reset"), EXIT_RUNTIME;
-	if (tfs_reset_defaults(in ? in : tfs_top()))
-		return tr_report(0, "reset"), EXIT_RUNTIME;
+	if (a.all && (r = remove_all()))
+		return tr_report(r, "cannot remove what tr created"), EXIT_RUNTIME;
+	if ((r = tfs_reset_defaults(in ? in : tfs_top())))
+		return tr_report(r, "cannot reset the tracing settings"), EXIT_RUNTIME;
 	return r ? EXIT_RUNTIME : EXIT_OK;
 }

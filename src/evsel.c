@@ -92,6 +92,7 @@ void evsel_list_free(struct evsel_list *l)
 		free(l->v[i].system);
 		free(l->v[i].event);
 		free(l->v[i].filter);
+		free(l->v[i].user_filter);
 	}
 	free(l->v);
 	l->v = NULL;
@@ -132,7 +133,7 @@ static bool matches(const struct evsel *e, const char *full, int mode)
 int evsel_resolve(const struct evsel_list *l, const struct strv *available, struct evmatch **out,
 		  size_t *n)
 {
-	const char **filter = xcalloc(available->n, sizeof(*filter));
+	const struct evsel **filter = xcalloc(available->n, sizeof(*filter));
 	bool *chosen = xcalloc(available->n, sizeof(*chosen));
 	size_t count = 0;
 	int r = 0;
@@ -151,7 +152,7 @@ int evsel_resolve(const struct evsel_list *l, const struct strv *available, stru
 					count++;
 				chosen[i] = true;
 				if (e->filter)
-					filter[i] = e->filter;
+					filter[i] = e;
 			}
 			if (!e->bare)
 				break;
@@ -172,7 +173,8 @@ int evsel_resolve(const struct evsel_list *l, const struct strv *available, stru
 
 			m[k].system = xasprintf("%.*s", (int)(colon - available->v[i]), available->v[i]);
 			m[k].event = xstrdup(colon + 1);
-			m[k].filter = filter[i];
+			m[k].filter = filter[i] ? filter[i]->filter : NULL;
+			m[k].user_filter = filter[i] ? filter[i]->user_filter : NULL;
 			k++;
 		}
 		*out = m;

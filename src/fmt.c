@@ -23,8 +23,8 @@
 #include <event-parse.h>
 
 #include "fmt-check.h"
-#define FMT_INTERNAL
-#include "fmt.h"
+#include "fmt-local.h"
+#include "json.h"
 
 enum { COMM_LEN = 24, NAME_COL = 21 };
 
@@ -1054,35 +1054,8 @@ strip:
 
 static void put_json_str(struct fmt *f, const char *p, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
-
-	grow(f, n * 6 + 2);
-	f->ln.p[f->ln.len++] = '"';
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = p[i];
-
-		if (c == '"' || c == '\\') {
-			f->ln.p[f->ln.len++] = '\\';
-			f->ln.p[f->ln.len++] = c;
-		} else if (c < 0x20 || c >= 0x7f) {
-			/* Not UTF-8 we can vouch for: escape every byte outside ASCII. */
-			if (c == '\n') {
-				f->ln.p[f->ln.len++] = '\\';
-				f->ln.p[f->ln.len++] = 'n';
-			} else if (c == '\t') {
-				f->ln.p[f->ln.len++] = '\\';
-				f->ln.p[f->ln.len++] = 't';
-			} else {
-				memcpy(f->ln.p + f->ln.len, "\\u00", 4);
-				f->ln.len += 4;
-				f->ln.p[f->ln.len++] = hex[c >> 4];
-				f->ln.p[f->ln.len++] = hex[c & 15];
-			}
-		} else {
-			f->ln.p[f->ln.len++] = c;
-		}
-	}
-	f->ln.p[f->ln.len++] = '"';
+	grow(f, JSON_ESCAPED_MAX(n));
+	f->ln.len += json_escape(f->ln.p + f->ln.len, p, n);
 }
 
 static void put_csv_str(struct fmt *f, const char *p, size_t n)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hist.h"
+#include "json.h"
 
 /* The text a table shows for a cell (malloc'ed). */
 static char *cell_text(const struct hist_col *col, const struct hist_cell *c)
@@ -207,24 +208,6 @@ static int render_table(FILE *out, const struct hist_result *r, const struct his
 	return ferror(out) ? -EIO : 0;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char ch = *s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(f, "\\%c", ch);
-		else if (ch == '\n')
-			fputs("\\n", f);
-		else if (ch < 0x20)
-			fprintf(f, "\\u%04x", ch);
-		else
-			fputc(ch, f);
-	}
-	fputc('"', f);
-}
-
 /*
  * The typed fields of a cell: name and value pairs.  Addresses, pids and
  * syscall ids stay numbers next to their names; ranges give both ends.
@@ -233,36 +216,36 @@ static void json_cell(FILE *f, const struct hist_col *col, const struct hist_cel
 {
 	switch (col->kind) {
 	case HIST_K_NUM:
-		json_str(f, col->name);
+		json_fputs(f, col->name);
 		if (c->text && c->text[0] == '-')
 			fprintf(f, ":%s", c->text);
 		else
 			fprintf(f, ":%" PRIu64, c->num);
 		break;
 	case HIST_K_HEX:
-		json_str(f, col->name);
+		json_fputs(f, col->name);
 		fprintf(f, ":%" PRIu64, c->num);
 		break;
 	case HIST_K_STR:
-		json_str(f, col->name);
+		json_fputs(f, col->name);
 		fputc(':', f);
-		json_str(f, c->text);
+		json_fputs(f, c->text);
 		break;
 	case HIST_K_SYM:
-		json_str(f, col->name);
+		json_fputs(f, col->name);
 		fprintf(f, ":%" PRIu64 ",", c->num);
 		fprintf(f, "\"%s_sym\":", col->name);
-		json_str(f, c->text);
+		json_fputs(f, c->text);
 		break;
 	case HIST_K_TASK:
-		json_str(f, col->name);
+		json_fputs(f, col->name);
 		fprintf(f, ":%" PRIu64 ",\"%s_comm\":", c->num, col->name);
-		json_str(f, c->text);
+		json_fputs(f, c->text);
 		break;
 	case HIST_K_SYSCALL:
-		json_str(f, col->name);
+		json_fputs(f, col->name);
 		fprintf(f, ":%" PRIu64 ",\"%s_name\":", c->num, col->name);
-		json_str(f, c->text);
+		json_fputs(f, c->text);
 		break;
 	case HIST_K_RANGE:
 		if (col->mod == HIST_MOD_LOG2)
@@ -275,13 +258,13 @@ static void json_cell(FILE *f, const struct hist_col *col, const struct hist_cel
 	case HIST_K_STACK: {
 		const char *s = c->text ? c->text : "";
 
-		json_str(f, col->name);
+		json_fputs(f, col->name);
 		fputs(":[", f);
 		while (*s) {
 			size_t n = strcspn(s, "\n");
 			char *fr = xasprintf("%.*s", (int)n, s);
 
-			json_str(f, fr);
+			json_fputs(f, fr);
 			free(fr);
 			s += n;
 			if (*s) {
@@ -306,12 +289,12 @@ static int render_json(FILE *f, const struct hist_result *r)
 	fputs("{", f);
 	if (r->trigger) {
 		fputs("\"trigger\":", f);
-		json_str(f, r->trigger);
+		json_fputs(f, r->trigger);
 		fputc(',', f);
 	}
 	if (r->note) {
 		fputs("\"note\":", f);
-		json_str(f, r->note);
+		json_fputs(f, r->note);
 		fputc(',', f);
 	}
 	fputs("\"entries\":[", f);
@@ -326,7 +309,7 @@ static int render_json(FILE *f, const struct hist_result *r)
 	}
 	if (r->has_max) {
 		fprintf(f, "],\n\"max\":{\"value\":%" PRIu64 ",\"saved\":", r->max);
-		json_str(f, r->max_saved);
+		json_fputs(f, r->max_saved);
 		fputs("}", f);
 	} else {
 		fputs("]", f);

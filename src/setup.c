@@ -99,7 +99,15 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 			continue;
 		f = xasprintf("events/%s/%s/filter", m[i].system, m[i].event);
 		r = tfs_set(in, f, m[i].filter);
-		if (r)
+		/*
+		 * tr's own clauses were added to the user's filter: show the
+		 * kernel's verdict on what the user typed, caret and all, if the
+		 * user's text alone is refused too.
+		 */
+		if (r && m[i].user_filter && tfs_set(in, f, m[i].user_filter))
+			r = tr_fail(r, "bad filter for '%s:%s': '%s': %s", m[i].system, m[i].event,
+				    m[i].user_filter, strerror(-r));
+		else if (r)
 			r = tr_fail(r, "bad filter for '%s:%s': '%s': %s", m[i].system, m[i].event,
 				    m[i].filter, strerror(-r));
 		free(f);

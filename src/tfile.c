@@ -22,8 +22,7 @@
 #include <event-parse.h>
 
 #include "fmt-check.h"
-#define TFILE_INTERNAL
-#include "tfile.h"
+#include "tfile-local.h"
 
 static const char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 

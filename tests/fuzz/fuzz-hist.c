@@ -52,8 +52,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((h >> 16) & 1 && f && f->next && !(f->next->flags & TEP_FIELD_IS_ARRAY))
 		val = f->next->name;
 	if (!hist_spec_build(&s, sysev, key, val, NULL,
-			     (h >> 17) & 1 ? "common_pid > 0" : NULL, 0, NULL))
-		hist_user_file(&s, path, &ro);
+			     (h >> 17) & 1 ? "common_pid > 0" : NULL, 0, NULL)) {
+		struct hist_result res = { 0 };
+
+		if (!hist_user_file(&s, path, &res))
+			hist_render(stdout, &res, &ro);
+		hist_result_free(&res);
+	}
 	hist_spec_free(&s);
 	tfile_close(tf);
 	return 0;
