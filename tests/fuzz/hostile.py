@@ -3,6 +3,7 @@
 # reader, one file per case, in the classes of issue 13:
 #
 #   hostile.py OUTDIR
+#   hostile.py --big BYTES FILE     a well-formed file that large (memory tests)
 #
 #   trunc-*     a good file (v6; v7 plain, zstd, zlib) cut at every section
 #               boundary and one byte either side of it
@@ -351,7 +352,41 @@ def base(**kw):
 
 # ---- the cases ----
 
+def big(out, size, kind='none'):
+    """A well-formed file of about size bytes (2 CPUs of repeated pages), for memory tests."""
+    pages = max(2, size // (2 * PAGE))
+    o = base(cpus=2, data=[b'', b''])
+    # Full pages of short records, as a busy trace has.
+    blob = []
+    for c in range(2):
+        evs, used = [], 0
+        while used + 48 < PAGE - 16:
+            e = event(3, switch_rec(100 + c, 200 + c) if len(evs) % 4 else print_rec(b'm'))
+            evs.append(e)
+            used += len(e)
+        blob.append(page(1000 + c, evs) + page(2000 + c, evs))
+    w = v6(o) if kind == 'none' else None
+    # The CPU table's offsets are patched as the data is streamed out.
+    head = bytearray(w.b)
+    table = head.index(b'flyrecord\0') + 10
+    at = len(head) + (-len(head) % PAGE)
+    with open(out, 'wb') as f:
+        for c in range(2):
+            struct.pack_into('<QQ', head, table + 16 * c, at + c * pages * PAGE, pages * PAGE)
+        f.write(head + b'\0' * (-len(head) % PAGE))
+        for c in range(2):
+            reps = pages // 2
+            for _ in range(reps // 64):
+                f.write(blob[c] * 64)
+            f.write(blob[c] * (reps % 64))
+            if pages % 2:
+                f.write(blob[c][:PAGE])
+
+
 def main():
+    if sys.argv[1] == '--big':
+        big(sys.argv[3], int(sys.argv[2]))
+        return
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     n = 0
@@ -534,4 +569,5 @@ def main():
     print('hostile.py: %d files in %s' % (n, out))
 
 
-main()
+if __name__ == '__main__':
+    main()

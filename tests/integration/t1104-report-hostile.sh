@@ -135,4 +135,13 @@ test_expect_success 'report -F without an event applies to every event' '
 	test "$(grep -c "sched_switch:" out)" = 1
 '
 
+test_expect_success 'peak memory of report does not grow with the file (256 MB: under 64 MB)' '
+	command -v /usr/bin/time >/dev/null || { say "no GNU time"; exit 0; } &&
+	python3 "$TEST_ROOT/tests/fuzz/hostile.py" --big $((256 << 20)) big.dat &&
+	/usr/bin/time -o rss -f %M "$plain" report -i big.dat >/dev/null &&
+	/usr/bin/time -o rss.stat -f %M "$plain" report -i big.dat --stat >/dev/null &&
+	rm -f big.dat &&
+	test "$(cat rss)" -lt 65536 && test "$(cat rss.stat)" -lt 65536
+'
+
 test_done
