@@ -81,6 +81,14 @@ const struct tfile_buffer *tfile_buffer(const struct tfile *tf, int i);
 /* saved_cmdlines and saved_tgids text as stored (NUL-terminated; "" if none). */
 const char *tfile_cmdlines(const struct tfile *tf);
 const char *tfile_tgids(const struct tfile *tf);
+/*
+ * Call fn for each well-formed "PID COMM" line of saved_cmdlines text (pid
+ * 1 to INT_MAX, a name of 1 to 255 bytes after one blank): in one pass, so
+ * a text of 200,000 empty lines costs what its length does.  comm is not
+ * NUL-terminated.
+ */
+void tfile_cmdlines_each(const char *text, void (*fn)(void *arg, int pid, const char *comm,
+						       size_t len), void *arg);
 /* With TFILE_KEEP_FORMATS: "system\nformat text" per event, in file order. */
 const struct strv *tfile_formats(const struct tfile *tf);
 /*

@@ -242,8 +242,11 @@ static int print_ends(struct run *x)
 
 		if (x->r->first) {
 			r = cur_read(c, &ev);
-			if (r == 1)
+			/* 1 is "printed one", not a reason to stop at this CPU. */
+			if (r == 1) {
 				fmt_event(x->f, c->in->src, c->in->prefix[c->buffer], &ev);
+				r = 0;
+			}
 		}
 		if (!x->r->last || r < 0)
 			continue;

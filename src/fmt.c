@@ -23,6 +23,7 @@
 
 #include <event-parse.h>
 
+#include "fmt-check.h"
 #include "fmt-local.h"
 #include "json.h"
 
@@ -51,6 +52,12 @@ struct ev_info {
 	struct comm_pair pairs[4];
 	struct fmt_prog *prog;	/* the fast printer, or NULL */
 	bool user;		/* a user event: printed as the kernel does (fmt-user.c) */
+	const char *withheld;	/* why the print fmt is not used (fmt-check.h), or NULL */
+	/* __print_hex/__print_array lengths read from the record, checked per record. */
+	int nlens;
+	struct { struct tep_format_field *fld; int el; } lens[4];
+	bool lens_warned;
+	uint32_t min_size;	/* a shorter record is not for libtraceevent */
 	int checked;		/* records compared with libtraceevent so far */
 	int name_len;		/* bytes of the padded "NAME: " column */
 	char name_col[72];
@@ -322,17 +329,14 @@ static void set_comm(struct fmt_src *s, int pid, const char *comm, size_t n, int
 	c->comm[n] = '\0';
 }
 
+static void cmdline_comm(void *arg, int pid, const char *comm, size_t len)
+{
+	set_comm(arg, pid, comm, len, 2);
+}
+
 void fmt_src_cmdlines(struct fmt_src *s, const char *text)
 {
-	while (text && *text) {
-		const char *nl = strchrnul(text, '\n');
-		char *end;
-		long pid = strtol(text, &end, 10);
-
-		if (end != text && *end == ' ' && pid > 0 && pid <= INT32_MAX && end + 1 < nl)
-			set_comm(s, pid, end + 1, nl - end - 1, 2);
-		text = *nl ? nl + 1 : nl;
-	}
+	tfile_cmdlines_each(text, cmdline_comm, s);
 }
 
 static int tgid_of(struct fmt_src *s, int pid)
@@ -361,9 +365,15 @@ void fmt_src_tgids(struct fmt_src *s, const char *text)
 	s->tgids = xcalloc(s->ntgid_cap, sizeof(*s->tgids));
 	while (*text) {
 		const char *nl = strchrnul(text, '\n');
-		char *end, *end2;
-		long pid = strtol(text, &end, 10), tgid = strtol(end, &end2, 10);
+		char *end = (char *)text, *end2 = (char *)text;
+		long pid = 0, tgid = 0;
 
+		/* strtol skips newlines: an empty line must not make it scan the rest. */
+		if (isdigit((unsigned char)*text)) {
+			pid = strtol(text, &end, 10);
+			if (*end == ' ' && isdigit((unsigned char)end[1]))
+				tgid = strtol(end, &end2, 10);
+		}
 		if (end != text && end2 != end && pid > 0 && pid <= INT32_MAX && tgid > 0 &&
 		    tgid <= INT32_MAX && s->ntgids + 1 < s->ntgid_cap) {
 			size_t i;
@@ -410,6 +420,74 @@ static inline uint64_t rd_num(struct fmt_src *s, const void *p, int size)
 	return tep_read_number(s->tep, p, size);
 }
 
+/* Note the fields that give __print_hex/__print_array a length (fmt-check.h). */
+static void find_lens(struct ev_info *ei, struct tep_print_arg *a, int depth)
+{
+	struct tep_print_arg *len = NULL;
+	struct tep_format_field *fld;
+	int el = 1;
+
+	if (!a || depth > 64)
+		return;
+	switch (a->type) {
+	case TEP_PRINT_HEX:
+	case TEP_PRINT_HEX_STR:
+		len = a->hex.size;
+		break;
+	case TEP_PRINT_INT_ARRAY:
+		len = a->int_array.count;
+		el = 8;
+		if (a->int_array.el_size && a->int_array.el_size->type == TEP_PRINT_ATOM &&
+		    a->int_array.el_size->atom.atom)
+			el = atoi(a->int_array.el_size->atom.atom);
+		if (el < 1 || el > 8)
+			el = 8;
+		break;
+	case TEP_PRINT_OP:
+		find_lens(ei, a->op.left, depth + 1);
+		find_lens(ei, a->op.right, depth + 1);
+		break;
+	case TEP_PRINT_TYPE:
+		find_lens(ei, a->typecast.item, depth + 1);
+		break;
+	default:
+		break;
+	}
+	while (len && len->type == TEP_PRINT_TYPE)
+		len = len->typecast.item;
+	if (!len || len->type != TEP_PRINT_FIELD)
+		return;
+	/* libtraceevent looks the field up at the first print: do it now. */
+	fld = len->field.field ? len->field.field
+			       : tep_find_any_field(ei->event, len->field.name);
+	if (ei->nlens == (int)ARRAY_SIZE(ei->lens) || !fld) {
+		ei->withheld = "a length read from the record that tr cannot check";
+		return;
+	}
+	ei->lens[ei->nlens].fld = fld;
+	ei->lens[ei->nlens++].el = el;
+}
+
+/* Do this record's lengths (find_lens) stay inside it? */
+static bool lens_fit(struct fmt_src *s, const struct ev_info *ei, const struct tep_record *rec)
+{
+	for (int i = 0; i < ei->nlens; i++) {
+		const struct tep_format_field *fld = ei->lens[i].fld;
+		uint64_t v;
+
+		if (fld->size != 1 && fld->size != 2 && fld->size != 4 && fld->size != 8)
+			return false;
+		if ((uint32_t)fld->offset + fld->size > (uint32_t)rec->size)
+			return false;
+		v = rd_num(s, (const uint8_t *)rec->data + fld->offset, fld->size);
+		if ((fld->flags & TEP_FIELD_IS_SIGNED) && (v >> (fld->size * 8 - 1)) & 1)
+			return false;
+		if (v > (uint64_t)rec->size / ei->lens[i].el)
+			return false;
+	}
+	return true;
+}
+
 static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 {
 	struct ev_info *ei = s->ids[id & 0xffff];
@@ -430,7 +508,31 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 				ei->event = NULL;
 	}
 	if (ei->event) {
-		int n = snprintf(ei->name_col, sizeof(ei->name_col) - 2, "%s:", ei->event->name);
+		const char *pf = ei->event->print_fmt.format;
+		int n;
+
+		if (pf && !strncmp(pf, FMT_CHECK_MARK, strlen(FMT_CHECK_MARK)))
+			ei->withheld = pf + strlen(FMT_CHECK_MARK);
+		else
+			for (struct tep_print_arg *a = ei->event->print_fmt.args; a; a = a->next)
+				find_lens(ei, a, 0);
+		if (ei->withheld) {
+			tr_warn("event '%s:%s': its print fmt is not used (%s): its events show "
+				"their fields", ei->event->system, ei->event->name, ei->withheld);
+		}
+		/*
+		 * libtraceevent takes a field of size 0 to run to the record's end:
+		 * a record ending before such a field starts would be a negative
+		 * length to it.
+		 */
+		for (struct tep_format_field *fld = ei->event->format.fields; fld; fld = fld->next)
+			if (!fld->size && (uint32_t)fld->offset > ei->min_size)
+				ei->min_size = fld->offset;
+		for (struct tep_format_field *fld = ei->event->format.common_fields; fld;
+		     fld = fld->next)
+			if (!fld->size && (uint32_t)fld->offset > ei->min_size)
+				ei->min_size = fld->offset;
+		n = snprintf(ei->name_col, sizeof(ei->name_col) - 2, "%s:", ei->event->name);
 
 		if (n < 0 || n > (int)sizeof(ei->name_col) - 3)
 			n = sizeof(ei->name_col) - 3;
@@ -439,7 +541,8 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 		ei->name_col[n++] = ' ';
 		ei->name_len = n;
 		ei->user = fmt_user_event(ei->event);
-		ei->prog = ei->user ? NULL : fmt_prog_compile(s->tep, ei->event);
+		if (!ei->user && !ei->withheld)
+			ei->prog = fmt_prog_compile(s->tep, ei->event);
 	}
 	return ei;
 }
@@ -544,24 +647,110 @@ void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev)
 	}
 }
 
+/* Where the filter part of "EVENTS: FILTER" starts (after a ':' outside quotes), or NULL. */
+static const char *filter_part(const char *expr)
+{
+	for (const char *p = expr; *p; p++) {
+		if (*p == '"' || *p == '\'') {
+			char q = *p;
+
+			while (p[1] && p[1] != q)
+				p++;
+			if (!p[1])
+				return NULL;
+			p++;
+		} else if (*p == ':') {
+			return p + 1;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * libtraceevent turns a field an event lacks into FALSE, silently: every
+ * name in the filter must be a field of at least one of the events it
+ * selected (COMM and CPU are its own).  0, or the first name that is not,
+ * copied into name.
+ */
+static int filter_fields_exist(struct tep_event_filter *flt, const char *part, char *name,
+			       size_t len)
+{
+	for (const char *p = part; *p; p++) {
+		const char *w;
+		bool found = false;
+
+		if (*p == '"' || *p == '\'') {
+			char q = *p;
+
+			while (p[1] && p[1] != q)
+				p += p[1] == '\\' && p[2] ? 2 : 1;
+			if (!p[1])
+				break;
+			p++;
+			continue;
+		}
+		if (!(isalpha((unsigned char)*p) || *p == '_') ||
+		    (p > part && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
+			continue;
+		for (w = p; isalnum((unsigned char)*w) || *w == '_'; w++)
+			;
+		snprintf(name, len, "%.*s", (int)(w - p), p);
+		p = w - 1;
+		if (!strcmp(name, "COMM") || !strcmp(name, "CPU"))
+			continue;
+		for (int i = 0; i < flt->filters && !found; i++)
+			found = tep_find_any_field(flt->event_filters[i].event, name) != NULL;
+		if (!found)
+			return -ENOENT;
+	}
+	return 0;
+}
+
 int fmt_src_filter(struct fmt_src *s, const char *expr)
 {
 	enum tep_errno e;
-	char msg[256];
+	char msg[256], name[64];
+	const char *part = filter_part(expr);
+	char *all = NULL;
 
 	/*
 	 * Note that a second filter for the same event would replace the first
 	 * inside one tep_event_filter: each -F gets its own, and they are ORed.
 	 */
-	struct tep_event_filter *flt = tep_filter_alloc(s->tep);
+	struct tep_event_filter *flt;
 
-	e = tep_filter_add_filter_str(flt, expr);
+	if (fmt_check_filter(expr, msg, sizeof(msg)))
+		return tr_fail(-EINVAL, "bad filter '%.60s%s': %s", expr, strlen(expr) > 60 ? "..." : "",
+			       msg);
+	/* "common_pid == 1" with no "EVENT:" before it: for every event, as users expect. */
+	if (!part && strpbrk(expr, "=!<>~&|")) {
+		all = xasprintf(".*: %s", expr);
+		part = all + 3;
+	}
+	flt = tep_filter_alloc(s->tep);
+	e = tep_filter_add_filter_str(flt, all ? all : expr);
 	if (e < 0) {
 		if (tep_filter_strerror(flt, e, msg, sizeof(msg)))
 			tep_strerror(s->tep, e, msg, sizeof(msg));
 		tep_filter_free(flt);
+		free(all);
 		return tr_fail(-EINVAL, "bad filter '%s': %s", expr, msg);
 	}
+	if (part && filter_fields_exist(flt, part, name, sizeof(name))) {
+		int err;
+
+		if (flt->filters == 1)
+			err = tr_fail(-EINVAL, "bad filter '%s': no field '%s' in '%s:%s'", expr, name,
+				      flt->event_filters[0].event->system,
+				      flt->event_filters[0].event->name);
+		else
+			err = tr_fail(-EINVAL, "bad filter '%s': no field '%s' in %s", expr, name,
+				      flt->filters ? "the events it selects" : "any event");
+		tep_filter_free(flt);
+		free(all);
+		return err;
+	}
+	free(all);
 	s->filters = xrealloc(s->filters, (s->nfilters + 1) * sizeof(*s->filters));
 	s->filters[s->nfilters++] = flt;
 	s->has_filter = true;
@@ -775,6 +964,93 @@ static void lib_text(struct fmt *f, struct fmt_src *s, struct tep_record *rec, b
 	rec->data = data;
 }
 
+static void line_put(struct fmt_line *l, const char *p, size_t n)
+{
+	fmt_line_grow(l, n);
+	memcpy(l->p + l->len, p, n);
+	l->len += n;
+}
+
+static void line_printf(struct fmt_line *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void line_printf(struct fmt_line *l, const char *fmt, ...)
+{
+	char tmp[64];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	line_put(l, tmp, n < (int)sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+static bool is_char_type(const struct tep_format_field *fld);
+
+/*
+ * The event's own fields as "name=value ...", for an event whose print fmt
+ * was withheld (or a record too short for libtraceevent): every length is
+ * checked against the record, strings stop at 256 bytes and arrays at 64
+ * elements.
+ */
+static void fields_text(struct fmt_src *s, struct ev_info *ei, const struct tep_record *rec,
+			struct fmt_line *out)
+{
+	const uint8_t *data = rec->data;
+	uint32_t size = rec->size;
+
+	for (struct tep_format_field *fld = ei->event->format.fields; fld; fld = fld->next) {
+		uint32_t off = fld->offset, len = fld->size;
+
+		if (fld != ei->event->format.fields)
+			line_put(out, " ", 1);
+		line_put(out, fld->name, strnlen(fld->name, 128));
+		line_put(out, "=", 1);
+		if (!len && (fld->flags & TEP_FIELD_IS_ARRAY) && off <= size)
+			len = size - off;
+		if (off > size || len > size - off) {
+			line_put(out, "<past the record>", 17);
+			continue;
+		}
+		if (fld->flags & TEP_FIELD_IS_DYNAMIC) {
+			uint32_t v = len >= 4 ? (uint32_t)rd_num(s, data + off, 4) : 0;
+
+			off = ((fld->flags & TEP_FIELD_IS_RELATIVE) ? off + len : 0) + (v & 0xffff);
+			len = v >> 16;
+			if (off > size || len > size - off) {
+				line_put(out, "<past the record>", 17);
+				continue;
+			}
+		} else if (!(fld->flags & TEP_FIELD_IS_ARRAY) &&
+			   (len == 1 || len == 2 || len == 4 || len == 8)) {
+			uint64_t v = rd_num(s, data + off, len);
+
+			if (fld->flags & TEP_FIELD_IS_SIGNED) {
+				int sh = 64 - 8 * len;
+
+				line_printf(out, "%lld", (long long)((int64_t)(v << sh) >> sh));
+			} else {
+				line_printf(out, "%llu", (unsigned long long)v);
+			}
+			continue;
+		}
+		if (is_char_type(fld)) {
+			size_t n = strnlen((const char *)data + off, len > 256 ? 256 : len);
+
+			for (size_t i = 0; i < n; i++) {
+				char c = data[off + i];
+
+				line_put(out, c >= 0x20 && c < 0x7f ? &c : "?", 1);
+			}
+			continue;
+		}
+		line_put(out, "ARRAY[", 6);
+		for (uint32_t i = 0; i < len && i < 64; i++)
+			line_printf(out, "%s%02x", i ? ", " : "", data[off + i]);
+		line_put(out, len > 64 ? ", ...]" : "]", len > 64 ? 6 : 1);
+	}
+}
+
 /*
  * Append the event text to out: the fast printer's when it has one (checked
  * against libtraceevent for the first records of each event), else
@@ -796,6 +1072,19 @@ static void event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 	}
 	if (!raw && ei->user) {
 		fmt_user_text(s->tep, ei->event, rec->data, (uint32_t)rec->size, out);
+		return;
+	}
+	if (ei->withheld || (uint32_t)rec->size < ei->min_size) {
+		fields_text(s, ei, rec, out);
+		return;
+	}
+	if (!lens_fit(s, ei, rec)) {
+		if (!ei->lens_warned)
+			tr_warn("event '%s:%s': a record's __print_hex or __print_array length runs "
+				"past it: such records show their fields", ei->event->system,
+				ei->event->name);
+		ei->lens_warned = true;
+		fields_text(s, ei, rec, out);
 		return;
 	}
 	if (!raw && ei->prog && fmt_prog_run(ei->prog, s->tep, rec->data, rec->size, out)) {
