@@ -145,7 +145,12 @@ enum {
 	 * disabled since they were recorded are no longer in set_event).
 	 */
 	REC_FORMATS_FROM_DATA = 1 << 1,
+	/* Write trace.dat version 7 (version 6 without it). */
+	REC_FILE_V7 = 1 << 2,
 };
+/* v7's compression (enum tfw_zip) goes in the flags' top byte. */
+#define REC_ZIP(z) ((unsigned)(z) << 24)
+#define REC_ZIP_OF(flags) ((int)((flags) >> 24))
 void rec_summary_print(FILE *f, const struct rec_summary *s, const char *path);
 
 /*
@@ -197,6 +202,7 @@ struct rec_record_opts {
 	uint64_t duration_ns;
 	int fd;				/* the output file, opened by the caller */
 	const char *tmp_dir;		/* the per-CPU temp files: beside the output */
+	unsigned file_flags;		/* REC_FILE_V7 | REC_ZIP(z), or 0 for v6 */
 };
 
 struct rec_record_result {

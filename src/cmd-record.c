@@ -35,6 +35,7 @@
 #include "session.h"
 #include "setup.h"
 #include "tfs.h"
+#include "tfw.h"
 
 struct args {
 	struct opt_instance inst;
@@ -45,9 +46,11 @@ struct args {
 	bool children, follow, quiet, no_filter, fail_on_loss;
 	uint64_t duration_ns;
 	char **command;
+	int file_version;	/* 0: not given */
+	int zip;		/* enum tfw_zip, or -1: not given */
 };
 
-enum { OPT_DURATION = 0x100, OPT_NO_FILTER, OPT_FAIL_ON_LOSS };
+enum { OPT_DURATION = 0x100, OPT_NO_FILTER, OPT_FAIL_ON_LOSS, OPT_FILE_VERSION, OPT_COMPRESSION };
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.dat)", 0 },
@@ -58,6 +61,10 @@ static const struct argp_option options[] = {
 	{ "quiet", 'q', NULL, 0, "Print no summary", 0 },
 	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also record the recorder's own events", 0 },
 	{ "fail-on-loss", OPT_FAIL_ON_LOSS, NULL, 0, "Exit with 1 if any event was lost", 0 },
+	{ "file-version", OPT_FILE_VERSION, "6|7", 0,
+	  "trace.dat version to write (default 6; 7 is compressed with zstd)", 0 },
+	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0,
+	  "Compress a version 7 file with this (implies --file-version 7)", 0 },
 	{ 0 }
 };
 
@@ -99,6 +106,16 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_FAIL_ON_LOSS:
 		a->fail_on_loss = true;
 		return 0;
+	case OPT_FILE_VERSION:
+		if (strcmp(arg, "6") && strcmp(arg, "7"))
+			argp_error(state, "bad file version '%s' (6 or 7)", arg);
+		a->file_version = arg[0] - '0';
+		return 0;
+	case OPT_COMPRESSION:
+		a->zip = tfw_zip_parse(arg);
+		if (a->zip < 0)
+			argp_error(state, "bad compression '%s' (zstd, zlib or none)", arg);
+		return 0;
 	case ARGP_KEY_ARG:
 		/* COMMAND and everything after it are the command's. */
 		a->command = &state->argv[state->next - 1];
@@ -113,6 +130,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-c goes with -P or -F");
 		if (!a->ev.list.n && !a->setup.tracer)
 			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
+		if (a->file_version == 6 && a->zip > TFW_ZIP_NONE)
+			argp_error(state, "a version 6 file cannot be compressed: use --file-version 7");
 		if (rec_latency_tracer(a->setup.tracer) && a->inst.name)
 			argp_error(state, "latency tracer '%s' works in the top-level buffer only, "
 					  "not with -B", a->setup.tracer);
@@ -175,9 +194,19 @@ static int finish(const struct args *a, const struct rec_record_result *res)
 	return EXIT_OK;
 }
 
+/* The version and compression asked for, as rec_write_file() flags. */
+static unsigned file_flags(const struct args *a)
+{
+	if (a->file_version != 7 && a->zip < 0)
+		return 0;
+	if (a->file_version == 6)
+		return 0;
+	return REC_FILE_V7 | REC_ZIP(a->zip < 0 ? TFW_ZIP_ZSTD : a->zip);
+}
+
 int cmd_record(int argc, char **argv)
 {
-	struct args a = { 0 };
+	struct args a = { .zip = -1 };
 	struct rec_record_result res = { 0 };
 	struct tfs_inst *in;
 	char *dir = NULL;
@@ -203,7 +232,8 @@ int cmd_record(int argc, char **argv)
 						  .children = a.children, .follow = a.follow,
 						  .no_filter = a.no_filter, .command = a.command,
 						  .duration_ns = a.duration_ns, .fd = fd,
-						  .tmp_dir = dir },
+						  .tmp_dir = dir,
+						  .file_flags = file_flags(&a) },
 		       &res)) {
 		tr_report(-EIO, "cannot record");
 		/* Nothing was recorded: leave no empty file behind. */

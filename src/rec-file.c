@@ -232,6 +232,10 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 	if (snap && m.cpus < rec_ncpus(snap))
 		m.cpus = rec_ncpus(snap);
 	m.page_size = rec_page_size(r);
+	if (flags & REC_FILE_V7) {
+		m.version = 7;
+		m.zip = REC_ZIP_OF(flags);
+	}
 	add_stats_options(&m, in, ncpus, after);
 	summarize(r, ncpus, before, after, flags, sum);
 

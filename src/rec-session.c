@@ -216,7 +216,8 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	res->reader_err = rec_error(session_rec(sess));
 	if (has_snapshot_trigger(o->setup))
 		snap = read_snapshot(o->inst, o->tmp_dir);
-	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess), 0,
+	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
+			   o->file_flags,
 			   snap, &res->sum);
 out:
 	rec_free(snap);
