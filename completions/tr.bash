@@ -40,6 +40,10 @@ _tr_complete() {
 		COMPREPLY=($(compgen -W "$(_tr_words check --help | sed -n '/^Capabilities:/,$p' | sed 's/^Capabilities://')" -- "$cur")); return ;;
 	-o|--output|-i|--input)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--file-version)
+		COMPREPLY=($(compgen -W "6 7" -- "$cur")); return ;;
+	--compression)
+		COMPREPLY=($(compgen -W "zstd zlib none" -- "$cur")); return ;;
 	-f|--filter|-b|--buffer-size|--cpu|-P|--pid|--duration)
 		return ;;
 	help)
