@@ -192,6 +192,20 @@ int rec_events_to_enable(const struct evsel_list *in, const pid_t *own, size_t n
  * caller prints the summary.  0 or -errno with tr_fail(); a reader that
  * failed mid-way is res->reader_err with the file still written.
  */
+/*
+ * What a recording has done so far, for a status line: handed to
+ * rec_record_opts.progress twice a second on the session's thread.
+ * events and lost[] count from the start (per-CPU stats), bytes are the
+ * page data the readers have written.
+ */
+struct rec_progress {
+	uint64_t elapsed_ns;
+	uint64_t events;
+	uint64_t bytes;
+	int ncpus;
+	const uint64_t *lost;	/* ncpus entries */
+};
+
 struct rec_record_opts {
 	struct tfs_inst *inst;
 	const struct tr_setup *setup;	/* tracer, clock, options, triggers */
@@ -203,7 +217,11 @@ struct rec_record_opts {
 	int fd;				/* the output file, opened by the caller */
 	const char *tmp_dir;		/* the per-CPU temp files: beside the output */
 	unsigned file_flags;		/* REC_FILE_V7 | REC_ZIP(z), or 0 for v6 */
+	/* Called every REC_PROGRESS_MS while recording, or NULL. */
+	void (*progress)(void *arg, const struct rec_progress *p);
+	void *progress_arg;
 };
+#define REC_PROGRESS_MS 500
 
 struct rec_record_result {
 	int end;			/* enum session_end: why recording stopped */

@@ -58,7 +58,7 @@ static const struct argp_option options[] = {
 	{ "children", 'c', NULL, 0, "Follow the traced processes' children (event-fork)", 0 },
 	{ "follow", 'F', NULL, 0, "Trace only COMMAND (and with -c, its children)", 0 },
 	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
-	{ "quiet", 'q', NULL, 0, "Print no summary", 0 },
+	{ "quiet", 'q', NULL, 0, "Print no summary and no status line", 0 },
 	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also record the recorder's own events", 0 },
 	{ "fail-on-loss", OPT_FAIL_ON_LOSS, NULL, 0, "Exit with 1 if any event was lost", 0 },
 	{ "file-version", OPT_FILE_VERSION, "6|7", 0,
@@ -194,6 +194,47 @@ static int finish(const struct args *a, const struct rec_record_result *res)
 	return EXIT_OK;
 }
 
+/* The status line at a terminal: what was drawn last, to rate events and to erase it. */
+struct status {
+	bool drawn;
+	uint64_t last_ns, last_events;
+};
+
+/*
+ * One line on stderr, redrawn in place: elapsed, events/s since the last
+ * line, MB written, and the CPUs that lost events so far.
+ */
+static void status_draw(void *arg, const struct rec_progress *p)
+{
+	struct status *st = arg;
+	double dt = (p->elapsed_ns - st->last_ns) / 1e9;
+	double rate = dt > 0 ? (p->events - st->last_events) / dt : 0;
+	char line[512];
+	int n;
+
+	n = snprintf(line, sizeof(line), "\r%.1f s, %.0f events/s, %.1f MB written",
+		     p->elapsed_ns / 1e9, rate, p->bytes / 1e6);
+	for (int c = 0, first = 1; c < p->ncpus && n < (int)sizeof(line) - 40; c++) {
+		if (!p->lost[c])
+			continue;
+		n += snprintf(line + n, sizeof(line) - n, "%s cpu%d %llu", first ? ", lost:" : "",
+			      c, (unsigned long long)p->lost[c]);
+		first = 0;
+	}
+	fprintf(stderr, "%s\033[K", line);
+	fflush(stderr);
+	st->drawn = true;
+	st->last_ns = p->elapsed_ns;
+	st->last_events = p->events;
+}
+
+static void status_erase(struct status *st)
+{
+	if (st->drawn)
+		fputs("\r\033[K", stderr);
+	st->drawn = false;
+}
+
 /* The version and compression asked for, as rec_write_file() flags. */
 static unsigned file_flags(const struct args *a)
 {
@@ -208,6 +249,8 @@ int cmd_record(int argc, char **argv)
 {
 	struct args a = { .zip = -1 };
 	struct rec_record_result res = { 0 };
+	struct status st = { 0 };
+	bool status_line;
 	struct tfs_inst *in;
 	char *dir = NULL;
 	int fd = -1, status = EXIT_RUNTIME;
@@ -226,6 +269,8 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	dir = dir_of(a.output);
+	/* Only a person at a terminal wants it; logs and pipes get the summary alone. */
+	status_line = !a.quiet && isatty(STDERR_FILENO);
 	if (cmd_instance_open(a.inst.name, true, &in) ||
 	    rec_record(&(struct rec_record_opts){ .inst = in, .setup = &a.setup,
 						  .events = &a.ev.list, .pids = &a.pids,
@@ -233,14 +278,18 @@ int cmd_record(int argc, char **argv)
 						  .no_filter = a.no_filter, .command = a.command,
 						  .duration_ns = a.duration_ns, .fd = fd,
 						  .tmp_dir = dir,
-						  .file_flags = file_flags(&a) },
+						  .file_flags = file_flags(&a),
+						  .progress = status_line ? status_draw : NULL,
+						  .progress_arg = &st },
 		       &res)) {
+		status_erase(&st);
 		tr_report(-EIO, "cannot record");
 		/* Nothing was recorded: leave no empty file behind. */
 		if (!res.sum.cpu && !res.latency)
 			unlink(a.output);
 		goto out;
 	}
+	status_erase(&st);
 	status = finish(&a, &res);
 out:
 	if (fd >= 0 && close(fd) && !status) {
