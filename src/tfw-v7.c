@@ -92,6 +92,137 @@ static int zip(struct w *w, const void *p, size_t n, size_t *len)
 	return 0;
 }
 
+/*
+ * A section whose content is streamed: a prefix (a length) and a large
+ * blob (kallsyms), compressed as they go, so neither is copied whole.
+ * total is the content's length, which the compressors want up front.
+ */
+struct stream {
+	struct w *w;
+	uint64_t at;
+	uint64_t total;
+	z_stream zs;
+	char out[1 << 16];
+};
+
+static void stream_out(struct stream *s, const void *p, size_t n)
+{
+	wr(s->w, p, n);
+}
+
+static uint64_t stream_begin(struct w *w, struct stream *s, uint16_t id, uint64_t total)
+{
+	uint16_t flags = w->zip != TFW_ZIP_NONE;
+	uint32_t strid = 0;
+
+	s->w = w;
+	s->at = w->pos;
+	s->total = total;
+	wr(w, &id, 2);
+	wr(w, &flags, 2);
+	wr(w, &strid, 4);
+	wr(w, &total, 8);		/* patched when compressed */
+	if (!flags)
+		return s->at;
+	wr(w, &(uint64_t){ 0 }, 8);	/* csize4 usize4, patched */
+	if (total > UINT32_MAX && !w->err)
+		w->err = -EFBIG;
+	if (w->zip == TFW_ZIP_ZSTD) {
+		if (!w->zctx)
+			w->zctx = ZSTD_createCCtx();
+		if (!w->zctx && !w->err)
+			w->err = -ENOMEM;
+		if (w->zctx) {
+			ZSTD_CCtx_reset(w->zctx, ZSTD_reset_session_only);
+			ZSTD_CCtx_setParameter(w->zctx, ZSTD_c_compressionLevel, ZSTD_CLEVEL_DEFAULT);
+			ZSTD_CCtx_setPledgedSrcSize(w->zctx, total);
+		}
+	} else {
+		memset(&s->zs, 0, sizeof(s->zs));
+		if (deflateInit(&s->zs, Z_DEFAULT_COMPRESSION) != Z_OK && !w->err)
+			w->err = -ENOMEM;
+	}
+	return s->at;
+}
+
+/* Feed n bytes; with end, the last of them.  */
+static void stream_feed(struct stream *s, const void *p, size_t n, bool end)
+{
+	struct w *w = s->w;
+
+	if (w->zip == TFW_ZIP_NONE) {
+		stream_out(s, p, n);
+		return;
+	}
+	if (w->zip == TFW_ZIP_ZSTD) {
+		ZSTD_inBuffer in = { p, n, 0 };
+		size_t left;
+
+		if (!w->zctx)
+			return;
+		do {
+			ZSTD_outBuffer out = { s->out, sizeof(s->out), 0 };
+
+			left = ZSTD_compressStream2(w->zctx, &out, &in,
+						    end ? ZSTD_e_end : ZSTD_e_continue);
+			if (ZSTD_isError(left)) {
+				if (!w->err)
+					w->err = -EIO;
+				return;
+			}
+			stream_out(s, s->out, out.pos);
+		} while (end ? left != 0 : in.pos < in.size);
+		return;
+	}
+	s->zs.next_in = (Bytef *)p;
+	s->zs.avail_in = n;
+	for (;;) {
+		int r;
+
+		s->zs.next_out = (Bytef *)s->out;
+		s->zs.avail_out = sizeof(s->out);
+		r = deflate(&s->zs, end ? Z_FINISH : Z_NO_FLUSH);
+		if (r == Z_STREAM_ERROR) {
+			if (!w->err)
+				w->err = -EIO;
+			return;
+		}
+		stream_out(s, s->out, sizeof(s->out) - s->zs.avail_out);
+		if (end ? r == Z_STREAM_END : s->zs.avail_in == 0 && s->zs.avail_out != 0)
+			break;
+	}
+}
+
+static void stream_end(struct stream *s)
+{
+	struct w *w = s->w;
+	uint64_t size = w->pos - s->at - 16;
+	uint32_t sizes[2] = { (uint32_t)(size - 8), (uint32_t)s->total };
+
+	if (w->zip == TFW_ZIP_NONE)
+		return;
+	if (w->zip == TFW_ZIP_ZLIB)
+		deflateEnd(&s->zs);
+	if (!w->err)
+		w->err = tfw_pwrite_all(w->fd, &size, 8, s->at + 8);
+	if (!w->err)
+		w->err = tfw_pwrite_all(w->fd, sizes, 8, s->at + 16);
+}
+
+/* A section of a length prefix (4 or 8 bytes) and a blob, streamed. */
+static uint64_t blob_section(struct w *w, uint16_t id, const struct tfw_blob *b, int lenw)
+{
+	struct stream *s = xcalloc(1, sizeof(*s));
+	uint64_t len8 = b->len, at = stream_begin(w, s, id, lenw + b->len);
+	uint32_t len4 = b->len;
+
+	stream_feed(s, lenw == 4 ? (void *)&len4 : (void *)&len8, lenw, false);
+	stream_feed(s, b->data, b->len, true);
+	stream_end(s);
+	free(s);
+	return at;
+}
+
 /* Write a section of id with content b (compressed when the file is); its offset. */
 static uint64_t section(struct w *w, uint16_t id, const struct tfw_blob *b)
 {
@@ -256,19 +387,11 @@ int tfw_write_v7(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbu
 	b.len = 0;
 	tfw_put_formats(m, &b);
 	sect[2] = section(&w, V7_EVENT_FORMATS, &b);
-	b.len = 0;
-	tfw_put32(&b, m->kallsyms.len);
-	tfw_put(&b, m->kallsyms.data, m->kallsyms.len);
-	sect[3] = section(&w, V7_KALLSYMS, &b);
-	b.len = 0;
-	tfw_put32(&b, m->printk.len);
-	tfw_put(&b, m->printk.data, m->printk.len);
-	sect[4] = section(&w, V7_PRINTK, &b);
-	b.len = 0;
-	tfw_put64(&b, m->cmdlines.len);
-	tfw_put(&b, m->cmdlines.data, m->cmdlines.len);
-	sect[5] = section(&w, V7_CMDLINES, &b);
 	free(b.data);
+	/* The big ones are streamed through the compressor, not copied. */
+	sect[3] = blob_section(&w, V7_KALLSYMS, &m->kallsyms, 4);
+	sect[4] = blob_section(&w, V7_PRINTK, &m->printk, 4);
+	sect[5] = blob_section(&w, V7_CMDLINES, &m->cmdlines, 8);
 
 	chunk = xmalloc((size_t)m->page_size * TFW_V7_CHUNK_PAGES);
 	for (size_t i = 0; i < nbufs; i++) {
