@@ -123,6 +123,7 @@ struct rec_summary {
 	bool dropped_kallsyms;
 	bool dropped_cmdlines;
 	uint64_t snapshot_bytes;	/* the "snapshot" buffer, when there is one */
+	bool fell_back_v6;	/* no room to compress (v7 needs the temp files whole): v6 */
 };
 
 int rec_stats_snapshot(const struct tfs_inst *in, int ncpus, struct rec_kstats **out);

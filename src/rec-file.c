@@ -250,6 +250,19 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		bufs[nbufs++] = (struct tfw_buffer){ "snapshot", ssrc };
 	}
 	e = tfw_write(fd, &m, bufs, nbufs, TFW_CONSUME | TFW_FIT, &res);
+	/*
+	 * Compressing reads the temp files while the output grows, so it needs
+	 * room for both; v6 moves them in place and trims to fit.  The pages
+	 * are still whole in the temp files: write v6 instead.
+	 */
+	if (e == -ENOSPC && m.version == 7) {
+		if (ftruncate(fd, 0) == 0) {
+			m.version = 6;
+			m.zip = TFW_ZIP_NONE;
+			sum->fell_back_v6 = true;
+			e = tfw_write(fd, &m, bufs, nbufs, TFW_CONSUME | TFW_FIT, &res);
+		}
+	}
 	sum->file_bytes = res.bytes;
 	/* What the file holds, after any trimming for room. */
 	sum->total.bytes = 0;

@@ -15,6 +15,10 @@
 
 #include "tfw-local.h"
 
+#ifndef TFW_ZSTD_LEVEL
+#define TFW_ZSTD_LEVEL 1
+#endif
+
 /* v7 section and option ids beyond those v6 has (trace-cmd.dat.v7(5)). */
 enum {
 	V7_HEADER_INFO = 16,
@@ -72,7 +76,7 @@ static int zip(struct w *w, const void *p, size_t n, size_t *len)
 			w->zctx = ZSTD_createCCtx();
 		if (!w->zctx)
 			return -ENOMEM;
-		out = ZSTD_compressCCtx(w->zctx, w->z.data + 8, cap, p, n, ZSTD_CLEVEL_DEFAULT);
+		out = ZSTD_compressCCtx(w->zctx, w->z.data + 8, cap, p, n, TFW_ZSTD_LEVEL);
 		if (ZSTD_isError(out))
 			return -EIO;
 	} else {
@@ -134,7 +138,7 @@ static uint64_t stream_begin(struct w *w, struct stream *s, uint16_t id, uint64_
 			w->err = -ENOMEM;
 		if (w->zctx) {
 			ZSTD_CCtx_reset(w->zctx, ZSTD_reset_session_only);
-			ZSTD_CCtx_setParameter(w->zctx, ZSTD_c_compressionLevel, ZSTD_CLEVEL_DEFAULT);
+			ZSTD_CCtx_setParameter(w->zctx, ZSTD_c_compressionLevel, TFW_ZSTD_LEVEL);
 			ZSTD_CCtx_setPledgedSrcSize(w->zctx, total);
 		}
 	} else {

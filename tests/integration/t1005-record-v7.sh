@@ -69,6 +69,17 @@ test_expect_success '--file-version 7 alone is zstd, as trace-cmd writes by defa
 	test_grep -i "compression.*zstd" stat
 '
 
+test_expect_success 'without options the file is version 7 with zstd' '
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -e ftrace:print -o def.dat \
+		sh -c "$(marker_cmd "$inst" 10)" &&
+	head -c 12 def.dat | od -An -c | tr -d " \n" >magic &&
+	printf "\027\010Dtracing7\000" | od -An -c | tr -d " \n" >expect &&
+	test_cmp expect magic &&
+	tr report --stat -i def.dat >stat &&
+	test_grep -i "compression.*zstd" stat
+'
+
 test_expect_success 'a zstd file is under half the v6 file of the same marks' '
 	inst=$(test_instance) &&
 	tr record -q -B "$inst" --file-version 6 -e ftrace:print -o six.dat \
