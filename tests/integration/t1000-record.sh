@@ -51,9 +51,9 @@ test_expect_success 'trace_marker lines round-trip in order (trace-cmd report, t
 	test ! -d "$TRACEFS/instances/$inst"
 '
 
-test_expect_success 'the file is trace.dat version 6 with the instance as a buffer' '
+test_expect_success 'with --file-version 6 the file is trace.dat version 6 with the instance as a buffer' '
 	inst=$(test_instance) &&
-	tr record -q -B "$inst" -e ftrace:print -o v6.dat \
+	tr record -q -B "$inst" --file-version 6 -e ftrace:print -o v6.dat \
 		sh -c "echo one >$TRACEFS/instances/$inst/trace_marker" &&
 	head -c 12 v6.dat | od -An -c | tr -d " \n" >magic &&
 	printf "\027\010Dtracing6\000" | od -An -c | tr -d " \n" >expect &&
