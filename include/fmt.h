@@ -86,6 +86,8 @@ void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev);
 typedef char *(*fmt_format_fn)(void *ctx, const char *system, const char *name);
 void fmt_src_formats(struct fmt_src *s, fmt_format_fn fn, void *ctx);
 void fmt_src_kallsyms(struct fmt_src *s, const char *text);
+/* Or: the tep handle has the symbols already (tracefs_local_events loads them). */
+void fmt_src_tep_symbols(struct fmt_src *s);
 void fmt_src_printk(struct fmt_src *s, const char *text);
 struct btf;
 void fmt_src_btf(struct fmt_src *s, const struct btf *btf);

@@ -2364,9 +2364,7 @@ struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const c
 	struct lex x = { 0 };
 	struct conv *convs = NULL;
 	int nconv = 0, ci = 0;
-	const char *s, *fstart, *stop;
-	char *fmt = NULL;
-	int flen;
+	const char *s;
 
 	p = compile_special(env, e);
 	if (p && p->sp != SP_KPROBE && p->sp != SP_KRETPROBE)
@@ -2378,11 +2376,6 @@ struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const c
 	if (!p)
 		p = xcalloc(1, sizeof(*p));
 	s = print_fmt_line(text);
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (*s != '"')
-		goto fail;
-	fstart = s + 1;
 	/* The line ends at a newline (a string cannot hold one: escapes are written out). */
 	{
 		const char *nl = strchr(s, '\n');
@@ -2391,20 +2384,17 @@ struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const c
 		p->text = xmalloc(n + 1);
 		memcpy(p->text, s, n);
 		p->text[n] = '\0';
-		fstart = p->text + 1;
 	}
-	flen = unescape(fstart, fstart + strlen(fstart), NULL, &stop);
-	if (*stop != '"')
-		goto fail;
-	fmt = xmalloc(flen + 1);
-	unescape(fstart, stop, fmt, &stop);
-	fmt[flen] = '\0';
-	if (!parse_format(p, fmt, flen, &convs, &nconv))
-		goto fail;
 	x.p = p;
 	x.env = env;
 	x.e = e;
-	x.s = stop + 1;
+	x.s = p->text;
+	next(&x);
+	/* The format: one string literal, or several side by side. */
+	if (x.t.k != T_STR || x.err)
+		goto fail;
+	if (!parse_format(p, x.t.s, x.t.n, &convs, &nconv))
+		goto fail;
 	next(&x);
 	for (int i = 0; i < p->nseg && !x.err; i++) {
 		struct seg *sg = &p->segs[i];
@@ -2435,11 +2425,9 @@ struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const c
 		goto fail;
 	}
 	free(convs);
-	free(fmt);
 	return p;
 fail:
 	free(convs);
-	free(fmt);
 	kprog_free(p);
 	return NULL;
 }

@@ -84,6 +84,7 @@ struct fmt_src {
 	struct kstr *kstrs;	/* printk_formats, by address (open addressing) */
 	size_t kstr_cap;
 	const struct btf *btf;
+	bool tep_syms;		/* the tep's own symbol table can be asked */
 	const char *clock;	/* the clock last given, by pointer */
 	bool clock_ns;		/* the timestamps count ns */
 	struct fmt_src *next;
@@ -691,6 +692,8 @@ void fmt_src_formats(struct fmt_src *s, fmt_format_fn fn, void *ctx)
 	s->format_ctx = ctx;
 }
 
+static void vmemmap_guess(struct fmt_src *s);
+
 static int cmp_ksym(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
@@ -698,6 +701,13 @@ static int cmp_ksym(const void *a, const void *b)
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void fmt_src_tep_symbols(struct fmt_src *s)
+{
+	s->tep_syms = true;
+	if (s->env_done)
+		vmemmap_guess(s);
 }
 
 void fmt_src_kallsyms(struct fmt_src *s, const char *text)
@@ -742,16 +752,27 @@ void fmt_src_kallsyms(struct fmt_src *s, const char *text)
 		p = nl;
 	}
 	qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
-	/*
-	 * The kernel's own layout, when its text is where it links it: its
-	 * vmemmap then starts at the default too (KASLR moves both).
-	 */
-	for (size_t i = 0; i < s->nksyms; i++)
-		if (!strcmp(s->ksyms[i].name, "_text") && !s->ksyms[i].mod) {
-			if (tep_get_long_size(s->tep) == 8 && s->ksyms[i].addr == 0xffffffff81000000ULL)
-				s->env.vmemmap = 0xffffea0000000000ULL;
-			break;
-		}
+	vmemmap_guess(s);
+}
+
+static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, uint64_t *size,
+		 const char **mod);
+
+/*
+ * vmemmap_base (pfn_to_page() in kmem's formats): the default, when the
+ * kernel's text is where x86-64 links it -- KASLR, which moves vmemmap,
+ * moves the text too.  Otherwise unknown, and those records print as
+ * libtraceevent prints them.
+ */
+static void vmemmap_guess(struct fmt_src *s)
+{
+	const char *name, *mod;
+	uint64_t start, size;
+
+	if (tep_get_long_size(s->tep) == 8 &&
+	    ksym(s, 0xffffffff81000000ULL, &name, &start, &size, &mod) &&
+	    start == 0xffffffff81000000ULL && !strcmp(name, "_text"))
+		s->env.vmemmap = 0xffffea0000000000ULL;
 }
 
 /* The kernel's kallsyms_lookup(): the symbol at or below addr, its size to the next one. */
@@ -765,8 +786,12 @@ static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, u
 		unsigned long sz = 0;
 		unsigned long long st = 0;
 
-		/* No text of our own (a live stream): libtraceevent's table. */
-		if (!tep_find_function_info(s->tep, addr, name, &st, &sz))
+		/*
+		 * No text of our own (a live stream): libtraceevent's table.
+		 * Note that it must not be asked before it has the symbols: it
+		 * builds its index at the first lookup and never again.
+		 */
+		if (!s->tep_syms || !tep_find_function_info(s->tep, addr, name, &st, &sz))
 			return false;
 		*start = st;
 		*size = sz;
@@ -937,6 +962,7 @@ static void env_setup(struct fmt_src *s)
 	s->env.string = kstring;
 	s->env.struct_size = kstruct_size;
 	s->env.ctx = s;
+	vmemmap_guess(s);
 }
 
 static void kernel_compile(struct fmt_src *s, struct ev_info *ei)
@@ -1120,7 +1146,8 @@ static int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 		out->len += strlen(u);
 		return ret;
 	}
-	if (!raw && !f->o.lib) {
+	/* A plugin's handler (--plugins) prints trace-cmd's compact forms. */
+	if (!raw && !f->o.lib && !ei->event->handler) {
 		struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0 };
 
 		kernel_compile(s, ei);

@@ -270,10 +270,14 @@ static int parse_printk(struct tfile *tf, struct rd *r)
 	if (p && n) {
 		char *s = dup_text(p, n);
 
-		tep_parse_printk_formats(tf->tep, s);
-		/* Kept for the kernel's printer: strings %s prints by address. */
+		/*
+		 * libtraceevent cuts its copy into lines; another is kept for the
+		 * kernel's printer (strings %s prints by address).
+		 */
 		free(tf->printk);
-		tf->printk = s;
+		tf->printk = xstrdup(s);
+		tep_parse_printk_formats(tf->tep, s);
+		free(s);
 	}
 	return r->err;
 }
