@@ -40,6 +40,11 @@ _tr_complete() {
 		COMPREPLY=($(compgen -W "$(_tr_words check --help | sed -n '/^Capabilities:/,$p' | sed 's/^Capabilities://')" -- "$cur")); return ;;
 	-o|--output|-i|--input)
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	--format)
+		case $cmd in
+		report|stream) COMPREPLY=($(compgen -W "text libtraceevent json csv" -- "$cur")); return ;;
+		esac
+		;;
 	-f|--filter|-b|--buffer-size|--cpu|-P|--pid|--duration)
 		return ;;
 	help)

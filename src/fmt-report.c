@@ -197,13 +197,27 @@ static int output_error(struct run *x)
 	return 0;
 }
 
-/* The clock of the cursor's buffer (files with several buffers may mix them). */
+/*
+ * The clock of the cursor's buffer.  Note that trace-cmd writes "local" as
+ * an instance buffer's clock whatever it was, and the clock it set (-C) only
+ * in the file's trace_clock: a clock that does not count ns in either is
+ * the one (an instance that trace-cmd extract saved reads as ns, as in
+ * trace-cmd report).
+ */
+static const char *buffer_clock(struct tfile *tf, int buffer)
+{
+	const struct tfile_buffer *b = tfile_buffer(tf, buffer);
+	const char *top = tfile_info(tf)->clock;
+
+	if (b->clock && *b->clock && (!fmt_clock_in_ns(b->clock) || !top))
+		return b->clock;
+	return top;
+}
+
 static void set_clock(struct cur *c)
 {
-	const struct tfile_buffer *b = tfile_buffer(c->in->tf, c->buffer);
-	const char *clock = b->clock && *b->clock ? b->clock : tfile_info(c->in->tf)->clock;
-
-	fmt_src_clock(c->in->src, clock, tfile_info(c->in->tf)->tsc2nsec);
+	fmt_src_clock(c->in->src, buffer_clock(c->in->tf, c->buffer),
+		      tfile_info(c->in->tf)->tsc2nsec);
 }
 
 static int print_events(struct run *x)
@@ -301,10 +315,8 @@ static const char *clock_unit(struct run *x)
 	if (!x->ncur)
 		return NULL;
 	in = tfile_info(x->cur[0].in->tf);
-	clock = tfile_buffer(x->cur[0].in->tf, x->cur[0].buffer)->clock;
-	if (!clock || !*clock)
-		clock = in->clock;
-	if (in->tsc2nsec || fmt_clock_in_ns(clock))
+	clock = buffer_clock(x->cur[0].in->tf, x->cur[0].buffer);
+	if (!clock || in->tsc2nsec || fmt_clock_in_ns(clock))
 		return NULL;
 	b = strchr(clock, '[');
 	e = b ? strchr(b, ']') : NULL;

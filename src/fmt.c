@@ -87,6 +87,7 @@ struct fmt_src {
 	bool tep_syms;		/* the tep's own symbol table can be asked */
 	const char *clock;	/* the clock last given, by pointer */
 	bool clock_ns;		/* the timestamps count ns */
+	bool lib_raw;		/* trace-cmd prints them as a count (counter, x86-tsc) */
 	struct fmt_src *next;
 };
 
@@ -769,9 +770,10 @@ static void vmemmap_guess(struct fmt_src *s)
 	const char *name, *mod;
 	uint64_t start, size;
 
+	/* (Any name: several symbols start the text, and "_text" need not come first.) */
 	if (tep_get_long_size(s->tep) == 8 &&
 	    ksym(s, 0xffffffff81000000ULL, &name, &start, &size, &mod) &&
-	    start == 0xffffffff81000000ULL && !strcmp(name, "_text"))
+	    start == 0xffffffff81000000ULL && !mod)
 		s->env.vmemmap = 0xffffea0000000000ULL;
 }
 
@@ -986,27 +988,29 @@ static void kernel_compile(struct fmt_src *s, struct ev_info *ei)
 
 static const char *const raw_clocks[] = { "counter", "uptime", "x86-tsc", "ppc-tb" };
 
+static bool clock_is(const char *clock, const char *name);
+
 bool fmt_clock_in_ns(const char *clock)
 {
-	const char *b = clock ? strchr(clock, '[') : NULL;
+	for (size_t i = 0; clock && i < ARRAY_SIZE(raw_clocks); i++)
+		if (clock_is(clock, raw_clocks[i]))
+			return false;
+	return true;
+}
+
+/* Is the current clock in clock's text (a name, or "a [b] c") name? */
+static bool clock_is(const char *clock, const char *name)
+{
+	const char *b = strchr(clock, '['), *e;
 	size_t n;
 
-	if (!clock)
-		return true;
-	if (b) {
-		const char *e = strchr(b, ']');
-
-		if (!e)
-			return true;
+	if (b && (e = strchr(b, ']'))) {
 		clock = b + 1;
 		n = e - clock;
 	} else {
 		n = strcspn(clock, " \n");
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(raw_clocks); i++)
-		if (strlen(raw_clocks[i]) == n && !strncmp(raw_clocks[i], clock, n))
-			return false;
-	return true;
+	return strlen(name) == n && !strncmp(clock, name, n);
 }
 
 void fmt_src_clock(struct fmt_src *s, const char *clock, bool ns)
@@ -1015,6 +1019,7 @@ void fmt_src_clock(struct fmt_src *s, const char *clock, bool ns)
 		return;
 	s->clock = clock;
 	s->clock_ns = ns || fmt_clock_in_ns(clock);
+	s->lib_raw = !ns && clock && (clock_is(clock, "counter") || clock_is(clock, "x86-tsc"));
 }
 
 /* ---- text ---- */
@@ -1057,21 +1062,25 @@ static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
 }
 
 /*
- * The time column.  The kernel's: a clock that counts nanoseconds as
- * seconds and microseconds (rounded), "%5lu.%06lu", or with ns the nine
- * digits; the others (counter, uptime, x86-tsc) as the count, "%12llu".
- * trace-cmd's (lib): the same, except that a time not above one second is
- * printed whole, "%12llu".
+ * The time column, after "]".  The kernel's: a clock that counts
+ * nanoseconds as seconds and microseconds (rounded), " %5lu.%06lu", or with
+ * ns the nine digits; the others (counter, uptime, x86-tsc) as the count,
+ * " %12llu".  trace-cmd's (lib): the same, except that a time not above one
+ * second is printed whole, and that it counts only counter and x86-tsc as
+ * counts, printed "%12llu" with no space before.
  */
 static void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
 {
 	uint64_t p10 = f->o.ns ? 1000000000ULL : 1000000ULL;
 	uint64_t t;
 
-	if (!s->clock_ns) {
+	if (f->o.lib ? s->lib_raw : !s->clock_ns) {
+		if (!f->o.lib)
+			putc_(f, ' ');
 		put_u(f, ts, 12, false);
 		return;
 	}
+	putc_(f, ' ');
 	t = f->o.ns ? ts : (ts + 500) / 1000;
 	if (t > p10 || !f->o.lib) {
 		put_u(f, t / p10, 5, false);
@@ -1417,7 +1426,7 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 		put_comm_pid(f, s, pid);
 		puts_(f, " [");
 		put_u(f, ev->cpu, 3, true);
-		puts_(f, "] ");
+		puts_(f, "]");
 		put_time(f, s, ev->ts);
 		puts_(f, ": ");
 		name_at = f->ln.len;
