@@ -88,6 +88,16 @@ void fmt_src_formats(struct fmt_src *s, fmt_format_fn fn, void *ctx);
 void fmt_src_kallsyms(struct fmt_src *s, const char *text);
 /* Or: the tep handle has the symbols already (tracefs_local_events loads them). */
 void fmt_src_tep_symbols(struct fmt_src *s);
+/*
+ * The kernel that wrote the trace: its release ("6.12.3-amd64": some of
+ * its own output functions changed between versions), and vmemmap_base
+ * without KASLR for its paging mode (0xffd4000000000000 with 5 levels; the
+ * default is 4 levels').
+ */
+void fmt_src_kernel(struct fmt_src *s, const char *release);
+void fmt_src_vmemmap(struct fmt_src *s, uint64_t base);
+/* That base for the running kernel (5 levels when the CPU's flags say la57). */
+uint64_t fmt_running_vmemmap(void);
 void fmt_src_printk(struct fmt_src *s, const char *text);
 struct btf;
 void fmt_src_btf(struct fmt_src *s, const struct btf *btf);

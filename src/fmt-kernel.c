@@ -109,7 +109,8 @@ struct seg {
 
 enum special {
 	SP_NONE, SP_SYS_ENTER, SP_SYS_EXIT, SP_PRINT, SP_BPUTS, SP_RAW_DATA, SP_FUNCTION,
-	SP_STACK, SP_USER_STACK, SP_KPROBE, SP_KRETPROBE, SP_UPROBE, SP_URETPROBE,
+	SP_STACK, SP_USER_STACK, SP_KPROBE, SP_KRETPROBE,
+	SP_FTRACE_OTHER,	/* bprint, function_graph, ...: libtraceevent's */
 };
 
 struct kprog {
@@ -1271,14 +1272,14 @@ static void sprintf_(struct fmt_line *o, const char *fmt, ...)
 		sput(o, tmp, n < (int)sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
-static void put_bitmap(struct fmt_line *o, const uint8_t *p, uint32_t bytes, bool list,
+static void put_bitmap(struct fmt_line *o, const uint8_t *p, uint32_t bytes,
 		       const struct ectx *c);
 
 static bool helper(struct ectx *c, const struct knode *n, struct kval *out)
 {
 	struct fmt_line *o = c->scratch;
 	size_t start = o->len;
-	struct kval a, b;
+	struct kval a;
 	uint64_t v, m;
 
 	switch (n->sub) {
@@ -1364,7 +1365,7 @@ static bool helper(struct ectx *c, const struct knode *n, struct kval *out)
 				break;
 			}
 			v = rd(c, a.p + i * el, el, false);
-			sprintf_(o, el == 8 ? "%s0x%llx" : "%s0x%llx", prefix, (unsigned long long)v);
+			sprintf_(o, "%s0x%llx", prefix, (unsigned long long)v);
 			prefix = ",";
 		}
 		sput(o, "}", 1);
@@ -1386,7 +1387,8 @@ static bool helper(struct ectx *c, const struct knode *n, struct kval *out)
 
 		if (!dyn_span(c, n->args[0], &p, &len))
 			return false;
-		put_bitmap(o, p, len, n->sub == H_CPUMASK && false, c);
+		/* A cpumask prints as any bitmask does, in hex. */
+		put_bitmap(o, p, len, c);
 		break;
 	}
 	case H_JIFFIES_MSECS:
@@ -1400,7 +1402,6 @@ static bool helper(struct ectx *c, const struct knode *n, struct kval *out)
 		*out = (struct kval){ .v = (uint32_t)v, .t = { .size = 4 } };
 		return true;
 	default:
-		(void)b;
 		return false;
 	}
 	/* A string in the scratch line: its address is fixed up by the caller. */
@@ -1961,7 +1962,7 @@ static bool ip_addr(struct fmt_line *o, const struct kval *k, const char *ext, i
 	return true;
 }
 
-static void put_bitmap(struct fmt_line *o, const uint8_t *p, uint32_t bytes, bool list,
+static void put_bitmap(struct fmt_line *o, const uint8_t *p, uint32_t bytes,
 		       const struct ectx *c)
 {
 	/* bitmap_string(): 32-bit chunks from the top, in hex, comma separated. */
@@ -1969,7 +1970,6 @@ static void put_bitmap(struct fmt_line *o, const uint8_t *p, uint32_t bytes, boo
 	bool first = true;
 	int ls = c->env->long_size;
 
-	(void)list;
 	for (int i = (nbits - 1) & ~31; i >= 0; i -= 32) {
 		uint64_t word = 0;
 		uint32_t val;
@@ -2367,6 +2367,10 @@ struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const c
 	const char *s;
 
 	p = compile_special(env, e);
+	if (p && p->sp == SP_FTRACE_OTHER) {
+		kprog_free(p);
+		return NULL;
+	}
 	if (p && p->sp != SP_KPROBE && p->sp != SP_KRETPROBE)
 		return p;
 	if (!text) {
@@ -2418,12 +2422,8 @@ struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const c
 		sg->c.arg = parse_assign(&x);
 		ci++;
 	}
-	if (x.err || x.t.k != T_END || ci != nconv) {
-		if (getenv("TR_KDEBUG"))
-			fprintf(stderr, "kprog: %s:%s: cannot compile at '%.40s'\n", e->system, e->name,
-				x.t.s ? x.t.s : "?");
+	if (x.err || x.t.k != T_END || ci != nconv)
 		goto fail;
-	}
 	free(convs);
 	return p;
 fail:
@@ -2453,6 +2453,7 @@ static struct kprog *compile_special(const struct kenv *env, struct tep_event *e
 		else if (!strncmp(e->name, "sys_exit_", 9) && field(e, "ret"))
 			sp = SP_SYS_EXIT;
 	} else if (!strcmp(e->system, "ftrace")) {
+		/* The others' formats are not what the kernel prints: not ours. */
 		if (!strcmp(e->name, "print") && field(e, "ip") && field(e, "buf"))
 			sp = SP_PRINT;
 		else if (!strcmp(e->name, "bputs") && field(e, "ip") && field(e, "str"))
@@ -2465,6 +2466,8 @@ static struct kprog *compile_special(const struct kenv *env, struct tep_event *e
 			sp = SP_STACK;
 		else if (!strcmp(e->name, "user_stack") && field(e, "caller"))
 			sp = SP_USER_STACK;
+		else
+			sp = SP_FTRACE_OTHER;
 	} else if ((f = field(e, "__probe_ip")) && f == e->format.fields) {
 		sp = SP_KPROBE;		/* uprobe or kprobe: told apart by the address */
 	} else if ((f = field(e, "__probe_func")) && f == e->format.fields &&
@@ -2475,6 +2478,8 @@ static struct kprog *compile_special(const struct kenv *env, struct tep_event *e
 		return NULL;
 	p = xcalloc(1, sizeof(*p));
 	p->sp = sp;
+	if (sp == SP_FTRACE_OTHER)
+		return p;
 	for (f = e->format.fields; f; f = f->next)
 		nf++;
 	p->fields = xcalloc(nf + 1, sizeof(*p->fields));
@@ -2555,7 +2560,10 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 			v = rd(c, r->data + f->offset, f->size, false);
 			sput(o, f->name, strlen(f->name));
 			sput(o, ": ", 2);
-			if (v < 10) {
+			/* Until 6.18 every value was "%lx"; since, small ones are decimal. */
+			if (env->kver && env->kver < (6 << 8 | 18)) {
+				number(o, v, 16, F_SMALL, -1, -1);
+			} else if (v < 10) {
 				number(o, v, 10, 0, -1, -1);
 			} else {
 				sput(o, "0x", 2);

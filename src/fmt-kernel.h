@@ -42,6 +42,7 @@ struct kenv {
 	unsigned hz;		/* for jiffies_to_msecs() and jiffies */
 	uint64_t vmemmap;	/* vmemmap_base, 0 when unknown */
 	unsigned page_struct;	/* sizeof(struct page) */
+	unsigned kver;		/* the kernel's version, major << 8 | minor (0: unknown) */
 	/*
 	 * A kernel symbol: its name, start, size (to the next symbol) and module
 	 * (NULL for the kernel's own); false when none covers addr.

@@ -509,25 +509,49 @@ static char *file_format(void *ctx, const char *system, const char *name)
 	return t ? xstrdup(t) : NULL;
 }
 
-/*
- * The BTF of the kernel that wrote the file, when that is the kernel
- * running now (the same uname): the enum constants formats name.
- */
-static const struct btf *file_btf(struct run *x, struct tfile *tf)
+/* Was the file written on this machine's running kernel (the same uname)? */
+static bool from_here(struct tfile *tf)
 {
 	const char *un = tfile_info(tf)->uname;
 	struct utsname u;
-	char *mine, *data;
-	size_t len;
+	char *mine;
+	bool same;
 
 	if (!un || uname(&u))
-		return NULL;
+		return false;
 	mine = xasprintf("%s %s %s %s %s", u.sysname, u.nodename, u.release, u.version, u.machine);
-	if (strcmp(mine, un)) {
-		free(mine);
-		return NULL;
-	}
+	same = !strcmp(mine, un);
 	free(mine);
+	return same;
+}
+
+/* The release in a uname option ("Linux host 6.12.3 #1 SMP ... x86_64"). */
+static char *uname_release(struct tfile *tf)
+{
+	const char *un = tfile_info(tf)->uname, *p;
+	size_t n;
+
+	if (!un)
+		return NULL;
+	p = un + strcspn(un, " ");
+	p += strspn(p, " ");
+	p += strcspn(p, " ");
+	p += strspn(p, " ");
+	n = strcspn(p, " \n");
+	return n ? strndup(p, n) : NULL;
+}
+
+/*
+ * The BTF of the kernel that wrote the file, when that is the kernel
+ * running now: the enum constants formats name.
+ */
+static const struct btf *file_btf(struct run *x, struct tfile *tf)
+{
+	char *data;
+	size_t len;
+
+	if (!from_here(tf))
+		return NULL;
 	if (!x->btf_tried) {
 		x->btf_tried = true;
 		if (!read_file("/sys/kernel/btf/vmlinux", &data, &len)) {
@@ -547,9 +571,15 @@ static int setup_input(struct run *x, struct input *in, int width)
 		in->plugins = tep_load_plugins(tep);
 	in->src = fmt_src_new(x->f, tep);
 	if (!x->r->fo.lib) {
+		char *rel = uname_release(in->tf);
+
 		fmt_src_formats(in->src, file_format, in->tf);
 		fmt_src_printk(in->src, tfile_printk(in->tf));
 		fmt_src_btf(in->src, file_btf(x, in->tf));
+		fmt_src_kernel(in->src, rel);
+		free(rel);
+		if (from_here(in->tf))
+			fmt_src_vmemmap(in->src, fmt_running_vmemmap());
 	}
 	fmt_src_cmdlines(in->src, tfile_cmdlines(in->tf));
 	fmt_src_tgids(in->src, tfile_tgids(in->tf));

@@ -85,6 +85,7 @@ struct fmt_src {
 	size_t kstr_cap;
 	const struct btf *btf;
 	bool tep_syms;		/* the tep's own symbol table can be asked */
+	uint64_t vmemmap_default;	/* vmemmap_base without KASLR */
 	const char *clock;	/* the clock last given, by pointer */
 	bool clock_ns;		/* the timestamps count ns */
 	bool lib_raw;		/* trace-cmd prints them as a count (counter, x86-tsc) */
@@ -255,6 +256,7 @@ struct fmt_src *fmt_src_new(struct fmt *f, struct tep_handle *tep)
 		s->type_size = fld->size;
 	}
 	s->clock_ns = true;
+	s->vmemmap_default = 0xffffea0000000000ULL;	/* 4-level paging */
 	s->next = f->srcs;
 	f->srcs = s;
 	return s;
@@ -695,6 +697,11 @@ void fmt_src_formats(struct fmt_src *s, fmt_format_fn fn, void *ctx)
 
 static void vmemmap_guess(struct fmt_src *s);
 
+static bool kernel_half(const struct fmt_src *s, uint64_t addr)
+{
+	return tep_get_long_size(s->tep) == 4 ? addr >> 31 == 1 && addr <= UINT32_MAX : addr >> 63;
+}
+
 static int cmp_ksym(const void *a, const void *b)
 {
 	const struct ksym *x = a, *y = b;
@@ -702,6 +709,40 @@ static int cmp_ksym(const void *a, const void *b)
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void fmt_src_vmemmap(struct fmt_src *s, uint64_t base)
+{
+	s->vmemmap_default = base;
+	if (s->env.vmemmap)
+		s->env.vmemmap = base;
+}
+
+uint64_t fmt_running_vmemmap(void)
+{
+	char *text, *flags;
+	bool la57 = false;
+
+	/* The kernel keeps "la57" among the CPU's flags only when it pages with 5 levels. */
+	if (!read_file("/proc/cpuinfo", &text, NULL)) {
+		flags = strstr(text, "\nflags");
+		if (flags) {
+			char *nl = strchrnul(flags + 1, '\n');
+
+			*nl = '\0';
+			la57 = strstr(flags, " la57") != NULL;
+		}
+		free(text);
+	}
+	return la57 ? 0xffd4000000000000ULL : 0xffffea0000000000ULL;
+}
+
+void fmt_src_kernel(struct fmt_src *s, const char *release)
+{
+	unsigned a = 0, b = 0;
+
+	if (release && sscanf(release, "%u.%u", &a, &b) == 2 && a < 256 && b < 256)
+		s->env.kver = a << 8 | b;
 }
 
 void fmt_src_tep_symbols(struct fmt_src *s)
@@ -727,7 +768,11 @@ void fmt_src_kallsyms(struct fmt_src *s, const char *text)
 			*nl++ = '\0';
 		/* "ffffffff81000000 T _text" or "... t name\t[module]" */
 		addr = strtoull(p, &end, 16);
-		if (end == p || end[0] != ' ' || !end[1] || end[2] != ' ' || !addr) {
+		/*
+		 * Only the kernel's half of the address space: the per-CPU
+		 * symbols listed at small offsets are not where anything runs.
+		 */
+		if (end == p || end[0] != ' ' || !end[1] || end[2] != ' ' || !kernel_half(s, addr)) {
 			p = nl;
 			continue;
 		}
@@ -760,10 +805,10 @@ static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, u
 		 const char **mod);
 
 /*
- * vmemmap_base (pfn_to_page() in kmem's formats): the default, when the
- * kernel's text is where x86-64 links it -- KASLR, which moves vmemmap,
- * moves the text too.  Otherwise unknown, and those records print as
- * libtraceevent prints them.
+ * vmemmap_base (pfn_to_page() in kmem's formats): the default for the
+ * paging mode (fmt_src_vmemmap), when the kernel's text is where x86-64
+ * links it -- KASLR, which moves vmemmap, moves the text too.  Otherwise
+ * unknown, and those records print as libtraceevent prints them.
  */
 static void vmemmap_guess(struct fmt_src *s)
 {
@@ -774,7 +819,7 @@ static void vmemmap_guess(struct fmt_src *s)
 	if (tep_get_long_size(s->tep) == 8 &&
 	    ksym(s, 0xffffffff81000000ULL, &name, &start, &size, &mod) &&
 	    start == 0xffffffff81000000ULL && !mod)
-		s->env.vmemmap = 0xffffea0000000000ULL;
+		s->env.vmemmap = s->vmemmap_default;
 }
 
 /* The kernel's kallsyms_lookup(): the symbol at or below addr, its size to the next one. */
@@ -784,6 +829,9 @@ static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, u
 	struct fmt_src *s = ctx;
 	size_t lo = 0, hi = s->nksyms, i, j;
 
+	/* A user-space address (a page fault's, a uprobe's) is no symbol's. */
+	if (!kernel_half(s, addr))
+		return false;
 	if (!s->nksyms) {
 		unsigned long sz = 0;
 		unsigned long long st = 0;

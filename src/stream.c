@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <tracefs.h>
@@ -210,8 +211,13 @@ int stream_open(const struct stream_opts *o, FILE *out, struct stream **out_s)
 	if (!o->fo.lib) {
 		size_t len;
 
+		struct utsname u;
+
 		fmt_src_formats(s->src, live_format, NULL);
 		fmt_src_tep_symbols(s->src);
+		fmt_src_vmemmap(s->src, fmt_running_vmemmap());
+		if (!uname(&u))
+			fmt_src_kernel(s->src, u.release);
 		if (!load_text(NULL, "printk_formats", &text))
 			fmt_src_printk(s->src, text);
 		free(text);
