@@ -170,6 +170,7 @@ void rec_latency_print(FILE *f, const char *tracer, uint64_t max_us, uint64_t by
 void rec_summary_free(struct rec_summary *s);
 
 struct evsel_list;
+struct tr_setup;
 /*
  * The selectors to enable for a recording: those of the ftrace system are
  * left out (they have no enable file; they are checked and must carry no
@@ -178,12 +179,35 @@ struct evsel_list;
  */
 int rec_events_to_enable(const struct evsel_list *in, const pid_t *own, size_t nown,
 			 struct evsel_list *out);
-/* Is there a program to run as argv0 (in PATH unless it has a '/')? */
-bool rec_runnable(const char *argv0);
 /*
- * Fork argv stopped on a pipe: it execs when *go_fd is written, and exits
- * unstarted when *go_fd is closed.  Returns the pid or -errno.
+ * tr record's whole session: set-up (tracer first, then readers, then
+ * events and triggers with the recorder's own pids filtered out unless
+ * no_filter), pid scoping (pids, or follow: the command's pid; children:
+ * event-fork), the session (session.h) and the file written to fd.  The
+ * caller prints the summary.  0 or -errno with tr_fail(); a reader that
+ * failed mid-way is res->reader_err with the file still written.
  */
-pid_t rec_spawn(char **argv, int *go_fd);
+struct rec_record_opts {
+	struct tfs_inst *inst;
+	const struct tr_setup *setup;	/* tracer, clock, options, triggers */
+	const struct evsel_list *events;
+	const struct strv *pids;	/* -P: "PID" strings */
+	bool children, follow, no_filter;
+	char **command;
+	uint64_t duration_ns;
+	int fd;				/* the output file, opened by the caller */
+	const char *tmp_dir;		/* the per-CPU temp files: beside the output */
+};
+
+struct rec_record_result {
+	int end;			/* enum session_end: why recording stopped */
+	int child_status;		/* the command's wait status, or -1 */
+	int reader_err;			/* a reader's error (-ENOSPC: disk full), or 0 */
+	struct rec_summary sum;		/* ring-buffer recordings */
+	bool latency;			/* a max-latency tracer: max_us and latency_bytes */
+	uint64_t max_us, latency_bytes;
+};
+
+int rec_record(const struct rec_record_opts *o, struct rec_record_result *res);
 
 #endif

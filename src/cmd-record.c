@@ -32,9 +32,9 @@
 #include "parse.h"
 #include "probe.h"
 #include "rec.h"
+#include "session.h"
 #include "setup.h"
 #include "tfs.h"
-#include "trigger.h"
 
 struct args {
 	struct opt_instance inst;
@@ -134,143 +134,6 @@ static const struct argp argp = {
 	opt_session_children, NULL, NULL
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/*
- * Wait for the command, the duration, a signal, or a reader error.
- * Returns true when the command has exited (and was reaped).
- */
-static bool wait_done(struct rec *rec, pid_t child, uint64_t duration_ns)
-{
-	uint64_t end = duration_ns ? now_ns() + duration_ns : 0;
-
-	while (!tr_stop) {
-		/* Without readers (a latency tracer) poll() just sleeps: fd -1 is ignored. */
-		struct pollfd p = { .fd = rec ? rec_event_fd(rec) : -1, .events = POLLIN };
-		int ms = 100;
-
-		if (child > 0 && waitpid(child, NULL, WNOHANG) == child)
-			return true;
-		if (end) {
-			uint64_t t = now_ns();
-
-			if (t >= end)
-				return false;
-			if ((end - t) / 1000000 < (uint64_t)ms)
-				ms = (end - t) / 1000000 + 1;
-		}
-		if (child > 0 && ms > 20)
-			ms = 20;
-		if (poll(&p, 1, ms) > 0)
-			return false;
-	}
-	return false;
-}
-
-/*
- * Recording ended before the command did (a signal, --duration, a full
- * disk): pass it the signal (SIGTERM otherwise) and give it a moment, so
- * that it neither writes on into a stopped buffer nor holds the instance
- * open while it is removed.
- */
-static void end_child(pid_t child)
-{
-	kill(child, tr_stop_signal ? tr_stop_signal : SIGTERM);
-	for (int i = 0; i < 200; i++) {
-		struct timespec ts = { 0, 10000000 };
-
-		if (waitpid(child, NULL, WNOHANG) == child)
-			return;
-		nanosleep(&ts, NULL);
-	}
-	tr_warn("'%d' did not exit: it runs on without tracing", (int)child);
-}
-
-static int set_pids(struct tfs_inst *in, const struct args *a, pid_t child)
-{
-	char *list = NULL;
-	bool function = a->setup.tracer && !strncmp(a->setup.tracer, "function", 8);
-	int r;
-
-	if (a->follow) {
-		list = xasprintf("%d", (int)child);
-	} else {
-		for (size_t i = 0; i < a->pids.n; i++) {
-			char *n = xasprintf("%s%s%s", list ? list : "", list ? " " : "", a->pids.v[i]);
-
-			free(list);
-			list = n;
-		}
-	}
-	if (!list)
-		return 0;
-	r = tfs_set(in, "set_event_pid", list);
-	if (r)
-		r = tr_fail(r, "cannot set set_event_pid to '%s': %s", list, strerror(-r));
-	if (!r && a->children) {
-		r = tfs_set(in, "options/event-fork", "1");
-		if (r)
-			r = tr_fail(r, "cannot set option event-fork: %s", strerror(-r));
-	}
-	if (!r && function) {
-		/* Some hosts refuse the function pid filter: say so, keep going. */
-		if (tfs_set(in, "set_ftrace_pid", list))
-			tr_warn("set_ftrace_pid refused (%s): the function tracer records every pid",
-				tr_detail() ? tr_detail() : "not permitted");
-		else if (a->children && tfs_set(in, "options/function-fork", "1"))
-			tr_warn("option function-fork refused: function tracing will not follow "
-				"children");
-	}
-	free(list);
-	return r;
-}
-
-/* Is one of the session's triggers a snapshot? */
-static bool has_snapshot_trigger(const struct tr_setup *s)
-{
-	bool found = false;
-
-	for (size_t i = 0; i < s->triggers.n && !found; i++) {
-		char *sys, *ev, *text;
-		struct trig t;
-
-		if (trig_split_event(s->triggers.v[i], &sys, &ev, &text))
-			continue;
-		if (!trig_parse(text, &t)) {
-			found = !strcmp(t.cmd, "snapshot");
-			trig_free(&t);
-		}
-		free(sys);
-		free(ev);
-		free(text);
-	}
-	return found;
-}
-
-/* Drain the snapshot buffer into a second file-sink recorder (NULL on failure). */
-static struct rec *read_snapshot(struct tfs_inst *in, const char *dir)
-{
-	struct rec *snap = NULL;
-	int r = rec_open(&(struct rec_opts){ .inst = in, .tmp_dir = dir, .snapshot = true,
-					     .drain = true }, &snap);
-
-	if (r) {
-		tr_warn("cannot read the snapshot buffer: %s", tr_failure());
-		return NULL;
-	}
-	rec_start(snap);
-	r = rec_stop(snap);
-	if (r)
-		tr_warn("the snapshot buffer was not read whole: %s", strerror(-r));
-	return snap;
-}
-
 static char *dir_of(const char *path)
 {
 	char *copy = xstrdup(path), *d = xstrdup(dirname(copy));
@@ -279,27 +142,53 @@ static char *dir_of(const char *path)
 	return d;
 }
 
+/* The summary and warnings on stderr; the exit status. */
+static int finish(const struct args *a, const struct rec_record_result *res)
+{
+	const struct rec_summary *sum = &res->sum;
+
+	if (res->latency) {
+		if (!a->quiet)
+			rec_latency_print(stderr, a->setup.tracer, res->max_us, res->latency_bytes,
+					  a->output);
+		return EXIT_OK;
+	}
+	if (res->reader_err == -ENOSPC)
+		tr_warn("no space left on the file system of '%s': recording stopped early",
+			a->output);
+	else if (res->reader_err)
+		tr_warn("a reader stopped early: %s", strerror(-res->reader_err));
+	if (!a->quiet)
+		rec_summary_print(stderr, sum, a->output);
+	if (sum->dropped_kallsyms)
+		tr_warn("no room for kernel symbols in '%s': addresses will not be named",
+			a->output);
+	if (sum->dropped_cmdlines)
+		tr_warn("no room for the saved command names in '%s'", a->output);
+	if (sum->dropped_bytes)
+		tr_warn("no room for %llu bytes of events: the newest were left out",
+			(unsigned long long)sum->dropped_bytes);
+	if (res->reader_err)
+		return EXIT_RUNTIME;
+	if (a->fail_on_loss && sum->total.lost) {
+		tr_error("%llu events were lost", (unsigned long long)sum->total.lost);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct args a = { 0 };
-	struct evsel_list enable = { 0 };
-	struct rec_kstats *before = NULL;
-	struct rec_summary sum = { 0 };
-	struct rec *rec = NULL, *snap = NULL;
+	struct rec_record_result res = { 0 };
 	struct tfs_inst *in;
-	struct tr_setup setup;
 	char *dir = NULL;
-	pid_t own[1024], child = 0;
-	size_t nown = 0;
-	int fd = -1, go = -1, r, status = EXIT_RUNTIME;
-	bool latency;
+	int fd = -1, status = EXIT_RUNTIME;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	if (!a.output)
 		a.output = "trace.dat";
-	latency = rec_latency_tracer(a.setup.tracer);
-
-	if (a.command && !rec_runnable(a.command[0])) {
+	if (a.command && !session_runnable(a.command[0])) {
 		tr_error("cannot run '%s': command not found", a.command[0]);
 		goto out;
 	}
@@ -310,131 +199,28 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	dir = dir_of(a.output);
-	if (cmd_instance_open(a.inst.name, true, &in))
-		goto fail;
-
-	/*
-	 * The tracer and what goes with it first: the kernel refuses to change
-	 * current_tracer while trace_pipe_raw files are open (EBUSY).  Events
-	 * and triggers come once the readers exist, so that the events'
-	 * filters can leave the readers' own pids out.
-	 */
-	setup = a.setup;
-	setup.events = NULL;
-	setup.triggers = (struct strv){ 0 };
-	if (setup_apply(in, &setup))
-		goto fail;
-	if (!latency &&
-	    rec_open(&(struct rec_opts){ .inst = in, .tmp_dir = dir, .wake_percent = 5 }, &rec))
-		goto fail;
-	if (!a.no_filter && !a.pids.n && !a.follow) {
-		own[nown++] = getpid();
-		if (rec)
-			nown += rec_tids(rec, own + nown, ARRAY_SIZE(own) - nown);
-	}
-	if (rec_events_to_enable(&a.ev.list, own, nown, &enable))
-		goto fail;
-	if (a.command) {
-		child = rec_spawn(a.command, &go);
-		if (child < 0) {
-			tr_error("cannot start '%s': %s", a.command[0], strerror((int)-child));
-			child = 0;
-			goto out;
-		}
-	}
-
-	setup = (struct tr_setup){ .events = &enable, .triggers = a.setup.triggers };
-	r = setup_apply(in, &setup);
-	if (!r)
-		r = set_pids(in, &a, child);
-	/* Start from an empty buffer, as trace-cmd does. */
-	/*
-	 * Note that tracing_max_latency is a result, not a setting: it is left
-	 * as the recording ends, matching the max buffer (cleared below), as
-	 * trace-cmd leaves it.
-	 */
-	if (!r && latency && (r = tfs_write(in, "tracing_max_latency", "0", false)))
-		tr_fail(r, "cannot reset tracing_max_latency: %s", strerror(-r));
-	/* For a latency tracer this clears the max buffer, which trace shows. */
-	if (!r && (r = tfs_write(in, "trace", "", false)))
-		tr_fail(r, "cannot clear the ring buffer: %s", strerror(-r));
-	if (!r && rec)
-		rec_stats_snapshot(in, rec_ncpus(rec), &before);
-	if (!r && rec)
-		r = rec_start(rec);
-	if (!r && (r = tfs_set(in, "tracing_on", "1")))
-		tr_fail(r, "cannot turn tracing on: %s", strerror(-r));
-	if (r)
-		goto fail;
-	if (go >= 0) {
-		if (write(go, "g", 1) != 1)
-			tr_warn("cannot start '%s': %s", a.command[0], strerror(errno));
-		close(go);
-		go = -1;
-	}
-
-	if (!wait_done(rec, child, a.duration_ns) && child > 0)
-		end_child(child);
-
-	r = tfs_set(in, "tracing_on", "0");
-	if (r)
-		tr_warn("cannot turn tracing off: %s", strerror(-r));
-	if (latency) {
-		uint64_t max_us, bytes;
-
-		if (rec_write_latency(fd, in, &max_us, &bytes))
-			goto fail;
-		if (!a.quiet)
-			rec_latency_print(stderr, a.setup.tracer, max_us, bytes, a.output);
-		status = EXIT_OK;
+	if (cmd_instance_open(a.inst.name, true, &in) ||
+	    rec_record(&(struct rec_record_opts){ .inst = in, .setup = &a.setup,
+						  .events = &a.ev.list, .pids = &a.pids,
+						  .children = a.children, .follow = a.follow,
+						  .no_filter = a.no_filter, .command = a.command,
+						  .duration_ns = a.duration_ns, .fd = fd,
+						  .tmp_dir = dir },
+		       &res)) {
+		tr_report(-EIO, "cannot record");
+		/* Nothing was recorded: leave no empty file behind. */
+		if (!res.sum.cpu && !res.latency)
+			unlink(a.output);
 		goto out;
 	}
-	r = rec_stop(rec);
-	if (r == -ENOSPC)
-		tr_warn("no space left on the file system of '%s': recording stopped early",
-			a.output);
-	else if (r)
-		tr_warn("a reader stopped early: %s", strerror(-r));
-	if (has_snapshot_trigger(&a.setup))
-		snap = read_snapshot(in, dir);
-	if (rec_write_file(rec, fd, in, NULL, before, 0, snap, &sum))
-		goto fail;
-	if (!a.quiet)
-		rec_summary_print(stderr, &sum, a.output);
-	if (sum.dropped_kallsyms)
-		tr_warn("no room for kernel symbols in '%s': addresses will not be named",
-			a.output);
-	if (sum.dropped_cmdlines)
-		tr_warn("no room for the saved command names in '%s'", a.output);
-	if (sum.dropped_bytes)
-		tr_warn("no room for %llu bytes of events: the newest were left out",
-			(unsigned long long)sum.dropped_bytes);
-	status = r ? EXIT_RUNTIME : EXIT_OK;
-	if (!status && a.fail_on_loss && sum.total.lost) {
-		tr_error("%llu events were lost", (unsigned long long)sum.total.lost);
-		status = EXIT_RUNTIME;
-	}
-	goto out;
-fail:
-	tr_report(-EIO, "cannot record");
-	/* Nothing was recorded: leave no empty file behind. */
-	if (fd >= 0 && !sum.cpu)
-		unlink(a.output);
+	status = finish(&a, &res);
 out:
-	if (go >= 0) {
-		close(go);	/* the command dies unstarted */
-		waitpid(child, NULL, 0);
-	}
-	rec_free(rec);
-	rec_free(snap);
 	if (fd >= 0 && close(fd) && !status) {
 		tr_error("cannot write '%s': %s", a.output, strerror(errno));
 		status = EXIT_RUNTIME;
 	}
-	free(before);
 	free(dir);
-	rec_summary_free(&sum);
-	evsel_list_free(&enable);
+	rec_summary_free(&res.sum);
 	evsel_list_free(&a.ev.list);
 	strv_free(&a.pids);
 	setup_free(&a.setup);

@@ -8,11 +8,11 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "cmd.h"
 #include "parse.h"
 #include "rec.h"
+#include "session.h"
 #include "setup.h"
 #include "stream.h"
 
@@ -97,60 +97,63 @@ static const struct argp argp = { options, parse, NULL,
 				  "interrupted or --duration ends.",
 				  opt_session_children, NULL, NULL };
 
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + t.tv_nsec;
-}
-
-static bool past(void *arg)
-{
-	const uint64_t *deadline = arg;
-
-	return *deadline && now_ns() >= *deadline;
-}
-
 int cmd_stream(int argc, char **argv)
 {
 	struct args a = { 0 };
 	struct evsel_list enable = { 0 };
+	struct session *sess = NULL;
 	struct stream *s = NULL;
+	struct session_opts so;
 	struct tfs_inst *in;
 	struct tr_setup setup;
 	pid_t own[1024];
 	size_t nown = 0;
-	uint64_t deadline = 0;
 	int r;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	r = cmd_instance_open(a.inst.name, true, &in);
 	if (!r)
-		r = stream_open(&(struct stream_opts){ .inst = in, .fo = a.fo, .filters = &a.filters,
-						       .invert = a.invert },
-				stdout, &s);
-	if (!r && !a.no_filter) {
-		own[nown++] = getpid();
-		nown += stream_tids(s, own + nown, ARRAY_SIZE(own) - nown);
-	}
-	if (!r)
-		r = rec_events_to_enable(&a.ev.list, own, nown, &enable);
+		r = stream_new(&(struct stream_opts){ .inst = in, .fo = a.fo, .filters = &a.filters,
+						      .invert = a.invert },
+			       stdout, &s);
+	/* The tracer before the readers open: the kernel refuses to change it after. */
 	if (!r) {
 		setup = a.setup;
-		setup.events = &enable;
+		setup.events = NULL;
+		setup.triggers = (struct strv){ 0 };
 		r = setup_apply(in, &setup);
 	}
-	if (!r && (r = tfs_set(in, "tracing_on", "1")))
-		tr_fail(r, "cannot turn tracing on: %s", strerror(-r));
 	if (!r) {
-		deadline = a.duration_ns ? now_ns() + a.duration_ns : 0;
-		r = stream_run(s, past, &deadline);
-		/* Stop the writers before the readers' last pass, as record does. */
-		tfs_set(in, "tracing_on", "0");
+		so = (struct session_opts){ .inst = in, .duration_ns = a.duration_ns,
+					    .tick = stream_tick, .tick_ms = STREAM_BATCH_MS,
+					    .arg = s };
+		stream_rec_opts(s, &so.rec);
+		r = session_open(&so, &sess);
+	}
+	if (!r) {
+		stream_attach(s, session_rec(sess));
+		if (!a.no_filter)
+			nown = session_own_pids(sess, own, ARRAY_SIZE(own));
+		r = rec_events_to_enable(&a.ev.list, own, nown, &enable);
+	}
+	if (!r) {
+		setup = (struct tr_setup){ .events = &enable, .triggers = a.setup.triggers };
+		r = setup_apply(in, &setup);
+	}
+	if (!r)
+		r = session_run(sess);
+	if (!r && session_end(sess) == SESSION_READER_FAILED)
+		r = tr_fail(rec_error(session_rec(sess)), "a reader stopped: %s",
+			    strerror(-rec_error(session_rec(sess))));
+	if (sess) {
+		int rr = stream_finish(s);
+
+		if (!r)
+			r = rr;
 	}
 	if (r)
 		tr_report(r, "stream");
+	session_free(sess);
 	stream_free(s);
 	evsel_list_free(&enable);
 	evsel_list_free(&a.ev.list);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The parts of a recording session around the recorder (see rec.h): the
- * events to enable with the recorder's own pids filtered out, and the
- * command started once tracing is set up.
+ * tr record's session around the recorder (see rec.h): the events to
+ * enable with the recorder's own pids filtered out, pid scoping, the
+ * sequence through session.h, and the trace.dat file at the end.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,10 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "parse.h"
 #include "evsel.h"
+#include "parse.h"
 #include "rec.h"
+#include "session.h"
+#include "setup.h"
 #include "tfs.h"
+#include "trigger.h"
 
 static bool is_ftrace_sel(const struct evsel *e)
 {
@@ -68,56 +71,155 @@ int rec_events_to_enable(const struct evsel_list *in, const pid_t *own, size_t n
 	return 0;
 }
 
-pid_t rec_spawn(char **argv, int *go_fd)
+
+/* set_event_pid (and the function tracer's pid filter) for -P, or -F's command. */
+static int set_pids(const struct rec_record_opts *o, pid_t child)
 {
-	int p[2];
-	pid_t pid;
+	struct tfs_inst *in = o->inst;
+	const char *tracer = o->setup->tracer;
+	bool function = tracer && !strncmp(tracer, "function", 8);
+	char *list = NULL;
+	int r;
 
-	if (pipe2(p, O_CLOEXEC))
-		return -errno;
-	pid = fork();
-	if (pid < 0) {
-		int e = errno;
+	if (o->follow) {
+		list = xasprintf("%d", (int)child);
+	} else {
+		for (size_t i = 0; o->pids && i < o->pids->n; i++) {
+			char *n = xasprintf("%s%s%s", list ? list : "", list ? " " : "",
+					    o->pids->v[i]);
 
-		close(p[0]);
-		close(p[1]);
-		return -e;
+			free(list);
+			list = n;
+		}
 	}
-	if (pid == 0) {
-		char c;
-
-		close(p[1]);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		if (read(p[0], &c, 1) != 1)
-			_exit(127);
-		close(p[0]);
-		execvp(argv[0], argv);
-		fprintf(stderr, "tr: cannot run '%s': %s\n", argv[0], strerror(errno));
-		_exit(127);
+	if (!list)
+		return 0;
+	r = tfs_set(in, "set_event_pid", list);
+	if (r)
+		r = tr_fail(r, "cannot set set_event_pid to '%s': %s", list, strerror(-r));
+	if (!r && o->children) {
+		r = tfs_set(in, "options/event-fork", "1");
+		if (r)
+			r = tr_fail(r, "cannot set option event-fork: %s", strerror(-r));
 	}
-	close(p[0]);
-	*go_fd = p[1];
-	return pid;
+	if (!r && function) {
+		/* Some hosts refuse the function pid filter: say so, keep going. */
+		if (tfs_set(in, "set_ftrace_pid", list))
+			tr_warn("set_ftrace_pid refused (%s): the function tracer records every pid",
+				tr_detail() ? tr_detail() : "not permitted");
+		else if (o->children && tfs_set(in, "options/function-fork", "1"))
+			tr_warn("option function-fork refused: function tracing will not follow "
+				"children");
+	}
+	free(list);
+	return r;
 }
 
-bool rec_runnable(const char *argv0)
+/* Is one of the session's triggers a snapshot? */
+static bool has_snapshot_trigger(const struct tr_setup *s)
 {
-	const char *path = getenv("PATH");
-	char *copy, *dir, *save = NULL;
-	bool ok = false;
+	bool found = false;
 
-	if (strchr(argv0, '/'))
-		return access(argv0, X_OK) == 0;
-	copy = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
-	for (dir = strtok_r(copy, ":", &save); dir && !ok; dir = strtok_r(NULL, ":", &save)) {
-		char *p = xasprintf("%s/%s", *dir ? dir : ".", argv0);
+	for (size_t i = 0; i < s->triggers.n && !found; i++) {
+		char *sys, *ev, *text;
+		struct trig t;
 
-		ok = access(p, X_OK) == 0;
-		free(p);
+		if (trig_split_event(s->triggers.v[i], &sys, &ev, &text))
+			continue;
+		if (!trig_parse(text, &t)) {
+			found = !strcmp(t.cmd, "snapshot");
+			trig_free(&t);
+		}
+		free(sys);
+		free(ev);
+		free(text);
 	}
-	free(copy);
-	return ok;
+	return found;
+}
+
+/* Drain the snapshot buffer into a second file-sink recorder (NULL on failure). */
+static struct rec *read_snapshot(struct tfs_inst *in, const char *dir)
+{
+	struct rec *snap = NULL;
+	int r = rec_open(&(struct rec_opts){ .inst = in, .tmp_dir = dir, .snapshot = true,
+					     .drain = true }, &snap);
+
+	if (r) {
+		tr_warn("cannot read the snapshot buffer: %s", tr_failure());
+		return NULL;
+	}
+	rec_start(snap);
+	r = rec_stop(snap);
+	if (r)
+		tr_warn("the snapshot buffer was not read whole: %s", strerror(-r));
+	return snap;
+}
+
+/*
+ * The order matters: the tracer first, since the kernel refuses to change
+ * current_tracer while trace_pipe_raw files are open (EBUSY); then the
+ * readers (their thread ids are filtered out of the events) and the held
+ * command (its pid goes into set_event_pid for -F); then events and
+ * triggers; then the session runs.
+ */
+int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
+{
+	bool latency = rec_latency_tracer(o->setup->tracer);
+	struct evsel_list enable = { 0 };
+	struct tr_setup setup = *o->setup;
+	struct session *sess = NULL;
+	struct rec *snap = NULL;
+	pid_t own[1024];
+	size_t nown = 0;
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	setup.events = NULL;
+	setup.triggers = (struct strv){ 0 };
+	r = setup_apply(o->inst, &setup);
+	if (!r)
+		r = session_open(&(struct session_opts){
+					 .inst = o->inst, .command = o->command,
+					 .duration_ns = o->duration_ns, .no_readers = latency,
+					 .rec = { .tmp_dir = o->tmp_dir, .wake_percent = 5 } },
+				 &sess);
+	if (r)
+		goto out;
+	if (!o->no_filter && !(o->pids && o->pids->n) && !o->follow)
+		nown = session_own_pids(sess, own, ARRAY_SIZE(own));
+	r = rec_events_to_enable(o->events, own, nown, &enable);
+	if (!r) {
+		setup = (struct tr_setup){ .events = &enable, .triggers = o->setup->triggers };
+		r = setup_apply(o->inst, &setup);
+	}
+	if (!r)
+		r = set_pids(o, session_child(sess));
+	/*
+	 * Note that tracing_max_latency is a result, not a setting: it is left
+	 * as the recording ends, matching the max buffer (cleared by the
+	 * session's clearing of the buffer), as trace-cmd leaves it.
+	 */
+	if (!r && latency && (r = tfs_write(o->inst, "tracing_max_latency", "0", false)))
+		tr_fail(r, "cannot reset tracing_max_latency: %s", strerror(-r));
+	if (!r)
+		r = session_run(sess);
+	if (r)
+		goto out;
+	res->end = session_end(sess);
+	res->child_status = session_child_status(sess);
+	if (latency) {
+		res->latency = true;
+		r = rec_write_latency(o->fd, o->inst, &res->max_us, &res->latency_bytes);
+		goto out;
+	}
+	res->reader_err = rec_error(session_rec(sess));
+	if (has_snapshot_trigger(o->setup))
+		snap = read_snapshot(o->inst, o->tmp_dir);
+	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess), 0,
+			   snap, &res->sum);
+out:
+	rec_free(snap);
+	session_free(sess);
+	evsel_list_free(&enable);
+	return r;
 }

@@ -5,7 +5,7 @@
  * Note that events are merged within a batch, not across batches: an event
  * a CPU hands over late can print after a later event of another CPU that
  * was already printed.  The readers hand over partly filled pages when idle
- * and batches are taken every BATCH_MS, so this only happens when one CPU's
+ * and batches are taken every STREAM_BATCH_MS, so this only happens when one CPU's
  * reader lags the others, as with trace-cmd stream.
  */
 #include <errno.h>
@@ -22,7 +22,6 @@
 #include "rec.h"
 #include "stream.h"
 
-#define BATCH_MS 100
 
 struct queue {
 	uint8_t *buf;
@@ -36,11 +35,13 @@ struct cursor {
 	struct tfile_page pg;
 	bool loaded;
 	int cpu;
+	uint64_t *bad;		/* the stream's count of corrupt sub-buffers */
 };
 
 struct stream {
 	struct stream_opts o;
-	struct rec *rec;
+	struct rec *rec;		/* the session's; not ours to free */
+	uint64_t bad_pages;
 	struct tep_handle *tep;
 	struct fmt *fmt;
 	struct fmt_src *src;
@@ -83,9 +84,12 @@ static int next_event(void *ctx, struct tfile_event *ev)
 		if (!c->loaded) {
 			if (c->pos + c->l->page_size > c->len)
 				return 0;
-			if (tfile_page_load(&c->pg, c->l, c->buf + c->pos, c->l->page_size, &bad))
-				return tr_fail(-EBADMSG, "cpu %d: corrupt sub-buffer from the kernel",
-					       c->cpu);
+			/* page.h's rule: count a corrupt sub-buffer, skip it, go on. */
+			if (tfile_page_load(&c->pg, c->l, c->buf + c->pos, c->l->page_size, &bad)) {
+				(*c->bad)++;
+				c->pos += c->l->page_size;
+				continue;
+			}
 			c->pos += c->l->page_size;
 			c->loaded = true;
 		}
@@ -95,7 +99,7 @@ static int next_event(void *ctx, struct tfile_event *ev)
 			return 1;
 		}
 		if (r < 0)
-			return tr_fail(-EBADMSG, "cpu %d: corrupt event from the kernel", c->cpu);
+			(*c->bad)++;
 		c->loaded = false;
 	}
 }
@@ -135,7 +139,7 @@ static int drain(struct stream *s)
 	}
 	for (int i = 0; i < s->ncpus && !r; i++) {
 		cur[i] = (struct cursor){ &s->layout, s->work[i].buf, s->work[i].len, 0, { 0 },
-					  false, i };
+					  false, i, &s->bad_pages };
 		if (s->work[i].len)
 			r = fmt_merge_add(m, next_event, &cur[i], NULL);
 	}
@@ -151,7 +155,7 @@ static int drain(struct stream *s)
 	return r;
 }
 
-int stream_open(const struct stream_opts *o, FILE *out, struct stream **out_s)
+int stream_new(const struct stream_opts *o, FILE *out, struct stream **out_s)
 {
 	struct stream *s = xcalloc(1, sizeof(*s));
 	char *text = NULL;
@@ -163,23 +167,9 @@ int stream_open(const struct stream_opts *o, FILE *out, struct stream **out_s)
 	*out_s = s;
 	if (s->efd < 0)
 		return tr_fail(-errno, "eventfd: %s", strerror(errno));
-	r = rec_open(&(struct rec_opts){ .inst = o->inst, .fn = on_pages, .arg = s, .partial = true,
-					 .idle_ms = BATCH_MS / 2, .wake_percent = 5 },
-		     &s->rec);
-	if (r)
-		return r;
-	s->ncpus = rec_ncpus(s->rec);
-	s->q = xcalloc(s->ncpus, sizeof(*s->q));
-	s->work = xcalloc(s->ncpus, sizeof(*s->work));
 	s->tep = tracefs_local_events(tfs_root());
 	if (!s->tep)
 		return tr_fail(-EIO, "cannot load the event formats from %s", tfs_root());
-	r = load_text(NULL, "events/header_page", &text);
-	if (!r)
-		r = tfile_layout_parse(&s->layout, text, strlen(text), false, rec_page_size(s->rec));
-	free(text);
-	if (r)
-		return tr_fail(r, "cannot read events/header_page: %s", strerror(-r));
 	s->fmt = fmt_new(out, &o->fo);
 	s->src = fmt_src_new(s->fmt, s->tep);
 	if (!load_text(NULL, "saved_cmdlines", &text))
@@ -195,43 +185,54 @@ int stream_open(const struct stream_opts *o, FILE *out, struct stream **out_s)
 	return 0;
 }
 
-size_t stream_tids(const struct stream *s, pid_t *tids, size_t max)
+void stream_rec_opts(struct stream *s, struct rec_opts *ro)
 {
-	return rec_tids(s->rec, tids, max);
+	*ro = (struct rec_opts){ .fn = on_pages, .arg = s, .partial = true,
+				 .idle_ms = STREAM_BATCH_MS / 2, .wake_percent = 5 };
 }
 
-int stream_run(struct stream *s, bool (*done)(void *arg), void *arg)
+void stream_attach(struct stream *s, struct rec *rec)
 {
-	int r = rec_start(s->rec);
+	s->rec = rec;
+	s->ncpus = rec_ncpus(rec);
+	s->q = xcalloc(s->ncpus, sizeof(*s->q));
+	s->work = xcalloc(s->ncpus, sizeof(*s->work));
+	s->layout = *rec_layout(rec);
+}
 
-	while (!r && !tr_stop && !(done && done(arg))) {
-		struct pollfd p[2] = { { .fd = s->efd, .events = POLLIN },
-				       { .fd = rec_event_fd(s->rec), .events = POLLIN } };
-		uint64_t n;
+int stream_fd(const struct stream *s)
+{
+	return s->efd;
+}
 
-		poll(p, 2, BATCH_MS);
-		if (p[1].revents) {
-			r = rec_error(s->rec);
-			break;
-		}
-		/* Gather a little before formatting: one merge per batch. */
-		usleep(BATCH_MS * 1000 / 4);
-		if (read(s->efd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-			r = -errno;
-		if (!r)
-			r = drain(s);
-	}
-	/* The readers flush the partly filled pages, then the last batch prints. */
-	int rr = rec_stop(s->rec);
+int stream_tick(void *arg, bool fd_ready)
+{
+	struct stream *s = arg;
+	uint64_t n;
+	int r = 0;
 
-	if (!r)
-		r = drain(s);
-	if (!r && rr)
-		r = tr_fail(rr, "a reader stopped: %s", strerror(-rr));
-	else if (r == -EPIPE)
+	(void)fd_ready;
+	if (read(s->efd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return tr_fail(-errno, "eventfd: %s", strerror(errno));
+	r = drain(s);
+	if (r == -EPIPE)
+		return 1;	/* the reader of the output went away: end quietly */
+	if (r && !tr_failure())
+		r = tr_fail(r, "cannot write the events: %s", strerror(-r));
+	return r;
+}
+
+int stream_finish(struct stream *s)
+{
+	int r = drain(s);
+
+	if (r == -EPIPE)
 		r = 0;
 	else if (r && !tr_failure())
 		r = tr_fail(r, "cannot write the events: %s", strerror(-r));
+	if (s->bad_pages)
+		tr_warn("%llu corrupt sub-buffers from the kernel were skipped",
+			(unsigned long long)s->bad_pages);
 	return r;
 }
 
@@ -239,7 +240,6 @@ void stream_free(struct stream *s)
 {
 	if (!s)
 		return;
-	rec_free(s->rec);
 	if (s->src)
 		fmt_src_free(s->src);
 	if (s->fmt)

@@ -543,48 +543,60 @@ int tfs_inst_list(struct strv *names)
  * are skipped: removing it takes them along.  Keeps going after a failure
  * so one stuck file does not strand the rest; returns the first error.
  */
+/* Put one saved setting back; 0 or -errno.  Settings of doomed instances are skipped. */
+static int restore_one(const struct undo *u)
+{
+	int r = 0;
+
+	/*
+	 * Settings inside an instance about to be removed go with it; but
+	 * triggers are taken out one by one, since a synthetic event they
+	 * refer to can only be removed after them.
+	 */
+	if (u->kind == UNDO_SET) {
+		for (size_t j = 0; j < T.nundo; j++)
+			if (T.undo[j].kind == UNDO_INSTANCE && T.undo[j].path[0] &&
+			    !strncmp(u->path, T.undo[j].path, strlen(T.undo[j].path)))
+				return 0;
+	}
+	switch (u->kind) {
+	case UNDO_SET:
+		r = raw_write(u->path, (!strcmp(base_name(u->path), "filter") && !u->value[0])
+						? "0" : u->value, false);
+		break;
+	case UNDO_APPEND:
+		r = raw_write(u->path, u->value, true);
+		break;
+	case UNDO_INSTANCE:
+		if (rmdir(u->path) && errno != ENOENT)
+			r = -errno;
+		inst_forget(u->value);
+		break;
+	}
+	return r;
+}
+
 int tfs_restore(void)
 {
 	int first = 0;
 
-	for (size_t k = T.nundo; k-- > 0;) {
-		struct undo *u = &T.undo[k];
-		int r = 0;
+	/*
+	 * Newest first, in two passes: tracing_on goes back last, so that
+	 * nothing tr enabled records into a buffer someone else reads after us.
+	 */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t k = T.nundo; k-- > 0;) {
+			struct undo *u = &T.undo[k];
+			bool on = u->kind == UNDO_SET && !strcmp(base_name(u->path), "tracing_on");
+			int r;
 
-		if (!u->path[0])
-			continue;
-		/*
-		 * Settings inside an instance about to be removed go with it; but
-		 * triggers are taken out one by one, since a synthetic event they
-		 * refer to can only be removed after them.
-		 */
-		if (u->kind == UNDO_SET) {
-			bool doomed = false;
-
-			for (size_t j = 0; j < T.nundo; j++)
-				if (T.undo[j].kind == UNDO_INSTANCE && T.undo[j].path[0] &&
-				    !strncmp(u->path, T.undo[j].path, strlen(T.undo[j].path)))
-					doomed = true;
-			if (doomed)
+			if (!u->path[0] || on != (pass == 1))
 				continue;
-		}
-		switch (u->kind) {
-		case UNDO_SET:
-			r = raw_write(u->path, (!strcmp(base_name(u->path), "filter") && !u->value[0])
-							? "0" : u->value, false);
-			break;
-		case UNDO_APPEND:
-			r = raw_write(u->path, u->value, true);
-			break;
-		case UNDO_INSTANCE:
-			if (rmdir(u->path) && errno != ENOENT)
-				r = -errno;
-			inst_forget(u->value);
-			break;
-		}
-		if (r && !first) {
-			first = r;
-			tr_detail_set("could not restore '%s': %s", u->path, strerror(-r));
+			r = restore_one(u);
+			if (r && !first) {
+				first = r;
+				tr_detail_set("could not restore '%s': %s", u->path, strerror(-r));
+			}
 		}
 	}
 	for (size_t k = 0; k < T.nundo; k++) {

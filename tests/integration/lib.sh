@@ -100,6 +100,14 @@ test_expect_code() {
 	fi
 }
 
+test_must_be_empty() {
+	if [ -s "$1" ]; then
+		echo "test_must_be_empty: '$1' is not empty:" >&2
+		cat "$1" >&2
+		return 1
+	fi
+}
+
 test_cmp() {
 	diff -u "$1" "$2"
 }

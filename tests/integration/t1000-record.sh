@@ -23,8 +23,8 @@ marks_tr() {
 }
 have_tr_report() { "$TR" report --help >/dev/null 2>&1; }
 
-# Wait (up to 10 s) until tr record is tracing in an instance.  A new
-# instance starts with tracing on until tr turns it off to set it up, so
+# Wait (up to 10 s) until tr record is tracing in an instance.  An
+# instance may start with tracing on until tr turns it off to set it up, so
 # first wait for the recorder's buffer_percent of 5, which comes after.
 wait_tracing() {
 	local i
@@ -245,6 +245,38 @@ test_expect_success 'a missing event fails before anything is changed' '
 	test_grep "no such event" err &&
 	test ! -e x.dat &&
 	test ! -d "$TRACEFS/instances/$inst"
+'
+
+test_expect_success 'a second recording of the same buffer is refused, naming the first' '
+	inst=$(test_instance)
+	mkdir "$TRACEFS/instances/$inst"
+	test_when_finished "rmdir $TRACEFS/instances/$inst"
+	( exec "$TR" record -q -B "$inst" -e ftrace:print -o first.dat --duration 20s ) &
+	pid=$!
+	test_when_finished "kill $pid 2>/dev/null || :; wait $pid 2>/dev/null || :" &&
+	wait_tracing "$inst" &&
+	test_expect_code 1 tr record -B "$inst" -e ftrace:print -o second.dat true 2>err &&
+	test_grep "instance .$inst. is in use by another tr session (pid $pid)" err &&
+	test ! -e second.dat &&
+	echo still-first >"$TRACEFS/instances/$inst/trace_marker" &&
+	kill -INT $pid && test_wait_exit $pid 20 &&
+	marks first.dat >got &&
+	echo still-first >expect &&
+	test_cmp expect got
+'
+
+test_expect_success 'the buffer is left empty: no events of the recording stay behind' '
+	inst=$(test_instance) &&
+	mkdir "$TRACEFS/instances/$inst" &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	echo before-recording >"$TRACEFS/instances/$inst/trace_marker" &&
+	tr record -q -B "$inst" -e sched -o empty.dat \
+		sh -c "for i in 1 2 3; do echo m\$i >$TRACEFS/instances/$inst/trace_marker; done" &&
+	grep -v "^#" "$TRACEFS/instances/$inst/trace" >left || : &&
+	test_must_be_empty left &&
+	marks empty.dat >got &&
+	printf "m1\nm2\nm3\n" >expect &&
+	test_cmp expect got
 '
 
 test_done
