@@ -37,6 +37,7 @@
 #include <sys/types.h>
 
 #include "page.h"
+#include "tr.h"
 
 struct tep_handle;
 struct hist_spec;
@@ -253,6 +254,7 @@ uint64_t top_model_field(const struct top_model *m, enum top_src src, const void
 /* A key as text: a pid's comm, a syscall's, event's or irq's name, a CPU number. */
 void top_model_text(const struct top_model *m, enum top_field f, uint64_t v, char *buf, size_t len);
 bool top_model_lat_by_task(const struct top_model *m);
+void top_model_set_lat_by_task(struct top_model *m, bool by_task);
 /* The latency histogram over every row, and its totals: count, min, avg, p50, p99, max. */
 struct top_hist;
 void top_model_lat_hist(const struct top_model *m, struct top_hist *h);
@@ -270,7 +272,8 @@ const char *top_view_names(void);
 /* What to show: a view, its sort, a row filter and the drill-down filter. */
 struct top_state {
 	const struct top_view *view;
-	int sort;		/* column; -1: the view's default */
+	int sort;		/* column; -1: sort_name's, or the view's default */
+	const char *sort_name;	/* a column's heading or JSON name (-s), or NULL */
 	bool reverse;		/* the other way from the column's default order */
 	char filter[64];	/* rows whose text contains this ("" none) */
 	enum top_field drill_field;	/* TF_NONE, or rows must have this field == drill_value */
@@ -341,7 +344,7 @@ struct top_header {
 	double interval_s;
 	const char *enabled;	/* "sched:sched_switch,..." */
 	const char *state;	/* "running", "command ended (exit 0)", "interval 3/10" */
-	const char *hint;	/* a line of key hints (the UI's), or NULL */
+	const char *pair;	/* the latency view's pair: "sched:sched_waking -> ..." */
 };
 
 /* ---- batch output ---- */
@@ -352,81 +355,84 @@ enum top_out { TOP_OUT_TEXT, TOP_OUT_JSON };
 int top_batch_print(FILE *f, enum top_out kind, const struct top_header *h,
 		    const struct top_state *st, const struct top_table *t);
 
-/* ---- sources ---- */
+/* ---- sources and the UI ---- */
 
-/* The options every source and renderer shares (cmd-top fills them). */
+/* What cmd-top hands the sources: the command line, checked. */
+struct evsel_list;
+struct tfs_inst;
 struct top_opts {
-	const char *instance;		/* -B: an instance (live) or a buffer (replay) */
+	struct tfs_inst *inst;		/* live: the instance, opened by the command */
+	const char *instance;		/* -B: its name (live), or a buffer of the file (replay) */
 	const char *input;		/* -i FILE: replay */
 	char **command;
 	uint64_t interval_ns;		/* -d */
 	const struct top_view *view;
 	const struct evsel_list *events;	/* -e/-f: more events to enable */
-	struct hist_spec *custom;	/* -e -k -v: the custom view */
-	struct top_lat_spec *lat;	/* --latency, or the default pair */
+	const struct hist_spec *custom;	/* -e -k -v: the custom view, or NULL */
+	const struct top_lat_spec *lat;	/* --latency, or the default pair */
+	bool lat_by_task;
 	bool batch;
-	long iterations;		/* -n; 0 none */
+	long iterations;		/* -n: refreshes (batch); 0 no limit */
 	enum top_out out;
-	const pid_t *pids;
+	const pid_t *pids;		/* -P */
 	size_t npids;
-	bool children;
-	int sort;			/* -s: a column of the view, or -1 */
+	bool children;			/* -c */
+	const char *sort;		/* -s: a column of the view, or NULL */
 	bool reverse;
 };
 
+/*
+ * A source of frames, driven by the UI (or a batch loop).  Live, the model
+ * is fed by the readers concurrently: every op takes the source's lock.
+ */
 struct top_source;
-
-/* The hooks a renderer drives a source through. */
 struct top_source_ops {
-	/* Lock the model against the readers (live); may be NULL. */
-	void (*lock)(struct top_source *s);
-	void (*unlock)(struct top_source *s);
-	/* Enable what a view needs (live, when the UI switches to it); the missing ones in *missing. */
-	int (*need)(struct top_source *s, const struct top_view *v, char **missing);
-	/* Replay: go to interval k (0-based; <0 the last); returns the interval reached. */
-	long (*seek)(struct top_source *s, long k);
-	/* Replay: the interval holding time ts (seconds as report prints them). */
-	long (*find)(struct top_source *s, double ts);
-	/* Echo: format the records of rows matching (field, value) into lines, or stop (TF_NONE). */
-	void (*echo)(struct top_source *s, enum top_field f, uint64_t v);
+	/*
+	 * The header (s->h) and st's view as a table.  advance: close the
+	 * interval first (live: now; replay: nothing, intervals are stepped).
+	 */
+	int (*frame)(struct top_source *s, const struct top_state *st, bool advance,
+		     struct top_table *t);
+	/* Enable what a view needs, before it is first shown (live). */
+	void (*need)(struct top_source *s, const struct top_view *v);
+	void (*zero)(struct top_source *s);
+	/* Replay: step n intervals (negative: back), or go to the one holding ts (s). */
+	int (*step)(struct top_source *s, long n);
+	int (*go)(struct top_source *s, double ts);
+	/*
+	 * Echo the raw events of the rows matching both conditions (TF_NONE:
+	 * no condition), formatted as tr report formats them; f1 == TF_NONE
+	 * and !on stops it.
+	 */
+	void (*echo)(struct top_source *s, bool on, enum top_field f1, uint64_t v1,
+		     enum top_field f2, uint64_t v2);
+	/* The newest echo lines, at most max (malloc'ed, oldest first); returns how many. */
+	size_t (*echo_lines)(struct top_source *s, char **out, size_t max);
+	/* The latency view per task (on) or per CPU. */
+	void (*lat_by_task)(struct top_source *s, bool on);
 };
 
 struct top_source {
 	const struct top_source_ops *ops;
-	struct top_model *m;
-	const struct top_opts *o;
 	struct top_header h;
 	bool replay;
-	long interval, nintervals;	/* replay */
-	/* Echo lines: a ring the source fills (under lock) and the UI reads. */
-	char **echo_lines;
-	size_t echo_cap, echo_n, echo_head;
-	uint64_t echo_seq;		/* lines ever added */
-	bool echo_on;
-	/* Filled when the source ends: the command's exit status (or -1). */
-	int child_status;
+	bool ended;		/* live: the session is over, the model stays as it ended */
 };
 
-/* Add a line to the echo ring (the sources' formatter calls this). */
-void top_source_echo_line(struct top_source *s, const char *line, size_t len);
-void top_source_echo_clear(struct top_source *s);
-
-/* The renderers, driven by a source: batch prints, the UI draws and reads keys. */
-struct top_render;
-/* The batch renderer: prints a refresh each time top_render_tick() says one is due. */
-/* The UI (top-ui.c): NULL with tr_fail() when the terminal cannot be used. */
-int top_ui_open(struct top_source *s, struct top_render **out);
 /*
- * Called by the source every few ms and when stdin is readable: reads keys,
- * redraws when due.  Returns 0 to go on, 1 when the user quit.
+ * The ncurses UI (top-ui.c).  top_ui_open() takes the terminal (the fatal
+ * signals restore it too); top_ui_tick() reads keys and redraws when a
+ * refresh is due (1: the user quit); top_ui_loop() runs it without a
+ * session (replay, or after the command ended) until q; top_ui_close()
+ * gives the terminal back and prints what went to stderr meanwhile.
  */
-int top_ui_tick(struct top_render *r, bool fd_ready);
-/* The source stopped (the command ended): keep the last view up until q. */
-int top_ui_final(struct top_render *r);
-/* Restore the terminal and print what was held back from stderr. */
-void top_ui_close(struct top_render *r);
+struct top_ui;
+int top_ui_open(struct top_source *s, const struct top_opts *o, struct top_ui **out);
+int top_ui_tick(struct top_ui *u, bool key_ready);
+int top_ui_loop(struct top_ui *u);
+void top_ui_close(struct top_ui *u);
 
-/* Run tr top live or over a file, batch or interactive.  0 or -errno with tr_fail(). */
+/* tr top, live or over a file, batch or interactive.  0 or -errno with tr_fail(). */
 int top_live_run(const struct top_opts *o);
 int top_replay_run(const struct top_opts *o);
 

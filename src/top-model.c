@@ -1179,6 +1179,11 @@ bool top_model_lat_by_task(const struct top_model *m)
 	return m->o.lat_by_task;
 }
 
+void top_model_set_lat_by_task(struct top_model *m, bool by_task)
+{
+	m->o.lat_by_task = by_task;
+}
+
 void top_model_lat_hist(const struct top_model *m, struct top_hist *h)
 {
 	memset(h, 0, sizeof(*h));

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "hist.h"
 #include "top.h"
@@ -375,6 +376,18 @@ static int build_custom(struct top_model *m, struct top_table *t)
 	return 0;
 }
 
+/* The column st sorts by: its index, its name, or -1 for the default. */
+static int sort_col(const struct top_state *st, const struct top_table *t)
+{
+	if (st->sort >= 0 && (size_t)st->sort < t->ncols)
+		return st->sort;
+	for (size_t c = 0; st->sort_name && c < t->ncols; c++)
+		if (!strcasecmp(st->sort_name, t->cols[c].name) ||
+		    !strcasecmp(st->sort_name, t->cols[c].json))
+			return (int)c;
+	return -1;
+}
+
 int top_view_build(struct top_model *m, const struct top_state *st, const char *missing,
 		   struct top_table *out)
 {
@@ -400,7 +413,7 @@ int top_view_build(struct top_model *m, const struct top_state *st, const char *
 		}
 		if (r)
 			return r;
-		sort = st->sort >= 0 ? st->sort : out->sort;
+		sort = sort_col(st, out) >= 0 ? sort_col(st, out) : out->sort;
 		asc = out->cols[sort].unit == TU_TEXT;
 		sort_filter(out, sort, st->reverse ? !asc : asc, st->filter);
 		return 0;
@@ -492,7 +505,7 @@ int top_view_build(struct top_model *m, const struct top_state *st, const char *
 					      (unsigned long long)tot[0], mn, av, p50, p99, mx);
 		}
 	}
-	sort = st->sort >= 0 && (size_t)st->sort < out->ncols ? st->sort : v->sort;
+	sort = sort_col(st, out) >= 0 ? sort_col(st, out) : v->sort;
 	asc = v->sort_asc && sort == v->sort ? true : out->cols[sort].unit == TU_TEXT;
 	sort_filter(out, sort, st->reverse ? !asc : asc, st->filter);
 	return 0;
@@ -571,11 +584,22 @@ void top_cell_text(const struct top_col *c, const struct top_cell *cell, char *b
 	}
 }
 
+/* 2^b as bpftrace writes it: 512, 1K, 64K, 2M, 4G. */
+static void pow2_text(int b, char *buf, size_t len)
+{
+	static const char units[] = " KMGTPE";
+
+	snprintf(buf, len, "%llu%.*s", 1ULL << (b % 10), b >= 10, &units[b / 10]);
+}
+
 void top_hist_label(int b, char *buf, size_t len)
 {
 	char lo[16], hi[16];
 
-	top_time_text(b ? (double)(1ULL << b) : 0, lo, sizeof(lo));
-	top_time_text((double)(1ULL << (b + 1)), hi, sizeof(hi));
+	if (b)
+		pow2_text(b, lo, sizeof(lo));
+	else
+		snprintf(lo, sizeof(lo), "0");
+	pow2_text(b + 1, hi, sizeof(hi));
 	snprintf(buf, len, "[%s, %s)", lo, hi);
 }

@@ -458,7 +458,13 @@ TEST(cell_text)
 	top_cell_text(&ncol, &(struct top_cell){ .v = 1234567 }, b, sizeof(b));
 	CHECK_STR(b, "1.2M");
 	top_hist_label(10, b, sizeof(b));
-	CHECK_STR(b, "[1.0us, 2.0us)");
+	CHECK_STR(b, "[1K, 2K)");
+	top_hist_label(9, b, sizeof(b));
+	CHECK_STR(b, "[512, 1K)");
+	top_hist_label(0, b, sizeof(b));
+	CHECK_STR(b, "[0, 2)");
+	top_hist_label(25, b, sizeof(b));
+	CHECK_STR(b, "[32M, 64M)");
 }
 
 TEST(latency_spec)
