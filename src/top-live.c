@@ -17,6 +17,7 @@
  * its CPU time to whoever ran before it.  The model gets those pids as
  * hidden instead: their time counts as busy, they get no rows.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -26,7 +27,6 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <tracefs.h>
 
 #include "evsel.h"
 #include "hist.h"
@@ -392,12 +392,51 @@ static int tgid_of(void *arg, int pid)
 	return tgid;
 }
 
+/*
+ * A tep handle with the formats of these systems only.  libtracefs' own
+ * loader also parses all of /proc/kallsyms, which costs more than the rest
+ * together and which no event tr top reads needs.
+ */
+static struct tep_handle *local_tep(const struct strv *systems)
+{
+	struct tep_handle *tep = tep_alloc();
+	char *text = NULL;
+
+	tep_set_file_bigendian(tep, tep_is_local_bigendian(tep) ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, sizeof(long));
+	tep_set_page_size(tep, getpagesize());
+	if (!tfs_read(NULL, "events/header_page", &text))
+		tep_parse_header_page(tep, text, strlen(text), sizeof(long));
+	free(text);
+	for (size_t i = 0; i < systems->n; i++) {
+		char *dir = xasprintf("%s/events/%s", tfs_root(), systems->v[i]);
+		DIR *d = opendir(dir);
+		struct dirent *e;
+
+		while (d && (e = readdir(d))) {
+			char *path;
+
+			if (e->d_name[0] == '.' || e->d_type != DT_DIR)
+				continue;
+			path = xasprintf("events/%s/%s/format", systems->v[i], e->d_name);
+			if (!tfs_read(NULL, path, &text))
+				tep_parse_event(tep, text, strlen(text), systems->v[i]);
+			free(text);
+			text = NULL;
+			free(path);
+		}
+		if (d)
+			closedir(d);
+		free(dir);
+	}
+	return tep;
+}
+
 /* The event formats of the systems tr top reads, and those the user asked for. */
 static int load_tep(struct live *l)
 {
 	struct strv sys = { 0 };
 	static const char *const base[] = { "sched", "task", "irq", "raw_syscalls", "ftrace" };
-	const char **names;
 	int r = 0;
 
 	for (size_t i = 0; i < ARRAY_SIZE(base); i++)
@@ -423,15 +462,8 @@ static int load_tep(struct live *l)
 			strv_push(&sys, s);
 		free(s);
 	}
-	if (!r) {
-		names = xcalloc(sys.n + 1, sizeof(char *));
-		for (size_t i = 0; i < sys.n; i++)
-			names[i] = sys.v[i];
-		l->tep = tracefs_local_events_system(tfs_root(), names);
-		free(names);
-		if (!l->tep)
-			r = tr_fail(-EIO, "cannot load the event formats from %s", tfs_root());
-	}
+	if (!r)
+		l->tep = local_tep(&sys);
 	strv_free(&sys);
 	return r;
 }
@@ -596,12 +628,15 @@ int top_live_run(const struct top_opts *o)
 		else
 			snprintf(l.state, sizeof(l.state), "'%s' killed by signal %d", o->command[0],
 				 WTERMSIG(status));
-		/* The final view stays on the screen until q; in batch the last refresh prints. */
+		/* The final view stays on the screen until q. */
 		if (l.ui)
 			r = top_ui_loop(l.ui);
-		else if (!l.out_err)
-			l.out_err = batch_refresh(&l);
+	} else if (!r && session_end(l.sess) == SESSION_STOPPED) {
+		snprintf(l.state, sizeof(l.state), "stopped by signal %d", (int)tr_stop_signal);
 	}
+	/* In batch the last (partial) interval prints too, unless -n was reached. */
+	if (!r && !l.ui && !l.out_err && l.sess && session_end(l.sess) != SESSION_TICK)
+		l.out_err = batch_refresh(&l);
 	if (l.ui)
 		top_ui_close(l.ui);
 	if (!r && l.out_err && l.out_err != -EPIPE)

@@ -785,7 +785,26 @@ void top_model_syscall_name(struct top_model *m, long nr, const char *name)
 	m->sc_names[nr] = xstrdup(name);
 }
 
-/* Fold the rows of tasks being forgotten into one row per syscall and event, so totals stay. */
+static bool leaving(const struct top_model *m, int pid)
+{
+	const struct task *t = hmap_find(&m->tasks, (uint32_t)pid);
+
+	return t && t->gone > GONE_TICKS;
+}
+
+static int dead_pid(const struct top_model *m, int pid)
+{
+	const struct task *t = hmap_find(&m->tasks, (uint32_t)pid);
+
+	return t->member && m->o.npids ? PID_DEAD_MEMBER : PID_DEAD;
+}
+
+/*
+ * Forget the tasks that exited a few intervals ago.  Their syscall and
+ * event rows are folded into one row per syscall and event (pid
+ * PID_DEAD), so the views' totals stay.  The survivors are copied first:
+ * the folded rows add to an existing PID_DEAD row, never the other way.
+ */
 static void evict(struct top_model *m)
 {
 	struct hmap old;
@@ -797,16 +816,15 @@ static void evict(struct top_model *m)
 		return;
 	old = m->scs;
 	m->scs = (struct hmap){ .esize = old.esize };
+	HMAP_EACH(&old, struct sc, s)
+		if (!leaving(m, s->pid))
+			*(struct sc *)hmap_get(&m->scs, s->hkey - 1, NULL) = *s;
 	HMAP_EACH(&old, struct sc, s) {
-		struct task *t = hmap_find(&m->tasks, (uint32_t)s->pid);
 		struct sc *d;
 
-		if (!t || t->gone <= GONE_TICKS) {
-			d = hmap_get(&m->scs, s->hkey - 1, NULL);
-			*d = *s;
+		if (!leaving(m, s->pid))
 			continue;
-		}
-		d = sc_get(m, t->member && m->o.npids ? PID_DEAD_MEMBER : PID_DEAD, s->nr);
+		d = sc_get(m, dead_pid(m, s->pid), s->nr);
 		d->count += s->count;
 		d->count_prev += s->count_prev;
 		d->count_d += s->count_d;
@@ -819,23 +837,22 @@ static void evict(struct top_model *m)
 	free(old.v);
 	old = m->evts;
 	m->evts = (struct hmap){ .esize = old.esize };
-	HMAP_EACH(&old, struct evt, s) {
-		struct task *t = hmap_find(&m->tasks, (uint32_t)s->pid);
+	HMAP_EACH(&old, struct evt, e)
+		if (!leaving(m, e->pid))
+			*(struct evt *)hmap_get(&m->evts, e->hkey - 1, NULL) = *e;
+	HMAP_EACH(&old, struct evt, e) {
 		struct evt *d;
 		int pid;
 
-		if (!t || t->gone <= GONE_TICKS) {
-			d = hmap_get(&m->evts, s->hkey - 1, NULL);
-			*d = *s;
+		if (!leaving(m, e->pid))
 			continue;
-		}
-		pid = t->member && m->o.npids ? PID_DEAD_MEMBER : PID_DEAD;
-		d = hmap_get(&m->evts, (uint64_t)(uint32_t)pid << 32 | (uint32_t)s->id, NULL);
+		pid = dead_pid(m, e->pid);
+		d = hmap_get(&m->evts, (uint64_t)(uint32_t)pid << 32 | (uint32_t)e->id, NULL);
 		d->pid = pid;
-		d->id = s->id;
-		d->count += s->count;
-		d->count_prev += s->count_prev;
-		d->count_d += s->count_d;
+		d->id = e->id;
+		d->count += e->count;
+		d->count_prev += e->count_prev;
+		d->count_d += e->count_d;
 	}
 	free(old.v);
 	old = m->tasks;

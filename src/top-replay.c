@@ -266,7 +266,7 @@ static const struct top_source_ops replay_ops = {
 	.echo = op_echo, .echo_lines = op_echo_lines, .lat_by_task = op_lat_by_task,
 };
 
-/* The buffer to show: -B NAME ("top" for the top level), else the first with ring-buffer data. */
+/* The buffer to show: -B NAME ("top" for the top level), else the first with events in it. */
 static int pick_buffer(struct replay *x)
 {
 	const char *want = x->o->instance;
@@ -275,7 +275,12 @@ static int pick_buffer(struct replay *x)
 		const struct tfile_buffer *buf = tfile_buffer(x->tf, b);
 		const char *name = buf->name[0] ? buf->name : "top";
 
-		if (buf->latency || !buf->ncpus)
+		bool data = false;
+
+		for (int i = 0; i < buf->ncpus; i++)
+			data |= buf->cpus[i].size > 0;
+		/* A recording of an instance has an empty top-level buffer beside it. */
+		if (buf->latency || (!data && !want))
 			continue;
 		if (!want || !strcmp(want, name)) {
 			x->buffer = b;

@@ -385,6 +385,18 @@ TEST(exited_tasks_are_evicted_their_counts_kept)
 	build(m, "syscalls", &t);
 	CHECK(val(&t, 39, "COUNT") == 1 && val(&t, 39, "TOTAL") == 10);
 	top_table_free(&t);
+	/* A second one folds into the same row. */
+	sys(m, 0, 5000 * MS, 601, true, 39, 0);
+	sys(m, 0, 5000 * MS + 30, 601, false, 39, 601);
+	simple(m, TOP_EV_EXIT, 9, 0, 5001 * MS, 601, 601, 0, 0, "short2");
+	for (int i = 5; i <= 9; i++)
+		top_model_tick(m, i * 1000 * MS);
+	build(m, "syscalls", &t);
+	CHECK(val(&t, 39, "COUNT") == 2 && val(&t, 39, "TOTAL") == 40);
+	top_table_free(&t);
+	build(m, "events", &t);
+	CHECK(val(&t, 9, "TOTAL") == 2);
+	top_table_free(&t);
 	top_model_free(m);
 }
 
