@@ -655,6 +655,15 @@ void top_model_feed(struct top_model *m, const struct top_rec *r, const struct t
 	t = task_cpu(m, c, r->pid);
 	t->idle = 0;
 	t->events++;
+	/*
+	 * A task that emits a record is running: if it is still waiting for
+	 * the switch-in of a wakeup, that switch-in was lost (or the wakeup was
+	 * one of tr's own, filtered out): forget it rather than pair it with a
+	 * later one.  Its own CPU's records come in order, so a switch-in there
+	 * would have been read by now.
+	 */
+	if (t->rq.start && t->rq.start < r->ts && r->pid)
+		t->rq.start = 0;
 	e = hmap_get(&m->evts, (uint64_t)(uint32_t)r->pid << 32 | (uint32_t)r->id, &fresh);
 	if (fresh) {
 		e->pid = r->pid;

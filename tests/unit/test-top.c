@@ -204,6 +204,24 @@ TEST(stale_wakeup_does_not_count)
 	top_model_free(m);
 }
 
+TEST(wakeup_whose_switch_in_was_not_seen_is_forgotten)
+{
+	struct top_model *m = model(2);
+	struct top_table t;
+
+	/* Woken at 100 ms, runs (a syscall at 120 ms) without a switch-in we saw. */
+	wake(m, 1, 100 * MS, 7, 300, "t");
+	sys(m, 0, 120 * MS, 300, true, 0, 0);
+	sw(m, 0, 130 * MS, 300, "t", 1, 0, "swapper/0");
+	/* Woken by a task whose wakeups are filtered out, switched in at 900 ms. */
+	sw(m, 0, 900 * MS, 0, "swapper/0", 0, 300, "t");
+	top_model_tick(m, 1000 * MS);
+	build(m, "tasks", &t);
+	CHECK(val(&t, 300, "RQMAX") == 0);
+	top_table_free(&t);
+	top_model_free(m);
+}
+
 TEST(syscalls_counts_errors_times)
 {
 	struct top_model *m = model(2);
@@ -615,6 +633,7 @@ TEST(decoder_on_kernel_formats)
 
 UNIT_MAIN(T(cpu_percent_from_switch_intervals), T(cpu_time_taken_back_when_a_cpu_reports_late),
 	  T(runqueue_latency_wakeup_and_preemption), T(stale_wakeup_does_not_count),
+	  T(wakeup_whose_switch_in_was_not_seen_is_forgotten),
 	  T(syscalls_counts_errors_times), T(irqs_and_softirqs), T(latency_percentiles_exact),
 	  T(events_view_interval_and_total), T(exited_tasks_are_evicted_their_counts_kept),
 	  T(pid_filter_threads_and_children), T(row_filter_and_sort), T(cell_text),
