@@ -42,6 +42,14 @@ _tr_complete() {
 		COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-f|--filter|-b|--buffer-size|--cpu|-P|--pid|--duration)
 		return ;;
+	--view)
+		[ "$cmd" = top ] && COMPREPLY=($(compgen -W "tasks syscalls events cpus irqs custom latency" -- "$cur"))
+		return ;;
+	--format)
+		[ "$cmd" = top ] && { COMPREPLY=($(compgen -W "text json" -- "$cur")); return; }
+		;;
+	-d|--delay|-n|--iterations|-s|--sort|-k|--keys|-v|--vals|--latency)
+		[ "$cmd" = top ] && return ;;
 	help)
 		COMPREPLY=($(compgen -W "$cmds" -- "$cur")); return ;;
 	instance)
