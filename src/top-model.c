@@ -29,6 +29,8 @@
 #define LAT_BUCKETS (62 * LAT_SUB)
 #define PID_DEAD (-1)		/* where exited tasks' rows are folded */
 #define PID_DEAD_MEMBER (-2)	/* the same for tasks -P selected */
+#define PID_OTHER (-3)		/* syscall and event rows past MAX_ROWS */
+#define MAX_ROWS 32768		/* per-task syscall rows, and per-task event rows */
 #define LAT_KEY_MASK (~(1ULL << 63))	/* a key never makes a map key of ~0 */
 #define LAT_OTHER (1ULL << 63)
 
@@ -198,28 +200,46 @@ struct task {
 	char comm[TOP_COMM_LEN];
 	bool exited, member, hidden, named;
 	uint8_t gone;		/* intervals since it exited */
-	unsigned idle;		/* intervals without a record */
+	uint32_t vcsw, icsw, wakeups, migr;
+	uint32_t rq_n;
+	int32_t sc_nr, sc_orphan_nr;
 	uint64_t run, run_prev;
 	int64_t run_d;
-	uint64_t vcsw, icsw, wakeups, migr, events, events_prev;
-	uint64_t rq_sum, rq_n, rq_max;
+	uint64_t rq_sum, rq_max;
 	struct pair rq;		/* runnable (woken or preempted) until switched in */
 	struct pair sc;		/* in a syscall */
-	long sc_nr, sc_orphan_nr;
 };
 
+/*
+ * A task's syscall (or event) row: the key holds the pid and the number,
+ * so the rows stay small: there is one per task and syscall it made.
+ */
 struct sc {
 	uint64_t hkey;
-	int pid;
-	long nr;
-	uint64_t count, count_prev, count_d, err, time, time_n, time_max;
+	uint64_t count, count_prev, time, time_max;
+	uint32_t count_d, err, time_n;
 };
 
 struct evt {
 	uint64_t hkey;
-	int pid, id;
-	uint64_t count, count_prev, count_d;
+	uint64_t count, count_prev;
+	uint32_t count_d;
 };
+
+static inline int row_pid(uint64_t hkey)
+{
+	return (int)(int32_t)((hkey - 1) >> 32);
+}
+
+static inline int32_t row_num(uint64_t hkey)
+{
+	return (int32_t)(uint32_t)(hkey - 1);
+}
+
+static inline uint64_t row_key(int pid, int32_t num)
+{
+	return (uint64_t)(uint32_t)pid << 32 | (uint32_t)num;
+}
 
 struct irq {
 	uint64_t hkey;
@@ -511,16 +531,18 @@ static void lat_feed(struct top_model *m, const struct top_rec *r)
 	}
 }
 
+/*
+ * The row of a task's syscall.  Past MAX_ROWS rows, new pairs of task and
+ * syscall share one row per syscall (PID_OTHER): the totals stay right and
+ * memory stays bounded however many tasks come.
+ */
 static struct sc *sc_get(struct top_model *m, int pid, long nr)
 {
-	bool fresh;
-	struct sc *s = hmap_get(&m->scs, (uint64_t)(uint32_t)pid << 32 | (uint32_t)nr, &fresh);
+	uint64_t key = row_key(pid, (int32_t)nr);
 
-	if (fresh) {
-		s->pid = pid;
-		s->nr = nr;
-	}
-	return s;
+	if (m->scs.n >= MAX_ROWS && !hmap_find(&m->scs, key))
+		key = row_key(PID_OTHER, (int32_t)nr);
+	return hmap_get(&m->scs, key, NULL);
 }
 
 static void sc_time(struct sc *s, uint64_t d)
@@ -647,14 +669,12 @@ void top_model_feed(struct top_model *m, const struct top_rec *r, const struct t
 	struct task *t, *o;
 	struct evt *e;
 	struct irq *q;
-	bool fresh;
+	uint64_t key;
 
 	m->events++;
 	c->events++;
 	hmap_reserve(&m->evts, 1);
 	t = task_cpu(m, c, r->pid);
-	t->idle = 0;
-	t->events++;
 	/*
 	 * A task that emits a record is running: if it is still waiting for
 	 * the switch-in of a wakeup, that switch-in was lost (or the wakeup was
@@ -664,11 +684,10 @@ void top_model_feed(struct top_model *m, const struct top_rec *r, const struct t
 	 */
 	if (t->rq.start && t->rq.start < r->ts && r->pid)
 		t->rq.start = 0;
-	e = hmap_get(&m->evts, (uint64_t)(uint32_t)r->pid << 32 | (uint32_t)r->id, &fresh);
-	if (fresh) {
-		e->pid = r->pid;
-		e->id = r->id;
-	}
+	key = row_key(r->pid, r->id);
+	if (m->evts.n >= MAX_ROWS && !hmap_find(&m->evts, key))
+		key = row_key(PID_OTHER, r->id);
+	e = hmap_get(&m->evts, key, NULL);
 	e->count++;
 
 	switch (r->kind) {
@@ -826,14 +845,14 @@ static void evict(struct top_model *m)
 	old = m->scs;
 	m->scs = (struct hmap){ .esize = old.esize };
 	HMAP_EACH(&old, struct sc, s)
-		if (!leaving(m, s->pid))
+		if (!leaving(m, row_pid(s->hkey)))
 			*(struct sc *)hmap_get(&m->scs, s->hkey - 1, NULL) = *s;
 	HMAP_EACH(&old, struct sc, s) {
 		struct sc *d;
 
-		if (!leaving(m, s->pid))
+		if (!leaving(m, row_pid(s->hkey)))
 			continue;
-		d = sc_get(m, dead_pid(m, s->pid), s->nr);
+		d = hmap_get(&m->scs, row_key(dead_pid(m, row_pid(s->hkey)), row_num(s->hkey)), NULL);
 		d->count += s->count;
 		d->count_prev += s->count_prev;
 		d->count_d += s->count_d;
@@ -847,18 +866,15 @@ static void evict(struct top_model *m)
 	old = m->evts;
 	m->evts = (struct hmap){ .esize = old.esize };
 	HMAP_EACH(&old, struct evt, e)
-		if (!leaving(m, e->pid))
+		if (!leaving(m, row_pid(e->hkey)))
 			*(struct evt *)hmap_get(&m->evts, e->hkey - 1, NULL) = *e;
 	HMAP_EACH(&old, struct evt, e) {
 		struct evt *d;
-		int pid;
 
-		if (!leaving(m, e->pid))
+		if (!leaving(m, row_pid(e->hkey)))
 			continue;
-		pid = dead_pid(m, e->pid);
-		d = hmap_get(&m->evts, (uint64_t)(uint32_t)pid << 32 | (uint32_t)e->id, NULL);
-		d->pid = pid;
-		d->id = e->id;
+		d = hmap_get(&m->evts, row_key(dead_pid(m, row_pid(e->hkey)), row_num(e->hkey)),
+			     NULL);
 		d->count += e->count;
 		d->count_prev += e->count_prev;
 		d->count_d += e->count_d;
@@ -891,18 +907,15 @@ void top_model_tick(struct top_model *m, uint64_t now)
 	HMAP_EACH(&m->tasks, struct task, t) {
 		t->run_d = (int64_t)(t->run - t->run_prev);
 		t->run_prev = t->run;
-		if (t->events == t->events_prev && t->run_d <= 0)
-			t->idle++;
-		t->events_prev = t->events;
 		if (t->exited)
 			t->gone++;
 	}
 	HMAP_EACH(&m->scs, struct sc, s) {
-		s->count_d = s->count - s->count_prev;
+		s->count_d = (uint32_t)(s->count - s->count_prev);
 		s->count_prev = s->count;
 	}
 	HMAP_EACH(&m->evts, struct evt, e) {
-		e->count_d = e->count - e->count_prev;
+		e->count_d = (uint32_t)(e->count - e->count_prev);
 		e->count_prev = e->count;
 	}
 	HMAP_EACH(&m->irqs, struct irq, q) {
@@ -929,10 +942,8 @@ void top_model_zero(struct top_model *m)
 	}
 	HMAP_EACH(&m->scs, struct sc, s) {
 		uint64_t hkey = s->hkey;
-		int pid = s->pid;
-		long nr = s->nr;
 
-		*s = (struct sc){ .hkey = hkey, .pid = pid, .nr = nr };
+		*s = (struct sc){ .hkey = hkey };
 	}
 	HMAP_EACH(&m->evts, struct evt, e)
 		e->count = e->count_prev = e->count_d = 0;
@@ -991,11 +1002,23 @@ const char *top_model_comm(const struct top_model *m, int pid)
 		return "<idle>";
 	if (pid == PID_DEAD || pid == PID_DEAD_MEMBER)
 		return "<exited>";
+	if (pid == PID_OTHER)
+		return "<other>";
 	t = hmap_find(&m->tasks, (uint32_t)pid);
 	return t ? t->comm : "";
 }
 
 /* ---- rows for the view engine ---- */
+
+/* Does a syscall or event row of pid show (not tr's own, a -P member)? */
+static bool row_shown(const struct top_model *m, int pid)
+{
+	const struct task *t = hmap_find(&m->tasks, (uint32_t)pid);
+
+	if (t)
+		return !t->hidden && t->member;
+	return pid == PID_DEAD_MEMBER || !m->o.npids;
+}
 
 void top_model_rows(struct top_model *m, enum top_src src, void (*fn)(void *arg, const void *row),
 		    void *arg)
@@ -1007,20 +1030,14 @@ void top_model_rows(struct top_model *m, enum top_src src, void (*fn)(void *arg,
 				fn(arg, t);
 		break;
 	case TS_SYSCALLS:
-		HMAP_EACH(&m->scs, struct sc, s) {
-			const struct task *t = hmap_find(&m->tasks, (uint32_t)s->pid);
-
-			if (t ? !t->hidden && t->member : s->pid == PID_DEAD_MEMBER || !m->o.npids)
+		HMAP_EACH(&m->scs, struct sc, s)
+			if (row_shown(m, row_pid(s->hkey)))
 				fn(arg, s);
-		}
 		break;
 	case TS_EVENTS:
-		HMAP_EACH(&m->evts, struct evt, e) {
-			const struct task *t = hmap_find(&m->tasks, (uint32_t)e->pid);
-
-			if (t ? !t->hidden && t->member : e->pid == PID_DEAD_MEMBER || !m->o.npids)
+		HMAP_EACH(&m->evts, struct evt, e)
+			if (row_shown(m, row_pid(e->hkey)))
 				fn(arg, e);
-		}
 		break;
 	case TS_CPUS:
 		for (int i = 0; i < m->ncpus; i++)
@@ -1111,8 +1128,8 @@ uint64_t top_model_field(const struct top_model *m, enum top_src src, const void
 		return task_field(m, row, f);
 	case TS_SYSCALLS:
 		switch (f) {
-		case TF_PID: return (uint64_t)(int64_t)s->pid;
-		case TF_NR: return (uint64_t)s->nr;
+		case TF_PID: return (uint64_t)(int64_t)row_pid(s->hkey);
+		case TF_NR: return (uint64_t)(int64_t)row_num(s->hkey);
 		case TF_COUNT: return s->count;
 		case TF_COUNT_D: return s->count_d;
 		case TF_ERR: return s->err;
@@ -1123,8 +1140,8 @@ uint64_t top_model_field(const struct top_model *m, enum top_src src, const void
 		}
 	case TS_EVENTS:
 		switch (f) {
-		case TF_PID: return (uint64_t)(int64_t)e->pid;
-		case TF_EVENT: return (uint64_t)e->id;
+		case TF_PID: return (uint64_t)(int64_t)row_pid(e->hkey);
+		case TF_EVENT: return (uint64_t)(int64_t)row_num(e->hkey);
 		case TF_COUNT: return e->count;
 		case TF_COUNT_D: return e->count_d;
 		default: return 0;

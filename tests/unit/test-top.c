@@ -418,6 +418,31 @@ TEST(exited_tasks_are_evicted_their_counts_kept)
 	top_model_free(m);
 }
 
+TEST(rows_are_bounded_totals_stay)
+{
+	struct top_model *m = model(1);
+	struct top_table t;
+	struct top_stats st;
+
+	/* 40,000 tasks making one syscall each: more rows than the model keeps. */
+	for (int pid = 1; pid <= 40000; pid++)
+		sys(m, 0, pid * 10ULL, pid, false, 7, 0);
+	top_model_tick(m, 1000 * MS);
+	build(m, "syscalls", &t);
+	CHECK(t.nrows == 1 && val(&t, 7, "COUNT") == 40000);
+	top_table_free(&t);
+	build(m, "events", &t);
+	CHECK(val(&t, 4, "TOTAL") == 40000);
+	top_table_free(&t);
+	build(m, "syscall-tasks", &t);
+	CHECK(t.nrows < 40000 && val(&t, (uint64_t)-3, "COUNT") == 40000 - (t.nrows - 1));
+	CHECK_STR(text(&t, (uint64_t)-3, "COMM"), "<other>");
+	top_table_free(&t);
+	top_model_stats(m, &st);
+	CHECK(st.tasks == 40000);
+	top_model_free(m);
+}
+
 static int tgid_of(void *arg, int pid)
 {
 	(void)arg;
@@ -636,5 +661,5 @@ UNIT_MAIN(T(cpu_percent_from_switch_intervals), T(cpu_time_taken_back_when_a_cpu
 	  T(wakeup_whose_switch_in_was_not_seen_is_forgotten),
 	  T(syscalls_counts_errors_times), T(irqs_and_softirqs), T(latency_percentiles_exact),
 	  T(events_view_interval_and_total), T(exited_tasks_are_evicted_their_counts_kept),
-	  T(pid_filter_threads_and_children), T(row_filter_and_sort), T(cell_text),
+	  T(rows_are_bounded_totals_stay), T(pid_filter_threads_and_children), T(row_filter_and_sort), T(cell_text),
 	  T(latency_spec), T(decoder_on_kernel_formats))
