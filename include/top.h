@@ -374,6 +374,7 @@ struct top_opts {
 	bool batch;
 	long iterations;		/* -n: refreshes (batch); 0 no limit */
 	enum top_out out;
+	FILE *outf;			/* where batch refreshes go */
 	const pid_t *pids;		/* -P */
 	size_t npids;
 	bool children;			/* -c */

@@ -214,6 +214,7 @@ static int run(struct args *a, struct hist_spec *spec, struct top_lat_spec *lat)
 		.events = &a->ev.list, .custom = a->keys ? spec : NULL,
 		.lat = a->latency ? lat : NULL, .lat_by_task = a->per_task, .batch = a->batch,
 		.iterations = a->iterations, .out = a->json ? TOP_OUT_JSON : TOP_OUT_TEXT,
+		.outf = stdout,
 		.pids = a->pids, .npids = a->npids, .children = a->children, .sort = a->sort,
 		.reverse = a->reverse,
 	};

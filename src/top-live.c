@@ -348,7 +348,7 @@ static int batch_refresh(struct live *l)
 	int r = op_frame(&l->s, &l->st, true, &t);
 
 	if (!r)
-		r = top_batch_print(stdout, l->o->out, &l->s.h, &l->st, &t);
+		r = top_batch_print(l->o->outf, l->o->out, &l->s.h, &l->st, &t);
 	top_table_free(&t);
 	return r;
 }

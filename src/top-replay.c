@@ -382,7 +382,7 @@ int top_replay_run(const struct top_opts *o)
 			if (!r)
 				r = op_frame(&x.s, &st, false, &t);
 			if (!r) {
-				r = top_batch_print(stdout, o->out, &x.s.h, &st, &t);
+				r = top_batch_print(o->outf, o->out, &x.s.h, &st, &t);
 				top_table_free(&t);
 			}
 			if (r == -EPIPE)
