@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "json.h"
 #include "probe.h"
 #include "tfs.h"
 
@@ -53,23 +54,10 @@ static const struct argp argp = {
 	"Report what this kernel's tracing can do, one capability per line, with the reason when "
 	"something is missing.\vCapabilities: tracefs access instances tracers function "
 	"function_graph function_filter latency events triggers hist snapshot kprobes uprobes "
-	"eprobes fprobes synthetic user_events stack_tracer mmap clocks buffers",
+	"eprobes fprobes synthetic user_events user_persist user_multi stack_tracer mmap clocks "
+	"buffers",
 	NULL, NULL, NULL
 };
-
-static void json_string(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
 
 /*
  * Without tracefs, or without the right to use it, there is still something
@@ -99,7 +87,7 @@ static int no_tracefs(const struct args *a, int err)
 		}
 		if (a->json)
 			printf("%s\n  \"%s\": {\"present\": %s, \"detail\": ", c ? "," : "{",
-			       cap_name(c), ok ? "true" : "false"), json_string(detail), putchar('}');
+			       cap_name(c), ok ? "true" : "false"), json_fputs(stdout, detail), putchar('}');
 		else
 			printf("%-16s %-4s %s\n", cap_name(c), ok ? "yes" : "no", detail);
 	}
@@ -133,9 +121,9 @@ int cmd_check(int argc, char **argv)
 
 		if (a.json) {
 			printf("%s\n  ", c ? "," : "");
-			json_string(cap_name(c));
+			json_fputs(stdout, cap_name(c));
 			printf(": {\"present\": %s, \"detail\": ", ok ? "true" : "false");
-			json_string(probe_detail(c));
+			json_fputs(stdout, probe_detail(c));
 			putchar('}');
 		} else {
 			printf("%-16s %-4s %s\n", cap_name(c), ok ? "yes" : "no", probe_detail(c));

@@ -34,7 +34,7 @@ struct args {
 enum {
 	OPT_SIZE = 0x100, OPT_DURATION, OPT_BARS, OPT_JSON, OPT_CSV, OPT_ENGINE, OPT_NAME,
 	OPT_LATENCY, OPT_START, OPT_START_FILTER, OPT_END, OPT_END_FILTER, OPT_MATCH, OPT_UNITS,
-	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL,
+	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL, OPT_VALS, OPT_LIMIT,
 };
 
 static const struct argp_option options[] = {
@@ -42,10 +42,14 @@ static const struct argp_option options[] = {
 	{ "keys", 'k', "KEY[.MOD],...", 0,
 	  "Key fields, with modifiers .hex .sym .sym-offset .execname .syscall .log2 "
 	  ".buckets=N .usecs; common_pid, common_cpu, common_timestamp, common_stacktrace too", 0 },
-	{ "vals", 'v', "VAL[.MOD],...", 0, "Values to sum (hitcount always); .percent, .graph", 0 },
+	{ "vals", OPT_VALS, "VAL[.MOD],...", 0, "Values to sum (hitcount always); .percent, .graph", 0 },
+	/* -v is --invert wherever it exists (tr.1, OPTION LETTERS). */
+	{ NULL, 'v', "VAL", OPTION_HIDDEN, NULL, 0 },
 	{ "sort", 's', "FIELD[.descending],...", 0, "Sort by these keys or values", 0 },
 	{ "filter", 'f', "FILTER", 0, "Count only events matching FILTER", 0 },
 	{ "size", OPT_SIZE, "N", 0, "Room for N entries (default 2048)", 0 },
+	{ "limit", OPT_LIMIT, "N", 0, "Print only the first N rows (the top N: counts and sums "
+	  "sort biggest first)", 0 },
 	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
 	{ "name", OPT_NAME, "NAME", 0, "A named histogram, shared between events", 0 },
 	{ "bars", OPT_BARS, NULL, 0, "Draw a bar for the sort value", 0 },
@@ -75,7 +79,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &a->inst;
+		opt_bind(state, &a->inst, NULL, NULL);
 		return 0;
 	case 'e':
 		a->event = arg;
@@ -83,8 +87,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'k':
 		a->keys = arg;
 		return 0;
-	case 'v':
+	case OPT_VALS:
 		a->vals = arg;
+		return 0;
+	case 'v':
+		argp_error(state, "-v means --invert in tr; the values to sum are --vals %s", arg);
 		return 0;
 	case 's':
 		a->sort = arg;
@@ -99,6 +106,14 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (parse_u64(arg, &a->size) || !a->size)
 			argp_error(state, "bad size '%s'", arg);
 		return 0;
+	case OPT_LIMIT: {
+		uint64_t n;
+
+		if (parse_u64(arg, &n) || !n)
+			argp_error(state, "bad limit '%s' (a number of rows, at least 1)", arg);
+		a->ro.limit = n;
+		return 0;
+	}
 	case OPT_DURATION:
 		if (parse_duration(arg, &a->duration_ns) || !a->duration_ns)
 			argp_error(state, "bad duration '%s'", arg);
@@ -160,13 +175,15 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case ARGP_KEY_ARG:
 		if (state->arg_num == 0 && a->act == ACT_RUN) {
-			static const char *const acts[] = { "show", "clear", "pause", "cont" };
+			/* A word that is no action is the COMMAND to run. */
+			static const char *const acts[] = { NULL, "show", "clear", "pause", "cont",
+							    NULL };
+			int i = opt_action_find(arg, acts);
 
-			for (size_t i = 0; i < ARRAY_SIZE(acts); i++)
-				if (!strcmp(arg, acts[i])) {
-					a->act = (enum action)(ACT_SHOW + i);
-					return 0;
-				}
+			if (i) {
+				a->act = (enum action)i;
+				return 0;
+			}
 		}
 		if (a->act != ACT_RUN)
 			argp_error(state, "too many arguments");
@@ -218,7 +235,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 
 static const struct argp argp = {
 	options, parse,
-	"-e SYS:EVENT -k KEY[,KEY...] [-v VAL,...] [-s SORT] [COMMAND [ARGS...]]\n"
+	"-e SYS:EVENT -k KEY[,KEY...] [--vals VAL,...] [-s SORT] [COMMAND [ARGS...]]\n"
 	"show|clear|pause|cont -e SYS:EVENT [--name NAME]\n"
 	"--latency --start SYS:EV --end SYS:EV --match START_FIELD=END_FIELD [COMMAND...]\n"
 	"--sql 'SELECT ... FROM ... JOIN ... ON ...' [COMMAND...]",
@@ -227,79 +244,108 @@ static const struct argp argp = {
 	"the table and the kernel's totals and removes everything it set up.  On kernels "
 	"without hist triggers the same command line runs in userspace.  Examples:\n"
 	"  tr hist -e sched:sched_switch -k next_comm --duration 5s\n"
-	"  tr hist -e kmem:kmalloc -k call_site.sym -v bytes_req -s bytes_req.descending\n"
+	"  tr hist -e kmem:kmalloc -k call_site.sym --vals bytes_req -s bytes_req.descending\n"
 	"  tr hist --latency --start sched:sched_waking --end sched:sched_switch "
 	"--match pid=next_pid",
 	opt_instance_children, NULL, NULL
 };
 
-static int run(struct args *a, struct hist_spec *s)
+/*
+ * Render one result to stdout.  A userspace engine's note goes on stderr
+ * before a table (so both engines print the same table) and inline in JSON
+ * and CSV; outside a table (which says so itself) Dropped gets a warning.
+ */
+static int print_result(struct hist_result *res, const struct hist_render_opts *o)
 {
-	struct hist_session w = { .command = a->command, .duration_ns = a->duration_ns,
-				  .stop_fd = -1 };
+	bool user = res->note != NULL;
+	int r;
+
+	if (res->note && o->kind == HIST_OUT_TABLE) {
+		fprintf(stderr, "tr: %s\n", res->note);
+		free(res->note);
+		res->note = NULL;
+	}
+	r = hist_render(stdout, res, o);
+	if (res->dropped && o->kind != HIST_OUT_TABLE)
+		tr_warn("%llu events were dropped: %s", (unsigned long long)res->dropped,
+			user ? "the table was full or events were lost"
+			     : "the table was full; raise --size");
+	return r;
+}
+
+/* Every histogram of an event, each under its trigger in a table. */
+static int print_results(struct hist_results *rs, const struct hist_render_opts *o)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < rs->n && !r; i++) {
+		if (o->kind == HIST_OUT_TABLE)
+			printf("%s# %s\n", i ? "\n" : "", rs->v[i].trigger);
+		r = print_result(&rs->v[i], o);
+	}
+	return r;
+}
+
+/* Our own instance unless -B says otherwise: the top-level buffer is left alone. */
+static int open_instance(const struct args *a, struct tfs_inst **in)
+{
+	char *name = a->inst.name ? xstrdup(a->inst.name) : xasprintf("tr-hist-%d", (int)getpid());
+	int r = cmd_instance_open(name, true, in);
+
+	free(name);
+	return r;
+}
+
+static int run(struct args *a, struct hist_spec *s, struct hist_result *res)
+{
+	struct hist_when w = { .command = a->command, .duration_ns = a->duration_ns };
 	struct tfs_inst *in = NULL;
 	bool kernel = a->engine == ENG_KERNEL || (a->engine == ENG_AUTO && !a->input &&
 						   probe_has(CAP_HIST));
+	char *why;
 	int r;
 
 	if (a->input)
-		return hist_user_file(s, a->input, &a->ro);
-	/* Our own instance unless -B says otherwise: the top-level buffer is left alone. */
-	if (a->inst.name) {
-		r = cmd_instance_open(a->inst.name, true, &in);
-	} else {
-		char *name = xasprintf("tr-hist-%d", (int)getpid());
-
-		r = cmd_instance_open(name, true, &in);
-		free(name);
-	}
+		return hist_user_file(s, a->input, res);
+	r = open_instance(a, &in);
 	if (r)
 		return r;
-	if (kernel) {
-		r = hist_kernel_run(in, s, &w, &a->ro);
-	} else {
-		char *why = xasprintf("%s", a->engine == ENG_USER ? "--engine user"
-					    : probe_detail(CAP_HIST) ? probe_detail(CAP_HIST)
-								     : "no hist triggers");
-
-		r = hist_user_live(s, in, &w, why, &a->ro);
-		free(why);
-	}
-	hist_session_end(&w);
+	if (kernel)
+		return hist_kernel_run(in, s, &w, res);
+	why = xstrdup(a->engine == ENG_USER ? "--engine user"
+		      : probe_detail(CAP_HIST) ? probe_detail(CAP_HIST)
+					       : "no hist triggers");
+	r = hist_user_live(s, in, &w, why, res);
+	free(why);
 	return r;
 }
 
 /* Latency: synthetic events in the kernel when it has them, else the userspace matcher. */
-static int latency(struct args *a)
+static int latency(struct args *a, struct hist_result *res)
 {
-	struct hist_session w = { .command = a->command, .duration_ns = a->duration_ns,
-				  .stop_fd = -1 };
+	struct hist_when w = { .command = a->command, .duration_ns = a->duration_ns };
 	bool kernel = a->engine == ENG_KERNEL ||
 		      (a->engine == ENG_AUTO && !a->input && probe_has(CAP_HIST) &&
 		       probe_has(CAP_SYNTHETIC));
 	struct tfs_inst *in;
-	char *why, *name;
+	char *why;
 	int r;
 
 	if (kernel)
-		return hist_latency_run(&a->lat, a->inst.name, a->command, a->duration_ns, a->keys,
-					&a->ro);
+		return hist_latency_run(&a->lat, a->inst.name, &w, a->keys, res);
 	if (a->lat.sql)
 		return tr_fail(-ENOTSUP, "--sql needs hist triggers and synthetic events: %s",
 			       probe_has(CAP_HIST) ? probe_detail(CAP_SYNTHETIC)
 						   : probe_detail(CAP_HIST));
 	if (a->input)
-		return hist_ulat_file(&a->lat, a->input, a->keys, &a->ro);
-	name = a->inst.name ? xstrdup(a->inst.name) : xasprintf("tr-hist-%d", (int)getpid());
-	r = cmd_instance_open(name, true, &in);
-	free(name);
+		return hist_ulat_file(&a->lat, a->input, a->keys, res);
+	r = open_instance(a, &in);
 	if (r)
 		return r;
 	why = xstrdup(a->engine == ENG_USER	     ? "--engine user"
 		      : !probe_has(CAP_HIST)	     ? probe_detail(CAP_HIST)
 						     : probe_detail(CAP_SYNTHETIC));
-	r = hist_ulat_live(&a->lat, in, &w, a->keys, why, &a->ro);
-	hist_session_end(&w);
+	r = hist_ulat_live(&a->lat, in, &w, a->keys, why, res);
 	free(why);
 	return r;
 }
@@ -308,12 +354,20 @@ int cmd_hist(int argc, char **argv)
 {
 	struct args a = { 0 };
 	struct hist_spec s = { 0 };
+	struct hist_result res = { 0 };
+	struct hist_results all = { 0 };
 	struct tfs_inst *in;
 	int r = 0;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	/* --latency measures in us (or ns with --units ns); --sql's fields are the user's. */
+	if (a.lat.on)
+		a.ro.unit = a.lat.ns ? "ns" : "us";
 	if (a.lat.on || a.lat.sql) {
-		r = latency(&a);
+		r = latency(&a, &res);
+		if (!r)
+			r = print_result(&res, &a.ro);
+		hist_result_free(&res);
 		if (r)
 			tr_report(r, "cannot make the latency histogram");
 		return r ? EXIT_RUNTIME : EXIT_OK;
@@ -328,7 +382,10 @@ int cmd_hist(int argc, char **argv)
 	}
 	switch (a.act) {
 	case ACT_RUN:
-		r = run(&a, &s);
+		r = run(&a, &s, &res);
+		if (!r)
+			r = print_result(&res, &a.ro);
+		hist_result_free(&res);
 		break;
 	case ACT_SHOW:
 	case ACT_CLEAR:
@@ -337,13 +394,17 @@ int cmd_hist(int argc, char **argv)
 		r = cmd_instance_open(a.inst.name, false, &in);
 		if (r)
 			break;
-		if (a.act == ACT_SHOW)
-			r = hist_kernel_show(in, s.system, s.event, a.name, &a.ro);
-		else
+		if (a.act == ACT_SHOW) {
+			r = hist_kernel_show(in, s.system, s.event, a.name, &all);
+			if (!r)
+				r = print_results(&all, &a.ro);
+			hist_results_free(&all);
+		} else {
 			r = hist_kernel_control(in, s.system, s.event, a.name,
 						a.act == ACT_CLEAR   ? "clear"
 						: a.act == ACT_PAUSE ? "pause"
 								     : "cont");
+		}
 		break;
 	}
 	if (r)

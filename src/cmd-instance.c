@@ -13,6 +13,7 @@
 #include "tfs.h"
 
 enum op { OP_NONE, OP_CREATE, OP_DESTROY, OP_LIST };
+static const char *const ops[] = { NULL, "create", "destroy", "list", NULL };
 
 struct args {
 	enum op op;
@@ -26,14 +27,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_ARG:
 		if (a->op == OP_NONE) {
-			if (!strcmp(arg, "create"))
-				a->op = OP_CREATE;
-			else if (!strcmp(arg, "destroy"))
-				a->op = OP_DESTROY;
-			else if (!strcmp(arg, "list"))
-				a->op = OP_LIST;
-			else
-				argp_error(state, "unknown action '%s' (create, destroy or list)", arg);
+			a->op = opt_action(state, arg, ops);
 			return 0;
 		}
 		if (a->op == OP_LIST)
@@ -61,9 +55,10 @@ static const struct argp argp = { NULL, parse, "create NAME...\ndestroy NAME...\
 
 static int create(const struct strv *names)
 {
+	int r;
+
 	for (size_t i = 0; i < names->n; i++) {
 		struct tfs_inst *in;
-		int r;
 
 		if (tfs_inst_get(names->v[i], false, &in) == 0)
 			return tr_error("instance '%s' already exists", names->v[i]);
@@ -74,7 +69,8 @@ static int create(const struct strv *names)
 		if (r)
 			return tr_report(r, "cannot create instance '%s'", names->v[i]);
 	}
-	return tfs_keep() ? tr_report(0, "cannot note the new instances") : 0;
+	r = tfs_keep();
+	return r ? tr_report(r, "cannot note the new instances for tr reset") : 0;
 }
 
 static int destroy(const struct strv *names)

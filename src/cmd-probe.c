@@ -17,6 +17,7 @@
 #include "tfs.h"
 
 enum op { OP_NONE, OP_ADD, OP_DEL, OP_LIST };
+static const char *const ops[] = { NULL, "add", "del", "list", NULL };
 
 struct args {
 	enum op op;
@@ -51,14 +52,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case ARGP_KEY_ARG:
 		if (a->op == OP_NONE) {
-			if (!strcmp(arg, "add"))
-				a->op = OP_ADD;
-			else if (!strcmp(arg, "del"))
-				a->op = OP_DEL;
-			else if (!strcmp(arg, "list"))
-				a->op = OP_LIST;
-			else
-				argp_error(state, "unknown action '%s' (add, del or list)", arg);
+			a->op = opt_action(state, arg, ops);
 			return 0;
 		}
 		if (a->op == OP_LIST)

@@ -47,13 +47,15 @@ struct args {
 	char **command;
 };
 
-enum { OPT_DURATION = 0x100, OPT_NO_FILTER, OPT_FAIL_ON_LOSS };
+enum { OPT_DURATION = 0x100, OPT_NO_FILTER, OPT_FAIL_ON_LOSS, OPT_FOLLOW };
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.dat)", 0 },
 	{ "pid", 'P', "PID", 0, "Trace only this process (set_event_pid). Repeatable", 0 },
 	{ "children", 'c', NULL, 0, "Follow the traced processes' children (event-fork)", 0 },
-	{ "follow", 'F', NULL, 0, "Trace only COMMAND (and with -c, its children)", 0 },
+	{ "follow", OPT_FOLLOW, NULL, 0, "Trace only COMMAND (and with -c, its children)", 0 },
+	/* -F is the print filter of report and stream (tr.1, OPTION LETTERS). */
+	{ NULL, 'F', NULL, OPTION_HIDDEN, NULL, 0 },
 	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
 	{ "quiet", 'q', NULL, 0, "Print no summary", 0 },
 	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also record the recorder's own events", 0 },
@@ -68,9 +70,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &a->inst;
-		state->child_inputs[1] = &a->ev;
-		state->child_inputs[2] = &a->setup;
+		opt_bind(state, &a->inst, &a->ev, &a->setup);
 		return 0;
 	case 'o':
 		if (!*arg)
@@ -85,8 +85,12 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'c':
 		a->children = true;
 		return 0;
-	case 'F':
+	case OPT_FOLLOW:
 		a->follow = true;
+		return 0;
+	case 'F':
+		argp_error(state, "-F filters what report and stream print; to trace only COMMAND "
+				  "use --follow (trace-cmd record's -F)");
 		return 0;
 	case 'q':
 		a->quiet = true;
@@ -108,11 +112,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case ARGP_KEY_END:
 		if (a->follow && !a->command)
-			argp_error(state, "-F needs a COMMAND to follow");
+			argp_error(state, "--follow needs a COMMAND to follow");
 		if (a->follow && a->pids.n)
-			argp_error(state, "-F and -P exclude each other");
+			argp_error(state, "--follow and -P exclude each other");
 		if (a->children && !a->follow && !a->pids.n)
-			argp_error(state, "-c goes with -P or -F");
+			argp_error(state, "-c goes with -P or --follow");
 		if (!a->ev.list.n && !a->setup.tracer)
 			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
 		if (rec_latency_tracer(a->setup.tracer) && a->inst.name)

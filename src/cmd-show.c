@@ -41,8 +41,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &a->inst;
-		state->child_inputs[1] = &a->ev;
+		opt_bind(state, &a->inst, &a->ev, NULL);
 		return 0;
 	case OPT_PIPE:
 		a->pipe = true;
@@ -174,7 +173,7 @@ int cmd_show(int argc, char **argv)
 	return r ? EXIT_RUNTIME : EXIT_OK;
 fail:
 	if (tr_failure())
-		tr_report(0, "show");
+		tr_report(-EIO, "show");
 	evsel_list_free(&a.ev.list);
 	return EXIT_RUNTIME;
 }

@@ -33,12 +33,12 @@ static const struct argp_option options[] = {
 
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
-	static const char *const ops[] = { NULL, "take", "show", "clear", "free" };
+	static const char *const ops[] = { NULL, "take", "show", "clear", "free", NULL };
 	struct args *a = state->input;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &a->inst;
+		opt_bind(state, &a->inst, NULL, NULL);
 		return 0;
 	case OPT_CPU:
 		if (parse_int(arg, 0, 4095, &a->cpu))
@@ -47,11 +47,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		if (a->op != OP_NONE)
 			argp_error(state, "too many arguments");
-		for (int i = 1; i < (int)ARRAY_SIZE(ops); i++)
-			if (!strcmp(arg, ops[i]))
-				a->op = i;
-		if (a->op == OP_NONE)
-			argp_error(state, "unknown action '%s' (take, show, clear or free)", arg);
+		a->op = opt_action(state, arg, ops);
 		return 0;
 	case ARGP_KEY_END:
 		if (a->op == OP_NONE)

@@ -30,7 +30,7 @@ static const struct argp_option options[] = {
 
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
-	static const char *const ops[] = { NULL, "start", "stop", "show", "reset" };
+	static const char *const ops[] = { NULL, "start", "stop", "show", "reset", NULL };
 	struct args *a = state->input;
 
 	switch (key) {
@@ -40,11 +40,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		if (a->op != OP_NONE)
 			argp_error(state, "too many arguments");
-		for (int i = 1; i < (int)ARRAY_SIZE(ops); i++)
-			if (!strcmp(arg, ops[i]))
-				a->op = i;
-		if (a->op == OP_NONE)
-			argp_error(state, "unknown action '%s' (start, stop, show or reset)", arg);
+		a->op = opt_action(state, arg, ops);
 		return 0;
 	case ARGP_KEY_END:
 		if (a->op == OP_NONE)

@@ -46,9 +46,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &a->inst;
-		state->child_inputs[1] = &a->ev;
-		state->child_inputs[2] = &a->setup;
+		opt_bind(state, &a->inst, &a->ev, &a->setup);
 		return 0;
 	case 'F':
 		strv_push(&a->filters, arg);

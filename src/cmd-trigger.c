@@ -14,6 +14,7 @@
 #include "trigger.h"
 
 enum op { OP_NONE, OP_ADD, OP_DEL, OP_LIST };
+static const char *const ops[] = { NULL, "add", "del", "list", NULL };
 
 struct args {
 	struct opt_instance inst;
@@ -33,7 +34,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &a->inst;
+		opt_bind(state, &a->inst, NULL, NULL);
 		return 0;
 	case 'e':
 		if (evsel_add(&a->ev, arg))
@@ -41,14 +42,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case ARGP_KEY_ARG:
 		if (a->op == OP_NONE) {
-			if (!strcmp(arg, "add"))
-				a->op = OP_ADD;
-			else if (!strcmp(arg, "del"))
-				a->op = OP_DEL;
-			else if (!strcmp(arg, "list"))
-				a->op = OP_LIST;
-			else
-				argp_error(state, "unknown action '%s' (add, del or list)", arg);
+			a->op = opt_action(state, arg, ops);
 		} else if (a->op != OP_LIST && !a->trigger) {
 			a->trigger = arg;
 		} else {

@@ -26,8 +26,7 @@
 
 #include <event-parse.h>
 
-#define FMT_INTERNAL
-#include "fmt.h"
+#include "fmt-local.h"
 
 enum step_kind { ST_LIT, ST_NUM, ST_STR_ARRAY, ST_STR_DYN, ST_FUNC, ST_EXPR_NUM, ST_EXPR_STR };
 

@@ -18,6 +18,7 @@
 
 struct input {
 	struct tfile *tf;
+	int64_t ts_offset;	/* --ts-offset, added to every timestamp */
 	struct fmt_src *src;
 	struct tep_plugin_list *plugins;
 	char **prefix;		/* per buffer: "" or "NAME: " */
@@ -42,9 +43,25 @@ struct run {
 	size_t ncur;
 };
 
+/* The cursor's next record, its time moved by the input's --ts-offset. */
+static int cur_read(struct cur *c, struct tfile_event *ev)
+{
+	int r = tfile_cursor_next(c->c, ev);
+	int64_t off = c->in->ts_offset;
+
+	if (r == 1 && off) {
+		/* A negative offset larger than the time stops at 0 rather than wrapping. */
+		if (off < 0 && ev->ts < (uint64_t)-off)
+			ev->ts = 0;
+		else
+			ev->ts += (uint64_t)off;
+	}
+	return r;
+}
+
 static int cur_next(void *ctx, struct tfile_event *ev)
 {
-	return tfile_cursor_next(((struct cur *)ctx)->c, ev);
+	return cur_read(ctx, ev);
 }
 
 static bool cpu_wanted(const struct fmt_report *r, int cpu)
@@ -224,14 +241,14 @@ static int print_ends(struct run *x)
 		bool have = false;
 
 		if (x->r->first) {
-			r = tfile_cursor_next(c->c, &ev);
+			r = cur_read(c, &ev);
 			if (r == 1)
 				fmt_event(x->f, c->in->src, c->in->prefix[c->buffer], &ev);
 		}
 		if (!x->r->last || r < 0)
 			continue;
 		/* Keep a copy: the cursor's memory moves on with the next chunk. */
-		while ((r = tfile_cursor_next(c->c, &ev)) == 1) {
+		while ((r = cur_read(c, &ev)) == 1) {
 			if (ev.size >= cap) {
 				cap = ev.size + 1;
 				copy = xrealloc(copy, cap);
@@ -269,6 +286,22 @@ static void put_ts(FILE *o, uint64_t ts)
 	fprintf(o, "%" PRIu64 ".%09" PRIu64, ts / 1000000000, ts % 1000000000);
 }
 
+/*
+ * The clock the trace was recorded with.  The file stores the trace_clock
+ * file as it read then ("[local] global counter ..."): the one in use is the
+ * bracketed one; a file holding a bare name (or an odd text) prints as is.
+ */
+static void put_clock(FILE *o, const char *clock)
+{
+	const char *open = strchr(clock, '['), *close = open ? strchr(open, ']') : NULL;
+	size_t n = strcspn(clock, "\n");
+
+	if (open && close)
+		fprintf(o, "%.*s", (int)(close - open - 1), open + 1);
+	else
+		fprintf(o, "%.*s", (int)n, clock);
+}
+
 static void print_info(FILE *o, struct tfile *tf)
 {
 	const struct tfile_info *in = tfile_info(tf);
@@ -280,8 +313,11 @@ static void print_info(FILE *o, struct tfile *tf)
 		*in->compression_version ? " " : "", in->compression_version);
 	fprintf(o, "size:           %" PRIu64 " bytes\n", in->file_size);
 	fprintf(o, "cpus:           %d\n", in->cpus);
-	if (in->clock)
-		fprintf(o, "clock:          %s\n", in->clock);
+	if (in->clock) {
+		fprintf(o, "clock:          ");
+		put_clock(o, in->clock);
+		fputc('\n', o);
+	}
 	if (in->uname)
 		fprintf(o, "uname:          %s\n", in->uname);
 	if (in->tracer_version)
@@ -322,7 +358,7 @@ static int print_stat(struct run *x)
 
 			if (c->in != &x->in[i])
 				continue;
-			while ((r = tfile_cursor_next(c->c, &ev)) == 1) {
+			while ((r = cur_read(c, &ev)) == 1) {
 				int id;
 
 				if (!fmt_src_match(c->in->src, &ev))
@@ -454,6 +490,9 @@ static int setup_input(struct run *x, struct input *in, int width)
 			return err;
 	}
 	fmt_src_filter_invert(in->src, x->r->invert);
+	fmt_src_tasks(in->src, x->r->pids, x->r->npids, &x->r->comms);
+	if (x->r->ts_offsets)
+		in->ts_offset = x->r->ts_offsets[in - x->in];
 	/*
 	 * As trace-cmd: once any buffer has a name, every line starts with its
 	 * buffer's name right-aligned to the longest, and the top level's

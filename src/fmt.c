@@ -15,6 +15,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,8 +23,8 @@
 
 #include <event-parse.h>
 
-#define FMT_INTERNAL
-#include "fmt.h"
+#include "fmt-local.h"
+#include "json.h"
 
 enum { COMM_LEN = 24, NAME_COL = 21 };
 
@@ -49,6 +50,7 @@ struct ev_info {
 	int npairs;
 	struct comm_pair pairs[4];
 	struct fmt_prog *prog;	/* the fast printer, or NULL */
+	bool user;		/* a user event: printed as the kernel does (fmt-user.c) */
 	int checked;		/* records compared with libtraceevent so far */
 	int name_len;		/* bytes of the padded "NAME: " column */
 	char name_col[72];
@@ -68,6 +70,11 @@ struct fmt_src {
 	struct tep_event_filter **filters;	/* one per -F: an event passes if any matches */
 	int nfilters;
 	bool has_filter, invert;
+	/* --pid / --comm: only these tasks (either list may be empty) */
+	int *task_pids;
+	size_t ntask_pids;
+	struct strv task_comms;
+	bool has_tasks;
 	bool swap;		/* the file's byte order is not ours */
 	int pid_off, pid_size;	/* common_pid */
 	int type_off, type_size;/* common_type */
@@ -84,6 +91,8 @@ struct fmt {
 	bool mismatch;		/* a check failed (reported once) */
 	struct fmt_src *srcs;
 	int err;
+	uint64_t last_ts;	/* ts_diff: the previous printed event's */
+	bool have_last;
 };
 
 /* ---- the line buffer ---- */
@@ -254,6 +263,8 @@ void fmt_src_free(struct fmt_src *s)
 	for (int i = 0; i < s->nfilters; i++)
 		tep_filter_free(s->filters[i]);
 	free(s->filters);
+	free(s->task_pids);
+	strv_free(&s->task_comms);
 	free(s);
 }
 
@@ -427,7 +438,8 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 			ei->name_col[n++] = ' ';
 		ei->name_col[n++] = ' ';
 		ei->name_len = n;
-		ei->prog = fmt_prog_compile(s->tep, ei->event);
+		ei->user = fmt_user_event(ei->event);
+		ei->prog = ei->user ? NULL : fmt_prog_compile(s->tep, ei->event);
 	}
 	return ei;
 }
@@ -599,11 +611,42 @@ static inline void fill_record(struct tep_record *rec, const struct tfile_event 
 	rec->locked = 1;
 }
 
+void fmt_src_tasks(struct fmt_src *s, const int *pids, size_t npids, const struct strv *comms)
+{
+	if (npids) {
+		s->task_pids = xrealloc(s->task_pids, (s->ntask_pids + npids) * sizeof(*pids));
+		memcpy(s->task_pids + s->ntask_pids, pids, npids * sizeof(*pids));
+		s->ntask_pids += npids;
+	}
+	for (size_t i = 0; comms && i < comms->n; i++)
+		strv_push(&s->task_comms, comms->v[i]);
+	s->has_tasks = s->ntask_pids || s->task_comms.n;
+}
+
+/* --pid and --comm: a task passes if any pid or any comm glob names it. */
+static bool task_wanted(struct fmt_src *s, int pid)
+{
+	const char *comm;
+
+	for (size_t i = 0; i < s->ntask_pids; i++)
+		if (s->task_pids[i] == pid)
+			return true;
+	if (!s->task_comms.n)
+		return false;
+	comm = fmt_src_comm(s, pid);
+	for (size_t i = 0; i < s->task_comms.n; i++)
+		if (!fnmatch(s->task_comms.v[i], comm, 0))
+			return true;
+	return false;
+}
+
 bool fmt_src_match(struct fmt_src *s, const struct tfile_event *ev)
 {
 	struct tep_record rec;
 	bool match = false;
 
+	if (s->has_tasks && !task_wanted(s, rec_pid(s, ev)))
+		return false;
 	if (!s->has_filter)
 		return true;
 	fill_record(&rec, ev);
@@ -671,6 +714,26 @@ static void put_time(struct fmt *f, uint64_t ts)
 	}
 }
 
+/*
+ * --ts-diff: " (+0.000123)", the time since the previous printed event
+ * (whatever its CPU; filtered-out events do not count), in the precision of
+ * the time column.  The first event shows +0.
+ */
+static void put_delta(struct fmt *f, uint64_t ts)
+{
+	uint64_t d = f->have_last && ts > f->last_ts ? ts - f->last_ts : 0;
+	uint64_t p10 = f->o.ns ? 1000000000ULL : 1000000ULL;
+	uint64_t t = f->o.ns ? d : (d + 500) / 1000;
+
+	f->last_ts = ts;
+	f->have_last = true;
+	puts_(f, " (+");
+	put_u(f, t / p10, 0, false);
+	putc_(f, '.');
+	put_u(f, t % p10, f->o.ns ? 9 : 6, true);
+	putc_(f, ')');
+}
+
 static void put_json_str(struct fmt *f, const char *p, size_t n);
 
 void fmt_lost(struct fmt *f, const char *prefix, int cpu, int64_t n)
@@ -731,6 +794,10 @@ static void event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 		out->len += strlen(u);
 		return;
 	}
+	if (!raw && ei->user) {
+		fmt_user_text(s->tep, ei->event, rec->data, (uint32_t)rec->size, out);
+		return;
+	}
 	if (!raw && ei->prog && fmt_prog_run(ei->prog, s->tep, rec->data, rec->size, out)) {
 		if (ei->checked < CHECKS || f->verify_all) {
 			ei->checked++;
@@ -765,35 +832,8 @@ strip:
 
 static void put_json_str(struct fmt *f, const char *p, size_t n)
 {
-	static const char hex[] = "0123456789abcdef";
-
-	grow(f, n * 6 + 2);
-	f->ln.p[f->ln.len++] = '"';
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = p[i];
-
-		if (c == '"' || c == '\\') {
-			f->ln.p[f->ln.len++] = '\\';
-			f->ln.p[f->ln.len++] = c;
-		} else if (c < 0x20 || c >= 0x7f) {
-			/* Not UTF-8 we can vouch for: escape every byte outside ASCII. */
-			if (c == '\n') {
-				f->ln.p[f->ln.len++] = '\\';
-				f->ln.p[f->ln.len++] = 'n';
-			} else if (c == '\t') {
-				f->ln.p[f->ln.len++] = '\\';
-				f->ln.p[f->ln.len++] = 't';
-			} else {
-				memcpy(f->ln.p + f->ln.len, "\\u00", 4);
-				f->ln.len += 4;
-				f->ln.p[f->ln.len++] = hex[c >> 4];
-				f->ln.p[f->ln.len++] = hex[c & 15];
-			}
-		} else {
-			f->ln.p[f->ln.len++] = c;
-		}
-	}
-	f->ln.p[f->ln.len++] = '"';
+	grow(f, JSON_ESCAPED_MAX(n));
+	f->ln.len += json_escape(f->ln.p + f->ln.len, p, n);
 }
 
 static void put_csv_str(struct fmt *f, const char *p, size_t n)
@@ -946,7 +986,7 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 	struct ev_info *ei;
 	int id, pid;
 
-	if (s->has_filter && !fmt_src_match(s, ev))
+	if ((s->has_filter || s->has_tasks) && !fmt_src_match(s, ev))
 		return 1;
 	if (ev->missed)
 		fmt_lost(f, prefix, ev->cpu, ev->missed);
@@ -992,6 +1032,8 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 		put_u(f, ev->cpu, 3, true);
 		puts_(f, "] ");
 		put_time(f, ev->ts);
+		if (f->o.ts_diff)
+			put_delta(f, ev->ts);
 		puts_(f, ": ");
 		if (ei->event)
 			put(f, ei->name_col, ei->name_len);

@@ -3,21 +3,17 @@
  * The kernel engine: a hist trigger added through the tfs layer (so it is
  * removed at exit, SIGINT included), the hist file read back, and the
  * controls for histograms that already exist (show, clear, pause, cont).
- * Also the session runner both engines share: COMMAND, --duration or a
- * signal decides how long a histogram collects.
+ * How long a histogram collects (COMMAND, --duration or a signal) is the
+ * session runner's business (session.h).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "evsel.h"
 #include "hist.h"
 #include "probe.h"
+#include "session.h"
 
 static char *event_file(const char *system, const char *event, const char *file)
 {
@@ -34,7 +30,7 @@ int hist_kernel_add(struct tfs_inst *in, const struct hist_spec *s)
 	file = event_file(s->system, s->event, "trigger");
 	if (!tfs_exists(in, file)) {
 		free(file);
-		return tr_fail(-ENOENT, "no such event '%s:%s'", s->system, s->event);
+		return evsel_fail_unknown(in, s->system, s->event);
 	}
 	text = hist_spec_trigger(s);
 	undo = xasprintf("!%s", text);
@@ -129,24 +125,23 @@ int hist_kernel_control(struct tfs_inst *in, const char *system, const char *eve
 	return r;
 }
 
-/* Render to stdout; outside the table (which says so itself), warn about Dropped. */
-static int render(const struct hist_render_opts *o, struct hist_result *r)
+void hist_results_free(struct hist_results *r)
 {
-	int e = hist_render(stdout, r, o);
-
-	if (r->dropped && o->kind != HIST_OUT_TABLE)
-		tr_warn("%llu events were dropped: the table was full; raise --size",
-			(unsigned long long)r->dropped);
-	return e;
+	for (size_t i = 0; i < r->n; i++)
+		hist_result_free(&r->v[i]);
+	free(r->v);
+	r->v = NULL;
+	r->n = 0;
 }
 
 int hist_kernel_show(struct tfs_inst *in, const char *system, const char *event, const char *name,
-		     const struct hist_render_opts *o)
+		     struct hist_results *out)
 {
 	char *text = NULL;
 	size_t pos = 0;
-	int r = probe_require(CAP_HIST), n = 0, shown = 0;
+	int r = probe_require(CAP_HIST);
 
+	*out = (struct hist_results){ 0 };
 	if (!r)
 		r = hist_kernel_read(in, system, event, &text);
 	while (!r) {
@@ -158,23 +153,20 @@ int hist_kernel_show(struct tfs_inst *in, const char *system, const char *event,
 		if (r <= 0)
 			break;
 		r = 0;
-		n++;
 		if (name) {
 			want = !hist_spec_from_trigger(res.trigger, &t) && t.name &&
 			       !strcmp(t.name, name);
 			if (res.trigger)
 				hist_spec_free(&t);
 		}
-		if (want) {
-			if (shown++ && o->kind == HIST_OUT_TABLE)
-				fputc('\n', stdout);
-			if (o->kind == HIST_OUT_TABLE)
-				printf("# %s\n", res.trigger);
-			r = render(o, &res);
+		if (!want) {
+			hist_result_free(&res);
+			continue;
 		}
-		hist_result_free(&res);
+		out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+		out->v[out->n++] = res;
 	}
-	if (!r && !shown)
+	if (!r && !out->n)
 		r = name ? tr_fail(-ENOENT, "no histogram named '%s' on '%s:%s'", name,
 				      system, event)
 			    : tr_fail(-ENOENT, "no histogram on '%s:%s'", system, event);
@@ -182,38 +174,20 @@ int hist_kernel_show(struct tfs_inst *in, const char *system, const char *event,
 	return r;
 }
 
-int hist_kernel_run(struct tfs_inst *in, const struct hist_spec *s, struct hist_session *w,
-		    const struct hist_render_opts *o)
+/* Our trigger's section of a hist file: the one whose trigger info matches s. */
+static int find_ours(const char *text, const struct hist_spec *s, struct hist_result *res)
 {
-	struct hist_result res;
-	char *text = NULL;
 	size_t pos = 0;
-	int r = hist_kernel_add(in, s);
 
-	if (!r)
-		r = hist_spawn(w);
-	if (!r && (r = tfs_set(in, "tracing_on", "1")))
-		tr_fail(r, "cannot turn tracing on: %s", strerror(-r));
-	if (r)
-		return r;
-	hist_wait(w);
-	/* Read it before tracing stops: pausing the buffer does not pause the trigger. */
-	r = hist_kernel_read(in, s->system, s->event, &text);
-	if (r)
-		return r;
-	/* Our trigger's section: the one whose trigger info matches ours. */
 	for (;;) {
 		struct hist_spec t;
 		bool ours;
+		int r = hist_output_parse(text, &pos, res);
 
-		r = hist_output_parse(text, &pos, &res);
-		if (r <= 0) {
-			if (!r)
-				r = tr_fail(-ENOENT, "our histogram is not in the hist file of '%s:%s'",
-					    s->system, s->event);
-			break;
-		}
-		ours = !hist_spec_from_trigger(res.trigger, &t);
+		if (r <= 0)
+			return r ? r : tr_fail(-ENOENT, "our histogram is not in the hist file of "
+						       "'%s:%s'", s->system, s->event);
+		ours = !hist_spec_from_trigger(res->trigger, &t);
 		if (ours) {
 			ours = t.nkeys == s->nkeys && (!s->filter || (t.filter &&
 								      !strcmp(t.filter, s->filter)));
@@ -221,112 +195,62 @@ int hist_kernel_run(struct tfs_inst *in, const struct hist_spec *s, struct hist_
 				ours = !strcmp(t.keys[i].name, s->keys[i].name);
 			hist_spec_free(&t);
 		}
-		if (ours) {
-			r = render(o, &res);
-			hist_result_free(&res);
-			break;
-		}
-		hist_result_free(&res);
+		if (ours)
+			return 0;
+		hist_result_free(res);
 	}
-	free(text);
-	return r;
 }
 
-/* ---- the session: COMMAND, --duration or a signal ---- */
+/* Read the hist file the moment the session's wait ends (see session.h's on_end). */
+struct hist_read {
+	struct tfs_inst *in;
+	const struct hist_spec *s;
+	char *text;
+	int err;
+};
 
-int hist_spawn(struct hist_session *w)
+static int read_now(void *arg)
 {
-	int p[2];
+	struct hist_read *k = arg;
 
-	w->child = 0;
-	w->go_fd = -1;
-	if (!w->command)
-		return 0;
-	if (pipe2(p, O_CLOEXEC))
-		return tr_fail(-errno, "cannot start '%s': %s", w->command[0], strerror(errno));
-	w->child = fork();
-	if (w->child < 0) {
-		int e = errno;
-
-		close(p[0]);
-		close(p[1]);
-		w->child = 0;
-		return tr_fail(-e, "cannot start '%s': %s", w->command[0], strerror(e));
-	}
-	if (w->child == 0) {
-		char c;
-
-		close(p[1]);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		if (read(p[0], &c, 1) != 1)
-			_exit(127);
-		close(p[0]);
-		execvp(w->command[0], w->command);
-		fprintf(stderr, "tr: cannot run '%s': %s\n", w->command[0], strerror(errno));
-		_exit(127);
-	}
-	close(p[0]);
-	w->go_fd = p[1];
+	k->err = hist_kernel_read(k->in, k->s->system, k->s->event, &k->text);
 	return 0;
 }
 
-static uint64_t now_ns(void)
+int hist_kernel_collect(struct tfs_inst *in, const struct hist_spec *s, const struct hist_when *w,
+			char **text)
 {
-	struct timespec ts;
+	struct hist_read k = { .in = in, .s = s };
+	struct session *sess = NULL;
+	int r = session_open(&(struct session_opts){ .inst = in, .command = w->command,
+						     .duration_ns = w->duration_ns,
+						     .passive = true,
+						     .on_end = read_now, .arg = &k },
+			     &sess);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	*text = NULL;
+	if (!r)
+		r = hist_kernel_add(in, s);
+	if (!r)
+		r = session_run(sess);
+	session_free(sess);
+	if (!r)
+		r = k.err;
+	if (!r)
+		*text = k.text;
+	else
+		free(k.text);
+	return r;
 }
 
-void hist_wait(struct hist_session *w)
+int hist_kernel_run(struct tfs_inst *in, const struct hist_spec *s, const struct hist_when *w,
+		    struct hist_result *res)
 {
-	uint64_t end = w->duration_ns ? now_ns() + w->duration_ns : 0;
+	char *text = NULL;
+	int r = hist_kernel_collect(in, s, w, &text);
 
-	if (w->go_fd >= 0) {
-		if (write(w->go_fd, "g", 1) != 1)
-			tr_warn("cannot start '%s': %s", w->command[0], strerror(errno));
-		close(w->go_fd);
-		w->go_fd = -1;
-	}
-	while (!tr_stop) {
-		struct pollfd p = { .fd = w->stop_fd, .events = POLLIN };
-		int ms = 100, st;
-
-		if (w->child > 0 && waitpid(w->child, &st, WNOHANG) == w->child) {
-			w->status = st;
-			w->child = 0;
-			return;
-		}
-		if (end) {
-			uint64_t t = now_ns();
-
-			if (t >= end)
-				return;
-			if ((end - t) / 1000000 < (uint64_t)ms)
-				ms = (end - t) / 1000000 + 1;
-		}
-		if (w->child > 0 && ms > 20)
-			ms = 20;
-		if (poll(&p, 1, ms) > 0)
-			return;
-	}
-}
-
-void hist_session_end(struct hist_session *w)
-{
-	if (w->go_fd >= 0) {
-		close(w->go_fd);	/* the command dies unstarted */
-		w->go_fd = -1;
-	}
-	if (w->child > 0) {
-		int st;
-
-		/* Interrupted: the command got the terminal's SIGINT too; wait for it. */
-		waitpid(w->child, &st, 0);
-		w->status = st;
-		w->child = 0;
-	}
+	if (!r)
+		r = find_ours(text, s, res);
+	free(text);
+	return r;
 }

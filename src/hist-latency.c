@@ -241,35 +241,22 @@ static void find_max(struct lat *x, struct tfs_inst *in, struct hist_result *res
 }
 
 static int collect(struct tfs_inst *in, const struct hist_spec *spec, struct lat *x,
-		   char **command, uint64_t duration_ns, const struct hist_render_opts *o)
+		   const struct hist_when *w, struct hist_result *res)
 {
-	struct hist_session w = { .command = command, .duration_ns = duration_ns, .stop_fd = -1 };
-	struct hist_result res;
 	char *text = NULL;
 	size_t pos = 0;
-	int r = hist_kernel_add(in, spec);
+	int r = hist_kernel_collect(in, spec, w, &text);
 
-	if (!r)
-		r = hist_spawn(&w);
-	if (!r && (r = tfs_set(in, "tracing_on", "1")))
-		tr_fail(r, "cannot turn tracing on: %s", strerror(-r));
-	if (r)
-		goto out;
-	hist_wait(&w);
-	r = hist_kernel_read(in, spec->system, spec->event, &text);
 	if (!r) {
-		r = hist_output_parse(text, &pos, &res);
+		r = hist_output_parse(text, &pos, res);
 		if (r == 0)
 			r = tr_fail(-ENOENT, "no histogram on '%s:%s'", spec->system, spec->event);
 	}
 	if (r == 1) {
+		r = 0;
 		if (x)
-			find_max(x, in, &res);
-		r = hist_render(stdout, &res, o);
-		hist_result_free(&res);
+			find_max(x, in, res);
 	}
-out:
-	hist_session_end(&w);
 	free(text);
 	return r;
 }
@@ -323,8 +310,8 @@ static char *first_field(struct tfs_inst *in, const char *name)
  * creates them, notes their removal, and keys a histogram on the result's
  * first field (or -k).
  */
-static int run_sql(const struct hist_latency *l, struct tfs_inst *in, char **command,
-		   uint64_t duration_ns, const char *keys, const struct hist_render_opts *o)
+static int run_sql(const struct hist_latency *l, struct tfs_inst *in, const struct hist_when *w,
+		   const char *keys, struct hist_result *res)
 {
 	struct tracefs_synth *synth;
 	struct tep_handle *tep = tracefs_local_events(tfs_root());
@@ -369,7 +356,7 @@ static int run_sql(const struct hist_latency *l, struct tfs_inst *in, char **com
 	r = hist_spec_build(&spec, sysev, k, NULL, NULL, NULL, 0, NULL);
 	free(sysev);
 	if (!r) {
-		r = collect(in, &spec, NULL, command, duration_ns, o);
+		r = collect(in, &spec, NULL, w, res);
 		hist_spec_free(&spec);
 	}
 	/* Our histogram must go before the synthetic event: restore it now. */
@@ -385,8 +372,8 @@ out:
 	return r;
 }
 
-int hist_latency_run(const struct hist_latency *l, const char *instance, char **command,
-		     uint64_t duration_ns, const char *keys, const struct hist_render_opts *o)
+int hist_latency_run(const struct hist_latency *l, const char *instance,
+		     const struct hist_when *w, const char *keys, struct hist_result *res)
 {
 	struct lat x = { .l = l };
 	struct tfs_inst *in;
@@ -406,7 +393,7 @@ int hist_latency_run(const struct hist_latency *l, const char *instance, char **
 	if (r)
 		return r;
 	if (l->sql)
-		return run_sql(l, in, command, duration_ns, keys, o);
+		return run_sql(l, in, w, keys, res);
 	eq = strchr(l->match, '=');
 	if (!eq || eq == l->match || !eq[1])
 		return tr_fail(-EINVAL, "bad --match '%s': want START_FIELD=END_FIELD", l->match);
@@ -425,7 +412,7 @@ int hist_latency_run(const struct hist_latency *l, const char *instance, char **
 		free(sysev);
 	}
 	if (!r)
-		r = collect(in, &spec, &x, command, duration_ns, o);
+		r = collect(in, &spec, &x, w, res);
 	hist_spec_free(&spec);
 	lat_free(&x);
 	return r;

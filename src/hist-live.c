@@ -2,8 +2,8 @@
 /*
  * Feeding the userspace engine: live, from the per-CPU trace_pipe_raw of an
  * instance through the recorder's callback sink, or from a recorded
- * trace.dat file through the reader's cursors.  Either way the result goes
- * through the same renderer as the kernel engine's.
+ * trace.dat file through the reader's cursors.  Either way the result is
+ * the same model as the kernel engine's, for the command to render.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -11,61 +11,50 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
+#include "evsel.h"
 #include "hist.h"
 #include "rec.h"
+#include "session.h"
 
 struct live {
 	struct hist_user *u;
-	struct tfile_layout layout;
+	const struct tfile_layout *layout;
 	pthread_mutex_t lock;
-	uint64_t events;
+	struct tfile_walk_stats st;
 };
+
+static int on_event(void *arg, const struct tfile_event *ev)
+{
+	struct live *l = arg;
+
+	if (ev->missed > 0)
+		hist_user_lost(l->u, (uint64_t)ev->missed);
+	hist_user_event(l->u, ev);
+	return 0;
+}
 
 /* Called from each CPU's reader thread with whole sub-buffers. */
 static int on_pages(void *arg, int cpu, const void *pages, size_t len)
 {
 	struct live *l = arg;
-	const uint8_t *p = pages;
-	uint32_t ps = l->layout.page_size, bad;
 
 	pthread_mutex_lock(&l->lock);
-	for (size_t off = 0; off + ps <= len; off += ps) {
-		struct tfile_page pg;
-		struct tfile_event ev;
-		int r;
-
-		if (tfile_page_load(&pg, &l->layout, p + off, ps, &bad))
-			continue;
-		while ((r = tfile_page_next(&pg, &ev, &bad)) == 1) {
-			ev.cpu = cpu;
-			if (ev.missed > 0)
-				hist_user_lost(l->u, (uint64_t)ev.missed);
-			hist_user_event(l->u, &ev);
-			l->events++;
-		}
-	}
+	tfile_pages_walk(l->layout, cpu, pages, len, on_event, l, &l->st);
 	pthread_mutex_unlock(&l->lock);
 	return 0;
 }
 
-static int finish(struct hist_user *u, const char *note, const struct hist_render_opts *o)
+/* The table, with the engine's note. */
+static int finish(struct hist_user *u, char *note, struct hist_result *res)
 {
-	struct hist_result res;
-	int r = hist_user_result(u, &res);
+	int r = hist_user_result(u, res);
 
-	if (r)
+	if (r) {
+		free(note);
 		return r;
-	/* One line on stderr for a table (so both engines print the same table), inline otherwise. */
-	if (o->kind == HIST_OUT_TABLE)
-		fprintf(stderr, "tr: %s\n", note);
-	else
-		res.note = xstrdup(note);
-	r = hist_render(stdout, &res, o);
-	if (res.dropped && o->kind != HIST_OUT_TABLE)
-		tr_warn("%llu events were dropped: the table was full or events were lost",
-			(unsigned long long)res.dropped);
-	hist_result_free(&res);
-	return r;
+	}
+	res->note = note;
+	return 0;
 }
 
 /*
@@ -99,13 +88,13 @@ static struct tep_handle *local_tep(const struct hist_spec *s, const char *hp)
 	return tep;
 }
 
-int hist_user_live(const struct hist_spec *s, struct tfs_inst *in, struct hist_session *w,
-		   const char *why, const struct hist_render_opts *o)
+int hist_user_live(const struct hist_spec *s, struct tfs_inst *in, const struct hist_when *w,
+		   const char *why, struct hist_result *res)
 {
 	struct live l = { 0 };
+	struct session *sess = NULL;
 	struct tep_handle *tep = NULL;
-	struct rec *rec = NULL;
-	char *hp = NULL, *enable = NULL, *note = NULL, *cmdlines = NULL;
+	char *hp = NULL, *enable = NULL, *cmdlines = NULL;
 	int r;
 
 	pthread_mutex_init(&l.lock, NULL);
@@ -116,19 +105,18 @@ int hist_user_live(const struct hist_spec *s, struct tfs_inst *in, struct hist_s
 	}
 	tep = local_tep(s, hp);
 	if (!tep) {
-		r = tr_fail(-ENOENT, "no such event '%s:%s'", s->system, s->event);
+		r = evsel_fail_unknown(in, s->system, s->event);
 		goto out;
 	}
 	r = hist_user_new(tep, s, &l.u);
+	if (!r)
+		r = session_open(&(struct session_opts){ .inst = in, .command = w->command,
+							 .duration_ns = w->duration_ns,
+							 .rec = { .fn = on_pages, .arg = &l } },
+				 &sess);
 	if (r)
 		goto out;
-	r = rec_open(&(struct rec_opts){ .inst = in, .fn = on_pages, .arg = &l }, &rec);
-	if (r)
-		goto out;
-	if (tfile_layout_parse(&l.layout, hp, strlen(hp), false, rec_page_size(rec))) {
-		r = tr_fail(-EINVAL, "cannot read the ring buffer's page header layout");
-		goto out;
-	}
+	l.layout = rec_layout(session_rec(sess));
 	enable = xasprintf("events/%s/%s/enable", s->system, s->event);
 	/* The ftrace system's events (ftrace:print) are always on and have no switch. */
 	r = strcmp(s->system, "ftrace") ? tfs_set(in, enable, "1") : 0;
@@ -136,54 +124,40 @@ int hist_user_live(const struct hist_spec *s, struct tfs_inst *in, struct hist_s
 		r = tr_fail(r, "cannot enable '%s:%s': %s", s->system, s->event, strerror(-r));
 		goto out;
 	}
-	r = hist_spawn(w);
-	if (!r)
-		r = rec_start(rec);
-	if (!r && (r = tfs_set(in, "tracing_on", "1")))
-		tr_fail(r, "cannot turn tracing on: %s", strerror(-r));
+	r = session_run(sess);
+	if (!r && session_end(sess) == SESSION_READER_FAILED)
+		r = tr_fail(rec_error(session_rec(sess)), "a reader failed: %s",
+			    strerror(-rec_error(session_rec(sess))));
 	if (r)
 		goto out;
-	w->stop_fd = rec_event_fd(rec);
-	hist_wait(w);
-	if (tfs_set(in, "tracing_on", "0"))
-		tr_warn("cannot turn tracing off");
-	r = rec_stop(rec);
-	if (r) {
-		r = tr_fail(r, "a reader failed: %s", strerror(-r));
-		goto out;
-	}
-	for (int c = 0; c < rec_ncpus(rec); c++) {
-		const struct rec_cpu_stat *st = rec_cpu_stat(rec, c);
-
-		/* Pages flagged as following lost events, without a count: at least one each. */
-		if (st && st->missed_pages > st->missed_events)
-			hist_user_lost(l.u, 0);
-	}
+	/* Pages flagged as following lost events, without a count: at least one each. */
+	if (l.st.missed_pages > l.st.missed_events)
+		hist_user_lost(l.u, 0);
+	if (l.st.bad_pages)
+		tr_warn("%llu corrupt sub-buffers from the kernel were skipped",
+			(unsigned long long)l.st.bad_pages);
 	if (!tfs_read(tfs_top(), "saved_cmdlines", &cmdlines))
 		hist_user_cmdlines(l.u, cmdlines);
 	hist_user_proc_comm(l.u);
-	note = xasprintf("ran in userspace: %s; %llu events read", why,
-			 (unsigned long long)l.events);
-	r = finish(l.u, note, o);
+	r = finish(l.u, xasprintf("ran in userspace: %s; %llu events read", why,
+				  (unsigned long long)l.st.events), res);
 out:
-	rec_free(rec);
+	session_free(sess);
 	hist_user_free(l.u);
 	if (tep)
 		tep_free(tep);
 	pthread_mutex_destroy(&l.lock);
 	free(hp);
 	free(enable);
-	free(note);
 	free(cmdlines);
 	return r;
 }
 
-int hist_user_file(const struct hist_spec *s, const char *path, const struct hist_render_opts *o)
+int hist_user_file(const struct hist_spec *s, const char *path, struct hist_result *res)
 {
 	struct hist_user *u = NULL;
 	struct tfile *tf = NULL;
 	uint64_t events = 0;
-	char *note = NULL;
 	int r = tfile_open(path, 0, &tf);
 
 	if (r)
@@ -214,14 +188,11 @@ int hist_user_file(const struct hist_spec *s, const char *path, const struct his
 			tfile_cursor_free(cur);
 		}
 	}
-	if (!r) {
-		note = xasprintf("ran in userspace: reading '%s'; %llu events read", path,
-				 (unsigned long long)events);
-		r = finish(u, note, o);
-	}
+	if (!r)
+		r = finish(u, xasprintf("ran in userspace: reading '%s'; %llu events read", path,
+					(unsigned long long)events), res);
 out:
 	hist_user_free(u);
 	tfile_close(tf);
-	free(note);
 	return r;
 }

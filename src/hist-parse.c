@@ -119,55 +119,58 @@ struct sort_key {
 	bool desc;
 };
 
-static const struct hist_result *sort_r;
-static struct sort_key sort_keys[HIST_MAX_KEYS];
-static size_t sort_n;
+/* What a sort compares by (qsort_r's argument: no state outside the call). */
+struct sort_by {
+	const struct hist_result *r;
+	struct sort_key keys[HIST_MAX_KEYS];
+	size_t n;
+};
 
 static bool textual(enum hist_kind k)
 {
 	return k == HIST_K_STR || k == HIST_K_STACK;
 }
 
-static int cmp_rows(const void *a, const void *b)
+static int cmp_rows(const void *a, const void *b, void *arg)
 {
+	const struct sort_by *by = arg;
 	size_t ra = *(const size_t *)a, rb = *(const size_t *)b;
 
-	for (size_t i = 0; i < sort_n; i++) {
-		const struct hist_cell *x = hist_cell(sort_r, ra, sort_keys[i].col);
-		const struct hist_cell *y = hist_cell(sort_r, rb, sort_keys[i].col);
+	for (size_t i = 0; i < by->n; i++) {
+		const struct hist_cell *x = hist_cell(by->r, ra, by->keys[i].col);
+		const struct hist_cell *y = hist_cell(by->r, rb, by->keys[i].col);
 		int d;
 
-		if (textual(sort_r->cols[sort_keys[i].col].kind))
+		if (textual(by->r->cols[by->keys[i].col].kind))
 			d = strcmp(x->text ? x->text : "", y->text ? y->text : "");
 		else
 			d = x->num < y->num ? -1 : x->num > y->num;
 		if (d)
-			return sort_keys[i].desc ? -d : d;
+			return by->keys[i].desc ? -d : d;
 	}
 	return ra < rb ? -1 : ra > rb;
 }
 
 void hist_result_sort(struct hist_result *r, const struct hist_spec *s)
 {
+	struct sort_by by = { .r = r };
 	size_t *order;
 	struct hist_cell *cells;
 
-	sort_n = 0;
 	for (size_t i = 0; i < s->nsort; i++)
 		for (size_t c = 0; c < r->ncols; c++)
 			if (!strcmp(r->cols[c].name, s->sort[i].name)) {
-				sort_keys[sort_n++] = (struct sort_key){ (int)c, s->sort[i].descending };
+				by.keys[by.n++] = (struct sort_key){ (int)c, s->sort[i].descending };
 				break;
 			}
-	if (!sort_n)
-		sort_keys[sort_n++] = (struct sort_key){ (int)r->nkeys, false };
+	if (!by.n)
+		by.keys[by.n++] = (struct sort_key){ (int)r->nkeys, false };
 	if (r->nrows < 2)
 		return;
 	order = xmalloc(r->nrows * sizeof(*order));
 	for (size_t i = 0; i < r->nrows; i++)
 		order[i] = i;
-	sort_r = r;
-	qsort(order, r->nrows, sizeof(*order), cmp_rows);
+	qsort_r(order, r->nrows, sizeof(*order), cmp_rows, &by);
 	cells = xmalloc(r->cap * r->ncols * sizeof(*cells));
 	for (size_t i = 0; i < r->nrows; i++)
 		memcpy(&cells[i * r->ncols], &r->cells[order[i] * r->ncols],

@@ -21,6 +21,7 @@
 
 #include "fmt.h"
 #include "hist.h"
+#include "session.h"
 #include "rec.h"
 
 #define SYNTH_ID 65432
@@ -81,7 +82,7 @@ static int side_init(struct ulat *x, struct side *s, const char *sysev, const ch
 		return tr_fail(-ENOENT, "no event '%s' in the trace", sysev);
 	s->match = tep_find_any_field(s->ev, match);
 	if (!s->match)
-		return tr_fail(-ENOENT, "no field '%s' in '%s'", match, sysev);
+		return hist_no_field(s->ev, match, sysev);
 	if (is_string(s->match) || s->match->size > 8)
 		return tr_fail(-ENOTSUP, "--match field '%s' must be a number in userspace", match);
 	if (filter) {
@@ -137,9 +138,13 @@ static int synth_init(struct ulat *x)
 		if (!strcmp(n, "lat") || hist_field_special(n))
 			continue;
 		f = tep_find_any_field(x->end.ev, n);
-		if (!f)
-			return tr_fail(-ENOENT, "no field '%s' in '%s:%s'", n, x->end.system,
-				       x->end.event);
+		if (!f) {
+			char *sysev = xasprintf("%s:%s", x->end.system, x->end.event);
+
+			r = hist_no_field(x->end.ev, n, sysev);
+			free(sysev);
+			return r;
+		}
 		size = (f->flags & TEP_FIELD_IS_DYNAMIC) || !f->size ? 64 : f->size;
 		if (is_string(f))
 			tmp = xasprintf("%s\tfield:char %s[%u];\toffset:%u;\tsize:%u;\tsigned:0;\n",
@@ -386,24 +391,21 @@ static int ulat_init(struct ulat *x, struct tep_handle *tep, const struct hist_l
 	return r;
 }
 
-static int ulat_finish(struct ulat *x, const char *note, const struct hist_render_opts *o)
+/* The table, with the worst case found and the engine's note. */
+static int ulat_finish(struct ulat *x, char *note, struct hist_result *res)
 {
-	struct hist_result res;
-	int r = hist_user_result(x->u, &res);
+	int r = hist_user_result(x->u, res);
 
-	if (r)
+	if (r) {
+		free(note);
 		return r;
-	res.has_max = x->has_max;
-	res.max = x->max;
-	res.max_saved = x->saved;
+	}
+	res->has_max = x->has_max;
+	res->max = x->max;
+	res->max_saved = x->saved;
 	x->saved = NULL;
-	if (o->kind == HIST_OUT_TABLE)
-		fprintf(stderr, "tr: %s\n", note);
-	else
-		res.note = xstrdup(note);
-	r = hist_render(stdout, &res, o);
-	hist_result_free(&res);
-	return r;
+	res->note = note;
+	return 0;
 }
 
 static int cursor_next(void *ctx, struct tfile_event *ev)
@@ -412,7 +414,7 @@ static int cursor_next(void *ctx, struct tfile_event *ev)
 }
 
 int hist_ulat_file(const struct hist_latency *l, const char *path, const char *keys,
-		   const struct hist_render_opts *o)
+		   struct hist_result *res)
 {
 	struct tfile *tf = NULL;
 	struct tfile_cursor *cur[1024];
@@ -421,7 +423,6 @@ int hist_ulat_file(const struct hist_latency *l, const char *path, const char *k
 	struct ulat x;
 	uint64_t n = 0;
 	size_t nc = 0;
-	char *note;
 	void *tag;
 	int r = tfile_open(path, 0, &tf);
 
@@ -448,12 +449,9 @@ int hist_ulat_file(const struct hist_latency *l, const char *path, const char *k
 		ulat_event(&x, ev);
 		n++;
 	}
-	if (!r) {
-		note = xasprintf("ran in userspace: reading '%s'; %llu events read", path,
-				 (unsigned long long)n);
-		r = ulat_finish(&x, note, o);
-		free(note);
-	}
+	if (!r)
+		r = ulat_finish(&x, xasprintf("ran in userspace: reading '%s'; %llu events read",
+					      path, (unsigned long long)n), res);
 	if (m)
 		fmt_merge_free(m);
 	for (size_t i = 0; i < nc; i++)
@@ -472,47 +470,44 @@ struct kept {
 };
 
 struct live {
-	struct tfile_layout layout;
+	const struct tfile_layout *layout;
 	unsigned sid, eid;
 	pthread_mutex_t lock;
 	struct kept *k;
 	size_t nk, capk;
 	uint8_t *data;
 	size_t ndata, capdata;
-	uint64_t events;
+	struct tfile_walk_stats st;
 };
+
+/* Keep a copy of each start and end record (under the lock). */
+static int keep(void *arg, const struct tfile_event *ev)
+{
+	struct live *l = arg;
+	unsigned type = ev->size >= 2 ? *(const uint16_t *)ev->data : 0;
+
+	if (type != l->sid && type != l->eid)
+		return 0;
+	if (l->nk == l->capk) {
+		l->capk = l->capk ? l->capk * 2 : 4096;
+		l->k = xrealloc(l->k, l->capk * sizeof(*l->k));
+	}
+	if (l->ndata + ev->size > l->capdata) {
+		l->capdata = (l->ndata + ev->size) * 2;
+		l->data = xrealloc(l->data, l->capdata);
+	}
+	memcpy(l->data + l->ndata, ev->data, ev->size);
+	l->k[l->nk++] = (struct kept){ ev->ts, (uint32_t)l->ndata, ev->size, ev->cpu };
+	l->ndata += ev->size;
+	return 0;
+}
 
 static int on_pages(void *arg, int cpu, const void *pages, size_t len)
 {
 	struct live *l = arg;
-	uint32_t ps = l->layout.page_size, bad;
 
 	pthread_mutex_lock(&l->lock);
-	for (size_t off = 0; off + ps <= len; off += ps) {
-		struct tfile_page pg;
-		struct tfile_event ev;
-
-		if (tfile_page_load(&pg, &l->layout, (const uint8_t *)pages + off, ps, &bad))
-			continue;
-		while (tfile_page_next(&pg, &ev, &bad) == 1) {
-			unsigned type = ev.size >= 2 ? *(const uint16_t *)ev.data : 0;
-
-			l->events++;
-			if (type != l->sid && type != l->eid)
-				continue;
-			if (l->nk == l->capk) {
-				l->capk = l->capk ? l->capk * 2 : 4096;
-				l->k = xrealloc(l->k, l->capk * sizeof(*l->k));
-			}
-			if (l->ndata + ev.size > l->capdata) {
-				l->capdata = (l->ndata + ev.size) * 2;
-				l->data = xrealloc(l->data, l->capdata);
-			}
-			memcpy(l->data + l->ndata, ev.data, ev.size);
-			l->k[l->nk++] = (struct kept){ ev.ts, (uint32_t)l->ndata, ev.size, cpu };
-			l->ndata += ev.size;
-		}
-	}
+	tfile_pages_walk(l->layout, cpu, pages, len, keep, l, &l->st);
 	pthread_mutex_unlock(&l->lock);
 	return 0;
 }
@@ -546,15 +541,14 @@ static char *read_format(const char *sysev)
 	return fmt;
 }
 
-int hist_ulat_live(const struct hist_latency *l, struct tfs_inst *in, struct hist_session *w,
-		   const char *keys, const char *why, const struct hist_render_opts *o)
+int hist_ulat_live(const struct hist_latency *l, struct tfs_inst *in, const struct hist_when *w,
+		   const char *keys, const char *why, struct hist_result *res)
 {
 	struct tep_handle *tep = tep_alloc();
+	struct session *sess = NULL;
 	struct live lv = { 0 };
-	struct rec *rec = NULL;
 	struct ulat x = { 0 };
-	char *hp = NULL, *note = NULL, *en = NULL, *fs[2] = { read_format(l->start),
-							       read_format(l->end) };
+	char *en = NULL, *fs[2] = { read_format(l->start), read_format(l->end) };
 	int r = 0;
 
 	pthread_mutex_init(&lv.lock, NULL);
@@ -575,19 +569,17 @@ int hist_ulat_live(const struct hist_latency *l, struct tfs_inst *in, struct his
 	}
 	if (!r)
 		r = ulat_init(&x, tep, l, keys);
-	if (!r && (r = tfs_read(tfs_top(), "events/header_page", &hp)))
-		tr_fail(r, "cannot read events/header_page: %s", strerror(-r));
 	if (r)
 		goto out;
 	lv.sid = (unsigned)x.start.ev->id;
 	lv.eid = (unsigned)x.end.ev->id;
-	r = rec_open(&(struct rec_opts){ .inst = in, .fn = on_pages, .arg = &lv }, &rec);
+	r = session_open(&(struct session_opts){ .inst = in, .command = w->command,
+						 .duration_ns = w->duration_ns,
+						 .rec = { .fn = on_pages, .arg = &lv } },
+			 &sess);
 	if (r)
 		goto out;
-	if (tfile_layout_parse(&lv.layout, hp, strlen(hp), false, rec_page_size(rec))) {
-		r = tr_fail(-EINVAL, "cannot read the ring buffer's page header layout");
-		goto out;
-	}
+	lv.layout = rec_layout(session_rec(sess));
 	for (int i = 0; i < 2 && !r; i++) {
 		struct side *s = i ? &x.end : &x.start;
 
@@ -599,21 +591,15 @@ int hist_ulat_live(const struct hist_latency *l, struct tfs_inst *in, struct his
 				    strerror(-r));
 	}
 	if (!r)
-		r = hist_spawn(w);
-	if (!r)
-		r = rec_start(rec);
-	if (!r && (r = tfs_set(in, "tracing_on", "1")))
-		tr_fail(r, "cannot turn tracing on: %s", strerror(-r));
+		r = session_run(sess);
+	if (!r && session_end(sess) == SESSION_READER_FAILED)
+		r = tr_fail(rec_error(session_rec(sess)), "a reader failed: %s",
+			    strerror(-rec_error(session_rec(sess))));
 	if (r)
 		goto out;
-	w->stop_fd = rec_event_fd(rec);
-	hist_wait(w);
-	tfs_set(in, "tracing_on", "0");
-	r = rec_stop(rec);
-	if (r) {
-		r = tr_fail(r, "a reader failed: %s", strerror(-r));
-		goto out;
-	}
+	if (lv.st.bad_pages)
+		tr_warn("%llu corrupt sub-buffers from the kernel were skipped",
+			(unsigned long long)lv.st.bad_pages);
 	qsort(lv.k, lv.nk, sizeof(*lv.k), by_ts);
 	for (size_t i = 0; i < lv.nk; i++) {
 		struct tfile_event ev = { .ts = lv.k[i].ts, .data = lv.data + lv.k[i].off,
@@ -621,19 +607,16 @@ int hist_ulat_live(const struct hist_latency *l, struct tfs_inst *in, struct his
 
 		ulat_event(&x, &ev);
 	}
-	note = xasprintf("ran in userspace: %s; %llu events read", why,
-			 (unsigned long long)lv.events);
-	r = ulat_finish(&x, note, o);
+	r = ulat_finish(&x, xasprintf("ran in userspace: %s; %llu events read", why,
+				      (unsigned long long)lv.st.events), res);
 out:
-	rec_free(rec);
+	session_free(sess);
 	ulat_free(&x);
 	tep_free(tep);
 	pthread_mutex_destroy(&lv.lock);
 	free(lv.k);
 	free(lv.data);
-	free(hp);
 	free(en);
-	free(note);
 	free(fs[0]);
 	free(fs[1]);
 	return r;

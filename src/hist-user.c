@@ -17,6 +17,7 @@
 #include <traceevent/event-parse.h>
 
 #include "hist.h"
+#include "parse.h"
 
 #define STR_MAX 128	/* longest string key kept from a dynamic string */
 
@@ -47,6 +48,36 @@ struct hist_user {
 	size_t nsyscalls;
 };
 
+
+int hist_no_field(struct tep_event *e, const char *name, const char *sysev)
+{
+	struct tep_format_field **fields = e ? tep_event_fields(e) : NULL;
+	struct tep_format_field **common = e ? tep_event_common_fields(e) : NULL;
+	const char **cands;
+	const char *hit;
+	size_t n = 0, k = 0;
+	int r;
+
+	while (fields && fields[n])
+		n++;
+	while (common && common[k])
+		k++;
+	cands = xcalloc(n + k + 1, sizeof(*cands));
+	for (size_t i = 0; i < n; i++)
+		cands[i] = fields[i]->name;
+	for (size_t i = 0; i < k; i++)
+		cands[n + i] = common[i]->name;
+	hit = suggest_closest(name, cands, n + k);
+	if (hit)
+		r = tr_fail(-ENOENT, "no field '%s' in '%s' (did you mean %s?)", name, sysev, hit);
+	else
+		r = tr_fail(-ENOENT, "no field '%s' in '%s'", name, sysev);
+	free(cands);
+	free(fields);
+	free(common);
+	return r;
+}
+
 static int field_setup(struct hist_user *u, struct ufield *uf, const struct hist_field *f, bool key)
 {
 	const char *n = f->name;
@@ -65,8 +96,13 @@ static int field_setup(struct hist_user *u, struct ufield *uf, const struct hist
 		struct tep_format_field *tf = tep_find_any_field(u->event, n);
 
 		if (!tf)
-			return tr_fail(-ENOENT, "no field '%s' in '%s:%s'", n, u->spec->system,
-				       u->spec->event);
+		{
+			char *sysev = xasprintf("%s:%s", u->spec->system, u->spec->event);
+			int r = hist_no_field(u->event, n, sysev);
+
+			free(sysev);
+			return r;
+		}
 		uf->src = SRC_FIELD;
 		uf->tf = tf;
 		uf->off = tf->offset;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Option groups shared by several commands, as argp children: the parent
- * puts a pointer to the matching struct in child_inputs[i] at ARGP_KEY_INIT.
+ * hands each its input with opt_bind() at ARGP_KEY_INIT.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -46,7 +46,7 @@ error_t opt_instance_only_parse(int key, char *arg, struct argp_state *state)
 {
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = state->input;
+		opt_bind(state, state->input, NULL, NULL);
 		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
@@ -54,6 +54,72 @@ error_t opt_instance_only_parse(int key, char *arg, struct argp_state *state)
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
+}
+
+static bool is_shared(const struct argp *a)
+{
+	return a == &opt_instance_argp || a == &opt_events_argp || a == &opt_setup_argp;
+}
+
+/*
+ * The command's own argp: the one whose children are the shared groups.
+ * Note that glibc puts the argp given to argp_parse() under a root of its
+ * own (with --help and --usage), so the search starts there.
+ */
+static const struct argp *owner(const struct argp *a)
+{
+	const struct argp_child *c = a ? a->children : NULL;
+
+	for (int i = 0; c && c[i].argp; i++)
+		if (is_shared(c[i].argp))
+			return a;
+	for (int i = 0; c && c[i].argp; i++) {
+		const struct argp *o = owner(c[i].argp);
+
+		if (o)
+			return o;
+	}
+	return NULL;
+}
+
+void opt_bind(struct argp_state *state, struct opt_instance *inst, struct opt_events *ev,
+	      struct tr_setup *setup)
+{
+	const struct argp *a = owner(state->root_argp);
+	const struct argp_child *c = a ? a->children : NULL;
+
+	for (int i = 0; c && c[i].argp; i++) {
+		if (c[i].argp == &opt_instance_argp)
+			state->child_inputs[i] = inst;
+		else if (c[i].argp == &opt_events_argp)
+			state->child_inputs[i] = ev;
+		else if (c[i].argp == &opt_setup_argp)
+			state->child_inputs[i] = setup;
+	}
+}
+
+int opt_action_find(const char *arg, const char *const *words)
+{
+	for (int i = 1; words[i]; i++)
+		if (!strcmp(arg, words[i]))
+			return i;
+	return 0;
+}
+
+int opt_action(struct argp_state *state, const char *arg, const char *const *words)
+{
+	int i = opt_action_find(arg, words), n = 0;
+	char list[256] = "";
+
+	if (i)
+		return i;
+	while (words[n + 1])
+		n++;
+	for (int k = 1; k <= n; k++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 k == 1 ? "" : k == n ? " or " : ", ", words[k]);
+	argp_error(state, "unknown action '%s' (%s)", arg, list);
+	return 0;
 }
 
 static const struct argp_option event_options[] = {

@@ -62,6 +62,7 @@ int rec_events_to_enable(const struct evsel_list *in, const pid_t *own, size_t n
 			char *f = xasprintf("(%s) && %s", e->filter, pidf);
 
 			evsel_add_filter(out, f);
+			out->v[out->n - 1].user_filter = xstrdup(e->filter);
 			free(f);
 		} else if (e->filter || pidf) {
 			evsel_add_filter(out, e->filter ? e->filter : pidf);

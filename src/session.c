@@ -31,6 +31,7 @@ struct session {
 	int lock_fd;
 	enum session_end end;
 	uint64_t t0;
+	bool ran;		/* readers ran and were stopped: clear what they left */
 };
 
 uint64_t tr_now_ns(void)
@@ -153,15 +154,19 @@ int session_open(const struct session_opts *o, struct session **out)
 	s->status = -1;
 	if (!o->poll_fd)
 		s->o.poll_fd = -1;
-	r = take_lock(s);
+	if (o->passive) {
+		s->o.no_readers = true;
+		s->o.keep_buffer = true;
+	}
+	r = o->passive ? 0 : take_lock(s);
 	/*
 	 * Tracing stays off while the caller sets up (rtla creates its
 	 * instances that way): nothing half-configured is recorded, and
 	 * tracing_on=1 means the session has started.
 	 */
-	if (!r && (r = tfs_set(o->inst, "tracing_on", "0")))
+	if (!r && !o->passive && (r = tfs_set(o->inst, "tracing_on", "0")))
 		tr_fail(r, "cannot turn tracing off: %s", strerror(-r));
-	if (!r && !o->no_readers)
+	if (!r && !s->o.no_readers)
 		r = rec_open(&s->o.rec, &s->rec);
 	if (r)
 		return r;
@@ -353,21 +358,22 @@ int session_run(struct session *s)
 	s->t0 = tr_now_ns();
 	release_child(s);
 	r = wait_loop(s);
+	if (s->o.on_end) {
+		int e = s->o.on_end(s->o.arg);
+
+		if (!r)
+			r = e;
+	}
 	if (s->end != SESSION_CHILD_EXITED)
 		end_child(s);
-	rr = tfs_set(in, "tracing_on", "0");
+	rr = s->o.passive ? 0 : tfs_set(in, "tracing_on", "0");
 	if (rr)
 		tr_warn("cannot turn tracing off: %s", strerror(-rr));
 	if (s->rec) {
 		rr = rec_stop(s->rec);
 		if (rr && s->end != SESSION_READER_FAILED)
 			s->end = SESSION_READER_FAILED;
-		/*
-		 * What the readers could not take (the last events of a CPU whose
-		 * reader stopped) would otherwise greet the next user of the buffer.
-		 */
-		if (!s->o.keep_buffer)
-			tfs_write(in, "trace", "", false);
+		s->ran = true;
 	}
 	return r;
 }
@@ -383,6 +389,14 @@ void session_free(struct session *s)
 	}
 	if (s->child > 0)
 		end_child(s);
+	/*
+	 * What the readers could not take (the last events of a CPU whose
+	 * reader stopped) would otherwise greet the next user of the buffer.
+	 * Not before now: the caller reads the per-CPU stats first, and
+	 * clearing resets them.
+	 */
+	if (s->ran && !s->o.keep_buffer)
+		tfs_write(s->o.inst, "trace", "", false);
 	rec_free(s->rec);
 	free(s->before);
 	if (s->lock_fd >= 0)

@@ -155,6 +155,32 @@ static int drain(struct stream *s)
 	return r;
 }
 
+/*
+ * libtracefs leaves out the formats libtraceevent 1.7 cannot parse: the
+ * multi-format user events ("NAME.<hex id>").  tfile_parse_event() can.
+ */
+static void add_unparsed_formats(struct tep_handle *tep)
+{
+	struct strv ev = { 0 };
+
+	tfs_events(NULL, &ev);
+	for (size_t i = 0; i < ev.n; i++) {
+		char *colon = strchr(ev.v[i], ':'), *rel, *text = NULL;
+
+		if (!colon || !strchr(colon, '.'))
+			continue;
+		*colon = '\0';
+		if (!tep_find_event_by_name(tep, ev.v[i], colon + 1)) {
+			rel = xasprintf("events/%s/%s/format", ev.v[i], colon + 1);
+			if (!tfs_read(NULL, rel, &text))
+				tfile_parse_event(tep, text, strlen(text), ev.v[i]);
+			free(text);
+			free(rel);
+		}
+	}
+	strv_free(&ev);
+}
+
 int stream_new(const struct stream_opts *o, FILE *out, struct stream **out_s)
 {
 	struct stream *s = xcalloc(1, sizeof(*s));
@@ -170,6 +196,7 @@ int stream_new(const struct stream_opts *o, FILE *out, struct stream **out_s)
 	s->tep = tracefs_local_events(tfs_root());
 	if (!s->tep)
 		return tr_fail(-EIO, "cannot load the event formats from %s", tfs_root());
+	add_unparsed_formats(s->tep);
 	s->fmt = fmt_new(out, &o->fo);
 	s->src = fmt_src_new(s->fmt, s->tep);
 	if (!load_text(NULL, "saved_cmdlines", &text))

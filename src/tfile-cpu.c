@@ -10,8 +10,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define TFILE_INTERNAL
-#include "tfile.h"
+#include "tfile-local.h"
 
 /* An n-byte integer in the file's byte order. */
 static uint64_t get(const struct tfile_layout *l, const uint8_t *p, int n)

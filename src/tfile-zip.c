@@ -9,8 +9,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
-#define TFILE_INTERNAL
-#include "tfile.h"
+#include "tfile-local.h"
 
 int tfile_zip_kind(const char *name)
 {

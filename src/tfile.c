@@ -21,8 +21,7 @@
 
 #include <event-parse.h>
 
-#define TFILE_INTERNAL
-#include "tfile.h"
+#include "tfile-local.h"
 
 static const char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
@@ -196,9 +195,37 @@ static int parse_header_info(struct tfile *tf, struct rd *r)
 	return r->err;
 }
 
+/* Parsed under a name without its dots, then given back its own name. */
+int tfile_parse_event(struct tep_handle *tep, const char *buf, size_t n, const char *sys)
+{
+	enum tep_errno e = tep_parse_event(tep, buf, n, sys);
+	const char *name = buf + 6, *eol, *idl;
+	struct tep_event *ev;
+	char *copy;
+	int id;
+
+	if (!e || n < 6 || strncmp(buf, "name: ", 6) || !(eol = memchr(buf, '\n', n)) ||
+	    !memchr(name, '.', eol - name) || !(idl = memmem(buf, n, "\nID: ", 5)) ||
+	    sscanf(idl + 5, "%d", &id) != 1)
+		return e;
+	copy = xmalloc(n);
+	memcpy(copy, buf, n);
+	for (char *c = copy + 6; c < copy + (eol - buf); c++)
+		if (*c == '.')
+			*c = '_';
+	e = tep_parse_event(tep, copy, n, sys);
+	free(copy);
+	ev = e ? NULL : tep_find_event(tep, id);
+	if (ev) {
+		free(ev->name);
+		ev->name = xasprintf("%.*s", (int)(eol - name), name);
+	}
+	return e;
+}
+
 static int add_format(struct tfile *tf, const char *sys, const uint8_t *p, uint64_t n)
 {
-	enum tep_errno e = tep_parse_event(tf->tep, (const char *)p, n, sys);
+	enum tep_errno e = tfile_parse_event(tf->tep, (const char *)p, n, sys);
 
 	/* An event tep cannot parse prints as unknown; the rest still work. */
 	(void)e;

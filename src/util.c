@@ -68,6 +68,9 @@ int tr_report(int err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(ctx, sizeof(ctx), fmt, ap);
 	va_end(ap);
+	/* Never "Success": a caller without an errno still gets its context. */
+	if (!err)
+		return tr_error("%s", ctx);
 	return tr_error("%s: %s", ctx, strerror(err < 0 ? -err : err));
 }
 

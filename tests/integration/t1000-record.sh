@@ -186,11 +186,11 @@ test_expect_success 'lost events are counted per CPU; --fail-on-loss fails' '
 	test_grep "events were lost" err
 '
 
-test_expect_success '-F records only the command; -c adds its children' '
+test_expect_success '--follow records only the command; -c adds its children' '
 	inst=$(test_instance) &&
-	tr record -q -B "$inst" -F -e sched:sched_process_exit -o f1.dat \
+	tr record -q -B "$inst" --follow -e sched:sched_process_exit -o f1.dat \
 		sh -c "/bin/true; /bin/true; exit 0" &&
-	tr record -q -B "$inst" -F -c -e sched:sched_process_exit -o f2.dat \
+	tr record -q -B "$inst" --follow -c -e sched:sched_process_exit -o f2.dat \
 		sh -c "/bin/true; /bin/true; exit 0" &&
 	if command -v trace-cmd >/dev/null; then
 		trace-cmd report -i f1.dat >out1 2>/dev/null && trace-cmd report -i f2.dat >out2 2>/dev/null
@@ -233,7 +233,7 @@ test_expect_success 'a command that cannot be found fails before anything is cha
 '
 
 test_expect_success 'usage errors' '
-	test_expect_code 64 tr record -e sched -F &&
+	test_expect_code 64 tr record -e sched --follow &&
 	test_expect_code 64 tr record -e sched -c true &&
 	test_expect_code 64 tr record true &&
 	test_expect_code 64 tr record -e sched --duration 5x
@@ -277,6 +277,44 @@ test_expect_success 'the buffer is left empty: no events of the recording stay b
 	marks empty.dat >got &&
 	printf "m1\nm2\nm3\n" >expect &&
 	test_cmp expect got
+'
+
+test_expect_success 'the loss summary agrees with report --stat when events are lost (-b 8)' '
+	command -v cc >/dev/null || { echo "no C compiler for bench/markgen.c"; exit 1; } &&
+	cc -O2 -o markgen "$TEST_ROOT/bench/markgen.c" &&
+	inst=$(test_instance) &&
+	tr record -B "$inst" -b 8 -e ftrace:print -o loss.dat \
+		./markgen "$TRACEFS/instances/$inst/trace_marker" 300000 2 2>summary &&
+	cat summary &&
+	tr report -i loss.dat --stat >stat &&
+	sed -nE "s/^ +cpu ([0-9]+) +([0-9]+) events +([0-9]+) lost.*/\1 \2 \3/p" stat >from-report &&
+	sed -nE "s/^ +([0-9]+) +([0-9]+) +([0-9]+) +[0-9.]+ [KMG]?i?B$/\1 \2 \3/p" summary >from-summary &&
+	test -s from-report &&
+	test_cmp from-report from-summary &&
+	lost=$(sed -nE "s/^lost events: +([0-9]+)$/\1/p" stat) &&
+	echo "lost $lost" &&
+	test "$lost" -gt 0
+'
+
+test_expect_success 'a bad filter is shown as typed, not with tr'"'"'s own pid clauses' '
+	inst=$(test_instance) &&
+	test_expect_code 1 tr record -B "$inst" -e sched:sched_switch -f "prev_pid =! 3" -o f.dat true 2>err &&
+	test_grep "bad filter for .sched:sched_switch.: .prev_pid =! 3.:" err &&
+	test_must_fail grep common_pid err &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
+test_expect_success 'a command that ignores SIGTERM is killed after the grace period, never left behind' '
+	inst=$(test_instance) &&
+	start=$(date +%s) &&
+	tr record -q -B "$inst" -e ftrace:print -o stubborn.dat --duration 500ms \
+		sh -c "echo \$\$ >stubborn.pid; trap \"\" TERM INT; while :; do sleep 0.1; done" 2>err &&
+	end=$(date +%s) &&
+	test $((end - start)) -lt 15 &&
+	test_grep "did not exit on signal 15: killed" err &&
+	pid=$(cat stubborn.pid) &&
+	test_must_fail kill -0 "$pid" 2>/dev/null &&
+	test ! -d "$TRACEFS/instances/$inst"
 '
 
 test_done

@@ -113,4 +113,12 @@ test_expect_success '--duration is kept to within a few tenths of a second' '
 	test $ms -ge 1500
 '
 
+test_expect_success 'a bad filter is shown as typed, not with tr'"'"'s own pid clauses' '
+	inst=$(test_instance) &&
+	test_expect_code 1 tr stream -B "$inst" -e sched:sched_switch -f "prev_pid =! 3" --duration 1 2>err &&
+	test_grep "bad filter for .sched:sched_switch.: .prev_pid =! 3.:" err &&
+	test_must_fail grep common_pid err &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
 test_done

@@ -1,0 +1,28 @@
+#!/bin/bash
+# The house rule, checked on the link map: only the command layer (cmd-*.c,
+# the root in tr.c and commands.c) writes to stdout.  Layers below return
+# errors and fill models; renderers print to the FILE they are handed.
+. "$(dirname "$0")/lib.sh"
+
+[ -n "${TR_VM:-}" ] && test_skip_all="the link map is checked on the host tier"
+case $TR in
+*/build/asan/tr) objs=$(dirname "$TR") ;;
+*) objs=$TEST_ROOT/build/obj ;;
+esac
+ls "$objs"/*.o >/dev/null 2>&1 || test_skip_all="no object files in $objs"
+command -v nm >/dev/null || test_skip_all="no nm (binutils)"
+
+test_expect_success 'no file below the command layer prints to stdout' '
+	for o in "$objs"/*.o; do
+		n=$(basename "$o" .o)
+		case $n in cmd-*|tr|commands) continue ;; esac
+		nm -u "$o" | awk "{print \$2}" |
+			grep -xE "printf|puts|putchar|putchar_unlocked|vprintf|__printf_chk|__vprintf_chk|stdout" |
+			sed "s/^/$n: /"
+	done >found &&
+	# util.c flushes stdout before it writes an error, so the two stay in order.
+	grep -vx "util: stdout" found >bad || : &&
+	test_must_be_empty bad
+'
+
+test_done
