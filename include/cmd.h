@@ -98,6 +98,7 @@ int cmd_user(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* The root parser: takes the command name and leaves the rest to the command. */
