@@ -22,14 +22,16 @@ PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lpthread
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) -Iinclude $(PKG_CFLAGS) $(CFLAGS)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 
-SRCS      := $(wildcard src/*.c)
+SRCS      := $(wildcard src/*.c src/*/*.c)
 LIB_SRCS  := $(filter-out src/tr.c,$(SRCS))
 OBJS      := $(SRCS:src/%.c=build/obj/%.o)
 ASAN_OBJS := $(SRCS:src/%.c=build/asan/%.o)
 ASAN_LIB  := $(LIB_SRCS:src/%.c=build/asan/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/unit/%)
-HEADERS   := $(wildcard include/*.h src/*.h)
+HEADERS   := $(wildcard include/*.h src/*/*.h)
+# Private headers live beside their layer's sources (src/fmt/fmt-local.h ...).
+PRIV_INC  := $(addprefix -I,$(sort $(dir $(wildcard src/*/*.h))))
 # libtr-user, the user events library for applications: its own code and
 # the field-format parser it shares with tr (which needs nothing of tr's).
 ULIB      := build/lib/libtr-user.a
@@ -56,7 +58,7 @@ $(ULIB): $(ULIB_OBJS)
 build/lib/%.o: lib/%.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -Iinclude -fPIC $(CFLAGS) -c -o $@ $<
-build/lib/user-format.o: src/user-format.c $(HEADERS)
+build/lib/user-format.o: src/user/user-format.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -Iinclude -fPIC $(CFLAGS) -c -o $@ $<
 
@@ -78,7 +80,7 @@ build/asan/%.o: src/%.c $(HEADERS)
 unit: $(UNIT_BINS)
 build/unit/%: tests/unit/%.c tests/unit/unit.h $(ASAN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit -Isrc -o $@ $< $(ASAN_LIB) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit $(PRIV_INC) -o $@ $< $(ASAN_LIB) $(PKG_LIBS)
 
 # The fuzz targets (tests/fuzz/fuzz-*.c) three ways: linked with libFuzzer
 # by clang for `make fuzz`; and, for `make check`'s replay of the

@@ -5,7 +5,7 @@
  * tr adds persistent ones, lists and deletes them, and emits events from
  * the command line.  The field format itself is userfmt.h.
  *
- * Every entry point first requires CAP_USER_EVENTS (probe.h), so on a
+ * Every entry point first requires CAP_USER_EVENTS (caps.h), so on a
  * kernel without CONFIG_USER_EVENTS each fails with that one reason.
  * Errors are -errno with the message left by tr_fail().
  *

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Every JSON output goes through one writer (src/json.c): hostile strings
+# Every JSON output goes through one writer (src/util/json.c): hostile strings
 # (control bytes, bytes that are not UTF-8, quotes, backslashes) come out
 # as valid JSON that a real parser reads back.
 . "$(dirname "$0")/lib.sh"

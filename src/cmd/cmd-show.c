@@ -14,7 +14,7 @@
 
 #include "cmd.h"
 #include "parse.h"
-#include "probe.h"
+#include "caps.h"
 #include "setup.h"
 #include "tfs.h"
 
@@ -125,7 +125,7 @@ int cmd_show(int argc, char **argv)
 	int fd, r;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
-	if (a.snapshot && probe_require(CAP_SNAPSHOT))
+	if (a.snapshot && caps_require(CAP_SNAPSHOT))
 		goto fail;
 	if (cmd_instance_open(a.inst.name, a.ev.list.n > 0, &in))
 		goto fail;

@@ -19,7 +19,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "probe.h"
+#include "caps.h"
 #include "tfs.h"
 #include "user.h"
 #include "user_abi.h"
@@ -203,7 +203,7 @@ int uev_list(struct uev_list *out)
 	int r;
 
 	memset(out, 0, sizeof(*out));
-	r = probe_require(CAP_USER_EVENTS);
+	r = caps_require(CAP_USER_EVENTS);
 	if (r)
 		return r;
 	/* "u:NAME FIELDS" lines: the formats. */
@@ -347,9 +347,9 @@ int uev_add(const char *name, const char *fields, bool multi, char **tracepoint)
 	int r, fd = -1;
 
 	*tracepoint = NULL;
-	r = probe_require(CAP_USER_EVENTS);
+	r = caps_require(CAP_USER_EVENTS);
 	if (!r && multi)
-		r = probe_require(CAP_USER_MULTI);
+		r = caps_require(CAP_USER_MULTI);
 	if (!r)
 		r = check_def(name, fields, fmt, &canonical);
 	if (!r)
@@ -543,9 +543,9 @@ int uev_open(const char *name, const char *fields, bool multi, struct uev_writer
 
 	*out = NULL;
 	w->fd = -1;
-	r = probe_require(CAP_USER_EVENTS);
+	r = caps_require(CAP_USER_EVENTS);
 	if (!r && multi && fields)
-		r = probe_require(CAP_USER_MULTI);
+		r = caps_require(CAP_USER_MULTI);
 	if (!r && uf_name_problem(name))
 		r = tr_fail(-EINVAL, "bad user event name '%.64s%s': %s", name,
 			    strlen(name) > 64 ? "..." : "", uf_name_problem(name));

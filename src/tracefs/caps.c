@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Capability probe (see probe.h).  Most answers come from which control
+ * Capability probe (see caps.h).  Most answers come from which control
  * files exist and what README says the kernel accepts; the few that need a
  * real attempt make it in a private instance.
  */
@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "probe.h"
+#include "caps.h"
 #include "tfs.h"
 #include "tr.h"
 #include "user_abi.h"
@@ -159,7 +159,7 @@ static void probe_by_trying(void)
 	int r;
 
 	snprintf(name, sizeof(name), "tr-probe-%d", (int)getpid());
-	r = probe_has(CAP_INSTANCES) ? tfs_inst_get(name, true, &in) : -EOPNOTSUPP;
+	r = caps_has(CAP_INSTANCES) ? tfs_inst_get(name, true, &in) : -EOPNOTSUPP;
 	if (r)
 		in = NULL;
 
@@ -323,8 +323,8 @@ static void probe_user_events(enum tr_cap c)
 		set(CAP_USER_MULTI, false, xstrdup("no user_events (CONFIG_USER_EVENTS)"));
 		return;
 	}
-	if (c != CAP_USER_EVENTS && !probe_has(CAP_USER_EVENTS)) {
-		set(c, false, xasprintf("no user_events: %s", probe_detail(CAP_USER_EVENTS)));
+	if (c != CAP_USER_EVENTS && !caps_has(CAP_USER_EVENTS)) {
+		set(c, false, xasprintf("no user_events: %s", caps_detail(CAP_USER_EVENTS)));
 		return;
 	}
 	switch (c) {
@@ -388,8 +388,8 @@ static void probe_one(enum tr_cap c)
 	case CAP_FUNCTION_GRAPH:
 		if (!tracer_listed("function_graph"))
 			set(c, false, xstrdup("'function_graph' is not in available_tracers"));
-		else if (!probe_has(CAP_FUNCTION))
-			set(c, false, xasprintf("listed, but %s", probe_detail(CAP_FUNCTION)));
+		else if (!caps_has(CAP_FUNCTION))
+			set(c, false, xasprintf("listed, but %s", caps_detail(CAP_FUNCTION)));
 		else
 			set(c, true, xstrdup("in available_tracers"));
 		break;
@@ -489,27 +489,27 @@ static void probe_one(enum tr_cap c)
 	free(buf);
 }
 
-bool probe_has(enum tr_cap c)
+bool caps_has(enum tr_cap c)
 {
 	if (!caps[c].done)
 		probe_one(c);
 	return caps[c].present;
 }
 
-const char *probe_detail(enum tr_cap c)
+const char *caps_detail(enum tr_cap c)
 {
-	probe_has(c);
+	caps_has(c);
 	return caps[c].detail;
 }
 
-int probe_require(enum tr_cap c)
+int caps_require(enum tr_cap c)
 {
-	if (probe_has(c))
+	if (caps_has(c))
 		return 0;
 	return tr_fail(-EOPNOTSUPP, "%s is not available on this kernel: %s", names[c], caps[c].detail);
 }
 
-void probe_free(void)
+void caps_free(void)
 {
 	for (int i = 0; i < CAP__COUNT; i++) {
 		free(caps[i].detail);

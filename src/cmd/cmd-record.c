@@ -30,7 +30,7 @@
 
 #include "cmd.h"
 #include "parse.h"
-#include "probe.h"
+#include "caps.h"
 #include "rec.h"
 #include "session.h"
 #include "setup.h"

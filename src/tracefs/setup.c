@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "parse.h"
-#include "probe.h"
+#include "caps.h"
 #include "setup.h"
 #include "trigger.h"
 
@@ -36,10 +36,10 @@ static int check_tracer(struct tfs_inst *in, const char *tracer)
 		return tr_fail(r, "cannot read available_tracers: %s", strerror(-r));
 	if (!word_in(avail, tracer)) {
 		r = tr_fail(-EINVAL, "unknown tracer '%s' (available: %s)", tracer, str_rstrip(avail));
-	} else if (!strcmp(tracer, "function") && !probe_has(CAP_FUNCTION)) {
-		r = probe_require(CAP_FUNCTION);
-	} else if (!strcmp(tracer, "function_graph") && !probe_has(CAP_FUNCTION_GRAPH)) {
-		r = probe_require(CAP_FUNCTION_GRAPH);
+	} else if (!strcmp(tracer, "function") && !caps_has(CAP_FUNCTION)) {
+		r = caps_require(CAP_FUNCTION);
+	} else if (!strcmp(tracer, "function_graph") && !caps_has(CAP_FUNCTION_GRAPH)) {
+		r = caps_require(CAP_FUNCTION_GRAPH);
 	}
 	free(avail);
 	return r;
@@ -308,7 +308,7 @@ static int apply_function_filters(struct tfs_inst *in, const struct tr_setup *s)
 		any |= ((const struct strv *)((const char *)s + lists[i].off))->n > 0;
 	if (!any)
 		return 0;
-	r = probe_require(CAP_FUNCTION_FILTER);
+	r = caps_require(CAP_FUNCTION_FILTER);
 	if (!r && (r = tfs_read(NULL, "available_filter_functions", &funcs)))
 		r = tr_fail(r, "cannot read available_filter_functions: %s", strerror(-r));
 	for (size_t i = 0; !r && i < ARRAY_SIZE(lists); i++) {

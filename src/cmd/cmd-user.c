@@ -14,7 +14,7 @@
 
 #include "cmd.h"
 #include "json.h"
-#include "probe.h"
+#include "caps.h"
 #include "user.h"
 
 enum op { OP_NONE, OP_ADD, OP_EMIT, OP_LIST, OP_DELETE };
@@ -267,7 +267,7 @@ int cmd_user(int argc, char **argv)
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	/* Every action needs the kernel's user_events: say so first, in one line. */
-	r = probe_require(CAP_USER_EVENTS);
+	r = caps_require(CAP_USER_EVENTS);
 	if (!r) {
 		switch (a.op) {
 		case OP_ADD:

@@ -5,11 +5,11 @@
  * Each capability is probed lazily and once.  Probes change nothing: the ones
  * that must try a write (the function tracer, the filter files, mapping the
  * ring buffer) do it in a throwaway instance created with tracing off and
- * removed straight after.  Commands call probe_require() before using a
+ * removed straight after.  Commands call caps_require() before using a
  * feature, so their errors name the missing capability and why.
  */
-#ifndef TR_PROBE_H
-#define TR_PROBE_H
+#ifndef TR_CAPS_H
+#define TR_CAPS_H
 
 #include <stdbool.h>
 
@@ -45,11 +45,11 @@ enum tr_cap {
 const char *cap_name(enum tr_cap c);
 int cap_from_name(const char *name);
 
-bool probe_has(enum tr_cap c);
+bool caps_has(enum tr_cap c);
 /* Why it is absent, or what was found when present ("1843 events in 105 systems"). */
-const char *probe_detail(enum tr_cap c);
+const char *caps_detail(enum tr_cap c);
 /* 0, or -EOPNOTSUPP with tr_fail("NAME is not available on this kernel: why"). */
-int probe_require(enum tr_cap c);
-void probe_free(void);
+int caps_require(enum tr_cap c);
+void caps_free(void);
 
 #endif

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "parse.h"
-#include "probe.h"
+#include "caps.h"
 #include "evsel.h"
 #include "trigger.h"
 
@@ -146,10 +146,10 @@ int trig_split_event(const char *s, char **system, char **event, char **trigger)
 static int check_caps(const struct trig *t)
 {
 	if (!strcmp(t->cmd, "hist"))
-		return probe_require(CAP_HIST);
+		return caps_require(CAP_HIST);
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(t->cmd, commands[i].name) && commands[i].cap >= 0)
-			return probe_require(commands[i].cap);
+			return caps_require(commands[i].cap);
 	return 0;
 }
 
@@ -170,7 +170,7 @@ int trig_add(struct tfs_inst *in, const char *system, const char *event, const c
 	char *file, *undo;
 	int r;
 
-	r = probe_require(CAP_TRIGGERS);
+	r = caps_require(CAP_TRIGGERS);
 	if (r)
 		return r;
 	r = trig_parse(trigger, &t);
@@ -271,7 +271,7 @@ static int func_spec(const char *spec, char **removal)
 int trig_func_add(struct tfs_inst *in, const char *spec)
 {
 	char *removal = NULL;
-	int r = probe_require(CAP_FUNCTION_FILTER);
+	int r = caps_require(CAP_FUNCTION_FILTER);
 
 	if (!r)
 		r = func_spec(spec, &removal);
@@ -290,7 +290,7 @@ int trig_func_add(struct tfs_inst *in, const char *spec)
 int trig_func_del(struct tfs_inst *in, const char *spec)
 {
 	char *removal = NULL;
-	int r = probe_require(CAP_FUNCTION_FILTER);
+	int r = caps_require(CAP_FUNCTION_FILTER);
 
 	if (!r)
 		r = func_spec(spec, &removal);

@@ -15,7 +15,7 @@
 #include "cmd.h"
 #include "hist.h"
 #include "parse.h"
-#include "probe.h"
+#include "caps.h"
 
 enum action { ACT_RUN, ACT_SHOW, ACT_CLEAR, ACT_PAUSE, ACT_CONT };
 enum engine { ENG_AUTO, ENG_KERNEL, ENG_USER };
@@ -301,7 +301,7 @@ static int run(struct args *a, struct hist_spec *s, struct hist_result *res)
 	struct hist_when w = { .command = a->command, .duration_ns = a->duration_ns };
 	struct tfs_inst *in = NULL;
 	bool kernel = a->engine == ENG_KERNEL || (a->engine == ENG_AUTO && !a->input &&
-						   probe_has(CAP_HIST));
+						   caps_has(CAP_HIST));
 	char *why;
 	int r;
 
@@ -313,7 +313,7 @@ static int run(struct args *a, struct hist_spec *s, struct hist_result *res)
 	if (kernel)
 		return hist_kernel_run(in, s, &w, res);
 	why = xstrdup(a->engine == ENG_USER ? "--engine user"
-		      : probe_detail(CAP_HIST) ? probe_detail(CAP_HIST)
+		      : caps_detail(CAP_HIST) ? caps_detail(CAP_HIST)
 					       : "no hist triggers");
 	r = hist_user_live(s, in, &w, why, res);
 	free(why);
@@ -325,8 +325,8 @@ static int latency(struct args *a, struct hist_result *res)
 {
 	struct hist_when w = { .command = a->command, .duration_ns = a->duration_ns };
 	bool kernel = a->engine == ENG_KERNEL ||
-		      (a->engine == ENG_AUTO && !a->input && probe_has(CAP_HIST) &&
-		       probe_has(CAP_SYNTHETIC));
+		      (a->engine == ENG_AUTO && !a->input && caps_has(CAP_HIST) &&
+		       caps_has(CAP_SYNTHETIC));
 	struct tfs_inst *in;
 	char *why;
 	int r;
@@ -335,16 +335,16 @@ static int latency(struct args *a, struct hist_result *res)
 		return hist_latency_run(&a->lat, a->inst.name, &w, a->keys, res);
 	if (a->lat.sql)
 		return tr_fail(-ENOTSUP, "--sql needs hist triggers and synthetic events: %s",
-			       probe_has(CAP_HIST) ? probe_detail(CAP_SYNTHETIC)
-						   : probe_detail(CAP_HIST));
+			       caps_has(CAP_HIST) ? caps_detail(CAP_SYNTHETIC)
+						   : caps_detail(CAP_HIST));
 	if (a->input)
 		return hist_ulat_file(&a->lat, a->input, a->keys, res);
 	r = open_instance(a, &in);
 	if (r)
 		return r;
 	why = xstrdup(a->engine == ENG_USER	     ? "--engine user"
-		      : !probe_has(CAP_HIST)	     ? probe_detail(CAP_HIST)
-						     : probe_detail(CAP_SYNTHETIC));
+		      : !caps_has(CAP_HIST)	     ? caps_detail(CAP_HIST)
+						     : caps_detail(CAP_SYNTHETIC));
 	r = hist_ulat_live(&a->lat, in, &w, a->keys, why, res);
 	free(why);
 	return r;

@@ -12,7 +12,7 @@
 
 #include "evsel.h"
 #include "hist.h"
-#include "probe.h"
+#include "caps.h"
 #include "session.h"
 
 static char *event_file(const char *system, const char *event, const char *file)
@@ -23,7 +23,7 @@ static char *event_file(const char *system, const char *event, const char *file)
 int hist_kernel_add(struct tfs_inst *in, const struct hist_spec *s)
 {
 	char *file, *text, *undo;
-	int r = probe_require(CAP_HIST);
+	int r = caps_require(CAP_HIST);
 
 	if (r)
 		return r;
@@ -100,7 +100,7 @@ int hist_kernel_control(struct tfs_inst *in, const char *system, const char *eve
 {
 	struct strv t = { 0 };
 	char *file = event_file(system, event, "trigger");
-	int r = probe_require(CAP_HIST);
+	int r = caps_require(CAP_HIST);
 
 	if (!r)
 		r = hist_kernel_triggers(in, system, event, name, &t);
@@ -139,7 +139,7 @@ int hist_kernel_show(struct tfs_inst *in, const char *system, const char *event,
 {
 	char *text = NULL;
 	size_t pos = 0;
-	int r = probe_require(CAP_HIST);
+	int r = caps_require(CAP_HIST);
 
 	*out = (struct hist_results){ 0 };
 	if (!r)

@@ -12,7 +12,7 @@
 
 #include "cmd.h"
 #include "json.h"
-#include "probe.h"
+#include "caps.h"
 #include "tfs.h"
 
 struct args {
@@ -109,24 +109,24 @@ int cmd_check(int argc, char **argv)
 	if (a.has) {
 		int c = cap_from_name(a.has);
 
-		if (probe_has(c))
+		if (caps_has(c))
 			return EXIT_OK;
-		printf("%s: %s\n", a.has, probe_detail(c));
+		printf("%s: %s\n", a.has, caps_detail(c));
 		return EXIT_RUNTIME;
 	}
 	if (a.json)
 		putchar('{');
 	for (int c = 0; c < CAP__COUNT; c++) {
-		bool ok = probe_has(c);
+		bool ok = caps_has(c);
 
 		if (a.json) {
 			printf("%s\n  ", c ? "," : "");
 			json_fputs(stdout, cap_name(c));
 			printf(": {\"present\": %s, \"detail\": ", ok ? "true" : "false");
-			json_fputs(stdout, probe_detail(c));
+			json_fputs(stdout, caps_detail(c));
 			putchar('}');
 		} else {
-			printf("%-16s %-4s %s\n", cap_name(c), ok ? "yes" : "no", probe_detail(c));
+			printf("%-16s %-4s %s\n", cap_name(c), ok ? "yes" : "no", caps_detail(c));
 		}
 	}
 	if (a.json)

@@ -11,7 +11,7 @@
 
 #include "cmd.h"
 #include "parse.h"
-#include "probe.h"
+#include "caps.h"
 #include "tfs.h"
 
 enum what { W_EVENTS = 1, W_SYSTEMS = 2, W_TRACERS = 4, W_OPTIONS = 8, W_CLOCKS = 16,

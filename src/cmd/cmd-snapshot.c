@@ -13,7 +13,7 @@
 
 #include "cmd.h"
 #include "parse.h"
-#include "probe.h"
+#include "caps.h"
 #include "tfs.h"
 
 enum op { OP_NONE, OP_TAKE, OP_SHOW, OP_CLEAR, OP_FREE };
@@ -88,7 +88,7 @@ int cmd_snapshot(int argc, char **argv)
 	int r;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
-	r = probe_require(CAP_SNAPSHOT);
+	r = caps_require(CAP_SNAPSHOT);
 	if (!r)
 		r = cmd_instance_open(a.inst.name, false, &in);
 	if (r)

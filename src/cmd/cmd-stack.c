@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "probe.h"
+#include "caps.h"
 #include "tfs.h"
 
 #define STACK_SYSCTL "/proc/sys/kernel/stack_tracer_enabled"
@@ -105,7 +105,7 @@ int cmd_stack(int argc, char **argv)
 	int r;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
-	r = probe_require(CAP_STACK_TRACER);
+	r = caps_require(CAP_STACK_TRACER);
 	if (!r) {
 		switch (a.op) {
 		case OP_START:

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "hist.h"
-#include "probe.h"
+#include "caps.h"
 
 /* "TYPE NAME[N]" of a field in an event's format file, or NULL. */
 static char *field_decl(struct tfs_inst *in, const char *system, const char *event,
@@ -380,12 +380,12 @@ int hist_latency_run(const struct hist_latency *l, const char *instance,
 	struct hist_spec spec = { 0 };
 	const char *eq;
 	char *sysev;
-	int r = probe_require(CAP_HIST);
+	int r = caps_require(CAP_HIST);
 
 	if (!r)
-		r = probe_require(CAP_SYNTHETIC);
+		r = caps_require(CAP_SYNTHETIC);
 	if (!r && l->snapshot)
-		r = probe_require(CAP_SNAPSHOT);
+		r = caps_require(CAP_SNAPSHOT);
 	if (r)
 		return r;
 	if (!r)

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "probe.h"
+#include "caps.h"
 #include "rec.h"
 #include "tfs.h"
 
@@ -84,7 +84,7 @@ int cmd_extract(int argc, char **argv)
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	if (!a.output)
 		a.output = "trace.dat";
-	if (a.snapshot && probe_require(CAP_SNAPSHOT)) {
+	if (a.snapshot && caps_require(CAP_SNAPSHOT)) {
 		tr_report(-EOPNOTSUPP, "cannot extract the snapshot");
 		return EXIT_RUNTIME;
 	}

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "dynev.h"
-#include "probe.h"
+#include "caps.h"
 #include "tfs.h"
 
 void dynev_free(struct dynev *d)
@@ -113,7 +113,7 @@ int dynev_add(const char *def)
 
 	if (r)
 		return r;
-	r = probe_require(type_capability(&d));
+	r = caps_require(type_capability(&d));
 	if (r) {
 		dynev_free(&d);
 		return r;
