@@ -31,7 +31,7 @@ test_expect_success 'a reader that fails mid-recording: exit 1, the file reads b
 	test_grep "a reader stopped early: Input/output error" err &&
 	test_grep "^wrote .fault.dat." err &&
 	tr report -i fault.dat >out &&
-	test_grep -q "print: .*mark 1$" out &&
+	test_grep -q "tracing_mark_write: mark 1$" out &&
 	test ! -d "$TRACEFS/instances/$inst"
 '
 

@@ -29,7 +29,8 @@ marker_cmd() {
 	echo "for i in \$(seq 1 $2); do echo \"mark \$i\" >$TRACEFS/instances/$1/trace_marker; done"
 }
 marks_tc() { trace-cmd report -i "$1" 2>/dev/null | sed -n 's/.* print: *[^ ]*: //p'; }
-marks_tr() { "$TR" report -i "$1" 2>/dev/null | sed -n 's/.* print: *[^ ]*: //p'; }
+# tr prints ftrace:print as the kernel's trace file does: "tracing_mark_write: x".
+marks_tr() { "$TR" report -i "$1" 2>/dev/null | sed -n 's/^.*\] *[0-9.]*: tracing_mark_write: //p'; }
 
 # Whether this trace-cmd reads a compression (Debian's 3.1.6 has zstd, not zlib).
 tc_reads() {
