@@ -1549,16 +1549,6 @@ static int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 		fmt_user_text(s->tep, ei->event, rec->data, (uint32_t)rec->size, out);
 		return ret;
 	}
-	/* A plugin's handler (--plugins) prints trace-cmd's compact forms. */
-	if (!raw && !f->o.lib && !ei->event->handler) {
-		struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0 };
-
-		kernel_compile(s, ei);
-		if (ei->kp && (ret = kprog_run(ei->kp, &s->env, &kr, out)) != KPROG_FAIL)
-			goto strip;
-		ret = KPROG_TEXT;
-		goto lib;
-	}
 	if (ei->withheld || (uint32_t)rec->size < ei->min_size) {
 		fields_text(s, ei, rec, out);
 		return ret;
@@ -1571,6 +1561,21 @@ static int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 		ei->lens_warned = true;
 		fields_text(s, ei, rec, out);
 		return ret;
+	}
+	/*
+	 * The kernel's printer comes after the checks above: a print fmt
+	 * fmt-check.h withheld, or a record too short or with lengths that run
+	 * past it, is not for any printer.  A plugin's handler (--plugins)
+	 * prints trace-cmd's compact forms instead.
+	 */
+	if (!raw && !f->o.lib && !ei->event->handler) {
+		struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0 };
+
+		kernel_compile(s, ei);
+		if (ei->kp && (ret = kprog_run(ei->kp, &s->env, &kr, out)) != KPROG_FAIL)
+			goto strip;
+		ret = KPROG_TEXT;
+		goto lib;
 	}
 	if (!raw && ei->prog && fmt_prog_run(ei->prog, s->tep, rec->data, rec->size, out)) {
 		if (ei->checked < CHECKS || f->verify_all) {
