@@ -12,8 +12,8 @@ letters() {
 	done
 }
 
-test_expect_success 'a letter names the same option in every command (tr list aside)' '
-	letters | grep -v " list$" >all &&
+test_expect_success 'a letter names the same option in every command (tr list and tr top aside)' '
+	letters | grep -vE " (list|top)$" >all &&
 	# Same meaning, older long names kept: stack -l is --filter (of
 	# functions, like --func-filter), stream -F is --report-filter.
 	grep -vxE "l filter stack|F report-filter stream" all | awk "{ print \$1, \$2 }" | sort -u >pairs &&

@@ -58,7 +58,7 @@ for sig in INT TERM; do
 	test_expect_success "SIG$sig twice: one clean end, the file reads back, the command reaped" '
 		inst=$(test_instance)
 		"$TR" record -B "$inst" -e ftrace:print -e sched:sched_switch -o twice.dat \
-			sleep 300 2>err &
+			sh -c "echo \$\$ >cmd.pid; exec sleep 300" 2>err &
 		pid=$!
 		test_when_finished "kill -KILL $pid 2>/dev/null || :; wait $pid 2>/dev/null || :"
 		wait_tracing "$inst" &&
@@ -68,7 +68,7 @@ for sig in INT TERM; do
 		tr report -i twice.dat >out &&
 		test_grep -q "before-signal" out &&
 		test_grep "^wrote .twice.dat." err &&
-		! pgrep -f "^sleep 300$" &&
+		! kill -0 "$(cat cmd.pid)" 2>/dev/null &&
 		test ! -d "$TRACEFS/instances/$inst"
 	'
 done
