@@ -1,9 +1,10 @@
 # tr: a command-line front end to the kernel's ftrace.
 #
 #   make            build ./tr
-#   make check      install what is missing, then run unit, host and VM tests
-#   make run        install what is missing, build, and run the main job
-#   make deps       install the Debian packages building and testing need
+#   make check      install what testing needs, then run unit, host and VM tests
+#   make run        install what running needs, build, and run the main job
+#   make deps       install the Debian packages building and running need
+#   make deps-test  ...and those the test tiers need (QEMU, kernel build tools)
 #   make install PREFIX=/usr/local
 
 CC      ?= gcc
@@ -29,11 +30,16 @@ ASAN_LIB  := $(LIB_SRCS:src/%.c=build/asan/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/unit/%)
 HEADERS   := $(wildcard include/*.h src/*.h)
+# libtr-user, the user events library for applications: its own code and
+# the field-format parser it shares with tr (which needs nothing of tr's).
+ULIB      := build/lib/libtr-user.a
+ULIB_OBJS := build/lib/tr-user.o build/lib/user-format.o
+EXAMPLES  := build/examples/user-events
 
-.PHONY: all asan unit replay fuzz check check-unit check-fuzz check-integration check-vm deps run \
-	install clean
+.PHONY: all lib examples asan unit replay fuzz check check-unit check-fuzz check-integration \
+	check-vm deps deps-test run install clean
 
-all: tr
+all: tr lib examples
 
 tr: $(OBJS)
 	$(CC) $(ALL_CFLAGS) -o $@ $^ $(PKG_LIBS)
@@ -42,8 +48,26 @@ build/obj/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-# The sanitized build the test suite runs.
-asan: build/asan/tr
+lib: $(ULIB)
+$(ULIB): $(ULIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+build/lib/%.o: lib/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -Iinclude -fPIC $(CFLAGS) -c -o $@ $<
+build/lib/user-format.o: src/user-format.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -D_GNU_SOURCE $(WARN) -Iinclude -fPIC $(CFLAGS) -c -o $@ $<
+
+# Programs that use the library the way applications do (the tests run them).
+examples: $(EXAMPLES)
+build/examples/%: examples/%.c $(ULIB) include/tr-user.h
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(WARN) -Iinclude $(CFLAGS) -o $@ $< $(ULIB) -lpthread
+
+# The sanitized build the test suite runs (and the example program it drives).
+asan: build/asan/tr examples
 build/asan/tr: $(ASAN_OBJS)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $^ $(PKG_LIBS)
 
@@ -93,13 +117,17 @@ FUZZ_TIME ?= 600
 fuzz: $(FUZZ_BINS)
 	@tests/fuzz/run $(FUZZ_TIME) $(or $(FUZZ_TARGET),$(FUZZ_NAMES))
 
+# make run needs only the build; make check also the test tools and the VM tier's.
 deps:
 	@scripts/deps
 
+deps-test:
+	@scripts/deps --test
+
 # Everything: unit tests, the integration suite on this host, and the VM tier.
 check:
-	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory tr asan unit replay
+	@$(MAKE) --no-print-directory deps-test
+	@$(MAKE) --no-print-directory tr asan unit examples replay
 	@tests/check all
 
 check-unit: unit
@@ -108,10 +136,10 @@ check-unit: unit
 check-fuzz: replay
 	@tests/check fuzz
 
-check-integration: tr asan
+check-integration: tr asan examples
 	@tests/check host
 
-check-vm: tr asan
+check-vm: tr asan examples
 	@tests/check vm
 
 # The main job, end to end, on this machine.
@@ -120,8 +148,10 @@ run:
 	@$(MAKE) --no-print-directory tr
 	@scripts/run-demo
 
-install: tr
+install: tr lib
 	install -D -m 0755 tr $(DESTDIR)$(PREFIX)/bin/tr
+	install -D -m 0644 include/tr-user.h $(DESTDIR)$(PREFIX)/include/tr-user.h
+	install -D -m 0644 $(ULIB) $(DESTDIR)$(PREFIX)/lib/libtr-user.a
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -D -m 0644 completions/tr.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/tr

@@ -78,6 +78,7 @@ void opt_bind(struct argp_state *state, struct opt_instance *inst, struct opt_ev
 	      struct tr_setup *setup);
 
 int cmd_check(int argc, char **argv);
+int cmd_check_events(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_show(int argc, char **argv);
@@ -93,9 +94,11 @@ int cmd_reset(int argc, char **argv);
 int cmd_instance(int argc, char **argv);
 int cmd_trigger(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_user(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* The root parser: takes the command name and leaves the rest to the command. */

@@ -49,6 +49,7 @@ struct hist_field {
 	enum hist_mod mod;
 	uint64_t buckets;	/* .buckets=N */
 	bool descending;	/* sort keys: .descending */
+	bool ascending;		/* sort keys: .ascending written out */
 };
 
 struct hist_spec {
@@ -162,6 +163,8 @@ struct hist_render_opts {
 	enum hist_out kind;
 	bool bars;		/* table: a bar for the sort value */
 	int width;		/* bar width in characters (0 = 30) */
+	size_t limit;		/* only the first (top) limit rows; 0 = all */
+	const char *unit;	/* latency: the unit of the lat column and Max ("us"), or NULL */
 };
 
 /* Print r to f; the table ends with the totals and, if any, advice on Dropped. */
@@ -229,6 +232,9 @@ void hist_user_lost(struct hist_user *u, uint64_t n);
 int hist_user_result(struct hist_user *u, struct hist_result *r);
 uint64_t hist_user_hits(const struct hist_user *u);
 void hist_user_free(struct hist_user *u);
+/* tr_fail(-ENOENT) "no field 'X' in 'SYS:EV' (did you mean Y?)"; e may be NULL. */
+struct tep_event;
+int hist_no_field(struct tep_event *e, const char *name, const char *sysev);
 
 /*
  * The userspace engine run end to end into res (with res->note saying how

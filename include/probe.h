@@ -32,6 +32,8 @@ enum tr_cap {
 	CAP_FPROBES,
 	CAP_SYNTHETIC,
 	CAP_USER_EVENTS,
+	CAP_USER_PERSIST,	/* persistent user events: the flag, and CAP_PERFMON */
+	CAP_USER_MULTI,		/* multi-format user events (Linux 6.10+) */
 	CAP_STACK_TRACER,
 	CAP_MMAP,
 	CAP_CLOCKS,

@@ -56,6 +56,7 @@ struct tfile_info {
 	char *tracer_version;	/* the recording tool's version */
 	char *clock;		/* trace_clock, current one in brackets */
 	int64_t ts_offset;	/* added to every timestamp (DATE / OFFSET options) */
+	bool tsc2nsec;		/* timestamps are converted to ns (TSC2NSEC option) */
 	struct strv options;	/* names of the options present */
 	struct strv cpustats;	/* per_cpu/cpuN/stats at record time */
 	uint64_t file_size;
@@ -97,6 +98,20 @@ const struct strv *tfile_formats(const struct tfile *tf);
  * opening a file, and only events that print symbols need them.
  */
 void tfile_load_kallsyms(struct tfile *tf);
+
+/*
+ * tep_parse_event(), also for the event names libtraceevent 1.7 cannot
+ * read: a multi-format user event is "NAME.<hex id>", and the '.' stops its
+ * parser.  0 or the tep_errno.
+ */
+int tfile_parse_event(struct tep_handle *tep, const char *buf, size_t n, const char *sys);
+
+/* The kallsyms text (loading them as above), or NULL if the file has none. */
+const char *tfile_kallsyms(struct tfile *tf);
+/* printk_formats text ("0xADDR : \"string\"" lines), or NULL. */
+const char *tfile_printk(const struct tfile *tf);
+/* With TFILE_KEEP_FORMATS: the format file of system:name, or NULL. */
+const char *tfile_format(const struct tfile *tf, const char *system, const char *name);
 /* A latency buffer's text (v6 "latency" or v7 BUFFER_TEXT); NULL otherwise. */
 int tfile_text(struct tfile *tf, int buffer, char **text, size_t *len);
 

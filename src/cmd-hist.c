@@ -34,7 +34,7 @@ struct args {
 enum {
 	OPT_SIZE = 0x100, OPT_DURATION, OPT_BARS, OPT_JSON, OPT_CSV, OPT_ENGINE, OPT_NAME,
 	OPT_LATENCY, OPT_START, OPT_START_FILTER, OPT_END, OPT_END_FILTER, OPT_MATCH, OPT_UNITS,
-	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL,
+	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL, OPT_VALS, OPT_LIMIT,
 };
 
 static const struct argp_option options[] = {
@@ -42,10 +42,14 @@ static const struct argp_option options[] = {
 	{ "keys", 'k', "KEY[.MOD],...", 0,
 	  "Key fields, with modifiers .hex .sym .sym-offset .execname .syscall .log2 "
 	  ".buckets=N .usecs; common_pid, common_cpu, common_timestamp, common_stacktrace too", 0 },
-	{ "vals", 'v', "VAL[.MOD],...", 0, "Values to sum (hitcount always); .percent, .graph", 0 },
+	{ "vals", OPT_VALS, "VAL[.MOD],...", 0, "Values to sum (hitcount always); .percent, .graph", 0 },
+	/* -v is --invert wherever it exists (tr.1, OPTION LETTERS). */
+	{ NULL, 'v', "VAL", OPTION_HIDDEN, NULL, 0 },
 	{ "sort", 's', "FIELD[.descending],...", 0, "Sort by these keys or values", 0 },
 	{ "filter", 'f', "FILTER", 0, "Count only events matching FILTER", 0 },
 	{ "size", OPT_SIZE, "N", 0, "Room for N entries (default 2048)", 0 },
+	{ "limit", OPT_LIMIT, "N", 0, "Print only the first N rows (the top N: counts and sums "
+	  "sort biggest first)", 0 },
 	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
 	{ "name", OPT_NAME, "NAME", 0, "A named histogram, shared between events", 0 },
 	{ "bars", OPT_BARS, NULL, 0, "Draw a bar for the sort value", 0 },
@@ -83,8 +87,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'k':
 		a->keys = arg;
 		return 0;
-	case 'v':
+	case OPT_VALS:
 		a->vals = arg;
+		return 0;
+	case 'v':
+		argp_error(state, "-v means --invert in tr; the values to sum are --vals %s", arg);
 		return 0;
 	case 's':
 		a->sort = arg;
@@ -99,6 +106,14 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (parse_u64(arg, &a->size) || !a->size)
 			argp_error(state, "bad size '%s'", arg);
 		return 0;
+	case OPT_LIMIT: {
+		uint64_t n;
+
+		if (parse_u64(arg, &n) || !n)
+			argp_error(state, "bad limit '%s' (a number of rows, at least 1)", arg);
+		a->ro.limit = n;
+		return 0;
+	}
 	case OPT_DURATION:
 		if (parse_duration(arg, &a->duration_ns) || !a->duration_ns)
 			argp_error(state, "bad duration '%s'", arg);
@@ -220,7 +235,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 
 static const struct argp argp = {
 	options, parse,
-	"-e SYS:EVENT -k KEY[,KEY...] [-v VAL,...] [-s SORT] [COMMAND [ARGS...]]\n"
+	"-e SYS:EVENT -k KEY[,KEY...] [--vals VAL,...] [-s SORT] [COMMAND [ARGS...]]\n"
 	"show|clear|pause|cont -e SYS:EVENT [--name NAME]\n"
 	"--latency --start SYS:EV --end SYS:EV --match START_FIELD=END_FIELD [COMMAND...]\n"
 	"--sql 'SELECT ... FROM ... JOIN ... ON ...' [COMMAND...]",
@@ -229,7 +244,7 @@ static const struct argp argp = {
 	"the table and the kernel's totals and removes everything it set up.  On kernels "
 	"without hist triggers the same command line runs in userspace.  Examples:\n"
 	"  tr hist -e sched:sched_switch -k next_comm --duration 5s\n"
-	"  tr hist -e kmem:kmalloc -k call_site.sym -v bytes_req -s bytes_req.descending\n"
+	"  tr hist -e kmem:kmalloc -k call_site.sym --vals bytes_req -s bytes_req.descending\n"
 	"  tr hist --latency --start sched:sched_waking --end sched:sched_switch "
 	"--match pid=next_pid",
 	opt_instance_children, NULL, NULL
@@ -345,6 +360,9 @@ int cmd_hist(int argc, char **argv)
 	int r = 0;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	/* --latency measures in us (or ns with --units ns); --sql's fields are the user's. */
+	if (a.lat.on)
+		a.ro.unit = a.lat.ns ? "ns" : "us";
 	if (a.lat.on || a.lat.sql) {
 		r = latency(&a, &res);
 		if (!r)

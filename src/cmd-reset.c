@@ -53,6 +53,38 @@ static const struct argp argp = { options, parse, NULL,
 				  "instances and dynamic events tr created.",
 				  opt_instance_children, NULL, NULL };
 
+/*
+ * "p:grp/ev ..." goes with "-:grp/ev"; a user event "u:NAME FIELDS" with
+ * "-:NAME FIELDS".  A user event that a program has registered cannot go
+ * while it runs: that is said, but is not a failure of the reset.
+ */
+static int remove_one_by_one(char *list)
+{
+	char *line, *save = NULL;
+	int first = 0;
+
+	for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		bool user = !strncmp(line, "u:", 2);
+		char *sp = strchr(line, ' '), *colon = strchr(line, ':');
+		int nlen;
+
+		if (!colon || (sp && colon > sp))
+			continue;
+		nlen = sp ? (int)(sp - colon - 1) : (int)strlen(colon + 1);
+		char *undo = user ? xasprintf("-:%s", colon + 1) : xasprintf("-:%.*s", nlen, colon + 1);
+		int r = tfs_write(NULL, "dynamic_events", undo, true);
+
+		tr_detail_clear();
+		if (r == -EBUSY && user)
+			tr_warn("user event '%.*s' stays: a running program has it registered, or it "
+				"is traced", nlen, colon + 1);
+		else if (r && r != -ENOENT && !first)
+			first = r;
+		free(undo);
+	}
+	return first;
+}
+
 static int remove_all(void)
 {
 	struct strv names = { 0 };
@@ -74,6 +106,10 @@ static int remove_all(void)
 		if (!tfs_read(NULL, "dynamic_events", &cur) && *str_rstrip(cur)) {
 			int r = tfs_write(NULL, "dynamic_events", "", false);
 
+			/* One busy event (a user event a running program registered) stops
+			 * the kernel from removing any: then remove them one by one. */
+			if (r == -EBUSY)
+				r = remove_one_by_one(cur);
 			if (r && !first)
 				first = tr_fail(r, "cannot remove dynamic events (%s): are they in use?",
 						strerror(-r));

@@ -12,6 +12,8 @@
 
 const struct tr_cmd tr_commands[] = {
 	{ "check", cmd_check, "Report what this kernel's tracing can do, and why not", 0 },
+	{ "check-events", cmd_check_events, "Check that every event format parses, and name "
+	  "those that do not", 0 },
 	{ "list", cmd_list, "List events, tracers, options, clocks, instances, functions", CMD_TRACEFS },
 	{ "stat", cmd_stat, "Show what is set now, per instance", CMD_TRACEFS },
 	{ "show", cmd_show, "Print the trace, trace_pipe, snapshot or any control file", CMD_TRACEFS },
@@ -29,9 +31,12 @@ const struct tr_cmd tr_commands[] = {
 	{ "instance", cmd_instance, "Create, destroy and list tracefs instances", CMD_TRACEFS },
 	{ "trigger", cmd_trigger, "Add, remove and list event and function triggers", CMD_TRACEFS },
 	{ "probe", cmd_probe, "Add, remove and list kprobes, uprobes, eprobes and fprobes", CMD_TRACEFS },
+	{ "user", cmd_user, "Define, emit, list and delete user events (user_events)", CMD_TRACEFS },
 	{ "snapshot", cmd_snapshot, "Take, show, clear or free the snapshot buffer", CMD_TRACEFS },
 	{ "stack", cmd_stack, "The stack tracer: deepest kernel stack and its trace", CMD_TRACEFS },
 	{ "hist", cmd_hist, "Histograms of event fields, in the kernel or in userspace", CMD_TRACEFS },
+	{ "top", cmd_top, "What the kernel is doing, live: tasks, syscalls, events, CPUs, irqs",
+	  CMD_TRACEFS },
 	{ "help", cmd_help, "Show the commands, or one command's help", 0 },
 };
 const size_t tr_ncommands = ARRAY_SIZE(tr_commands);

@@ -9,6 +9,7 @@
 
 #include "evsel.h"
 #include "parse.h"
+#include "tfs.h"
 
 /* Names and globs: what tracefs event and system directories can be called. */
 static bool valid_part(const char *s)
@@ -54,7 +55,8 @@ int evsel_parse(const char *spec, struct evsel *out)
 		return tr_fail(-EINVAL, "bad event selector '%s'", spec);
 	}
 	out->spec = xstrdup(spec);
-	if (*sys && !is_all(sys))
+	out->user = !strcmp(sys, "user");
+	if (*sys && !is_all(sys) && !out->user)
 		out->system = sys;
 	else
 		free(sys);
@@ -112,6 +114,26 @@ static bool part_match(const char *glob, const char *s, size_t len)
 	return glob_match(glob, buf);
 }
 
+/*
+ * "user:NAME": NAME (a glob) against user_events:EVENT, and against
+ * user_events_multi:EVENT less its ".<hex id>" (the multi-format versions).
+ */
+static bool user_match(const struct evsel *e, const char *full, const char *colon)
+{
+	size_t slen = colon - full;
+	const char *ev = colon + 1, *dot;
+	size_t elen = strlen(ev);
+
+	if (slen == 11 && !strncmp(full, "user_events", 11))
+		return part_match(e->event, ev, elen);
+	if (slen != 17 || strncmp(full, "user_events_multi", 17))
+		return false;
+	dot = strrchr(ev, '.');
+	if (!dot || !dot[1] || strspn(dot + 1, "0123456789abcdefABCDEF") != strlen(dot + 1))
+		return false;
+	return part_match(e->event, ev, dot - ev);
+}
+
 /* Does "sys:event" match?  mode 0: system+event globs, 1: bare as system, 2: bare as event. */
 static bool matches(const struct evsel *e, const char *full, int mode)
 {
@@ -119,6 +141,8 @@ static bool matches(const struct evsel *e, const char *full, int mode)
 
 	if (!colon)
 		return false;
+	if (e->user)
+		return user_match(e, full, colon);
 	switch (mode) {
 	case 1:
 		return part_match(e->system, full, colon - full);
@@ -128,6 +152,65 @@ static bool matches(const struct evsel *e, const char *full, int mode)
 		return part_match(e->system, full, colon - full) &&
 		       part_match(e->event, colon + 1, strlen(colon + 1));
 	}
+}
+
+/*
+ * "did you mean": for a selector without globs that matched nothing, the
+ * closest available name -- a whole SYSTEM:EVENT for SYSTEM:EVENT, a system
+ * or an event (shown as SYSTEM:EVENT) for a bare word.  Owned by the caller.
+ */
+static char *evsel_suggest(const struct evsel *e, const struct strv *available)
+{
+	const char **cands = xcalloc(available->n * 2 + 1, sizeof(*cands));
+	char *word, *best = NULL;
+	const char *hit;
+	size_t n = 0;
+
+	if ((e->system && has_glob(e->system)) || (e->event && has_glob(e->event)) || !e->system) {
+		free(cands);
+		return NULL;
+	}
+	if (e->bare) {
+		/* Systems first (each once), then events by their bare name. */
+		for (size_t i = 0; i < available->n; i++) {
+			const char *v = available->v[i], *colon = strchr(v, ':');
+
+			if (colon && (!i || strncmp(v, available->v[i - 1], colon - v + 1)))
+				cands[n++] = v;
+		}
+		for (size_t i = 0; i < n; i++)
+			cands[i] = xasprintf("%.*s", (int)(strchr(cands[i], ':') - cands[i]), cands[i]);
+		size_t nsys = n;
+
+		for (size_t i = 0; i < available->n; i++) {
+			const char *colon = strchr(available->v[i], ':');
+
+			if (colon)
+				cands[n++] = colon + 1;
+		}
+		hit = suggest_closest(e->system, cands, n);
+		for (size_t i = 0; hit && !best && i < nsys; i++)
+			if (cands[i] == hit)
+				best = xstrdup(hit);
+		/* An event is shown with its system, as -e takes it everywhere. */
+		for (size_t i = 0; hit && !best && i < available->n; i++) {
+			const char *colon = strchr(available->v[i], ':');
+
+			if (colon && colon + 1 == hit)
+				best = xstrdup(available->v[i]);
+		}
+		for (size_t i = 0; i < nsys; i++)
+			free((char *)cands[i]);
+	} else {
+		word = xasprintf("%s:%s", e->system, e->event ? e->event : "");
+		for (size_t i = 0; i < available->n; i++)
+			cands[n++] = available->v[i];
+		hit = e->event ? suggest_closest(word, cands, n) : NULL;
+		best = hit ? xstrdup(hit) : NULL;
+		free(word);
+	}
+	free(cands);
+	return best;
 }
 
 int evsel_resolve(const struct evsel_list *l, const struct strv *available, struct evmatch **out,
@@ -157,8 +240,16 @@ int evsel_resolve(const struct evsel_list *l, const struct strv *available, stru
 			if (!e->bare)
 				break;
 		}
-		if (!hits)
-			r = tr_fail(-ENOENT, "no such event '%s'", e->spec);
+		if (!hits) {
+			char *sugg = evsel_suggest(e, available);
+
+			if (sugg)
+				r = tr_fail(-ENOENT, "no such event '%s' (did you mean %s?)", e->spec,
+					    sugg);
+			else
+				r = tr_fail(-ENOENT, "no such event '%s'", e->spec);
+			free(sugg);
+		}
 	}
 	*out = NULL;
 	*n = 0;
@@ -182,6 +273,29 @@ int evsel_resolve(const struct evsel_list *l, const struct strv *available, stru
 	}
 	free(filter);
 	free(chosen);
+	return r;
+}
+
+int evsel_fail_unknown(const struct tfs_inst *in, const char *system, const char *event)
+{
+	struct strv avail = { 0 };
+	struct evsel e = { 0 };
+	char *spec = xasprintf("%s:%s", system, event), *sugg = NULL;
+	int r;
+
+	if (!tfs_events(in, &avail) && !evsel_parse(spec, &e))
+		sugg = evsel_suggest(&e, &avail);
+	if (sugg)
+		r = tr_fail(-ENOENT, "no such event '%s' (did you mean %s?)", spec, sugg);
+	else
+		r = tr_fail(-ENOENT, "no such event '%s'", spec);
+	free(sugg);
+	free(e.spec);
+	free(e.system);
+	free(e.event);
+	free(e.filter);
+	strv_free(&avail);
+	free(spec);
 	return r;
 }
 

@@ -36,4 +36,12 @@ bool fmt_prog_run(const struct fmt_prog *p, struct tep_handle *tep, const void *
 		  uint32_t size, struct fmt_line *out);
 void fmt_prog_free(struct fmt_prog *p);
 
+/*
+ * User events: the kernel prints them field by field, not by their print
+ * fmt (fmt-user.c).  fmt_user_event() says whether an event is one.
+ */
+bool fmt_user_event(const struct tep_event *e);
+void fmt_user_text(struct tep_handle *tep, struct tep_event *e, const void *data,
+		   uint32_t size, struct fmt_line *out);
+
 #endif

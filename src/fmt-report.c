@@ -12,12 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/utsname.h>
+
 #include <event-parse.h>
 
+#include "btf.h"
 #include "fmt.h"
 
 struct input {
 	struct tfile *tf;
+	int64_t ts_offset;	/* --ts-offset, added to every timestamp */
 	struct fmt_src *src;
 	struct tep_plugin_list *plugins;
 	char **prefix;		/* per buffer: "" or "NAME: " */
@@ -34,6 +38,8 @@ struct cur {
 
 struct run {
 	const struct fmt_report *r;
+	struct btf *btf;	/* this kernel's, for files it wrote */
+	bool btf_tried;
 	FILE *out;
 	struct fmt *f;
 	struct input *in;
@@ -42,9 +48,25 @@ struct run {
 	size_t ncur;
 };
 
+/* The cursor's next record, its time moved by the input's --ts-offset. */
+static int cur_read(struct cur *c, struct tfile_event *ev)
+{
+	int r = tfile_cursor_next(c->c, ev);
+	int64_t off = c->in->ts_offset;
+
+	if (r == 1 && off) {
+		/* A negative offset larger than the time stops at 0 rather than wrapping. */
+		if (off < 0 && ev->ts < (uint64_t)-off)
+			ev->ts = 0;
+		else
+			ev->ts += (uint64_t)off;
+	}
+	return r;
+}
+
 static int cur_next(void *ctx, struct tfile_event *ev)
 {
-	return tfile_cursor_next(((struct cur *)ctx)->c, ev);
+	return cur_read(ctx, ev);
 }
 
 static bool cpu_wanted(const struct fmt_report *r, int cpu)
@@ -172,8 +194,11 @@ static int learn_comms(struct run *x)
 	}
 	for (size_t i = 0; i < x->nin; i++)
 		if (!walked[i] || x->r->plugins || x->r->fo.raw ||
-		    fmt_src_needs_symbols(x->in[i].src))
+		    fmt_src_needs_symbols(x->in[i].src)) {
 			tfile_load_kallsyms(x->in[i].tf);
+			if (!x->r->fo.lib)
+				fmt_src_kallsyms(x->in[i].src, tfile_kallsyms(x->in[i].tf));
+		}
 	free(walked);
 	return open_cursors(x);
 }
@@ -189,6 +214,29 @@ static int output_error(struct run *x)
 	return 0;
 }
 
+/*
+ * The clock of the cursor's buffer.  Note that trace-cmd writes "local" as
+ * an instance buffer's clock whatever it was, and the clock it set (-C) only
+ * in the file's trace_clock: a clock that does not count ns in either is
+ * the one (an instance that trace-cmd extract saved reads as ns, as in
+ * trace-cmd report).
+ */
+static const char *buffer_clock(struct tfile *tf, int buffer)
+{
+	const struct tfile_buffer *b = tfile_buffer(tf, buffer);
+	const char *top = tfile_info(tf)->clock;
+
+	if (b->clock && *b->clock && (!fmt_clock_in_ns(b->clock) || !top))
+		return b->clock;
+	return top;
+}
+
+static void set_clock(struct cur *c)
+{
+	fmt_src_clock(c->in->src, buffer_clock(c->in->tf, c->buffer),
+		      tfile_info(c->in->tf)->tsc2nsec);
+}
+
 static int print_events(struct run *x)
 {
 	struct fmt_merge *m = fmt_merge_new();
@@ -201,6 +249,7 @@ static int print_events(struct run *x)
 		r = fmt_merge_add(m, cur_next, &x->cur[i], &x->cur[i]);
 	while (!r && (r = fmt_merge_next(m, &ev, (void **)&c)) == 1) {
 		r = 0;
+		set_clock(c);
 		fmt_event(x->f, c->in->src, c->in->prefix[c->buffer], ev);
 		if (!(++n & 4095) && (tr_stop || ferror(x->out)))
 			break;
@@ -223,8 +272,9 @@ static int print_ends(struct run *x)
 		struct cur *c = &x->cur[i];
 		bool have = false;
 
+		set_clock(c);
 		if (x->r->first) {
-			r = tfile_cursor_next(c->c, &ev);
+			r = cur_read(c, &ev);
 			/* 1 is "printed one", not a reason to stop at this CPU. */
 			if (r == 1) {
 				fmt_event(x->f, c->in->src, c->in->prefix[c->buffer], &ev);
@@ -234,7 +284,7 @@ static int print_ends(struct run *x)
 		if (!x->r->last || r < 0)
 			continue;
 		/* Keep a copy: the cursor's memory moves on with the next chunk. */
-		while ((r = tfile_cursor_next(c->c, &ev)) == 1) {
+		while ((r = cur_read(c, &ev)) == 1) {
 			if (ev.size >= cap) {
 				cap = ev.size + 1;
 				copy = xrealloc(copy, cap);
@@ -267,9 +317,55 @@ static int cmp_count(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void put_ts(FILE *o, uint64_t ts)
+/* A time: seconds, or the count of a clock that does not count ns. */
+static void put_ts(FILE *o, uint64_t ts, const char *unit)
 {
-	fprintf(o, "%" PRIu64 ".%09" PRIu64, ts / 1000000000, ts % 1000000000);
+	if (unit)
+		fprintf(o, "%" PRIu64, ts);
+	else
+		fprintf(o, "%" PRIu64 ".%09" PRIu64, ts / 1000000000, ts % 1000000000);
+}
+
+/* What a clock that is not in ns counts, or NULL for ns. */
+static const char *clock_unit(struct run *x)
+{
+	const struct tfile_info *in;
+	const char *clock, *b, *e;
+
+	if (!x->ncur)
+		return NULL;
+	in = tfile_info(x->cur[0].in->tf);
+	clock = buffer_clock(x->cur[0].in->tf, x->cur[0].buffer);
+	if (!clock || in->tsc2nsec || fmt_clock_in_ns(clock))
+		return NULL;
+	b = strchr(clock, '[');
+	e = b ? strchr(b, ']') : NULL;
+	if (b && e) {
+		clock = b + 1;
+	} else {
+		e = clock + strcspn(clock, " \n");
+	}
+	if (!strncmp(clock, "uptime", e - clock))
+		return "jiffies";
+	if (!strncmp(clock, "counter", e - clock))
+		return "counts";
+	return "cycles";
+}
+
+/*
+ * The clock the trace was recorded with.  The file stores the trace_clock
+ * file as it read then ("[local] global counter ..."): the one in use is the
+ * bracketed one; a file holding a bare name (or an odd text) prints as is.
+ */
+static void put_clock(FILE *o, const char *clock)
+{
+	const char *open = strchr(clock, '['), *close = open ? strchr(open, ']') : NULL;
+	size_t n = strcspn(clock, "\n");
+
+	if (open && close)
+		fprintf(o, "%.*s", (int)(close - open - 1), open + 1);
+	else
+		fprintf(o, "%.*s", (int)n, clock);
 }
 
 static void print_info(FILE *o, struct tfile *tf)
@@ -283,8 +379,11 @@ static void print_info(FILE *o, struct tfile *tf)
 		*in->compression_version ? " " : "", in->compression_version);
 	fprintf(o, "size:           %" PRIu64 " bytes\n", in->file_size);
 	fprintf(o, "cpus:           %d\n", in->cpus);
-	if (in->clock)
-		fprintf(o, "clock:          %s\n", in->clock);
+	if (in->clock) {
+		fprintf(o, "clock:          ");
+		put_clock(o, in->clock);
+		fputc('\n', o);
+	}
 	if (in->uname)
 		fprintf(o, "uname:          %s\n", in->uname);
 	if (in->tracer_version)
@@ -325,7 +424,7 @@ static int print_stat(struct run *x)
 
 			if (c->in != &x->in[i])
 				continue;
-			while ((r = tfile_cursor_next(c->c, &ev)) == 1) {
+			while ((r = cur_read(c, &ev)) == 1) {
 				int id;
 
 				if (!fmt_src_match(c->in->src, &ev))
@@ -380,13 +479,15 @@ static int print_stat(struct run *x)
 	fprintf(o, "lost events:    %" PRIu64 "%s\n", lost,
 		lost_unknown ? " (and more, count unknown)" : "");
 	if (total) {
+		const char *unit = clock_unit(x);
+
 		fprintf(o, "first event:    ");
-		put_ts(o, first);
+		put_ts(o, first, unit);
 		fprintf(o, "\nlast event:     ");
-		put_ts(o, last);
+		put_ts(o, last, unit);
 		fprintf(o, "\ntime span:      ");
-		put_ts(o, last - first);
-		fprintf(o, " s\n");
+		put_ts(o, last - first, unit);
+		fprintf(o, " %s\n", unit ? unit : "s");
 	}
 	fprintf(o, "per cpu:\n");
 	for (size_t i = 0; i < x->ncur; i++) {
@@ -440,6 +541,66 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+static char *file_format(void *ctx, const char *system, const char *name)
+{
+	const char *t = tfile_format(ctx, system, name);
+
+	return t ? xstrdup(t) : NULL;
+}
+
+/* Was the file written on this machine's running kernel (the same uname)? */
+static bool from_here(struct tfile *tf)
+{
+	const char *un = tfile_info(tf)->uname;
+	struct utsname u;
+	char *mine;
+	bool same;
+
+	if (!un || uname(&u))
+		return false;
+	mine = xasprintf("%s %s %s %s %s", u.sysname, u.nodename, u.release, u.version, u.machine);
+	same = !strcmp(mine, un);
+	free(mine);
+	return same;
+}
+
+/* The release in a uname option ("Linux host 6.12.3 #1 SMP ... x86_64"). */
+static char *uname_release(struct tfile *tf)
+{
+	const char *un = tfile_info(tf)->uname, *p;
+	size_t n;
+
+	if (!un)
+		return NULL;
+	p = un + strcspn(un, " ");
+	p += strspn(p, " ");
+	p += strcspn(p, " ");
+	p += strspn(p, " ");
+	n = strcspn(p, " \n");
+	return n ? strndup(p, n) : NULL;
+}
+
+/*
+ * The BTF of the kernel that wrote the file, when that is the kernel
+ * running now: the enum constants formats name.
+ */
+static const struct btf *file_btf(struct run *x, struct tfile *tf)
+{
+	char *data;
+	size_t len;
+
+	if (!from_here(tf))
+		return NULL;
+	if (!x->btf_tried) {
+		x->btf_tried = true;
+		if (!read_file("/sys/kernel/btf/vmlinux", &data, &len)) {
+			x->btf = btf_load(data, len);
+			free(data);
+		}
+	}
+	return x->btf;
+}
+
 static int setup_input(struct run *x, struct input *in, int width)
 {
 	struct tep_handle *tep = tfile_tep(in->tf);
@@ -448,6 +609,17 @@ static int setup_input(struct run *x, struct input *in, int width)
 	if (x->r->plugins)
 		in->plugins = tep_load_plugins(tep);
 	in->src = fmt_src_new(x->f, tep);
+	if (!x->r->fo.lib) {
+		char *rel = uname_release(in->tf);
+
+		fmt_src_formats(in->src, file_format, in->tf);
+		fmt_src_printk(in->src, tfile_printk(in->tf));
+		fmt_src_btf(in->src, file_btf(x, in->tf));
+		fmt_src_kernel(in->src, rel);
+		free(rel);
+		if (from_here(in->tf))
+			fmt_src_vmemmap(in->src, fmt_running_vmemmap());
+	}
 	fmt_src_cmdlines(in->src, tfile_cmdlines(in->tf));
 	fmt_src_tgids(in->src, tfile_tgids(in->tf));
 	for (size_t k = 0; k < x->r->filters.n; k++) {
@@ -457,6 +629,9 @@ static int setup_input(struct run *x, struct input *in, int width)
 			return err;
 	}
 	fmt_src_filter_invert(in->src, x->r->invert);
+	fmt_src_tasks(in->src, x->r->pids, x->r->npids, &x->r->comms);
+	if (x->r->ts_offsets)
+		in->ts_offset = x->r->ts_offsets[in - x->in];
 	/*
 	 * As trace-cmd: once any buffer has a name, every line starts with its
 	 * buffer's name right-aligned to the longest, and the top level's
@@ -516,6 +691,9 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 		flags |= TFILE_NO_KALLSYMS;
 	else
 		flags |= TFILE_LAZY_KALLSYMS;
+	/* The kernel's printer parses the print fmts from the formats' text. */
+	if (!r->stat && !r->fo.lib && !r->fo.raw)
+		flags |= TFILE_KEEP_FORMATS;
 	x.nin = r->inputs.n;
 	x.in = xcalloc(x.nin, sizeof(*x.in));
 	for (size_t i = 0; i < x.nin && !err; i++)
@@ -606,5 +784,6 @@ out:
 		tfile_close(in->tf);
 	}
 	free(x.in);
+	btf_free(x.btf);
 	return err;
 }

@@ -15,6 +15,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,9 @@
 
 #include <event-parse.h>
 
+#include "btf.h"
 #include "fmt-check.h"
+#include "fmt-kernel.h"
 #include "fmt-local.h"
 #include "json.h"
 
@@ -50,6 +53,7 @@ struct ev_info {
 	int npairs;
 	struct comm_pair pairs[4];
 	struct fmt_prog *prog;	/* the fast printer, or NULL */
+	bool user;		/* a user event: printed as the kernel does (fmt-user.c) */
 	const char *withheld;	/* why the print fmt is not used (fmt-check.h), or NULL */
 	/* __print_hex/__print_array lengths read from the record, checked per record. */
 	int nlens;
@@ -57,6 +61,8 @@ struct ev_info {
 	bool lens_warned;
 	uint32_t min_size;	/* a shorter record is not for libtraceevent */
 	int checked;		/* records compared with libtraceevent so far */
+	struct kprog *kp;	/* the kernel's printer, or NULL */
+	bool kp_done;		/* kp compiled (or found impossible) */
 	int name_len;		/* bytes of the padded "NAME: " column */
 	char name_col[72];
 };
@@ -75,10 +81,42 @@ struct fmt_src {
 	struct tep_event_filter **filters;	/* one per -F: an event passes if any matches */
 	int nfilters;
 	bool has_filter, invert;
+	/* --pid / --comm: only these tasks (either list may be empty) */
+	int *task_pids;
+	size_t ntask_pids;
+	struct strv task_comms;
+	bool has_tasks;
 	bool swap;		/* the file's byte order is not ours */
 	int pid_off, pid_size;	/* common_pid */
 	int type_off, type_size;/* common_type */
+	/* What the kernel's printer reads beside the records (see fmt.h). */
+	struct kenv env;
+	bool env_done;
+	fmt_format_fn format_fn;
+	void *format_ctx;
+	char *ksym_text;	/* our copy of kallsyms, cut into names */
+	struct ksym *ksyms;	/* by address */
+	size_t nksyms;
+	struct kstr *kstrs;	/* printk_formats, by address (open addressing) */
+	size_t kstr_cap;
+	const struct btf *btf;
+	bool tep_syms;		/* the tep's own symbol table can be asked */
+	uint64_t vmemmap_default;	/* vmemmap_base without KASLR */
+	const char *clock;	/* the clock last given, by pointer */
+	bool clock_ns;		/* the timestamps count ns */
+	bool lib_raw;		/* trace-cmd prints them as a count (counter, x86-tsc) */
 	struct fmt_src *next;
+};
+
+struct ksym {
+	uint64_t addr;
+	const char *name, *mod;
+	uint32_t order;		/* in the text: of symbols at one address, the first wins */
+};
+
+struct kstr {
+	uint64_t addr;
+	char *s;
 };
 
 struct fmt {
@@ -91,6 +129,8 @@ struct fmt {
 	bool mismatch;		/* a check failed (reported once) */
 	struct fmt_src *srcs;
 	int err;
+	uint64_t last_ts;	/* ts_diff: the previous printed event's */
+	bool have_last;
 };
 
 /* ---- the line buffer ---- */
@@ -233,6 +273,8 @@ struct fmt_src *fmt_src_new(struct fmt *f, struct tep_handle *tep)
 		s->type_off = fld->offset;
 		s->type_size = fld->size;
 	}
+	s->clock_ns = true;
+	s->vmemmap_default = 0xffffea0000000000ULL;	/* 4-level paging */
 	s->next = f->srcs;
 	f->srcs = s;
 	return s;
@@ -252,8 +294,14 @@ void fmt_src_free(struct fmt_src *s)
 	for (int i = 0; i < 65536; i++)
 		if (s->ids[i]) {
 			fmt_prog_free(s->ids[i]->prog);
+			kprog_free(s->ids[i]->kp);
 			free(s->ids[i]);
 		}
+	free(s->ksym_text);
+	free(s->ksyms);
+	for (size_t i = 0; i < s->kstr_cap; i++)
+		free(s->kstrs[i].s);
+	free(s->kstrs);
 	free(s->ids);
 	free(s->comms);
 	free(s->tgids);
@@ -261,6 +309,8 @@ void fmt_src_free(struct fmt_src *s)
 	for (int i = 0; i < s->nfilters; i++)
 		tep_filter_free(s->filters[i]);
 	free(s->filters);
+	free(s->task_pids);
+	strv_free(&s->task_comms);
 	free(s);
 }
 
@@ -529,11 +579,14 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 			ei->name_col[n++] = ' ';
 		ei->name_col[n++] = ' ';
 		ei->name_len = n;
-		if (!ei->withheld)
+		ei->user = fmt_user_event(ei->event);
+		if (!ei->user && !ei->withheld)
 			ei->prog = fmt_prog_compile(s->tep, ei->event);
 	}
 	return ei;
 }
+
+static void kernel_compile(struct fmt_src *s, struct ev_info *ei);
 
 bool fmt_src_needs_symbols(struct fmt_src *s)
 {
@@ -545,6 +598,11 @@ bool fmt_src_needs_symbols(struct fmt_src *s)
 			continue;
 		if (ei->event->handler)
 			return true;
+		if (!s->f->o.lib) {
+			kernel_compile(s, ei);
+			if (ei->kp && kprog_needs_symbols(ei->kp))
+				return true;
+		}
 		for (f = ei->event->print_fmt.format; f && (f = strstr(f, "%p")); f += 2)
 			if (f[2] && strchr("sSfFB", f[2]))
 				return true;
@@ -575,34 +633,44 @@ static inline int rec_pid(struct fmt_src *s, const struct tfile_event *ev)
 	return (int)rd_num(s, (const uint8_t *)ev->data + s->pid_off, s->pid_size);
 }
 
-/* Which fields of this event name a task: X_comm with X_pid, newcomm with pid. */
+/*
+ * The fields that name a task for sure: the comm and the pid are of the
+ * same task.  (Not every comm/pid pair is: sched_process_wait's comm is
+ * the waiter's, its pid the waited-for's.)  A comm of "" is the exec'd
+ * file's base name, as the kernel sets it.
+ */
+static const struct {
+	const char *sys, *event, *comm, *pid;
+} name_fields[] = {
+	{ "sched", "sched_switch", "prev_comm", "prev_pid" },
+	{ "sched", "sched_switch", "next_comm", "next_pid" },
+	{ "sched", "sched_wakeup", "comm", "pid" },
+	{ "sched", "sched_wakeup_new", "comm", "pid" },
+	{ "sched", "sched_waking", "comm", "pid" },
+	{ "sched", "sched_process_fork", "parent_comm", "parent_pid" },
+	{ "sched", "sched_process_fork", "child_comm", "child_pid" },
+	{ "sched", "sched_process_exec", "filename", "pid" },
+	{ "task", "task_newtask", "comm", "pid" },
+	{ "task", "task_rename", "newcomm", "pid" },
+};
+
 static void find_pairs(struct ev_info *ei)
 {
-	struct tep_format_field *fld;
-
 	ei->learn_done = true;
-	if (!ei->event)
+	if (!ei->event || !ei->event->system)
 		return;
-	for (fld = ei->event->format.fields; fld && ei->npairs < 4; fld = fld->next) {
-		size_t n = strlen(fld->name);
-		char pidname[128];
-		struct tep_format_field *pid;
+	for (size_t i = 0; i < ARRAY_SIZE(name_fields) && ei->npairs < 4; i++) {
+		struct tep_format_field *comm, *pid;
 
-		if (n < 4 || strcmp(fld->name + n - 4, "comm") ||
-		    !(fld->flags & TEP_FIELD_IS_ARRAY) || (fld->flags & TEP_FIELD_IS_DYNAMIC) ||
-		    n + 1 > sizeof(pidname))
+		if (strcmp(ei->event->system, name_fields[i].sys) ||
+		    strcmp(ei->event->name, name_fields[i].event))
 			continue;
-		if (!strcmp(fld->name, "newcomm") || !strcmp(fld->name, "oldcomm")) {
-			if (strcmp(fld->name, "newcomm"))
-				continue;
-			snprintf(pidname, sizeof(pidname), "pid");
-		} else {
-			snprintf(pidname, sizeof(pidname), "%.*spid", (int)(n - 4), fld->name);
-		}
-		pid = tep_find_field(ei->event, pidname);
-		if (!pid || pid->size > 8 || (pid->flags & TEP_FIELD_IS_ARRAY))
+		comm = tep_find_field(ei->event, name_fields[i].comm);
+		pid = tep_find_field(ei->event, name_fields[i].pid);
+		if (!comm || !pid || pid->size > 8 || (pid->flags & TEP_FIELD_IS_ARRAY) ||
+		    !(comm->flags & TEP_FIELD_IS_ARRAY))
 			continue;
-		ei->pairs[ei->npairs].comm = fld;
+		ei->pairs[ei->npairs].comm = comm;
 		ei->pairs[ei->npairs].pid = pid;
 		ei->npairs++;
 	}
@@ -628,8 +696,28 @@ void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev)
 		    (uint32_t)(p->offset + p->size) > ev->size)
 			continue;
 		pid = (int)rd_num(s, (const uint8_t *)ev->data + p->offset, p->size);
-		name = (const char *)ev->data + c->offset;
-		len = strnlen(name, c->size);
+		if (c->flags & TEP_FIELD_IS_DYNAMIC) {
+			/* sched_process_exec: the comm becomes the file's base name. */
+			uint32_t v = rd_num(s, (const uint8_t *)ev->data + c->offset, 4);
+			uint32_t off = (v & 0xffff) + ((c->flags & TEP_FIELD_IS_RELATIVE) ?
+						       (uint32_t)c->offset + 4 : 0);
+			const char *slash;
+
+			if ((uint64_t)off + (v >> 16) > ev->size)
+				continue;
+			name = (const char *)ev->data + off;
+			len = strnlen(name, v >> 16);
+			slash = memrchr(name, '/', len);
+			if (slash) {
+				len -= slash + 1 - name;
+				name = slash + 1;
+			}
+			if (len > 15)
+				len = 15;	/* TASK_COMM_LEN - 1 */
+		} else {
+			name = (const char *)ev->data + c->offset;
+			len = strnlen(name, c->size);
+		}
 		if (pid > 0 && len)
 			set_comm(s, pid, name, len, 1);
 	}
@@ -788,11 +876,42 @@ static inline void fill_record(struct tep_record *rec, const struct tfile_event 
 	rec->locked = 1;
 }
 
+void fmt_src_tasks(struct fmt_src *s, const int *pids, size_t npids, const struct strv *comms)
+{
+	if (npids) {
+		s->task_pids = xrealloc(s->task_pids, (s->ntask_pids + npids) * sizeof(*pids));
+		memcpy(s->task_pids + s->ntask_pids, pids, npids * sizeof(*pids));
+		s->ntask_pids += npids;
+	}
+	for (size_t i = 0; comms && i < comms->n; i++)
+		strv_push(&s->task_comms, comms->v[i]);
+	s->has_tasks = s->ntask_pids || s->task_comms.n;
+}
+
+/* --pid and --comm: a task passes if any pid or any comm glob names it. */
+static bool task_wanted(struct fmt_src *s, int pid)
+{
+	const char *comm;
+
+	for (size_t i = 0; i < s->ntask_pids; i++)
+		if (s->task_pids[i] == pid)
+			return true;
+	if (!s->task_comms.n)
+		return false;
+	comm = fmt_src_comm(s, pid);
+	for (size_t i = 0; i < s->task_comms.n; i++)
+		if (!fnmatch(s->task_comms.v[i], comm, 0))
+			return true;
+	return false;
+}
+
 bool fmt_src_match(struct fmt_src *s, const struct tfile_event *ev)
 {
 	struct tep_record rec;
 	bool match = false;
 
+	if (s->has_tasks && !task_wanted(s, rec_pid(s, ev)))
+		return false;
 	if (!s->has_filter)
 		return true;
 	fill_record(&rec, ev);
@@ -800,6 +919,389 @@ bool fmt_src_match(struct fmt_src *s, const struct tfile_event *ev)
 	for (int i = 0; i < s->nfilters && !match; i++)
 		match = tep_filter_match(s->filters[i], &rec) == FILTER_MATCH;
 	return match != s->invert;
+}
+
+/* ---- what the kernel's printer reads beside the records ---- */
+
+void fmt_src_formats(struct fmt_src *s, fmt_format_fn fn, void *ctx)
+{
+	s->format_fn = fn;
+	s->format_ctx = ctx;
+}
+
+static void vmemmap_guess(struct fmt_src *s);
+
+static bool kernel_half(const struct fmt_src *s, uint64_t addr)
+{
+	return tep_get_long_size(s->tep) == 4 ? addr >> 31 == 1 && addr <= UINT32_MAX : addr >> 63;
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void fmt_src_vmemmap(struct fmt_src *s, uint64_t base)
+{
+	s->vmemmap_default = base;
+	if (s->env.vmemmap)
+		s->env.vmemmap = base;
+}
+
+uint64_t fmt_running_vmemmap(void)
+{
+	char *text, *flags;
+	bool la57 = false;
+
+	/* The kernel keeps "la57" among the CPU's flags only when it pages with 5 levels. */
+	if (!read_file("/proc/cpuinfo", &text, NULL)) {
+		flags = strstr(text, "\nflags");
+		if (flags) {
+			char *nl = strchrnul(flags + 1, '\n');
+
+			*nl = '\0';
+			la57 = strstr(flags, " la57") != NULL;
+		}
+		free(text);
+	}
+	return la57 ? 0xffd4000000000000ULL : 0xffffea0000000000ULL;
+}
+
+void fmt_src_kernel(struct fmt_src *s, const char *release)
+{
+	unsigned a = 0, b = 0;
+
+	if (release && sscanf(release, "%u.%u", &a, &b) == 2 && a < 256 && b < 256)
+		s->env.kver = a << 8 | b;
+}
+
+void fmt_src_tep_symbols(struct fmt_src *s)
+{
+	s->tep_syms = true;
+	if (s->env_done)
+		vmemmap_guess(s);
+}
+
+void fmt_src_kallsyms(struct fmt_src *s, const char *text)
+{
+	size_t cap = 0;
+	char *p;
+
+	if (!text || s->ksym_text)
+		return;
+	s->ksym_text = p = xstrdup(text);
+	while (*p) {
+		char *nl = strchrnul(p, '\n'), *end, *name, *mod = NULL;
+		uint64_t addr;
+
+		if (*nl)
+			*nl++ = '\0';
+		/* "ffffffff81000000 T _text" or "... t name\t[module]" */
+		addr = strtoull(p, &end, 16);
+		/*
+		 * Only the kernel's half of the address space: the per-CPU
+		 * symbols listed at small offsets are not where anything runs.
+		 */
+		if (end == p || end[0] != ' ' || !end[1] || end[2] != ' ' || !kernel_half(s, addr)) {
+			p = nl;
+			continue;
+		}
+		name = end + 3;
+		end = strpbrk(name, " \t");
+		if (end) {
+			*end++ = '\0';
+			while (*end == ' ' || *end == '\t')
+				end++;
+			if (*end == '[') {
+				mod = end + 1;
+				end = strchr(mod, ']');
+				if (end)
+					*end = '\0';
+			}
+		}
+		if (s->nksyms == cap) {
+			cap = cap ? cap * 2 : 4096;
+			s->ksyms = xrealloc(s->ksyms, cap * sizeof(*s->ksyms));
+		}
+		s->ksyms[s->nksyms] = (struct ksym){ addr, name, mod, s->nksyms };
+		s->nksyms++;
+		p = nl;
+	}
+	qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
+	vmemmap_guess(s);
+}
+
+static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, uint64_t *size,
+		 const char **mod);
+
+/*
+ * vmemmap_base (pfn_to_page() in kmem's formats): the default for the
+ * paging mode (fmt_src_vmemmap), when the kernel's text is where x86-64
+ * links it -- KASLR, which moves vmemmap, moves the text too.  Otherwise
+ * unknown, and those records print as libtraceevent prints them.
+ */
+static void vmemmap_guess(struct fmt_src *s)
+{
+	const char *name, *mod;
+	uint64_t start, size;
+
+	/* (Any name: several symbols start the text, and "_text" need not come first.) */
+	if (tep_get_long_size(s->tep) == 8 &&
+	    ksym(s, 0xffffffff81000000ULL, &name, &start, &size, &mod) &&
+	    start == 0xffffffff81000000ULL && !mod)
+		s->env.vmemmap = s->vmemmap_default;
+}
+
+/* The kernel's kallsyms_lookup(): the symbol at or below addr, its size to the next one. */
+static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, uint64_t *size,
+		 const char **mod)
+{
+	struct fmt_src *s = ctx;
+	size_t lo = 0, hi = s->nksyms, i, j;
+
+	/* A user-space address (a page fault's, a uprobe's) is no symbol's. */
+	if (!kernel_half(s, addr))
+		return false;
+	if (!s->nksyms) {
+		unsigned long sz = 0;
+		unsigned long long st = 0;
+
+		/*
+		 * No text of our own (a live stream): libtraceevent's table.
+		 * Note that it must not be asked before it has the symbols: it
+		 * builds its index at the first lookup and never again.
+		 */
+		if (!s->tep_syms || !tep_find_function_info(s->tep, addr, name, &st, &sz))
+			return false;
+		*start = st;
+		*size = sz;
+		*mod = NULL;
+		return true;
+	}
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->ksyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	i = lo - 1;
+	while (i && s->ksyms[i - 1].addr == s->ksyms[i].addr)
+		i--;
+	for (j = i + 1; j < s->nksyms && s->ksyms[j].addr == s->ksyms[i].addr; j++)
+		;
+	/* Past the last symbol there is nothing to say it belongs to. */
+	if (j == s->nksyms)
+		return false;
+	*name = s->ksyms[i].name;
+	*start = s->ksyms[i].addr;
+	*size = s->ksyms[j].addr - s->ksyms[i].addr;
+	*mod = s->ksyms[i].mod;
+	return true;
+}
+
+static size_t kstr_slot(const struct fmt_src *s, uint64_t addr)
+{
+	size_t i = (size_t)((addr >> 3) * 0x9E3779B97F4A7C15ULL) & (s->kstr_cap - 1);
+
+	while (s->kstrs[i].s && s->kstrs[i].addr != addr)
+		i = (i + 1) & (s->kstr_cap - 1);
+	return i;
+}
+
+void fmt_src_printk(struct fmt_src *s, const char *text)
+{
+	size_t n = 0;
+
+	if (!text || s->kstrs)
+		return;
+	for (const char *p = text; *p; p++)
+		n += *p == '\n';
+	for (s->kstr_cap = 64; s->kstr_cap < n * 2 + 2; s->kstr_cap *= 2)
+		;
+	s->kstrs = xcalloc(s->kstr_cap, sizeof(*s->kstrs));
+	/* "0xffffffff82521880 : \"mt_find\"", with \n, \t, \\ and \" escaped. */
+	while (*text) {
+		const char *nl = strchrnul(text, '\n'), *q;
+		char *end, *str, *o;
+		uint64_t addr = strtoull(text, &end, 16);
+		size_t i;
+
+		if (end == text || strncmp(end, " : \"", 4) || nl - end < 5 || nl[-1] != '"') {
+			text = *nl ? nl + 1 : nl;
+			continue;
+		}
+		str = o = xmalloc(nl - end);
+		for (q = end + 4; q < nl - 1; q++) {
+			if (*q == '\\' && q + 1 < nl - 1) {
+				q++;
+				*o++ = *q == 'n' ? '\n' : *q == 't' ? '\t' : *q;
+			} else {
+				*o++ = *q;
+			}
+		}
+		*o = '\0';
+		i = kstr_slot(s, addr);
+		free(s->kstrs[i].s);
+		s->kstrs[i] = (struct kstr){ addr, str };
+		text = *nl ? nl + 1 : nl;
+	}
+}
+
+static const char *kstring(void *ctx, uint64_t addr)
+{
+	struct fmt_src *s = ctx;
+
+	if (!s->kstrs)
+		return NULL;
+	return s->kstrs[kstr_slot(s, addr)].s;
+}
+
+void fmt_src_btf(struct fmt_src *s, const struct btf *btf)
+{
+	s->btf = btf;
+}
+
+/*
+ * Enum constants with values that have not changed in years, for traces
+ * whose kernel's BTF is not at hand.  (Others, like the inode state bits,
+ * moved between versions: only BTF can say.)
+ */
+static const struct {
+	const char *name;
+	uint64_t v;
+} known_consts[] = {
+	{ "HRTIMER_MODE_ABS", 0 }, { "HRTIMER_MODE_REL", 1 }, { "HRTIMER_MODE_PINNED", 2 },
+	{ "HRTIMER_MODE_SOFT", 4 }, { "HRTIMER_MODE_HARD", 8 },
+	{ "HRTIMER_MODE_ABS_PINNED", 2 }, { "HRTIMER_MODE_REL_PINNED", 3 },
+	{ "HRTIMER_MODE_ABS_SOFT", 4 }, { "HRTIMER_MODE_REL_SOFT", 5 },
+	{ "HRTIMER_MODE_ABS_PINNED_SOFT", 6 }, { "HRTIMER_MODE_REL_PINNED_SOFT", 7 },
+	{ "HRTIMER_MODE_ABS_HARD", 8 }, { "HRTIMER_MODE_REL_HARD", 9 },
+	{ "HRTIMER_MODE_ABS_PINNED_HARD", 10 }, { "HRTIMER_MODE_REL_PINNED_HARD", 11 },
+	{ "IOPRIO_CLASS_NONE", 0 }, { "IOPRIO_CLASS_RT", 1 }, { "IOPRIO_CLASS_BE", 2 },
+	{ "IOPRIO_CLASS_IDLE", 3 }, { "IOPRIO_CLASS_INVALID", 7 },
+};
+
+static bool kconst(void *ctx, const char *name, uint64_t *v)
+{
+	struct fmt_src *s = ctx;
+	int64_t x;
+
+	if (s->btf && btf_enum(s->btf, name, &x)) {
+		*v = x;
+		return true;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(known_consts); i++)
+		if (!strcmp(known_consts[i].name, name)) {
+			*v = known_consts[i].v;
+			return true;
+		}
+	return false;
+}
+
+static unsigned kstruct_size(void *ctx, const char *name)
+{
+	struct fmt_src *s = ctx;
+
+	return s->btf ? btf_struct_size(s->btf, name) : 0;
+}
+
+/* HZ, as the kernel wrote it into writeback's formats: "(jiffies - ...) / 250". */
+static unsigned guess_hz(struct fmt_src *s)
+{
+	static const char *const evs[] = { "writeback_single_inode", "writeback_sb_inodes_requeue",
+					   "writeback_single_inode_start" };
+	unsigned hz = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(evs) && !hz && s->format_fn; i++) {
+		char *t = s->format_fn(s->format_ctx, "writeback", evs[i]);
+		const char *p = t ? strstr(t, "dirtied_when) / ") : NULL;
+
+		if (p)
+			hz = strtoul(p + 16, NULL, 10);
+		free(t);
+	}
+	return hz >= 24 && hz <= 10000 ? hz : 250;
+}
+
+static void env_setup(struct fmt_src *s)
+{
+	if (s->env_done)
+		return;
+	s->env_done = true;
+	s->env.tep = s->tep;
+	s->env.long_size = tep_get_long_size(s->tep) == 4 ? 4 : 8;
+	s->env.swap = s->swap;
+	s->env.hz = guess_hz(s);
+	s->env.page_struct = 64;
+	s->env.sym = ksym;
+	s->env.constant = kconst;
+	s->env.string = kstring;
+	s->env.struct_size = kstruct_size;
+	s->env.ctx = s;
+	vmemmap_guess(s);
+}
+
+static void kernel_compile(struct fmt_src *s, struct ev_info *ei)
+{
+	char *text;
+
+	if (ei->kp_done || !ei->event)
+		return;
+	ei->kp_done = true;
+	env_setup(s);
+	if (s->btf && !s->env.vmemmap) {
+		unsigned n = btf_struct_size(s->btf, "page");
+
+		if (n)
+			s->env.page_struct = n;
+	}
+	text = s->format_fn ? s->format_fn(s->format_ctx, ei->event->system, ei->event->name) : NULL;
+	ei->kp = kprog_compile(&s->env, ei->event, text);
+	free(text);
+}
+
+static const char *const raw_clocks[] = { "counter", "uptime", "x86-tsc", "ppc-tb" };
+
+static bool clock_is(const char *clock, const char *name);
+
+bool fmt_clock_in_ns(const char *clock)
+{
+	for (size_t i = 0; clock && i < ARRAY_SIZE(raw_clocks); i++)
+		if (clock_is(clock, raw_clocks[i]))
+			return false;
+	return true;
+}
+
+/* Is the current clock in clock's text (a name, or "a [b] c") name? */
+static bool clock_is(const char *clock, const char *name)
+{
+	const char *b = strchr(clock, '['), *e;
+	size_t n;
+
+	if (b && (e = strchr(b, ']'))) {
+		clock = b + 1;
+		n = e - clock;
+	} else {
+		n = strcspn(clock, " \n");
+	}
+	return strlen(name) == n && !strncmp(clock, name, n);
+}
+
+void fmt_src_clock(struct fmt_src *s, const char *clock, bool ns)
+{
+	if (clock == s->clock)
+		return;
+	s->clock = clock;
+	s->clock_ns = ns || fmt_clock_in_ns(clock);
+	s->lib_raw = !ns && clock && (clock_is(clock, "counter") || clock_is(clock, "x86-tsc"));
 }
 
 /* ---- text ---- */
@@ -842,22 +1344,53 @@ static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
 }
 
 /*
- * trace-cmd's time column: microseconds, rounded, as "%5llu.%06llu"; with
- * ns, nanoseconds as "%5llu.%09llu".  A time not above one second is
- * printed whole, "%12llu".
+ * The time column, after "]".  The kernel's: a clock that counts
+ * nanoseconds as seconds and microseconds (rounded), " %5lu.%06lu", or with
+ * ns the nine digits; the others (counter, uptime, x86-tsc) as the count,
+ * " %12llu".  trace-cmd's (lib): the same, except that a time not above one
+ * second is printed whole, and that it counts only counter and x86-tsc as
+ * counts, printed "%12llu" with no space before.
  */
-static void put_time(struct fmt *f, uint64_t ts)
+static void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
 {
 	uint64_t p10 = f->o.ns ? 1000000000ULL : 1000000ULL;
-	uint64_t t = f->o.ns ? ts : (ts + 500) / 1000;
+	uint64_t t;
 
-	if (t > p10) {
+	if (f->o.lib ? s->lib_raw : !s->clock_ns) {
+		if (!f->o.lib)
+			putc_(f, ' ');
+		put_u(f, ts, 12, false);
+		return;
+	}
+	putc_(f, ' ');
+	t = f->o.ns ? ts : (ts + 500) / 1000;
+	if (t > p10 || !f->o.lib) {
 		put_u(f, t / p10, 5, false);
 		putc_(f, '.');
 		put_u(f, t % p10, f->o.ns ? 9 : 6, true);
 	} else {
 		put_u(f, t, 12, false);
 	}
+}
+
+/*
+ * --ts-diff: " (+0.000123)", the time since the previous printed event
+ * (whatever its CPU; filtered-out events do not count), in the precision of
+ * the time column.  The first event shows +0.
+ */
+static void put_delta(struct fmt *f, uint64_t ts)
+{
+	uint64_t d = f->have_last && ts > f->last_ts ? ts - f->last_ts : 0;
+	uint64_t p10 = f->o.ns ? 1000000000ULL : 1000000ULL;
+	uint64_t t = f->o.ns ? d : (d + 500) / 1000;
+
+	f->last_ts = ts;
+	f->have_last = true;
+	puts_(f, " (+");
+	put_u(f, t / p10, 0, false);
+	putc_(f, '.');
+	put_u(f, t % p10, f->o.ns ? 9 : 6, true);
+	putc_(f, ')');
 }
 
 static void put_json_str(struct fmt *f, const char *p, size_t n);
@@ -989,15 +1522,19 @@ static void fields_text(struct fmt_src *s, struct ev_info *ei, const struct tep_
 }
 
 /*
- * Append the event text to out: the fast printer's when it has one (checked
- * against libtraceevent for the first records of each event), else
- * libtraceevent's.  One trailing newline is dropped, as trace-cmd does (a
- * trace_marker write keeps its own newline in the record).
+ * Append the event text to out.  By default the kernel's printer's; with
+ * lib (or where the kernel's printer cannot print a record) the fast
+ * printer's when it has one (checked against libtraceevent for the first
+ * records of each event), else libtraceevent's.  One trailing newline is
+ * dropped, as the kernel's trace file and trace-cmd do (a trace_marker
+ * write keeps its own newline in the record).  KPROG_LINE when the text is
+ * all that follows the timestamp (the kernel prints no "name: " for it).
  */
-static void event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
-		       struct tep_record *rec, bool raw, struct fmt_line *out)
+static int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
+		      struct tep_record *rec, bool raw, struct fmt_line *out)
 {
 	size_t start = out->len;
+	int ret = KPROG_TEXT;
 
 	if (!ei->event) {
 		const char *u = "[UNKNOWN EVENT]";
@@ -1005,11 +1542,26 @@ static void event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 		fmt_line_grow(out, strlen(u));
 		memcpy(out->p + out->len, u, strlen(u));
 		out->len += strlen(u);
-		return;
+		return ret;
+	}
+	/* User events print field by field, as the kernel prints them (fmt-user.c). */
+	if (!raw && ei->user) {
+		fmt_user_text(s->tep, ei->event, rec->data, (uint32_t)rec->size, out);
+		return ret;
+	}
+	/* A plugin's handler (--plugins) prints trace-cmd's compact forms. */
+	if (!raw && !f->o.lib && !ei->event->handler) {
+		struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0 };
+
+		kernel_compile(s, ei);
+		if (ei->kp && (ret = kprog_run(ei->kp, &s->env, &kr, out)) != KPROG_FAIL)
+			goto strip;
+		ret = KPROG_TEXT;
+		goto lib;
 	}
 	if (ei->withheld || (uint32_t)rec->size < ei->min_size) {
 		fields_text(s, ei, rec, out);
-		return;
+		return ret;
 	}
 	if (!lens_fit(s, ei, rec)) {
 		if (!ei->lens_warned)
@@ -1018,7 +1570,7 @@ static void event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 				ei->event->name);
 		ei->lens_warned = true;
 		fields_text(s, ei, rec, out);
-		return;
+		return ret;
 	}
 	if (!raw && ei->prog && fmt_prog_run(ei->prog, s->tep, rec->data, rec->size, out)) {
 		if (ei->checked < CHECKS || f->verify_all) {
@@ -1050,6 +1602,7 @@ lib:
 strip:
 	if (out->len > start && out->p[out->len - 1] == '\n')
 		out->len--;
+	return ret;
 }
 
 static void put_json_str(struct fmt *f, const char *p, size_t n)
@@ -1207,8 +1760,9 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 	struct tep_record rec;
 	struct ev_info *ei;
 	int id, pid;
+	size_t name_at, text_at;
 
-	if (s->has_filter && !fmt_src_match(s, ev))
+	if ((s->has_filter || s->has_tasks) && !fmt_src_match(s, ev))
 		return 1;
 	if (ev->missed)
 		fmt_lost(f, prefix, ev->cpu, ev->missed);
@@ -1252,14 +1806,22 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 		put_comm_pid(f, s, pid);
 		puts_(f, " [");
 		put_u(f, ev->cpu, 3, true);
-		puts_(f, "] ");
-		put_time(f, ev->ts);
+		puts_(f, "]");
+		put_time(f, s, ev->ts);
+		if (f->o.ts_diff)
+			put_delta(f, ev->ts);
 		puts_(f, ": ");
+		name_at = f->ln.len;
 		if (ei->event)
 			put(f, ei->name_col, ei->name_len);
 		else
 			printf_(f, "%-*s ", NAME_COL, "[unknown]:");
-		event_text(f, s, ei, &rec, f->o.raw, &f->ln);
+		text_at = f->ln.len;
+		if (event_text(f, s, ei, &rec, f->o.raw, &f->ln) == KPROG_LINE) {
+			/* The kernel's own line (a syscall's, a marker's): no name column. */
+			memmove(f->ln.p + name_at, f->ln.p + text_at, f->ln.len - text_at);
+			f->ln.len -= text_at - name_at;
+		}
 		putc_(f, '\n');
 		break;
 	}

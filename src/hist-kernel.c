@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evsel.h"
 #include "hist.h"
 #include "probe.h"
 #include "session.h"
@@ -29,7 +30,7 @@ int hist_kernel_add(struct tfs_inst *in, const struct hist_spec *s)
 	file = event_file(s->system, s->event, "trigger");
 	if (!tfs_exists(in, file)) {
 		free(file);
-		return tr_fail(-ENOENT, "no such event '%s:%s'", s->system, s->event);
+		return evsel_fail_unknown(in, s->system, s->event);
 	}
 	text = hist_spec_trigger(s);
 	undo = xasprintf("!%s", text);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
+#include "evsel.h"
 #include "hist.h"
 #include "rec.h"
 #include "session.h"
@@ -104,7 +105,7 @@ int hist_user_live(const struct hist_spec *s, struct tfs_inst *in, const struct 
 	}
 	tep = local_tep(s, hp);
 	if (!tep) {
-		r = tr_fail(-ENOENT, "no such event '%s:%s'", s->system, s->event);
+		r = evsel_fail_unknown(in, s->system, s->event);
 		goto out;
 	}
 	r = hist_user_new(tep, s, &l.u);

@@ -48,10 +48,14 @@ static bool right_aligned(enum hist_kind k)
 	return k == HIST_K_NUM || k == HIST_K_HEX || k == HIST_K_PERCENT;
 }
 
-static char *col_title(const struct hist_col *c)
+static char *col_title(const struct hist_col *c, const char *unit)
 {
 	if (c->kind == HIST_K_PERCENT)
 		return xasprintf("%s(%%)", c->name);
+	/* A latency's column says its unit: "lat.log2(us)". */
+	if (unit && !strcmp(c->name, "lat"))
+		return c->mod == HIST_MOD_NONE ? xasprintf("lat(%s)", unit)
+					       : xasprintf("lat.%s(%s)", hist_mod_name(c->mod), unit);
 	if (c->mod == HIST_MOD_LOG2 || c->mod == HIST_MOD_BUCKETS || c->mod == HIST_MOD_USECS)
 		return xasprintf("%s.%s", c->name, hist_mod_name(c->mod));
 	return xstrdup(c->name);
@@ -81,11 +85,11 @@ static void pad(FILE *f, size_t n)
 		fputc(' ', f);
 }
 
-static void print_totals(FILE *f, const struct hist_result *r)
+static void print_totals(FILE *f, const struct hist_result *r, const char *unit)
 {
 	if (r->has_max)
-		fprintf(f, "\nMax: %" PRIu64 "%s%s\n", r->max, r->max_saved && *r->max_saved ? "  " : "",
-			r->max_saved ? r->max_saved : "");
+		fprintf(f, "\nMax: %" PRIu64 "%s%s%s%s\n", r->max, unit ? " " : "", unit ? unit : "",
+			r->max_saved && *r->max_saved ? "  " : "", r->max_saved ? r->max_saved : "");
 	if (!r->has_totals)
 		return;
 	fprintf(f, "\nTotals:  Hits: %" PRIu64 "  Entries: %" PRIu64 "  Dropped: %" PRIu64 "\n",
@@ -109,7 +113,7 @@ static int render_table(FILE *out, const struct hist_result *r, const struct his
 
 	for (size_t c = 0; c < nc; c++) {
 		stacks |= r->cols[c].kind == HIST_K_STACK;
-		title[c] = col_title(&r->cols[c]);
+		title[c] = col_title(&r->cols[c], o->unit);
 		width[c] = text_width(title[c]);
 	}
 	for (size_t i = 0; i < r->nrows; i++)
@@ -187,7 +191,7 @@ static int render_table(FILE *out, const struct hist_result *r, const struct his
 		if (stacks && i + 1 < r->nrows)
 			fputc('\n', f);
 	}
-	print_totals(f, r);
+	print_totals(f, r, o->unit);
 	for (size_t i = 0; i < r->nrows * nc + nc; i++)
 		free(t[i]);
 	free(t);
@@ -284,9 +288,14 @@ static void json_cell(FILE *f, const struct hist_col *col, const struct hist_cel
 	}
 }
 
-static int render_json(FILE *f, const struct hist_result *r)
+static int render_json(FILE *f, const struct hist_result *r, const char *unit)
 {
 	fputs("{", f);
+	if (unit) {
+		fputs("\"unit\":", f);
+		json_fputs(f, unit);
+		fputc(',', f);
+	}
 	if (r->trigger) {
 		fputs("\"trigger\":", f);
 		json_fputs(f, r->trigger);
@@ -423,12 +432,31 @@ static int render_csv(FILE *f, const struct hist_result *r)
 
 int hist_render(FILE *f, const struct hist_result *r, const struct hist_render_opts *o)
 {
+	struct hist_result view = *r;
+	char *note = NULL;
+	int err;
+
+	/*
+	 * --limit: the first rows only (the top ones, as the table is sorted);
+	 * the totals still count them all, and the table says what it left out.
+	 */
+	if (o->limit && r->nrows > o->limit) {
+		view.nrows = o->limit;
+		note = xasprintf("%s%sthe first %zu of %zu entries (--limit)", r->note ? r->note : "",
+				 r->note ? "; " : "", o->limit, r->nrows);
+		view.note = note;
+	}
 	switch (o->kind) {
 	case HIST_OUT_JSON:
-		return render_json(f, r);
+		err = render_json(f, &view, o->unit);
+		break;
 	case HIST_OUT_CSV:
-		return render_csv(f, r);
+		err = render_csv(f, &view);
+		break;
 	default:
-		return render_table(f, r, o);
+		err = render_table(f, &view, o);
+		break;
 	}
+	free(note);
+	return err;
 }

@@ -75,8 +75,10 @@ int hist_field_parse(const char *s, bool key, bool sort, struct hist_field *f)
 			f->descending = true;
 			return 0;
 		}
-		if (!strcmp(m, "ascending"))
+		if (!strcmp(m, "ascending")) {
+			f->ascending = true;
 			return 0;
+		}
 		/* The kernel shows a sort key with its key's modifier: "x.buckets=32". */
 	}
 	for (size_t i = 0; i < ARRAY_SIZE(mods); i++) {
@@ -105,6 +107,9 @@ int hist_field_parse(const char *s, bool key, bool sort, struct hist_field *f)
 	}
 	free(f->name);
 	f->name = NULL;
+	if (sort)
+		return tr_fail(-EINVAL, "unknown sort order '.%s' in '%s' (descending or ascending)",
+			       m, s);
 	return tr_fail(-EINVAL,
 		       "unknown modifier '.%s' in '%s' (hex, sym, sym-offset, execname, syscall, "
 		       "log2, buckets=N, usecs%s)", m, s, key ? "" : ", percent, graph");
@@ -244,6 +249,23 @@ int hist_spec_build(struct hist_spec *s, const char *sysev, const char *keys, co
 	if (r) {
 		hist_spec_free(s);
 		return r;
+	}
+	/*
+	 * Biggest first, as people read a histogram: counts and sums sort
+	 * descending unless .ascending says otherwise, and with no sort key the
+	 * table is by hitcount, descending (the kernel's default is ascending).
+	 * A named histogram is left alone: every event sharing it must agree.
+	 */
+	for (size_t i = 0; i < s->nsort; i++) {
+		struct hist_field *f = &s->sort[i];
+
+		if (!f->ascending && (!strcmp(f->name, "hitcount") ||
+				      names_field(s->vals, s->nvals, f->name)))
+			f->descending = true;
+	}
+	if (!s->nsort && !name && s->nkeys) {
+		s->sort[0] = (struct hist_field){ .name = xstrdup("hitcount"), .descending = true };
+		s->nsort = 1;
 	}
 	s->size = size;
 	s->filter = filter && *filter ? xstrdup(filter) : NULL;

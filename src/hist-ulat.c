@@ -83,7 +83,7 @@ static int side_init(struct ulat *x, struct side *s, const char *sysev, const ch
 		return tr_fail(-ENOENT, "no event '%s' in the trace", sysev);
 	s->match = tep_find_any_field(s->ev, match);
 	if (!s->match)
-		return tr_fail(-ENOENT, "no field '%s' in '%s'", match, sysev);
+		return hist_no_field(s->ev, match, sysev);
 	if (is_string(s->match) || s->match->size > 8)
 		return tr_fail(-ENOTSUP, "--match field '%s' must be a number in userspace", match);
 	if (filter) {
@@ -145,9 +145,13 @@ static int synth_init(struct ulat *x)
 		if (!strcmp(n, "lat") || hist_field_special(n))
 			continue;
 		f = tep_find_any_field(x->end.ev, n);
-		if (!f)
-			return tr_fail(-ENOENT, "no field '%s' in '%s:%s'", n, x->end.system,
-				       x->end.event);
+		if (!f) {
+			char *sysev = xasprintf("%s:%s", x->end.system, x->end.event);
+
+			r = hist_no_field(x->end.ev, n, sysev);
+			free(sysev);
+			return r;
+		}
 		size = (f->flags & TEP_FIELD_IS_DYNAMIC) || !f->size ? 64 : f->size;
 		if (is_string(f))
 			tmp = xasprintf("%s\tfield:char %s[%u];\toffset:%u;\tsize:%u;\tsigned:0;\n",

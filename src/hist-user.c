@@ -18,6 +18,7 @@
 
 #include "fmt-check.h"
 #include "hist.h"
+#include "parse.h"
 
 #define STR_MAX 128	/* longest string key kept from a dynamic string */
 #define KEY_STR_MAX 256	/* the kernel's MAX_FILTER_STR_VAL: longest string key */
@@ -50,6 +51,36 @@ struct hist_user {
 	uint8_t *scratch;	/* a record's copy with zeros after it, for the filter */
 	uint32_t scratch_cap, scratch_used;
 };
+
+
+int hist_no_field(struct tep_event *e, const char *name, const char *sysev)
+{
+	struct tep_format_field **fields = e ? tep_event_fields(e) : NULL;
+	struct tep_format_field **common = e ? tep_event_common_fields(e) : NULL;
+	const char **cands;
+	const char *hit;
+	size_t n = 0, k = 0;
+	int r;
+
+	while (fields && fields[n])
+		n++;
+	while (common && common[k])
+		k++;
+	cands = xcalloc(n + k + 1, sizeof(*cands));
+	for (size_t i = 0; i < n; i++)
+		cands[i] = fields[i]->name;
+	for (size_t i = 0; i < k; i++)
+		cands[n + i] = common[i]->name;
+	hit = suggest_closest(name, cands, n + k);
+	if (hit)
+		r = tr_fail(-ENOENT, "no field '%s' in '%s' (did you mean %s?)", name, sysev, hit);
+	else
+		r = tr_fail(-ENOENT, "no field '%s' in '%s'", name, sysev);
+	free(cands);
+	free(fields);
+	free(common);
+	return r;
+}
 
 /*
  * libtraceevent's filter reads fields where the format says and __data_loc
@@ -93,14 +124,18 @@ static int field_setup(struct hist_user *u, struct ufield *uf, const struct hist
 
 		if (!tf) {
 			const char *pf = u->event->print_fmt.format;
+			char *sysev;
+			int r;
 
 			/* The reader left out a field line it found unsound (fmt-check.h). */
 			if (pf && !strncmp(pf, FMT_CHECK_MARK, strlen(FMT_CHECK_MARK)))
 				return tr_fail(-ENOENT, "no field '%s' in '%s:%s' (the trace's format "
 						       "of it is damaged: %s)", n, u->spec->system,
 					       u->spec->event, pf + strlen(FMT_CHECK_MARK));
-			return tr_fail(-ENOENT, "no field '%s' in '%s:%s'", n, u->spec->system,
-				       u->spec->event);
+			sysev = xasprintf("%s:%s", u->spec->system, u->spec->event);
+			r = hist_no_field(u->event, n, sysev);
+			free(sysev);
+			return r;
 		}
 		uf->src = SRC_FIELD;
 		uf->tf = tf;

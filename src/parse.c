@@ -40,6 +40,20 @@ int parse_u64(const char *s, uint64_t *out)
 	return *end ? -EINVAL : 0;
 }
 
+int parse_i64(const char *s, int64_t *out)
+{
+	uint64_t v;
+	bool neg = s && *s == '-';
+	int r = parse_u64(neg || (s && *s == '+') ? s + 1 : s, &v);
+
+	if (r)
+		return r;
+	if (v > (uint64_t)INT64_MAX + neg)
+		return -ERANGE;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
 int parse_int(const char *s, int min, int max, int *out)
 {
 	uint64_t v;
@@ -194,4 +208,21 @@ bool glob_match(const char *pattern, const char *s)
 bool has_glob(const char *s)
 {
 	return strpbrk(s, "*?[") != NULL;
+}
+
+const char *suggest_closest(const char *word, const char *const *cands, size_t n)
+{
+	const char *best = NULL;
+	int best_d = 3, len = (int)strlen(word);
+
+	for (size_t i = 0; i < n; i++) {
+		int d = edit_distance(word, cands[i], 2);
+
+		if (d < best_d)
+			best = cands[i], best_d = d;
+	}
+	/* Two edits on a four-letter word make a different word, not a typo. */
+	if (!best || best_d == 0 || best_d * 2 >= len)
+		return NULL;
+	return best;
 }

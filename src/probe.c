@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "probe.h"
 #include "tfs.h"
 #include "tr.h"
+#include "user_abi.h"
 
 static const char *const names[CAP__COUNT] = {
 	[CAP_TRACEFS] = "tracefs",
@@ -38,6 +40,8 @@ static const char *const names[CAP__COUNT] = {
 	[CAP_FPROBES] = "fprobes",
 	[CAP_SYNTHETIC] = "synthetic",
 	[CAP_USER_EVENTS] = "user_events",
+	[CAP_USER_PERSIST] = "user_persist",
+	[CAP_USER_MULTI] = "user_multi",
 	[CAP_STACK_TRACER] = "stack_tracer",
 	[CAP_MMAP] = "mmap",
 	[CAP_CLOCKS] = "clocks",
@@ -268,6 +272,94 @@ static void probe_eprobes(void)
 	free(undo);
 }
 
+/*
+ * Does the kernel take these registration flags?  Asked without registering
+ * anything: the kernel checks the flags (EINVAL for unknown ones) before it
+ * checks that the enable word is in user space (EFAULT), so an address in
+ * kernel space gets EFAULT exactly when everything else was accepted.  A
+ * kernel with the pre-6.4 draft of the ABI answers otherwise (E2BIG or
+ * EINVAL for our larger struct).  0 if accepted, else the -errno seen.
+ */
+static int user_flags_known(unsigned flags)
+{
+	char *path = tfs_path(NULL, "user_events_data");
+	struct user_reg reg = {
+		.size = sizeof(reg), .enable_bit = 0, .enable_size = 4, .flags = (uint16_t)flags,
+		.enable_addr = (uint64_t)1 << 63, .name_args = (uintptr_t)"tr_check u32 x",
+	};
+	int fd = open(path, O_RDWR | O_CLOEXEC), r;
+
+	free(path);
+	if (fd < 0)
+		return -errno;
+	r = ioctl(fd, DIAG_IOCSREG, &reg) < 0 ? -errno : -EPROTO;
+	close(fd);
+	return r == -EFAULT ? 0 : r;
+}
+
+/* CAP_PERFMON (38) or CAP_SYS_ADMIN (21) in this process's effective set. */
+static bool perfmon_capable(void)
+{
+	char *st = NULL, *l;
+	unsigned long long eff = 0;
+
+	if (read_file("/proc/self/status", &st, NULL))
+		return geteuid() == 0;
+	l = strstr(st, "\nCapEff:");
+	if (l)
+		eff = strtoull(l + 8, NULL, 16);
+	free(st);
+	return (eff >> 38 & 1) || (eff >> 21 & 1);
+}
+
+static void probe_user_events(enum tr_cap c)
+{
+	int r;
+
+	if (!tfs_exists(NULL, "user_events_data")) {
+		set(CAP_USER_EVENTS, false,
+		    xstrdup("no 'user_events_data' file (kernel built without CONFIG_USER_EVENTS)"));
+		set(CAP_USER_PERSIST, false, xstrdup("no user_events (CONFIG_USER_EVENTS)"));
+		set(CAP_USER_MULTI, false, xstrdup("no user_events (CONFIG_USER_EVENTS)"));
+		return;
+	}
+	if (c != CAP_USER_EVENTS && !probe_has(CAP_USER_EVENTS)) {
+		set(c, false, xasprintf("no user_events: %s", probe_detail(CAP_USER_EVENTS)));
+		return;
+	}
+	switch (c) {
+	case CAP_USER_EVENTS:
+		r = user_flags_known(0);
+		if (r)
+			set(c, false, xasprintf("user_events_data does not take a registration: %s%s",
+						strerror(-r), r == -EINVAL || r == -E2BIG
+						? " (an ABI before Linux 6.4)" : ""));
+		else
+			set(c, true, xasprintf("%s/user_events_data", tfs_root()));
+		break;
+	case CAP_USER_PERSIST:
+		r = user_flags_known(USER_EVENT_REG_PERSIST);
+		if (r == -EINVAL)
+			set(c, false, xstrdup("the kernel does not know USER_EVENT_REG_PERSIST (needs Linux 6.5+)"));
+		else if (r)
+			set(c, false, xasprintf("USER_EVENT_REG_PERSIST: %s", strerror(-r)));
+		else if (!perfmon_capable())
+			set(c, false, xstrdup("persistent events need CAP_PERFMON, which this process lacks"));
+		else
+			set(c, true, xstrdup("USER_EVENT_REG_PERSIST, and CAP_PERFMON"));
+		break;
+	default:
+		r = user_flags_known(USER_EVENT_REG_MULTI_FORMAT);
+		if (r == -EINVAL)
+			set(c, false, xstrdup("the kernel does not know USER_EVENT_REG_MULTI_FORMAT (needs Linux 6.10+)"));
+		else if (r)
+			set(c, false, xasprintf("USER_EVENT_REG_MULTI_FORMAT: %s", strerror(-r)));
+		else
+			set(c, true, xstrdup("USER_EVENT_REG_MULTI_FORMAT (user_events_multi)"));
+		break;
+	}
+}
+
 static void probe_one(enum tr_cap c)
 {
 	char *buf = NULL;
@@ -357,7 +449,9 @@ static void probe_one(enum tr_cap c)
 		by_file(c, "synthetic_events", "no 'synthetic_events' file (kernel built without CONFIG_SYNTH_EVENTS)");
 		break;
 	case CAP_USER_EVENTS:
-		by_file(c, "user_events_data", "no 'user_events_data' file (kernel built without CONFIG_USER_EVENTS)");
+	case CAP_USER_PERSIST:
+	case CAP_USER_MULTI:
+		probe_user_events(c);
 		break;
 	case CAP_STACK_TRACER:
 		by_file(c, "stack_trace", "no 'stack_trace' file (kernel built without CONFIG_STACK_TRACER)");

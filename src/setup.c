@@ -2,6 +2,7 @@
 /*
  * Applying a tracing set-up to an instance (see setup.h).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -57,6 +58,36 @@ static int check_clock(struct tfs_inst *in, const char *clock)
 	return r;
 }
 
+/*
+ * An option trace_options does not list: say so, with the closest name it
+ * has ("noprint-parnet" -> noprint-parent), keeping the "no" the user typed.
+ */
+static int unknown_option(struct tfs_inst *in, const char *opt)
+{
+	struct strv names = { 0 };
+	char *text = NULL, *line, *save = NULL;
+	bool no = !strncmp(opt, "no", 2);
+	const char *hit = NULL;
+	int r;
+
+	if (!tfs_read(in, "trace_options", &text)) {
+		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			/* trace_options says "noirq-info" for an option that is off. */
+			const char *name = strncmp(line, "no", 2) ? line : line + 2;
+
+			strv_push_owned(&names, xasprintf("%s%s", no ? "no" : "", name));
+		}
+		hit = suggest_closest(opt, (const char *const *)names.v, names.n);
+	}
+	if (hit)
+		r = tr_fail(-EINVAL, "unknown trace option '%s' (did you mean %s?)", opt, hit);
+	else
+		r = tr_fail(-EINVAL, "unknown trace option '%s' (tr list -o shows them)", opt);
+	strv_free(&names);
+	free(text);
+	return r;
+}
+
 static int check_option(struct tfs_inst *in, const char *opt, char **file)
 {
 	const char *name = strncmp(opt, "no", 2) ? opt : opt + 2;
@@ -70,9 +101,90 @@ static int check_option(struct tfs_inst *in, const char *opt, char **file)
 			return 0;
 		free(*file);
 		*file = NULL;
-		return tr_fail(-EINVAL, "unknown trace option '%s' (tr list -o shows them)", opt);
+		return unknown_option(in, opt);
 	}
 	return 0;
+}
+
+/* The field names of SYS:EV's format (common ones too), from "field:TYPE NAME[N];" lines. */
+static void event_fields(struct tfs_inst *in, const char *system, const char *event,
+			 struct strv *out)
+{
+	char *file = xasprintf("events/%s/%s/format", system, event), *text = NULL, *p;
+
+	if (!tfs_read(in, file, &text))
+		for (p = text; (p = strstr(p, "field:")); ) {
+			char *semi = strchr(p, ';'), *end, *start;
+
+			if (!semi)
+				break;
+			end = semi;
+			/* "char comm[16]": the name is before the brackets. */
+			for (char *b = p; b < semi; b++)
+				if (*b == '[') {
+					end = b;
+					break;
+				}
+			start = end;
+			while (start > p && (isalnum((unsigned char)start[-1]) || start[-1] == '_'))
+				start--;
+			if (start < end)
+				strv_push_owned(out, xasprintf("%.*s", (int)(end - start), start));
+			p = semi;
+		}
+	free(text);
+	free(file);
+}
+
+/*
+ * When the kernel says a filter names a field the event lacks, which word
+ * was it, and what was meant: "no field 'prev_pd' (did you mean
+ * prev_pid?)", or NULL when that cannot be told.
+ */
+static char *filter_hint(struct tfs_inst *in, const char *system, const char *event,
+			 const char *filter)
+{
+	struct strv fields = { 0 };
+	char *hint = NULL;
+	const char *p = filter;
+
+	if (!tr_detail() || !strstr(tr_detail(), "Field not found"))
+		return NULL;
+	event_fields(in, system, event, &fields);
+	while (*p && !hint) {
+		if (*p == '"' || *p == '\'') {
+			const char *q = strchr(p + 1, *p);
+
+			p = q ? q + 1 : p + strlen(p);
+			continue;
+		}
+		if (isalpha((unsigned char)*p) || *p == '_') {
+			const char *start = p;
+			char *word;
+
+			while (isalnum((unsigned char)*p) || *p == '_')
+				p++;
+			word = xasprintf("%.*s", (int)(p - start), start);
+			if (fields.n && !strv_contains(&fields, word)) {
+				const char *near = suggest_closest(word, (const char *const *)fields.v,
+								   fields.n);
+
+				hint = near ? xasprintf("no field '%s' (did you mean %s?)", word, near)
+					    : xasprintf("no field '%s'", word);
+			}
+			free(word);
+			continue;
+		}
+		/* Numbers (0x1f too) are values, not fields. */
+		if (isdigit((unsigned char)*p)) {
+			while (isalnum((unsigned char)*p))
+				p++;
+			continue;
+		}
+		p++;
+	}
+	strv_free(&fields);
+	return hint;
 }
 
 int setup_events(struct tfs_inst *in, const struct evsel_list *events)
@@ -104,12 +216,17 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 		 * kernel's verdict on what the user typed, caret and all, if the
 		 * user's text alone is refused too.
 		 */
-		if (r && m[i].user_filter && tfs_set(in, f, m[i].user_filter))
+		if (r) {
+			const char *shown = m[i].filter;
+			char *hint;
+
+			if (m[i].user_filter && tfs_set(in, f, m[i].user_filter))
+				shown = m[i].user_filter;
+			hint = filter_hint(in, m[i].system, m[i].event, shown);
 			r = tr_fail(r, "bad filter for '%s:%s': '%s': %s", m[i].system, m[i].event,
-				    m[i].user_filter, strerror(-r));
-		else if (r)
-			r = tr_fail(r, "bad filter for '%s:%s': '%s': %s", m[i].system, m[i].event,
-				    m[i].filter, strerror(-r));
+				    shown, hint ? hint : strerror(-r));
+			free(hint);
+		}
 		free(f);
 	}
 	for (size_t i = 0; i < n && !r; i++) {

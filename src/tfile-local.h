@@ -40,7 +40,9 @@ struct tfile {
 	int ncpu_entries;	/* counted against TFILE_MAX_CPUS */
 	uint64_t chunk_mem;	/* cursors' chunk buffers, against TFILE_CHUNK_BUDGET */
 	char *cmdlines, *tgids;
-	char *kallsyms;		/* kept for tfile_load_kallsyms() */
+	char *kallsyms;		/* kept for tfile_load_kallsyms() and tfile_kallsyms() */
+	bool kallsyms_loaded;	/* handed to the tep already */
+	char *printk;		/* printk_formats text, for the kernel's printer */
 	struct strv formats;
 	char *header_page;
 	size_t header_page_len;

@@ -198,6 +198,34 @@ static int parse_header_info(struct tfile *tf, struct rd *r)
 	return r->err;
 }
 
+/* Parsed under a name without its dots, then given back its own name. */
+int tfile_parse_event(struct tep_handle *tep, const char *buf, size_t n, const char *sys)
+{
+	enum tep_errno e = tep_parse_event(tep, buf, n, sys);
+	const char *name = buf + 6, *eol, *idl;
+	struct tep_event *ev;
+	char *copy;
+	int id;
+
+	if (!e || n < 6 || strncmp(buf, "name: ", 6) || !(eol = memchr(buf, '\n', n)) ||
+	    !memchr(name, '.', eol - name) || !(idl = memmem(buf, n, "\nID: ", 5)) ||
+	    sscanf(idl + 5, "%d", &id) != 1)
+		return e;
+	copy = xmalloc(n);
+	memcpy(copy, buf, n);
+	for (char *c = copy + 6; c < copy + (eol - buf); c++)
+		if (*c == '.')
+			*c = '_';
+	e = tep_parse_event(tep, copy, n, sys);
+	free(copy);
+	ev = e ? NULL : tep_find_event(tep, id);
+	if (ev) {
+		free(ev->name);
+		ev->name = xasprintf("%.*s", (int)(eol - name), name);
+	}
+	return e;
+}
+
 static int add_format(struct tfile *tf, const char *sys, const uint8_t *p, uint64_t n)
 {
 	struct fmt_check chk;
@@ -209,9 +237,9 @@ static int add_format(struct tfile *tf, const char *sys, const uint8_t *p, uint6
 	 */
 	fmt_check_format((const char *)p, n, &chk);
 	if (chk.verdict == FMT_CHECK_OK)
-		tep_parse_event(tf->tep, (const char *)p, n, sys);
+		tfile_parse_event(tf->tep, (const char *)p, n, sys);
 	else
-		tep_parse_event(tf->tep, chk.safe, chk.safe_len, sys);
+		tfile_parse_event(tf->tep, chk.safe, chk.safe_len, sys);
 	free(chk.safe);
 	tf->info.nformats++;
 	if (tf->flags & TFILE_KEEP_FORMATS) {
@@ -266,6 +294,7 @@ static int parse_kallsyms(struct tfile *tf, struct rd *r)
 	if (p && n && !(tf->flags & TFILE_NO_KALLSYMS)) {
 		free(tf->kallsyms);
 		tf->kallsyms = dup_text(p, n);
+		tf->kallsyms_loaded = false;
 		if (!(tf->flags & TFILE_LAZY_KALLSYMS))
 			tfile_load_kallsyms(tf);
 	}
@@ -321,8 +350,12 @@ static int parse_printk(struct tfile *tf, struct rd *r)
 	uint32_t n = rd_u32(r);
 	const uint8_t *p = rd_take(r, n);
 
-	if (p && n)
+	if (p && n) {
+		/* A copy for the kernel's printer (strings %s prints by address). */
+		free(tf->printk);
+		tf->printk = dup_text(p, n);
 		add_printk(tf, (const char *)p, n);
+	}
 	return r->err;
 }
 
@@ -366,11 +399,35 @@ static void register_comm(void *arg, int pid, const char *comm, size_t len)
 
 void tfile_load_kallsyms(struct tfile *tf)
 {
-	if (!tf->kallsyms)
+	if (!tf->kallsyms || tf->kallsyms_loaded)
 		return;
 	tep_parse_kallsyms(tf->tep, tf->kallsyms);
-	free(tf->kallsyms);
-	tf->kallsyms = NULL;
+	/* Kept: the kernel's printer indexes them itself (tfile_kallsyms). */
+	tf->kallsyms_loaded = true;
+}
+
+const char *tfile_kallsyms(struct tfile *tf)
+{
+	tfile_load_kallsyms(tf);
+	return tf->kallsyms;
+}
+
+const char *tfile_printk(const struct tfile *tf) { return tf->printk; }
+
+const char *tfile_format(const struct tfile *tf, const char *system, const char *name)
+{
+	size_t sl = strlen(system), nl = strlen(name);
+
+	for (size_t i = 0; i < tf->formats.n; i++) {
+		const char *f = tf->formats.v[i], *n;
+
+		if (strncmp(f, system, sl) || f[sl] != '\n')
+			continue;
+		n = f + sl + 1;
+		if (!strncmp(n, "name: ", 6) && !strncmp(n + 6, name, nl) && n[6 + nl] == '\n')
+			return n;
+	}
+	return NULL;
 }
 
 /* ---- options (both versions) ---- */
@@ -494,6 +551,7 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 			tf->tsc_offset = swap_n(tf, p + 8, 8);
 			if (tf->tsc_shift > 63)
 				tf->tsc2nsec = false;
+			tf->info.tsc2nsec = tf->tsc2nsec;
 		}
 		return 0;
 	case OPT_BUFFER:
@@ -1001,6 +1059,7 @@ void tfile_close(struct tfile *tf)
 	free(tf->cmdlines);
 	free(tf->tgids);
 	free(tf->kallsyms);
+	free(tf->printk);
 	free(tf->header_page);
 	free(tf->path);
 	free(tf);

@@ -427,6 +427,14 @@ int tfs_append_undo(const struct tfs_inst *in, const char *file, const char *lin
 	return r;
 }
 
+void tfs_undo_note(const struct tfs_inst *in, const char *file, const char *undo_line)
+{
+	char *p = tfs_path(in, file);
+
+	undo_push(UNDO_APPEND, p, undo_line);
+	free(p);
+}
+
 static int inst_find(const char *name, struct tfs_inst **out)
 {
 	for (size_t i = 0; i < T.ninsts; i++)
@@ -801,6 +809,39 @@ bool tfs_state_has(const char *value)
 	}
 	free(path);
 	return found;
+}
+
+void tfs_state_forget(const char *value)
+{
+	char *path = tfs_state_path(), *buf = NULL, *line, *save = NULL;
+	struct strv keep = { 0 };
+	bool dropped = false;
+
+	if (read_file(path, &buf, NULL)) {
+		free(path);
+		return;
+	}
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *v = strrchr(line, '\t');
+
+		if (v && !strcmp(v + 1, value))
+			dropped = true;
+		else
+			strv_push(&keep, line);
+	}
+	if (dropped) {
+		FILE *f = keep.n ? fopen(path, "we") : NULL;
+
+		for (size_t k = 0; f && k < keep.n; k++)
+			fprintf(f, "%s\n", keep.v[k]);
+		if (f)
+			fclose(f);
+		else if (!keep.n)
+			unlink(path);
+	}
+	strv_free(&keep);
+	free(buf);
+	free(path);
 }
 
 static void subdirs(const char *dir, struct strv *out)

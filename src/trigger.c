@@ -10,6 +10,7 @@
 
 #include "parse.h"
 #include "probe.h"
+#include "evsel.h"
 #include "trigger.h"
 
 static const struct {
@@ -189,7 +190,7 @@ int trig_add(struct tfs_inst *in, const char *system, const char *event, const c
 	}
 	file = r ? NULL : trigger_file(in, system, event);
 	if (!r && !file)
-		r = tr_fail(-ENOENT, "no such event '%s:%s'", system, event);
+		r = evsel_fail_unknown(in, system, event);
 	if (!r) {
 		undo = tfs_trigger_removal(t.text);
 		r = tfs_append_undo(in, file, t.text, undo);
@@ -230,7 +231,7 @@ int trig_del(struct tfs_inst *in, const char *system, const char *event, const c
 	int r;
 
 	if (!file)
-		return tr_fail(-ENOENT, "no such event '%s:%s'", system, event);
+		return evsel_fail_unknown(in, system, event);
 	removal = tfs_trigger_removal(trigger);
 	if (!has_trigger(in, file, removal)) {
 		r = tr_fail(-ENOENT, "no trigger '%s' on '%s:%s' (tr trigger list shows them)", trigger,

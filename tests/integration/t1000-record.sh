@@ -8,18 +8,20 @@ test_requires instances events
 # Note: a command run in the background is "$TR", not the tr function, so
 # that $! is tr itself and signals reach it.
 
-# The text of the ftrace:print events (trace_marker lines) in a file, in order.
+# The text of the ftrace:print events (trace_marker lines) in a file, in
+# order.  trace-cmd names the event ("print: tracing_mark_write: x"); tr,
+# like the kernel's trace file, prints "tracing_mark_write: x".
 marks() {
 	if command -v trace-cmd >/dev/null; then
 		trace-cmd report -i "$1" 2>/dev/null | sed -n 's/.* print: *[^ ]*: //p'
 	else
-		"$TR" report -i "$1" | sed -n 's/.* print: *[^ ]*: //p'
+		marks_tr "$1"
 	fi
 }
 
 # Both readers, where there are two, must agree.
 marks_tr() {
-	"$TR" report -i "$1" 2>/dev/null | sed -n 's/.* print: *[^ ]*: //p'
+	"$TR" report -i "$1" 2>/dev/null | sed -n 's/^.*\] *[0-9.]*: tracing_mark_write: //p'
 }
 have_tr_report() { "$TR" report --help >/dev/null 2>&1; }
 
@@ -51,9 +53,9 @@ test_expect_success 'trace_marker lines round-trip in order (trace-cmd report, t
 	test ! -d "$TRACEFS/instances/$inst"
 '
 
-test_expect_success 'the file is trace.dat version 6 with the instance as a buffer' '
+test_expect_success 'with --file-version 6 the file is trace.dat version 6 with the instance as a buffer' '
 	inst=$(test_instance) &&
-	tr record -q -B "$inst" -e ftrace:print -o v6.dat \
+	tr record -q -B "$inst" --file-version 6 -e ftrace:print -o v6.dat \
 		sh -c "echo one >$TRACEFS/instances/$inst/trace_marker" &&
 	head -c 12 v6.dat | od -An -c | tr -d " \n" >magic &&
 	printf "\027\010Dtracing6\000" | od -An -c | tr -d " \n" >expect &&
@@ -186,11 +188,11 @@ test_expect_success 'lost events are counted per CPU; --fail-on-loss fails' '
 	test_grep "events were lost" err
 '
 
-test_expect_success '-F records only the command; -c adds its children' '
+test_expect_success '--follow records only the command; -c adds its children' '
 	inst=$(test_instance) &&
-	tr record -q -B "$inst" -F -e sched:sched_process_exit -o f1.dat \
+	tr record -q -B "$inst" --follow -e sched:sched_process_exit -o f1.dat \
 		sh -c "/bin/true; /bin/true; exit 0" &&
-	tr record -q -B "$inst" -F -c -e sched:sched_process_exit -o f2.dat \
+	tr record -q -B "$inst" --follow -c -e sched:sched_process_exit -o f2.dat \
 		sh -c "/bin/true; /bin/true; exit 0" &&
 	if command -v trace-cmd >/dev/null; then
 		trace-cmd report -i f1.dat >out1 2>/dev/null && trace-cmd report -i f2.dat >out2 2>/dev/null
@@ -233,7 +235,7 @@ test_expect_success 'a command that cannot be found fails before anything is cha
 '
 
 test_expect_success 'usage errors' '
-	test_expect_code 64 tr record -e sched -F &&
+	test_expect_code 64 tr record -e sched --follow &&
 	test_expect_code 64 tr record -e sched -c true &&
 	test_expect_code 64 tr record true &&
 	test_expect_code 64 tr record -e sched --duration 5x
@@ -301,6 +303,19 @@ test_expect_success 'a bad filter is shown as typed, not with tr'"'"'s own pid c
 	test_expect_code 1 tr record -B "$inst" -e sched:sched_switch -f "prev_pid =! 3" -o f.dat true 2>err &&
 	test_grep "bad filter for .sched:sched_switch.: .prev_pid =! 3.:" err &&
 	test_must_fail grep common_pid err &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
+test_expect_success 'a command that ignores SIGTERM is killed after the grace period, never left behind' '
+	inst=$(test_instance) &&
+	start=$(date +%s) &&
+	tr record -q -B "$inst" -e ftrace:print -o stubborn.dat --duration 500ms \
+		sh -c "echo \$\$ >stubborn.pid; trap \"\" TERM INT; while :; do sleep 0.1; done" 2>err &&
+	end=$(date +%s) &&
+	test $((end - start)) -lt 15 &&
+	test_grep "did not exit on signal 15: killed" err &&
+	pid=$(cat stubborn.pid) &&
+	test_must_fail kill -0 "$pid" 2>/dev/null &&
 	test ! -d "$TRACEFS/instances/$inst"
 '
 

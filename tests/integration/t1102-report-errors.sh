@@ -118,7 +118,6 @@ test_expect_success 'usage errors exit 64' '
 	test_expect_code 64 tr report --cpu 1-x &&
 	test_expect_code 64 tr report -v &&
 	test_expect_code 64 tr report --stat --events &&
-	test_expect_code 64 tr report extra-arg &&
 	test_expect_code 64 tr report --format json -R
 '
 
