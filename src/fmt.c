@@ -25,6 +25,7 @@
 
 #include "btf.h"
 #include "fmt-check.h"
+#include "parse.h"
 #include "fmt-kernel.h"
 #include "fmt-local.h"
 #include "json.h"
@@ -815,10 +816,21 @@ int fmt_src_filter(struct fmt_src *s, const char *expr)
 	if (part && filter_fields_exist(flt, part, name, sizeof(name))) {
 		int err;
 
-		if (flt->filters == 1)
-			err = tr_fail(-EINVAL, "bad filter '%s': no field '%s' in '%s:%s'", expr, name,
-				      flt->event_filters[0].event->system,
-				      flt->event_filters[0].event->name);
+		if (flt->filters == 1) {
+			struct tep_event *ev = flt->event_filters[0].event;
+			const char *cands[256], *near;
+			size_t n = 0;
+
+			for (struct tep_format_field *f = ev->format.fields; f && n < 256; f = f->next)
+				cands[n++] = f->name;
+			for (struct tep_format_field *f = ev->format.common_fields; f && n < 256;
+			     f = f->next)
+				cands[n++] = f->name;
+			near = suggest_closest(name, cands, n);
+			err = tr_fail(-EINVAL, "bad filter '%s': no field '%s' in '%s:%s'%s%s%s", expr,
+				      name, ev->system, ev->name, near ? " (did you mean '" : "",
+				      near ? near : "", near ? "'?)" : "");
+		}
 		else
 			err = tr_fail(-EINVAL, "bad filter '%s': no field '%s' in %s", expr, name,
 				      flt->filters ? "the events it selects" : "any event");
