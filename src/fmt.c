@@ -1043,7 +1043,8 @@ void fmt_src_kallsyms(struct fmt_src *s, const char *text)
 		s->nksyms++;
 		p = nl;
 	}
-	qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
+	if (s->nksyms)
+		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
 	vmemmap_guess(s);
 }
 
@@ -1556,6 +1557,24 @@ static int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 		out->len += strlen(u);
 		return ret;
 	}
+	/*
+	 * A print fmt fmt-check.h refused, or a record too short for a field
+	 * of size 0, goes to no printer that trusts the format: the kernel's,
+	 * the fast one or libtraceevent.
+	 */
+	if (ei->withheld || (uint32_t)rec->size < ei->min_size) {
+		fields_text(s, ei, rec, out);
+		return ret;
+	}
+	if (!lens_fit(s, ei, rec)) {
+		if (!ei->lens_warned)
+			tr_warn("event '%s:%s': a record's __print_hex or __print_array length runs "
+				"past it: such records show their fields", ei->event->system,
+				ei->event->name);
+		ei->lens_warned = true;
+		fields_text(s, ei, rec, out);
+		return ret;
+	}
 	/* User events print field by field, as the kernel prints them (fmt-user.c). */
 	if (!raw && ei->user) {
 		fmt_user_text(s->tep, ei->event, rec->data, (uint32_t)rec->size, out);
@@ -1570,19 +1589,6 @@ static int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 			goto strip;
 		ret = KPROG_TEXT;
 		goto lib;
-	}
-	if (ei->withheld || (uint32_t)rec->size < ei->min_size) {
-		fields_text(s, ei, rec, out);
-		return ret;
-	}
-	if (!lens_fit(s, ei, rec)) {
-		if (!ei->lens_warned)
-			tr_warn("event '%s:%s': a record's __print_hex or __print_array length runs "
-				"past it: such records show their fields", ei->event->system,
-				ei->event->name);
-		ei->lens_warned = true;
-		fields_text(s, ei, rec, out);
-		return ret;
 	}
 	if (!raw && ei->prog && fmt_prog_run(ei->prog, s->tep, rec->data, rec->size, out)) {
 		if (ei->checked < CHECKS || f->verify_all) {
