@@ -116,7 +116,9 @@ replay: $(REPLAY_BINS)
 # make fuzz [FUZZ_TIME=seconds] [FUZZ_TARGET=report|hist]: run the fuzzers
 # (niced, one at a time) from the seed corpus; see tests/fuzz/README.md.
 FUZZ_TIME ?= 600
-fuzz: $(FUZZ_BINS)
+fuzz:
+	@$(MAKE) --no-print-directory deps-test
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
 	@tests/fuzz/run $(FUZZ_TIME) $(or $(FUZZ_TARGET),$(FUZZ_NAMES))
 
 # make run needs only the build; make check also the test tools and the VM tier's.

@@ -25,6 +25,7 @@
 
 #include "btf.h"
 #include "fmt-check.h"
+#include "parse.h"
 #include "fmt-kernel.h"
 #include "fmt-local.h"
 #include "json.h"
@@ -815,10 +816,21 @@ int fmt_src_filter(struct fmt_src *s, const char *expr)
 	if (part && filter_fields_exist(flt, part, name, sizeof(name))) {
 		int err;
 
-		if (flt->filters == 1)
-			err = tr_fail(-EINVAL, "bad filter '%s': no field '%s' in '%s:%s'", expr, name,
-				      flt->event_filters[0].event->system,
-				      flt->event_filters[0].event->name);
+		if (flt->filters == 1) {
+			struct tep_event *ev = flt->event_filters[0].event;
+			const char *cands[256], *near;
+			size_t n = 0;
+
+			for (struct tep_format_field *f = ev->format.fields; f && n < 256; f = f->next)
+				cands[n++] = f->name;
+			for (struct tep_format_field *f = ev->format.common_fields; f && n < 256;
+			     f = f->next)
+				cands[n++] = f->name;
+			near = suggest_closest(name, cands, n);
+			err = tr_fail(-EINVAL, "bad filter '%s': no field '%s' in '%s:%s'%s%s%s", expr,
+				      name, ev->system, ev->name, near ? " (did you mean '" : "",
+				      near ? near : "", near ? "'?)" : "");
+		}
 		else
 			err = tr_fail(-EINVAL, "bad filter '%s': no field '%s' in %s", expr, name,
 				      flt->filters ? "the events it selects" : "any event");
@@ -1031,7 +1043,8 @@ void fmt_src_kallsyms(struct fmt_src *s, const char *text)
 		s->nksyms++;
 		p = nl;
 	}
-	qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
+	if (s->nksyms)
+		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
 	vmemmap_guess(s);
 }
 
@@ -1544,11 +1557,11 @@ static int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 		out->len += strlen(u);
 		return ret;
 	}
-	/* User events print field by field, as the kernel prints them (fmt-user.c). */
-	if (!raw && ei->user) {
-		fmt_user_text(s->tep, ei->event, rec->data, (uint32_t)rec->size, out);
-		return ret;
-	}
+	/*
+	 * A print fmt fmt-check.h refused, or a record too short for a field
+	 * of size 0, goes to no printer that trusts the format: the kernel's,
+	 * the fast one or libtraceevent.
+	 */
 	if (ei->withheld || (uint32_t)rec->size < ei->min_size) {
 		fields_text(s, ei, rec, out);
 		return ret;
@@ -1562,12 +1575,12 @@ static int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 		fields_text(s, ei, rec, out);
 		return ret;
 	}
-	/*
-	 * The kernel's printer comes after the checks above: a print fmt
-	 * fmt-check.h withheld, or a record too short or with lengths that run
-	 * past it, is not for any printer.  A plugin's handler (--plugins)
-	 * prints trace-cmd's compact forms instead.
-	 */
+	/* User events print field by field, as the kernel prints them (fmt-user.c). */
+	if (!raw && ei->user) {
+		fmt_user_text(s->tep, ei->event, rec->data, (uint32_t)rec->size, out);
+		return ret;
+	}
+	/* A plugin's handler (--plugins) prints trace-cmd's compact forms. */
 	if (!raw && !f->o.lib && !ei->event->handler) {
 		struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0 };
 

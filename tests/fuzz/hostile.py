@@ -544,8 +544,8 @@ def main():
     # Chunks at the size limit, full of events: all CPUs hold one at once while merging.
     full = cpu_pages(0) * ((16 << 20) // (2 * PAGE))
     mid = zip_data('zstd', full)
-    put('zip-16m-chunks-64cpus.dat',
-        v7(base(cpus=64), 'zstd', chunks=[[(len(mid), len(full), mid)] * 2] * 64).b)
+    put('zip-16m-chunks-8cpus.dat',
+        v7(base(cpus=8), 'zstd', chunks=[[(len(mid), len(full), mid)] * 2] * 8).b)
     zb = zlib.compress(bytes(64 << 20), 9)
     put('zip-zlib-bomb-8cpus.dat', v7(base(cpus=8), 'zlib', chunks=[[(len(zb), 64 << 20, zb)]] * 8).b)
 
