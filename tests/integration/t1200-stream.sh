@@ -28,7 +28,7 @@ test_expect_success 'markers come out live, in order, formatted like the kernel'
 	grep -o "tracing_mark_write: stream-line-[0-9]*" out >got &&
 	seq 20 | sed "s/^/tracing_mark_write: stream-line-/" >expect &&
 	test_cmp expect got &&
-	test_grep -E "^ +.*-[0-9]+ +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: print: +tracing_mark_write: stream-line-1$" out
+	test_grep -E "^ +.*-[0-9]+ +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: tracing_mark_write: stream-line-1$" out
 '
 
 test_expect_success 'events it enabled are put back after SIGINT' '
