@@ -2380,11 +2380,22 @@ struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const c
 	if (!p)
 		p = xcalloc(1, sizeof(*p));
 	s = print_fmt_line(text);
-	/* The line ends at a newline (a string cannot hold one: escapes are written out). */
+	/*
+	 * The line ends at a newline outside the string literals: some kernels
+	 * (6.1) write a "\n" in a format's string as a newline.
+	 */
 	{
-		const char *nl = strchr(s, '\n');
-		size_t n = nl ? (size_t)(nl - s) : strlen(s);
+		const char *e = s;
+		bool quoted = false;
+		size_t n;
 
+		for (; *e && (quoted || *e != '\n'); e++) {
+			if (*e == '\\' && quoted && e[1])
+				e++;
+			else if (*e == '"')
+				quoted = !quoted;
+		}
+		n = e - s;
 		p->text = xmalloc(n + 1);
 		memcpy(p->text, s, n);
 		p->text[n] = '\0';
@@ -2594,8 +2605,12 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 		sput(o, ": ", 2);
 		if (p->sp == SP_PRINT) {
 			const char *s = (const char *)r->data + buf->offset;
+			size_t n = strnlen(s, r->size - buf->offset);
 
-			sput(o, s, strnlen(s, r->size - buf->offset));
+			/* The write's newline ends the kernel's line (it adds none). */
+			if (n && s[n - 1] == '\n')
+				n--;
+			sput(o, s, n);
 			return KPROG_LINE;
 		}
 		/* bputs: the string is the kernel's, by address. */
@@ -2607,7 +2622,7 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 
 			if (!s)
 				return KPROG_FAIL;
-			sput(o, s, strlen(s));
+			sput(o, s, strlen(s) - (*s && s[strlen(s) - 1] == '\n'));
 		}
 		return KPROG_LINE;
 	}
@@ -2663,6 +2678,9 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 			}
 			sput(o, "\n", 1);
 		}
+		/* Each entry's line ends with a newline; the last one ends the record's. */
+		if (o->len && o->p[o->len - 1] == '\n')
+			o->len--;
 		return KPROG_LINE;
 	}
 	case SP_KPROBE:

@@ -71,6 +71,11 @@ struct kprog;
  */
 struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const char *text);
 
+/*
+ * What kprog_run leaves in out is the kernel's output for the record but
+ * for the newline that ends its line: a format that ends with "\n" itself
+ * leaves one (the kernel then shows an empty line).
+ */
 enum {
 	KPROG_FAIL = -1,	/* this record needs another printer */
 	KPROG_TEXT = 0,		/* out has the text after the "name: " column */

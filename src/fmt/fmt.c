@@ -64,6 +64,8 @@ struct ev_info {
 	int checked;		/* records compared with libtraceevent so far */
 	struct kprog *kp;	/* the kernel's printer, or NULL */
 	bool kp_done;		/* kp compiled (or found impossible) */
+	/* pagemap's folio and pfn, from which vmemmap_base follows (0: none) */
+	struct tep_format_field *folio, *pfn;
 	int name_len;		/* bytes of the padded "NAME: " column */
 	char name_col[72];
 };
@@ -103,6 +105,7 @@ struct fmt_src {
 	const struct btf *btf;
 	bool tep_syms;		/* the tep's own symbol table can be asked */
 	uint64_t vmemmap_default;	/* vmemmap_base without KASLR */
+	bool vmemmap_learned;	/* from a folio and its pfn in the trace */
 	const char *clock;	/* the clock last given, by pointer */
 	bool clock_ns;		/* the timestamps count ns */
 	bool lib_raw;		/* trace-cmd prints them as a count (counter, x86-tsc) */
@@ -660,6 +663,12 @@ static void find_pairs(struct ev_info *ei)
 	ei->learn_done = true;
 	if (!ei->event || !ei->event->system)
 		return;
+	if (!strcmp(ei->event->system, "pagemap")) {
+		ei->folio = tep_find_field(ei->event, "folio");
+		ei->pfn = tep_find_field(ei->event, "pfn");
+		if (!ei->folio || !ei->pfn || ei->folio->size != 8 || ei->pfn->size != 8)
+			ei->folio = ei->pfn = NULL;
+	}
 	for (size_t i = 0; i < ARRAY_SIZE(name_fields) && ei->npairs < 4; i++) {
 		struct tep_format_field *comm, *pid;
 
@@ -677,6 +686,27 @@ static void find_pairs(struct ev_info *ei)
 	}
 }
 
+/*
+ * vmemmap_base from a folio's address and its pfn (pagemap's events show
+ * both): base = folio - pfn * sizeof(struct page).  KASLR moves vmemmap in
+ * steps of 1 GiB, so a base that is not so aligned is not believed.
+ */
+static void learn_vmemmap(struct fmt_src *s, struct ev_info *ei, const struct tfile_event *ev)
+{
+	unsigned ps = s->btf ? btf_struct_size(s->btf, "page") : 0;
+	uint64_t folio, pfn, base;
+
+	if ((uint32_t)(ei->folio->offset + 8) > ev->size || (uint32_t)(ei->pfn->offset + 8) > ev->size)
+		return;
+	folio = rd_num(s, (const uint8_t *)ev->data + ei->folio->offset, 8);
+	pfn = rd_num(s, (const uint8_t *)ev->data + ei->pfn->offset, 8);
+	base = folio - pfn * (ps ? ps : 64);
+	if (!folio || (base & ((1ULL << 30) - 1)) || !(base >> 63))
+		return;
+	s->env.vmemmap = base;
+	s->vmemmap_learned = true;
+}
+
 void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev)
 {
 	int id = fmt_src_event_id(s, ev);
@@ -687,6 +717,8 @@ void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev)
 	ei = ev_lookup(s, id);
 	if (!ei->learn_done)
 		find_pairs(ei);
+	if (ei->folio && !s->vmemmap_learned)
+		learn_vmemmap(s, ei, ev);
 	for (int i = 0; i < ei->npairs; i++) {
 		struct tep_format_field *c = ei->pairs[i].comm, *p = ei->pairs[i].pid;
 		const char *name;
@@ -960,7 +992,7 @@ static int cmp_ksym(const void *a, const void *b)
 void fmt_src_vmemmap(struct fmt_src *s, uint64_t base)
 {
 	s->vmemmap_default = base;
-	if (s->env.vmemmap)
+	if (s->env.vmemmap && !s->vmemmap_learned)
 		s->env.vmemmap = base;
 }
 
@@ -1063,7 +1095,7 @@ static void vmemmap_guess(struct fmt_src *s)
 	uint64_t start, size;
 
 	/* (Any name: several symbols start the text, and "_text" need not come first.) */
-	if (tep_get_long_size(s->tep) == 8 &&
+	if (tep_get_long_size(s->tep) == 8 && !s->vmemmap_learned &&
 	    ksym(s, 0xffffffff81000000ULL, &name, &start, &size, &mod) &&
 	    start == 0xffffffff81000000ULL && !mod)
 		s->env.vmemmap = s->vmemmap_default;
@@ -1585,8 +1617,9 @@ static int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 		struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0 };
 
 		kernel_compile(s, ei);
+		/* The kernel's text, whole: its own newlines are the kernel's too. */
 		if (ei->kp && (ret = kprog_run(ei->kp, &s->env, &kr, out)) != KPROG_FAIL)
-			goto strip;
+			return ret;
 		ret = KPROG_TEXT;
 		goto lib;
 	}

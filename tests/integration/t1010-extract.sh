@@ -5,11 +5,12 @@
 
 test_requires instances events
 
+# trace-cmd's text (tr's default is the kernel's, where a marker has no "print:").
 report() {
 	if command -v trace-cmd >/dev/null; then
 		trace-cmd report -i "$1" 2>/dev/null
 	else
-		"$TR" report -i "$1"
+		"$TR" report --format=libtraceevent -i "$1"
 	fi
 }
 

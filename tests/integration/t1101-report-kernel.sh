@@ -17,8 +17,9 @@ if ! [ -d "$TRACEFS/instances" ]; then
 fi
 
 # "cpu ts pid | event: text" for every event of a kernel trace file or of
-# tr report output (whose print events read "print: tracing_mark_write: x"
-# where the kernel's read "tracing_mark_write: x").
+# tr report output (whose event names are padded to a column; a marker's
+# "tracing_mark_write: x" is the kernel's, and trace-cmd's "print:
+# tracing_mark_write: x" is taken too).
 normalize() {
 	python3 - "$1" "$2" <<-\PY
 	import re, sys

@@ -36,10 +36,25 @@ test_expect_success 'default options: at least 99.9% of the events as the kernel
 	test "$(sed -n "s/^total *\([0-9]*\) .*/\1/p" out)" -gt 1000
 '
 
-test_expect_success 'hash-ptr off: at least 99.9% identical, pointers too' '
-	kcmp --nohash --threshold 99.9 &&
-	test "$(sed -n "s/^total *[0-9]* *[0-9]* *[0-9]* *\([0-9]*\) .*/\1/p" out)" = 0
-'
+# Some kernels' own trace text is broken with hash-ptr clear: 6.1's prints
+# every %s argument empty ("prev_comm= prev_pid=1").  Nothing to compare with.
+inst=$(test_instance)
+broken=
+if tr start -B "$inst" -O nohash-ptr -e sched:sched_switch >/dev/null 2>&1; then
+	sleep 0.2
+	tr stop -B "$inst" >/dev/null 2>&1
+	tr show -B "$inst" 2>/dev/null | grep -q "prev_comm= prev_pid=" && broken=1
+fi
+tr reset -B "$inst" >/dev/null 2>&1
+if [ -n "$broken" ]; then
+	test_skip 'hash-ptr off: at least 99.9% identical, pointers too' \
+		"this kernel's trace file prints %s arguments empty with hash-ptr clear"
+else
+	test_expect_success 'hash-ptr off: at least 99.9% identical, pointers too' '
+		kcmp --nohash --threshold 99.9 &&
+		test "$(sed -n "s/^total *[0-9]* *[0-9]* *[0-9]* *\([0-9]*\) .*/\1/p" out)" = 0
+	'
+fi
 
 clocks=$(cat "$TRACEFS/trace_clock")
 for clock in local global counter uptime mono boot x86-tsc; do

@@ -566,7 +566,8 @@ TEST(kernel_output_functions)
 	r = (struct rec){ 0 };
 	put(&r, 8, 0xffffffff81300000ULL + 0x40, 8);
 	put_bytes(&r, 16, "hello\n\0\0", 8);
-	CHECK_OWNED(print_ret("ftrace", fmt_print, &r, &ret), "tracing_mark_write: hello\n");
+	/* The write's own newline ends the kernel's line: it is not the text's. */
+	CHECK_OWNED(print_ret("ftrace", fmt_print, &r, &ret), "tracing_mark_write: hello");
 	CHECK(ret == KPROG_LINE);
 	r = (struct rec){ 0 };
 	put(&r, 8, 0x2a, 4);
@@ -578,7 +579,7 @@ TEST(kernel_output_functions)
 	put(&r, 24, 0xffffffff81300300ULL + 0x6a, 8);
 	put(&r, 32, UINT64_MAX, 8);
 	CHECK_OWNED(print_ret("ftrace", fmt_stack, &r, NULL),
-		    "<stack trace>\n => vfs_read\n => ksys_read\n");
+		    "<stack trace>\n => vfs_read\n => ksys_read");
 }
 
 static const char fmt_uprobe[] =
@@ -645,6 +646,21 @@ static const char fmt_kvm[] =
 	"\"#\" \"PF\" }), !REC->has_error ? \"\" : \" (\", !REC->has_error ? \"\" : "
 	"__print_symbolic(REC->error_code, { }), !REC->has_error ? \"\" : \")\"\n";
 
+/* 6.1 writes a format's "\n" as a newline: the line goes on after it. */
+static const char fmt_newline[] =
+	"name: exit_mmap\nID: 402\nformat:\n" COMMON
+	"\tfield:void * mt;\toffset:8;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"mt_mod %p, DESTROY\n\", REC->mt\n";
+
+TEST(formats_with_newlines)
+{
+	struct rec r = { 0 };
+
+	put(&r, 8, 0xff39f10181057600ULL, 8);
+	/* The kernel prints the text, its newline, then the line's: an empty line. */
+	CHECK_OWNED(print(fmt_newline, &r), "mt_mod ff39f10181057600, DESTROY\n");
+}
+
 TEST(formats_libtraceevent_refuses)
 {
 	struct rec r = { 0 };
@@ -683,5 +699,6 @@ TEST(short_records_fail_cleanly)
 
 UNIT_MAIN(T(numbers), T(kernel_number_rules), T(strings), T(pointers_and_symbols),
 	  T(network_and_ids), T(flags_and_symbols), T(hex_arrays_bitmasks), T(expressions),
-	  T(kernel_output_functions), T(probes), T(formats_libtraceevent_refuses),
+	  T(kernel_output_functions), T(probes), T(formats_with_newlines),
+	  T(formats_libtraceevent_refuses),
 	  T(short_records_fail_cleanly))
