@@ -36,7 +36,8 @@ ULIB      := build/lib/libtr-user.a
 ULIB_OBJS := build/lib/tr-user.o build/lib/user-format.o
 EXAMPLES  := build/examples/user-events
 
-.PHONY: all lib examples asan unit check check-unit check-integration check-vm deps deps-test run install clean
+.PHONY: all lib examples asan unit replay fuzz check check-unit check-fuzz check-integration \
+	check-vm deps deps-test run install clean
 
 all: tr lib examples
 
@@ -79,6 +80,43 @@ build/unit/%: tests/unit/%.c tests/unit/unit.h $(ASAN_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit -Isrc -o $@ $< $(ASAN_LIB) $(PKG_LIBS)
 
+# The fuzz targets (tests/fuzz/fuzz-*.c) three ways: linked with libFuzzer
+# by clang for `make fuzz`; and, for `make check`'s replay of the
+# regression corpus, with a main that runs each file given, built with the
+# sanitizers (asan) and without (for valgrind, which sees inside
+# libtraceevent where ASan cannot).
+FUZZ_CC     ?= clang
+FUZZ_NAMES  := $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
+FUZZ_FLAGS  := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+FUZZ_LIB    := $(LIB_SRCS:src/%.c=build/fuzz/obj/%.o)
+PLAIN_LIB   := $(LIB_SRCS:src/%.c=build/obj/%.o)
+FUZZ_BINS   := $(FUZZ_NAMES:%=build/fuzz/fuzz-%)
+REPLAY_BINS := $(FUZZ_NAMES:%=build/replay/asan-%) $(FUZZ_NAMES:%=build/replay/plain-%)
+FUZZ_DEPS   := tests/fuzz/fuzz-common.h tests/fuzz/replay-main.c
+
+build/fuzz/obj/%.o: src/%.c $(HEADERS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_DEPS) $(FUZZ_LIB)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(PKG_LIBS)
+
+build/replay/asan-%: tests/fuzz/fuzz-%.c $(FUZZ_DEPS) $(ASAN_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $< tests/fuzz/replay-main.c $(ASAN_LIB) $(PKG_LIBS)
+
+build/replay/plain-%: tests/fuzz/fuzz-%.c $(FUZZ_DEPS) $(PLAIN_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< tests/fuzz/replay-main.c $(PLAIN_LIB) $(PKG_LIBS)
+
+replay: $(REPLAY_BINS)
+
+# make fuzz [FUZZ_TIME=seconds] [FUZZ_TARGET=report|hist]: run the fuzzers
+# (niced, one at a time) from the seed corpus; see tests/fuzz/README.md.
+FUZZ_TIME ?= 600
+fuzz: $(FUZZ_BINS)
+	@tests/fuzz/run $(FUZZ_TIME) $(or $(FUZZ_TARGET),$(FUZZ_NAMES))
+
 # make run needs only the build; make check also the test tools and the VM tier's.
 deps:
 	@scripts/deps
@@ -89,11 +127,14 @@ deps-test:
 # Everything: unit tests, the integration suite on this host, and the VM tier.
 check:
 	@$(MAKE) --no-print-directory deps-test
-	@$(MAKE) --no-print-directory tr asan unit examples
+	@$(MAKE) --no-print-directory tr asan unit examples replay
 	@tests/check all
 
 check-unit: unit
 	@tests/check unit
+
+check-fuzz: replay
+	@tests/check fuzz
 
 check-integration: tr asan examples
 	@tests/check host

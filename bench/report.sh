@@ -5,9 +5,10 @@
 #
 # Records EVENTS (default 2000000) trace_marker writes from one tight
 # writer into a fresh instance with trace-cmd (version 7, zstd, as it writes
-# by default), then formats the file with each tool, to /dev/null and to a
-# file, checks the two outputs are the same, and prints events/s, the ratio
-# and the peak RSS of each.  With --sched, records scheduler events
+# by default), then formats the file with each tool (tr both ways: its
+# default, the kernel's text, and --format=libtraceevent), to /dev/null and
+# to a file, checks that tr --format=libtraceevent prints what trace-cmd -N
+# prints, and prints events/s, the ratios and the peak RSS of each.  With --sched, records scheduler events
 # (sched_switch, sched_wakeup, sched_waking, sched_stat_runtime) while
 # "perf bench sched pipe" ping-pongs, about EVENTS of them.  With FILE,
 # uses that trace.dat file instead of recording (and keeps it).  Needs
@@ -75,18 +76,24 @@ best() {
 	cat "$tmp/line.best"
 	echo "$b" >"$tmp/$name.secs"
 }
+# tr's default text is the kernel's own; --format=libtraceevent is the text
+# trace-cmd report -N prints, so that one must be byte for byte the same.
 best trace-cmd-null /dev/null trace-cmd report -N "$file"
 best tr-null /dev/null "$TR" report -i "$file"
+best tr-lib-null /dev/null "$TR" report --format=libtraceevent -i "$file"
 best trace-cmd-file "$tmp/tc.out" trace-cmd report -N "$file"
 best tr-file "$tmp/tr.out" "$TR" report -i "$file"
+best tr-lib-file "$tmp/trlib.out" "$TR" report --format=libtraceevent -i "$file"
 
-if cmp -s "$tmp/tc.out" "$tmp/tr.out"; then
-	echo "outputs: identical ($(wc -l <"$tmp/tr.out") lines)"
+if cmp -s "$tmp/tc.out" "$tmp/trlib.out"; then
+	echo "outputs: tr --format=libtraceevent = trace-cmd -N ($(wc -l <"$tmp/tr.out") lines)"
 else
-	echo "outputs: DIFFER"
-	diff "$tmp/tc.out" "$tmp/tr.out" | head -5
+	echo "outputs: tr --format=libtraceevent and trace-cmd -N DIFFER"
+	diff "$tmp/tc.out" "$tmp/trlib.out" | head -5
 fi
 for w in null file; do
-	printf 'ratio (%s): tr is %.2fx trace-cmd\n' "$w" \
-		"$(echo "$(cat "$tmp/trace-cmd-$w.secs") / $(cat "$tmp/tr-$w.secs")" | bc -l)"
+	for t in tr tr-lib; do
+		printf 'ratio (%s): %s is %.2fx trace-cmd\n' "$w" "$t" \
+			"$(echo "$(cat "$tmp/trace-cmd-$w.secs") / $(cat "$tmp/$t-$w.secs")" | bc -l)"
+	done
 done

@@ -43,6 +43,12 @@ struct fmt_opts {
 	bool raw;	/* text: the fields as name=value (trace-cmd report -R) */
 	bool ns;	/* text: timestamps to the nanosecond */
 	bool ts_diff;	/* text: the time since the previous printed event, "(+0.000012)" */
+	/*
+	 * The event text libtraceevent prints (trace-cmd report -N's, for
+	 * diffing against trace-cmd) instead of the kernel's own, and
+	 * trace-cmd's time column.
+	 */
+	bool lib;
 };
 
 struct fmt;
@@ -60,11 +66,55 @@ void fmt_src_cmdlines(struct fmt_src *s, const char *text);
 /* saved_tgids ("PID TGID" lines): a thread without a name takes its process's. */
 void fmt_src_tgids(struct fmt_src *s, const char *text);
 /*
- * Learn names from what an event shows (sched_switch, sched_process_fork,
- * task_rename, sched_wakeup, ...) for tasks saved_cmdlines does not name.
- * A report calls this over the whole trace before printing it.
+ * Learn names from events whose fields name a task for sure (sched_switch's
+ * prev and next, the wakeups', sched_process_fork's parent and child,
+ * task_newtask, task_rename, sched_process_exec's file name) for tasks
+ * saved_cmdlines does not name: where the kernel's trace shows "<...>", tr
+ * fills the name in.  A report calls this over the whole trace before
+ * printing it.
  */
 void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev);
+/*
+ * What the kernel's printer reads beside the records (all optional; without
+ * them, events that need them print as libtraceevent prints them):
+ *  - the event's format file text, from fn (malloc'ed, or NULL): its print
+ *    fmt is parsed from it;
+ *  - kallsyms text ("ADDR TYPE NAME [MOD]" lines; copied) for %pS, %ps,
+ *    stack traces and the size in "name+0x10/0x40";
+ *  - printk_formats text (copied), for strings printed by address;
+ *  - BTF of the kernel that wrote the trace (borrowed, must outlive s), for
+ *    enum constants that formats name.
+ */
+typedef char *(*fmt_format_fn)(void *ctx, const char *system, const char *name);
+void fmt_src_formats(struct fmt_src *s, fmt_format_fn fn, void *ctx);
+void fmt_src_kallsyms(struct fmt_src *s, const char *text);
+/* Or: the tep handle has the symbols already (tracefs_local_events loads them). */
+void fmt_src_tep_symbols(struct fmt_src *s);
+/*
+ * The kernel that wrote the trace: its release ("6.12.3-amd64": some of
+ * its own output functions changed between versions), and vmemmap_base
+ * without KASLR for its paging mode (0xffd4000000000000 with 5 levels; the
+ * default is 4 levels').
+ */
+void fmt_src_kernel(struct fmt_src *s, const char *release);
+void fmt_src_vmemmap(struct fmt_src *s, uint64_t base);
+/* That base for the running kernel (5 levels when the CPU's flags say la57). */
+uint64_t fmt_running_vmemmap(void);
+void fmt_src_printk(struct fmt_src *s, const char *text);
+struct btf;
+void fmt_src_btf(struct fmt_src *s, const struct btf *btf);
+/*
+ * The trace clock the timestamps count in: trace_clock's text ("[local]
+ * global ...") or a clock's name.  The kernel prints nanosecond clocks as
+ * seconds and microseconds, and counter, uptime (jiffies) and x86-tsc as
+ * raw counts; ns says the file's timestamps were converted to ns
+ * (trace-cmd's TSC2NSEC).  Cheap to call per record: the same pointer is
+ * not looked at again.
+ */
+void fmt_src_clock(struct fmt_src *s, const char *clock, bool ns);
+/* Does clock (as above) count nanoseconds? */
+bool fmt_clock_in_ns(const char *clock);
+
 /* The name fmt would print for pid: "<idle>" for 0, "<...>" if unknown. */
 const char *fmt_src_comm(struct fmt_src *s, int pid);
 /*

@@ -56,6 +56,7 @@ struct tfile_info {
 	char *tracer_version;	/* the recording tool's version */
 	char *clock;		/* trace_clock, current one in brackets */
 	int64_t ts_offset;	/* added to every timestamp (DATE / OFFSET options) */
+	bool tsc2nsec;		/* timestamps are converted to ns (TSC2NSEC option) */
 	struct strv options;	/* names of the options present */
 	struct strv cpustats;	/* per_cpu/cpuN/stats at record time */
 	uint64_t file_size;
@@ -81,6 +82,14 @@ const struct tfile_buffer *tfile_buffer(const struct tfile *tf, int i);
 /* saved_cmdlines and saved_tgids text as stored (NUL-terminated; "" if none). */
 const char *tfile_cmdlines(const struct tfile *tf);
 const char *tfile_tgids(const struct tfile *tf);
+/*
+ * Call fn for each well-formed "PID COMM" line of saved_cmdlines text (pid
+ * 1 to INT_MAX, a name of 1 to 255 bytes after one blank): in one pass, so
+ * a text of 200,000 empty lines costs what its length does.  comm is not
+ * NUL-terminated.
+ */
+void tfile_cmdlines_each(const char *text, void (*fn)(void *arg, int pid, const char *comm,
+						       size_t len), void *arg);
 /* With TFILE_KEEP_FORMATS: "system\nformat text" per event, in file order. */
 const struct strv *tfile_formats(const struct tfile *tf);
 /*
@@ -96,6 +105,13 @@ void tfile_load_kallsyms(struct tfile *tf);
  * parser.  0 or the tep_errno.
  */
 int tfile_parse_event(struct tep_handle *tep, const char *buf, size_t n, const char *sys);
+
+/* The kallsyms text (loading them as above), or NULL if the file has none. */
+const char *tfile_kallsyms(struct tfile *tf);
+/* printk_formats text ("0xADDR : \"string\"" lines), or NULL. */
+const char *tfile_printk(const struct tfile *tf);
+/* With TFILE_KEEP_FORMATS: the format file of system:name, or NULL. */
+const char *tfile_format(const struct tfile *tf, const char *system, const char *name);
 /* A latency buffer's text (v6 "latency" or v7 BUFFER_TEXT); NULL otherwise. */
 int tfile_text(struct tfile *tf, int buffer, char **text, size_t *len);
 

@@ -35,6 +35,7 @@
 #include "session.h"
 #include "setup.h"
 #include "tfs.h"
+#include "tfw.h"
 
 struct args {
 	struct opt_instance inst;
@@ -45,9 +46,12 @@ struct args {
 	bool children, follow, quiet, no_filter, fail_on_loss;
 	uint64_t duration_ns;
 	char **command;
+	int file_version;	/* 0: not given */
+	int zip;		/* enum tfw_zip, or -1: not given */
 };
 
-enum { OPT_DURATION = 0x100, OPT_NO_FILTER, OPT_FAIL_ON_LOSS, OPT_FOLLOW };
+enum { OPT_DURATION = 0x100, OPT_NO_FILTER, OPT_FAIL_ON_LOSS, OPT_FOLLOW, OPT_FILE_VERSION,
+       OPT_COMPRESSION };
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.dat)", 0 },
@@ -57,9 +61,13 @@ static const struct argp_option options[] = {
 	/* -F is the print filter of report and stream (tr.1, OPTION LETTERS). */
 	{ NULL, 'F', NULL, OPTION_HIDDEN, NULL, 0 },
 	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
-	{ "quiet", 'q', NULL, 0, "Print no summary", 0 },
+	{ "quiet", 'q', NULL, 0, "Print no summary and no status line", 0 },
 	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also record the recorder's own events", 0 },
 	{ "fail-on-loss", OPT_FAIL_ON_LOSS, NULL, 0, "Exit with 1 if any event was lost", 0 },
+	{ "file-version", OPT_FILE_VERSION, "6|7", 0,
+	  "trace.dat version to write (default 7, compressed with zstd)", 0 },
+	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0,
+	  "Compress a version 7 file with this (implies --file-version 7)", 0 },
 	{ 0 }
 };
 
@@ -105,6 +113,16 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_FAIL_ON_LOSS:
 		a->fail_on_loss = true;
 		return 0;
+	case OPT_FILE_VERSION:
+		if (strcmp(arg, "6") && strcmp(arg, "7"))
+			argp_error(state, "bad file version '%s' (6 or 7)", arg);
+		a->file_version = arg[0] - '0';
+		return 0;
+	case OPT_COMPRESSION:
+		a->zip = tfw_zip_parse(arg);
+		if (a->zip < 0)
+			argp_error(state, "bad compression '%s' (zstd, zlib or none)", arg);
+		return 0;
 	case ARGP_KEY_ARG:
 		/* COMMAND and everything after it are the command's. */
 		a->command = &state->argv[state->next - 1];
@@ -119,6 +137,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-c goes with -P or --follow");
 		if (!a->ev.list.n && !a->setup.tracer)
 			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
+		if (a->file_version == 6 && a->zip > TFW_ZIP_NONE)
+			argp_error(state, "a version 6 file cannot be compressed: use --file-version 7");
 		if (rec_latency_tracer(a->setup.tracer) && a->inst.name)
 			argp_error(state, "latency tracer '%s' works in the top-level buffer only, "
 					  "not with -B", a->setup.tracer);
@@ -164,6 +184,8 @@ static int finish(const struct args *a, const struct rec_record_result *res)
 		tr_warn("a reader stopped early: %s", strerror(-res->reader_err));
 	if (!a->quiet)
 		rec_summary_print(stderr, sum, a->output);
+	if (sum->fell_back_v6)
+		tr_warn("no room to compress '%s': it was written as version 6", a->output);
 	if (sum->dropped_kallsyms)
 		tr_warn("no room for kernel symbols in '%s': addresses will not be named",
 			a->output);
@@ -181,10 +203,65 @@ static int finish(const struct args *a, const struct rec_record_result *res)
 	return EXIT_OK;
 }
 
+/* The status line at a terminal: what was drawn last, to rate events and to erase it. */
+struct status {
+	bool drawn;
+	uint64_t last_ns, last_events;
+};
+
+/*
+ * One line on stderr, redrawn in place: elapsed, events/s since the last
+ * line, MB written, and the CPUs that lost events so far.
+ */
+static void status_draw(void *arg, const struct rec_progress *p)
+{
+	struct status *st = arg;
+	double dt = (p->elapsed_ns - st->last_ns) / 1e9;
+	double rate = dt > 0 ? (p->events - st->last_events) / dt : 0;
+	char line[512];
+	int n;
+
+	n = snprintf(line, sizeof(line), "\r%.1f s, %.0f events/s, %.1f MB written",
+		     p->elapsed_ns / 1e9, rate, p->bytes / 1e6);
+	for (int c = 0, first = 1; c < p->ncpus && n < (int)sizeof(line) - 40; c++) {
+		if (!p->lost[c])
+			continue;
+		n += snprintf(line + n, sizeof(line) - n, "%s cpu%d %llu", first ? ", lost:" : "",
+			      c, (unsigned long long)p->lost[c]);
+		first = 0;
+	}
+	fprintf(stderr, "%s\033[K", line);
+	fflush(stderr);
+	st->drawn = true;
+	st->last_ns = p->elapsed_ns;
+	st->last_events = p->events;
+}
+
+static void status_erase(struct status *st)
+{
+	if (st->drawn)
+		fputs("\r\033[K", stderr);
+	st->drawn = false;
+}
+
+/*
+ * The version and compression asked for, as rec_write_file() flags.  The
+ * default is v7 with zstd, as trace-cmd's: see README (files about a
+ * tenth of v6's for a little CPU after recording, and no events lost).
+ */
+static unsigned file_flags(const struct args *a)
+{
+	if (a->file_version == 6)
+		return 0;
+	return REC_FILE_V7 | REC_ZIP(a->zip < 0 ? TFW_ZIP_ZSTD : a->zip);
+}
+
 int cmd_record(int argc, char **argv)
 {
-	struct args a = { 0 };
+	struct args a = { .zip = -1 };
 	struct rec_record_result res = { 0 };
+	struct status st = { 0 };
+	bool status_line;
 	struct tfs_inst *in;
 	char *dir = NULL;
 	int fd = -1, status = EXIT_RUNTIME;
@@ -203,20 +280,27 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	dir = dir_of(a.output);
+	/* Only a person at a terminal wants it; logs and pipes get the summary alone. */
+	status_line = !a.quiet && isatty(STDERR_FILENO);
 	if (cmd_instance_open(a.inst.name, true, &in) ||
 	    rec_record(&(struct rec_record_opts){ .inst = in, .setup = &a.setup,
 						  .events = &a.ev.list, .pids = &a.pids,
 						  .children = a.children, .follow = a.follow,
 						  .no_filter = a.no_filter, .command = a.command,
 						  .duration_ns = a.duration_ns, .fd = fd,
-						  .tmp_dir = dir },
+						  .tmp_dir = dir,
+						  .file_flags = file_flags(&a),
+						  .progress = status_line ? status_draw : NULL,
+						  .progress_arg = &st },
 		       &res)) {
+		status_erase(&st);
 		tr_report(-EIO, "cannot record");
 		/* Nothing was recorded: leave no empty file behind. */
 		if (!res.sum.cpu && !res.latency)
 			unlink(a.output);
 		goto out;
 	}
+	status_erase(&st);
 	status = finish(&a, &res);
 out:
 	if (fd >= 0 && close(fd) && !status) {

@@ -54,7 +54,9 @@ static const struct argp_option options[] = {
 	{ "plugins", OPT_PLUGINS, NULL, 0,
 	  "Load libtraceevent's plugins (trace-cmd's compact forms)", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0,
-	  "Output text (default), json (one object a line) or csv", 0 },
+	  "Output text (default: each event's text as the kernel's trace file prints it), "
+	  "libtraceevent (the text trace-cmd report -N prints, to diff against trace-cmd), "
+	  "json (one object a line) or csv", 0 },
 	{ "events", OPT_EVENTS, NULL, 0, "List the event formats stored in the file", 0 },
 	{ "stat", OPT_STAT, NULL, 0,
 	  "Counts per CPU and per event, lost events, time span and the file's metadata", 0 },
@@ -146,14 +148,17 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->r.plugins = true;
 		return 0;
 	case OPT_FORMAT:
+		a->r.fo.lib = false;
 		if (!strcmp(arg, "text"))
 			a->r.fo.kind = FMT_TEXT;
+		else if (!strcmp(arg, "libtraceevent"))
+			a->r.fo.kind = FMT_TEXT, a->r.fo.lib = true;
 		else if (!strcmp(arg, "json"))
 			a->r.fo.kind = FMT_JSON;
 		else if (!strcmp(arg, "csv"))
 			a->r.fo.kind = FMT_CSV;
 		else
-			argp_error(state, "bad format '%s' (text, json or csv)", arg);
+			argp_error(state, "bad format '%s' (text, libtraceevent, json or csv)", arg);
 		a->format = arg;
 		return 0;
 	case OPT_EVENTS:
@@ -193,7 +198,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 static const struct argp argp = {
 	options, parse, "[FILE...]",
 	"Print a recorded trace: the events of every CPU, buffer and file merged in time "
-	"order, each as the kernel's trace file shows it (what trace-cmd report -N prints).",
+	"order, each as the kernel's trace file shows it: the event's text as the kernel "
+	"prints it, and the time as its trace clock counts (seconds for the ns clocks, the "
+	"count for counter, uptime and x86-tsc).  Where the kernel shows a task as <...>, "
+	"tr fills in a name the trace itself gives that pid (sched_switch, wakeups, fork, "
+	"exec, task_rename).",
 	NULL, NULL, NULL
 };
 

@@ -34,7 +34,8 @@ static const struct argp_option options[] = {
 	{ "invert", 'v', NULL, 0, "Print the events the -F filters do not match instead", 0 },
 	{ "raw", 'R', NULL, 0, "Print the fields as name=value", 0 },
 	{ "ns", 't', NULL, 0, "Timestamps to the nanosecond", 0 },
-	{ "format", OPT_FORMAT, "FMT", 0, "text (default), json or csv", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0,
+	  "text (default: the kernel's text), libtraceevent (trace-cmd's), json or csv", 0 },
 	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
 	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also show tr's own events", 0 },
 	{ 0 }
@@ -61,14 +62,18 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->fo.ns = true;
 		return 0;
 	case OPT_FORMAT:
+		a->fo.lib = false;
 		if (!strcmp(arg, "text"))
 			a->fo.kind = FMT_TEXT;
+		else if (!strcmp(arg, "libtraceevent"))
+			a->fo.kind = FMT_TEXT, a->fo.lib = true;
 		else if (!strcmp(arg, "json"))
 			a->fo.kind = FMT_JSON;
 		else if (!strcmp(arg, "csv"))
 			a->fo.kind = FMT_CSV;
 		else
-			argp_error(state, "unknown format '%s' (text, json or csv)", arg);
+			argp_error(state, "unknown format '%s' (text, libtraceevent, json or csv)",
+				   arg);
 		return 0;
 	case OPT_DURATION:
 		if (parse_duration(arg, &a->duration_ns) || !a->duration_ns)

@@ -12,8 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/utsname.h>
+
 #include <event-parse.h>
 
+#include "btf.h"
 #include "fmt.h"
 
 struct input {
@@ -35,6 +38,8 @@ struct cur {
 
 struct run {
 	const struct fmt_report *r;
+	struct btf *btf;	/* this kernel's, for files it wrote */
+	bool btf_tried;
 	FILE *out;
 	struct fmt *f;
 	struct input *in;
@@ -189,8 +194,11 @@ static int learn_comms(struct run *x)
 	}
 	for (size_t i = 0; i < x->nin; i++)
 		if (!walked[i] || x->r->plugins || x->r->fo.raw ||
-		    fmt_src_needs_symbols(x->in[i].src))
+		    fmt_src_needs_symbols(x->in[i].src)) {
 			tfile_load_kallsyms(x->in[i].tf);
+			if (!x->r->fo.lib)
+				fmt_src_kallsyms(x->in[i].src, tfile_kallsyms(x->in[i].tf));
+		}
 	free(walked);
 	return open_cursors(x);
 }
@@ -206,6 +214,29 @@ static int output_error(struct run *x)
 	return 0;
 }
 
+/*
+ * The clock of the cursor's buffer.  Note that trace-cmd writes "local" as
+ * an instance buffer's clock whatever it was, and the clock it set (-C) only
+ * in the file's trace_clock: a clock that does not count ns in either is
+ * the one (an instance that trace-cmd extract saved reads as ns, as in
+ * trace-cmd report).
+ */
+static const char *buffer_clock(struct tfile *tf, int buffer)
+{
+	const struct tfile_buffer *b = tfile_buffer(tf, buffer);
+	const char *top = tfile_info(tf)->clock;
+
+	if (b->clock && *b->clock && (!fmt_clock_in_ns(b->clock) || !top))
+		return b->clock;
+	return top;
+}
+
+static void set_clock(struct cur *c)
+{
+	fmt_src_clock(c->in->src, buffer_clock(c->in->tf, c->buffer),
+		      tfile_info(c->in->tf)->tsc2nsec);
+}
+
 static int print_events(struct run *x)
 {
 	struct fmt_merge *m = fmt_merge_new();
@@ -218,6 +249,7 @@ static int print_events(struct run *x)
 		r = fmt_merge_add(m, cur_next, &x->cur[i], &x->cur[i]);
 	while (!r && (r = fmt_merge_next(m, &ev, (void **)&c)) == 1) {
 		r = 0;
+		set_clock(c);
 		fmt_event(x->f, c->in->src, c->in->prefix[c->buffer], ev);
 		if (!(++n & 4095) && (tr_stop || ferror(x->out)))
 			break;
@@ -240,10 +272,14 @@ static int print_ends(struct run *x)
 		struct cur *c = &x->cur[i];
 		bool have = false;
 
+		set_clock(c);
 		if (x->r->first) {
 			r = cur_read(c, &ev);
-			if (r == 1)
+			/* 1 is "printed one", not a reason to stop at this CPU. */
+			if (r == 1) {
 				fmt_event(x->f, c->in->src, c->in->prefix[c->buffer], &ev);
+				r = 0;
+			}
 		}
 		if (!x->r->last || r < 0)
 			continue;
@@ -281,9 +317,39 @@ static int cmp_count(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void put_ts(FILE *o, uint64_t ts)
+/* A time: seconds, or the count of a clock that does not count ns. */
+static void put_ts(FILE *o, uint64_t ts, const char *unit)
 {
-	fprintf(o, "%" PRIu64 ".%09" PRIu64, ts / 1000000000, ts % 1000000000);
+	if (unit)
+		fprintf(o, "%" PRIu64, ts);
+	else
+		fprintf(o, "%" PRIu64 ".%09" PRIu64, ts / 1000000000, ts % 1000000000);
+}
+
+/* What a clock that is not in ns counts, or NULL for ns. */
+static const char *clock_unit(struct run *x)
+{
+	const struct tfile_info *in;
+	const char *clock, *b, *e;
+
+	if (!x->ncur)
+		return NULL;
+	in = tfile_info(x->cur[0].in->tf);
+	clock = buffer_clock(x->cur[0].in->tf, x->cur[0].buffer);
+	if (!clock || in->tsc2nsec || fmt_clock_in_ns(clock))
+		return NULL;
+	b = strchr(clock, '[');
+	e = b ? strchr(b, ']') : NULL;
+	if (b && e) {
+		clock = b + 1;
+	} else {
+		e = clock + strcspn(clock, " \n");
+	}
+	if (!strncmp(clock, "uptime", e - clock))
+		return "jiffies";
+	if (!strncmp(clock, "counter", e - clock))
+		return "counts";
+	return "cycles";
 }
 
 /*
@@ -413,13 +479,15 @@ static int print_stat(struct run *x)
 	fprintf(o, "lost events:    %" PRIu64 "%s\n", lost,
 		lost_unknown ? " (and more, count unknown)" : "");
 	if (total) {
+		const char *unit = clock_unit(x);
+
 		fprintf(o, "first event:    ");
-		put_ts(o, first);
+		put_ts(o, first, unit);
 		fprintf(o, "\nlast event:     ");
-		put_ts(o, last);
+		put_ts(o, last, unit);
 		fprintf(o, "\ntime span:      ");
-		put_ts(o, last - first);
-		fprintf(o, " s\n");
+		put_ts(o, last - first, unit);
+		fprintf(o, " %s\n", unit ? unit : "s");
 	}
 	fprintf(o, "per cpu:\n");
 	for (size_t i = 0; i < x->ncur; i++) {
@@ -473,6 +541,66 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+static char *file_format(void *ctx, const char *system, const char *name)
+{
+	const char *t = tfile_format(ctx, system, name);
+
+	return t ? xstrdup(t) : NULL;
+}
+
+/* Was the file written on this machine's running kernel (the same uname)? */
+static bool from_here(struct tfile *tf)
+{
+	const char *un = tfile_info(tf)->uname;
+	struct utsname u;
+	char *mine;
+	bool same;
+
+	if (!un || uname(&u))
+		return false;
+	mine = xasprintf("%s %s %s %s %s", u.sysname, u.nodename, u.release, u.version, u.machine);
+	same = !strcmp(mine, un);
+	free(mine);
+	return same;
+}
+
+/* The release in a uname option ("Linux host 6.12.3 #1 SMP ... x86_64"). */
+static char *uname_release(struct tfile *tf)
+{
+	const char *un = tfile_info(tf)->uname, *p;
+	size_t n;
+
+	if (!un)
+		return NULL;
+	p = un + strcspn(un, " ");
+	p += strspn(p, " ");
+	p += strcspn(p, " ");
+	p += strspn(p, " ");
+	n = strcspn(p, " \n");
+	return n ? strndup(p, n) : NULL;
+}
+
+/*
+ * The BTF of the kernel that wrote the file, when that is the kernel
+ * running now: the enum constants formats name.
+ */
+static const struct btf *file_btf(struct run *x, struct tfile *tf)
+{
+	char *data;
+	size_t len;
+
+	if (!from_here(tf))
+		return NULL;
+	if (!x->btf_tried) {
+		x->btf_tried = true;
+		if (!read_file("/sys/kernel/btf/vmlinux", &data, &len)) {
+			x->btf = btf_load(data, len);
+			free(data);
+		}
+	}
+	return x->btf;
+}
+
 static int setup_input(struct run *x, struct input *in, int width)
 {
 	struct tep_handle *tep = tfile_tep(in->tf);
@@ -481,6 +609,17 @@ static int setup_input(struct run *x, struct input *in, int width)
 	if (x->r->plugins)
 		in->plugins = tep_load_plugins(tep);
 	in->src = fmt_src_new(x->f, tep);
+	if (!x->r->fo.lib) {
+		char *rel = uname_release(in->tf);
+
+		fmt_src_formats(in->src, file_format, in->tf);
+		fmt_src_printk(in->src, tfile_printk(in->tf));
+		fmt_src_btf(in->src, file_btf(x, in->tf));
+		fmt_src_kernel(in->src, rel);
+		free(rel);
+		if (from_here(in->tf))
+			fmt_src_vmemmap(in->src, fmt_running_vmemmap());
+	}
 	fmt_src_cmdlines(in->src, tfile_cmdlines(in->tf));
 	fmt_src_tgids(in->src, tfile_tgids(in->tf));
 	for (size_t k = 0; k < x->r->filters.n; k++) {
@@ -552,6 +691,9 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 		flags |= TFILE_NO_KALLSYMS;
 	else
 		flags |= TFILE_LAZY_KALLSYMS;
+	/* The kernel's printer parses the print fmts from the formats' text. */
+	if (!r->stat && !r->fo.lib && !r->fo.raw)
+		flags |= TFILE_KEEP_FORMATS;
 	x.nin = r->inputs.n;
 	x.in = xcalloc(x.nin, sizeof(*x.in));
 	for (size_t i = 0; i < x.nin && !err; i++)
@@ -642,5 +784,6 @@ out:
 		tfile_close(in->tf);
 	}
 	free(x.in);
+	btf_free(x.btf);
 	return err;
 }

@@ -23,6 +23,9 @@
 
 #include <event-parse.h>
 
+#include "btf.h"
+#include "fmt-check.h"
+#include "fmt-kernel.h"
 #include "fmt-local.h"
 #include "json.h"
 
@@ -51,7 +54,15 @@ struct ev_info {
 	struct comm_pair pairs[4];
 	struct fmt_prog *prog;	/* the fast printer, or NULL */
 	bool user;		/* a user event: printed as the kernel does (fmt-user.c) */
+	const char *withheld;	/* why the print fmt is not used (fmt-check.h), or NULL */
+	/* __print_hex/__print_array lengths read from the record, checked per record. */
+	int nlens;
+	struct { struct tep_format_field *fld; int el; } lens[4];
+	bool lens_warned;
+	uint32_t min_size;	/* a shorter record is not for libtraceevent */
 	int checked;		/* records compared with libtraceevent so far */
+	struct kprog *kp;	/* the kernel's printer, or NULL */
+	bool kp_done;		/* kp compiled (or found impossible) */
 	int name_len;		/* bytes of the padded "NAME: " column */
 	char name_col[72];
 };
@@ -78,7 +89,34 @@ struct fmt_src {
 	bool swap;		/* the file's byte order is not ours */
 	int pid_off, pid_size;	/* common_pid */
 	int type_off, type_size;/* common_type */
+	/* What the kernel's printer reads beside the records (see fmt.h). */
+	struct kenv env;
+	bool env_done;
+	fmt_format_fn format_fn;
+	void *format_ctx;
+	char *ksym_text;	/* our copy of kallsyms, cut into names */
+	struct ksym *ksyms;	/* by address */
+	size_t nksyms;
+	struct kstr *kstrs;	/* printk_formats, by address (open addressing) */
+	size_t kstr_cap;
+	const struct btf *btf;
+	bool tep_syms;		/* the tep's own symbol table can be asked */
+	uint64_t vmemmap_default;	/* vmemmap_base without KASLR */
+	const char *clock;	/* the clock last given, by pointer */
+	bool clock_ns;		/* the timestamps count ns */
+	bool lib_raw;		/* trace-cmd prints them as a count (counter, x86-tsc) */
 	struct fmt_src *next;
+};
+
+struct ksym {
+	uint64_t addr;
+	const char *name, *mod;
+	uint32_t order;		/* in the text: of symbols at one address, the first wins */
+};
+
+struct kstr {
+	uint64_t addr;
+	char *s;
 };
 
 struct fmt {
@@ -235,6 +273,8 @@ struct fmt_src *fmt_src_new(struct fmt *f, struct tep_handle *tep)
 		s->type_off = fld->offset;
 		s->type_size = fld->size;
 	}
+	s->clock_ns = true;
+	s->vmemmap_default = 0xffffea0000000000ULL;	/* 4-level paging */
 	s->next = f->srcs;
 	f->srcs = s;
 	return s;
@@ -254,8 +294,14 @@ void fmt_src_free(struct fmt_src *s)
 	for (int i = 0; i < 65536; i++)
 		if (s->ids[i]) {
 			fmt_prog_free(s->ids[i]->prog);
+			kprog_free(s->ids[i]->kp);
 			free(s->ids[i]);
 		}
+	free(s->ksym_text);
+	free(s->ksyms);
+	for (size_t i = 0; i < s->kstr_cap; i++)
+		free(s->kstrs[i].s);
+	free(s->kstrs);
 	free(s->ids);
 	free(s->comms);
 	free(s->tgids);
@@ -322,17 +368,14 @@ static void set_comm(struct fmt_src *s, int pid, const char *comm, size_t n, int
 	c->comm[n] = '\0';
 }
 
+static void cmdline_comm(void *arg, int pid, const char *comm, size_t len)
+{
+	set_comm(arg, pid, comm, len, 2);
+}
+
 void fmt_src_cmdlines(struct fmt_src *s, const char *text)
 {
-	while (text && *text) {
-		const char *nl = strchrnul(text, '\n');
-		char *end;
-		long pid = strtol(text, &end, 10);
-
-		if (end != text && *end == ' ' && pid > 0 && pid <= INT32_MAX && end + 1 < nl)
-			set_comm(s, pid, end + 1, nl - end - 1, 2);
-		text = *nl ? nl + 1 : nl;
-	}
+	tfile_cmdlines_each(text, cmdline_comm, s);
 }
 
 static int tgid_of(struct fmt_src *s, int pid)
@@ -361,9 +404,15 @@ void fmt_src_tgids(struct fmt_src *s, const char *text)
 	s->tgids = xcalloc(s->ntgid_cap, sizeof(*s->tgids));
 	while (*text) {
 		const char *nl = strchrnul(text, '\n');
-		char *end, *end2;
-		long pid = strtol(text, &end, 10), tgid = strtol(end, &end2, 10);
+		char *end = (char *)text, *end2 = (char *)text;
+		long pid = 0, tgid = 0;
 
+		/* strtol skips newlines: an empty line must not make it scan the rest. */
+		if (isdigit((unsigned char)*text)) {
+			pid = strtol(text, &end, 10);
+			if (*end == ' ' && isdigit((unsigned char)end[1]))
+				tgid = strtol(end, &end2, 10);
+		}
 		if (end != text && end2 != end && pid > 0 && pid <= INT32_MAX && tgid > 0 &&
 		    tgid <= INT32_MAX && s->ntgids + 1 < s->ntgid_cap) {
 			size_t i;
@@ -410,6 +459,74 @@ static inline uint64_t rd_num(struct fmt_src *s, const void *p, int size)
 	return tep_read_number(s->tep, p, size);
 }
 
+/* Note the fields that give __print_hex/__print_array a length (fmt-check.h). */
+static void find_lens(struct ev_info *ei, struct tep_print_arg *a, int depth)
+{
+	struct tep_print_arg *len = NULL;
+	struct tep_format_field *fld;
+	int el = 1;
+
+	if (!a || depth > 64)
+		return;
+	switch (a->type) {
+	case TEP_PRINT_HEX:
+	case TEP_PRINT_HEX_STR:
+		len = a->hex.size;
+		break;
+	case TEP_PRINT_INT_ARRAY:
+		len = a->int_array.count;
+		el = 8;
+		if (a->int_array.el_size && a->int_array.el_size->type == TEP_PRINT_ATOM &&
+		    a->int_array.el_size->atom.atom)
+			el = atoi(a->int_array.el_size->atom.atom);
+		if (el < 1 || el > 8)
+			el = 8;
+		break;
+	case TEP_PRINT_OP:
+		find_lens(ei, a->op.left, depth + 1);
+		find_lens(ei, a->op.right, depth + 1);
+		break;
+	case TEP_PRINT_TYPE:
+		find_lens(ei, a->typecast.item, depth + 1);
+		break;
+	default:
+		break;
+	}
+	while (len && len->type == TEP_PRINT_TYPE)
+		len = len->typecast.item;
+	if (!len || len->type != TEP_PRINT_FIELD)
+		return;
+	/* libtraceevent looks the field up at the first print: do it now. */
+	fld = len->field.field ? len->field.field
+			       : tep_find_any_field(ei->event, len->field.name);
+	if (ei->nlens == (int)ARRAY_SIZE(ei->lens) || !fld) {
+		ei->withheld = "a length read from the record that tr cannot check";
+		return;
+	}
+	ei->lens[ei->nlens].fld = fld;
+	ei->lens[ei->nlens++].el = el;
+}
+
+/* Do this record's lengths (find_lens) stay inside it? */
+static bool lens_fit(struct fmt_src *s, const struct ev_info *ei, const struct tep_record *rec)
+{
+	for (int i = 0; i < ei->nlens; i++) {
+		const struct tep_format_field *fld = ei->lens[i].fld;
+		uint64_t v;
+
+		if (fld->size != 1 && fld->size != 2 && fld->size != 4 && fld->size != 8)
+			return false;
+		if ((uint32_t)fld->offset + fld->size > (uint32_t)rec->size)
+			return false;
+		v = rd_num(s, (const uint8_t *)rec->data + fld->offset, fld->size);
+		if ((fld->flags & TEP_FIELD_IS_SIGNED) && (v >> (fld->size * 8 - 1)) & 1)
+			return false;
+		if (v > (uint64_t)rec->size / ei->lens[i].el)
+			return false;
+	}
+	return true;
+}
+
 static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 {
 	struct ev_info *ei = s->ids[id & 0xffff];
@@ -430,7 +547,31 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 				ei->event = NULL;
 	}
 	if (ei->event) {
-		int n = snprintf(ei->name_col, sizeof(ei->name_col) - 2, "%s:", ei->event->name);
+		const char *pf = ei->event->print_fmt.format;
+		int n;
+
+		if (pf && !strncmp(pf, FMT_CHECK_MARK, strlen(FMT_CHECK_MARK)))
+			ei->withheld = pf + strlen(FMT_CHECK_MARK);
+		else
+			for (struct tep_print_arg *a = ei->event->print_fmt.args; a; a = a->next)
+				find_lens(ei, a, 0);
+		if (ei->withheld) {
+			tr_warn("event '%s:%s': its print fmt is not used (%s): its events show "
+				"their fields", ei->event->system, ei->event->name, ei->withheld);
+		}
+		/*
+		 * libtraceevent takes a field of size 0 to run to the record's end:
+		 * a record ending before such a field starts would be a negative
+		 * length to it.
+		 */
+		for (struct tep_format_field *fld = ei->event->format.fields; fld; fld = fld->next)
+			if (!fld->size && (uint32_t)fld->offset > ei->min_size)
+				ei->min_size = fld->offset;
+		for (struct tep_format_field *fld = ei->event->format.common_fields; fld;
+		     fld = fld->next)
+			if (!fld->size && (uint32_t)fld->offset > ei->min_size)
+				ei->min_size = fld->offset;
+		n = snprintf(ei->name_col, sizeof(ei->name_col) - 2, "%s:", ei->event->name);
 
 		if (n < 0 || n > (int)sizeof(ei->name_col) - 3)
 			n = sizeof(ei->name_col) - 3;
@@ -439,10 +580,13 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 		ei->name_col[n++] = ' ';
 		ei->name_len = n;
 		ei->user = fmt_user_event(ei->event);
-		ei->prog = ei->user ? NULL : fmt_prog_compile(s->tep, ei->event);
+		if (!ei->user && !ei->withheld)
+			ei->prog = fmt_prog_compile(s->tep, ei->event);
 	}
 	return ei;
 }
+
+static void kernel_compile(struct fmt_src *s, struct ev_info *ei);
 
 bool fmt_src_needs_symbols(struct fmt_src *s)
 {
@@ -454,6 +598,11 @@ bool fmt_src_needs_symbols(struct fmt_src *s)
 			continue;
 		if (ei->event->handler)
 			return true;
+		if (!s->f->o.lib) {
+			kernel_compile(s, ei);
+			if (ei->kp && kprog_needs_symbols(ei->kp))
+				return true;
+		}
 		for (f = ei->event->print_fmt.format; f && (f = strstr(f, "%p")); f += 2)
 			if (f[2] && strchr("sSfFB", f[2]))
 				return true;
@@ -484,34 +633,44 @@ static inline int rec_pid(struct fmt_src *s, const struct tfile_event *ev)
 	return (int)rd_num(s, (const uint8_t *)ev->data + s->pid_off, s->pid_size);
 }
 
-/* Which fields of this event name a task: X_comm with X_pid, newcomm with pid. */
+/*
+ * The fields that name a task for sure: the comm and the pid are of the
+ * same task.  (Not every comm/pid pair is: sched_process_wait's comm is
+ * the waiter's, its pid the waited-for's.)  A comm of "" is the exec'd
+ * file's base name, as the kernel sets it.
+ */
+static const struct {
+	const char *sys, *event, *comm, *pid;
+} name_fields[] = {
+	{ "sched", "sched_switch", "prev_comm", "prev_pid" },
+	{ "sched", "sched_switch", "next_comm", "next_pid" },
+	{ "sched", "sched_wakeup", "comm", "pid" },
+	{ "sched", "sched_wakeup_new", "comm", "pid" },
+	{ "sched", "sched_waking", "comm", "pid" },
+	{ "sched", "sched_process_fork", "parent_comm", "parent_pid" },
+	{ "sched", "sched_process_fork", "child_comm", "child_pid" },
+	{ "sched", "sched_process_exec", "filename", "pid" },
+	{ "task", "task_newtask", "comm", "pid" },
+	{ "task", "task_rename", "newcomm", "pid" },
+};
+
 static void find_pairs(struct ev_info *ei)
 {
-	struct tep_format_field *fld;
-
 	ei->learn_done = true;
-	if (!ei->event)
+	if (!ei->event || !ei->event->system)
 		return;
-	for (fld = ei->event->format.fields; fld && ei->npairs < 4; fld = fld->next) {
-		size_t n = strlen(fld->name);
-		char pidname[128];
-		struct tep_format_field *pid;
+	for (size_t i = 0; i < ARRAY_SIZE(name_fields) && ei->npairs < 4; i++) {
+		struct tep_format_field *comm, *pid;
 
-		if (n < 4 || strcmp(fld->name + n - 4, "comm") ||
-		    !(fld->flags & TEP_FIELD_IS_ARRAY) || (fld->flags & TEP_FIELD_IS_DYNAMIC) ||
-		    n + 1 > sizeof(pidname))
+		if (strcmp(ei->event->system, name_fields[i].sys) ||
+		    strcmp(ei->event->name, name_fields[i].event))
 			continue;
-		if (!strcmp(fld->name, "newcomm") || !strcmp(fld->name, "oldcomm")) {
-			if (strcmp(fld->name, "newcomm"))
-				continue;
-			snprintf(pidname, sizeof(pidname), "pid");
-		} else {
-			snprintf(pidname, sizeof(pidname), "%.*spid", (int)(n - 4), fld->name);
-		}
-		pid = tep_find_field(ei->event, pidname);
-		if (!pid || pid->size > 8 || (pid->flags & TEP_FIELD_IS_ARRAY))
+		comm = tep_find_field(ei->event, name_fields[i].comm);
+		pid = tep_find_field(ei->event, name_fields[i].pid);
+		if (!comm || !pid || pid->size > 8 || (pid->flags & TEP_FIELD_IS_ARRAY) ||
+		    !(comm->flags & TEP_FIELD_IS_ARRAY))
 			continue;
-		ei->pairs[ei->npairs].comm = fld;
+		ei->pairs[ei->npairs].comm = comm;
 		ei->pairs[ei->npairs].pid = pid;
 		ei->npairs++;
 	}
@@ -537,31 +696,137 @@ void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev)
 		    (uint32_t)(p->offset + p->size) > ev->size)
 			continue;
 		pid = (int)rd_num(s, (const uint8_t *)ev->data + p->offset, p->size);
-		name = (const char *)ev->data + c->offset;
-		len = strnlen(name, c->size);
+		if (c->flags & TEP_FIELD_IS_DYNAMIC) {
+			/* sched_process_exec: the comm becomes the file's base name. */
+			uint32_t v = rd_num(s, (const uint8_t *)ev->data + c->offset, 4);
+			uint32_t off = (v & 0xffff) + ((c->flags & TEP_FIELD_IS_RELATIVE) ?
+						       (uint32_t)c->offset + 4 : 0);
+			const char *slash;
+
+			if ((uint64_t)off + (v >> 16) > ev->size)
+				continue;
+			name = (const char *)ev->data + off;
+			len = strnlen(name, v >> 16);
+			slash = memrchr(name, '/', len);
+			if (slash) {
+				len -= slash + 1 - name;
+				name = slash + 1;
+			}
+			if (len > 15)
+				len = 15;	/* TASK_COMM_LEN - 1 */
+		} else {
+			name = (const char *)ev->data + c->offset;
+			len = strnlen(name, c->size);
+		}
 		if (pid > 0 && len)
 			set_comm(s, pid, name, len, 1);
 	}
 }
 
+/* Where the filter part of "EVENTS: FILTER" starts (after a ':' outside quotes), or NULL. */
+static const char *filter_part(const char *expr)
+{
+	for (const char *p = expr; *p; p++) {
+		if (*p == '"' || *p == '\'') {
+			char q = *p;
+
+			while (p[1] && p[1] != q)
+				p++;
+			if (!p[1])
+				return NULL;
+			p++;
+		} else if (*p == ':') {
+			return p + 1;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * libtraceevent turns a field an event lacks into FALSE, silently: every
+ * name in the filter must be a field of at least one of the events it
+ * selected (COMM and CPU are its own).  0, or the first name that is not,
+ * copied into name.
+ */
+static int filter_fields_exist(struct tep_event_filter *flt, const char *part, char *name,
+			       size_t len)
+{
+	for (const char *p = part; *p; p++) {
+		const char *w;
+		bool found = false;
+
+		if (*p == '"' || *p == '\'') {
+			char q = *p;
+
+			while (p[1] && p[1] != q)
+				p += p[1] == '\\' && p[2] ? 2 : 1;
+			if (!p[1])
+				break;
+			p++;
+			continue;
+		}
+		if (!(isalpha((unsigned char)*p) || *p == '_') ||
+		    (p > part && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
+			continue;
+		for (w = p; isalnum((unsigned char)*w) || *w == '_'; w++)
+			;
+		snprintf(name, len, "%.*s", (int)(w - p), p);
+		p = w - 1;
+		if (!strcmp(name, "COMM") || !strcmp(name, "CPU"))
+			continue;
+		for (int i = 0; i < flt->filters && !found; i++)
+			found = tep_find_any_field(flt->event_filters[i].event, name) != NULL;
+		if (!found)
+			return -ENOENT;
+	}
+	return 0;
+}
+
 int fmt_src_filter(struct fmt_src *s, const char *expr)
 {
 	enum tep_errno e;
-	char msg[256];
+	char msg[256], name[64];
+	const char *part = filter_part(expr);
+	char *all = NULL;
 
 	/*
 	 * Note that a second filter for the same event would replace the first
 	 * inside one tep_event_filter: each -F gets its own, and they are ORed.
 	 */
-	struct tep_event_filter *flt = tep_filter_alloc(s->tep);
+	struct tep_event_filter *flt;
 
-	e = tep_filter_add_filter_str(flt, expr);
+	if (fmt_check_filter(expr, msg, sizeof(msg)))
+		return tr_fail(-EINVAL, "bad filter '%.60s%s': %s", expr, strlen(expr) > 60 ? "..." : "",
+			       msg);
+	/* "common_pid == 1" with no "EVENT:" before it: for every event, as users expect. */
+	if (!part && strpbrk(expr, "=!<>~&|")) {
+		all = xasprintf(".*: %s", expr);
+		part = all + 3;
+	}
+	flt = tep_filter_alloc(s->tep);
+	e = tep_filter_add_filter_str(flt, all ? all : expr);
 	if (e < 0) {
 		if (tep_filter_strerror(flt, e, msg, sizeof(msg)))
 			tep_strerror(s->tep, e, msg, sizeof(msg));
 		tep_filter_free(flt);
+		free(all);
 		return tr_fail(-EINVAL, "bad filter '%s': %s", expr, msg);
 	}
+	if (part && filter_fields_exist(flt, part, name, sizeof(name))) {
+		int err;
+
+		if (flt->filters == 1)
+			err = tr_fail(-EINVAL, "bad filter '%s': no field '%s' in '%s:%s'", expr, name,
+				      flt->event_filters[0].event->system,
+				      flt->event_filters[0].event->name);
+		else
+			err = tr_fail(-EINVAL, "bad filter '%s': no field '%s' in %s", expr, name,
+				      flt->filters ? "the events it selects" : "any event");
+		tep_filter_free(flt);
+		free(all);
+		return err;
+	}
+	free(all);
 	s->filters = xrealloc(s->filters, (s->nfilters + 1) * sizeof(*s->filters));
 	s->filters[s->nfilters++] = flt;
 	s->has_filter = true;
@@ -656,6 +921,389 @@ bool fmt_src_match(struct fmt_src *s, const struct tfile_event *ev)
 	return match != s->invert;
 }
 
+/* ---- what the kernel's printer reads beside the records ---- */
+
+void fmt_src_formats(struct fmt_src *s, fmt_format_fn fn, void *ctx)
+{
+	s->format_fn = fn;
+	s->format_ctx = ctx;
+}
+
+static void vmemmap_guess(struct fmt_src *s);
+
+static bool kernel_half(const struct fmt_src *s, uint64_t addr)
+{
+	return tep_get_long_size(s->tep) == 4 ? addr >> 31 == 1 && addr <= UINT32_MAX : addr >> 63;
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void fmt_src_vmemmap(struct fmt_src *s, uint64_t base)
+{
+	s->vmemmap_default = base;
+	if (s->env.vmemmap)
+		s->env.vmemmap = base;
+}
+
+uint64_t fmt_running_vmemmap(void)
+{
+	char *text, *flags;
+	bool la57 = false;
+
+	/* The kernel keeps "la57" among the CPU's flags only when it pages with 5 levels. */
+	if (!read_file("/proc/cpuinfo", &text, NULL)) {
+		flags = strstr(text, "\nflags");
+		if (flags) {
+			char *nl = strchrnul(flags + 1, '\n');
+
+			*nl = '\0';
+			la57 = strstr(flags, " la57") != NULL;
+		}
+		free(text);
+	}
+	return la57 ? 0xffd4000000000000ULL : 0xffffea0000000000ULL;
+}
+
+void fmt_src_kernel(struct fmt_src *s, const char *release)
+{
+	unsigned a = 0, b = 0;
+
+	if (release && sscanf(release, "%u.%u", &a, &b) == 2 && a < 256 && b < 256)
+		s->env.kver = a << 8 | b;
+}
+
+void fmt_src_tep_symbols(struct fmt_src *s)
+{
+	s->tep_syms = true;
+	if (s->env_done)
+		vmemmap_guess(s);
+}
+
+void fmt_src_kallsyms(struct fmt_src *s, const char *text)
+{
+	size_t cap = 0;
+	char *p;
+
+	if (!text || s->ksym_text)
+		return;
+	s->ksym_text = p = xstrdup(text);
+	while (*p) {
+		char *nl = strchrnul(p, '\n'), *end, *name, *mod = NULL;
+		uint64_t addr;
+
+		if (*nl)
+			*nl++ = '\0';
+		/* "ffffffff81000000 T _text" or "... t name\t[module]" */
+		addr = strtoull(p, &end, 16);
+		/*
+		 * Only the kernel's half of the address space: the per-CPU
+		 * symbols listed at small offsets are not where anything runs.
+		 */
+		if (end == p || end[0] != ' ' || !end[1] || end[2] != ' ' || !kernel_half(s, addr)) {
+			p = nl;
+			continue;
+		}
+		name = end + 3;
+		end = strpbrk(name, " \t");
+		if (end) {
+			*end++ = '\0';
+			while (*end == ' ' || *end == '\t')
+				end++;
+			if (*end == '[') {
+				mod = end + 1;
+				end = strchr(mod, ']');
+				if (end)
+					*end = '\0';
+			}
+		}
+		if (s->nksyms == cap) {
+			cap = cap ? cap * 2 : 4096;
+			s->ksyms = xrealloc(s->ksyms, cap * sizeof(*s->ksyms));
+		}
+		s->ksyms[s->nksyms] = (struct ksym){ addr, name, mod, s->nksyms };
+		s->nksyms++;
+		p = nl;
+	}
+	qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
+	vmemmap_guess(s);
+}
+
+static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, uint64_t *size,
+		 const char **mod);
+
+/*
+ * vmemmap_base (pfn_to_page() in kmem's formats): the default for the
+ * paging mode (fmt_src_vmemmap), when the kernel's text is where x86-64
+ * links it -- KASLR, which moves vmemmap, moves the text too.  Otherwise
+ * unknown, and those records print as libtraceevent prints them.
+ */
+static void vmemmap_guess(struct fmt_src *s)
+{
+	const char *name, *mod;
+	uint64_t start, size;
+
+	/* (Any name: several symbols start the text, and "_text" need not come first.) */
+	if (tep_get_long_size(s->tep) == 8 &&
+	    ksym(s, 0xffffffff81000000ULL, &name, &start, &size, &mod) &&
+	    start == 0xffffffff81000000ULL && !mod)
+		s->env.vmemmap = s->vmemmap_default;
+}
+
+/* The kernel's kallsyms_lookup(): the symbol at or below addr, its size to the next one. */
+static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, uint64_t *size,
+		 const char **mod)
+{
+	struct fmt_src *s = ctx;
+	size_t lo = 0, hi = s->nksyms, i, j;
+
+	/* A user-space address (a page fault's, a uprobe's) is no symbol's. */
+	if (!kernel_half(s, addr))
+		return false;
+	if (!s->nksyms) {
+		unsigned long sz = 0;
+		unsigned long long st = 0;
+
+		/*
+		 * No text of our own (a live stream): libtraceevent's table.
+		 * Note that it must not be asked before it has the symbols: it
+		 * builds its index at the first lookup and never again.
+		 */
+		if (!s->tep_syms || !tep_find_function_info(s->tep, addr, name, &st, &sz))
+			return false;
+		*start = st;
+		*size = sz;
+		*mod = NULL;
+		return true;
+	}
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->ksyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	i = lo - 1;
+	while (i && s->ksyms[i - 1].addr == s->ksyms[i].addr)
+		i--;
+	for (j = i + 1; j < s->nksyms && s->ksyms[j].addr == s->ksyms[i].addr; j++)
+		;
+	/* Past the last symbol there is nothing to say it belongs to. */
+	if (j == s->nksyms)
+		return false;
+	*name = s->ksyms[i].name;
+	*start = s->ksyms[i].addr;
+	*size = s->ksyms[j].addr - s->ksyms[i].addr;
+	*mod = s->ksyms[i].mod;
+	return true;
+}
+
+static size_t kstr_slot(const struct fmt_src *s, uint64_t addr)
+{
+	size_t i = (size_t)((addr >> 3) * 0x9E3779B97F4A7C15ULL) & (s->kstr_cap - 1);
+
+	while (s->kstrs[i].s && s->kstrs[i].addr != addr)
+		i = (i + 1) & (s->kstr_cap - 1);
+	return i;
+}
+
+void fmt_src_printk(struct fmt_src *s, const char *text)
+{
+	size_t n = 0;
+
+	if (!text || s->kstrs)
+		return;
+	for (const char *p = text; *p; p++)
+		n += *p == '\n';
+	for (s->kstr_cap = 64; s->kstr_cap < n * 2 + 2; s->kstr_cap *= 2)
+		;
+	s->kstrs = xcalloc(s->kstr_cap, sizeof(*s->kstrs));
+	/* "0xffffffff82521880 : \"mt_find\"", with \n, \t, \\ and \" escaped. */
+	while (*text) {
+		const char *nl = strchrnul(text, '\n'), *q;
+		char *end, *str, *o;
+		uint64_t addr = strtoull(text, &end, 16);
+		size_t i;
+
+		if (end == text || strncmp(end, " : \"", 4) || nl - end < 5 || nl[-1] != '"') {
+			text = *nl ? nl + 1 : nl;
+			continue;
+		}
+		str = o = xmalloc(nl - end);
+		for (q = end + 4; q < nl - 1; q++) {
+			if (*q == '\\' && q + 1 < nl - 1) {
+				q++;
+				*o++ = *q == 'n' ? '\n' : *q == 't' ? '\t' : *q;
+			} else {
+				*o++ = *q;
+			}
+		}
+		*o = '\0';
+		i = kstr_slot(s, addr);
+		free(s->kstrs[i].s);
+		s->kstrs[i] = (struct kstr){ addr, str };
+		text = *nl ? nl + 1 : nl;
+	}
+}
+
+static const char *kstring(void *ctx, uint64_t addr)
+{
+	struct fmt_src *s = ctx;
+
+	if (!s->kstrs)
+		return NULL;
+	return s->kstrs[kstr_slot(s, addr)].s;
+}
+
+void fmt_src_btf(struct fmt_src *s, const struct btf *btf)
+{
+	s->btf = btf;
+}
+
+/*
+ * Enum constants with values that have not changed in years, for traces
+ * whose kernel's BTF is not at hand.  (Others, like the inode state bits,
+ * moved between versions: only BTF can say.)
+ */
+static const struct {
+	const char *name;
+	uint64_t v;
+} known_consts[] = {
+	{ "HRTIMER_MODE_ABS", 0 }, { "HRTIMER_MODE_REL", 1 }, { "HRTIMER_MODE_PINNED", 2 },
+	{ "HRTIMER_MODE_SOFT", 4 }, { "HRTIMER_MODE_HARD", 8 },
+	{ "HRTIMER_MODE_ABS_PINNED", 2 }, { "HRTIMER_MODE_REL_PINNED", 3 },
+	{ "HRTIMER_MODE_ABS_SOFT", 4 }, { "HRTIMER_MODE_REL_SOFT", 5 },
+	{ "HRTIMER_MODE_ABS_PINNED_SOFT", 6 }, { "HRTIMER_MODE_REL_PINNED_SOFT", 7 },
+	{ "HRTIMER_MODE_ABS_HARD", 8 }, { "HRTIMER_MODE_REL_HARD", 9 },
+	{ "HRTIMER_MODE_ABS_PINNED_HARD", 10 }, { "HRTIMER_MODE_REL_PINNED_HARD", 11 },
+	{ "IOPRIO_CLASS_NONE", 0 }, { "IOPRIO_CLASS_RT", 1 }, { "IOPRIO_CLASS_BE", 2 },
+	{ "IOPRIO_CLASS_IDLE", 3 }, { "IOPRIO_CLASS_INVALID", 7 },
+};
+
+static bool kconst(void *ctx, const char *name, uint64_t *v)
+{
+	struct fmt_src *s = ctx;
+	int64_t x;
+
+	if (s->btf && btf_enum(s->btf, name, &x)) {
+		*v = x;
+		return true;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(known_consts); i++)
+		if (!strcmp(known_consts[i].name, name)) {
+			*v = known_consts[i].v;
+			return true;
+		}
+	return false;
+}
+
+static unsigned kstruct_size(void *ctx, const char *name)
+{
+	struct fmt_src *s = ctx;
+
+	return s->btf ? btf_struct_size(s->btf, name) : 0;
+}
+
+/* HZ, as the kernel wrote it into writeback's formats: "(jiffies - ...) / 250". */
+static unsigned guess_hz(struct fmt_src *s)
+{
+	static const char *const evs[] = { "writeback_single_inode", "writeback_sb_inodes_requeue",
+					   "writeback_single_inode_start" };
+	unsigned hz = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(evs) && !hz && s->format_fn; i++) {
+		char *t = s->format_fn(s->format_ctx, "writeback", evs[i]);
+		const char *p = t ? strstr(t, "dirtied_when) / ") : NULL;
+
+		if (p)
+			hz = strtoul(p + 16, NULL, 10);
+		free(t);
+	}
+	return hz >= 24 && hz <= 10000 ? hz : 250;
+}
+
+static void env_setup(struct fmt_src *s)
+{
+	if (s->env_done)
+		return;
+	s->env_done = true;
+	s->env.tep = s->tep;
+	s->env.long_size = tep_get_long_size(s->tep) == 4 ? 4 : 8;
+	s->env.swap = s->swap;
+	s->env.hz = guess_hz(s);
+	s->env.page_struct = 64;
+	s->env.sym = ksym;
+	s->env.constant = kconst;
+	s->env.string = kstring;
+	s->env.struct_size = kstruct_size;
+	s->env.ctx = s;
+	vmemmap_guess(s);
+}
+
+static void kernel_compile(struct fmt_src *s, struct ev_info *ei)
+{
+	char *text;
+
+	if (ei->kp_done || !ei->event)
+		return;
+	ei->kp_done = true;
+	env_setup(s);
+	if (s->btf && !s->env.vmemmap) {
+		unsigned n = btf_struct_size(s->btf, "page");
+
+		if (n)
+			s->env.page_struct = n;
+	}
+	text = s->format_fn ? s->format_fn(s->format_ctx, ei->event->system, ei->event->name) : NULL;
+	ei->kp = kprog_compile(&s->env, ei->event, text);
+	free(text);
+}
+
+static const char *const raw_clocks[] = { "counter", "uptime", "x86-tsc", "ppc-tb" };
+
+static bool clock_is(const char *clock, const char *name);
+
+bool fmt_clock_in_ns(const char *clock)
+{
+	for (size_t i = 0; clock && i < ARRAY_SIZE(raw_clocks); i++)
+		if (clock_is(clock, raw_clocks[i]))
+			return false;
+	return true;
+}
+
+/* Is the current clock in clock's text (a name, or "a [b] c") name? */
+static bool clock_is(const char *clock, const char *name)
+{
+	const char *b = strchr(clock, '['), *e;
+	size_t n;
+
+	if (b && (e = strchr(b, ']'))) {
+		clock = b + 1;
+		n = e - clock;
+	} else {
+		n = strcspn(clock, " \n");
+	}
+	return strlen(name) == n && !strncmp(clock, name, n);
+}
+
+void fmt_src_clock(struct fmt_src *s, const char *clock, bool ns)
+{
+	if (clock == s->clock)
+		return;
+	s->clock = clock;
+	s->clock_ns = ns || fmt_clock_in_ns(clock);
+	s->lib_raw = !ns && clock && (clock_is(clock, "counter") || clock_is(clock, "x86-tsc"));
+}
+
 /* ---- text ---- */
 
 static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
@@ -696,16 +1344,27 @@ static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
 }
 
 /*
- * trace-cmd's time column: microseconds, rounded, as "%5llu.%06llu"; with
- * ns, nanoseconds as "%5llu.%09llu".  A time not above one second is
- * printed whole, "%12llu".
+ * The time column, after "]".  The kernel's: a clock that counts
+ * nanoseconds as seconds and microseconds (rounded), " %5lu.%06lu", or with
+ * ns the nine digits; the others (counter, uptime, x86-tsc) as the count,
+ * " %12llu".  trace-cmd's (lib): the same, except that a time not above one
+ * second is printed whole, and that it counts only counter and x86-tsc as
+ * counts, printed "%12llu" with no space before.
  */
-static void put_time(struct fmt *f, uint64_t ts)
+static void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
 {
 	uint64_t p10 = f->o.ns ? 1000000000ULL : 1000000ULL;
-	uint64_t t = f->o.ns ? ts : (ts + 500) / 1000;
+	uint64_t t;
 
-	if (t > p10) {
+	if (f->o.lib ? s->lib_raw : !s->clock_ns) {
+		if (!f->o.lib)
+			putc_(f, ' ');
+		put_u(f, ts, 12, false);
+		return;
+	}
+	putc_(f, ' ');
+	t = f->o.ns ? ts : (ts + 500) / 1000;
+	if (t > p10 || !f->o.lib) {
 		put_u(f, t / p10, 5, false);
 		putc_(f, '.');
 		put_u(f, t % p10, f->o.ns ? 9 : 6, true);
@@ -775,16 +1434,107 @@ static void lib_text(struct fmt *f, struct fmt_src *s, struct tep_record *rec, b
 	rec->data = data;
 }
 
+static void line_put(struct fmt_line *l, const char *p, size_t n)
+{
+	fmt_line_grow(l, n);
+	memcpy(l->p + l->len, p, n);
+	l->len += n;
+}
+
+static void line_printf(struct fmt_line *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void line_printf(struct fmt_line *l, const char *fmt, ...)
+{
+	char tmp[64];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	line_put(l, tmp, n < (int)sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+static bool is_char_type(const struct tep_format_field *fld);
+
 /*
- * Append the event text to out: the fast printer's when it has one (checked
- * against libtraceevent for the first records of each event), else
- * libtraceevent's.  One trailing newline is dropped, as trace-cmd does (a
- * trace_marker write keeps its own newline in the record).
+ * The event's own fields as "name=value ...", for an event whose print fmt
+ * was withheld (or a record too short for libtraceevent): every length is
+ * checked against the record, strings stop at 256 bytes and arrays at 64
+ * elements.
  */
-static void event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
-		       struct tep_record *rec, bool raw, struct fmt_line *out)
+static void fields_text(struct fmt_src *s, struct ev_info *ei, const struct tep_record *rec,
+			struct fmt_line *out)
+{
+	const uint8_t *data = rec->data;
+	uint32_t size = rec->size;
+
+	for (struct tep_format_field *fld = ei->event->format.fields; fld; fld = fld->next) {
+		uint32_t off = fld->offset, len = fld->size;
+
+		if (fld != ei->event->format.fields)
+			line_put(out, " ", 1);
+		line_put(out, fld->name, strnlen(fld->name, 128));
+		line_put(out, "=", 1);
+		if (!len && (fld->flags & TEP_FIELD_IS_ARRAY) && off <= size)
+			len = size - off;
+		if (off > size || len > size - off) {
+			line_put(out, "<past the record>", 17);
+			continue;
+		}
+		if (fld->flags & TEP_FIELD_IS_DYNAMIC) {
+			uint32_t v = len >= 4 ? (uint32_t)rd_num(s, data + off, 4) : 0;
+
+			off = ((fld->flags & TEP_FIELD_IS_RELATIVE) ? off + len : 0) + (v & 0xffff);
+			len = v >> 16;
+			if (off > size || len > size - off) {
+				line_put(out, "<past the record>", 17);
+				continue;
+			}
+		} else if (!(fld->flags & TEP_FIELD_IS_ARRAY) &&
+			   (len == 1 || len == 2 || len == 4 || len == 8)) {
+			uint64_t v = rd_num(s, data + off, len);
+
+			if (fld->flags & TEP_FIELD_IS_SIGNED) {
+				int sh = 64 - 8 * len;
+
+				line_printf(out, "%lld", (long long)((int64_t)(v << sh) >> sh));
+			} else {
+				line_printf(out, "%llu", (unsigned long long)v);
+			}
+			continue;
+		}
+		if (is_char_type(fld)) {
+			size_t n = strnlen((const char *)data + off, len > 256 ? 256 : len);
+
+			for (size_t i = 0; i < n; i++) {
+				char c = data[off + i];
+
+				line_put(out, c >= 0x20 && c < 0x7f ? &c : "?", 1);
+			}
+			continue;
+		}
+		line_put(out, "ARRAY[", 6);
+		for (uint32_t i = 0; i < len && i < 64; i++)
+			line_printf(out, "%s%02x", i ? ", " : "", data[off + i]);
+		line_put(out, len > 64 ? ", ...]" : "]", len > 64 ? 6 : 1);
+	}
+}
+
+/*
+ * Append the event text to out.  By default the kernel's printer's; with
+ * lib (or where the kernel's printer cannot print a record) the fast
+ * printer's when it has one (checked against libtraceevent for the first
+ * records of each event), else libtraceevent's.  One trailing newline is
+ * dropped, as the kernel's trace file and trace-cmd do (a trace_marker
+ * write keeps its own newline in the record).  KPROG_LINE when the text is
+ * all that follows the timestamp (the kernel prints no "name: " for it).
+ */
+static int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
+		      struct tep_record *rec, bool raw, struct fmt_line *out)
 {
 	size_t start = out->len;
+	int ret = KPROG_TEXT;
 
 	if (!ei->event) {
 		const char *u = "[UNKNOWN EVENT]";
@@ -792,11 +1542,35 @@ static void event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 		fmt_line_grow(out, strlen(u));
 		memcpy(out->p + out->len, u, strlen(u));
 		out->len += strlen(u);
-		return;
+		return ret;
 	}
+	/* User events print field by field, as the kernel prints them (fmt-user.c). */
 	if (!raw && ei->user) {
 		fmt_user_text(s->tep, ei->event, rec->data, (uint32_t)rec->size, out);
-		return;
+		return ret;
+	}
+	/* A plugin's handler (--plugins) prints trace-cmd's compact forms. */
+	if (!raw && !f->o.lib && !ei->event->handler) {
+		struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0 };
+
+		kernel_compile(s, ei);
+		if (ei->kp && (ret = kprog_run(ei->kp, &s->env, &kr, out)) != KPROG_FAIL)
+			goto strip;
+		ret = KPROG_TEXT;
+		goto lib;
+	}
+	if (ei->withheld || (uint32_t)rec->size < ei->min_size) {
+		fields_text(s, ei, rec, out);
+		return ret;
+	}
+	if (!lens_fit(s, ei, rec)) {
+		if (!ei->lens_warned)
+			tr_warn("event '%s:%s': a record's __print_hex or __print_array length runs "
+				"past it: such records show their fields", ei->event->system,
+				ei->event->name);
+		ei->lens_warned = true;
+		fields_text(s, ei, rec, out);
+		return ret;
 	}
 	if (!raw && ei->prog && fmt_prog_run(ei->prog, s->tep, rec->data, rec->size, out)) {
 		if (ei->checked < CHECKS || f->verify_all) {
@@ -828,6 +1602,7 @@ lib:
 strip:
 	if (out->len > start && out->p[out->len - 1] == '\n')
 		out->len--;
+	return ret;
 }
 
 static void put_json_str(struct fmt *f, const char *p, size_t n)
@@ -985,6 +1760,7 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 	struct tep_record rec;
 	struct ev_info *ei;
 	int id, pid;
+	size_t name_at, text_at;
 
 	if ((s->has_filter || s->has_tasks) && !fmt_src_match(s, ev))
 		return 1;
@@ -1030,16 +1806,22 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 		put_comm_pid(f, s, pid);
 		puts_(f, " [");
 		put_u(f, ev->cpu, 3, true);
-		puts_(f, "] ");
-		put_time(f, ev->ts);
+		puts_(f, "]");
+		put_time(f, s, ev->ts);
 		if (f->o.ts_diff)
 			put_delta(f, ev->ts);
 		puts_(f, ": ");
+		name_at = f->ln.len;
 		if (ei->event)
 			put(f, ei->name_col, ei->name_len);
 		else
 			printf_(f, "%-*s ", NAME_COL, "[unknown]:");
-		event_text(f, s, ei, &rec, f->o.raw, &f->ln);
+		text_at = f->ln.len;
+		if (event_text(f, s, ei, &rec, f->o.raw, &f->ln) == KPROG_LINE) {
+			/* The kernel's own line (a syscall's, a marker's): no name column. */
+			memmove(f->ln.p + name_at, f->ln.p + text_at, f->ln.len - text_at);
+			f->ln.len -= text_at - name_at;
+		}
 		putc_(f, '\n');
 		break;
 	}

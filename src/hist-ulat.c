@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "fmt.h"
+#include "fmt-check.h"
 #include "hist.h"
 #include "session.h"
 #include "rec.h"
@@ -88,7 +89,13 @@ static int side_init(struct ulat *x, struct side *s, const char *sysev, const ch
 	if (filter) {
 		char *expr = xasprintf("%s/%s: %s", s->system, s->event, filter);
 		enum tep_errno e;
+		char why[128];
 
+		if (fmt_check_filter(filter, why, sizeof(why))) {
+			free(expr);
+			return tr_fail(-EINVAL, "bad filter '%.60s%s': %s", filter,
+				       strlen(filter) > 60 ? "..." : "", why);
+		}
 		s->filter = tep_filter_alloc(x->tep);
 		e = tep_filter_add_filter_str(s->filter, expr);
 		free(expr);

@@ -16,10 +16,12 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
+#include "fmt-check.h"
 #include "hist.h"
 #include "parse.h"
 
 #define STR_MAX 128	/* longest string key kept from a dynamic string */
+#define KEY_STR_MAX 256	/* the kernel's MAX_FILTER_STR_VAL: longest string key */
 
 enum src { SRC_FIELD, SRC_CPU, SRC_TS, SRC_HITCOUNT };
 
@@ -46,6 +48,8 @@ struct hist_user {
 	bool proc_comm;		/* live: names from /proc when saved_cmdlines lacks them */
 	char **syscalls;	/* syscall names by number, for .syscall */
 	size_t nsyscalls;
+	uint8_t *scratch;	/* a record's copy with zeros after it, for the filter */
+	uint32_t scratch_cap, scratch_used;
 };
 
 
@@ -78,6 +82,29 @@ int hist_no_field(struct tep_event *e, const char *name, const char *sysev)
 	return r;
 }
 
+/*
+ * libtraceevent's filter reads fields where the format says and __data_loc
+ * strings where the record says, unchecked: it gets a copy of the record
+ * followed by zeros far enough for any of that (fields end within 64 KiB,
+ * fmt-check.h; a __data_loc is 16 + 16 bits), as the formatter does.
+ */
+enum { SCRATCH_TAIL = (192 << 10) + 64 };
+
+static void *padded(struct hist_user *u, const struct tfile_event *ev)
+{
+	if (!u->scratch || ev->size > u->scratch_cap) {
+		free(u->scratch);
+		u->scratch_cap = ev->size > 65536 ? ev->size : 65536;
+		u->scratch = xcalloc(1, (size_t)u->scratch_cap + SCRATCH_TAIL);
+		u->scratch_used = 0;
+	}
+	memcpy(u->scratch, ev->data, ev->size);
+	if (u->scratch_used > ev->size)
+		memset(u->scratch + ev->size, 0, u->scratch_used - ev->size);
+	u->scratch_used = ev->size;
+	return u->scratch;
+}
+
 static int field_setup(struct hist_user *u, struct ufield *uf, const struct hist_field *f, bool key)
 {
 	const char *n = f->name;
@@ -95,11 +122,18 @@ static int field_setup(struct hist_user *u, struct ufield *uf, const struct hist
 	} else {
 		struct tep_format_field *tf = tep_find_any_field(u->event, n);
 
-		if (!tf)
-		{
-			char *sysev = xasprintf("%s:%s", u->spec->system, u->spec->event);
-			int r = hist_no_field(u->event, n, sysev);
+		if (!tf) {
+			const char *pf = u->event->print_fmt.format;
+			char *sysev;
+			int r;
 
+			/* The reader left out a field line it found unsound (fmt-check.h). */
+			if (pf && !strncmp(pf, FMT_CHECK_MARK, strlen(FMT_CHECK_MARK)))
+				return tr_fail(-ENOENT, "no field '%s' in '%s:%s' (the trace's format "
+						       "of it is damaged: %s)", n, u->spec->system,
+					       u->spec->event, pf + strlen(FMT_CHECK_MARK));
+			sysev = xasprintf("%s:%s", u->spec->system, u->spec->event);
+			r = hist_no_field(u->event, n, sysev);
 			free(sysev);
 			return r;
 		}
@@ -122,6 +156,9 @@ static int field_setup(struct hist_user *u, struct ufield *uf, const struct hist
 		uf->slot = u->keylen;
 		/* "char buf[]" (size 0, ftrace:print): the string runs to the record's end. */
 		uf->slot_size = uf->is_str ? (uf->dynamic || !uf->size ? STR_MAX : uf->size) : 8;
+		/* As the kernel: a string key compares its first KEY_STR_MAX bytes. */
+		if (uf->slot_size > KEY_STR_MAX)
+			uf->slot_size = KEY_STR_MAX;
 		uf->slot_size = (uf->slot_size + 7) & ~7u;
 		u->keylen += uf->slot_size;
 	}
@@ -190,7 +227,15 @@ int hist_user_new(struct tep_handle *tep, const struct hist_spec *s, struct hist
 	if (!r && s->filter) {
 		char *expr = xasprintf("%s/%s: %s", s->system, s->event, s->filter);
 		enum tep_errno e;
+		char why[128];
 
+		if (fmt_check_filter(s->filter, why, sizeof(why))) {
+			r = tr_fail(-EINVAL, "bad filter '%.60s%s': %s", s->filter,
+				    strlen(s->filter) > 60 ? "..." : "", why);
+			free(expr);
+			hist_user_free(u);
+			return r;
+		}
 		u->filter = tep_filter_alloc(tep);
 		e = tep_filter_add_filter_str(u->filter, expr);
 		if (e < 0) {
@@ -224,20 +269,20 @@ void hist_user_proc_comm(struct hist_user *u)
 	u->proc_comm = true;
 }
 
+static void register_comm(void *arg, int pid, const char *comm, size_t len)
+{
+	char name[64];
+
+	if (len >= sizeof(name))
+		len = sizeof(name) - 1;
+	memcpy(name, comm, len);
+	name[len] = '\0';
+	tep_register_comm(arg, name, pid);
+}
+
 void hist_user_cmdlines(struct hist_user *u, const char *text)
 {
-	const char *p = text;
-
-	while (p && *p) {
-		int pid, n = 0;
-		char comm[64];
-
-		if (sscanf(p, "%d %63[^\n]%n", &pid, comm, &n) == 2 && n)
-			tep_register_comm(u->tep, comm, pid);
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
+	tfile_cmdlines_each(text, register_comm, u->tep);
 }
 
 static inline uint64_t read_num(const struct hist_user *u, const struct ufield *f,
@@ -280,22 +325,26 @@ static void make_key(const struct hist_user *u, const struct tfile_event *ev, ui
 		} else if (f->src == SRC_TS) {
 			v = f->f.mod == HIST_MOD_USECS ? ev->ts / 1000 : ev->ts;
 		} else if (f->is_str) {
-			const uint8_t *s = data + f->off;
-			unsigned n = f->size;
+			/* Offsets, not pointers: every one is checked against the record. */
+			uint64_t at = f->off, n = f->size;
 
 			if (!n && !f->dynamic)
 				n = ev->size > f->off ? ev->size - f->off : 0;
 			if (f->dynamic) {
-				uint32_t loc = (uint32_t)tep_read_number(u->tep, data + f->off, 4);
+				uint32_t loc = (uint64_t)f->off + 4 <= ev->size
+					? (uint32_t)tep_read_number(u->tep, data + f->off, 4) : 0;
 
 				n = loc >> 16;
-				s = data + (loc & 0xffff) + (f->relative ? f->off + f->size : 0);
+				at = (loc & 0xffff) + (f->relative ? (uint64_t)f->off + f->size : 0);
 			}
-			if (s + n > data + ev->size)
-				n = s < data + ev->size ? (unsigned)(data + ev->size - s) : 0;
+			if (at >= ev->size)
+				n = 0;
+			else if (n > ev->size - at)
+				n = ev->size - at;
 			if (n > f->slot_size)
 				n = f->slot_size;
-			memcpy(slot, s, n);
+			if (n)
+				memcpy(slot, data + at, n);
 			/* Bytes after the NUL must not tell equal strings apart. */
 			uint8_t *z = memchr(slot, 0, n);
 
@@ -330,7 +379,7 @@ static inline uint64_t hash_key(const uint8_t *k, size_t n)
 
 void hist_user_event(struct hist_user *u, const struct tfile_event *ev)
 {
-	uint8_t key[HIST_MAX_KEYS * STR_MAX];
+	uint8_t key[HIST_MAX_KEYS * KEY_STR_MAX];
 	uint64_t h, i;
 	uint8_t *e;
 
@@ -340,7 +389,7 @@ void hist_user_event(struct hist_user *u, const struct tfile_event *ev)
 		return;
 	if (u->filter) {
 		struct tep_record rec = { .ts = ev->ts, .size = ev->size, .cpu = ev->cpu,
-					  .data = ev->data };
+					  .data = padded(u, ev) };
 
 		if (tep_filter_match(u->filter, &rec) != TEP_ERRNO__FILTER_MATCH)
 			return;
@@ -518,6 +567,7 @@ void hist_user_free(struct hist_user *u)
 	for (size_t i = 0; i < u->nsyscalls; i++)
 		free(u->syscalls[i]);
 	free(u->syscalls);
+	free(u->scratch);
 	free(u->table);
 	free(u);
 }

@@ -232,6 +232,10 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 	if (snap && m.cpus < rec_ncpus(snap))
 		m.cpus = rec_ncpus(snap);
 	m.page_size = rec_page_size(r);
+	if (flags & REC_FILE_V7) {
+		m.version = 7;
+		m.zip = REC_ZIP_OF(flags);
+	}
 	add_stats_options(&m, in, ncpus, after);
 	summarize(r, ncpus, before, after, flags, sum);
 
@@ -246,6 +250,19 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		bufs[nbufs++] = (struct tfw_buffer){ "snapshot", ssrc };
 	}
 	e = tfw_write(fd, &m, bufs, nbufs, TFW_CONSUME | TFW_FIT, &res);
+	/*
+	 * Compressing reads the temp files while the output grows, so it needs
+	 * room for both; v6 moves them in place and trims to fit.  The pages
+	 * are still whole in the temp files: write v6 instead.
+	 */
+	if (e == -ENOSPC && m.version == 7) {
+		if (ftruncate(fd, 0) == 0) {
+			m.version = 6;
+			m.zip = TFW_ZIP_NONE;
+			sum->fell_back_v6 = true;
+			e = tfw_write(fd, &m, bufs, nbufs, TFW_CONSUME | TFW_FIT, &res);
+		}
+	}
 	sum->file_bytes = res.bytes;
 	/* What the file holds, after any trimming for room. */
 	sum->total.bytes = 0;

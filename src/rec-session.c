@@ -156,6 +156,46 @@ static struct rec *read_snapshot(struct tfs_inst *in, const char *dir)
 	return snap;
 }
 
+struct progress_ctx {
+	const struct rec_record_opts *o;
+	struct session *sess;
+	uint64_t *lost;
+};
+
+/* The session's tick: gather the figures and hand them to the caller's progress. */
+static int progress_tick(void *arg, bool fd_ready)
+{
+	struct progress_ctx *p = arg;
+	struct rec *r = session_rec(p->sess);
+	const struct rec_kstats *before = session_stats_before(p->sess);
+	struct rec_progress pr = { .elapsed_ns = session_elapsed_ns(p->sess) };
+
+	(void)fd_ready;
+	if (!r || !pr.elapsed_ns)
+		return 0;
+	pr.ncpus = rec_ncpus(r);
+	if (!p->lost)
+		p->lost = xcalloc(pr.ncpus ? pr.ncpus : 1, sizeof(*p->lost));
+	for (int c = 0; c < pr.ncpus; c++) {
+		struct rec_kstats k = { 0 };
+
+		/* The readers' own counter, written by their threads. */
+		pr.bytes += __atomic_load_n(&rec_cpu_stat(r, c)->bytes, __ATOMIC_RELAXED);
+		if (rec_kstats_read(p->o->inst, c, &k, NULL))
+			continue;
+		if (before) {
+			k.read -= before[c].read;
+			k.overrun -= before[c].overrun;
+			k.dropped -= before[c].dropped;
+		}
+		pr.events += k.read;
+		p->lost[c] = k.overrun + k.dropped;
+	}
+	pr.lost = p->lost;
+	p->o->progress(p->o->progress_arg, &pr);
+	return 0;
+}
+
 /*
  * The order matters: the tracer first, since the kernel refuses to change
  * current_tracer while trace_pipe_raw files are open (EBUSY); then the
@@ -170,6 +210,7 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	struct tr_setup setup = *o->setup;
 	struct session *sess = NULL;
 	struct rec *snap = NULL;
+	struct progress_ctx prog = { .o = o };
 	pid_t own[1024];
 	size_t nown = 0;
 	int r;
@@ -182,8 +223,12 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		r = session_open(&(struct session_opts){
 					 .inst = o->inst, .command = o->command,
 					 .duration_ns = o->duration_ns, .no_readers = latency,
-					 .rec = { .tmp_dir = o->tmp_dir, .wake_percent = 5 } },
+					 .rec = { .tmp_dir = o->tmp_dir, .wake_percent = 5 },
+					 .tick = o->progress && !latency ? progress_tick : NULL,
+					 .tick_ms = o->progress && !latency ? REC_PROGRESS_MS : 0,
+					 .poll_fd = -1, .arg = &prog },
 				 &sess);
+	prog.sess = sess;
 	if (r)
 		goto out;
 	if (!o->no_filter && !(o->pids && o->pids->n) && !o->follow)
@@ -216,9 +261,11 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	res->reader_err = rec_error(session_rec(sess));
 	if (has_snapshot_trigger(o->setup))
 		snap = read_snapshot(o->inst, o->tmp_dir);
-	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess), 0,
+	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
+			   o->file_flags,
 			   snap, &res->sum);
 out:
+	free(prog.lost);
 	rec_free(snap);
 	session_free(sess);
 	evsel_list_free(&enable);

@@ -51,6 +51,9 @@ struct rec {
 	int finished;
 	bool go, quit, stopped, failed;
 	int err;
+	/* Fault injection for tests: TR_FAULT_READER=CPU:PAGES (see rec_open). */
+	int fault_cpu;
+	uint64_t fault_bytes;
 };
 
 static void notify(int fd)
@@ -257,6 +260,11 @@ static void *reader_main(void *arg)
 		}
 		if (__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE))
 			break;
+		if (n > 0 && r->fault_bytes && rd->cpu == r->fault_cpu &&
+		    rd->st.bytes >= r->fault_bytes) {
+			err = -EIO;
+			break;
+		}
 		if (n > 0) {
 			idle_spin = false;
 			continue;
@@ -402,6 +410,19 @@ int rec_open(const struct rec_opts *o, struct rec **out)
 
 	*out = NULL;
 	r->o = *o;
+	/*
+	 * TR_FAULT_READER=CPU:PAGES makes CPU's reader fail with EIO once it
+	 * has written PAGES pages: the tests' way to see a reader that breaks
+	 * mid-recording end it cleanly.
+	 */
+	if (getenv("TR_FAULT_READER")) {
+		unsigned cpu, pages;
+
+		if (sscanf(getenv("TR_FAULT_READER"), "%u:%u", &cpu, &pages) == 2 && pages) {
+			r->fault_cpu = cpu;
+			r->fault_bytes = pages;	/* in pages until the page size is known */
+		}
+	}
 	if (!r->o.idle_ms)
 		r->o.idle_ms = 200;
 	r->page_size = getpagesize();
@@ -418,6 +439,7 @@ int rec_open(const struct rec_opts *o, struct rec **out)
 		free(r);
 		return e;
 	}
+	r->fault_bytes *= r->page_size;
 	if (o->wake_percent && tfs_exists(o->inst, "buffer_percent")) {
 		char v[16];
 

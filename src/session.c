@@ -141,6 +141,16 @@ static int take_lock(struct session *s)
 	return 0;
 }
 
+/* Is a tracer other than nop selected in the instance? */
+static bool tracer_set(const struct tfs_inst *in)
+{
+	char *t = NULL;
+	bool set = !tfs_read(in, "current_tracer", &t) && strcmp(str_rstrip(t), "nop");
+
+	free(t);
+	return set;
+}
+
 int session_open(const struct session_opts *o, struct session **out)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
@@ -162,9 +172,14 @@ int session_open(const struct session_opts *o, struct session **out)
 	/*
 	 * Tracing stays off while the caller sets up (rtla creates its
 	 * instances that way): nothing half-configured is recorded, and
-	 * tracing_on=1 means the session has started.
+	 * tracing_on=1 means the session has started.  Not under a tracer
+	 * (current_tracer is set before the readers open): seen on 6.12,
+	 * function_graph with set_graph_function records calls outside the
+	 * graph function at depth 0 after the ring buffer was off while one
+	 * of them ran, so there tracing is left as it is, as before.
 	 */
-	if (!r && !o->passive && (r = tfs_set(o->inst, "tracing_on", "0")))
+	if (!r && !o->passive && !tracer_set(o->inst) &&
+	    (r = tfs_set(o->inst, "tracing_on", "0")))
 		tr_fail(r, "cannot turn tracing off: %s", strerror(-r));
 	if (!r && !s->o.no_readers)
 		r = rec_open(&s->o.rec, &s->rec);

@@ -14,11 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <tracefs.h>
 #include <event-parse.h>
 
+#include "btf.h"
 #include "rec.h"
 #include "stream.h"
 
@@ -51,6 +53,8 @@ struct stream {
 	struct queue *q;	/* filled by the reader threads */
 	struct queue *work;	/* taken by the formatting thread */
 	int efd;
+	char *clock;		/* the instance's trace_clock, for the time column */
+	struct btf *btf;	/* this kernel's constants, for the kernel's printer */
 };
 
 /* Called from each CPU's reader thread. */
@@ -111,6 +115,18 @@ static int load_text(const struct tfs_inst *in, const char *file, char **out)
 	if (r == -ENOENT && in)
 		r = tfs_read(NULL, file, out);
 	return r;
+}
+
+/* The kernel's printer parses the print fmt from the event's format file. */
+static char *live_format(void *ctx, const char *system, const char *name)
+{
+	char *path = xasprintf("events/%s/%s/format", system, name), *text = NULL;
+
+	(void)ctx;
+	if (tfs_read(NULL, path, &text))
+		text = NULL;
+	free(path);
+	return text;
 }
 
 /* Format what the readers have handed over so far, merged by time. */
@@ -209,6 +225,25 @@ int stream_new(const struct stream_opts *o, FILE *out, struct stream **out_s)
 		if ((r = fmt_src_filter(s->src, o->filters->v[i])))
 			return r;
 	fmt_src_filter_invert(s->src, o->invert);
+	if (!o->fo.lib) {
+		size_t len;
+
+		struct utsname u;
+
+		fmt_src_formats(s->src, live_format, NULL);
+		fmt_src_tep_symbols(s->src);
+		fmt_src_vmemmap(s->src, fmt_running_vmemmap());
+		if (!uname(&u))
+			fmt_src_kernel(s->src, u.release);
+		if (!load_text(NULL, "printk_formats", &text))
+			fmt_src_printk(s->src, text);
+		free(text);
+		text = NULL;
+		if (!read_file("/sys/kernel/btf/vmlinux", &text, &len))
+			s->btf = btf_load(text, len);
+		free(text);
+		fmt_src_btf(s->src, s->btf);
+	}
 	return 0;
 }
 
@@ -225,6 +260,9 @@ void stream_attach(struct stream *s, struct rec *rec)
 	s->q = xcalloc(s->ncpus, sizeof(*s->q));
 	s->work = xcalloc(s->ncpus, sizeof(*s->work));
 	s->layout = *rec_layout(rec);
+	/* The clock set up by now is the one the timestamps count in. */
+	if (!load_text(s->o.inst, "trace_clock", &s->clock))
+		fmt_src_clock(s->src, s->clock, false);
 }
 
 int stream_fd(const struct stream *s)
@@ -279,6 +317,8 @@ void stream_free(struct stream *s)
 	}
 	free(s->q);
 	free(s->work);
+	free(s->clock);
+	btf_free(s->btf);
 	if (s->efd >= 0)
 		close(s->efd);
 	pthread_mutex_destroy(&s->lock);

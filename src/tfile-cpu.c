@@ -93,6 +93,16 @@ int tfile_cursor_open(struct tfile *tf, int buffer, int cpu_index, struct tfile_
 	return 0;
 }
 
+static void drop_chunk(struct tfile_cursor *c)
+{
+	c->tf->chunk_mem -= c->chunk_cap;
+	free(c->chunk);
+	c->chunk = NULL;
+	c->chunk_cap = 0;
+	c->data = NULL;
+	c->data_len = c->page_off = 0;
+}
+
 /* Decompress the next chunk: 1, 0 when there are no more, or -errno. */
 static int next_chunk(struct tfile_cursor *c)
 {
@@ -100,8 +110,11 @@ static int next_chunk(struct tfile_cursor *c)
 	uint32_t csize, usize;
 	uint64_t at = c->zpos;
 
-	if (!c->chunks_left)
+	if (!c->chunks_left) {
+		/* Done: give the budget back for the other cursors. */
+		drop_chunk(c);
 		return 0;
+	}
 	if (c->zend - c->zpos < 8)
 		return tfile_bad(tf, -EBADMSG, 0, "corrupt data at offset %llu (in %s: chunk "
 				 "header runs past the end)", (unsigned long long)at, c->where);
@@ -112,11 +125,19 @@ static int next_chunk(struct tfile_cursor *c)
 				 "corrupt data at offset %llu (in %s: chunk of %u bytes, %u "
 				 "decompressed)", (unsigned long long)at, c->where, csize, usize);
 	if (usize > c->chunk_cap) {
-		uint8_t *n = realloc(c->chunk, usize);
+		uint8_t *n;
 
+		if (tf->chunk_mem - c->chunk_cap + usize > TFILE_CHUNK_BUDGET)
+			return tfile_bad(tf, -EBADMSG, 0,
+					 "corrupt data at offset %llu (in %s: its chunks and the "
+					 "other CPUs' would need more than %u MB decompressed at "
+					 "once)", (unsigned long long)at, c->where,
+					 TFILE_CHUNK_BUDGET >> 20);
+		n = realloc(c->chunk, usize);
 		if (!n)
 			return tfile_bad(tf, -ENOMEM, 0, "out of memory for a chunk of %u bytes",
 					 usize);
+		tf->chunk_mem += usize - c->chunk_cap;
 		c->chunk = n;
 		c->chunk_cap = usize;
 	}
@@ -228,6 +249,6 @@ void tfile_cursor_free(struct tfile_cursor *c)
 {
 	if (!c)
 		return;
-	free(c->chunk);
+	drop_chunk(c);
 	free(c);
 }

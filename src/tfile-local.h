@@ -13,8 +13,16 @@ int tfile_zip_kind(const char *name);
 int tfile_unzip(int kind, void *dst, size_t dlen, const void *src, size_t slen);
 
 /* Limits on what a file may ask us to allocate. */
-#define TFILE_MAX_SECTION (512u << 20)	/* one decompressed metadata section */
-#define TFILE_MAX_CHUNK (256u << 20)	/* one decompressed chunk of trace data */
+#define TFILE_MAX_SECTION (64u << 20)	/* one decompressed metadata section */
+/*
+ * One decompressed chunk of trace data: trace-cmd writes 10 sub-buffers a
+ * chunk (40 KB with 4 KB pages), so 16 MB is far past anything real.  The
+ * chunks all cursors of a file hold at once are bounded too, whatever the
+ * number of CPUs (a file's CPUs may all point at one small chunk that
+ * inflates to the limit).
+ */
+#define TFILE_MAX_CHUNK (16u << 20)
+#define TFILE_CHUNK_BUDGET (64u << 20)
 #define TFILE_MAX_PAGE (64u << 20)	/* one sub-buffer */
 #define TFILE_MAX_CPUS 65536		/* CPU entries of all buffers together */
 
@@ -30,8 +38,11 @@ struct tfile {
 	int nbuffers;
 	struct tfile_buffer *buffers;
 	int ncpu_entries;	/* counted against TFILE_MAX_CPUS */
+	uint64_t chunk_mem;	/* cursors' chunk buffers, against TFILE_CHUNK_BUDGET */
 	char *cmdlines, *tgids;
-	char *kallsyms;		/* kept for tfile_load_kallsyms() */
+	char *kallsyms;		/* kept for tfile_load_kallsyms() and tfile_kallsyms() */
+	bool kallsyms_loaded;	/* handed to the tep already */
+	char *printk;		/* printk_formats text, for the kernel's printer */
 	struct strv formats;
 	char *header_page;
 	size_t header_page_len;

@@ -21,6 +21,7 @@
 
 #include <event-parse.h>
 
+#include "fmt-check.h"
 #include "tfile-local.h"
 
 static const char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
@@ -69,7 +70,9 @@ struct rd {
 static void rd_init(struct rd *r, const struct tfile *tf, uint64_t off, uint64_t len,
 		    const char *what)
 {
-	*r = (struct rd){ .tf = tf, .p = tf->map + off, .len = len, .file_off = off, .what = what };
+	/* An empty file is not mapped: no pointer arithmetic on NULL. */
+	*r = (struct rd){ .tf = tf, .p = tf->map ? tf->map + off : tf->map, .len = len,
+			  .file_off = off, .what = what };
 }
 
 static int rd_fail(struct rd *r, uint64_t n)
@@ -225,10 +228,19 @@ int tfile_parse_event(struct tep_handle *tep, const char *buf, size_t n, const c
 
 static int add_format(struct tfile *tf, const char *sys, const uint8_t *p, uint64_t n)
 {
-	enum tep_errno e = tfile_parse_event(tf->tep, (const char *)p, n, sys);
+	struct fmt_check chk;
 
-	/* An event tep cannot parse prints as unknown; the rest still work. */
-	(void)e;
+	/*
+	 * libtraceevent trusts the format: it gets only what fmt-check.h
+	 * finds safe (a format with a print fmt withheld prints its fields).
+	 * An event tep cannot parse prints as unknown; the rest still work.
+	 */
+	fmt_check_format((const char *)p, n, &chk);
+	if (chk.verdict == FMT_CHECK_OK)
+		tfile_parse_event(tf->tep, (const char *)p, n, sys);
+	else
+		tfile_parse_event(tf->tep, chk.safe, chk.safe_len, sys);
+	free(chk.safe);
 	tf->info.nformats++;
 	if (tf->flags & TFILE_KEEP_FORMATS) {
 		char *s = xmalloc(strlen(sys) + n + 2);
@@ -282,10 +294,55 @@ static int parse_kallsyms(struct tfile *tf, struct rd *r)
 	if (p && n && !(tf->flags & TFILE_NO_KALLSYMS)) {
 		free(tf->kallsyms);
 		tf->kallsyms = dup_text(p, n);
+		tf->kallsyms_loaded = false;
 		if (!(tf->flags & TFILE_LAZY_KALLSYMS))
 			tfile_load_kallsyms(tf);
 	}
 	return r->err;
+}
+
+/*
+ * The printk formats, "ADDR : \"TEXT\"" a line, registered one by one:
+ * tep_parse_printk_formats and tep_register_print_string read before
+ * their buffer on a short or unquoted line, so only well-formed ones
+ * reach libtraceevent.
+ */
+static void add_printk(struct tfile *tf, const char *p, size_t n)
+{
+	const char *end = p + n;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p), *le = nl ? nl : end;
+		const char *colon = memchr(p, ':', le - p), *q;
+		unsigned long long addr;
+		char *e, *text;
+		size_t len;
+
+		if (!colon)
+			goto next;
+		errno = 0;
+		addr = strtoull(p, &e, 16);
+		if (errno || e == p || e > colon)
+			goto next;
+		for (q = colon + 1; q < le && *q == ' '; q++)
+			;
+		if (q >= le || *q != '"' || le - q < 2 || le[-1] != '"')
+			goto next;
+		len = le - q - 2;
+		/*
+		 * Handed over with a closing quote again, which libtraceevent
+		 * strips: its "\\n" test then stays inside the string.
+		 */
+		if (len < 2 || q[1] == '"' || memchr(q + 1, '\0', len))
+			goto next;
+		text = xmalloc(len + 2);
+		memcpy(text, q + 1, len);
+		memcpy(text + len, "\"", 2);
+		tep_register_print_string(tf->tep, text, addr);
+		free(text);
+next:
+		p = nl ? nl + 1 : end;
+	}
 }
 
 static int parse_printk(struct tfile *tf, struct rd *r)
@@ -294,10 +351,10 @@ static int parse_printk(struct tfile *tf, struct rd *r)
 	const uint8_t *p = rd_take(r, n);
 
 	if (p && n) {
-		char *s = dup_text(p, n);
-
-		tep_parse_printk_formats(tf->tep, s);
-		free(s);
+		/* A copy for the kernel's printer (strings %s prints by address). */
+		free(tf->printk);
+		tf->printk = dup_text(p, n);
+		add_printk(tf, (const char *)p, n);
 	}
 	return r->err;
 }
@@ -314,13 +371,63 @@ static int parse_cmdlines(struct tfile *tf, struct rd *r)
 	return r->err;
 }
 
+void tfile_cmdlines_each(const char *text, void (*fn)(void *arg, int pid, const char *comm,
+						       size_t len), void *arg)
+{
+	while (text && *text) {
+		const char *nl = strchrnul(text, '\n'), *p = text;
+		long pid = 0;
+
+		/* By hand: strtol would skip the newlines of empty lines, and rescan them. */
+		while (p < nl && *p >= '0' && *p <= '9' && pid <= INT32_MAX)
+			pid = pid * 10 + (*p++ - '0');
+		if (p > text && p < nl && *p == ' ' && pid > 0 && pid <= INT32_MAX && p + 1 < nl &&
+		    nl - p - 1 <= 255)
+			fn(arg, (int)pid, p + 1, nl - p - 1);
+		text = *nl ? nl + 1 : nl;
+	}
+}
+
+static void register_comm(void *arg, int pid, const char *comm, size_t len)
+{
+	char name[256];
+
+	memcpy(name, comm, len);
+	name[len] = '\0';
+	tep_register_comm(arg, name, pid);
+}
+
 void tfile_load_kallsyms(struct tfile *tf)
 {
-	if (!tf->kallsyms)
+	if (!tf->kallsyms || tf->kallsyms_loaded)
 		return;
 	tep_parse_kallsyms(tf->tep, tf->kallsyms);
-	free(tf->kallsyms);
-	tf->kallsyms = NULL;
+	/* Kept: the kernel's printer indexes them itself (tfile_kallsyms). */
+	tf->kallsyms_loaded = true;
+}
+
+const char *tfile_kallsyms(struct tfile *tf)
+{
+	tfile_load_kallsyms(tf);
+	return tf->kallsyms;
+}
+
+const char *tfile_printk(const struct tfile *tf) { return tf->printk; }
+
+const char *tfile_format(const struct tfile *tf, const char *system, const char *name)
+{
+	size_t sl = strlen(system), nl = strlen(name);
+
+	for (size_t i = 0; i < tf->formats.n; i++) {
+		const char *f = tf->formats.v[i], *n;
+
+		if (strncmp(f, system, sl) || f[sl] != '\n')
+			continue;
+		n = f + sl + 1;
+		if (!strncmp(n, "name: ", 6) && !strncmp(n + 6, name, nl) && n[6 + nl] == '\n')
+			return n;
+	}
+	return NULL;
 }
 
 /* ---- options (both versions) ---- */
@@ -425,8 +532,16 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 		tf->info.tracer_version = dup_opt_str(p, n);
 		return 0;
 	case OPT_CPUCOUNT:
-		if (n >= 4)
-			tf->info.cpus = swap_n(tf, p, 4);
+		if (n >= 4) {
+			uint32_t cpus = swap_n(tf, p, 4);
+
+			/* As v6's header: no machine has more (0xffffffff printed cpus=-1). */
+			if (cpus > TFILE_MAX_CPUS)
+				return tfile_bad(tf, -EBADMSG, 0,
+						 "corrupt option CPUCOUNT at offset %llu (%u cpus)",
+						 (unsigned long long)off, cpus);
+			tf->info.cpus = cpus;
+		}
 		return 0;
 	case OPT_TSC2NSEC:
 		if (n >= 16) {
@@ -436,6 +551,7 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 			tf->tsc_offset = swap_n(tf, p + 8, 8);
 			if (tf->tsc_shift > 63)
 				tf->tsc2nsec = false;
+			tf->info.tsc2nsec = tf->tsc2nsec;
 		}
 		return 0;
 	case OPT_BUFFER:
@@ -783,14 +899,18 @@ int tfile_open(const char *path, unsigned flags, struct tfile **out)
 {
 	struct tfile *tf = xcalloc(1, sizeof(*tf));
 	const uint8_t *h;
-	struct stat st;
+	struct stat st = { 0 };
 	struct rd r;
 	int fd, err;
 
 	*out = NULL;
 	tf->path = xstrdup(path);
 	tf->flags = flags;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * O_NONBLOCK: opening a FIFO for reading would wait for a writer
+	 * forever; the type is checked before anything is read.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		err = -errno;
 		tr_fail(err, "cannot open '%s': %s", path, strerror(errno));
@@ -798,7 +918,11 @@ int tfile_open(const char *path, unsigned flags, struct tfile **out)
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		err = tr_fail(-EINVAL, "'%s' is not a regular file", path);
+		err = tr_fail(-EINVAL, "'%s' is not a regular file (a %s)", path,
+			      S_ISFIFO(st.st_mode) ? "FIFO" : S_ISDIR(st.st_mode) ? "directory" :
+			      S_ISCHR(st.st_mode) ? "character device" :
+			      S_ISBLK(st.st_mode) ? "block device" :
+			      S_ISSOCK(st.st_mode) ? "socket" : "special file");
 		goto fail;
 	}
 	tf->size = st.st_size;
@@ -890,10 +1014,14 @@ int tfile_open(const char *path, unsigned flags, struct tfile **out)
 	}
 	if (tf->info.cpus)
 		tep_set_cpus(tf->tep, tf->info.cpus);
+	/*
+	 * Not tep_parse_saved_cmdlines: it leaks on odd lines and takes no
+	 * length; the lines that are well formed are registered one by one.
+	 */
 	if (!tf->cmdlines)
 		tf->cmdlines = xstrdup("");
 	else
-		tep_parse_saved_cmdlines(tf->tep, tf->cmdlines);
+		tfile_cmdlines_each(tf->cmdlines, register_comm, tf->tep);
 	if (!tf->tgids)
 		tf->tgids = xstrdup("");
 	for (int i = 0; i < tf->nbuffers; i++)
@@ -931,6 +1059,7 @@ void tfile_close(struct tfile *tf)
 	free(tf->cmdlines);
 	free(tf->tgids);
 	free(tf->kallsyms);
+	free(tf->printk);
 	free(tf->header_page);
 	free(tf->path);
 	free(tf);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tfw.h"
+#include "tfw-local.h"
 
 /* Copy size of one step when moving a temp file into the output. */
 #define TFW_CHUNK (1ULL << 20)
@@ -84,32 +85,67 @@ void tfw_meta_free(struct tfw_meta *m)
 	memset(m, 0, sizeof(*m));
 }
 
-static void put(struct tfw_blob *b, const void *p, size_t n)
+void tfw_put(struct tfw_blob *b, const void *p, size_t n)
 {
 	tfw_blob_append(b, p, n);
 }
 
 /* Numbers are written in the host's byte order, which the file declares. */
-static void put16(struct tfw_blob *b, uint16_t v)
+void tfw_put16(struct tfw_blob *b, uint16_t v)
 {
-	put(b, &v, 2);
+	tfw_put(b, &v, 2);
 }
 
-static void put32(struct tfw_blob *b, uint32_t v)
+void tfw_put32(struct tfw_blob *b, uint32_t v)
 {
-	put(b, &v, 4);
+	tfw_put(b, &v, 4);
 }
 
-static void put64(struct tfw_blob *b, uint64_t v)
+void tfw_put64(struct tfw_blob *b, uint64_t v)
 {
-	put(b, &v, 8);
+	tfw_put(b, &v, 8);
 }
 
-static bool host_big_endian(void)
+bool tfw_host_big_endian(void)
 {
 	uint16_t v = 1;
 
 	return *(uint8_t *)&v == 0;
+}
+
+/* The parts v6 writes inline and v7 as sections: the same bytes. */
+void tfw_put_header_info(const struct tfw_meta *m, struct tfw_blob *out)
+{
+	tfw_put(out, "header_page", 12);
+	tfw_put64(out, m->header_page.len);
+	tfw_put(out, m->header_page.data, m->header_page.len);
+	tfw_put(out, "header_event", 13);
+	tfw_put64(out, m->header_event.len);
+	tfw_put(out, m->header_event.data, m->header_event.len);
+}
+
+void tfw_put_ftrace(const struct tfw_meta *m, struct tfw_blob *out)
+{
+	tfw_put32(out, m->nftrace);
+	for (size_t i = 0; i < m->nftrace; i++) {
+		tfw_put64(out, m->ftrace[i].len);
+		tfw_put(out, m->ftrace[i].data, m->ftrace[i].len);
+	}
+}
+
+void tfw_put_formats(const struct tfw_meta *m, struct tfw_blob *out)
+{
+	tfw_put32(out, m->nsystems);
+	for (size_t i = 0; i < m->nsystems; i++) {
+		const struct tfw_system *s = &m->systems[i];
+
+		tfw_put(out, s->name, strlen(s->name) + 1);
+		tfw_put32(out, s->n);
+		for (size_t j = 0; j < s->n; j++) {
+			tfw_put64(out, s->formats[j].len);
+			tfw_put(out, s->formats[j].data, s->formats[j].len);
+		}
+	}
 }
 
 /*
@@ -123,63 +159,43 @@ static void header(const struct tfw_meta *m, bool kallsyms, bool cmdlines, size_
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	uint8_t b;
 
-	put(out, magic, sizeof(magic));
-	put(out, "6", 2);
-	b = host_big_endian();
-	put(out, &b, 1);
+	tfw_put(out, magic, sizeof(magic));
+	tfw_put(out, "6", 2);
+	b = tfw_host_big_endian();
+	tfw_put(out, &b, 1);
 	b = sizeof(long);
-	put(out, &b, 1);
-	put32(out, m->page_size);
+	tfw_put(out, &b, 1);
+	tfw_put32(out, m->page_size);
 
-	put(out, "header_page", 12);
-	put64(out, m->header_page.len);
-	put(out, m->header_page.data, m->header_page.len);
-	put(out, "header_event", 13);
-	put64(out, m->header_event.len);
-	put(out, m->header_event.data, m->header_event.len);
-
-	put32(out, m->nftrace);
-	for (size_t i = 0; i < m->nftrace; i++) {
-		put64(out, m->ftrace[i].len);
-		put(out, m->ftrace[i].data, m->ftrace[i].len);
-	}
-	put32(out, m->nsystems);
-	for (size_t i = 0; i < m->nsystems; i++) {
-		const struct tfw_system *s = &m->systems[i];
-
-		put(out, s->name, strlen(s->name) + 1);
-		put32(out, s->n);
-		for (size_t j = 0; j < s->n; j++) {
-			put64(out, s->formats[j].len);
-			put(out, s->formats[j].data, s->formats[j].len);
-		}
-	}
-	put32(out, kallsyms ? m->kallsyms.len : 0);
+	tfw_put_header_info(m, out);
+	tfw_put_ftrace(m, out);
+	tfw_put_formats(m, out);
+	tfw_put32(out, kallsyms ? m->kallsyms.len : 0);
 	*kpos = out->len;
-	put32(out, m->printk.len);
-	put(out, m->printk.data, m->printk.len);
-	put64(out, cmdlines ? m->cmdlines.len : 0);
+	tfw_put32(out, m->printk.len);
+	tfw_put(out, m->printk.data, m->printk.len);
+	tfw_put64(out, cmdlines ? m->cmdlines.len : 0);
 	if (cmdlines)
-		put(out, m->cmdlines.data, m->cmdlines.len);
+		tfw_put(out, m->cmdlines.data, m->cmdlines.len);
 
-	put32(out, m->cpus);
-	put(out, "options  ", 10);
+	tfw_put32(out, m->cpus);
+	tfw_put(out, "options  ", 10);
 	for (size_t i = 0; i < m->nopts; i++) {
-		put16(out, m->opts[i].id);
-		put32(out, m->opts[i].data.len);
-		put(out, m->opts[i].data.data, m->opts[i].data.len);
+		tfw_put16(out, m->opts[i].id);
+		tfw_put32(out, m->opts[i].data.len);
+		tfw_put(out, m->opts[i].data.data, m->opts[i].data.len);
 	}
 	for (size_t i = 0; i < nnames; i++) {
 		size_t len = strlen(names[i]) + 1;
 
-		put16(out, TFW_OPT_BUFFER);
-		put32(out, 8 + len);
+		tfw_put16(out, TFW_OPT_BUFFER);
+		tfw_put32(out, 8 + len);
 		if (buf_pos)
 			buf_pos[i] = out->len;
-		put64(out, 0);
-		put(out, names[i], len);
+		tfw_put64(out, 0);
+		tfw_put(out, names[i], len);
 	}
-	put16(out, TFW_OPT_DONE);
+	tfw_put16(out, TFW_OPT_DONE);
 }
 
 uint64_t tfw_header_size(const struct tfw_meta *m, size_t nbuffer_opts, const char *const *names)
@@ -194,7 +210,7 @@ uint64_t tfw_header_size(const struct tfw_meta *m, size_t nbuffer_opts, const ch
 	return n;
 }
 
-static uint64_t align_up(uint64_t v, uint64_t a)
+uint64_t tfw_align_up(uint64_t v, uint64_t a)
 {
 	return (v + a - 1) / a * a;
 }
@@ -204,7 +220,7 @@ static size_t table_len(const struct tfw_meta *m)
 	return 10 + 16 * (size_t)m->cpus + 8 + strlen(m->clock ? m->clock : "local") + 2;
 }
 
-static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
+int tfw_pwrite_all(int fd, const void *p, size_t n, uint64_t off)
 {
 	const char *c = p;
 
@@ -261,7 +277,7 @@ static int copy_range(int src, uint64_t soff, int dst, uint64_t doff, uint64_t l
 			r = n < 0 ? -errno : -EIO;
 			break;
 		}
-		r = pwrite_all(dst, buf, n, doff);
+		r = tfw_pwrite_all(dst, buf, n, doff);
 		soff += n;
 		doff += n;
 		len -= n;
@@ -280,7 +296,7 @@ static int copy_src(int fd, uint64_t off, struct tfw_src *s, bool consume, uint3
 	uint64_t end = s->size;
 
 	if (s->mem)
-		return pwrite_all(fd, s->mem, s->size, off);
+		return tfw_pwrite_all(fd, s->mem, s->size, off);
 	if (!consume)
 		return copy_range(s->fd, 0, fd, off, s->size);
 	while (end) {
@@ -345,8 +361,8 @@ static void fit(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbuf
 	 * takes no room).  Moving a temp file needs one chunk of room: take
 	 * small chunks when room is short.
 	 */
-	need = align_up(hdr + table_len(m), m->page_size) +
-	       (nbufs - 1) * align_up(table_len(m), m->page_size);
+	need = tfw_align_up(hdr + table_len(m), m->page_size) +
+	       (nbufs - 1) * tfw_align_up(table_len(m), m->page_size);
 	if (consume && need + *chunk > avail)
 		*chunk = m->page_size;
 	need += consume ? (largest < *chunk ? largest : *chunk) : data;
@@ -411,15 +427,15 @@ int tfw_write_latency(int fd, struct tfw_meta *m, const char *text, size_t len,
 	if (ftruncate(fd, 0))
 		r = -errno;
 	if (!r)
-		r = pwrite_all(fd, hdr.data, kpos, 0);
+		r = tfw_pwrite_all(fd, hdr.data, kpos, 0);
 	if (!r && m->kallsyms.len)
-		r = pwrite_all(fd, m->kallsyms.data, m->kallsyms.len, kpos);
+		r = tfw_pwrite_all(fd, m->kallsyms.data, m->kallsyms.len, kpos);
 	if (!r)
-		r = pwrite_all(fd, hdr.data + kpos, hdr.len - kpos, kpos + m->kallsyms.len);
+		r = tfw_pwrite_all(fd, hdr.data + kpos, hdr.len - kpos, kpos + m->kallsyms.len);
 	if (!r)
-		r = pwrite_all(fd, "latency  ", 10, hdr.len + m->kallsyms.len);
+		r = tfw_pwrite_all(fd, "latency  ", 10, hdr.len + m->kallsyms.len);
 	if (!r && len)
-		r = pwrite_all(fd, text, len, hdr.len + m->kallsyms.len + 10);
+		r = tfw_pwrite_all(fd, text, len, hdr.len + m->kallsyms.len + 10);
 	free(hdr.data);
 	return r;
 }
@@ -442,6 +458,13 @@ int tfw_write(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs,
 	if (!res)
 		res = &dummy;
 	memset(res, 0, sizeof(*res));
+	if (m->version == 7) {
+		free(names);
+		free(buf_pos);
+		free(offs);
+		free(start);
+		return tfw_write_v7(fd, m, bufs, nbufs, res);
+	}
 	for (size_t b = 1; b < nbufs; b++)
 		names[b - 1] = bufs[b].name;
 	if (flags & TFW_FIT)
@@ -456,11 +479,11 @@ int tfw_write(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs,
 		start[b] = pos;
 		if (b > 0)
 			memcpy(hdr.data + buf_pos[b - 1], &pos, 8);
-		pos = align_up(pos + table_len(m), page);
+		pos = tfw_align_up(pos + table_len(m), page);
 		offs[b] = xcalloc(m->cpus, sizeof(**offs));
 		for (int c = 0; c < m->cpus; c++) {
 			offs[b][c] = pos;
-			pos = align_up(pos + bufs[b].cpu[c].size, page);
+			pos = tfw_align_up(pos + bufs[b].cpu[c].size, page);
 		}
 	}
 	res->bytes = pos;
@@ -474,25 +497,25 @@ int tfw_write(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs,
 	if (ftruncate(fd, 0) || ftruncate(fd, pos))
 		r = -errno;
 	if (!r)
-		r = pwrite_all(fd, hdr.data, kpos, 0);
+		r = tfw_pwrite_all(fd, hdr.data, kpos, 0);
 	if (!r && klen)
-		r = pwrite_all(fd, m->kallsyms.data, klen, kpos);
+		r = tfw_pwrite_all(fd, m->kallsyms.data, klen, kpos);
 	if (!r)
-		r = pwrite_all(fd, hdr.data + kpos, hdr.len - kpos, kpos + klen);
+		r = tfw_pwrite_all(fd, hdr.data + kpos, hdr.len - kpos, kpos + klen);
 	for (size_t b = 0; b < nbufs && !r; b++) {
 		struct tfw_blob t = { 0 };
 		const char *clock = m->clock ? m->clock : "local";
 
-		put(&t, "flyrecord", 10);
+		tfw_put(&t, "flyrecord", 10);
 		for (int c = 0; c < m->cpus; c++) {
-			put64(&t, offs[b][c]);
-			put64(&t, bufs[b].cpu[c].size);
+			tfw_put64(&t, offs[b][c]);
+			tfw_put64(&t, bufs[b].cpu[c].size);
 		}
-		put64(&t, strlen(clock) + 2);
-		put(&t, "[", 1);
-		put(&t, clock, strlen(clock));
-		put(&t, "]", 1);
-		r = pwrite_all(fd, t.data, t.len, start[b]);
+		tfw_put64(&t, strlen(clock) + 2);
+		tfw_put(&t, "[", 1);
+		tfw_put(&t, clock, strlen(clock));
+		tfw_put(&t, "]", 1);
+		r = tfw_pwrite_all(fd, t.data, t.len, start[b]);
 		free(t.data);
 	}
 	for (size_t b = 0; b < nbufs && !r; b++)

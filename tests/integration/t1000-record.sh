@@ -8,18 +8,20 @@ test_requires instances events
 # Note: a command run in the background is "$TR", not the tr function, so
 # that $! is tr itself and signals reach it.
 
-# The text of the ftrace:print events (trace_marker lines) in a file, in order.
+# The text of the ftrace:print events (trace_marker lines) in a file, in
+# order.  trace-cmd names the event ("print: tracing_mark_write: x"); tr,
+# like the kernel's trace file, prints "tracing_mark_write: x".
 marks() {
 	if command -v trace-cmd >/dev/null; then
 		trace-cmd report -i "$1" 2>/dev/null | sed -n 's/.* print: *[^ ]*: //p'
 	else
-		"$TR" report -i "$1" | sed -n 's/.* print: *[^ ]*: //p'
+		marks_tr "$1"
 	fi
 }
 
 # Both readers, where there are two, must agree.
 marks_tr() {
-	"$TR" report -i "$1" 2>/dev/null | sed -n 's/.* print: *[^ ]*: //p'
+	"$TR" report -i "$1" 2>/dev/null | sed -n 's/^.*\] *[0-9.]*: tracing_mark_write: //p'
 }
 have_tr_report() { "$TR" report --help >/dev/null 2>&1; }
 
@@ -51,9 +53,9 @@ test_expect_success 'trace_marker lines round-trip in order (trace-cmd report, t
 	test ! -d "$TRACEFS/instances/$inst"
 '
 
-test_expect_success 'the file is trace.dat version 6 with the instance as a buffer' '
+test_expect_success 'with --file-version 6 the file is trace.dat version 6 with the instance as a buffer' '
 	inst=$(test_instance) &&
-	tr record -q -B "$inst" -e ftrace:print -o v6.dat \
+	tr record -q -B "$inst" --file-version 6 -e ftrace:print -o v6.dat \
 		sh -c "echo one >$TRACEFS/instances/$inst/trace_marker" &&
 	head -c 12 v6.dat | od -An -c | tr -d " \n" >magic &&
 	printf "\027\010Dtracing6\000" | od -An -c | tr -d " \n" >expect &&

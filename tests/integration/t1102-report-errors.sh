@@ -41,7 +41,7 @@ test_expect_success 'not a trace file, an empty file, a directory, a missing fil
 	: >empty.dat &&
 	one_error empty.dat "not a trace file" &&
 	mkdir dir.dat &&
-	one_error dir.dat "^tr: '"'"'dir.dat'"'"' is not a regular file$" &&
+	one_error dir.dat "^tr: '"'"'dir.dat'"'"' is not a regular file (a directory)$" &&
 	one_error missing.dat "^tr: cannot open '"'"'missing.dat'"'"': No such file or directory$"
 '
 

@@ -32,9 +32,9 @@ static const char fmt_kinds[] =
 	"print fmt: \"neg=%d big=%lu name=%s msg=%s\", REC->neg, REC->big, REC->name, "
 	"__get_str(msg)\n";
 
-/* Names a task in its fields, as sched_switch does. */
+/* Names a task in its fields: sched_switch (names are learned from it). */
 static const char fmt_switch[] =
-	"name: my_switch\nID: 11\nformat:\n" COMMON
+	"name: sched_switch\nID: 11\nformat:\n" COMMON
 	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:char next_comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
@@ -55,6 +55,14 @@ static const char fmt_nums[] =
 	"[%-8s] [%4s] i%%\", REC->i, REC->i, REC->i, REC->u, REC->u, REC->u, REC->u, REC->u, "
 	"REC->l, REC->l, REC->l, REC->l, REC->c, REC->c, REC->h, REC->s, REC->s, REC->s\n";
 
+/* A comm and a pid of two different tasks: the waiter's name, the waited-for pid. */
+static const char fmt_wait[] =
+	"name: sched_process_wait\nID: 13\nformat:\n" COMMON
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"comm=%s pid=%d prio=%d\", REC->comm, REC->pid, REC->prio\n";
+
 static struct tep_handle *make_tep(void)
 {
 	struct tep_handle *tep = tep_alloc();
@@ -63,7 +71,8 @@ static struct tep_handle *make_tep(void)
 	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	CHECK(tep_parse_event(tep, fmt_kinds, strlen(fmt_kinds), "test") == 0);
-	CHECK(tep_parse_event(tep, fmt_switch, strlen(fmt_switch), "test") == 0);
+	CHECK(tep_parse_event(tep, fmt_switch, strlen(fmt_switch), "sched") == 0);
+	CHECK(tep_parse_event(tep, fmt_wait, strlen(fmt_wait), "sched") == 0);
 	CHECK(tep_parse_event(tep, fmt_nums, strlen(fmt_nums), "test") == 0);
 	return tep;
 }
@@ -133,7 +142,7 @@ static void text_body(struct fmt *f, struct fmt_src *s)
 	fmt_src_cmdlines(s, "100 worker\n");
 	fmt_event(f, s, "", &ev);
 	ev.missed = 12;
-	ev.ts = 999;	/* under a second: printed whole */
+	ev.ts = 999;	/* under a second: trace-cmd prints it whole, the kernel as 0.000001 */
 	fmt_event(f, s, "inst: ", &ev);
 	ev.missed = -1;
 	fmt_event(f, s, "", &ev);
@@ -144,6 +153,17 @@ TEST(text_columns)
 	struct tep_handle *tep = make_tep();
 	char *out = capture((struct fmt_opts){ 0 }, tep, text_body);
 
+	CHECK_STR(out,
+		  "          worker-100   [001]  1234.567891: kinds:                neg=-5 "
+		  "big=18446744073709551615 name=a\"b,c msg=hi\tx\n"
+		  "inst: CPU:1 [LOST 12 EVENTS]\n"
+		  "inst:           worker-100   [001]     0.000001: kinds:                neg=-5 "
+		  "big=18446744073709551615 name=a\"b,c msg=hi\tx\n"
+		  "CPU:1 [LOST EVENTS]\n"
+		  "          worker-100   [001]     0.000001: kinds:                neg=-5 "
+		  "big=18446744073709551615 name=a\"b,c msg=hi\tx\n");
+	free(out);
+	out = capture((struct fmt_opts){ .lib = true }, tep, text_body);
 	CHECK_STR(out,
 		  "          worker-100   [001]  1234.567891: kinds:                neg=-5 "
 		  "big=18446744073709551615 name=a\"b,c msg=hi\tx\n"
@@ -225,6 +245,14 @@ static void comm_body(struct fmt *f, struct fmt_src *s)
 	CHECK_STR(fmt_src_comm(s, 300), "third");
 	CHECK_STR(fmt_src_comm(s, 0), "<idle>");
 	CHECK_STR(fmt_src_comm(s, 400), "<...>");
+	/* sched_process_wait's comm is the waiter's, not pid 400's: not learned. */
+	memset(d, 0, 32);
+	common(d, 13, 100);
+	strcpy((char *)d + 8, "waiter");
+	memcpy(d + 24, &(int){ 400 }, 4);
+	ev = (struct tfile_event){ .ts = 1, .data = d, .size = 32 };
+	fmt_src_learn(s, &ev);
+	CHECK_STR(fmt_src_comm(s, 400), "<...>");
 	/* A thread takes its process's name through saved_tgids. */
 	fmt_src_tgids(s, "401 300\n402 402\n");
 	CHECK_STR(fmt_src_comm(s, 401), "third");
@@ -234,8 +262,8 @@ static void comm_body(struct fmt *f, struct fmt_src *s)
 	{
 		const char *sys, *name = fmt_src_event_name(s, 11, &sys);
 
-		CHECK_STR(name, "my_switch");
-		CHECK_STR(sys, "test");
+		CHECK_STR(name, "sched_switch");
+		CHECK_STR(sys, "sched");
 		CHECK(fmt_src_event_name(s, 999, &sys) == NULL);
 	}
 }
@@ -255,10 +283,10 @@ static void filter_body(struct fmt *f, struct fmt_src *s)
 	struct tfile_event kd = kinds_event(k, 1, 5);
 
 	(void)f;
-	CHECK(fmt_src_filter(s, "my_switch: next_pid == 2") == 0);
+	CHECK(fmt_src_filter(s, "sched_switch: next_pid == 2") == 0);
 	CHECK(fmt_src_match(s, &sw));
 	CHECK(!fmt_src_match(s, &kd));		/* events no filter names are left out */
-	CHECK(fmt_src_filter(s, "my_switch: next_pid == 3") == 0);
+	CHECK(fmt_src_filter(s, "sched_switch: next_pid == 3") == 0);
 	CHECK(fmt_src_match(s, &sw));		/* any filter of the event may match */
 	fmt_src_filter_invert(s, true);
 	CHECK(!fmt_src_match(s, &sw));

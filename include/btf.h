@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Constants from BTF (/sys/kernel/btf/vmlinux): the values of enums and the
+ * sizes of structs.  Event formats name enum constants the kernel did not
+ * turn into numbers (HRTIMER_MODE_ABS, IOPRIO_CLASS_BE, I_DIRTY_SYNC, ...);
+ * the kernel's printer looks them up here.  Only kinds needed are read; the
+ * blob is checked as it is walked, so a bad one gives NULL, never a crash.
+ *
+ *   b = btf_load(data, len);        // NULL: not BTF, or damaged
+ *   btf_enum(b, "I_DIRTY_SYNC", &v);
+ *   btf_struct_size(b, "page");     // 0: unknown
+ *   btf_free(b);
+ */
+#ifndef TR_BTF_H
+#define TR_BTF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct btf;
+
+struct btf *btf_load(const void *data, size_t len);
+bool btf_enum(const struct btf *b, const char *name, int64_t *v);
+unsigned btf_struct_size(const struct btf *b, const char *name);
+void btf_free(struct btf *b);
+
+#endif

@@ -1,0 +1,90 @@
+#!/bin/bash
+# tr report's text is the kernel's own: for every event system a varied
+# workload makes fire here, tests/kcmp/run saves the instance's trace file,
+# extracts the same buffer with tr, reports it and compares event by event
+# (CPU, occurrence, task, time, text).  At least 99.9% must be identical,
+# with the kernel's default options (hash-ptr set: the kernel's hashed
+# pointers cannot be computed, any address matches one) and with hash-ptr
+# clear.  And each trace clock's times print as the kernel prints them, for
+# tr's files and trace-cmd's.
+. "$(dirname "$0")/lib.sh"
+
+test_requires instances events
+
+data=$TEST_ROOT/tests/data
+kcmp=$TEST_ROOT/tests/kcmp/run
+# Under emulation everything is slower: less to compare, same thresholds.
+if [ "${TR_VM:-}" = 1 ]; then
+	buf=8192
+else
+	buf=32768
+fi
+
+# kcmp ARGS...: run the comparison; its table (and examples) go to the log.
+kcmp() {
+	"$kcmp" --buffer-kb "$buf" "$@" >out 2>&1
+	local rc=$?
+	sed -n '1,/^identical:/p' out
+	grep -A2 ' differ$' out | head -n 40
+	return $rc
+}
+
+test_expect_success 'default options: at least 99.9% of the events as the kernel prints them' '
+	kcmp --threshold 99.9 &&
+	test_grep -q "^sched " out &&
+	test_grep -q "^syscalls " out &&
+	test "$(sed -n "s/^total *\([0-9]*\) .*/\1/p" out)" -gt 1000
+'
+
+test_expect_success 'hash-ptr off: at least 99.9% identical, pointers too' '
+	kcmp --nohash --threshold 99.9 &&
+	test "$(sed -n "s/^total *[0-9]* *[0-9]* *[0-9]* *\([0-9]*\) .*/\1/p" out)" = 0
+'
+
+clocks=$(cat "$TRACEFS/trace_clock")
+for clock in local global counter uptime mono boot x86-tsc; do
+	case " $clocks " in
+	*" $clock "* | *"[$clock]"*) ;;
+	*)
+		test_skip "clock $clock: the times of the kernel's trace file" "no $clock clock"
+		continue
+		;;
+	esac
+	test_expect_success "clock $clock: the times of the kernel's trace file" '
+		kcmp --light --clock '"$clock"' --nohash --events "sched irq timer" \
+			--threshold 100
+	'
+done
+
+# trace-cmd's files: with -C counter or x86-tsc it records the clock in the
+# file's trace_clock (an instance's own buffer says "local"); the times are
+# counts, in tr's default text as in the kernel's (and trace-cmd's).
+if command -v trace-cmd >/dev/null && "$data/tc-record.sh" "tc$$" "$TEST_TMP/p.dat" \
+	-e sched:sched_switch sleep 0.01 2>/dev/null; then
+	for clock in counter x86-tsc; do
+		case " $clocks " in
+		*" $clock "* | *"[$clock]"*) ;;
+		*)
+			test_skip "trace-cmd's file, clock $clock: counts" "no $clock clock"
+			continue
+			;;
+		esac
+		test_expect_success "trace-cmd's file, clock $clock: counts" '
+			inst=$(test_instance) &&
+			"$data/tc-record.sh" "$inst" tc.dat -C '"$clock"' -e sched:sched_switch \
+				sh -c "ls / >/dev/null; sleep 0.02" >/dev/null 2>&1 &&
+			trace-cmd report -N tc.dat 2>/dev/null |
+				sed -nE "s/.*\] *([0-9]+): .*/\1/p" >expect &&
+			test $(wc -l <expect) -gt 3 &&
+			tr report -i tc.dat | sed -nE "s/.*\] +([0-9]+): .*/\1/p" >actual &&
+			test_cmp expect actual &&
+			tr report -i tc.dat --stat >stat &&
+			test_grep -E "^time span: *[0-9]+ (counts|cycles)$" stat
+		'
+	done
+else
+	test_skip "trace-cmd's files, counter and x86-tsc clocks: counts" \
+		"trace-cmd cannot record here"
+fi
+
+test_done

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Compare the kernel's `trace` text with tr report's, event by event.
+
+    compare.py [--hashed] [--threshold PCT] [--examples N] KERNEL_TXT TR_TXT TR_CSV
+
+KERNEL_TXT is the instance's trace file, TR_TXT `tr report` of the same
+buffer and TR_CSV `tr report --format csv` (for each line's system).  Events
+are matched by CPU and occurrence (the n-th event of CPU c on both sides);
+for each, the task, pid, timestamp and the text after the timestamp are
+compared.  tr's text pads the gap after an event's name to a column, as
+trace-cmd does: that padding is taken out before comparing.
+
+An event is identical when all of that is equal, with two allowances,
+counted apart: the kernel printed the task as <...> (saved_cmdlines had no
+name) where tr names it; and, with --hashed, where the kernel printed a
+hashed pointer (hash-ptr set: 00000000 then 8 hex digits, a keyed hash no
+reader can compute) tr's text has an address.
+
+Prints a table per system and examples of each difference; with
+--threshold, exits 1 when fewer than PCT% of the events are identical
+(allowances included) or when the two sides do not hold the same events.
+"""
+import argparse
+import collections
+import csv
+import re
+import sys
+
+NAME_COL = 21
+
+# "           <...>-1140    [001] d..2.  1234.567890: sched_switch: ..."
+KLINE = re.compile(r"^(?P<comm>.*?)-(?P<pid>\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?"
+                   r"\[(?P<cpu>\d+)\]\s+(?:(?P<flags>[^ \d]\S{3,4})\s+)?"
+                   r"(?P<ts>\d+(?:\.\d+)?): (?P<rest>.*)$", re.S)
+# "          sleep-29643 [001]   413.579735: kmalloc:              call_site=..."
+TLINE = re.compile(r"^(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+"
+                   r"(?P<ts>\d+(?:\.\d+)?): (?P<rest>.*)$", re.S)
+LOST = re.compile(r"^\s*CPU:\d+ \[LOST")
+HASHED = re.compile(r"\b00000000[0-9a-f]{8}\b")
+
+
+def read_kernel(path):
+    events = []
+    with open(path, errors="surrogateescape") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("#") or LOST.match(line):
+                continue
+            m = KLINE.match(line)
+            if not m:
+                # A text with a newline in it goes on over the next lines.
+                if events:
+                    events[-1]["rest"] += "\n" + line
+                continue
+            events.append(dict(comm=m["comm"].strip(), pid=int(m["pid"]), cpu=int(m["cpu"]),
+                               ts=m["ts"], rest=m["rest"]))
+    return events
+
+
+def unpad(rest):
+    """tr's "name:" padded to NAME_COL, then a space: back to "name: "."""
+    m = re.match(r"^([^ :(]+:)( +)", rest)
+    if m:
+        name, gap = m.group(1), m.group(2)
+        want = max(NAME_COL - len(name), 0) + 1
+        if len(gap) >= want:
+            return name + " " + rest[len(name) + want:]
+    return rest
+
+
+def read_tr(path, csv_path, prefix):
+    rows = []
+    with open(csv_path, newline="", errors="surrogateescape") as f:
+        r = csv.reader(f)
+        next(r, None)
+        for row in r:
+            if len(row) >= 6 and row[5] == "LOST" and not row[2]:
+                continue
+            rows.append(row)
+    events = []
+    with open(path, errors="surrogateescape") as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("cpus=") or LOST.match(line):
+                continue
+            if prefix and line.startswith(prefix + ": "):
+                line = line[len(prefix) + 2:]
+            m = TLINE.match(line)
+            if not m:
+                if events:
+                    events[-1]["rest"] += "\n" + line
+                continue
+            events.append(dict(comm=m["comm"].strip(), pid=int(m["pid"]), cpu=int(m["cpu"]),
+                               ts=m["ts"], rest=unpad(m["rest"])))
+    if len(rows) != len(events):
+        sys.exit("compare: %d text lines but %d csv rows" % (len(events), len(rows)))
+    for e, row in zip(events, rows):
+        e["system"], e["event"] = row[4] or "?", row[5] or "?"
+    return events
+
+
+def by_cpu(events):
+    out = collections.defaultdict(list)
+    for e in events:
+        out[e["cpu"]].append(e)
+    return out
+
+
+def hashed_match(k, t):
+    """Is t k with an address wherever k has a hashed pointer?"""
+    if not HASHED.search(k):
+        return False
+    parts = HASHED.split(k)
+    pat = "[0-9a-f]{16}".join(re.escape(p) for p in parts)
+    return re.fullmatch(pat, t, re.S) is not None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--hashed", action="store_true")
+    ap.add_argument("--threshold", type=float)
+    ap.add_argument("--examples", type=int, default=3)
+    ap.add_argument("--prefix", help="the buffer name tr puts before each line")
+    ap.add_argument("kernel")
+    ap.add_argument("tr")
+    ap.add_argument("csv")
+    a = ap.parse_args()
+
+    kern = by_cpu(read_kernel(a.kernel))
+    mine = by_cpu(read_tr(a.tr, a.csv, a.prefix))
+    stats = collections.defaultdict(collections.Counter)
+    examples = collections.defaultdict(list)
+    kinds = collections.Counter()
+    problems = []
+    for cpu in sorted(set(kern) | set(mine)):
+        ks, ts = kern.get(cpu, []), mine.get(cpu, [])
+        if len(ks) != len(ts):
+            problems.append("cpu %d: the kernel shows %d events, tr %d" % (cpu, len(ks), len(ts)))
+        for k, t in zip(ks, ts):
+            sysname = t["system"]
+            st = stats[sysname]
+            st["compared"] += 1
+            what = []
+            if k["pid"] != t["pid"]:
+                what.append("pid")
+            named = False
+            if k["comm"] != t["comm"]:
+                if k["comm"] == "<...>":
+                    named = True
+                else:
+                    what.append("comm")
+            if k["ts"] != t["ts"]:
+                what.append("timestamp")
+            hashed = False
+            if k["rest"] != t["rest"]:
+                if a.hashed and hashed_match(k["rest"], t["rest"]):
+                    hashed = True
+                else:
+                    what.append("text")
+            if what:
+                st["different"] += 1
+                key = "%s:%s (%s)" % (sysname, t["event"], ",".join(what))
+                kinds[key] += 1
+                if len(examples[key]) < a.examples:
+                    examples[key].append((k, t))
+            else:
+                st["identical"] += 1
+                if named:
+                    st["named"] += 1
+                if hashed:
+                    st["hashed"] += 1
+
+    total = collections.Counter()
+    print("%-20s %9s %9s %9s %9s %9s" % ("system", "compared", "identical", "(named)",
+                                         "(hashed)", "different"))
+    for s in sorted(stats):
+        st = stats[s]
+        total.update(st)
+        print("%-20s %9d %9d %9d %9d %9d" % (s, st["compared"], st["identical"], st["named"],
+                                             st["hashed"], st["different"]))
+    pct = 100.0 * total["identical"] / total["compared"] if total["compared"] else 0.0
+    print("%-20s %9d %9d %9d %9d %9d" % ("total", total["compared"], total["identical"],
+                                         total["named"], total["hashed"], total["different"]))
+    print("identical: %.3f%%" % pct)
+    for p in problems:
+        print("problem: " + p)
+    for key, n in kinds.most_common():
+        print("\n%s: %d event%s differ" % (key, n, "" if n == 1 else "s"))
+        for k, t in examples[key]:
+            print("  kernel: %s-%d [%03d] %s: %s" % (k["comm"], k["pid"], k["cpu"], k["ts"], k["rest"]))
+            print("  tr:     %s-%d [%03d] %s: %s" % (t["comm"], t["pid"], t["cpu"], t["ts"], t["rest"]))
+    if not total["compared"]:
+        print("compare: no events compared", file=sys.stderr)
+        return 1
+    if a.threshold is not None and (pct < a.threshold or problems):
+        print("compare: %.3f%% identical, below the threshold %.3f%%%s" %
+              (pct, a.threshold, " (and the events do not match up)" if problems else ""),
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
