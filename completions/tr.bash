@@ -144,18 +144,21 @@ _tr_candidates() {
 		printf '%s\n' "$_tr_help" | sed -n '/^Capabilities:/,$p' | sed 's/^Capabilities://' |
 			sed -E 's/ +/\n/g' | sed '/^$/d'
 		return ;;
-	--format) printf '%s\n' text json csv; return ;;
+	--format)
+		[ "$cmd" = top ] && { printf '%s\n' text json; return; }
+		printf '%s\n' text json csv; return ;;
+	--view) printf '%s\n' tasks syscalls events cpus irqs custom latency; return ;;
 	--engine) printf '%s\n' kernel user; return ;;
 	--units) printf '%s\n' ns us; return ;;
 	-i|--input) _tr_dat_files "$cur"; return ;;
 	-o|--output) compgen -f -- "$cur"; return ;;
 	-k|--keys)
-		[ "$cmd" = hist ] || return
+		[ "$cmd" = hist ] || [ "$cmd" = top ] || return
 		_tr_list_words "$(_tr_fields) common_pid common_cpu common_timestamp common_stacktrace" \
 			"$hist_mods" "$cur"
 		return ;;
 	-v|--vals)
-		[ "$cmd" = hist ] || return
+		[ "$cmd" = hist ] || [ "$cmd" = top ] || return
 		_tr_list_words "$(_tr_fields) hitcount" "percent graph" "$cur"; return ;;
 	-s|--sort)
 		[ "$cmd" = hist ] || return
@@ -210,7 +213,7 @@ _tr_files_ok() {
 	-o|--output) return 0 ;;
 	-e|--event|--start|--end|-B|--instance|-p|--tracer|-C|--clock|-O|--option|--has|--format|\
 	--engine|--units|-i|--input|-k|--keys|-v|--vals|-s|--sort|-f|--filter|--start-filter|\
-	--end-filter|--onmax|--save)
+	--end-filter|--onmax|--save|--view|--latency|-d|--delay|-n|--iterations)
 		return 1 ;;
 	esac
 	[[ $prev == -* ]] && grep -qxF -- "$prev" <<<"$_tr_value_opts" && return 0

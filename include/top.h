@@ -374,7 +374,7 @@ struct top_opts {
 	bool batch;
 	long iterations;		/* -n: refreshes (batch); 0 no limit */
 	enum top_out out;
-	FILE *outf;			/* where batch refreshes go */
+	FILE *outf;			/* where batch refreshes go; the UI's terminal */
 	const pid_t *pids;		/* -P */
 	size_t npids;
 	bool children;			/* -c */

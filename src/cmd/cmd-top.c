@@ -28,14 +28,16 @@ struct args {
 	char **command;
 };
 
-enum { OPT_VIEW = 0x100, OPT_FORMAT, OPT_LATENCY, OPT_PER_TASK, OPT_REVERSE };
+enum { OPT_VIEW = 0x100, OPT_FORMAT, OPT_LATENCY, OPT_PER_TASK, OPT_REVERSE, OPT_VALS };
 
 static const struct argp_option options[] = {
 	{ "delay", 'd', "SECONDS", 0, "Refresh every SECONDS (default 1; 0.5, 250ms, 2s)", 0 },
 	{ "view", OPT_VIEW, "VIEW", 0,
 	  "Start in VIEW: tasks, syscalls, events, cpus, irqs, custom, latency (or 1-7)", 0 },
 	{ "keys", 'k', "KEY[.MOD],...", 0, "Custom view: tr hist's keys for the -e event", 0 },
-	{ "vals", 'v', "VAL,...", 0, "Custom view: values to sum (hitcount always)", 0 },
+	{ "vals", OPT_VALS, "VAL,...", 0, "Custom view: values to sum (hitcount always)", 0 },
+	/* -v is --invert wherever it exists (tr.1, OPTION LETTERS). */
+	{ NULL, 'v', "VAL", OPTION_HIDDEN, NULL, 0 },
 	{ "sort", 's', "COLUMN", 0, "Sort by this column (its heading, e.g. COUNT)", 0 },
 	{ "reverse", OPT_REVERSE, NULL, 0, "Sort the other way", 0 },
 	{ "latency", OPT_LATENCY, "START,END[,MATCH]", 0,
@@ -100,8 +102,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'k':
 		a->keys = arg;
 		return 0;
-	case 'v':
+	case OPT_VALS:
 		a->vals = arg;
+		return 0;
+	case 'v':
+		argp_error(state, "-v means --invert in tr; the values to sum are --vals %s", arg);
 		return 0;
 	case 's':
 		a->sort = arg;
@@ -152,7 +157,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (a->children && !a->npids)
 			argp_error(state, "-c goes with -P");
 		if (a->vals && !a->keys)
-			argp_error(state, "-v goes with -k");
+			argp_error(state, "--vals goes with -k");
 		if (a->keys && a->ev.list.n != 1)
 			argp_error(state, "-k makes a histogram of one event: give one -e SYS:EVENT");
 		if (a->per_task && a->view && strcmp(a->view, "latency") && strcmp(a->view, "7"))
@@ -177,6 +182,7 @@ static const struct argp argp = {
 	options, parse, "[COMMAND [ARGS...]]",
 	"What the kernel is doing, live, from tracepoints: tasks, system calls, events, CPUs, "
 	"interrupts, a tr hist table and a latency histogram, refreshed every -d seconds.\v"
+	"The letters -b, -n and -d are top(1)'s: batch, iterations, delay.\n"
 	"Keys: 1-7 or Tab switch views, arrows/PgUp/PgDn/Home/End move, < > (F6) choose the "
 	"sort column, r reverses, / filters rows (Esc clears), Enter drills down, Backspace "
 	"goes back, e echoes the raw events of the row, p or space pauses, z zeroes, + - change "
@@ -188,7 +194,7 @@ static const struct argp argp = {
 	"  tr top\n"
 	"  tr top -b -n 3 --view syscalls -P 1234\n"
 	"  tr top --view latency -- make -j2\n"
-	"  tr top -e kmem:kmalloc -k call_site.sym -v bytes_req\n"
+	"  tr top -e kmem:kmalloc -k call_site.sym --vals bytes_req\n"
 	"  tr top -b -i trace.dat --view events",
 	children, NULL, NULL
 };

@@ -9,45 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "top.h"
 
-/* A JSON string: quotes, backslashes and control bytes escaped, invalid UTF-8 replaced. */
 static void json_str(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-
-	fputc('"', f);
-	while (*p) {
-		unsigned char c = *p;
-		int n = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-			: (c & 0xf8) == 0xf0 ? 4 : 0;
-		bool ok = n > 0 && !(n == 2 && c < 0xc2);
-
-		for (int i = 1; ok && i < n; i++)
-			ok = (p[i] & 0xc0) == 0x80;
-		if (!ok) {
-			fputs("\\ufffd", f);
-			p++;
-			continue;
-		}
-		if (n > 1) {
-			fwrite(p, 1, n, f);
-			p += n;
-			continue;
-		}
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-		p++;
-	}
-	fputc('"', f);
+	json_fputs(f, s);
 }
 
 /* "a b c" as a JSON array of strings. */

@@ -118,11 +118,12 @@ static struct termios saved_tio;
 static bool have_tio;
 static const char *rmcup, *cnorm, *sgr0;
 static volatile sig_atomic_t ui_saved_stderr = -1;
+static int ui_fd = STDOUT_FILENO;	/* the terminal drawn on */
 static const int fatal_sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
 
 static void put_cap(const char *s)
 {
-	if (s && s != (const char *)-1 && write(STDOUT_FILENO, s, strlen(s)) < 0) {
+	if (s && s != (const char *)-1 && write(ui_fd, s, strlen(s)) < 0) {
 		/* Nothing left to do from here. */
 	}
 }
@@ -772,7 +773,8 @@ int top_ui_open(struct top_source *s, const struct top_opts *o, struct top_ui **
 	}
 	have_tio = !tcgetattr(STDIN_FILENO, &saved_tio);
 	u->per_task = o->lat_by_task;
-	u->scr = newterm(NULL, stdout, stdin);
+	ui_fd = fileno(o->outf);
+	u->scr = newterm(NULL, o->outf, stdin);
 	if (!u->scr) {
 		free(u);
 		return tr_fail(-ENOTTY, "cannot use the terminal '%s' (use -b)", getenv("TERM"));

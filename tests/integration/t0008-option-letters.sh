@@ -15,8 +15,10 @@ letters() {
 test_expect_success 'a letter names the same option in every command (tr list and tr top aside)' '
 	letters | grep -vE " (list|top)$" >all &&
 	# Same meaning, older long names kept: stack -l is --filter (of
-	# functions, like --func-filter), stream -F is --report-filter.
-	grep -vxE "l filter stack|F report-filter stream" all | awk "{ print \$1, \$2 }" | sort -u >pairs &&
+	# functions, like --func-filter), stream -F is --report-filter.  top
+	# takes top(1)'"'"'s -b (batch) and -n (iterations), as tr.1 says.
+	grep -vxE "l filter stack|F report-filter stream|b batch top|n iterations top" all |
+		awk "{ print \$1, \$2 }" | sort -u >pairs &&
 	cut -d" " -f1 pairs | uniq -d >dups &&
 	{ test ! -s dups || { grep -wFf dups all; exit 1; }; }
 '
