@@ -673,6 +673,19 @@ void top_model_feed(struct top_model *m, const struct top_rec *r, const struct t
 
 	m->events++;
 	c->events++;
+	/*
+	 * A record's common_pid is the task running on its CPU at its time.
+	 * When that is not the task the last switch put there, a switch was
+	 * not seen (some kernels do not trace every switch out of the idle
+	 * task): charge the gap to the task we saw, and take this one as
+	 * running from here.  Charging it to the next switch's prev instead
+	 * would bill an idle CPU's whole idle time to whatever woke on it.
+	 */
+	if (c->cur != r->pid) {
+		hmap_reserve(&m->tasks, 1);
+		charge(c, task_get(m, c->cur >= 0 ? c->cur : r->pid), r->ts);
+		c->cur = r->pid;
+	}
 	hmap_reserve(&m->evts, 1);
 	t = task_cpu(m, c, r->pid);
 	/*

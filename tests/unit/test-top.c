@@ -146,6 +146,28 @@ TEST(cpu_percent_from_switch_intervals)
 	top_model_free(m);
 }
 
+TEST(a_switch_not_seen_does_not_bill_idle_time)
+{
+	struct top_model *m = model(2);
+	struct top_table t;
+
+	/* CPU 1: 300 sleeps at 100 ms; the switch to 400 is not traced; 400 sleeps at 900 ms. */
+	sw(m, 1, 100 * MS, 300, "a", 1, 0, "swapper/1");
+	sw(m, 1, 900 * MS, 400, "b", 1, 0, "swapper/1");
+	/* 500 makes a syscall on CPU 1 at 950 ms: it runs from there (its switch-in unseen too). */
+	sys(m, 1, 950 * MS, 500, true, 0, 0);
+	top_model_tick(m, 1000 * MS);
+	build(m, "cpus", &t);
+	CHECK(val(&t, 1, "BUSY%") == 15.0);	/* 300 until 100 ms, 500 from 950 ms */
+	top_table_free(&t);
+	build(m, "tasks", &t);
+	CHECK(val(&t, 300, "TIME") == 100.0 * MS);
+	CHECK(val(&t, 400, "TIME") == 0);
+	CHECK(val(&t, 500, "TIME") == 50.0 * MS);
+	top_table_free(&t);
+	top_model_free(m);
+}
+
 TEST(cpu_time_taken_back_when_a_cpu_reports_late)
 {
 	struct top_model *m = model(1);
@@ -656,7 +678,8 @@ TEST(decoder_on_kernel_formats)
 	tep_free(tep);
 }
 
-UNIT_MAIN(T(cpu_percent_from_switch_intervals), T(cpu_time_taken_back_when_a_cpu_reports_late),
+UNIT_MAIN(T(cpu_percent_from_switch_intervals), T(a_switch_not_seen_does_not_bill_idle_time),
+	  T(cpu_time_taken_back_when_a_cpu_reports_late),
 	  T(runqueue_latency_wakeup_and_preemption), T(stale_wakeup_does_not_count),
 	  T(wakeup_whose_switch_in_was_not_seen_is_forgotten),
 	  T(syscalls_counts_errors_times), T(irqs_and_softirqs), T(latency_percentiles_exact),
