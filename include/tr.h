@@ -80,4 +80,11 @@ char *str_rstrip(char *s);
 /* Read a whole file (NUL-terminated); returns 0 or -errno. */
 int read_file(const char *path, char **out, size_t *len);
 
+/*
+ * The syscall names of x86-64's numbering, from the system's headers
+ * (linux-libc-dev's asm/unistd_64.h): fn(arg, nr, "openat") for each.
+ * 0, or -ENOENT when the headers are not installed.
+ */
+int syscall_names(void (*fn)(void *arg, unsigned nr, const char *name), void *arg);
+
 #endif

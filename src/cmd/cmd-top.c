@@ -88,8 +88,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		state->child_inputs[0] = &a->inst;
-		state->child_inputs[1] = &a->ev;
+		opt_bind(state, &a->inst, &a->ev, NULL);
 		return 0;
 	case 'd':
 		if (parse_delay(arg, &a->interval_ns) || a->interval_ns < 100000000ULL ||

@@ -165,34 +165,25 @@ static int field_setup(struct hist_user *u, struct ufield *uf, const struct hist
 	return 0;
 }
 
+static void add_syscall(void *arg, unsigned nr, const char *name)
+{
+	struct hist_user *u = arg;
+
+	if (nr > 4096)
+		return;
+	if (nr >= u->nsyscalls) {
+		u->syscalls = xrealloc(u->syscalls, (nr + 1) * sizeof(char *));
+		memset(u->syscalls + u->nsyscalls, 0, (nr + 1 - u->nsyscalls) * sizeof(char *));
+		u->nsyscalls = nr + 1;
+	}
+	free(u->syscalls[nr]);
+	u->syscalls[nr] = xasprintf("sys_%s", name);
+}
+
+/* Names for .syscall; without the system's headers they print as numbers. */
 static void load_syscalls(struct hist_user *u)
 {
-	/* The x86-64 numbering, from the system's headers when they are there. */
-	static const char *const paths[] = { "/usr/include/x86_64-linux-gnu/asm/unistd_64.h",
-					     "/usr/include/asm/unistd_64.h" };
-	char *text = NULL;
-	size_t len;
-
-	for (size_t i = 0; i < ARRAY_SIZE(paths) && !text; i++)
-		if (read_file(paths[i], &text, &len))
-			text = NULL;
-	if (!text)
-		return;
-	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
-		char name[64];
-		unsigned nr;
-
-		if (sscanf(l, "#define __NR_%63s %u", name, &nr) != 2 || nr > 4096)
-			continue;
-		if (nr >= u->nsyscalls) {
-			u->syscalls = xrealloc(u->syscalls, (nr + 1) * sizeof(char *));
-			memset(u->syscalls + u->nsyscalls, 0, (nr + 1 - u->nsyscalls) * sizeof(char *));
-			u->nsyscalls = nr + 1;
-		}
-		free(u->syscalls[nr]);
-		u->syscalls[nr] = xasprintf("sys_%s", name);
-	}
-	free(text);
+	syscall_names(add_syscall, u);
 }
 
 int hist_user_new(struct tep_handle *tep, const struct hist_spec *s, struct hist_user **out)

@@ -9,13 +9,10 @@
  * reader lags the others, as with trace-cmd stream.
  */
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/utsname.h>
-#include <unistd.h>
 
 #include <tracefs.h>
 #include <event-parse.h>
@@ -52,7 +49,6 @@ struct stream {
 	pthread_mutex_t lock;
 	struct queue *q;	/* filled by the reader threads */
 	struct queue *work;	/* taken by the formatting thread */
-	int efd;
 	char *clock;		/* the instance's trace_clock, for the time column */
 	struct btf *btf;	/* this kernel's constants, for the kernel's printer */
 };
@@ -62,7 +58,6 @@ static int on_pages(void *arg, int cpu, const void *pages, size_t len)
 {
 	struct stream *s = arg;
 	struct queue *q = &s->q[cpu];
-	uint64_t one = 1;
 
 	pthread_mutex_lock(&s->lock);
 	if (q->len + len > q->cap) {
@@ -72,8 +67,6 @@ static int on_pages(void *arg, int cpu, const void *pages, size_t len)
 	memcpy(q->buf + q->len, pages, len);
 	q->len += len;
 	pthread_mutex_unlock(&s->lock);
-	if (write(s->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		return -errno;
 	return 0;
 }
 
@@ -204,11 +197,8 @@ int stream_new(const struct stream_opts *o, FILE *out, struct stream **out_s)
 	int r;
 
 	s->o = *o;
-	s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	pthread_mutex_init(&s->lock, NULL);
 	*out_s = s;
-	if (s->efd < 0)
-		return tr_fail(-errno, "eventfd: %s", strerror(errno));
 	s->tep = tracefs_local_events(tfs_root());
 	if (!s->tep)
 		return tr_fail(-EIO, "cannot load the event formats from %s", tfs_root());
@@ -265,20 +255,12 @@ void stream_attach(struct stream *s, struct rec *rec)
 		fmt_src_clock(s->src, s->clock, false);
 }
 
-int stream_fd(const struct stream *s)
-{
-	return s->efd;
-}
-
 int stream_tick(void *arg, bool fd_ready)
 {
 	struct stream *s = arg;
-	uint64_t n;
-	int r = 0;
+	int r;
 
 	(void)fd_ready;
-	if (read(s->efd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-		return tr_fail(-errno, "eventfd: %s", strerror(errno));
 	r = drain(s);
 	if (r == -EPIPE)
 		return 1;	/* the reader of the output went away: end quietly */
@@ -319,8 +301,6 @@ void stream_free(struct stream *s)
 	free(s->work);
 	free(s->clock);
 	btf_free(s->btf);
-	if (s->efd >= 0)
-		close(s->efd);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }

@@ -414,26 +414,12 @@ void top_lat_free(struct top_lat_spec *l)
 
 /* ---- syscall names: the architecture's table ---- */
 
+static void add_syscall(void *arg, unsigned nr, const char *name)
+{
+	top_model_syscall_name(arg, nr, name);
+}
+
 int top_syscall_names(struct top_model *m)
 {
-	/* x86-64's numbering, from the system's headers (linux-libc-dev). */
-	static const char *const paths[] = { "/usr/include/x86_64-linux-gnu/asm/unistd_64.h",
-					     "/usr/include/asm/unistd_64.h" };
-	char *text = NULL, *save = NULL;
-	size_t len;
-
-	for (size_t i = 0; i < ARRAY_SIZE(paths) && !text; i++)
-		if (read_file(paths[i], &text, &len))
-			text = NULL;
-	if (!text)
-		return -ENOENT;
-	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-		char name[64];
-		unsigned nr;
-
-		if (sscanf(l, "#define __NR_%63s %u", name, &nr) == 2)
-			top_model_syscall_name(m, nr, name);
-	}
-	free(text);
-	return 0;
+	return syscall_names(add_syscall, m);
 }

@@ -275,3 +275,26 @@ int read_file(const char *path, char **out, size_t *len)
 		*len = n;
 	return 0;
 }
+
+int syscall_names(void (*fn)(void *arg, unsigned nr, const char *name), void *arg)
+{
+	static const char *const paths[] = { "/usr/include/x86_64-linux-gnu/asm/unistd_64.h",
+					     "/usr/include/asm/unistd_64.h" };
+	char *text = NULL, *save = NULL;
+	size_t len;
+
+	for (size_t i = 0; i < ARRAY_SIZE(paths) && !text; i++)
+		if (read_file(paths[i], &text, &len))
+			text = NULL;
+	if (!text)
+		return -ENOENT;
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char name[64];
+		unsigned nr;
+
+		if (sscanf(l, "#define __NR_%63s %u", name, &nr) == 2)
+			fn(arg, nr, name);
+	}
+	free(text);
+	return 0;
+}
