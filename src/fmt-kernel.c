@@ -62,7 +62,7 @@ enum bop {
 
 enum helper {
 	H_FLAGS, H_FLAGS_U64, H_SYMBOLIC, H_SYMBOLIC_U64, H_HEX, H_HEX_STR, H_ARRAY,
-	H_DYN_LEN, H_BITMASK, H_CPUMASK, H_JIFFIES_MSECS,
+	H_DYN_LEN, H_BITMASK, H_CPUMASK, H_JIFFIES_MSECS, H_MC_ERR_TYPE,
 };
 
 struct knode;
@@ -719,6 +719,11 @@ static struct knode *parse_call(struct lex *x, const char *name, size_t len)
 		return parse_args_into(x, call(x, H_ARRAY, 3));
 	if (IS("jiffies_to_msecs"))
 		return parse_args_into(x, call(x, H_JIFFIES_MSECS, 1));
+	if (IS("mc_event_error_type")) {
+		n = parse_args_into(x, call(x, H_MC_ERR_TYPE, 1));
+		n->t = (struct ktype){ .size = x->env->long_size, .ptr = 1, .chr = 1, .el = 1 };
+		return n;
+	}
 	if (IS("__get_str") || IS("__get_rel_str") || IS("__get_dynamic_array") ||
 	    IS("__get_rel_dynamic_array") || IS("__get_sockaddr") || IS("__get_rel_sockaddr")) {
 		bool str = IS("__get_str") || IS("__get_rel_str");
@@ -1389,6 +1394,17 @@ static bool helper(struct ectx *c, const struct knode *n, struct kval *out)
 			return false;
 		/* A cpumask prints as any bitmask does, in hex. */
 		put_bitmap(o, p, len, c);
+		break;
+	}
+	case H_MC_ERR_TYPE: {
+		/* include/linux/edac.h's, by enum hw_event_mc_err_type. */
+		static const char *const names[] = { "Corrected", "Uncorrected", "Deferred", "Fatal" };
+		const char *name;
+
+		if (!eval_num(c, n->args[0], &v))
+			return false;
+		name = (uint32_t)v < 4 ? names[(uint32_t)v] : "Info";
+		sput(o, name, strlen(name));
 		break;
 	}
 	case H_JIFFIES_MSECS:
