@@ -69,6 +69,9 @@ else
 	'
 fi
 
+# The clocks' times are compared with hash-ptr clear where the text is whole.
+nohash=--nohash
+[ -n "$broken" ] && nohash=
 clocks=$(cat "$TRACEFS/trace_clock")
 for clock in $clock_list; do
 	case " $clocks " in
@@ -79,7 +82,7 @@ for clock in $clock_list; do
 		;;
 	esac
 	test_expect_success "clock $clock: the times of the kernel's trace file" '
-		kcmp --light --clock '"$clock"' --nohash --events "sched irq timer" \
+		kcmp --light --clock '"$clock"' $nohash --events "sched irq timer" \
 			--threshold 100
 	'
 done
