@@ -86,6 +86,7 @@ struct knode {
 	int nent;
 	struct kentry *ent;		/* N_CALL flags and symbols */
 	const char *delim;
+	struct ktype ct;		/* N_BIN: the operands' common type (arith()) */
 };
 
 /* ---- the compiled program ---- */
@@ -125,6 +126,7 @@ struct kprog {
 	int nfields;
 	struct tep_format_field **fields;
 	int ip_off, ip2_off;
+	struct fmt_line scratch;	/* helpers' text, kept from record to record */
 	/* memory of the tree: all nodes and tables, freed at once */
 	void **mem;
 	size_t nmem, capmem;
@@ -153,6 +155,7 @@ void kprog_free(struct kprog *p)
 	free(p->lit);
 	free(p->text);
 	free(p->fields);
+	free(p->scratch.p);
 	free(p);
 }
 
@@ -1118,6 +1121,7 @@ static struct knode *parse_bin(struct lex *x, int minprec)
 		n->sub = binops[i].op;
 		n->a = l;
 		n->b = parse_bin(x, binops[i].prec + 1);
+		n->ct = arith(n->a->t, n->b->t);
 		switch (n->sub) {
 		case B_LAND: case B_LOR: case B_EQ: case B_NE: case B_LT: case B_GT: case B_LE:
 		case B_GE:
@@ -1599,7 +1603,8 @@ static bool eval(struct ectx *c, const struct knode *n, struct kval *out)
 			}
 		}
 		{
-			struct ktype ct = arith(a.t, b.t);
+			/* The types the tree promised (values of other types fail above). */
+			struct ktype ct = n->ct.size ? n->ct : arith(a.t, b.t);
 			bool sg = ct.sign && !a.t.ptr && !b.t.ptr;
 			uint64_t v = 0;
 
@@ -2758,8 +2763,9 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 int kprog_run(const struct kprog *p, const struct kenv *env, const struct krec *r,
 	      struct fmt_line *out)
 {
-	struct fmt_line scratch = { 0 };
-	struct ectx c = { .env = env, .r = r, .scratch = &scratch };
+	/* The scratch line is the program's: one thread prints with it at a time. */
+	struct fmt_line *scratch = &((struct kprog *)p)->scratch;
+	struct ectx c = { .env = env, .r = r, .scratch = scratch };
 	size_t start = out->len;
 	int ret = KPROG_TEXT;
 
@@ -2780,7 +2786,7 @@ int kprog_run(const struct kprog *p, const struct kenv *env, const struct krec *
 		}
 	}
 done:
-	free(scratch.p);
+	scratch->len = 0;
 	if (ret == KPROG_FAIL)
 		out->len = start;
 	return ret;
