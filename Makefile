@@ -28,7 +28,7 @@ ASAN_OBJS := $(SRCS:src/%.c=build/asan/%.o)
 ASAN_LIB  := $(LIB_SRCS:src/%.c=build/asan/%.o)
 UNIT_SRCS := $(wildcard tests/unit/test-*.c)
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=build/unit/%)
-HEADERS   := $(wildcard include/*.h)
+HEADERS   := $(wildcard include/*.h src/*.h)
 
 .PHONY: all asan unit check check-unit check-integration check-vm deps run install clean
 
