@@ -16,6 +16,11 @@
 # quiet machine; both recorders put the buffer back.  On hosts where the
 # ftrace control files refuse writes, trace-cmd runs in a private mount
 # namespace with writable stand-ins for them.  Not part of make check.
+#
+# FILE_VERSION=7 (default 6) makes both write version 7 files, compressed
+# with COMPRESSION (default zstd; "none" for uncompressed): the file sizes
+# and their ratio are printed too.  The run holds the tests' tracefs lock
+# so it does not disturb a test run on a shared machine.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -24,6 +29,19 @@ TRACEFS=${TRACEFS:-/sys/kernel/tracing}
 N=${1:-2000000}
 shift || true
 configs=${*:-"1:1408 2:1408 2:256 2:16"}
+FILE_VERSION=${FILE_VERSION:-6}
+COMPRESSION=${COMPRESSION:-zstd}
+if [ "$FILE_VERSION" = 7 ]; then
+	tr_fmt="--compression $COMPRESSION" tc_fmt="--file-version 7"
+	[ "$COMPRESSION" = none ] && tc_fmt="$tc_fmt --compression none"
+	[ "$COMPRESSION" = zlib ] && tc_fmt="$tc_fmt --compression zlib"
+else
+	tr_fmt="--file-version 6" tc_fmt="--file-version 6"
+fi
+if command -v flock >/dev/null && [ -z "${TR_TRACEFS_LOCKED:-}" ]; then
+	exec 9>"${TMPDIR:-/tmp}/tr-tracefs.lock"
+	flock 9
+fi
 work=$(mktemp -d /tmp/tr-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
@@ -43,11 +61,11 @@ run() {
 	case $name in
 	tr)
 		/usr/bin/time -f "%U %S %M" -o "$work/time" \
-			"$TR" record -q -b "$kb" -e ftrace:print -o "$out" \
+			"$TR" record -q $tr_fmt -b "$kb" -e ftrace:print -o "$out" \
 			"$work/markgen" "$TRACEFS/trace_marker" "$N" "$w" >"$work/gen" 2>"$work/err" ;;
 	trace-cmd)
 		/usr/bin/time -f "%U %S %M" -o "$work/time" \
-			"$here/trace-cmd-ns.sh" record -q --file-version 6 -b "$kb" -e sched:sched_process_exit -o "$out" \
+			"$here/trace-cmd-ns.sh" record -q $tc_fmt -b "$kb" -e sched:sched_process_exit -o "$out" \
 			"$work/markgen" "$TRACEFS/trace_marker" "$N" "$w" >"$work/gen" 2>"$work/err" ;;
 	esac
 	# trace-cmd leaves its buffer size (and tracing off): put them back.
@@ -59,18 +77,20 @@ run() {
 	read -r user sys rss <"$work/time"
 	cpu=$(echo "$user + $sys - ${mg:-0}" | bc -l)
 	rec=$(count "$out")
-	printf '%-10s %2s %6s %10s %10s %9s %7.2f %9.3f %8.1f %10s\n' "$name" "$w" "$kb" \
+	size=$(stat -c %s "$out" 2>/dev/null || echo 0)
+	printf '%-10s %2s %6s %10s %10s %9s %7.2f %9.3f %8.1f %10s %8.2f\n' "$name" "$w" "$kb" \
 		"${gen:-?}" "$rec" \
 		"$(echo "scale=2; 100 * (${gen:-0} - $rec) / ${gen:-1}" | bc -l)%" \
 		"$cpu" "$(echo "$cpu * 1000000 / ($rec + 1)" | bc -l)" \
-		"$(echo "$rss / 1024" | bc -l)" "${rate:-?}"
-	echo "$name $w $kb $cpu $rec $rss" >>"$work/results"
+		"$(echo "$rss / 1024" | bc -l)" "${rate:-?}" "$(echo "$size / 1048576" | bc -l)"
+	echo "$name $w $kb $cpu $rec $rss $size" >>"$work/results"
 }
 
 saved_kb=$(sed 's/.*expanded: \([0-9]*\).*/\1/' "$TRACEFS/buffer_size_kb")
 saved_on=$(cat "$TRACEFS/tracing_on")
-printf '%-10s %2s %6s %10s %10s %9s %7s %9s %8s %10s\n' recorder wr buf_kb generated \
-	recorded lost cpu_s cpu_s/Mev rss_MiB gen_ev/s
+echo "file version $FILE_VERSION${tr_fmt:+ (tr: $tr_fmt; trace-cmd: $tc_fmt)}"
+printf '%-10s %2s %6s %10s %10s %9s %7s %9s %8s %10s %8s\n' recorder wr buf_kb generated \
+	recorded lost cpu_s cpu_s/Mev rss_MiB gen_ev/s file_MiB
 for c in $configs; do
 	w=${c%%:*} kb=${c##*:}
 	run tr "$w" "$kb"
@@ -80,9 +100,11 @@ echo
 echo "ratios tr/trace-cmd (lower is better):"
 for c in $configs; do
 	w=${c%%:*} kb=${c##*:}
-	read -r _ _ _ tcpu trec trss < <(grep "^tr $w $kb " "$work/results")
-	read -r _ _ _ ccpu crec crss < <(grep "^trace-cmd $w $kb " "$work/results")
-	printf '  %s writer(s), -b %s: cpu/Mev %.2f, peak RSS %.2f, recorded %s vs %s\n' "$w" "$kb" \
+	read -r _ _ _ tcpu trec trss tsize < <(grep "^tr $w $kb " "$work/results")
+	read -r _ _ _ ccpu crec crss csize < <(grep "^trace-cmd $w $kb " "$work/results")
+	printf '  %s writer(s), -b %s: cpu/Mev %.2f, peak RSS %.2f, file size %.2f, recorded %s vs %s\n' \
+		"$w" "$kb" \
 		"$(echo "($tcpu / ($trec + 1)) / ($ccpu / ($crec + 1))" | bc -l)" \
-		"$(echo "$trss / $crss" | bc -l)" "$trec" "$crec"
+		"$(echo "$trss / $crss" | bc -l)" "$(echo "$tsize / ($csize + 1)" | bc -l)" \
+		"$trec" "$crec"
 done

@@ -47,6 +47,16 @@ extern const struct argp opt_instance_argp;
 extern const struct argp_child opt_instance_children[];
 error_t opt_instance_only_parse(int key, char *arg, struct argp_state *state);
 
+/*
+ * The action word of a command with sub-actions (tr probe add|del|list):
+ * words[] is indexed by the command's enum, whose 0 means "no action yet"
+ * (words[0] is NULL) and ends with NULL.  opt_action_find() returns the
+ * index of arg, or 0; opt_action() fails the parse with
+ * "unknown action 'X' (a, b or c)" instead of returning 0.
+ */
+int opt_action_find(const char *arg, const char *const *words);
+int opt_action(struct argp_state *state, const char *arg, const char *const *words);
+
 /* -e SEL [-f FILTER] ... */
 struct opt_events {
 	struct evsel_list list;
@@ -55,14 +65,20 @@ extern const struct argp opt_events_argp;
 
 /* -p TRACER, -C CLOCK, -b KB, -O OPTION: input is a struct tr_setup. */
 extern const struct argp opt_setup_argp;
-/*
- * Instance, events and set-up together (start, record, stream): their
- * inputs go in child_inputs[0..2] as struct opt_instance, struct
- * opt_events and struct tr_setup.
- */
+/* Instance, events and set-up together (start, record, stream). */
 extern const struct argp_child opt_session_children[];
 
+struct tr_setup;
+/*
+ * At ARGP_KEY_INIT: hand each shared option group its input by which group
+ * it is, not by its position among the command's children.  NULL for a
+ * group the command does not have.
+ */
+void opt_bind(struct argp_state *state, struct opt_instance *inst, struct opt_events *ev,
+	      struct tr_setup *setup);
+
 int cmd_check(int argc, char **argv);
+int cmd_check_events(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_show(int argc, char **argv);
@@ -78,9 +94,11 @@ int cmd_reset(int argc, char **argv);
 int cmd_instance(int argc, char **argv);
 int cmd_trigger(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_user(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
+int cmd_top(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 
 /* The root parser: takes the command name and leaves the rest to the command. */

@@ -4,7 +4,9 @@
  *
  * A selector is what the user typed: "sched:sched_switch", "sched:*",
  * "sched" (a system, or failing that an event name in any system), "all",
- * or globs on either side of ':' (or '/', as set_event writes it).  Parsing
+ * or globs on either side of ':' (or '/', as set_event writes it), and
+ * "user:NAME": the user event NAME in every format it has, that is
+ * user_events:NAME and each user_events_multi:NAME.<hex id>.  Parsing
  * is pure; resolution matches selectors against the kernel's "sys:event"
  * list, so both are testable without tracefs.
  */
@@ -20,7 +22,13 @@ struct evsel {
 	char *system;	/* glob; NULL = any system */
 	char *event;	/* glob; NULL = every event of the system(s) */
 	char *filter;	/* -f that followed it, or NULL */
+	/*
+	 * The filter as the user typed it, when tr added clauses of its own
+	 * to filter (its readers' pids); errors show this one.  Or NULL.
+	 */
+	char *user_filter;
 	bool bare;	/* no ':' typed: a system name, else an event name */
+	bool user;	/* "user:NAME": event is a user event's name, any format */
 };
 
 struct evsel_list {
@@ -39,6 +47,7 @@ struct evmatch {
 	char *system;
 	char *event;
 	const char *filter;	/* borrowed from the selector */
+	const char *user_filter;	/* ditto: see struct evsel */
 };
 
 /*
@@ -48,6 +57,14 @@ struct evmatch {
  */
 int evsel_resolve(const struct evsel_list *l, const struct strv *available, struct evmatch **out,
 		  size_t *n);
+
+struct tfs_inst;
+/*
+ * "no such event 'SYS:EV' (did you mean sched:sched_switch?)": tr_fail()
+ * for an event the kernel does not have, with the closest it has (read
+ * from the instance in, NULL for the top level); returns -ENOENT.
+ */
+int evsel_fail_unknown(const struct tfs_inst *in, const char *system, const char *event);
 void evmatch_free(struct evmatch *m, size_t n);
 
 #endif

@@ -34,6 +34,7 @@
 #include "tr.h"
 
 struct tep_handle;
+struct tep_plugin_list;
 
 enum fmt_kind { FMT_TEXT, FMT_JSON, FMT_CSV };
 
@@ -41,6 +42,7 @@ struct fmt_opts {
 	enum fmt_kind kind;
 	bool raw;	/* text: the fields as name=value (trace-cmd report -R) */
 	bool ns;	/* text: timestamps to the nanosecond */
+	bool ts_diff;	/* text: the time since the previous printed event, "(+0.000012)" */
 	/*
 	 * The event text libtraceevent prints (trace-cmd report -N's, for
 	 * diffing against trace-cmd) instead of the kernel's own, and
@@ -122,6 +124,12 @@ const char *fmt_src_comm(struct fmt_src *s, int pid);
  */
 int fmt_src_filter(struct fmt_src *s, const char *expr);
 void fmt_src_filter_invert(struct fmt_src *s, bool invert);
+/*
+ * Only events of these tasks: any of the pids, or a name (as the report
+ * prints it) matching any of the comms globs.  Applies with the filters
+ * (both must pass) and is not inverted by fmt_src_filter_invert.
+ */
+void fmt_src_tasks(struct fmt_src *s, const int *pids, size_t npids, const struct strv *comms);
 /* Would fmt_event print this record (filters only)? */
 bool fmt_src_match(struct fmt_src *s, const struct tfile_event *ev);
 
@@ -177,41 +185,39 @@ struct fmt_report {
 	bool first, last;		/* --first-event, --last-event */
 	/* --buffer: only these buffers ("top" is the top level); empty = all */
 	struct strv buffers;
+	/* --pid, --comm: only these tasks */
+	int *pids;
+	size_t npids;
+	struct strv comms;
+	/* --ts-offset: ns added to each input's timestamps (ts_offsets[i] for inputs.v[i]) */
+	int64_t *ts_offsets;
 	struct fmt_opts fo;
 };
 
 /* Run the report to out: 0, or -errno with the message left by tr_fail(). */
 int fmt_report_run(const struct fmt_report *r, FILE *out);
 
-#ifdef FMT_INTERNAL
-/* Shared by src/fmt*.c only. */
-struct tep_event;
+/* ---- do event formats parse? (tr check-events) ---- */
 
-struct fmt_line {
-	char *p;
-	size_t len, cap;
+struct fmt_check_opts {
+	int long_size;		/* of the traced machine; 0 = ours */
+	bool big_endian;
+	bool plugins;		/* with libtraceevent's plugins loaded */
 };
 
-static inline void fmt_line_grow(struct fmt_line *l, size_t more)
-{
-	if (l->len + more > l->cap) {
-		l->cap = (l->len + more) * 2;
-		l->p = xrealloc(l->p, l->cap);
-	}
-}
+struct fmt_check_result {
+	size_t total;		/* formats checked */
+	struct strv bad;	/* "sys:event: why" for each that does not parse fully */
+	struct tep_plugin_list *plugins;
+};
 
 /*
- * The fast printer: an event's print fmt compiled once into steps that need
- * neither malloc nor libtraceevent per record.  Only print fmts whose every
- * conversion it can render exactly as libtraceevent does compile; the rest
- * return NULL and go through tep_print_event.
+ * Parse each format ("system\nformat text", as tfile_formats() keeps them)
+ * into a fresh libtraceevent handle and collect those that fail: the
+ * format itself, or only its print fmt.  0, or -errno with tr_fail().
  */
-struct fmt_prog;
-struct fmt_prog *fmt_prog_compile(struct tep_handle *tep, struct tep_event *e);
-/* Append the event text; false if this record needs libtraceevent after all. */
-bool fmt_prog_run(const struct fmt_prog *p, struct tep_handle *tep, const void *data,
-		  uint32_t size, struct fmt_line *out);
-void fmt_prog_free(struct fmt_prog *p);
-#endif
+int fmt_check_formats(const struct strv *formats, const struct fmt_check_opts *o,
+		      struct fmt_check_result *res);
+void fmt_check_result_free(struct fmt_check_result *res);
 
 #endif

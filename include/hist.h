@@ -49,6 +49,7 @@ struct hist_field {
 	enum hist_mod mod;
 	uint64_t buckets;	/* .buckets=N */
 	bool descending;	/* sort keys: .descending */
+	bool ascending;		/* sort keys: .ascending written out */
 };
 
 struct hist_spec {
@@ -162,28 +163,26 @@ struct hist_render_opts {
 	enum hist_out kind;
 	bool bars;		/* table: a bar for the sort value */
 	int width;		/* bar width in characters (0 = 30) */
+	size_t limit;		/* only the first (top) limit rows; 0 = all */
+	const char *unit;	/* latency: the unit of the lat column and Max ("us"), or NULL */
 };
 
 /* Print r to f; the table ends with the totals and, if any, advice on Dropped. */
 int hist_render(FILE *f, const struct hist_result *r, const struct hist_render_opts *o);
 
-/* ---- a session: how long a histogram collects ---- */
+/* ---- how long a histogram collects (a session.h session runs it) ---- */
 
-struct hist_session {
+struct hist_when {
 	char **command;		/* run this (NULL: until --duration or a signal) */
 	uint64_t duration_ns;	/* 0 = no limit */
-	int stop_fd;		/* readable = stop early (a failed reader); -1 none */
-	pid_t child;
-	int go_fd;
-	int status;		/* the command's wait status */
 };
 
-/* Fork COMMAND, held until hist_wait() starts it. */
-int hist_spawn(struct hist_session *w);
-/* Start COMMAND and wait for its end, the duration, a signal or stop_fd. */
-void hist_wait(struct hist_session *w);
-/* Reap the command (or kill it unstarted). */
-void hist_session_end(struct hist_session *w);
+/* Several results (hist show): every histogram on an event. */
+struct hist_results {
+	struct hist_result *v;
+	size_t n;
+};
+void hist_results_free(struct hist_results *r);
 
 /* ---- the kernel engine ---- */
 
@@ -195,14 +194,17 @@ int hist_kernel_read(struct tfs_inst *in, const char *system, const char *event,
 int hist_kernel_triggers(struct tfs_inst *in, const char *system, const char *event,
 			 const char *name, struct strv *out);
 /*
- * Add s's trigger, collect for the session w, then parse our section of the
- * hist file and render it to stdout.  The trigger comes off at tfs_restore().
+ * Add s's trigger, collect for w, then parse our section of the hist file
+ * into res.  The trigger comes off at tfs_restore().
  */
-int hist_kernel_run(struct tfs_inst *in, const struct hist_spec *s, struct hist_session *w,
-		    const struct hist_render_opts *o);
-/* Render every histogram of the event (only those named name, if set) to stdout. */
+int hist_kernel_run(struct tfs_inst *in, const struct hist_spec *s, const struct hist_when *w,
+		    struct hist_result *res);
+/* Add s's trigger and collect for w; *text is the whole hist file, read as the wait ended. */
+int hist_kernel_collect(struct tfs_inst *in, const struct hist_spec *s, const struct hist_when *w,
+			char **text);
+/* Every histogram of the event (only those named name, if set). */
 int hist_kernel_show(struct tfs_inst *in, const char *system, const char *event, const char *name,
-		     const struct hist_render_opts *o);
+		     struct hist_results *out);
 /* Append ":clear", ":pause" or ":cont" (what) to each matching hist trigger, for good. */
 int hist_kernel_control(struct tfs_inst *in, const char *system, const char *event,
 			const char *name, const char *what);
@@ -230,16 +232,19 @@ void hist_user_lost(struct hist_user *u, uint64_t n);
 int hist_user_result(struct hist_user *u, struct hist_result *r);
 uint64_t hist_user_hits(const struct hist_user *u);
 void hist_user_free(struct hist_user *u);
+/* tr_fail(-ENOENT) "no field 'X' in 'SYS:EV' (did you mean Y?)"; e may be NULL. */
+struct tep_event;
+int hist_no_field(struct tep_event *e, const char *name, const char *sysev);
 
 /*
- * The userspace engine run end to end, rendered with o: live from an
- * instance's per-CPU trace_pipe_raw for the session w (the event is enabled
- * for it; why says why the kernel engine is not used), or from a recorded
- * trace.dat file.
+ * The userspace engine run end to end into res (with res->note saying how
+ * it ran): live from an instance's per-CPU trace_pipe_raw for w (the event
+ * is enabled for it; why says why the kernel engine is not used), or from a
+ * recorded trace.dat file.
  */
-int hist_user_live(const struct hist_spec *s, struct tfs_inst *in, struct hist_session *w,
-		   const char *why, const struct hist_render_opts *o);
-int hist_user_file(const struct hist_spec *s, const char *path, const struct hist_render_opts *o);
+int hist_user_live(const struct hist_spec *s, struct tfs_inst *in, const struct hist_when *w,
+		   const char *why, struct hist_result *res);
+int hist_user_file(const struct hist_spec *s, const char *path, struct hist_result *res);
 
 /* ---- latency histograms through a synthetic event ---- */
 
@@ -253,14 +258,14 @@ struct hist_latency {
 };
 
 /* The kernel engine: synthetic event, triggers, histogram; all removed at exit. */
-int hist_latency_run(const struct hist_latency *l, const char *instance, char **command,
-		     uint64_t duration_ns, const char *keys, const struct hist_render_opts *o);
+int hist_latency_run(const struct hist_latency *l, const char *instance,
+		     const struct hist_when *w, const char *keys, struct hist_result *res);
 /* The latency histogram's keys: -k as given if it names lat, else "lat.log2" first. */
 char *hist_latency_keys(const char *keys);
 /* The userspace engine: from a trace.dat file, or live in an instance. */
 int hist_ulat_file(const struct hist_latency *l, const char *path, const char *keys,
-		   const struct hist_render_opts *o);
-int hist_ulat_live(const struct hist_latency *l, struct tfs_inst *in, struct hist_session *w,
-		   const char *keys, const char *why, const struct hist_render_opts *o);
+		   struct hist_result *res);
+int hist_ulat_live(const struct hist_latency *l, struct tfs_inst *in, const struct hist_when *w,
+		   const char *keys, const char *why, struct hist_result *res);
 
 #endif

@@ -13,6 +13,8 @@
 
 int parse_u64(const char *s, uint64_t *out);
 int parse_int(const char *s, int min, int max, int *out);
+/* A signed 64-bit number: "-1500", "+20", "7". */
+int parse_i64(const char *s, int64_t *out);
 
 /* "4096", "64k", "2M", "1G" (powers of 1024) -> bytes. */
 int parse_size(const char *s, uint64_t *bytes);
@@ -28,6 +30,12 @@ int parse_cpu_list(const char *s, uint64_t *mask, int max_cpus);
 
 /* Edit distance (insert, delete, substitute, swap adjacent), capped at cap+1. */
 int edit_distance(const char *a, const char *b, int cap);
+/*
+ * For "did you mean": the candidate within two edits of word (and fewer
+ * than half its length), the closest and first of equals; NULL if none is
+ * close or word is one of them.
+ */
+const char *suggest_closest(const char *word, const char *const *cands, size_t n);
 
 /* fnmatch()-style glob check used for event, tracer and instance names. */
 bool glob_match(const char *pattern, const char *s);

@@ -123,6 +123,7 @@ struct rec_summary {
 	bool dropped_kallsyms;
 	bool dropped_cmdlines;
 	uint64_t snapshot_bytes;	/* the "snapshot" buffer, when there is one */
+	bool fell_back_v6;	/* no room to compress (v7 needs the temp files whole): v6 */
 };
 
 int rec_stats_snapshot(const struct tfs_inst *in, int ncpus, struct rec_kstats **out);
@@ -145,7 +146,12 @@ enum {
 	 * disabled since they were recorded are no longer in set_event).
 	 */
 	REC_FORMATS_FROM_DATA = 1 << 1,
+	/* Write trace.dat version 7 (version 6 without it). */
+	REC_FILE_V7 = 1 << 2,
 };
+/* v7's compression (enum tfw_zip) goes in the flags' top byte. */
+#define REC_ZIP(z) ((unsigned)(z) << 24)
+#define REC_ZIP_OF(flags) ((int)((flags) >> 24))
 void rec_summary_print(FILE *f, const struct rec_summary *s, const char *path);
 
 /*
@@ -170,6 +176,7 @@ void rec_latency_print(FILE *f, const char *tracer, uint64_t max_us, uint64_t by
 void rec_summary_free(struct rec_summary *s);
 
 struct evsel_list;
+struct tr_setup;
 /*
  * The selectors to enable for a recording: those of the ftrace system are
  * left out (they have no enable file; they are checked and must carry no
@@ -178,12 +185,54 @@ struct evsel_list;
  */
 int rec_events_to_enable(const struct evsel_list *in, const pid_t *own, size_t nown,
 			 struct evsel_list *out);
-/* Is there a program to run as argv0 (in PATH unless it has a '/')? */
-bool rec_runnable(const char *argv0);
 /*
- * Fork argv stopped on a pipe: it execs when *go_fd is written, and exits
- * unstarted when *go_fd is closed.  Returns the pid or -errno.
+ * tr record's whole session: set-up (tracer first, then readers, then
+ * events and triggers with the recorder's own pids filtered out unless
+ * no_filter), pid scoping (pids, or follow: the command's pid; children:
+ * event-fork), the session (session.h) and the file written to fd.  The
+ * caller prints the summary.  0 or -errno with tr_fail(); a reader that
+ * failed mid-way is res->reader_err with the file still written.
  */
-pid_t rec_spawn(char **argv, int *go_fd);
+/*
+ * What a recording has done so far, for a status line: handed to
+ * rec_record_opts.progress twice a second on the session's thread.
+ * events and lost[] count from the start (per-CPU stats), bytes are the
+ * page data the readers have written.
+ */
+struct rec_progress {
+	uint64_t elapsed_ns;
+	uint64_t events;
+	uint64_t bytes;
+	int ncpus;
+	const uint64_t *lost;	/* ncpus entries */
+};
+
+struct rec_record_opts {
+	struct tfs_inst *inst;
+	const struct tr_setup *setup;	/* tracer, clock, options, triggers */
+	const struct evsel_list *events;
+	const struct strv *pids;	/* -P: "PID" strings */
+	bool children, follow, no_filter;
+	char **command;
+	uint64_t duration_ns;
+	int fd;				/* the output file, opened by the caller */
+	const char *tmp_dir;		/* the per-CPU temp files: beside the output */
+	unsigned file_flags;		/* REC_FILE_V7 | REC_ZIP(z), or 0 for v6 */
+	/* Called every REC_PROGRESS_MS while recording, or NULL. */
+	void (*progress)(void *arg, const struct rec_progress *p);
+	void *progress_arg;
+};
+#define REC_PROGRESS_MS 500
+
+struct rec_record_result {
+	int end;			/* enum session_end: why recording stopped */
+	int child_status;		/* the command's wait status, or -1 */
+	int reader_err;			/* a reader's error (-ENOSPC: disk full), or 0 */
+	struct rec_summary sum;		/* ring-buffer recordings */
+	bool latency;			/* a max-latency tracer: max_us and latency_bytes */
+	uint64_t max_us, latency_bytes;
+};
+
+int rec_record(const struct rec_record_opts *o, struct rec_record_result *res);
 
 #endif

@@ -20,7 +20,9 @@
  *                    the readers.
  *   the caller       reads the results (session_rec(), the stats), writes
  *                    files, renders
- *   session_free()   a command that never started dies unstarted
+ *   session_free()   a command that never started dies unstarted; what the
+ *                    readers left in the buffer is cleared (not earlier:
+ *                    clearing resets the per-CPU stats the caller reads)
  *
  * Ending the command (when the session ends first): the signal that
  * stopped tr (SIGTERM otherwise) is forwarded; after 2 s SIGKILL; the
@@ -53,10 +55,23 @@ struct session_opts {
 	struct rec_opts rec;
 	bool no_readers;
 	bool keep_buffer;	/* do not clear the ring buffer before starting */
+	/*
+	 * Reads nothing and leaves the buffer alone (implies no_readers and
+	 * keep_buffer): takes no lock and only turns tracing on, never off,
+	 * so it can run inside another session's recording of the same
+	 * instance (a kernel hist trigger under tr record).
+	 */
+	bool passive;
 	/* Called on the session's thread; 0 goes on, 1 ends the session, <0 fails it. */
 	int (*tick)(void *arg, bool fd_ready);
 	unsigned tick_ms;	/* 0: only when poll_fd is readable */
 	int poll_fd;		/* -1 for none */
+	/*
+	 * Called once, the moment the wait ends, before the command is ended
+	 * and tracing stops: a kernel hist trigger's table is read here, since
+	 * turning tracing off does not stop a trigger.  0 or -errno.
+	 */
+	int (*on_end)(void *arg);
 	void *arg;
 };
 

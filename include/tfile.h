@@ -82,6 +82,14 @@ const struct tfile_buffer *tfile_buffer(const struct tfile *tf, int i);
 /* saved_cmdlines and saved_tgids text as stored (NUL-terminated; "" if none). */
 const char *tfile_cmdlines(const struct tfile *tf);
 const char *tfile_tgids(const struct tfile *tf);
+/*
+ * Call fn for each well-formed "PID COMM" line of saved_cmdlines text (pid
+ * 1 to INT_MAX, a name of 1 to 255 bytes after one blank): in one pass, so
+ * a text of 200,000 empty lines costs what its length does.  comm is not
+ * NUL-terminated.
+ */
+void tfile_cmdlines_each(const char *text, void (*fn)(void *arg, int pid, const char *comm,
+						       size_t len), void *arg);
 /* With TFILE_KEEP_FORMATS: "system\nformat text" per event, in file order. */
 const struct strv *tfile_formats(const struct tfile *tf);
 /*
@@ -90,6 +98,14 @@ const struct strv *tfile_formats(const struct tfile *tf);
  * opening a file, and only events that print symbols need them.
  */
 void tfile_load_kallsyms(struct tfile *tf);
+
+/*
+ * tep_parse_event(), also for the event names libtraceevent 1.7 cannot
+ * read: a multi-format user event is "NAME.<hex id>", and the '.' stops its
+ * parser.  0 or the tep_errno.
+ */
+int tfile_parse_event(struct tep_handle *tep, const char *buf, size_t n, const char *sys);
+
 /* The kallsyms text (loading them as above), or NULL if the file has none. */
 const char *tfile_kallsyms(struct tfile *tf);
 /* printk_formats text ("0xADDR : \"string\"" lines), or NULL. */
@@ -106,46 +122,5 @@ int tfile_cursor_open(struct tfile *tf, int buffer, int cpu_index, struct tfile_
 /* 1 and *ev (valid until the next call), 0 at the end, or -errno. */
 int tfile_cursor_next(struct tfile_cursor *c, struct tfile_event *ev);
 void tfile_cursor_free(struct tfile_cursor *c);
-
-#ifdef TFILE_INTERNAL
-/* Shared by src/tfile*.c only. */
-enum { ZIP_NONE, ZIP_ZSTD, ZIP_ZLIB };
-int tfile_zip_kind(const char *name);
-int tfile_unzip(int kind, void *dst, size_t dlen, const void *src, size_t slen);
-
-/* Limits on what a file may ask us to allocate. */
-#define TFILE_MAX_SECTION (512u << 20)	/* one decompressed metadata section */
-#define TFILE_MAX_CHUNK (256u << 20)	/* one decompressed chunk of trace data */
-#define TFILE_MAX_PAGE (64u << 20)	/* one sub-buffer */
-#define TFILE_MAX_CPUS 65536		/* CPU entries of all buffers together */
-
-struct tfile {
-	char *path;
-	const uint8_t *map;
-	uint64_t size;
-	unsigned flags;
-	bool swap;		/* file endianness differs from ours */
-	int zip;
-	struct tep_handle *tep;
-	struct tfile_info info;
-	int nbuffers;
-	struct tfile_buffer *buffers;
-	int ncpu_entries;	/* counted against TFILE_MAX_CPUS */
-	char *cmdlines, *tgids;
-	char *kallsyms;		/* kept for tfile_load_kallsyms() and tfile_kallsyms() */
-	bool kallsyms_loaded;	/* handed to the tep already */
-	char *printk;
-	struct strv formats;
-	char *header_page;
-	size_t header_page_len;
-	/* TSC2NSEC: ns = ((ts * mult) >> shift) + offset */
-	bool tsc2nsec;
-	uint32_t tsc_mult, tsc_shift;
-	uint64_t tsc_offset;
-};
-
-int tfile_bad(const struct tfile *tf, int err, uint64_t off, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-#endif
 
 #endif

@@ -75,6 +75,13 @@ int tfs_save(const struct tfs_inst *in, const char *file);
 int tfs_append_undo(const struct tfs_inst *in, const char *file, const char *line,
 		    const char *undo_line);
 
+/*
+ * Remember how to take back something tr added by other means than a
+ * write to FILE (a user event registered through its ioctl): undo_line is
+ * appended to FILE by tfs_restore(), or by tr reset after tfs_keep().
+ */
+void tfs_undo_note(const struct tfs_inst *in, const char *file, const char *undo_line);
+
 int tfs_restore(void);
 /* Make this process's changes permanent; record created objects for tr reset. */
 int tfs_keep(void);
@@ -87,6 +94,9 @@ int tfs_state_undo(const char *prefix);
 
 /* Did a kept run note this undo value ("-:tr/ev")?  For "made by tr" marks. */
 bool tfs_state_has(const char *value);
+
+/* Forget notes of this undo value: what they would remove is gone already. */
+void tfs_state_forget(const char *value);
 
 /* The state file written by tfs_keep(): $TR_STATE_DIR/state, default /run/tr. */
 char *tfs_state_path(void);

@@ -51,6 +51,16 @@ enum tfw_option {
 	TFW_OPT_VERSION = 9,
 };
 
+/* Compression of a v7 file's sections and page data. */
+enum tfw_zip {
+	TFW_ZIP_NONE,
+	TFW_ZIP_ZSTD,
+	TFW_ZIP_ZLIB,
+};
+
+/* "none", "zstd", "zlib" -> enum tfw_zip, or -EINVAL. */
+int tfw_zip_parse(const char *name);
+
 struct tfw_blob {
 	char *data;
 	size_t len;
@@ -79,6 +89,8 @@ struct tfw_meta {
 	struct tfw_opt *opts;	/* BUFFER options are added by tfw_write() */
 	size_t nopts;
 	char *clock;		/* "local": goes after each flyrecord table as "[local]" */
+	int version;		/* file version: 6 (also 0) or 7 */
+	int zip;		/* v7 only: enum tfw_zip */
 };
 
 /*
@@ -123,7 +135,20 @@ void tfw_meta_free(struct tfw_meta *m);
  * Write the whole file to fd (from offset 0; the file is truncated to what
  * was written).  Returns 0 or -errno; on -ENOSPC without TFW_FIT the file
  * is left truncated to its last complete page of data where possible.
+ *
+ * With m->version 7 the file is trace-cmd.dat.v7(5): the header names the
+ * compression, then one section each for the header files, the ftrace and
+ * event formats, kallsyms, printk formats and saved cmdlines (compressed
+ * when m->zip is not none), a BUFFER section per buffer whose CPU data is
+ * page-aligned and, compressed, a chunk count and chunks of up to
+ * TFW_V7_CHUNK_PAGES pages ({compressed size4, size4, data}), and last
+ * one options section (uncompressed) that the header points to.  As
+ * trace-cmd does, a buffer lists only the CPUs that have data.  The
+ * compression happens here, after recording, so it never slows the
+ * readers.  TFW_FIT and TFW_CONSUME are v6 only: v7 reads the sources
+ * and leaves them as they are.
  */
+#define TFW_V7_CHUNK_PAGES 32
 int tfw_write(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs, unsigned flags,
 	      struct tfw_result *res);
 

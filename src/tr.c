@@ -19,7 +19,7 @@
 
 #include "cmd.h"
 #include "parse.h"
-#include "probe.h"
+#include "caps.h"
 #include "tfs.h"
 
 /*
@@ -95,7 +95,7 @@ static int run_builtin(const struct tr_cmd *cmd, int argc, char **argv)
 				status = EXIT_RUNTIME;
 		}
 	}
-	probe_free();
+	caps_free();
 	free(name);
 	if (fflush(stdout) || ferror(stdout)) {
 		/* The reader went away (tr list | head): not our failure. */

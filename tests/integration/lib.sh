@@ -28,11 +28,12 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-exitcode=86:detect_leaks=1:abort_on_error=0}
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$TEST_ROOT/tests/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-exitcode=86:halt_on_error=1:print_stacktrace=1}
 
-# One user of the host's tracefs at a time (run-all.sh holds it for a suite).
+# One user of the host's tracefs at a time (run-all.sh holds it for a
+# suite): the file runs again under flock(1).  -o: the lock's descriptor is
+# not inherited, so a stray background process cannot hold it.
 if [ "$TR_TIER" = host ] && [ -z "${TR_TRACEFS_LOCKED:-}" ] && command -v flock >/dev/null; then
-	exec 9>"${TMPDIR:-/tmp}/tr-tracefs.lock"
-	flock 9
 	export TR_TRACEFS_LOCKED=1
+	exec flock -o "${TMPDIR:-/tmp}/tr-tracefs.lock" bash "$0" "$@"
 fi
 
 TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/tr-test.XXXXXX")
@@ -96,6 +97,14 @@ test_expect_code() {
 	"$@" || rc=$?
 	if [ "$rc" != "$want" ]; then
 		echo "test_expect_code: want $want, got $rc: $*" >&2
+		return 1
+	fi
+}
+
+test_must_be_empty() {
+	if [ -s "$1" ]; then
+		echo "test_must_be_empty: '$1' is not empty:" >&2
+		cat "$1" >&2
 		return 1
 	fi
 }

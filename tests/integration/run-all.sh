@@ -47,10 +47,11 @@ tracefs_state() {
 
 # Several developers (or agents) may share this machine's tracefs: one host
 # suite at a time, and single test files wait for it too (lib.sh).
+# -o: the lock's descriptor is not inherited, so a stray background process
+# of a test cannot hold it after the suite.
 if [ "$tier" = host ] && [ -z "${TR_TRACEFS_LOCKED:-}" ] && command -v flock >/dev/null; then
-	exec 9>"${TMPDIR:-/tmp}/tr-tracefs.lock"
-	flock 9
 	export TR_TRACEFS_LOCKED=1
+	exec flock -o "${TMPDIR:-/tmp}/tr-tracefs.lock" bash "$0" --tier "$tier" "$@"
 fi
 
 before=$(mktemp) after=$(mktemp) caps=$(mktemp)

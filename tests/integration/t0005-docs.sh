@@ -16,7 +16,8 @@ long_options() {
 test_expect_success 'every command has a man page, and tr.1 lists it' '
 	for c in $(tr --list-cmds); do
 		test -f "$man/tr-$c.1" || { echo "no man/tr-$c.1"; exit 1; }
-		grep -q "^\.B.* $c\b\|^\.B $c$\|^\.BR $c " "$man/tr.1" || { echo "tr.1 lacks $c"; exit 1; }
+		esc=$(printf "%s" "$c" | sed "s/-/\\\\\\\\-/g")
+		grep -q "^\.B.* $esc\b\|^\.B $esc$\|^\.BR $esc " "$man/tr.1" || { echo "tr.1 lacks $c"; exit 1; }
 	done
 '
 

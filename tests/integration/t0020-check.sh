@@ -4,7 +4,7 @@
 
 caps="tracefs access instances tracers function function_graph function_filter latency
 events triggers hist snapshot kprobes uprobes eprobes fprobes synthetic user_events
-stack_tracer mmap clocks buffers"
+user_persist user_multi stack_tracer mmap clocks buffers"
 
 test_expect_success 'one line per capability, yes or no with a reason' '
 	tr check >out &&

@@ -57,7 +57,7 @@ test_expect_success 'a full table counts Dropped and says to raise --size' '
 '
 
 test_expect_success 'sched_switch live: counts add up to Hits' '
-	tr hist --engine user -e sched:sched_switch -k next_comm,next_pid -v hitcount,prev_prio \
+	tr hist --engine user -e sched:sched_switch -k next_comm,next_pid --vals hitcount,prev_prio \
 		--csv -- sleep 0.3 >out 2>err &&
 	head -1 out >h && echo "next_comm,next_pid,hitcount,prev_prio" >expect && test_cmp expect h &&
 	test $(wc -l <out) -gt 1
@@ -78,7 +78,7 @@ test_expect_success 'bad keys, modifiers and events are refused with the reason'
 	test_grep "unknown modifier .\.nosuch." err &&
 	test_expect_code 64 tr hist -e sched_switch -k x 2>err &&
 	test_grep "want SYSTEM:EVENT" err &&
-	test_expect_code 64 tr hist -e a:b -k x -v y.log2 2>err &&
+	test_expect_code 64 tr hist -e a:b -k x --vals y.log2 2>err &&
 	test_grep "applies to keys only" err &&
 	test_expect_code 64 tr hist -e a:b 2>err &&
 	test_grep "needs keys" err &&
@@ -109,9 +109,9 @@ test_expect_success 'userspace latency: wakeup to switch, with the max and its s
 		--match pid=next_pid --onmax lat --save next_comm,prev_pid -- \
 		sh -c "for i in 1 2 3 4 5; do sleep 0.02; done" >out 2>err &&
 	test_grep "ran in userspace: --engine user" err &&
-	test_grep -E "^lat.log2 +hitcount$" out &&
+	test_grep -E "^lat.log2\(us\) +hitcount$" out &&
 	test_grep -E "^~ 2\^[0-9]+ +[1-9]" out &&
-	test_grep -E "^Max: [0-9]+  next_comm: [^ ]+  prev_pid: [0-9]+$" out &&
+	test_grep -E "^Max: [0-9]+ us  next_comm: [^ ]+  prev_pid: [0-9]+$" out &&
 	! ls $TRACEFS/instances | grep -q "^tr-hist-"
 '
 

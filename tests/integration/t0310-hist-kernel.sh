@@ -62,7 +62,7 @@ test_expect_success 'sched_switch by next_comm: kernel hist = tr record + tr his
 '
 
 test_expect_success 'modifiers render: sym, execname, log2, stacktrace, percent, graph' '
-	tr hist -e kmem:kmalloc -k call_site.sym -v bytes_req.percent --duration 1s >out &&
+	tr hist -e kmem:kmalloc -k call_site.sym --vals bytes_req.percent --duration 1s >out &&
 	test_grep "bytes_req(%)" out &&
 	tr hist -e sched:sched_switch -k common_pid.execname --json --duration 1s >out &&
 	test_grep "\"common_pid_comm\":" out &&
@@ -74,7 +74,7 @@ test_expect_success 'modifiers render: sym, execname, log2, stacktrace, percent,
 	tr hist -e sched:sched_switch -k $st --duration 1s >out &&
 	test_grep "__schedule" out &&
 	if [ "$TR_TIER" != vm-debian61 ]; then
-		tr hist -e kmem:kmalloc -k call_site.sym -v bytes_req.graph --duration 1s >out &&
+		tr hist -e kmem:kmalloc -k call_site.sym --vals bytes_req.graph --duration 1s >out &&
 		test_grep "#" out
 	fi &&
 	no_leftovers
@@ -116,16 +116,16 @@ test_expect_success 'wakeup latency: entries, a max naming a real task, all remo
 	tr hist --latency --start sched:sched_waking --end sched:sched_switch --match pid=next_pid \
 		--onmax lat --save next_comm,prev_pid -- \
 		sh -c "for i in 1 2 3 4 5; do sleep 0.05; done" >out 2>err &&
-	test_grep -E "^lat.log2 +hitcount$" out &&
+	test_grep -E "^lat.log2\(us\) +hitcount$" out &&
 	test_grep -E "^~ 2\^[0-9]+ +[1-9]" out &&
-	test_grep -E "^Max: [0-9]+  next_comm: [^ ]+  prev_pid: [0-9]+$" out &&
+	test_grep -E "^Max: [0-9]+ us  next_comm: [^ ]+  prev_pid: [0-9]+$" out &&
 	no_leftovers
 '
 
 test_expect_success 'latency keyed by an end field, in ns' '
 	tr hist --latency --start sched:sched_waking --end sched:sched_switch --match pid=next_pid \
 		-k lat.buckets=100000,next_comm --units ns --duration 1s >out 2>err &&
-	test_grep -E "^lat.buckets +next_comm +hitcount$" out &&
+	test_grep -E "^lat.buckets\(ns\) +next_comm +hitcount$" out &&
 	test_grep -E "^[0-9]+00000-[0-9]+99999 " out &&
 	no_leftovers
 '
@@ -150,6 +150,20 @@ test_expect_success 'SQL makes the same kind of histogram' '
 	tr hist --sql "SELECT end.next_comm AS comm, (end.TIMESTAMP_USECS - start.TIMESTAMP_USECS) AS delta FROM sched_waking AS start JOIN sched_switch AS end ON start.pid = end.next_pid" \
 		-k comm --duration 1s >out 2>err &&
 	test_grep -E "^comm +hitcount$" out &&
+	no_leftovers
+'
+
+test_expect_success 'kernel engine: biggest first by default, --limit keeps the top rows' '
+	tr hist --engine kernel -e sched:sched_process_exec -k filename -- \
+		sh -c "for i in 1 2 3 4 5 6; do /bin/true; done; /bin/echo >/dev/null; for i in 1 2 3; do /bin/sleep 0; done" >all &&
+	grep -E "^/bin/(true|sleep|echo) " all | awk "{ print \$1 }" >order &&
+	printf "/bin/true\n/bin/sleep\n/bin/echo\n" >expect &&
+	test_cmp expect order &&
+	tr hist --engine kernel -e sched:sched_process_exec -k filename --limit 1 -- \
+		sh -c "for i in 1 2 3 4 5 6; do /bin/true; done; /bin/echo >/dev/null" >top &&
+	test_grep -qE "^# the first 1 of [0-9]+ entries \(--limit\)$" top &&
+	test_grep -qE "^/bin/true +6$" top &&
+	test_must_fail grep -q "^/bin/echo" top &&
 	no_leftovers
 '
 

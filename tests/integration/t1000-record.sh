@@ -25,8 +25,8 @@ marks_tr() {
 }
 have_tr_report() { "$TR" report --help >/dev/null 2>&1; }
 
-# Wait (up to 10 s) until tr record is tracing in an instance.  A new
-# instance starts with tracing on until tr turns it off to set it up, so
+# Wait (up to 10 s) until tr record is tracing in an instance.  An
+# instance may start with tracing on until tr turns it off to set it up, so
 # first wait for the recorder's buffer_percent of 5, which comes after.
 wait_tracing() {
 	local i
@@ -53,9 +53,9 @@ test_expect_success 'trace_marker lines round-trip in order (trace-cmd report, t
 	test ! -d "$TRACEFS/instances/$inst"
 '
 
-test_expect_success 'the file is trace.dat version 6 with the instance as a buffer' '
+test_expect_success 'with --file-version 6 the file is trace.dat version 6 with the instance as a buffer' '
 	inst=$(test_instance) &&
-	tr record -q -B "$inst" -e ftrace:print -o v6.dat \
+	tr record -q -B "$inst" --file-version 6 -e ftrace:print -o v6.dat \
 		sh -c "echo one >$TRACEFS/instances/$inst/trace_marker" &&
 	head -c 12 v6.dat | od -An -c | tr -d " \n" >magic &&
 	printf "\027\010Dtracing6\000" | od -An -c | tr -d " \n" >expect &&
@@ -188,11 +188,11 @@ test_expect_success 'lost events are counted per CPU; --fail-on-loss fails' '
 	test_grep "events were lost" err
 '
 
-test_expect_success '-F records only the command; -c adds its children' '
+test_expect_success '--follow records only the command; -c adds its children' '
 	inst=$(test_instance) &&
-	tr record -q -B "$inst" -F -e sched:sched_process_exit -o f1.dat \
+	tr record -q -B "$inst" --follow -e sched:sched_process_exit -o f1.dat \
 		sh -c "/bin/true; /bin/true; exit 0" &&
-	tr record -q -B "$inst" -F -c -e sched:sched_process_exit -o f2.dat \
+	tr record -q -B "$inst" --follow -c -e sched:sched_process_exit -o f2.dat \
 		sh -c "/bin/true; /bin/true; exit 0" &&
 	if command -v trace-cmd >/dev/null; then
 		trace-cmd report -i f1.dat >out1 2>/dev/null && trace-cmd report -i f2.dat >out2 2>/dev/null
@@ -235,7 +235,7 @@ test_expect_success 'a command that cannot be found fails before anything is cha
 '
 
 test_expect_success 'usage errors' '
-	test_expect_code 64 tr record -e sched -F &&
+	test_expect_code 64 tr record -e sched --follow &&
 	test_expect_code 64 tr record -e sched -c true &&
 	test_expect_code 64 tr record true &&
 	test_expect_code 64 tr record -e sched --duration 5x
@@ -246,6 +246,76 @@ test_expect_success 'a missing event fails before anything is changed' '
 	test_expect_code 1 tr record -B "$inst" -e sched:nosuch -o x.dat true 2>err &&
 	test_grep "no such event" err &&
 	test ! -e x.dat &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
+test_expect_success 'a second recording of the same buffer is refused, naming the first' '
+	inst=$(test_instance)
+	mkdir "$TRACEFS/instances/$inst"
+	test_when_finished "rmdir $TRACEFS/instances/$inst"
+	( exec "$TR" record -q -B "$inst" -e ftrace:print -o first.dat --duration 20s ) &
+	pid=$!
+	test_when_finished "kill $pid 2>/dev/null || :; wait $pid 2>/dev/null || :" &&
+	wait_tracing "$inst" &&
+	test_expect_code 1 tr record -B "$inst" -e ftrace:print -o second.dat true 2>err &&
+	test_grep "instance .$inst. is in use by another tr session (pid $pid)" err &&
+	test ! -e second.dat &&
+	echo still-first >"$TRACEFS/instances/$inst/trace_marker" &&
+	kill -INT $pid && test_wait_exit $pid 20 &&
+	marks first.dat >got &&
+	echo still-first >expect &&
+	test_cmp expect got
+'
+
+test_expect_success 'the buffer is left empty: no events of the recording stay behind' '
+	inst=$(test_instance) &&
+	mkdir "$TRACEFS/instances/$inst" &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	echo before-recording >"$TRACEFS/instances/$inst/trace_marker" &&
+	tr record -q -B "$inst" -e sched -o empty.dat \
+		sh -c "for i in 1 2 3; do echo m\$i >$TRACEFS/instances/$inst/trace_marker; done" &&
+	grep -v "^#" "$TRACEFS/instances/$inst/trace" >left || : &&
+	test_must_be_empty left &&
+	marks empty.dat >got &&
+	printf "m1\nm2\nm3\n" >expect &&
+	test_cmp expect got
+'
+
+test_expect_success 'the loss summary agrees with report --stat when events are lost (-b 8)' '
+	command -v cc >/dev/null || { echo "no C compiler for bench/markgen.c"; exit 1; } &&
+	cc -O2 -o markgen "$TEST_ROOT/bench/markgen.c" &&
+	inst=$(test_instance) &&
+	tr record -B "$inst" -b 8 -e ftrace:print -o loss.dat \
+		./markgen "$TRACEFS/instances/$inst/trace_marker" 300000 2 2>summary &&
+	cat summary &&
+	tr report -i loss.dat --stat >stat &&
+	sed -nE "s/^ +cpu ([0-9]+) +([0-9]+) events +([0-9]+) lost.*/\1 \2 \3/p" stat >from-report &&
+	sed -nE "s/^ +([0-9]+) +([0-9]+) +([0-9]+) +[0-9.]+ [KMG]?i?B$/\1 \2 \3/p" summary >from-summary &&
+	test -s from-report &&
+	test_cmp from-report from-summary &&
+	lost=$(sed -nE "s/^lost events: +([0-9]+)$/\1/p" stat) &&
+	echo "lost $lost" &&
+	test "$lost" -gt 0
+'
+
+test_expect_success 'a bad filter is shown as typed, not with tr'"'"'s own pid clauses' '
+	inst=$(test_instance) &&
+	test_expect_code 1 tr record -B "$inst" -e sched:sched_switch -f "prev_pid =! 3" -o f.dat true 2>err &&
+	test_grep "bad filter for .sched:sched_switch.: .prev_pid =! 3.:" err &&
+	test_must_fail grep common_pid err &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
+test_expect_success 'a command that ignores SIGTERM is killed after the grace period, never left behind' '
+	inst=$(test_instance) &&
+	start=$(date +%s) &&
+	tr record -q -B "$inst" -e ftrace:print -o stubborn.dat --duration 500ms \
+		sh -c "echo \$\$ >stubborn.pid; trap \"\" TERM INT; while :; do sleep 0.1; done" 2>err &&
+	end=$(date +%s) &&
+	test $((end - start)) -lt 15 &&
+	test_grep "did not exit on signal 15: killed" err &&
+	pid=$(cat stubborn.pid) &&
+	test_must_fail kill -0 "$pid" 2>/dev/null &&
 	test ! -d "$TRACEFS/instances/$inst"
 '
 

@@ -9,11 +9,13 @@ stream_markers() {
 	( exec "$TR" stream -B $inst "$@" >out 2>err ) &
 	pid=$!
 	test_when_finished "kill -9 $pid 2>/dev/null || :"
+	# Ready when a marker comes out (stream starts from an empty buffer,
+	# so markers written while it was setting up are gone).
 	for i in $(seq 100); do
-		[ "$(cat $TRACEFS/instances/$inst/tracing_on 2>/dev/null)" = 1 ] && break
-		sleep 0.1
+		echo stream-ready >$TRACEFS/instances/$inst/trace_marker
+		sleep 0.2
+		grep -q stream-ready out 2>/dev/null && break
 	done
-	sleep 0.5
 	for i in $(seq $n); do echo "stream-line-$i" >$TRACEFS/instances/$inst/trace_marker; done
 	sleep 1
 	kill -INT $pid
@@ -87,6 +89,36 @@ test_expect_success 'bad options are usage errors' '
 	test_grep "unknown format '"'"'xml'"'"'" err &&
 	test_expect_code 64 tr stream --duration 5x 2>err &&
 	test_grep "bad duration" err
+'
+
+test_expect_success 'events already in the buffer are not printed' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	echo old-marker >$TRACEFS/instances/$inst/trace_marker &&
+	stream_markers $inst 2 &&
+	test_must_fail grep old-marker out &&
+	test $(grep -c stream-line out) = 2
+'
+
+test_expect_success '--duration is kept to within a few tenths of a second' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	start=$(date +%s%N) &&
+	timeout 30 "$TR" stream -B $inst --duration 1500ms >out &&
+	end=$(date +%s%N) &&
+	ms=$(( (end - start) / 1000000 )) &&
+	echo "took $ms ms" &&
+	test $ms -ge 1500
+'
+
+test_expect_success 'a bad filter is shown as typed, not with tr'"'"'s own pid clauses' '
+	inst=$(test_instance) &&
+	test_expect_code 1 tr stream -B "$inst" -e sched:sched_switch -f "prev_pid =! 3" --duration 1 2>err &&
+	test_grep "bad filter for .sched:sched_switch.: .prev_pid =! 3.:" err &&
+	test_must_fail grep common_pid err &&
+	test ! -d "$TRACEFS/instances/$inst"
 '
 
 test_done

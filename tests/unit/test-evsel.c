@@ -2,6 +2,7 @@
 /* The event selector parser and its resolution against an event list. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "evsel.h"
 #include "unit.h"
@@ -144,5 +145,44 @@ TEST(filter_needs_event)
 	evsel_list_free(&l);
 }
 
+/* user:NAME is the user event NAME in every format: user_events and user_events_multi. */
+TEST(user_selector_every_format)
+{
+	static const char *const avail[] = {
+		"user_events:build_log", "user_events:build", "user_events_multi:build_log.0",
+		"user_events_multi:build_log.1f", "user_events_multi:build_log.x",
+		"user_events_multi:build_logger.2", "sched:build_log",
+	};
+	struct strv sv = { 0 };
+	struct evsel_list l = { 0 };
+	struct evmatch *m;
+	size_t n;
+
+	for (size_t i = 0; i < sizeof(avail) / sizeof(avail[0]); i++)
+		strv_push(&sv, avail[i]);
+	CHECK(evsel_add(&l, "user:build_log") == 0);
+	CHECK(l.v[0].user && !l.v[0].system && !strcmp(l.v[0].event, "build_log"));
+	CHECK(evsel_resolve(&l, &sv, &m, &n) == 0);
+	CHECK(n == 3);
+	if (n == 3) {
+		CHECK(!strcmp(m[0].system, "user_events") && !strcmp(m[0].event, "build_log"));
+		CHECK(!strcmp(m[1].system, "user_events_multi") && !strcmp(m[1].event, "build_log.0"));
+		CHECK(!strcmp(m[2].system, "user_events_multi") && !strcmp(m[2].event, "build_log.1f"));
+	}
+	evmatch_free(m, n);
+	evsel_list_free(&l);
+	/* Globs work on the name; user:nosuch names itself. */
+	CHECK(evsel_add(&l, "user:build*") == 0);
+	CHECK(evsel_resolve(&l, &sv, &m, &n) == 0 && n == 5);
+	evmatch_free(m, n);
+	evsel_list_free(&l);
+	CHECK(evsel_add(&l, "user:nosuch") == 0);
+	CHECK(evsel_resolve(&l, &sv, &m, &n) == -ENOENT);
+	CHECK_STR(tr_failure(), "no such event 'user:nosuch'");
+	evsel_list_free(&l);
+	strv_free(&sv);
+}
+
 UNIT_MAIN(T(parse_forms), T(parse_rejects), T(resolve_exact_and_globs),
-	  T(resolve_all_dedup_and_filter), T(resolve_unknown_names_it), T(filter_needs_event))
+	  T(resolve_all_dedup_and_filter), T(resolve_unknown_names_it), T(filter_needs_event),
+	  T(user_selector_every_format))

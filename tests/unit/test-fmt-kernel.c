@@ -10,7 +10,7 @@
 
 #include <event-parse.h>
 
-#include "../../src/fmt-kernel.h"
+#include "fmt-kernel.h"
 #include "unit.h"
 
 #define COMMON                                                                              \

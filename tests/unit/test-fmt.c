@@ -11,8 +11,7 @@
 
 #include <event-parse.h>
 
-#define FMT_INTERNAL
-#include "fmt.h"
+#include "fmt-local.h"
 #include "unit.h"
 
 #define COMMON                                                                              \

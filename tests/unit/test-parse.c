@@ -2,6 +2,7 @@
 /* Number, size, duration, cpu-list and edit-distance parsing. */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "parse.h"
 #include "unit.h"
@@ -23,6 +24,21 @@ TEST(numbers)
 	CHECK(parse_int("11", -10, 10, &i) == -ERANGE);
 	CHECK(parse_int("-2147483648", -2147483647 - 1, 0, &i) == 0 && i == -2147483647 - 1);
 	CHECK(parse_int("3x", 0, 10, &i) == -EINVAL);
+}
+
+TEST(signed_numbers)
+{
+	int64_t v;
+
+	CHECK(parse_i64("-1500", &v) == 0 && v == -1500);
+	CHECK(parse_i64("+20", &v) == 0 && v == 20);
+	CHECK(parse_i64("7", &v) == 0 && v == 7);
+	CHECK(parse_i64("-9223372036854775808", &v) == 0 && v == INT64_MIN);
+	CHECK(parse_i64("9223372036854775808", &v) == -ERANGE);
+	CHECK(parse_i64("-", &v) == -EINVAL);
+	CHECK(parse_i64("--1", &v) == -EINVAL);
+	CHECK(parse_i64("1ms", &v) == -EINVAL);
+	CHECK(parse_i64("", &v) == -EINVAL);
 }
 
 TEST(sizes)
@@ -84,6 +100,19 @@ TEST(edit_distances)
 	CHECK(edit_distance("", "ab", 5) == 2);
 }
 
+TEST(suggestions)
+{
+	static const char *const words[] = { "sched:sched_switch", "sched:sched_wakeup", "nop",
+					     "print-parent" };
+
+	CHECK(!strcmp(suggest_closest("sched:sched_swich", words, 4), "sched:sched_switch"));
+	CHECK(!strcmp(suggest_closest("print-parnet", words, 4), "print-parent"));
+	CHECK(suggest_closest("sched:sched_switch", words, 4) == NULL);	/* exact: no hint */
+	CHECK(suggest_closest("zzzz", words, 4) == NULL);
+	CHECK(suggest_closest("no", words, 4) == NULL);		/* too short to guess */
+	CHECK(suggest_closest("x", words, 0) == NULL);
+}
+
 TEST(globs)
 {
 	CHECK(glob_match("sched_*", "sched_switch"));
@@ -91,4 +120,4 @@ TEST(globs)
 	CHECK(has_glob("a*") && has_glob("a?") && has_glob("[ab]") && !has_glob("abc"));
 }
 
-UNIT_MAIN(T(numbers), T(sizes), T(durations), T(cpu_lists), T(edit_distances), T(globs))
+UNIT_MAIN(T(numbers), T(signed_numbers), T(sizes), T(durations), T(cpu_lists), T(edit_distances), T(suggestions), T(globs))

@@ -471,6 +471,118 @@ TEST(latency_file)
 	tfw_meta_free(&m);
 }
 
+/* A real header_page and one event with an int, so tr's reader can parse the pages. */
+static const char v7_header_page[] =
+	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
+static const char v7_event_fmt[] =
+	"name: tr_test\nID: 42\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"value=%d\", REC->value\n";
+
+/* A page of n tr_test events (16 bytes each: header word, 12 bytes of data) from value v. */
+static void event_page(unsigned char *page, uint64_t ts, int n, int v)
+{
+	unsigned long commit = 16UL * n;
+
+	memset(page, 0, PAGE);
+	memcpy(page, &ts, 8);
+	memcpy(page + 8, &commit, 8);
+	for (int i = 0; i < n; i++) {
+		unsigned char *e = page + 16 + 16 * i;
+		uint32_t hdr = 3 | (1u << 5);	/* type_len 3 (12 bytes), delta 1 */
+		uint16_t type = 42;
+		int32_t pid = 1, val = v + i;
+
+		memcpy(e, &hdr, 4);
+		memcpy(e + 4, &type, 2);
+		memcpy(e + 8, &pid, 4);
+		memcpy(e + 12, &val, 4);
+	}
+}
+
+/*
+ * v7, each compression: more pages than one chunk on CPU 1, none on
+ * CPU 0 (left out of the buffer, as trace-cmd does), an instance buffer;
+ * tr's reader gets every event back in order.
+ */
+TEST(v7_round_trip)
+{
+	enum { NPAGES = TFW_V7_CHUNK_PAGES + 5, PER_PAGE = 50 };
+	static const char *const names[] = { "none", "zstd", "zlib" };
+	unsigned char *pages = xcalloc(NPAGES, PAGE);
+
+	for (int i = 0; i < NPAGES; i++)
+		event_page(pages + (size_t)i * PAGE, 1000 + 100 * i, PER_PAGE, i * PER_PAGE);
+	for (int z = 0; z < 3; z++) {
+		struct tfw_meta m = { 0 };
+		struct tfw_src none[2] = { { .fd = -1 }, { .fd = -1 } };
+		struct tfw_src src[2] = { { .fd = -1 }, { .mem = pages, .size = (uint64_t)NPAGES * PAGE } };
+		struct tfw_buffer bufs[2] = { { NULL, none }, { "inst", src } };
+		struct tfw_result res;
+		struct tfile *tf = NULL;
+		struct tfile_cursor *c = NULL;
+		struct tfile_event ev;
+		char path[] = "/tmp/tr-test-tfw7.XXXXXX";
+		int fd = mkstemp(path), n = 0, ok = 1, r;
+		struct stat st;
+
+		m.page_size = PAGE;
+		m.cpus = 2;
+		m.version = 7;
+		m.zip = tfw_zip_parse(names[z]);
+		CHECK(m.zip >= 0);
+		tfw_blob_append(&m.header_page, v7_header_page, strlen(v7_header_page));
+		tfw_blob_append(&m.header_event, "type_len : 5 bits\n", 18);
+		tfw_meta_add_format(&m, "test", v7_event_fmt, strlen(v7_event_fmt));
+		tfw_blob_append(&m.cmdlines, "1 init\n", 7);
+		tfw_meta_add_option(&m, TFW_OPT_UNAME, "Linux test", 11);
+		m.clock = xstrdup("local");
+		CHECK(fd >= 0);
+		CHECK(tfw_write(fd, &m, bufs, 2, TFW_CONSUME | TFW_FIT, &res) == 0);
+		CHECK(fstat(fd, &st) == 0 && (uint64_t)st.st_size == res.bytes);
+		CHECK(res.data_bytes == (uint64_t)NPAGES * PAGE);
+		if (z)	/* compressed: the repetitive pages shrink a lot */
+			CHECK(res.bytes < (uint64_t)NPAGES * PAGE / 4);
+		CHECK(tfile_open(path, 0, &tf) == 0);
+		if (!tf)
+			goto next;
+		CHECK(tfile_info(tf)->version == 7);
+		CHECK_STR(tfile_info(tf)->compression, names[z]);
+		CHECK(tfile_info(tf)->cpus == 2);
+		CHECK(tfile_nbuffers(tf) == 2);
+		CHECK_STR(tfile_buffer(tf, 0)->name, "");
+		CHECK(tfile_buffer(tf, 0)->ncpus == 0);
+		CHECK_STR(tfile_buffer(tf, 1)->name, "inst");
+		CHECK(tfile_buffer(tf, 1)->ncpus == 1 && tfile_buffer(tf, 1)->cpus[0].cpu == 1);
+		CHECK(tfile_buffer(tf, 1)->compressed == (z != 0));
+		CHECK(tfile_cursor_open(tf, 1, 0, &c) == 0);
+		while (c && (r = tfile_cursor_next(c, &ev)) == 1) {
+			int32_t v;
+
+			memcpy(&v, (char *)ev.data + 8, 4);
+			if (v != n)
+				ok = 0;
+			n++;
+		}
+		CHECK(ok);
+		CHECK(n == NPAGES * PER_PAGE);
+		tfile_cursor_free(c);
+		tfile_close(tf);
+next:
+		unlink(path);
+		close(fd);
+		tfw_meta_free(&m);
+	}
+	free(pages);
+}
+
 UNIT_MAIN(T(top_level_file), T(instance_buffer_from_temp_file), T(missed_events_flags),
 	  T(missed_events_sign_extended), T(walk_skips_bad_pages),
-	  T(kernel_stats), T(own_pid_filters), T(latency_file))
+	  T(kernel_stats), T(own_pid_filters), T(latency_file), T(v7_round_trip))

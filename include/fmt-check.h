@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The event-format checker: what tr hands libtraceevent from a trace file.
+ *
+ * libtraceevent parses an event's format text (tep_parse_event) and later
+ * evaluates its print fmt against each record (tep_print_event) without
+ * checking either against anything: a format naming a field it lacks, a
+ * division by zero, a __print_hex or __print_array whose length is not
+ * bounded by the record, or a width of 2^31 crashes it, hangs it or makes it
+ * print memory past the record.  A trace file is data from anywhere, so
+ * every format from a file goes through here first:
+ *
+ *   fmt_check_format(text, len, &res);
+ *   if (res.verdict == FMT_CHECK_OK)   parse text as it is
+ *   else                               parse res.safe instead, then free it
+ *
+ * The checker is strict where the kernel's own formats never go: it accepts
+ * the formats a kernel writes (the unit tests hold some; a statement
+ * expression "({ ... })", which libtraceevent cannot evaluate anyway, is
+ * refused), and anything it cannot show to be safe is "risky" as much as
+ * wrong.  One check is left to the formatter: a __print_hex or
+ * __print_array length given as a field alone (REC->len) is allowed here,
+ * and fmt.c compares the field's value with each record's size.
+ *
+ * res.safe keeps the event's name, ID and every field line that is sound
+ * (a field line that is not, e.g. one running past 64 KiB, is dropped), and
+ * its print fmt is replaced by FMT_CHECK_MARK followed by the reason.  The
+ * formatter (fmt.c) recognises the mark, warns once per event type with the
+ * reason and prints the record's fields with its own bounds-checked printer.
+ */
+#ifndef TR_FMT_CHECK_H
+#define TR_FMT_CHECK_H
+
+#include <stddef.h>
+
+enum fmt_check_verdict {
+	FMT_CHECK_OK,		/* hand the text to libtraceevent as it is */
+	FMT_CHECK_PRINT,	/* the fields are sound, the print fmt is not */
+	FMT_CHECK_FIELDS,	/* some field lines are not: they are left out too */
+};
+
+/* The print fmt of a format the checker withheld starts with this. */
+#define FMT_CHECK_MARK "tr withheld the print fmt: "
+
+/* No field of a format lies past this (a record is at most a page). */
+#define FMT_CHECK_MAX_RECORD 65536
+
+struct fmt_check {
+	enum fmt_check_verdict verdict;
+	char why[160];		/* the first problem found, for the warning */
+	char *safe;		/* malloc'ed, NUL-terminated; NULL when OK */
+	size_t safe_len;
+};
+
+/* Check one event format text (need not be NUL-terminated); fills *res. */
+void fmt_check_format(const char *text, size_t len, struct fmt_check *res);
+
+/*
+ * Check a print fmt alone (what follows "print fmt: "), against the fields
+ * given as "name" strings with their sizes and signedness.  0 if safe, or
+ * -EINVAL with the reason in why.  For the unit tests and fmt_check_format.
+ */
+struct fmt_check_field {
+	const char *name;
+	size_t name_len;
+	int offset, size;
+	int is_signed;
+};
+int fmt_check_print(const char *print, size_t len, const struct fmt_check_field *fields,
+		    int nfields, char *why, size_t whylen);
+
+/*
+ * A filter string for tep_filter_add_filter_str, from the command line:
+ * libtraceevent copies it into a 1 KB error buffer twice over (once with a
+ * caret line under it), and keeps a number out of 64-bit range as if it
+ * were valid (leaking).  0, or -EINVAL with the reason in why.
+ */
+#define FMT_CHECK_MAX_FILTER 480
+int fmt_check_filter(const char *expr, char *why, size_t whylen);
+
+#endif

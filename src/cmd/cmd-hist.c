@@ -1,0 +1,414 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tr hist: a histogram of event fields while COMMAND runs (or for
+ * --duration, or until interrupted), made by a kernel hist trigger or, on
+ * kernels without them, by the userspace engine from the raw events (live
+ * or from a trace.dat file with -i).  Also: show, clear, pause and cont on
+ * histograms that already exist, and latency histograms between two events
+ * through a synthetic event (--latency, --sql).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "hist.h"
+#include "parse.h"
+#include "caps.h"
+
+enum action { ACT_RUN, ACT_SHOW, ACT_CLEAR, ACT_PAUSE, ACT_CONT };
+enum engine { ENG_AUTO, ENG_KERNEL, ENG_USER };
+
+struct args {
+	struct opt_instance inst;
+	enum action act;
+	const char *event, *keys, *vals, *sort, *filter, *name, *input;
+	uint64_t size, duration_ns;
+	enum engine engine;
+	struct hist_render_opts ro;
+	struct hist_latency lat;
+	char **command;
+};
+
+enum {
+	OPT_SIZE = 0x100, OPT_DURATION, OPT_BARS, OPT_JSON, OPT_CSV, OPT_ENGINE, OPT_NAME,
+	OPT_LATENCY, OPT_START, OPT_START_FILTER, OPT_END, OPT_END_FILTER, OPT_MATCH, OPT_UNITS,
+	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL, OPT_VALS, OPT_LIMIT,
+};
+
+static const struct argp_option options[] = {
+	{ "event", 'e', "SYS:EVENT", 0, "The event to make a histogram of", 0 },
+	{ "keys", 'k', "KEY[.MOD],...", 0,
+	  "Key fields, with modifiers .hex .sym .sym-offset .execname .syscall .log2 "
+	  ".buckets=N .usecs; common_pid, common_cpu, common_timestamp, common_stacktrace too", 0 },
+	{ "vals", OPT_VALS, "VAL[.MOD],...", 0, "Values to sum (hitcount always); .percent, .graph", 0 },
+	/* -v is --invert wherever it exists (tr.1, OPTION LETTERS). */
+	{ NULL, 'v', "VAL", OPTION_HIDDEN, NULL, 0 },
+	{ "sort", 's', "FIELD[.descending],...", 0, "Sort by these keys or values", 0 },
+	{ "filter", 'f', "FILTER", 0, "Count only events matching FILTER", 0 },
+	{ "size", OPT_SIZE, "N", 0, "Room for N entries (default 2048)", 0 },
+	{ "limit", OPT_LIMIT, "N", 0, "Print only the first N rows (the top N: counts and sums "
+	  "sort biggest first)", 0 },
+	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
+	{ "name", OPT_NAME, "NAME", 0, "A named histogram, shared between events", 0 },
+	{ "bars", OPT_BARS, NULL, 0, "Draw a bar for the sort value", 0 },
+	{ "json", OPT_JSON, NULL, 0, "Print JSON", 0 },
+	{ "csv", OPT_CSV, NULL, 0, "Print CSV", 0 },
+	{ "engine", OPT_ENGINE, "kernel|user", 0,
+	  "Aggregate in the kernel (hist triggers) or in userspace; default: the kernel if it can", 0 },
+	{ "input", 'i', "FILE", 0, "Aggregate the events of a recorded trace.dat (userspace)", 0 },
+	{ 0, 0, 0, 0, "Latency histograms:", 1 },
+	{ "latency", OPT_LATENCY, NULL, 0, "Histogram of the time from --start to --end", 1 },
+	{ "start", OPT_START, "SYS:EV", 0, "The event that starts the interval", 1 },
+	{ "start-filter", OPT_START_FILTER, "FILTER", 0, "Only start events matching FILTER", 1 },
+	{ "end", OPT_END, "SYS:EV", 0, "The event that ends it", 1 },
+	{ "end-filter", OPT_END_FILTER, "FILTER", 0, "Only end events matching FILTER", 1 },
+	{ "match", OPT_MATCH, "START_FIELD=END_FIELD", 0, "Pair start and end events on these fields", 1 },
+	{ "units", OPT_UNITS, "ns|us", 0, "Latency unit (default us)", 1 },
+	{ "onmax", OPT_ONMAX, "FIELD", 0, "Keep the maximum latency with --save fields (of the end)", 1 },
+	{ "save", OPT_SAVE, "F1,F2", 0, "End-event fields saved with the maximum", 1 },
+	{ "snapshot", OPT_SNAPSHOT, NULL, 0, "Take a snapshot at each new maximum", 1 },
+	{ "sql", OPT_SQL, "SQL", 0, "A synthetic event from SQL, as libtracefs' tracefs_sql takes it", 1 },
+	{ 0 }
+};
+
+static error_t parse(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		opt_bind(state, &a->inst, NULL, NULL);
+		return 0;
+	case 'e':
+		a->event = arg;
+		return 0;
+	case 'k':
+		a->keys = arg;
+		return 0;
+	case OPT_VALS:
+		a->vals = arg;
+		return 0;
+	case 'v':
+		argp_error(state, "-v means --invert in tr; the values to sum are --vals %s", arg);
+		return 0;
+	case 's':
+		a->sort = arg;
+		return 0;
+	case 'f':
+		a->filter = arg;
+		return 0;
+	case 'i':
+		a->input = arg;
+		return 0;
+	case OPT_SIZE:
+		if (parse_u64(arg, &a->size) || !a->size)
+			argp_error(state, "bad size '%s'", arg);
+		return 0;
+	case OPT_LIMIT: {
+		uint64_t n;
+
+		if (parse_u64(arg, &n) || !n)
+			argp_error(state, "bad limit '%s' (a number of rows, at least 1)", arg);
+		a->ro.limit = n;
+		return 0;
+	}
+	case OPT_DURATION:
+		if (parse_duration(arg, &a->duration_ns) || !a->duration_ns)
+			argp_error(state, "bad duration '%s'", arg);
+		return 0;
+	case OPT_NAME:
+		a->name = arg;
+		return 0;
+	case OPT_BARS:
+		a->ro.bars = true;
+		return 0;
+	case OPT_JSON:
+		a->ro.kind = HIST_OUT_JSON;
+		return 0;
+	case OPT_CSV:
+		a->ro.kind = HIST_OUT_CSV;
+		return 0;
+	case OPT_ENGINE:
+		if (!strcmp(arg, "kernel"))
+			a->engine = ENG_KERNEL;
+		else if (!strcmp(arg, "user"))
+			a->engine = ENG_USER;
+		else
+			argp_error(state, "bad engine '%s' (kernel or user)", arg);
+		return 0;
+	case OPT_LATENCY:
+		a->lat.on = true;
+		return 0;
+	case OPT_START:
+		a->lat.start = arg;
+		return 0;
+	case OPT_START_FILTER:
+		a->lat.start_filter = arg;
+		return 0;
+	case OPT_END:
+		a->lat.end = arg;
+		return 0;
+	case OPT_END_FILTER:
+		a->lat.end_filter = arg;
+		return 0;
+	case OPT_MATCH:
+		a->lat.match = arg;
+		return 0;
+	case OPT_UNITS:
+		if (strcmp(arg, "ns") && strcmp(arg, "us"))
+			argp_error(state, "bad units '%s' (ns or us)", arg);
+		a->lat.ns = !strcmp(arg, "ns");
+		return 0;
+	case OPT_ONMAX:
+		a->lat.onmax = arg;
+		return 0;
+	case OPT_SAVE:
+		a->lat.save = arg;
+		return 0;
+	case OPT_SNAPSHOT:
+		a->lat.snapshot = true;
+		return 0;
+	case OPT_SQL:
+		a->lat.sql = arg;
+		return 0;
+	case ARGP_KEY_ARG:
+		if (state->arg_num == 0 && a->act == ACT_RUN) {
+			/* A word that is no action is the COMMAND to run. */
+			static const char *const acts[] = { NULL, "show", "clear", "pause", "cont",
+							    NULL };
+			int i = opt_action_find(arg, acts);
+
+			if (i) {
+				a->act = (enum action)i;
+				return 0;
+			}
+		}
+		if (a->act != ACT_RUN)
+			argp_error(state, "too many arguments");
+		/* COMMAND and everything after it are the command's. */
+		a->command = &state->argv[state->next - 1];
+		state->next = state->argc;
+		return 0;
+	case ARGP_KEY_END:
+		if (a->lat.on || a->lat.sql) {
+			if (a->act != ACT_RUN)
+				argp_error(state, "--latency and --sql make a new histogram");
+			if (a->lat.on && a->lat.sql)
+				argp_error(state, "--latency and --sql exclude each other");
+			if (a->lat.on && (!a->lat.start || !a->lat.end || !a->lat.match))
+				argp_error(state, "--latency needs --start, --end and --match");
+			if (a->event)
+				argp_error(state, "--latency and --sql make their own event: no -e");
+			if (a->lat.save && !a->lat.onmax)
+				argp_error(state, "--save goes with --onmax");
+			if (a->lat.snapshot && a->lat.onmax)
+				argp_error(state, "--onmax and --snapshot exclude each other");
+		} else {
+			if (a->lat.start || a->lat.end || a->lat.match || a->lat.onmax || a->lat.save ||
+			    a->lat.snapshot)
+				argp_error(state, "--start, --end, --match, --onmax, --save and "
+						  "--snapshot go with --latency");
+			if (!a->event)
+				argp_error(state, "which event? give -e SYS:EVENT");
+			if (a->act == ACT_RUN && !a->keys)
+				argp_error(state, "a histogram needs keys: give -k KEY");
+		}
+		if (a->act != ACT_RUN && (a->keys || a->vals || a->sort || a->filter || a->size ||
+					  a->duration_ns || a->input || a->engine))
+			argp_error(state, "show, clear, pause and cont take only -e, --name, -B and "
+					  "the output options");
+		if (a->input && a->lat.sql)
+			argp_error(state, "--sql runs in the kernel: no -i");
+		if (a->input && a->engine == ENG_KERNEL)
+			argp_error(state, "-i FILE is read by the userspace engine");
+		if (a->input && (a->command || a->duration_ns))
+			argp_error(state, "-i FILE takes no COMMAND or --duration");
+		if (a->command && a->duration_ns)
+			argp_error(state, "COMMAND and --duration exclude each other");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp argp = {
+	options, parse,
+	"-e SYS:EVENT -k KEY[,KEY...] [--vals VAL,...] [-s SORT] [COMMAND [ARGS...]]\n"
+	"show|clear|pause|cont -e SYS:EVENT [--name NAME]\n"
+	"--latency --start SYS:EV --end SYS:EV --match START_FIELD=END_FIELD [COMMAND...]\n"
+	"--sql 'SELECT ... FROM ... JOIN ... ON ...' [COMMAND...]",
+	"Histograms of event fields, in the kernel (hist triggers) or in userspace.\v"
+	"Collects while COMMAND runs, for --duration, or until interrupted; then prints "
+	"the table and the kernel's totals and removes everything it set up.  On kernels "
+	"without hist triggers the same command line runs in userspace.  Examples:\n"
+	"  tr hist -e sched:sched_switch -k next_comm --duration 5s\n"
+	"  tr hist -e kmem:kmalloc -k call_site.sym --vals bytes_req -s bytes_req.descending\n"
+	"  tr hist --latency --start sched:sched_waking --end sched:sched_switch "
+	"--match pid=next_pid",
+	opt_instance_children, NULL, NULL
+};
+
+/*
+ * Render one result to stdout.  A userspace engine's note goes on stderr
+ * before a table (so both engines print the same table) and inline in JSON
+ * and CSV; outside a table (which says so itself) Dropped gets a warning.
+ */
+static int print_result(struct hist_result *res, const struct hist_render_opts *o)
+{
+	bool user = res->note != NULL;
+	int r;
+
+	if (res->note && o->kind == HIST_OUT_TABLE) {
+		fprintf(stderr, "tr: %s\n", res->note);
+		free(res->note);
+		res->note = NULL;
+	}
+	r = hist_render(stdout, res, o);
+	if (res->dropped && o->kind != HIST_OUT_TABLE)
+		tr_warn("%llu events were dropped: %s", (unsigned long long)res->dropped,
+			user ? "the table was full or events were lost"
+			     : "the table was full; raise --size");
+	return r;
+}
+
+/* Every histogram of an event, each under its trigger in a table. */
+static int print_results(struct hist_results *rs, const struct hist_render_opts *o)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < rs->n && !r; i++) {
+		if (o->kind == HIST_OUT_TABLE)
+			printf("%s# %s\n", i ? "\n" : "", rs->v[i].trigger);
+		r = print_result(&rs->v[i], o);
+	}
+	return r;
+}
+
+/* Our own instance unless -B says otherwise: the top-level buffer is left alone. */
+static int open_instance(const struct args *a, struct tfs_inst **in)
+{
+	char *name = a->inst.name ? xstrdup(a->inst.name) : xasprintf("tr-hist-%d", (int)getpid());
+	int r = cmd_instance_open(name, true, in);
+
+	free(name);
+	return r;
+}
+
+static int run(struct args *a, struct hist_spec *s, struct hist_result *res)
+{
+	struct hist_when w = { .command = a->command, .duration_ns = a->duration_ns };
+	struct tfs_inst *in = NULL;
+	bool kernel = a->engine == ENG_KERNEL || (a->engine == ENG_AUTO && !a->input &&
+						   caps_has(CAP_HIST));
+	char *why;
+	int r;
+
+	if (a->input)
+		return hist_user_file(s, a->input, res);
+	r = open_instance(a, &in);
+	if (r)
+		return r;
+	if (kernel)
+		return hist_kernel_run(in, s, &w, res);
+	why = xstrdup(a->engine == ENG_USER ? "--engine user"
+		      : caps_detail(CAP_HIST) ? caps_detail(CAP_HIST)
+					       : "no hist triggers");
+	r = hist_user_live(s, in, &w, why, res);
+	free(why);
+	return r;
+}
+
+/* Latency: synthetic events in the kernel when it has them, else the userspace matcher. */
+static int latency(struct args *a, struct hist_result *res)
+{
+	struct hist_when w = { .command = a->command, .duration_ns = a->duration_ns };
+	bool kernel = a->engine == ENG_KERNEL ||
+		      (a->engine == ENG_AUTO && !a->input && caps_has(CAP_HIST) &&
+		       caps_has(CAP_SYNTHETIC));
+	struct tfs_inst *in;
+	char *why;
+	int r;
+
+	if (kernel)
+		return hist_latency_run(&a->lat, a->inst.name, &w, a->keys, res);
+	if (a->lat.sql)
+		return tr_fail(-ENOTSUP, "--sql needs hist triggers and synthetic events: %s",
+			       caps_has(CAP_HIST) ? caps_detail(CAP_SYNTHETIC)
+						   : caps_detail(CAP_HIST));
+	if (a->input)
+		return hist_ulat_file(&a->lat, a->input, a->keys, res);
+	r = open_instance(a, &in);
+	if (r)
+		return r;
+	why = xstrdup(a->engine == ENG_USER	     ? "--engine user"
+		      : !caps_has(CAP_HIST)	     ? caps_detail(CAP_HIST)
+						     : caps_detail(CAP_SYNTHETIC));
+	r = hist_ulat_live(&a->lat, in, &w, a->keys, why, res);
+	free(why);
+	return r;
+}
+
+int cmd_hist(int argc, char **argv)
+{
+	struct args a = { 0 };
+	struct hist_spec s = { 0 };
+	struct hist_result res = { 0 };
+	struct hist_results all = { 0 };
+	struct tfs_inst *in;
+	int r = 0;
+
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	/* --latency measures in us (or ns with --units ns); --sql's fields are the user's. */
+	if (a.lat.on)
+		a.ro.unit = a.lat.ns ? "ns" : "us";
+	if (a.lat.on || a.lat.sql) {
+		r = latency(&a, &res);
+		if (!r)
+			r = print_result(&res, &a.ro);
+		hist_result_free(&res);
+		if (r)
+			tr_report(r, "cannot make the latency histogram");
+		return r ? EXIT_RUNTIME : EXIT_OK;
+	}
+	if (a.act == ACT_RUN)
+		r = hist_spec_build(&s, a.event, a.keys, a.vals, a.sort, a.filter, a.size, a.name);
+	else
+		r = hist_event_parse(a.event, &s.system, &s.event);
+	if (r) {
+		tr_error("%s", tr_failure());
+		return EXIT_USAGE;
+	}
+	switch (a.act) {
+	case ACT_RUN:
+		r = run(&a, &s, &res);
+		if (!r)
+			r = print_result(&res, &a.ro);
+		hist_result_free(&res);
+		break;
+	case ACT_SHOW:
+	case ACT_CLEAR:
+	case ACT_PAUSE:
+	case ACT_CONT:
+		r = cmd_instance_open(a.inst.name, false, &in);
+		if (r)
+			break;
+		if (a.act == ACT_SHOW) {
+			r = hist_kernel_show(in, s.system, s.event, a.name, &all);
+			if (!r)
+				r = print_results(&all, &a.ro);
+			hist_results_free(&all);
+		} else {
+			r = hist_kernel_control(in, s.system, s.event, a.name,
+						a.act == ACT_CLEAR   ? "clear"
+						: a.act == ACT_PAUSE ? "pause"
+								     : "cont");
+		}
+		break;
+	}
+	if (r)
+		tr_report(r, "hist");
+	hist_spec_free(&s);
+	return r ? EXIT_RUNTIME : EXIT_OK;
+}

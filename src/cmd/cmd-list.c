@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tr list: what the kernel offers.  -e [GLOB] events (--fields adds each
+ * event's format fields), -s systems, -t tracers, -o options, -C clocks,
+ * -B instances, -f [GLOB] functions.  Events when nothing is asked.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "parse.h"
+#include "caps.h"
+#include "tfs.h"
+
+enum what { W_EVENTS = 1, W_SYSTEMS = 2, W_TRACERS = 4, W_OPTIONS = 8, W_CLOCKS = 16,
+	    W_INSTANCES = 32, W_FUNCTIONS = 64 };
+
+struct args {
+	int last;	/* the previous option, so "-e GLOB" works as well as "-eGLOB" */
+	unsigned what;
+	const char *event_glob;
+	const char *func_glob;
+	bool fields;
+};
+
+enum { OPT_FIELDS = 0x100 };
+
+static const struct argp_option options[] = {
+	{ "events", 'e', "GLOB", OPTION_ARG_OPTIONAL, "Events (SYSTEM:EVENT), matching GLOB if given", 0 },
+	{ "fields", OPT_FIELDS, NULL, 0, "With -e: each event's format fields", 0 },
+	{ "systems", 's', NULL, 0, "Event systems", 0 },
+	{ "tracers", 't', NULL, 0, "Available tracers", 0 },
+	{ "options", 'o', NULL, 0, "Trace options and their values", 0 },
+	{ "clocks", 'C', NULL, 0, "Trace clocks, the current one in brackets", 0 },
+	{ "instances", 'B', NULL, 0, "Instances", 0 },
+	{ "functions", 'f', "GLOB", OPTION_ARG_OPTIONAL, "Traceable functions, matching GLOB if given", 0 },
+	{ 0 }
+};
+
+static error_t parse(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+	int last = a->last;
+
+	a->last = key;
+	switch (key) {
+	case 'e':
+		a->what |= W_EVENTS;
+		a->event_glob = arg;
+		return 0;
+	case OPT_FIELDS:
+		a->fields = true;
+		return 0;
+	case 's':
+		a->what |= W_SYSTEMS;
+		return 0;
+	case 't':
+		a->what |= W_TRACERS;
+		return 0;
+	case 'o':
+		a->what |= W_OPTIONS;
+		return 0;
+	case 'C':
+		a->what |= W_CLOCKS;
+		return 0;
+	case 'B':
+		a->what |= W_INSTANCES;
+		return 0;
+	case 'f':
+		a->what |= W_FUNCTIONS;
+		a->func_glob = arg;
+		return 0;
+	case ARGP_KEY_ARG:
+		if (last == 'e' && !a->event_glob)
+			a->event_glob = arg;
+		else if (last == 'f' && !a->func_glob)
+			a->func_glob = arg;
+		else
+			argp_error(state, "unexpected argument '%s'", arg);
+		return 0;
+	case ARGP_KEY_END:
+		if (!a->what)
+			a->what = W_EVENTS;
+		if (a->fields && !(a->what & W_EVENTS))
+			argp_error(state, "--fields goes with -e");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp argp = { options, parse, NULL,
+				  "List what the kernel offers: events, systems, tracers, "
+				  "options, clocks, instances or functions.",
+				  NULL, NULL, NULL };
+
+/* "sched:sched_switch" matches "sched_switch", "sched:*" or "*switch*". */
+static bool event_matches(const char *glob, const char *full)
+{
+	const char *colon = strchr(full, ':');
+
+	if (!glob)
+		return true;
+	if (strpbrk(glob, ":/")) {
+		char *g = xstrdup(glob);
+		bool m;
+
+		for (char *c = g; *c; c++)
+			if (*c == '/')
+				*c = ':';
+		m = glob_match(g, full);
+		free(g);
+		return m;
+	}
+	return glob_match(glob, colon ? colon + 1 : full) || glob_match(glob, full);
+}
+
+/* The field lines of an event's format file, trimmed to "type name; offset size signed". */
+static void print_fields(const char *full)
+{
+	char *colon = strchr(full, ':');
+	char *file = xasprintf("events/%.*s/%s/format", (int)(colon - full), full, colon + 1);
+	char *buf = NULL, *line, *save = NULL;
+
+	if (tfs_read(NULL, file, &buf)) {
+		printf("    (format unreadable)\n");
+		free(file);
+		return;
+	}
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char decl[256];
+		int off, size, sign;
+
+		if (sscanf(line, " field:%255[^;]; offset:%d; size:%d; signed:%d;", decl, &off, &size,
+			   &sign) == 4 && !strstr(decl, " common_"))
+			printf("    %-40s offset:%-4d size:%-4d signed:%d\n", decl, off, size, sign);
+	}
+	free(buf);
+	free(file);
+}
+
+static int list_events(const struct args *a, bool systems)
+{
+	struct strv ev = { 0 };
+	const char *last = NULL;
+	size_t lastlen = 0, shown = 0;
+	int r = tfs_events(NULL, &ev);
+
+	if (r)
+		return tr_report(r, "cannot read available_events");
+	for (size_t i = 0; i < ev.n; i++) {
+		const char *colon = strchr(ev.v[i], ':');
+
+		if (systems) {
+			size_t len = colon ? (size_t)(colon - ev.v[i]) : strlen(ev.v[i]);
+
+			if (!last || len != lastlen || strncmp(last, ev.v[i], len))
+				printf("%.*s\n", (int)len, ev.v[i]);
+			last = ev.v[i];
+			lastlen = len;
+			continue;
+		}
+		if (!event_matches(a->event_glob, ev.v[i]))
+			continue;
+		puts(ev.v[i]);
+		shown++;
+		if (a->fields)
+			print_fields(ev.v[i]);
+	}
+	strv_free(&ev);
+	if (!systems && a->event_glob && !shown)
+		return tr_error("no event matches '%s'", a->event_glob);
+	return 0;
+}
+
+static int print_words(const char *file)
+{
+	char *buf = NULL, *tok, *save = NULL;
+	int r = tfs_read(NULL, file, &buf);
+
+	if (r)
+		return tr_report(r, "cannot read %s", file);
+	for (tok = strtok_r(buf, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save))
+		puts(tok);
+	free(buf);
+	return 0;
+}
+
+static int list_options(void)
+{
+	char *buf = NULL, *line, *save = NULL;
+	int r = tfs_read(NULL, "trace_options", &buf);
+
+	if (r)
+		return tr_report(r, "cannot read trace_options");
+	/* trace_options says "noirq-info" for an option that is off. */
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *file = xasprintf("options/%s", line);
+		bool off = !tfs_exists(NULL, file) && !strncmp(line, "no", 2);
+
+		printf("%-24s %s\n", off ? line + 2 : line, off ? "off" : "on");
+		free(file);
+	}
+	free(buf);
+	return 0;
+}
+
+static int list_instances(void)
+{
+	struct strv names = { 0 };
+	int r = tfs_inst_list(&names);
+
+	if (r)
+		return tr_report(r, "cannot list instances");
+	for (size_t i = 0; i < names.n; i++)
+		puts(names.v[i]);
+	strv_free(&names);
+	return 0;
+}
+
+static int list_functions(const char *glob)
+{
+	char *buf = NULL, *line, *save = NULL;
+	int r = tfs_read(NULL, "available_filter_functions", &buf);
+
+	if (r == -EPERM || r == -EACCES)
+		return tr_error("cannot list functions: the kernel refuses to read "
+				"available_filter_functions (%s)", strerror(-r));
+	if (r == -ENOENT)
+		return tr_error("cannot list functions: this kernel has no dynamic ftrace "
+				"(no available_filter_functions)");
+	if (r)
+		return tr_report(r, "cannot read available_filter_functions");
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		/* "name [module]" */
+		char *sp = strchr(line, ' ');
+
+		if (sp)
+			*sp = '\0';
+		if (!glob || glob_match(glob, line))
+			puts(line);
+	}
+	free(buf);
+	return 0;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	struct args a = { 0 };
+	int r = 0;
+
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	if (a.what & W_SYSTEMS)
+		r |= list_events(&a, true);
+	if (a.what & W_EVENTS)
+		r |= list_events(&a, false);
+	if (a.what & W_TRACERS)
+		r |= print_words("available_tracers");
+	if (a.what & W_OPTIONS)
+		r |= list_options();
+	if (a.what & W_CLOCKS)
+		r |= print_words("trace_clock");
+	if (a.what & W_INSTANCES)
+		r |= list_instances();
+	if (a.what & W_FUNCTIONS)
+		r |= list_functions(a.func_glob);
+	return r ? EXIT_RUNTIME : EXIT_OK;
+}

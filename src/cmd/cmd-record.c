@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tr record: set up events (and a tracer), record every CPU's ring buffer
+ * into a trace.dat file while COMMAND runs, for --duration, or until
+ * SIGINT, then put tracefs back.  The recorder's own threads are filtered
+ * out of the events it enables (common_pid != ...) unless --no-filter.
+ * At the end a per-CPU summary of events, losses and bytes goes to stderr.
+ *
+ * A max-latency tracer (-p irqsoff, wakeup, ...) is recorded as trace-cmd
+ * does: no ring buffer readers; at the end the text of the trace file,
+ * which shows the worst section the kernel kept, goes into a v6 "latency"
+ * file with tracing_max_latency (reset to 0 at the start, and left as it
+ * ends) in its first line.
+ *
+ * With a snapshot trigger (--trigger SYS:EV:snapshot...) the instance's
+ * snapshot buffer is saved too, at the end, as the file's buffer
+ * "snapshot".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "parse.h"
+#include "caps.h"
+#include "rec.h"
+#include "session.h"
+#include "setup.h"
+#include "tfs.h"
+#include "tfw.h"
+
+struct args {
+	struct opt_instance inst;
+	struct opt_events ev;
+	struct tr_setup setup;
+	const char *output;
+	struct strv pids;
+	bool children, follow, quiet, no_filter, fail_on_loss;
+	uint64_t duration_ns;
+	char **command;
+	int file_version;	/* 0: not given */
+	int zip;		/* enum tfw_zip, or -1: not given */
+};
+
+enum { OPT_DURATION = 0x100, OPT_NO_FILTER, OPT_FAIL_ON_LOSS, OPT_FOLLOW, OPT_FILE_VERSION,
+       OPT_COMPRESSION };
+
+static const struct argp_option options[] = {
+	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.dat)", 0 },
+	{ "pid", 'P', "PID", 0, "Trace only this process (set_event_pid). Repeatable", 0 },
+	{ "children", 'c', NULL, 0, "Follow the traced processes' children (event-fork)", 0 },
+	{ "follow", OPT_FOLLOW, NULL, 0, "Trace only COMMAND (and with -c, its children)", 0 },
+	/* -F is the print filter of report and stream (tr.1, OPTION LETTERS). */
+	{ NULL, 'F', NULL, OPTION_HIDDEN, NULL, 0 },
+	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
+	{ "quiet", 'q', NULL, 0, "Print no summary and no status line", 0 },
+	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also record the recorder's own events", 0 },
+	{ "fail-on-loss", OPT_FAIL_ON_LOSS, NULL, 0, "Exit with 1 if any event was lost", 0 },
+	{ "file-version", OPT_FILE_VERSION, "6|7", 0,
+	  "trace.dat version to write (default 7, compressed with zstd)", 0 },
+	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0,
+	  "Compress a version 7 file with this (implies --file-version 7)", 0 },
+	{ 0 }
+};
+
+static error_t parse(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+	int pid;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		opt_bind(state, &a->inst, &a->ev, &a->setup);
+		return 0;
+	case 'o':
+		if (!*arg)
+			argp_error(state, "empty output file name");
+		a->output = arg;
+		return 0;
+	case 'P':
+		if (parse_int(arg, 1, 1 << 22, &pid))
+			argp_error(state, "bad pid '%s'", arg);
+		strv_push(&a->pids, arg);
+		return 0;
+	case 'c':
+		a->children = true;
+		return 0;
+	case OPT_FOLLOW:
+		a->follow = true;
+		return 0;
+	case 'F':
+		argp_error(state, "-F filters what report and stream print; to trace only COMMAND "
+				  "use --follow (trace-cmd record's -F)");
+		return 0;
+	case 'q':
+		a->quiet = true;
+		return 0;
+	case OPT_DURATION:
+		if (parse_duration(arg, &a->duration_ns) || !a->duration_ns)
+			argp_error(state, "bad duration '%s'", arg);
+		return 0;
+	case OPT_NO_FILTER:
+		a->no_filter = true;
+		return 0;
+	case OPT_FAIL_ON_LOSS:
+		a->fail_on_loss = true;
+		return 0;
+	case OPT_FILE_VERSION:
+		if (strcmp(arg, "6") && strcmp(arg, "7"))
+			argp_error(state, "bad file version '%s' (6 or 7)", arg);
+		a->file_version = arg[0] - '0';
+		return 0;
+	case OPT_COMPRESSION:
+		a->zip = tfw_zip_parse(arg);
+		if (a->zip < 0)
+			argp_error(state, "bad compression '%s' (zstd, zlib or none)", arg);
+		return 0;
+	case ARGP_KEY_ARG:
+		/* COMMAND and everything after it are the command's. */
+		a->command = &state->argv[state->next - 1];
+		state->next = state->argc;
+		return 0;
+	case ARGP_KEY_END:
+		if (a->follow && !a->command)
+			argp_error(state, "--follow needs a COMMAND to follow");
+		if (a->follow && a->pids.n)
+			argp_error(state, "--follow and -P exclude each other");
+		if (a->children && !a->follow && !a->pids.n)
+			argp_error(state, "-c goes with -P or --follow");
+		if (!a->ev.list.n && !a->setup.tracer)
+			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
+		if (a->file_version == 6 && a->zip > TFW_ZIP_NONE)
+			argp_error(state, "a version 6 file cannot be compressed: use --file-version 7");
+		if (rec_latency_tracer(a->setup.tracer) && a->inst.name)
+			argp_error(state, "latency tracer '%s' works in the top-level buffer only, "
+					  "not with -B", a->setup.tracer);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp argp = {
+	options, parse, "[COMMAND [ARGS...]]",
+	"Record events into a trace.dat file (trace-cmd's format) while COMMAND runs, "
+	"for --duration, or until interrupted.\v"
+	"Events of the ftrace system (ftrace:print, the trace_marker writes) are always "
+	"in the buffer and need no enabling.  The file opens with 'trace-cmd report' and "
+	"KernelShark.",
+	opt_session_children, NULL, NULL
+};
+
+static char *dir_of(const char *path)
+{
+	char *copy = xstrdup(path), *d = xstrdup(dirname(copy));
+
+	free(copy);
+	return d;
+}
+
+/* The summary and warnings on stderr; the exit status. */
+static int finish(const struct args *a, const struct rec_record_result *res)
+{
+	const struct rec_summary *sum = &res->sum;
+
+	if (res->latency) {
+		if (!a->quiet)
+			rec_latency_print(stderr, a->setup.tracer, res->max_us, res->latency_bytes,
+					  a->output);
+		return EXIT_OK;
+	}
+	if (res->reader_err == -ENOSPC)
+		tr_warn("no space left on the file system of '%s': recording stopped early",
+			a->output);
+	else if (res->reader_err)
+		tr_warn("a reader stopped early: %s", strerror(-res->reader_err));
+	if (!a->quiet)
+		rec_summary_print(stderr, sum, a->output);
+	if (sum->fell_back_v6)
+		tr_warn("no room to compress '%s': it was written as version 6", a->output);
+	if (sum->dropped_kallsyms)
+		tr_warn("no room for kernel symbols in '%s': addresses will not be named",
+			a->output);
+	if (sum->dropped_cmdlines)
+		tr_warn("no room for the saved command names in '%s'", a->output);
+	if (sum->dropped_bytes)
+		tr_warn("no room for %llu bytes of events: the newest were left out",
+			(unsigned long long)sum->dropped_bytes);
+	if (res->reader_err)
+		return EXIT_RUNTIME;
+	if (a->fail_on_loss && sum->total.lost) {
+		tr_error("%llu events were lost", (unsigned long long)sum->total.lost);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
+}
+
+/* The status line at a terminal: what was drawn last, to rate events and to erase it. */
+struct status {
+	bool drawn;
+	uint64_t last_ns, last_events;
+};
+
+/*
+ * One line on stderr, redrawn in place: elapsed, events/s since the last
+ * line, MB written, and the CPUs that lost events so far.
+ */
+static void status_draw(void *arg, const struct rec_progress *p)
+{
+	struct status *st = arg;
+	double dt = (p->elapsed_ns - st->last_ns) / 1e9;
+	double rate = dt > 0 ? (p->events - st->last_events) / dt : 0;
+	char line[512];
+	int n;
+
+	n = snprintf(line, sizeof(line), "\r%.1f s, %.0f events/s, %.1f MB written",
+		     p->elapsed_ns / 1e9, rate, p->bytes / 1e6);
+	for (int c = 0, first = 1; c < p->ncpus && n < (int)sizeof(line) - 40; c++) {
+		if (!p->lost[c])
+			continue;
+		n += snprintf(line + n, sizeof(line) - n, "%s cpu%d %llu", first ? ", lost:" : "",
+			      c, (unsigned long long)p->lost[c]);
+		first = 0;
+	}
+	fprintf(stderr, "%s\033[K", line);
+	fflush(stderr);
+	st->drawn = true;
+	st->last_ns = p->elapsed_ns;
+	st->last_events = p->events;
+}
+
+static void status_erase(struct status *st)
+{
+	if (st->drawn)
+		fputs("\r\033[K", stderr);
+	st->drawn = false;
+}
+
+/*
+ * The version and compression asked for, as rec_write_file() flags.  The
+ * default is v7 with zstd, as trace-cmd's: see README (files about a
+ * tenth of v6's for a little CPU after recording, and no events lost).
+ */
+static unsigned file_flags(const struct args *a)
+{
+	if (a->file_version == 6)
+		return 0;
+	return REC_FILE_V7 | REC_ZIP(a->zip < 0 ? TFW_ZIP_ZSTD : a->zip);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct args a = { .zip = -1 };
+	struct rec_record_result res = { 0 };
+	struct status st = { 0 };
+	bool status_line;
+	struct tfs_inst *in;
+	char *dir = NULL;
+	int fd = -1, status = EXIT_RUNTIME;
+
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	if (!a.output)
+		a.output = "trace.dat";
+	if (a.command && !session_runnable(a.command[0])) {
+		tr_error("cannot run '%s': command not found", a.command[0]);
+		goto out;
+	}
+	/* An output we cannot write fails before tracefs is touched. */
+	fd = open(a.output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		tr_error("cannot write '%s': %s", a.output, strerror(errno));
+		goto out;
+	}
+	dir = dir_of(a.output);
+	/* Only a person at a terminal wants it; logs and pipes get the summary alone. */
+	status_line = !a.quiet && isatty(STDERR_FILENO);
+	if (cmd_instance_open(a.inst.name, true, &in) ||
+	    rec_record(&(struct rec_record_opts){ .inst = in, .setup = &a.setup,
+						  .events = &a.ev.list, .pids = &a.pids,
+						  .children = a.children, .follow = a.follow,
+						  .no_filter = a.no_filter, .command = a.command,
+						  .duration_ns = a.duration_ns, .fd = fd,
+						  .tmp_dir = dir,
+						  .file_flags = file_flags(&a),
+						  .progress = status_line ? status_draw : NULL,
+						  .progress_arg = &st },
+		       &res)) {
+		status_erase(&st);
+		tr_report(-EIO, "cannot record");
+		/* Nothing was recorded: leave no empty file behind. */
+		if (!res.sum.cpu && !res.latency)
+			unlink(a.output);
+		goto out;
+	}
+	status_erase(&st);
+	status = finish(&a, &res);
+out:
+	if (fd >= 0 && close(fd) && !status) {
+		tr_error("cannot write '%s': %s", a.output, strerror(errno));
+		status = EXIT_RUNTIME;
+	}
+	free(dir);
+	rec_summary_free(&res.sum);
+	evsel_list_free(&a.ev.list);
+	strv_free(&a.pids);
+	setup_free(&a.setup);
+	return status;
+}

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tr report: print a recorded trace (trace.dat, versions 6 and 7, from tr or
+ * trace-cmd), every buffer and CPU of every -i file merged in timestamp
+ * order, each event as the kernel's `trace` file would show it.  --format
+ * json|csv for machines, --stat for a summary, --events for the formats.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "fmt.h"
+#include "parse.h"
+
+enum { MAX_CPUS = 4096 };
+
+struct args {
+	struct fmt_report r;
+	uint64_t cpus[MAX_CPUS / 64];
+	const char *format;
+	/* --ts-offset: per input (parallel to r.inputs), and for inputs given without one */
+	int64_t *offs;
+	bool *off_set;
+	int64_t all_off;
+};
+
+enum {
+	OPT_CPU = 0x100, OPT_EVENTS, OPT_STAT, OPT_FIRST, OPT_LAST, OPT_FORMAT, OPT_PLUGINS,
+	OPT_BUFFER, OPT_COMM, OPT_TS_DIFF, OPT_TS_OFFSET,
+};
+
+static const struct argp_option options[] = {
+	{ "input", 'i', "FILE", 0, "Read FILE (default trace.dat); repeat to merge files", 0 },
+	{ "cpu", OPT_CPU, "LIST", 0, "Only these CPUs, e.g. 0-3,6", 0 },
+	{ "buffer", OPT_BUFFER, "NAME", 0,
+	  "Only the buffer NAME: an instance, 'snapshot', or 'top' for the top level. "
+	  "Repeatable", 0 },
+	{ "filter", 'F', "FILTER", 0,
+	  "Only events matching FILTER, e.g. 'sched_switch: prev_pid != 0' or 'sched/.*'. "
+	  "Repeatable", 0 },
+	{ "invert", 'v', NULL, 0, "Show the events the -F filters do not match instead", 0 },
+	{ "pid", 'P', "PID[,PID...]", 0, "Only events of these tasks. Repeatable", 0 },
+	{ "comm", OPT_COMM, "GLOB", 0,
+	  "Only events of tasks whose name (as printed) matches GLOB. Repeatable", 0 },
+	{ "ts-diff", OPT_TS_DIFF, NULL, 0,
+	  "Show the time since the previous printed event after each timestamp", 0 },
+	{ "ts-offset", OPT_TS_OFFSET, "NS", 0,
+	  "Add NS nanoseconds (may be negative) to the timestamps of the -i file before it, "
+	  "or of every file when no -i comes before it", 0 },
+	{ "raw", 'R', NULL, 0, "Print the fields as name=value instead of the event's format", 0 },
+	{ "ns", 't', NULL, 0, "Timestamps to the nanosecond", 0 },
+	{ "plugins", OPT_PLUGINS, NULL, 0,
+	  "Load libtraceevent's plugins (trace-cmd's compact forms)", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0,
+	  "Output text (default: each event's text as the kernel's trace file prints it), "
+	  "libtraceevent (the text trace-cmd report -N prints, to diff against trace-cmd), "
+	  "json (one object a line) or csv", 0 },
+	{ "events", OPT_EVENTS, NULL, 0, "List the event formats stored in the file", 0 },
+	{ "stat", OPT_STAT, NULL, 0,
+	  "Counts per CPU and per event, lost events, time span and the file's metadata", 0 },
+	{ "first-event", OPT_FIRST, NULL, 0, "Only the first event of each CPU", 0 },
+	{ "last-event", OPT_LAST, NULL, 0, "Only the last event of each CPU", 0 },
+	{ 0 }
+};
+
+static void add_input(struct args *a, const char *path)
+{
+	size_t n = a->r.inputs.n + 1;
+
+	strv_push(&a->r.inputs, path);
+	a->offs = xrealloc(a->offs, n * sizeof(*a->offs));
+	a->off_set = xrealloc(a->off_set, n * sizeof(*a->off_set));
+	a->offs[n - 1] = 0;
+	a->off_set[n - 1] = false;
+}
+
+static error_t parse(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+
+	switch (key) {
+	case 'i':
+		add_input(a, arg);
+		return 0;
+	case 'P': {
+		char *copy = xstrdup(arg), *save = NULL;
+
+		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			int pid;
+
+			if (parse_int(t, 0, INT32_MAX, &pid))
+				argp_error(state, "bad pid '%s'", t);
+			a->r.pids = xrealloc(a->r.pids, (a->r.npids + 1) * sizeof(*a->r.pids));
+			a->r.pids[a->r.npids++] = pid;
+		}
+		if (!a->r.npids)
+			argp_error(state, "bad pid '%s'", arg);
+		free(copy);
+		return 0;
+	}
+	case OPT_COMM:
+		if (!*arg)
+			argp_error(state, "empty task name");
+		strv_push(&a->r.comms, arg);
+		return 0;
+	case OPT_TS_DIFF:
+		a->r.fo.ts_diff = true;
+		return 0;
+	case OPT_TS_OFFSET: {
+		int64_t v;
+
+		if (parse_i64(arg, &v))
+			argp_error(state, "bad time offset '%s' (nanoseconds, e.g. -1500000)", arg);
+		if (a->r.inputs.n) {
+			a->offs[a->r.inputs.n - 1] = v;
+			a->off_set[a->r.inputs.n - 1] = true;
+		} else {
+			a->all_off = v;
+		}
+		return 0;
+	}
+	case OPT_CPU:
+		if (parse_cpu_list(arg, a->cpus, MAX_CPUS))
+			argp_error(state, "bad cpu list '%s'", arg);
+		a->r.cpus = a->cpus;
+		a->r.max_cpus = MAX_CPUS;
+		return 0;
+	case 'F':
+		strv_push(&a->r.filters, arg);
+		return 0;
+	case OPT_BUFFER:
+		if (!*arg)
+			argp_error(state, "empty buffer name");
+		strv_push(&a->r.buffers, arg);
+		return 0;
+	case 'v':
+		a->r.invert = true;
+		return 0;
+	case 'R':
+		a->r.fo.raw = true;
+		return 0;
+	case 't':
+		a->r.fo.ns = true;
+		return 0;
+	case OPT_PLUGINS:
+		a->r.plugins = true;
+		return 0;
+	case OPT_FORMAT:
+		a->r.fo.lib = false;
+		if (!strcmp(arg, "text"))
+			a->r.fo.kind = FMT_TEXT;
+		else if (!strcmp(arg, "libtraceevent"))
+			a->r.fo.kind = FMT_TEXT, a->r.fo.lib = true;
+		else if (!strcmp(arg, "json"))
+			a->r.fo.kind = FMT_JSON;
+		else if (!strcmp(arg, "csv"))
+			a->r.fo.kind = FMT_CSV;
+		else
+			argp_error(state, "bad format '%s' (text, libtraceevent, json or csv)", arg);
+		a->format = arg;
+		return 0;
+	case OPT_EVENTS:
+		a->r.list_events = true;
+		return 0;
+	case OPT_STAT:
+		a->r.stat = true;
+		return 0;
+	case OPT_FIRST:
+		a->r.first = true;
+		return 0;
+	case OPT_LAST:
+		a->r.last = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		/* trace-cmd report FILE: a positional file is one more -i. */
+		add_input(a, arg);
+		return 0;
+	case ARGP_KEY_END:
+		if (a->r.list_events + a->r.stat + (a->r.first || a->r.last) > 1)
+			argp_error(state, "--events, --stat and --first-event/--last-event exclude "
+					  "each other");
+		if (a->r.invert && !a->r.filters.n)
+			argp_error(state, "-v goes with -F");
+		if (a->format && (a->r.list_events || a->r.stat))
+			argp_error(state, "--format does not go with --events or --stat");
+		if (a->r.fo.kind != FMT_TEXT && (a->r.fo.raw || a->r.fo.ns || a->r.fo.ts_diff))
+			argp_error(state, "-R, -t and --ts-diff are for text output");
+		if (a->r.fo.ts_diff && (a->r.list_events || a->r.stat))
+			argp_error(state, "--ts-diff does not go with --events or --stat");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp argp = {
+	options, parse, "[FILE...]",
+	"Print a recorded trace: the events of every CPU, buffer and file merged in time "
+	"order, each as the kernel's trace file shows it: the event's text as the kernel "
+	"prints it, and the time as its trace clock counts (seconds for the ns clocks, the "
+	"count for counter, uptime and x86-tsc).  Where the kernel shows a task as <...>, "
+	"tr fills in a name the trace itself gives that pid (sched_switch, wakeups, fork, "
+	"exec, task_rename).",
+	NULL, NULL, NULL
+};
+
+int cmd_report(int argc, char **argv)
+{
+	static char buf[1 << 20];
+	struct args a = { 0 };
+	int r;
+
+	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	if (!a.r.inputs.n)
+		add_input(&a, "trace.dat");
+	for (size_t i = 0; i < a.r.inputs.n; i++)
+		if (!a.off_set[i])
+			a.offs[i] = a.all_off;
+	a.r.ts_offsets = a.offs;
+	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
+	r = fmt_report_run(&a.r, stdout);
+	if (r)
+		tr_report(r, "report");
+	fflush(stdout);
+	strv_free(&a.r.inputs);
+	strv_free(&a.r.filters);
+	strv_free(&a.r.buffers);
+	strv_free(&a.r.comms);
+	free(a.r.pids);
+	free(a.offs);
+	free(a.off_set);
+	return r ? EXIT_RUNTIME : EXIT_OK;
+}

@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tr show: print the trace file, or --pipe to follow trace_pipe (with -e,
+ * enabling those events only while it runs), --snapshot, --cpu N for one
+ * CPU's buffer, or any one control file of the instance by name.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "parse.h"
+#include "caps.h"
+#include "setup.h"
+#include "tfs.h"
+
+struct args {
+	struct opt_instance inst;
+	struct opt_events ev;
+	bool pipe, snapshot;
+	int cpu;
+	const char *file;
+};
+
+enum { OPT_PIPE = 0x100, OPT_SNAPSHOT, OPT_CPU };
+
+static const struct argp_option options[] = {
+	{ "pipe", OPT_PIPE, NULL, 0, "Follow trace_pipe (consuming) until interrupted", 0 },
+	{ "snapshot", OPT_SNAPSHOT, NULL, 0, "Print the snapshot buffer", 0 },
+	{ "cpu", OPT_CPU, "N", 0, "Only CPU N's buffer", 0 },
+	{ 0 }
+};
+
+static error_t parse(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		opt_bind(state, &a->inst, &a->ev, NULL);
+		return 0;
+	case OPT_PIPE:
+		a->pipe = true;
+		return 0;
+	case OPT_SNAPSHOT:
+		a->snapshot = true;
+		return 0;
+	case OPT_CPU:
+		if (parse_int(arg, 0, 4095, &a->cpu))
+			argp_error(state, "bad cpu '%s'", arg);
+		return 0;
+	case ARGP_KEY_ARG:
+		if (a->file)
+			argp_error(state, "too many arguments");
+		if (arg[0] == '/' || strstr(arg, ".."))
+			argp_error(state, "'%s' is not a file in the instance", arg);
+		a->file = arg;
+		return 0;
+	case ARGP_KEY_END:
+		if (a->pipe + a->snapshot + !!a->file > 1)
+			argp_error(state, "--pipe, --snapshot and FILE exclude each other");
+		if (a->ev.list.n && !a->pipe)
+			argp_error(state, "-e goes with --pipe");
+		if (a->file && a->cpu >= 0)
+			argp_error(state, "--cpu does not go with FILE");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp_child children[] = {
+	{ &opt_instance_argp, 0, "Instance:", 0 },
+	{ &opt_events_argp, 0, "Events to enable while following --pipe:", 0 },
+	{ 0 }
+};
+
+static const struct argp argp = { options, parse, "[FILE]",
+				  "Print the trace buffer, follow trace_pipe, or print one control "
+				  "file (e.g. 'tr show current_tracer').",
+				  children, NULL, NULL };
+
+/* Copy fd to stdout; a pipe is polled so SIGINT/SIGTERM end it promptly. */
+static int copy_out(int fd, bool follow)
+{
+	char buf[65536];
+
+	for (;;) {
+		ssize_t n;
+
+		if (tr_stop)
+			return 0;
+		if (follow) {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			if (poll(&p, 1, 200) <= 0)
+				continue;
+		}
+		n = read(fd, buf, sizeof(buf));
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0) {
+			if (!follow)
+				return 0;
+			continue;
+		}
+		if (fwrite(buf, 1, n, stdout) != (size_t)n)
+			return errno == EPIPE ? 0 : -errno;
+		if (follow && fflush(stdout))
+			return errno == EPIPE ? 0 : -errno;
+	}
+}
+
+int cmd_show(int argc, char **argv)
+{
+	struct args a = { .cpu = -1 };
+	struct tfs_inst *in;
+	char *file, *path;
+	int fd, r;
+
+	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	if (a.snapshot && caps_require(CAP_SNAPSHOT))
+		goto fail;
+	if (cmd_instance_open(a.inst.name, a.ev.list.n > 0, &in))
+		goto fail;
+	if (a.file)
+		file = xstrdup(a.file);
+	else if (a.cpu >= 0)
+		file = xasprintf("per_cpu/cpu%d/%s", a.cpu,
+				 a.pipe ? "trace_pipe" : a.snapshot ? "snapshot" : "trace");
+	else
+		file = xstrdup(a.pipe ? "trace_pipe" : a.snapshot ? "snapshot" : "trace");
+	if (a.cpu >= 0 && !tfs_exists(in, file)) {
+		tr_error("no cpu %d in this kernel", a.cpu);
+		free(file);
+		goto fail;
+	}
+	if (a.ev.list.n) {
+		r = setup_events(in, &a.ev.list);
+		if (!r)
+			r = tfs_set(in, "tracing_on", "1");
+		if (r) {
+			tr_report(r, "cannot enable events");
+			free(file);
+			goto fail;
+		}
+	}
+	path = tfs_path(in, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC | (a.pipe ? O_NONBLOCK : 0));
+	if (fd < 0) {
+		r = -errno;
+		if (r == -ENOENT)
+			tr_error("no file '%s' in %s", file, in->dir);
+		else
+			tr_report(r, "cannot read '%s'", path);
+		free(path);
+		free(file);
+		goto fail;
+	}
+	r = copy_out(fd, a.pipe || !strcmp(file, "trace_pipe"));
+	close(fd);
+	if (r)
+		tr_report(r, "cannot read '%s'", path);
+	free(path);
+	free(file);
+	evsel_list_free(&a.ev.list);
+	return r ? EXIT_RUNTIME : EXIT_OK;
+fail:
+	if (tr_failure())
+		tr_report(-EIO, "show");
+	evsel_list_free(&a.ev.list);
+	return EXIT_RUNTIME;
+}

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tr stream: trace without a file.  Sets up events and tracer as tr record
+ * does, reads the per-CPU buffers live and prints each event as it arrives,
+ * merged across CPUs and formatted as tr report formats it, until SIGINT,
+ * SIGTERM or --duration.  Everything set up is put back after.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "parse.h"
+#include "rec.h"
+#include "session.h"
+#include "setup.h"
+#include "stream.h"
+
+struct args {
+	struct opt_instance inst;
+	struct opt_events ev;
+	struct tr_setup setup;
+	struct strv filters;
+	bool invert, no_filter;
+	struct fmt_opts fo;
+	uint64_t duration_ns;
+};
+
+enum { OPT_FORMAT = 0x100, OPT_DURATION, OPT_NO_FILTER };
+
+static const struct argp_option options[] = {
+	{ "report-filter", 'F', "FILTER", 0,
+	  "Print only events matching FILTER ('sched_switch: prev_pid == 0'). Repeatable", 0 },
+	{ "invert", 'v', NULL, 0, "Print the events the -F filters do not match instead", 0 },
+	{ "raw", 'R', NULL, 0, "Print the fields as name=value", 0 },
+	{ "ns", 't', NULL, 0, "Timestamps to the nanosecond", 0 },
+	{ "format", OPT_FORMAT, "FMT", 0,
+	  "text (default: the kernel's text), libtraceevent (trace-cmd's), json or csv", 0 },
+	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
+	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also show tr's own events", 0 },
+	{ 0 }
+};
+
+static error_t parse(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		opt_bind(state, &a->inst, &a->ev, &a->setup);
+		return 0;
+	case 'F':
+		strv_push(&a->filters, arg);
+		return 0;
+	case 'v':
+		a->invert = true;
+		return 0;
+	case 'R':
+		a->fo.raw = true;
+		return 0;
+	case 't':
+		a->fo.ns = true;
+		return 0;
+	case OPT_FORMAT:
+		a->fo.lib = false;
+		if (!strcmp(arg, "text"))
+			a->fo.kind = FMT_TEXT;
+		else if (!strcmp(arg, "libtraceevent"))
+			a->fo.kind = FMT_TEXT, a->fo.lib = true;
+		else if (!strcmp(arg, "json"))
+			a->fo.kind = FMT_JSON;
+		else if (!strcmp(arg, "csv"))
+			a->fo.kind = FMT_CSV;
+		else
+			argp_error(state, "unknown format '%s' (text, libtraceevent, json or csv)",
+				   arg);
+		return 0;
+	case OPT_DURATION:
+		if (parse_duration(arg, &a->duration_ns) || !a->duration_ns)
+			argp_error(state, "bad duration '%s'", arg);
+		return 0;
+	case OPT_NO_FILTER:
+		a->no_filter = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		return 0;
+	case ARGP_KEY_END:
+		if (a->invert && !a->filters.n)
+			argp_error(state, "-v goes with -F");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp argp = { options, parse, NULL,
+				  "Trace without a file: print events live as they arrive, merged "
+				  "across CPUs and formatted as 'tr report' formats them, until "
+				  "interrupted or --duration ends.",
+				  opt_session_children, NULL, NULL };
+
+int cmd_stream(int argc, char **argv)
+{
+	struct args a = { 0 };
+	struct evsel_list enable = { 0 };
+	struct session *sess = NULL;
+	struct stream *s = NULL;
+	struct session_opts so;
+	struct tfs_inst *in;
+	struct tr_setup setup;
+	pid_t own[1024];
+	size_t nown = 0;
+	int r;
+
+	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	r = cmd_instance_open(a.inst.name, true, &in);
+	if (!r)
+		r = stream_new(&(struct stream_opts){ .inst = in, .fo = a.fo, .filters = &a.filters,
+						      .invert = a.invert },
+			       stdout, &s);
+	/* The tracer before the readers open: the kernel refuses to change it after. */
+	if (!r) {
+		setup = a.setup;
+		setup.events = NULL;
+		setup.triggers = (struct strv){ 0 };
+		r = setup_apply(in, &setup);
+	}
+	if (!r) {
+		so = (struct session_opts){ .inst = in, .duration_ns = a.duration_ns,
+					    .tick = stream_tick, .tick_ms = STREAM_BATCH_MS,
+					    .arg = s };
+		stream_rec_opts(s, &so.rec);
+		r = session_open(&so, &sess);
+	}
+	if (!r) {
+		stream_attach(s, session_rec(sess));
+		if (!a.no_filter)
+			nown = session_own_pids(sess, own, ARRAY_SIZE(own));
+		r = rec_events_to_enable(&a.ev.list, own, nown, &enable);
+	}
+	if (!r) {
+		setup = (struct tr_setup){ .events = &enable, .triggers = a.setup.triggers };
+		r = setup_apply(in, &setup);
+	}
+	if (!r)
+		r = session_run(sess);
+	if (!r && session_end(sess) == SESSION_READER_FAILED)
+		r = tr_fail(rec_error(session_rec(sess)), "a reader stopped: %s",
+			    strerror(-rec_error(session_rec(sess))));
+	if (sess) {
+		int rr = stream_finish(s);
+
+		if (!r)
+			r = rr;
+	}
+	if (r)
+		tr_report(r, "stream");
+	session_free(sess);
+	stream_free(s);
+	evsel_list_free(&enable);
+	evsel_list_free(&a.ev.list);
+	strv_free(&a.filters);
+	setup_free(&a.setup);
+	return r ? EXIT_RUNTIME : EXIT_OK;
+}

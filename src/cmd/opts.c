@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Option groups shared by several commands, as argp children: the parent
+ * hands each its input with opt_bind() at ARGP_KEY_INIT.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "parse.h"
+#include "setup.h"
+#include "trigger.h"
+
+enum { OPT_TRIGGER = 0x200, OPT_GRAPH_NOTRACE, OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_THRESH };
+#include "tfs.h"
+
+static const struct argp_option instance_options[] = {
+	{ "instance", 'B', "NAME", 0, "Use the tracefs instance NAME instead of the top-level buffer", 0 },
+	{ 0 }
+};
+
+static error_t instance_parse(int key, char *arg, struct argp_state *state)
+{
+	struct opt_instance *o = state->input;
+
+	switch (key) {
+	case 'B':
+		if (!tfs_inst_valid_name(arg))
+			argp_error(state, "bad instance name '%s'", arg);
+		o->name = arg;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+const struct argp opt_instance_argp = { instance_options, instance_parse, NULL, NULL, NULL, NULL, NULL };
+
+const struct argp_child opt_instance_children[] = {
+	{ &opt_instance_argp, 0, "Instance:", 0 },
+	{ 0 }
+};
+
+error_t opt_instance_only_parse(int key, char *arg, struct argp_state *state)
+{
+	switch (key) {
+	case ARGP_KEY_INIT:
+		opt_bind(state, state->input, NULL, NULL);
+		return 0;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static bool is_shared(const struct argp *a)
+{
+	return a == &opt_instance_argp || a == &opt_events_argp || a == &opt_setup_argp;
+}
+
+/*
+ * The command's own argp: the one whose children are the shared groups.
+ * Note that glibc puts the argp given to argp_parse() under a root of its
+ * own (with --help and --usage), so the search starts there.
+ */
+static const struct argp *owner(const struct argp *a)
+{
+	const struct argp_child *c = a ? a->children : NULL;
+
+	for (int i = 0; c && c[i].argp; i++)
+		if (is_shared(c[i].argp))
+			return a;
+	for (int i = 0; c && c[i].argp; i++) {
+		const struct argp *o = owner(c[i].argp);
+
+		if (o)
+			return o;
+	}
+	return NULL;
+}
+
+void opt_bind(struct argp_state *state, struct opt_instance *inst, struct opt_events *ev,
+	      struct tr_setup *setup)
+{
+	const struct argp *a = owner(state->root_argp);
+	const struct argp_child *c = a ? a->children : NULL;
+
+	for (int i = 0; c && c[i].argp; i++) {
+		if (c[i].argp == &opt_instance_argp)
+			state->child_inputs[i] = inst;
+		else if (c[i].argp == &opt_events_argp)
+			state->child_inputs[i] = ev;
+		else if (c[i].argp == &opt_setup_argp)
+			state->child_inputs[i] = setup;
+	}
+}
+
+int opt_action_find(const char *arg, const char *const *words)
+{
+	for (int i = 1; words[i]; i++)
+		if (!strcmp(arg, words[i]))
+			return i;
+	return 0;
+}
+
+int opt_action(struct argp_state *state, const char *arg, const char *const *words)
+{
+	int i = opt_action_find(arg, words), n = 0;
+	char list[256] = "";
+
+	if (i)
+		return i;
+	while (words[n + 1])
+		n++;
+	for (int k = 1; k <= n; k++)
+		snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+			 k == 1 ? "" : k == n ? " or " : ", ", words[k]);
+	argp_error(state, "unknown action '%s' (%s)", arg, list);
+	return 0;
+}
+
+static const struct argp_option event_options[] = {
+	{ "event", 'e', "SEL", 0,
+	  "Event selector: SYSTEM:EVENT, SYSTEM:*, SYSTEM, EVENT, all; globs allowed. Repeatable", 0 },
+	{ "filter", 'f', "FILTER", 0, "Event filter for the preceding -e (the kernel checks it)", 0 },
+	{ 0 }
+};
+
+static error_t event_parse(int key, char *arg, struct argp_state *state)
+{
+	struct opt_events *o = state->input;
+	int r;
+
+	switch (key) {
+	case 'e':
+		r = evsel_add(&o->list, arg);
+		break;
+	case 'f':
+		r = evsel_add_filter(&o->list, arg);
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	if (r)
+		argp_error(state, "%s", tr_failure());
+	return 0;
+}
+
+const struct argp opt_events_argp = { event_options, event_parse, NULL, NULL, NULL, NULL, NULL };
+
+int cmd_instance_open(const char *name, bool create, struct tfs_inst **out)
+{
+	int r = tfs_inst_get(name, create, out);
+
+	if (r == -ENOENT)
+		return tr_fail(r, "no such instance '%s' (tr instance list shows them)", name);
+	if (r)
+		return tr_fail(r, "cannot open instance '%s': %s", name, strerror(-r));
+	return 0;
+}
+
+static const struct argp_option setup_options[] = {
+	{ "tracer", 'p', "TRACER", 0, "Set current_tracer (tr list -t shows them)", 0 },
+	{ "clock", 'C', "CLOCK", 0, "Set trace_clock (tr list -C shows them)", 0 },
+	{ "buffer-size", 'b', "KB", 0, "Per-CPU ring buffer size in KiB (k/M/G suffixes allowed)", 0 },
+	{ "option", 'O', "OPT", 0, "Set trace option OPT, or clear it with noOPT. Repeatable", 0 },
+	{ "func-filter", 'l', "FUNC", 0, "Trace only functions matching FUNC (set_ftrace_filter). Repeatable", 0 },
+	{ "func-notrace", 'n', "FUNC", 0, "Do not trace functions matching FUNC (set_ftrace_notrace)", 0 },
+	{ "graph-function", 'g', "FUNC", 0, "function_graph: graph FUNC and what it calls", 0 },
+	{ "graph-notrace", OPT_GRAPH_NOTRACE, "FUNC", 0, "function_graph: leave FUNC (and callees) out", 0 },
+	{ "max-graph-depth", OPT_MAX_DEPTH, "N", 0, "function_graph: at most N levels deep", 0 },
+	{ "func-stack", OPT_FUNC_STACK, NULL, 0, "function: record a stack trace at every function", 0 },
+	{ "thresh", OPT_THRESH, "USECS", 0, "Latency tracers: only record latencies above USECS", 0 },
+	{ "trigger", OPT_TRIGGER, "SYS:EV:CMD", 0,
+	  "Add an event trigger for the session, e.g. 'sched:sched_switch:traceoff:5'. Repeatable", 0 },
+	{ 0 }
+};
+
+static error_t setup_parse(int key, char *arg, struct argp_state *state)
+{
+	struct tr_setup *s = state->input;
+	char *sys, *ev, *trig;
+	uint64_t v;
+
+	switch (key) {
+	case 'l':
+		strv_push(&s->ftrace_filter, arg);
+		return 0;
+	case 'n':
+		strv_push(&s->ftrace_notrace, arg);
+		return 0;
+	case 'g':
+		strv_push(&s->graph_function, arg);
+		return 0;
+	case OPT_GRAPH_NOTRACE:
+		strv_push(&s->graph_notrace, arg);
+		return 0;
+	case OPT_MAX_DEPTH:
+		if (parse_int(arg, 0, 1000000, &s->max_graph_depth))
+			argp_error(state, "bad graph depth '%s'", arg);
+		s->has_max_graph_depth = true;
+		return 0;
+	case OPT_FUNC_STACK:
+		s->func_stack = true;
+		return 0;
+	case OPT_THRESH: {
+		int us;
+
+		if (parse_int(arg, 0, 2000000000, &us))
+			argp_error(state, "bad threshold '%s' (microseconds)", arg);
+		s->thresh_us = us;
+		s->has_thresh = true;
+		return 0;
+	}
+	case OPT_TRIGGER:
+		if (trig_split_event(arg, &sys, &ev, &trig))
+			argp_error(state, "%s", tr_failure());
+		free(sys);
+		free(ev);
+		free(trig);
+		strv_push(&s->triggers, arg);
+		return 0;
+	case 'p':
+		s->tracer = arg;
+		return 0;
+	case 'C':
+		s->clock = arg;
+		return 0;
+	case 'b':
+		/* A bare number is KiB, as buffer_size_kb takes it. */
+		if (!parse_u64(arg, &v))
+			s->buffer_kb = v;
+		else if (!parse_size(arg, &v) && v >= 1024)
+			s->buffer_kb = v / 1024;
+		else
+			argp_error(state, "bad buffer size '%s'", arg);
+		if (!s->buffer_kb)
+			argp_error(state, "bad buffer size '%s': must be at least 1 KiB", arg);
+		return 0;
+	case 'O':
+		if (!*arg || strpbrk(arg, "/ \t"))
+			argp_error(state, "bad trace option '%s'", arg);
+		strv_push(&s->options, arg);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+const struct argp opt_setup_argp = { setup_options, setup_parse, NULL, NULL, NULL, NULL, NULL };
+
+/* -B, -e/-f and the tracer set-up: what start, record and stream share. */
+const struct argp_child opt_session_children[] = {
+	{ &opt_instance_argp, 0, "Instance:", 0 },
+	{ &opt_events_argp, 0, "Events:", 0 },
+	{ &opt_setup_argp, 0, "Tracer and buffer:", 0 },
+	{ 0 }
+};

@@ -1,0 +1,791 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The report pipeline behind `tr report`: open the files, give each a
+ * formatter source (names, plugins, filters), learn task names from the
+ * trace in a first quick pass, then merge every buffer's every CPU of every
+ * file in one streaming pass and format each record.  Also --stat, --events
+ * and --first-event/--last-event, which read the same cursors.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sys/utsname.h>
+
+#include <event-parse.h>
+
+#include "btf.h"
+#include "fmt.h"
+
+struct input {
+	struct tfile *tf;
+	int64_t ts_offset;	/* --ts-offset, added to every timestamp */
+	struct fmt_src *src;
+	struct tep_plugin_list *plugins;
+	char **prefix;		/* per buffer: "" or "NAME: " */
+};
+
+struct cur {
+	struct tfile_cursor *c;
+	struct input *in;
+	int buffer, cpu_index;
+	const char *clock;	/* the buffer's trace clock (buffer_clock) */
+	/* --stat */
+	uint64_t events, lost;
+	bool lost_unknown;
+};
+
+struct run {
+	const struct fmt_report *r;
+	struct btf *btf;	/* this kernel's, for files it wrote */
+	bool btf_tried;
+	FILE *out;
+	struct fmt *f;
+	struct input *in;
+	size_t nin;
+	struct cur *cur;
+	size_t ncur;
+};
+
+/* The cursor's next record, its time moved by the input's --ts-offset. */
+static int cur_read(struct cur *c, struct tfile_event *ev)
+{
+	int r = tfile_cursor_next(c->c, ev);
+	int64_t off = c->in->ts_offset;
+
+	if (r == 1 && off) {
+		/* A negative offset larger than the time stops at 0 rather than wrapping. */
+		if (off < 0 && ev->ts < (uint64_t)-off)
+			ev->ts = 0;
+		else
+			ev->ts += (uint64_t)off;
+	}
+	return r;
+}
+
+static int cur_next(void *ctx, struct tfile_event *ev)
+{
+	return cur_read(ctx, ev);
+}
+
+static bool cpu_wanted(const struct fmt_report *r, int cpu)
+{
+	if (!r->cpus)
+		return true;
+	if (cpu < 0 || cpu >= r->max_cpus)
+		return false;
+	return r->cpus[cpu / 64] >> (cpu % 64) & 1;
+}
+
+static bool buffer_wanted(const struct fmt_report *r, const struct tfile_buffer *b)
+{
+	if (!r->buffers.n)
+		return true;
+	for (size_t i = 0; i < r->buffers.n; i++)
+		if (!strcmp(r->buffers.v[i], b->name[0] ? b->name : "top"))
+			return true;
+	return false;
+}
+
+/* Every --buffer must name a buffer of some input. */
+static int check_buffers(struct run *x)
+{
+	for (size_t k = 0; k < x->r->buffers.n; k++) {
+		const char *want = x->r->buffers.v[k];
+		char *names = xstrdup("");
+		bool found = false;
+
+		for (size_t i = 0; i < x->nin && !found; i++)
+			for (int b = 0; b < tfile_nbuffers(x->in[i].tf); b++) {
+				const char *n = tfile_buffer(x->in[i].tf, b)->name;
+				char *t = xasprintf("%s%s%s", names, *names ? ", " : "", n[0] ? n : "top");
+
+				free(names);
+				names = t;
+				found |= !strcmp(want, n[0] ? n : "top");
+			}
+		if (!found) {
+			int e = tr_fail(-ENOENT, "no buffer '%s' in %s%s%s (buffers: %s)", want,
+					x->nin > 1 ? "the files" : "'",
+					x->nin > 1 ? "" : tfile_path(x->in[0].tf),
+					x->nin > 1 ? "" : "'", names);
+
+			free(names);
+			return e;
+		}
+		free(names);
+	}
+	return 0;
+}
+
+static int open_cursors(struct run *x)
+{
+	for (size_t i = 0; i < x->ncur; i++) {
+		struct cur *c = &x->cur[i];
+		int err;
+
+		tfile_cursor_free(c->c);
+		c->c = NULL;
+		err = tfile_cursor_open(c->in->tf, c->buffer, c->cpu_index, &c->c);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static void list_cursors(struct run *x)
+{
+	for (size_t i = 0; i < x->nin; i++) {
+		struct tfile *tf = x->in[i].tf;
+
+		for (int b = 0; b < tfile_nbuffers(tf); b++) {
+			const struct tfile_buffer *buf = tfile_buffer(tf, b);
+
+			if (buf->latency || !buffer_wanted(x->r, buf))
+				continue;
+			for (int c = 0; c < buf->ncpus; c++) {
+				if (!buf->cpus[c].size || !cpu_wanted(x->r, buf->cpus[c].cpu))
+					continue;
+				x->cur = xrealloc(x->cur, (x->ncur + 1) * sizeof(*x->cur));
+				x->cur[x->ncur++] = (struct cur){ .in = &x->in[i], .buffer = b,
+								  .cpu_index = c };
+			}
+		}
+	}
+}
+
+/* Does any event in this file name tasks in its fields (so learning pays)? */
+static bool names_tasks(struct tep_handle *tep)
+{
+	int n = tep_get_events_count(tep);
+	struct tep_event **list = tep_list_events(tep, TEP_EVENT_SORT_ID);
+
+	for (int i = 0; list && i < n && list[i]; i++)
+		for (struct tep_format_field *f = list[i]->format.fields; f; f = f->next)
+			if (strstr(f->name, "comm"))
+				return true;
+	return false;
+}
+
+/*
+ * First pass: names of tasks that saved_cmdlines does not know, and which
+ * events occur, so the kallsyms are parsed only when one prints symbols
+ * (or the text is raw or from plugins, which may).
+ */
+static int learn_comms(struct run *x)
+{
+	struct tfile_event ev;
+	bool *walked = xcalloc(x->nin + 1, sizeof(*walked));
+	int r;
+
+	for (size_t i = 0; i < x->ncur; i++) {
+		struct cur *c = &x->cur[i];
+
+		if (!names_tasks(tfile_tep(c->in->tf)))
+			continue;
+		walked[c->in - x->in] = true;
+		while ((r = tfile_cursor_next(c->c, &ev)) == 1)
+			fmt_src_learn(c->in->src, &ev);
+		if (r < 0) {
+			free(walked);
+			return r;
+		}
+	}
+	for (size_t i = 0; i < x->nin; i++)
+		if (!walked[i] || x->r->plugins || x->r->fo.raw ||
+		    fmt_src_needs_symbols(x->in[i].src)) {
+			tfile_load_kallsyms(x->in[i].tf);
+			if (!x->r->fo.lib)
+				fmt_src_kallsyms(x->in[i].src, tfile_kallsyms(x->in[i].tf));
+		}
+	free(walked);
+	return open_cursors(x);
+}
+
+static int output_error(struct run *x)
+{
+	int err = fmt_flush(x->f);
+
+	if (err == -EPIPE)
+		return 0;
+	if (err)
+		return tr_fail(err, "cannot write the report: %s", strerror(-err));
+	return 0;
+}
+
+/*
+ * The clock of the cursor's buffer.  Note that trace-cmd writes "local" as
+ * an instance buffer's clock whatever it was, and the clock it set (-C) only
+ * in the file's trace_clock: a clock that does not count ns in either is
+ * the one (an instance that trace-cmd extract saved reads as ns, as in
+ * trace-cmd report).
+ */
+static const char *buffer_clock(struct tfile *tf, int buffer)
+{
+	const struct tfile_buffer *b = tfile_buffer(tf, buffer);
+	const char *top = tfile_info(tf)->clock;
+
+	if (b->clock && *b->clock && (!fmt_clock_in_ns(b->clock) || !top))
+		return b->clock;
+	return top;
+}
+
+static void set_clock(struct cur *c)
+{
+	if (!c->clock)
+		c->clock = buffer_clock(c->in->tf, c->buffer);
+	fmt_src_clock(c->in->src, c->clock, tfile_info(c->in->tf)->tsc2nsec);
+}
+
+static int print_events(struct run *x)
+{
+	struct fmt_merge *m = fmt_merge_new();
+	struct tfile_event *ev;
+	struct cur *c;
+	uint64_t n = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < x->ncur && !r; i++)
+		r = fmt_merge_add(m, cur_next, &x->cur[i], &x->cur[i]);
+	while (!r && (r = fmt_merge_next(m, &ev, (void **)&c)) == 1) {
+		r = 0;
+		set_clock(c);
+		fmt_event(x->f, c->in->src, c->in->prefix[c->buffer], ev);
+		if (!(++n & 4095) && (tr_stop || ferror(x->out)))
+			break;
+	}
+	fmt_merge_free(m);
+	if (r < 0)
+		return r;
+	return 0;
+}
+
+/* --first-event / --last-event: one line per buffer and CPU. */
+static int print_ends(struct run *x)
+{
+	struct tfile_event ev, keep;
+	uint8_t *copy = NULL;
+	size_t cap = 0;
+	int r = 0;
+
+	for (size_t i = 0; i < x->ncur && !r; i++) {
+		struct cur *c = &x->cur[i];
+		bool have = false;
+
+		set_clock(c);
+		if (x->r->first) {
+			r = cur_read(c, &ev);
+			/* 1 is "printed one", not a reason to stop at this CPU. */
+			if (r == 1) {
+				fmt_event(x->f, c->in->src, c->in->prefix[c->buffer], &ev);
+				r = 0;
+			}
+		}
+		if (!x->r->last || r < 0)
+			continue;
+		/* Keep a copy: the cursor's memory moves on with the next chunk. */
+		while ((r = cur_read(c, &ev)) == 1) {
+			if (ev.size >= cap) {
+				cap = ev.size + 1;
+				copy = xrealloc(copy, cap);
+			}
+			memcpy(copy, ev.data, ev.size);
+			keep = ev;
+			keep.data = copy;
+			have = true;
+		}
+		if (!r && have) {
+			keep.missed = 0;
+			fmt_event(x->f, c->in->src, c->in->prefix[c->buffer], &keep);
+		}
+	}
+	free(copy);
+	return r < 0 ? r : 0;
+}
+
+struct ev_count {
+	char *name;		/* "system:event" */
+	uint64_t n;
+};
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct ev_count *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n < y->n ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/* A time: seconds, or the count of a clock that does not count ns. */
+static void put_ts(FILE *o, uint64_t ts, const char *unit)
+{
+	if (unit)
+		fprintf(o, "%" PRIu64, ts);
+	else
+		fprintf(o, "%" PRIu64 ".%09" PRIu64, ts / 1000000000, ts % 1000000000);
+}
+
+/* What a clock that is not in ns counts, or NULL for ns. */
+static const char *clock_unit(struct run *x)
+{
+	const struct tfile_info *in;
+	const char *clock, *b, *e;
+
+	if (!x->ncur)
+		return NULL;
+	in = tfile_info(x->cur[0].in->tf);
+	clock = buffer_clock(x->cur[0].in->tf, x->cur[0].buffer);
+	if (!clock || in->tsc2nsec || fmt_clock_in_ns(clock))
+		return NULL;
+	b = strchr(clock, '[');
+	e = b ? strchr(b, ']') : NULL;
+	if (b && e) {
+		clock = b + 1;
+	} else {
+		e = clock + strcspn(clock, " \n");
+	}
+	if (!strncmp(clock, "uptime", e - clock))
+		return "jiffies";
+	if (!strncmp(clock, "counter", e - clock))
+		return "counts";
+	return "cycles";
+}
+
+/*
+ * The clock the trace was recorded with.  The file stores the trace_clock
+ * file as it read then ("[local] global counter ..."): the one in use is the
+ * bracketed one; a file holding a bare name (or an odd text) prints as is.
+ */
+static void put_clock(FILE *o, const char *clock)
+{
+	const char *open = strchr(clock, '['), *close = open ? strchr(open, ']') : NULL;
+	size_t n = strcspn(clock, "\n");
+
+	if (open && close)
+		fprintf(o, "%.*s", (int)(close - open - 1), open + 1);
+	else
+		fprintf(o, "%.*s", (int)n, clock);
+}
+
+static void print_info(FILE *o, struct tfile *tf)
+{
+	const struct tfile_info *in = tfile_info(tf);
+
+	fprintf(o, "file:           %s\n", tfile_path(tf));
+	fprintf(o, "version:        %d (%s-endian, %d-byte long, page size %u)\n", in->version,
+		in->big_endian ? "big" : "little", in->long_size, in->page_size);
+	fprintf(o, "compression:    %s%s%s\n", in->compression,
+		*in->compression_version ? " " : "", in->compression_version);
+	fprintf(o, "size:           %" PRIu64 " bytes\n", in->file_size);
+	fprintf(o, "cpus:           %d\n", in->cpus);
+	if (in->clock) {
+		fprintf(o, "clock:          ");
+		put_clock(o, in->clock);
+		fputc('\n', o);
+	}
+	if (in->uname)
+		fprintf(o, "uname:          %s\n", in->uname);
+	if (in->tracer_version)
+		fprintf(o, "recorded by:    %s\n", in->tracer_version);
+	if (in->ts_offset)
+		fprintf(o, "time offset:    %" PRId64 " ns\n", in->ts_offset);
+	fprintf(o, "event formats:  %d\n", in->nformats);
+	fprintf(o, "options:       ");
+	for (size_t k = 0; k < in->options.n; k++)
+		fprintf(o, " %s", in->options.v[k]);
+	fprintf(o, "\nbuffers:       ");
+	for (int b = 0; b < tfile_nbuffers(tf); b++) {
+		const struct tfile_buffer *buf = tfile_buffer(tf, b);
+
+		fprintf(o, " %s%s", buf->name[0] ? buf->name : "(top)",
+			buf->latency ? " (latency text)" : "");
+	}
+	fputc('\n', o);
+}
+
+static int print_stat(struct run *x)
+{
+	FILE *o = x->out;
+	uint64_t total = 0, lost = 0, first = UINT64_MAX, last = 0;
+	bool lost_unknown = false;
+	struct ev_count *counts = NULL;
+	size_t ncounts = 0;
+	struct tfile_event ev;
+	int r = 0;
+
+	for (size_t i = 0; i < x->nin; i++)
+		print_info(o, x->in[i].tf);
+	for (size_t i = 0; i < x->nin && !r; i++) {
+		uint64_t *by_id = xcalloc(65536, sizeof(*by_id));
+
+		for (size_t k = 0; k < x->ncur; k++) {
+			struct cur *c = &x->cur[k];
+
+			if (c->in != &x->in[i])
+				continue;
+			while ((r = cur_read(c, &ev)) == 1) {
+				int id;
+
+				if (!fmt_src_match(c->in->src, &ev))
+					continue;
+				id = fmt_src_event_id(c->in->src, &ev);
+				c->events++;
+				if (ev.missed > 0)
+					c->lost += ev.missed;
+				else if (ev.missed < 0)
+					c->lost_unknown = true;
+				if (ev.ts < first)
+					first = ev.ts;
+				if (ev.ts > last)
+					last = ev.ts;
+				by_id[id < 0 ? 0 : id]++;
+			}
+			if (r < 0)
+				break;
+			r = 0;
+			total += c->events;
+			lost += c->lost;
+			lost_unknown |= c->lost_unknown;
+		}
+		for (int id = 0; id < 65536 && !r; id++) {
+			const char *sys, *name;
+			char *full;
+			size_t k;
+
+			if (!by_id[id])
+				continue;
+			name = fmt_src_event_name(x->in[i].src, id, &sys);
+			if (name)
+				full = xasprintf("%s:%s", sys, name);
+			else
+				full = xasprintf("(unknown id %d)", id);
+			for (k = 0; k < ncounts && strcmp(counts[k].name, full); k++)
+				;
+			if (k < ncounts) {
+				counts[k].n += by_id[id];
+				free(full);
+				continue;
+			}
+			counts = xrealloc(counts, (ncounts + 1) * sizeof(*counts));
+			counts[ncounts++] = (struct ev_count){ .name = full, .n = by_id[id] };
+		}
+		free(by_id);
+	}
+	if (r < 0)
+		goto out;
+
+	fprintf(o, "events:         %" PRIu64 "\n", total);
+	fprintf(o, "lost events:    %" PRIu64 "%s\n", lost,
+		lost_unknown ? " (and more, count unknown)" : "");
+	if (total) {
+		const char *unit = clock_unit(x);
+
+		fprintf(o, "first event:    ");
+		put_ts(o, first, unit);
+		fprintf(o, "\nlast event:     ");
+		put_ts(o, last, unit);
+		fprintf(o, "\ntime span:      ");
+		put_ts(o, last - first, unit);
+		fprintf(o, " %s\n", unit ? unit : "s");
+	}
+	fprintf(o, "per cpu:\n");
+	for (size_t i = 0; i < x->ncur; i++) {
+		struct cur *c = &x->cur[i];
+		const struct tfile_buffer *b = tfile_buffer(c->in->tf, c->buffer);
+
+		fprintf(o, "  cpu %-4d %12" PRIu64 " events %10" PRIu64 " lost%s",
+			b->cpus[c->cpu_index].cpu, c->events, c->lost,
+			c->lost_unknown ? " (and more)" : "");
+		if (b->name[0])
+			fprintf(o, "  buffer %s", b->name);
+		if (x->nin > 1)
+			fprintf(o, "  %s", tfile_path(c->in->tf));
+		fputc('\n', o);
+	}
+	if (ncounts)
+		qsort(counts, ncounts, sizeof(*counts), cmp_count);
+	fprintf(o, "per event:\n");
+	for (size_t i = 0; i < ncounts; i++)
+		fprintf(o, "  %-40s %12" PRIu64 "\n", counts[i].name, counts[i].n);
+out:
+	for (size_t i = 0; i < ncounts; i++)
+		free(counts[i].name);
+	free(counts);
+	return r;
+}
+
+/* --events: the formats as stored, one blank line between them. */
+static void print_formats(struct run *x)
+{
+	for (size_t i = 0; i < x->nin; i++) {
+		const struct strv *fm = tfile_formats(x->in[i].tf);
+
+		if (x->nin > 1)
+			fprintf(x->out, "file: %s\n", tfile_path(x->in[i].tf));
+		for (size_t k = 0; k < fm->n; k++) {
+			const char *nl = strchr(fm->v[k], '\n');
+			const char *text = nl ? nl + 1 : fm->v[k];
+			size_t n = strlen(text);
+
+			fprintf(x->out, "system: %.*s\n%s%s\n", (int)(nl ? nl - fm->v[k] : 0),
+				fm->v[k], text, n && text[n - 1] == '\n' ? "" : "\n");
+		}
+	}
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static char *file_format(void *ctx, const char *system, const char *name)
+{
+	const char *t = tfile_format(ctx, system, name);
+
+	return t ? xstrdup(t) : NULL;
+}
+
+/* Was the file written on this machine's running kernel (the same uname)? */
+static bool from_here(struct tfile *tf)
+{
+	const char *un = tfile_info(tf)->uname;
+	struct utsname u;
+	char *mine;
+	bool same;
+
+	if (!un || uname(&u))
+		return false;
+	mine = xasprintf("%s %s %s %s %s", u.sysname, u.nodename, u.release, u.version, u.machine);
+	same = !strcmp(mine, un);
+	free(mine);
+	return same;
+}
+
+/* The release in a uname option ("Linux host 6.12.3 #1 SMP ... x86_64"). */
+static char *uname_release(struct tfile *tf)
+{
+	const char *un = tfile_info(tf)->uname, *p;
+	size_t n;
+
+	if (!un)
+		return NULL;
+	p = un + strcspn(un, " ");
+	p += strspn(p, " ");
+	p += strcspn(p, " ");
+	p += strspn(p, " ");
+	n = strcspn(p, " \n");
+	return n ? strndup(p, n) : NULL;
+}
+
+/*
+ * The BTF of the kernel that wrote the file, when that is the kernel
+ * running now: the enum constants formats name.
+ */
+static const struct btf *file_btf(struct run *x, struct tfile *tf)
+{
+	char *data;
+	size_t len;
+
+	if (!from_here(tf))
+		return NULL;
+	if (!x->btf_tried) {
+		x->btf_tried = true;
+		if (!read_file("/sys/kernel/btf/vmlinux", &data, &len)) {
+			x->btf = btf_load(data, len);
+			free(data);
+		}
+	}
+	return x->btf;
+}
+
+static int setup_input(struct run *x, struct input *in, int width)
+{
+	struct tep_handle *tep = tfile_tep(in->tf);
+	int nb = tfile_nbuffers(in->tf);
+
+	if (x->r->plugins)
+		in->plugins = tep_load_plugins(tep);
+	in->src = fmt_src_new(x->f, tep);
+	if (!x->r->fo.lib) {
+		char *rel = uname_release(in->tf);
+
+		fmt_src_formats(in->src, file_format, in->tf);
+		fmt_src_printk(in->src, tfile_printk(in->tf));
+		fmt_src_btf(in->src, file_btf(x, in->tf));
+		fmt_src_kernel(in->src, rel);
+		free(rel);
+		if (from_here(in->tf))
+			fmt_src_vmemmap(in->src, fmt_running_vmemmap());
+	}
+	fmt_src_cmdlines(in->src, tfile_cmdlines(in->tf));
+	fmt_src_tgids(in->src, tfile_tgids(in->tf));
+	for (size_t k = 0; k < x->r->filters.n; k++) {
+		int err = fmt_src_filter(in->src, x->r->filters.v[k]);
+
+		if (err)
+			return err;
+	}
+	fmt_src_filter_invert(in->src, x->r->invert);
+	fmt_src_tasks(in->src, x->r->pids, x->r->npids, &x->r->comms);
+	if (x->r->ts_offsets)
+		in->ts_offset = x->r->ts_offsets[in - x->in];
+	/*
+	 * As trace-cmd: once any buffer has a name, every line starts with its
+	 * buffer's name right-aligned to the longest, and the top level's
+	 * with as many spaces -- or, with several files, the file's name.
+	 */
+	in->prefix = xcalloc(nb ? nb : 1, sizeof(*in->prefix));
+	for (int b = 0; b < nb; b++) {
+		const char *name = tfile_buffer(in->tf, b)->name;
+
+		if (!width || (x->r->fo.kind != FMT_TEXT && !name[0]))
+			in->prefix[b] = xstrdup("");
+		else if (x->r->fo.kind != FMT_TEXT)
+			in->prefix[b] = xasprintf("%s: ", name);	/* JSON's "buffer" */
+		else if (name[0])
+			in->prefix[b] = xasprintf("%*s: ", width, name);
+		else if (x->nin > 1)
+			in->prefix[b] = xasprintf("%*s: ", width, base_name(tfile_path(in->tf)));
+		else
+			in->prefix[b] = xasprintf("%*s", width + 2, "");
+	}
+	return 0;
+}
+
+static int print_latency(struct run *x)
+{
+	for (size_t i = 0; i < x->nin; i++)
+		for (int b = 0; b < tfile_nbuffers(x->in[i].tf); b++) {
+			char *text;
+			size_t len;
+			int err;
+
+			const struct tfile_buffer *buf = tfile_buffer(x->in[i].tf, b);
+
+			if (!buf->latency || !buffer_wanted(x->r, buf))
+				continue;
+			err = tfile_text(x->in[i].tf, b, &text, &len);
+			if (err)
+				return err;
+			/* trace-cmd report ends the text with an empty line: so do we. */
+			fwrite(text, 1, len, x->out);
+			fputc('\n', x->out);
+			free(text);
+		}
+	return 0;
+}
+
+int fmt_report_run(const struct fmt_report *r, FILE *out)
+{
+	struct run x = { .r = r, .out = out };
+	unsigned flags = 0;
+	int err = 0, width = 0, namew = 0;
+
+	tep_set_loglevel(TEP_LOG_CRITICAL);
+	if (r->list_events)
+		flags |= TFILE_KEEP_FORMATS | TFILE_NO_KALLSYMS;
+	if (r->stat)
+		flags |= TFILE_NO_KALLSYMS;
+	else
+		flags |= TFILE_LAZY_KALLSYMS;
+	/* The kernel's printer parses the print fmts from the formats' text. */
+	if (!r->stat && !r->fo.lib && !r->fo.raw)
+		flags |= TFILE_KEEP_FORMATS;
+	x.nin = r->inputs.n;
+	x.in = xcalloc(x.nin, sizeof(*x.in));
+	for (size_t i = 0; i < x.nin && !err; i++)
+		err = tfile_open(r->inputs.v[i], flags, &x.in[i].tf);
+	if (err)
+		goto out;
+	if (r->list_events) {
+		print_formats(&x);
+		goto out;
+	}
+	err = check_buffers(&x);
+	if (err)
+		goto out;
+	x.f = fmt_new(out, &r->fo);
+	/* With several files, their names count too (they head the top buffers). */
+	for (size_t i = 0; i < x.nin; i++) {
+		int n = strlen(base_name(tfile_path(x.in[i].tf)));
+
+		if (x.nin > 1 && n > width)
+			width = n;
+		if (n > namew)
+			namew = n;
+	}
+	for (size_t i = 0; i < x.nin; i++)
+		for (int b = 0; b < tfile_nbuffers(x.in[i].tf); b++) {
+			int n = strlen(tfile_buffer(x.in[i].tf, b)->name);
+
+			if (n > width)
+				width = n;
+		}
+	for (size_t i = 0; i < x.nin && !err; i++)
+		err = setup_input(&x, &x.in[i], width);
+	if (err)
+		goto out;
+	list_cursors(&x);
+	err = open_cursors(&x);
+	if (err)
+		goto out;
+	if (r->stat) {
+		err = print_stat(&x);
+		goto out;
+	}
+	/* Learn names first: a damaged file is then found before anything is printed. */
+	err = learn_comms(&x);
+	if (err)
+		goto out;
+	if (r->fo.kind == FMT_TEXT && !r->first && !r->last)
+		for (size_t i = 0; i < x.nin; i++) {
+			/*
+			 * With several files, trace-cmd names each, right-aligned to
+			 * the longest name so far: the files' and the buffers' of the
+			 * files before.
+			 */
+			if (x.nin > 1)
+				fprintf(out, "%*s: ", namew, base_name(tfile_path(x.in[i].tf)));
+			fprintf(out, "cpus=%d\n", tfile_info(x.in[i].tf)->cpus);
+			for (int b = 0; b < tfile_nbuffers(x.in[i].tf); b++) {
+				int n = strlen(tfile_buffer(x.in[i].tf, b)->name);
+
+				if (n > namew)
+					namew = n;
+			}
+		}
+	err = print_latency(&x);
+	if (err)
+		goto out;
+	if (r->first || r->last)
+		err = print_ends(&x);
+	else
+		err = print_events(&x);
+out:
+	if (!err && x.f)
+		err = output_error(&x);
+	for (size_t i = 0; i < x.ncur; i++)
+		tfile_cursor_free(x.cur[i].c);
+	free(x.cur);
+	/* The sources' filters point into the tep handles: free them first. */
+	fmt_free(x.f);
+	for (size_t i = 0; i < x.nin; i++) {
+		struct input *in = &x.in[i];
+
+		if (in->prefix)
+			for (int b = 0; b < tfile_nbuffers(in->tf); b++)
+				free(in->prefix[b]);
+		free(in->prefix);
+		if (in->plugins)
+			tep_unload_plugins(in->plugins, tfile_tep(in->tf));
+		tfile_close(in->tf);
+	}
+	free(x.in);
+	btf_free(x.btf);
+	return err;
+}

@@ -1,0 +1,1881 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The formatter: one record in, one line out.
+ *
+ * Text lines have trace-cmd report's layout,
+ *   "PREFIX        COMM-PID   [CPU]  SECS.USECS: NAME:                TEXT"
+ * where TEXT is libtraceevent's rendering of the event's print fmt (or, with
+ * plugins loaded on the tep, the plugin's), i.e. what the kernel's `trace`
+ * file shows.  The columns are formatted here, by hand, into one line buffer
+ * that is written with a single fwrite: this is the hot path of tr report,
+ * so nothing in it allocates and tep event lookups are cached by id.
+ *
+ * JSON lines carry every field typed (numbers, strings, arrays); CSV rows
+ * the common columns and the event text.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "btf.h"
+#include "fmt-check.h"
+#include "parse.h"
+#include "fmt-kernel.h"
+#include "fmt-local.h"
+#include "json.h"
+
+enum { COMM_LEN = 24, NAME_COL = 21 };
+
+struct comm_ent {
+	int pid;
+	uint8_t state;		/* 0 empty, 1 learned from the trace, 2 saved_cmdlines */
+	char comm[COMM_LEN];
+};
+
+struct tgid_ent {
+	int pid, tgid;		/* pid 0 marks an empty slot (0 is never stored) */
+};
+
+/* A field pair that names a task: "prev_comm"/"prev_pid", "comm"/"pid". */
+struct comm_pair {
+	struct tep_format_field *comm, *pid;
+};
+
+struct ev_info {
+	struct tep_event *event;
+	bool looked;
+	bool learn_done;
+	int npairs;
+	struct comm_pair pairs[4];
+	struct fmt_prog *prog;	/* the fast printer, or NULL */
+	bool user;		/* a user event: printed as the kernel does (fmt-user.c) */
+	const char *withheld;	/* why the print fmt is not used (fmt-check.h), or NULL */
+	/* __print_hex/__print_array lengths read from the record, checked per record. */
+	int nlens;
+	struct { struct tep_format_field *fld; int el; } lens[4];
+	bool lens_warned;
+	uint32_t min_size;	/* a shorter record is not for libtraceevent */
+	int checked;		/* records compared with libtraceevent so far */
+	struct kprog *kp;	/* the kernel's printer, or NULL */
+	bool kp_done;		/* kp compiled (or found impossible) */
+	/* pagemap's folio and pfn, from which vmemmap_base follows (0: none) */
+	struct tep_format_field *folio, *pfn;
+	int name_len;		/* bytes of the padded "NAME: " column */
+	char name_col[72];
+};
+
+struct fmt_src {
+	struct fmt *f;
+	struct tep_handle *tep;
+	struct comm_ent *comms;
+	size_t ncomm_cap, ncomms;
+	struct tgid_ent *tgids;
+	size_t ntgid_cap, ntgids;
+	struct ev_info **ids;	/* by event id, 0..65535 */
+	/* A record's copy with zeros after it, for libtraceevent (see safe_record). */
+	uint8_t *scratch;
+	uint32_t scratch_used, scratch_cap;
+	struct tep_event_filter **filters;	/* one per -F: an event passes if any matches */
+	int nfilters;
+	bool has_filter, invert;
+	/* --pid / --comm: only these tasks (either list may be empty) */
+	int *task_pids;
+	size_t ntask_pids;
+	struct strv task_comms;
+	bool has_tasks;
+	bool swap;		/* the file's byte order is not ours */
+	int pid_off, pid_size;	/* common_pid */
+	int type_off, type_size;/* common_type */
+	/* What the kernel's printer reads beside the records (see fmt.h). */
+	struct kenv env;
+	bool env_done;
+	fmt_format_fn format_fn;
+	void *format_ctx;
+	char *ksym_text;	/* our copy of kallsyms, cut into names */
+	struct ksym *ksyms;	/* by address */
+	size_t nksyms;
+	struct kstr *kstrs;	/* printk_formats, by address (open addressing) */
+	size_t kstr_cap;
+	const struct btf *btf;
+	bool tep_syms;		/* the tep's own symbol table can be asked */
+	uint64_t vmemmap_default;	/* vmemmap_base without KASLR */
+	bool vmemmap_learned;	/* from a folio and its pfn in the trace */
+	const char *clock;	/* the clock last given, by pointer */
+	bool clock_ns;		/* the timestamps count ns */
+	bool lib_raw;		/* trace-cmd prints them as a count (counter, x86-tsc) */
+	struct fmt_src *next;
+};
+
+struct ksym {
+	uint64_t addr;
+	const char *name, *mod;
+	uint32_t order;		/* in the text: of symbols at one address, the first wins */
+};
+
+struct kstr {
+	uint64_t addr;
+	char *s;
+};
+
+struct fmt {
+	FILE *out;
+	struct fmt_opts o;
+	struct trace_seq seq;
+	struct fmt_line ln;	/* the output line being built */
+	struct fmt_line txt;	/* event text, for CSV */
+	bool verify_all;	/* TR_FMT_VERIFY: check every fast-printed record */
+	bool mismatch;		/* a check failed (reported once) */
+	struct fmt_src *srcs;
+	int err;
+	uint64_t last_ts;	/* ts_diff: the previous printed event's */
+	bool have_last;
+};
+
+/* ---- the line buffer ---- */
+
+static void grow(struct fmt *f, size_t more)
+{
+	if (f->ln.len + more > f->ln.cap) {
+		f->ln.cap = (f->ln.len + more) * 2;
+		f->ln.p = xrealloc(f->ln.p, f->ln.cap);
+	}
+}
+
+static inline void put(struct fmt *f, const char *s, size_t n)
+{
+	if (!n)
+		return;
+	grow(f, n);
+	memcpy(f->ln.p + f->ln.len, s, n);
+	f->ln.len += n;
+}
+
+static inline void puts_(struct fmt *f, const char *s)
+{
+	put(f, s, strlen(s));
+}
+
+static inline void putc_(struct fmt *f, char c)
+{
+	grow(f, 1);
+	f->ln.p[f->ln.len++] = c;
+}
+
+static void printf_(struct fmt *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void printf_(struct fmt *f, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	grow(f, n + 1);
+	va_start(ap, fmt);
+	vsnprintf(f->ln.p + f->ln.len, n + 1, fmt, ap);
+	va_end(ap);
+	f->ln.len += n;
+}
+
+/* Unsigned decimal, right-aligned in width (0: no padding), zero-padded if zero. */
+static inline void put_u(struct fmt *f, uint64_t v, int width, bool zero)
+{
+	char tmp[24];
+	int n = 0;
+
+	do {
+		tmp[sizeof(tmp) - 1 - n++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	grow(f, (n > width ? n : width));
+	while (width > n) {
+		f->ln.p[f->ln.len++] = zero ? '0' : ' ';
+		width--;
+	}
+	memcpy(f->ln.p + f->ln.len, tmp + sizeof(tmp) - n, n);
+	f->ln.len += n;
+}
+
+static inline void put_i(struct fmt *f, int64_t v)
+{
+	if (v < 0) {
+		putc_(f, '-');
+		put_u(f, -(uint64_t)v, 0, false);
+	} else {
+		put_u(f, v, 0, false);
+	}
+}
+
+static void emit(struct fmt *f)
+{
+	if (f->ln.len && fwrite_unlocked(f->ln.p, 1, f->ln.len, f->out) != f->ln.len && !f->err)
+		f->err = errno ? -errno : -EIO;
+	f->ln.len = 0;
+}
+
+struct fmt *fmt_new(FILE *out, const struct fmt_opts *o)
+{
+	struct fmt *f = xcalloc(1, sizeof(*f));
+
+	f->out = out;
+	f->o = *o;
+	f->ln.cap = 4096;
+	f->ln.p = xmalloc(f->ln.cap);
+	trace_seq_init(&f->seq);
+	f->verify_all = getenv("TR_FMT_VERIFY") && *getenv("TR_FMT_VERIFY") == '1';
+	if (f->o.kind == FMT_CSV) {
+		puts_(f, "timestamp,cpu,comm,pid,system,event,info\n");
+		emit(f);
+	}
+	return f;
+}
+
+int fmt_flush(struct fmt *f)
+{
+	if (fflush(f->out) && !f->err)
+		f->err = -errno;
+	return f->err;
+}
+
+void fmt_free(struct fmt *f)
+{
+	if (!f)
+		return;
+	while (f->srcs)
+		fmt_src_free(f->srcs);
+	trace_seq_destroy(&f->seq);
+	free(f->ln.p);
+	free(f->txt.p);
+	free(f);
+}
+
+/* ---- sources: comm tables and the event cache ---- */
+
+struct fmt_src *fmt_src_new(struct fmt *f, struct tep_handle *tep)
+{
+	struct fmt_src *s = xcalloc(1, sizeof(*s));
+	struct tep_event *e = tep_get_first_event(tep);
+	struct tep_format_field *fld;
+
+	s->f = f;
+	s->tep = tep;
+	s->ids = xcalloc(65536, sizeof(*s->ids));
+	s->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
+	s->pid_off = 4, s->pid_size = 4;
+	s->type_off = 0, s->type_size = 2;
+	if (e && (fld = tep_find_common_field(e, "common_pid"))) {
+		s->pid_off = fld->offset;
+		s->pid_size = fld->size;
+	}
+	if (e && (fld = tep_find_common_field(e, "common_type"))) {
+		s->type_off = fld->offset;
+		s->type_size = fld->size;
+	}
+	s->clock_ns = true;
+	s->vmemmap_default = 0xffffea0000000000ULL;	/* 4-level paging */
+	s->next = f->srcs;
+	f->srcs = s;
+	return s;
+}
+
+void fmt_src_free(struct fmt_src *s)
+{
+	struct fmt_src **pp;
+
+	if (!s)
+		return;
+	for (pp = &s->f->srcs; *pp; pp = &(*pp)->next)
+		if (*pp == s) {
+			*pp = s->next;
+			break;
+		}
+	for (int i = 0; i < 65536; i++)
+		if (s->ids[i]) {
+			fmt_prog_free(s->ids[i]->prog);
+			kprog_free(s->ids[i]->kp);
+			free(s->ids[i]);
+		}
+	free(s->ksym_text);
+	free(s->ksyms);
+	for (size_t i = 0; i < s->kstr_cap; i++)
+		free(s->kstrs[i].s);
+	free(s->kstrs);
+	free(s->ids);
+	free(s->comms);
+	free(s->tgids);
+	free(s->scratch);
+	for (int i = 0; i < s->nfilters; i++)
+		tep_filter_free(s->filters[i]);
+	free(s->filters);
+	free(s->task_pids);
+	strv_free(&s->task_comms);
+	free(s);
+}
+
+static inline size_t hash_pid(int pid, size_t cap)
+{
+	return ((uint32_t)pid * 2654435761u) & (cap - 1);
+}
+
+static struct comm_ent *comm_slot(struct fmt_src *s, int pid, bool insert)
+{
+	size_t i;
+
+	if (!s->ncomm_cap) {
+		if (!insert)
+			return NULL;
+		s->ncomm_cap = 1024;
+		s->comms = xcalloc(s->ncomm_cap, sizeof(*s->comms));
+	}
+	if (insert && (s->ncomms + 1) * 2 > s->ncomm_cap) {
+		struct comm_ent *old = s->comms;
+		size_t oldcap = s->ncomm_cap;
+
+		s->ncomm_cap *= 2;
+		s->comms = xcalloc(s->ncomm_cap, sizeof(*s->comms));
+		for (size_t j = 0; j < oldcap; j++) {
+			if (!old[j].state)
+				continue;
+			for (i = hash_pid(old[j].pid, s->ncomm_cap); s->comms[i].state;
+			     i = (i + 1) & (s->ncomm_cap - 1))
+				;
+			s->comms[i] = old[j];
+		}
+		free(old);
+	}
+	for (i = hash_pid(pid, s->ncomm_cap); s->comms[i].state; i = (i + 1) & (s->ncomm_cap - 1))
+		if (s->comms[i].pid == pid)
+			return &s->comms[i];
+	if (!insert)
+		return NULL;
+	s->ncomms++;
+	s->comms[i].pid = pid;
+	return &s->comms[i];
+}
+
+static void set_comm(struct fmt_src *s, int pid, const char *comm, size_t n, int state)
+{
+	struct comm_ent *c = comm_slot(s, pid, true);
+
+	if (c->state > state)
+		return;
+	c->state = state;
+	if (n >= COMM_LEN)
+		n = COMM_LEN - 1;
+	memcpy(c->comm, comm, n);
+	c->comm[n] = '\0';
+}
+
+static void cmdline_comm(void *arg, int pid, const char *comm, size_t len)
+{
+	set_comm(arg, pid, comm, len, 2);
+}
+
+void fmt_src_cmdlines(struct fmt_src *s, const char *text)
+{
+	tfile_cmdlines_each(text, cmdline_comm, s);
+}
+
+static int tgid_of(struct fmt_src *s, int pid)
+{
+	if (!s->ntgid_cap)
+		return 0;
+	size_t mask = s->ntgid_cap - 1;
+
+	for (size_t i = hash_pid(pid, s->ntgid_cap); s->tgids[i].pid; i = (i + 1) & mask)
+		if (s->tgids[i].pid == pid)
+			return s->tgids[i].tgid;
+	return 0;
+}
+
+void fmt_src_tgids(struct fmt_src *s, const char *text)
+{
+	size_t n = 0;
+
+	for (const char *p = text; p && *p; p++)
+		n += *p == '\n';
+	if (!n)
+		return;
+	free(s->tgids);
+	for (s->ntgid_cap = 64; s->ntgid_cap < n * 2 + 2; s->ntgid_cap *= 2)
+		;
+	s->tgids = xcalloc(s->ntgid_cap, sizeof(*s->tgids));
+	while (*text) {
+		const char *nl = strchrnul(text, '\n');
+		char *end = (char *)text, *end2 = (char *)text;
+		long pid = 0, tgid = 0;
+
+		/* strtol skips newlines: an empty line must not make it scan the rest. */
+		if (isdigit((unsigned char)*text)) {
+			pid = strtol(text, &end, 10);
+			if (*end == ' ' && isdigit((unsigned char)end[1]))
+				tgid = strtol(end, &end2, 10);
+		}
+		if (end != text && end2 != end && pid > 0 && pid <= INT32_MAX && tgid > 0 &&
+		    tgid <= INT32_MAX && s->ntgids + 1 < s->ntgid_cap) {
+			size_t i;
+
+			i = hash_pid(pid, s->ntgid_cap);
+			while (s->tgids[i].pid && s->tgids[i].pid != pid)
+				i = (i + 1) & (s->ntgid_cap - 1);
+			if (!s->tgids[i].pid)
+				s->ntgids++;
+			s->tgids[i].pid = pid;
+			s->tgids[i].tgid = tgid;
+		}
+		text = *nl ? nl + 1 : nl;
+	}
+}
+
+const char *fmt_src_comm(struct fmt_src *s, int pid)
+{
+	struct comm_ent *c;
+	int tgid;
+
+	if (!pid)
+		return "<idle>";
+	c = comm_slot(s, pid, false);
+	if (c)
+		return c->comm;
+	tgid = tgid_of(s, pid);
+	if (tgid && tgid != pid && (c = comm_slot(s, tgid, false)))
+		return c->comm;
+	return "<...>";
+}
+
+/* A number of the record, in the file's byte order. */
+static inline uint64_t rd_num(struct fmt_src *s, const void *p, int size)
+{
+	if (!s->swap) {
+		switch (size) {
+		case 1: return *(const uint8_t *)p;
+		case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+		case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+		case 8: { uint64_t v; memcpy(&v, p, 8); return v; }
+		}
+	}
+	return tep_read_number(s->tep, p, size);
+}
+
+/* Note the fields that give __print_hex/__print_array a length (fmt-check.h). */
+static void find_lens(struct ev_info *ei, struct tep_print_arg *a, int depth)
+{
+	struct tep_print_arg *len = NULL;
+	struct tep_format_field *fld;
+	int el = 1;
+
+	if (!a || depth > 64)
+		return;
+	switch (a->type) {
+	case TEP_PRINT_HEX:
+	case TEP_PRINT_HEX_STR:
+		len = a->hex.size;
+		break;
+	case TEP_PRINT_INT_ARRAY:
+		len = a->int_array.count;
+		el = 8;
+		if (a->int_array.el_size && a->int_array.el_size->type == TEP_PRINT_ATOM &&
+		    a->int_array.el_size->atom.atom)
+			el = atoi(a->int_array.el_size->atom.atom);
+		if (el < 1 || el > 8)
+			el = 8;
+		break;
+	case TEP_PRINT_OP:
+		find_lens(ei, a->op.left, depth + 1);
+		find_lens(ei, a->op.right, depth + 1);
+		break;
+	case TEP_PRINT_TYPE:
+		find_lens(ei, a->typecast.item, depth + 1);
+		break;
+	default:
+		break;
+	}
+	while (len && len->type == TEP_PRINT_TYPE)
+		len = len->typecast.item;
+	if (!len || len->type != TEP_PRINT_FIELD)
+		return;
+	/* libtraceevent looks the field up at the first print: do it now. */
+	fld = len->field.field ? len->field.field
+			       : tep_find_any_field(ei->event, len->field.name);
+	if (ei->nlens == (int)ARRAY_SIZE(ei->lens) || !fld) {
+		ei->withheld = "a length read from the record that tr cannot check";
+		return;
+	}
+	ei->lens[ei->nlens].fld = fld;
+	ei->lens[ei->nlens++].el = el;
+}
+
+/* Do this record's lengths (find_lens) stay inside it? */
+static bool lens_fit(struct fmt_src *s, const struct ev_info *ei, const struct tep_record *rec)
+{
+	for (int i = 0; i < ei->nlens; i++) {
+		const struct tep_format_field *fld = ei->lens[i].fld;
+		uint64_t v;
+
+		if (fld->size != 1 && fld->size != 2 && fld->size != 4 && fld->size != 8)
+			return false;
+		if ((uint32_t)fld->offset + fld->size > (uint32_t)rec->size)
+			return false;
+		v = rd_num(s, (const uint8_t *)rec->data + fld->offset, fld->size);
+		if ((fld->flags & TEP_FIELD_IS_SIGNED) && (v >> (fld->size * 8 - 1)) & 1)
+			return false;
+		if (v > (uint64_t)rec->size / ei->lens[i].el)
+			return false;
+	}
+	return true;
+}
+
+static struct ev_info *ev_lookup(struct fmt_src *s, int id)
+{
+	struct ev_info *ei = s->ids[id & 0xffff];
+
+	if (ei)
+		return ei;
+	ei = xcalloc(1, sizeof(*ei));
+	s->ids[id & 0xffff] = ei;
+	ei->event = tep_find_event(s->tep, id);
+	if (ei->event) {
+		/* A format whose fields lie past 64 KiB is not one the kernel wrote. */
+		for (struct tep_format_field *fld = ei->event->format.fields; fld; fld = fld->next)
+			if ((uint64_t)(unsigned)fld->offset + (unsigned)fld->size > 65536)
+				ei->event = NULL;
+		for (struct tep_format_field *fld = ei->event ? ei->event->format.common_fields : NULL;
+		     fld; fld = fld->next)
+			if ((uint64_t)(unsigned)fld->offset + (unsigned)fld->size > 65536)
+				ei->event = NULL;
+	}
+	if (ei->event) {
+		const char *pf = ei->event->print_fmt.format;
+		int n;
+
+		if (pf && !strncmp(pf, FMT_CHECK_MARK, strlen(FMT_CHECK_MARK)))
+			ei->withheld = pf + strlen(FMT_CHECK_MARK);
+		else
+			for (struct tep_print_arg *a = ei->event->print_fmt.args; a; a = a->next)
+				find_lens(ei, a, 0);
+		if (ei->withheld) {
+			tr_warn("event '%s:%s': its print fmt is not used (%s): its events show "
+				"their fields", ei->event->system, ei->event->name, ei->withheld);
+		}
+		/*
+		 * libtraceevent takes a field of size 0 to run to the record's end:
+		 * a record ending before such a field starts would be a negative
+		 * length to it.
+		 */
+		for (struct tep_format_field *fld = ei->event->format.fields; fld; fld = fld->next)
+			if (!fld->size && (uint32_t)fld->offset > ei->min_size)
+				ei->min_size = fld->offset;
+		for (struct tep_format_field *fld = ei->event->format.common_fields; fld;
+		     fld = fld->next)
+			if (!fld->size && (uint32_t)fld->offset > ei->min_size)
+				ei->min_size = fld->offset;
+		n = snprintf(ei->name_col, sizeof(ei->name_col) - 2, "%s:", ei->event->name);
+
+		if (n < 0 || n > (int)sizeof(ei->name_col) - 3)
+			n = sizeof(ei->name_col) - 3;
+		while (n < NAME_COL)
+			ei->name_col[n++] = ' ';
+		ei->name_col[n++] = ' ';
+		ei->name_len = n;
+		ei->user = fmt_user_event(ei->event);
+		if (!ei->user && !ei->withheld)
+			ei->prog = fmt_prog_compile(s->tep, ei->event);
+	}
+	return ei;
+}
+
+static void kernel_compile(struct fmt_src *s, struct ev_info *ei);
+
+bool fmt_src_needs_symbols(struct fmt_src *s)
+{
+	for (int id = 0; id < 65536; id++) {
+		struct ev_info *ei = s->ids[id];
+		const char *f;
+
+		if (!ei || !ei->event)
+			continue;
+		if (ei->event->handler)
+			return true;
+		if (!s->f->o.lib) {
+			kernel_compile(s, ei);
+			if (ei->kp && kprog_needs_symbols(ei->kp))
+				return true;
+		}
+		for (f = ei->event->print_fmt.format; f && (f = strstr(f, "%p")); f += 2)
+			if (f[2] && strchr("sSfFB", f[2]))
+				return true;
+	}
+	return false;
+}
+
+int fmt_src_event_id(struct fmt_src *s, const struct tfile_event *ev)
+{
+	if (ev->size < (uint32_t)(s->type_off + s->type_size))
+		return -1;
+	return rd_num(s, (const uint8_t *)ev->data + s->type_off, s->type_size) & 0xffff;
+}
+
+const char *fmt_src_event_name(struct fmt_src *s, int id, const char **system)
+{
+	struct ev_info *ei = id >= 0 ? ev_lookup(s, id) : NULL;
+
+	if (system)
+		*system = ei && ei->event ? ei->event->system : NULL;
+	return ei && ei->event ? ei->event->name : NULL;
+}
+
+static inline int rec_pid(struct fmt_src *s, const struct tfile_event *ev)
+{
+	if (ev->size < (uint32_t)(s->pid_off + s->pid_size))
+		return -1;
+	return (int)rd_num(s, (const uint8_t *)ev->data + s->pid_off, s->pid_size);
+}
+
+/*
+ * The fields that name a task for sure: the comm and the pid are of the
+ * same task.  (Not every comm/pid pair is: sched_process_wait's comm is
+ * the waiter's, its pid the waited-for's.)  A comm of "" is the exec'd
+ * file's base name, as the kernel sets it.
+ */
+static const struct {
+	const char *sys, *event, *comm, *pid;
+} name_fields[] = {
+	{ "sched", "sched_switch", "prev_comm", "prev_pid" },
+	{ "sched", "sched_switch", "next_comm", "next_pid" },
+	{ "sched", "sched_wakeup", "comm", "pid" },
+	{ "sched", "sched_wakeup_new", "comm", "pid" },
+	{ "sched", "sched_waking", "comm", "pid" },
+	{ "sched", "sched_process_fork", "parent_comm", "parent_pid" },
+	{ "sched", "sched_process_fork", "child_comm", "child_pid" },
+	{ "sched", "sched_process_exec", "filename", "pid" },
+	{ "task", "task_newtask", "comm", "pid" },
+	{ "task", "task_rename", "newcomm", "pid" },
+};
+
+static void find_pairs(struct ev_info *ei)
+{
+	ei->learn_done = true;
+	if (!ei->event || !ei->event->system)
+		return;
+	if (!strcmp(ei->event->system, "pagemap")) {
+		ei->folio = tep_find_field(ei->event, "folio");
+		ei->pfn = tep_find_field(ei->event, "pfn");
+		if (!ei->folio || !ei->pfn || ei->folio->size != 8 || ei->pfn->size != 8)
+			ei->folio = ei->pfn = NULL;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(name_fields) && ei->npairs < 4; i++) {
+		struct tep_format_field *comm, *pid;
+
+		if (strcmp(ei->event->system, name_fields[i].sys) ||
+		    strcmp(ei->event->name, name_fields[i].event))
+			continue;
+		comm = tep_find_field(ei->event, name_fields[i].comm);
+		pid = tep_find_field(ei->event, name_fields[i].pid);
+		if (!comm || !pid || pid->size > 8 || (pid->flags & TEP_FIELD_IS_ARRAY) ||
+		    !(comm->flags & TEP_FIELD_IS_ARRAY))
+			continue;
+		ei->pairs[ei->npairs].comm = comm;
+		ei->pairs[ei->npairs].pid = pid;
+		ei->npairs++;
+	}
+}
+
+/*
+ * vmemmap_base from a folio's address and its pfn (pagemap's events show
+ * both): base = folio - pfn * sizeof(struct page).  KASLR moves vmemmap in
+ * steps of 1 GiB, so a base that is not so aligned is not believed.
+ */
+static void learn_vmemmap(struct fmt_src *s, struct ev_info *ei, const struct tfile_event *ev)
+{
+	unsigned ps = s->btf ? btf_struct_size(s->btf, "page") : 0;
+	uint64_t folio, pfn, base;
+
+	if ((uint32_t)(ei->folio->offset + 8) > ev->size || (uint32_t)(ei->pfn->offset + 8) > ev->size)
+		return;
+	folio = rd_num(s, (const uint8_t *)ev->data + ei->folio->offset, 8);
+	pfn = rd_num(s, (const uint8_t *)ev->data + ei->pfn->offset, 8);
+	base = folio - pfn * (ps ? ps : 64);
+	if (!folio || (base & ((1ULL << 30) - 1)) || !(base >> 63))
+		return;
+	s->env.vmemmap = base;
+	s->vmemmap_learned = true;
+}
+
+void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev)
+{
+	int id = fmt_src_event_id(s, ev);
+	struct ev_info *ei;
+
+	if (id < 0)
+		return;
+	ei = ev_lookup(s, id);
+	if (!ei->learn_done)
+		find_pairs(ei);
+	if (ei->folio && !s->vmemmap_learned)
+		learn_vmemmap(s, ei, ev);
+	for (int i = 0; i < ei->npairs; i++) {
+		struct tep_format_field *c = ei->pairs[i].comm, *p = ei->pairs[i].pid;
+		const char *name;
+		size_t len;
+		int pid;
+
+		if ((uint32_t)(c->offset + c->size) > ev->size ||
+		    (uint32_t)(p->offset + p->size) > ev->size)
+			continue;
+		pid = (int)rd_num(s, (const uint8_t *)ev->data + p->offset, p->size);
+		if (c->flags & TEP_FIELD_IS_DYNAMIC) {
+			/* sched_process_exec: the comm becomes the file's base name. */
+			uint32_t v = rd_num(s, (const uint8_t *)ev->data + c->offset, 4);
+			uint32_t off = (v & 0xffff) + ((c->flags & TEP_FIELD_IS_RELATIVE) ?
+						       (uint32_t)c->offset + 4 : 0);
+			const char *slash;
+
+			if ((uint64_t)off + (v >> 16) > ev->size)
+				continue;
+			name = (const char *)ev->data + off;
+			len = strnlen(name, v >> 16);
+			slash = memrchr(name, '/', len);
+			if (slash) {
+				len -= slash + 1 - name;
+				name = slash + 1;
+			}
+			if (len > 15)
+				len = 15;	/* TASK_COMM_LEN - 1 */
+		} else {
+			name = (const char *)ev->data + c->offset;
+			len = strnlen(name, c->size);
+		}
+		if (pid > 0 && len)
+			set_comm(s, pid, name, len, 1);
+	}
+}
+
+/* Where the filter part of "EVENTS: FILTER" starts (after a ':' outside quotes), or NULL. */
+static const char *filter_part(const char *expr)
+{
+	for (const char *p = expr; *p; p++) {
+		if (*p == '"' || *p == '\'') {
+			char q = *p;
+
+			while (p[1] && p[1] != q)
+				p++;
+			if (!p[1])
+				return NULL;
+			p++;
+		} else if (*p == ':') {
+			return p + 1;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * libtraceevent turns a field an event lacks into FALSE, silently: every
+ * name in the filter must be a field of at least one of the events it
+ * selected (COMM and CPU are its own).  0, or the first name that is not,
+ * copied into name.
+ */
+static int filter_fields_exist(struct tep_event_filter *flt, const char *part, char *name,
+			       size_t len)
+{
+	for (const char *p = part; *p; p++) {
+		const char *w;
+		bool found = false;
+
+		if (*p == '"' || *p == '\'') {
+			char q = *p;
+
+			while (p[1] && p[1] != q)
+				p += p[1] == '\\' && p[2] ? 2 : 1;
+			if (!p[1])
+				break;
+			p++;
+			continue;
+		}
+		if (!(isalpha((unsigned char)*p) || *p == '_') ||
+		    (p > part && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
+			continue;
+		for (w = p; isalnum((unsigned char)*w) || *w == '_'; w++)
+			;
+		snprintf(name, len, "%.*s", (int)(w - p), p);
+		p = w - 1;
+		if (!strcmp(name, "COMM") || !strcmp(name, "CPU"))
+			continue;
+		for (int i = 0; i < flt->filters && !found; i++)
+			found = tep_find_any_field(flt->event_filters[i].event, name) != NULL;
+		if (!found)
+			return -ENOENT;
+	}
+	return 0;
+}
+
+int fmt_src_filter(struct fmt_src *s, const char *expr)
+{
+	enum tep_errno e;
+	char msg[256], name[64];
+	const char *part = filter_part(expr);
+	char *all = NULL;
+
+	/*
+	 * Note that a second filter for the same event would replace the first
+	 * inside one tep_event_filter: each -F gets its own, and they are ORed.
+	 */
+	struct tep_event_filter *flt;
+
+	if (fmt_check_filter(expr, msg, sizeof(msg)))
+		return tr_fail(-EINVAL, "bad filter '%.60s%s': %s", expr, strlen(expr) > 60 ? "..." : "",
+			       msg);
+	/* "common_pid == 1" with no "EVENT:" before it: for every event, as users expect. */
+	if (!part && strpbrk(expr, "=!<>~&|")) {
+		all = xasprintf(".*: %s", expr);
+		part = all + 3;
+	}
+	flt = tep_filter_alloc(s->tep);
+	e = tep_filter_add_filter_str(flt, all ? all : expr);
+	if (e < 0) {
+		if (tep_filter_strerror(flt, e, msg, sizeof(msg)))
+			tep_strerror(s->tep, e, msg, sizeof(msg));
+		tep_filter_free(flt);
+		free(all);
+		return tr_fail(-EINVAL, "bad filter '%s': %s", expr, msg);
+	}
+	if (part && filter_fields_exist(flt, part, name, sizeof(name))) {
+		int err;
+
+		if (flt->filters == 1) {
+			struct tep_event *ev = flt->event_filters[0].event;
+			const char *cands[256], *near;
+			size_t n = 0;
+
+			for (struct tep_format_field *f = ev->format.fields; f && n < 256; f = f->next)
+				cands[n++] = f->name;
+			for (struct tep_format_field *f = ev->format.common_fields; f && n < 256;
+			     f = f->next)
+				cands[n++] = f->name;
+			near = suggest_closest(name, cands, n);
+			err = tr_fail(-EINVAL, "bad filter '%s': no field '%s' in '%s:%s'%s%s%s", expr,
+				      name, ev->system, ev->name, near ? " (did you mean '" : "",
+				      near ? near : "", near ? "'?)" : "");
+		}
+		else
+			err = tr_fail(-EINVAL, "bad filter '%s': no field '%s' in %s", expr, name,
+				      flt->filters ? "the events it selects" : "any event");
+		tep_filter_free(flt);
+		free(all);
+		return err;
+	}
+	free(all);
+	s->filters = xrealloc(s->filters, (s->nfilters + 1) * sizeof(*s->filters));
+	s->filters[s->nfilters++] = flt;
+	s->has_filter = true;
+	return 0;
+}
+
+void fmt_src_filter_invert(struct fmt_src *s, bool invert)
+{
+	s->invert = invert;
+}
+
+/*
+ * libtraceevent reads fields where the event's format says and __data_loc
+ * strings where the record says, without checking either against the
+ * record's size.  A damaged or hostile file could send it past the end of
+ * the page; so it gets a copy of the record followed by zeros, far enough
+ * (a __data_loc offset and length are 16 bits each; formats reaching past
+ * 64 KiB are refused in ev_lookup) that every such read stays inside.
+ */
+enum { SCRATCH_TAIL = (128 << 10) + 64 };
+
+static void *safe_record(struct fmt_src *s, const void *data, uint32_t size)
+{
+	if (!s->scratch || size > s->scratch_cap) {
+		free(s->scratch);
+		s->scratch_cap = size > 65536 ? size : 65536;
+		s->scratch = xcalloc(1, (size_t)s->scratch_cap + SCRATCH_TAIL);
+		s->scratch_used = 0;
+	}
+	memcpy(s->scratch, data, size);
+	if (s->scratch_used > size)
+		memset(s->scratch + size, 0, s->scratch_used - size);
+	s->scratch_used = size;
+	return s->scratch;
+}
+
+static inline void fill_record(struct tep_record *rec, const struct tfile_event *ev)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->ts = ev->ts;
+	rec->cpu = ev->cpu;
+	rec->data = ev->data;
+	rec->size = ev->size;
+	rec->record_size = ev->size;
+	rec->missed_events = ev->missed;
+	rec->ref_count = 1;
+	rec->locked = 1;
+}
+
+void fmt_src_tasks(struct fmt_src *s, const int *pids, size_t npids, const struct strv *comms)
+{
+	if (npids) {
+		s->task_pids = xrealloc(s->task_pids, (s->ntask_pids + npids) * sizeof(*pids));
+		memcpy(s->task_pids + s->ntask_pids, pids, npids * sizeof(*pids));
+		s->ntask_pids += npids;
+	}
+	for (size_t i = 0; comms && i < comms->n; i++)
+		strv_push(&s->task_comms, comms->v[i]);
+	s->has_tasks = s->ntask_pids || s->task_comms.n;
+}
+
+/* --pid and --comm: a task passes if any pid or any comm glob names it. */
+static bool task_wanted(struct fmt_src *s, int pid)
+{
+	const char *comm;
+
+	for (size_t i = 0; i < s->ntask_pids; i++)
+		if (s->task_pids[i] == pid)
+			return true;
+	if (!s->task_comms.n)
+		return false;
+	comm = fmt_src_comm(s, pid);
+	for (size_t i = 0; i < s->task_comms.n; i++)
+		if (!fnmatch(s->task_comms.v[i], comm, 0))
+			return true;
+	return false;
+}
+
+bool fmt_src_match(struct fmt_src *s, const struct tfile_event *ev)
+{
+	struct tep_record rec;
+	bool match = false;
+
+	if (s->has_tasks && !task_wanted(s, rec_pid(s, ev)))
+		return false;
+	if (!s->has_filter)
+		return true;
+	fill_record(&rec, ev);
+	rec.data = safe_record(s, ev->data, ev->size);
+	for (int i = 0; i < s->nfilters && !match; i++)
+		match = tep_filter_match(s->filters[i], &rec) == FILTER_MATCH;
+	return match != s->invert;
+}
+
+/* ---- what the kernel's printer reads beside the records ---- */
+
+void fmt_src_formats(struct fmt_src *s, fmt_format_fn fn, void *ctx)
+{
+	s->format_fn = fn;
+	s->format_ctx = ctx;
+}
+
+static void vmemmap_guess(struct fmt_src *s);
+
+static bool kernel_half(const struct fmt_src *s, uint64_t addr)
+{
+	return tep_get_long_size(s->tep) == 4 ? addr >> 31 == 1 && addr <= UINT32_MAX : addr >> 63;
+}
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+void fmt_src_vmemmap(struct fmt_src *s, uint64_t base)
+{
+	s->vmemmap_default = base;
+	if (s->env.vmemmap && !s->vmemmap_learned)
+		s->env.vmemmap = base;
+}
+
+uint64_t fmt_running_vmemmap(void)
+{
+	char *text, *flags;
+	bool la57 = false;
+
+	/* The kernel keeps "la57" among the CPU's flags only when it pages with 5 levels. */
+	if (!read_file("/proc/cpuinfo", &text, NULL)) {
+		flags = strstr(text, "\nflags");
+		if (flags) {
+			char *nl = strchrnul(flags + 1, '\n');
+
+			*nl = '\0';
+			la57 = strstr(flags, " la57") != NULL;
+		}
+		free(text);
+	}
+	return la57 ? 0xffd4000000000000ULL : 0xffffea0000000000ULL;
+}
+
+void fmt_src_kernel(struct fmt_src *s, const char *release)
+{
+	unsigned a = 0, b = 0;
+
+	if (release && sscanf(release, "%u.%u", &a, &b) == 2 && a < 256 && b < 256)
+		s->env.kver = a << 8 | b;
+}
+
+void fmt_src_tep_symbols(struct fmt_src *s)
+{
+	s->tep_syms = true;
+	if (s->env_done)
+		vmemmap_guess(s);
+}
+
+void fmt_src_kallsyms(struct fmt_src *s, const char *text)
+{
+	size_t cap = 0;
+	char *p;
+
+	if (!text || s->ksym_text)
+		return;
+	s->ksym_text = p = xstrdup(text);
+	while (*p) {
+		char *nl = strchrnul(p, '\n'), *end, *name, *mod = NULL;
+		uint64_t addr;
+
+		if (*nl)
+			*nl++ = '\0';
+		/* "ffffffff81000000 T _text" or "... t name\t[module]" */
+		addr = strtoull(p, &end, 16);
+		/*
+		 * Only the kernel's half of the address space: the per-CPU
+		 * symbols listed at small offsets are not where anything runs.
+		 */
+		if (end == p || end[0] != ' ' || !end[1] || end[2] != ' ' || !kernel_half(s, addr)) {
+			p = nl;
+			continue;
+		}
+		name = end + 3;
+		end = strpbrk(name, " \t");
+		if (end) {
+			*end++ = '\0';
+			while (*end == ' ' || *end == '\t')
+				end++;
+			if (*end == '[') {
+				mod = end + 1;
+				end = strchr(mod, ']');
+				if (end)
+					*end = '\0';
+			}
+		}
+		if (s->nksyms == cap) {
+			cap = cap ? cap * 2 : 4096;
+			s->ksyms = xrealloc(s->ksyms, cap * sizeof(*s->ksyms));
+		}
+		s->ksyms[s->nksyms] = (struct ksym){ addr, name, mod, s->nksyms };
+		s->nksyms++;
+		p = nl;
+	}
+	if (s->nksyms)
+		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
+	vmemmap_guess(s);
+}
+
+static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, uint64_t *size,
+		 const char **mod);
+
+/*
+ * vmemmap_base (pfn_to_page() in kmem's formats): the default for the
+ * paging mode (fmt_src_vmemmap), when the kernel's text is where x86-64
+ * links it -- KASLR, which moves vmemmap, moves the text too.  Otherwise
+ * unknown, and those records print as libtraceevent prints them.
+ */
+static void vmemmap_guess(struct fmt_src *s)
+{
+	const char *name, *mod;
+	uint64_t start, size;
+
+	/* (Any name: several symbols start the text, and "_text" need not come first.) */
+	if (tep_get_long_size(s->tep) == 8 && !s->vmemmap_learned &&
+	    ksym(s, 0xffffffff81000000ULL, &name, &start, &size, &mod) &&
+	    start == 0xffffffff81000000ULL && !mod)
+		s->env.vmemmap = s->vmemmap_default;
+}
+
+/* The kernel's kallsyms_lookup(): the symbol at or below addr, its size to the next one. */
+static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, uint64_t *size,
+		 const char **mod)
+{
+	struct fmt_src *s = ctx;
+	size_t lo = 0, hi = s->nksyms, i, j;
+
+	/* A user-space address (a page fault's, a uprobe's) is no symbol's. */
+	if (!kernel_half(s, addr))
+		return false;
+	if (!s->nksyms) {
+		unsigned long sz = 0;
+		unsigned long long st = 0;
+
+		/*
+		 * No text of our own (a live stream): libtraceevent's table.
+		 * Note that it must not be asked before it has the symbols: it
+		 * builds its index at the first lookup and never again.
+		 */
+		if (!s->tep_syms || !tep_find_function_info(s->tep, addr, name, &st, &sz))
+			return false;
+		*start = st;
+		*size = sz;
+		*mod = NULL;
+		return true;
+	}
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->ksyms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return false;
+	i = lo - 1;
+	while (i && s->ksyms[i - 1].addr == s->ksyms[i].addr)
+		i--;
+	for (j = i + 1; j < s->nksyms && s->ksyms[j].addr == s->ksyms[i].addr; j++)
+		;
+	/* Past the last symbol there is nothing to say it belongs to. */
+	if (j == s->nksyms)
+		return false;
+	*name = s->ksyms[i].name;
+	*start = s->ksyms[i].addr;
+	*size = s->ksyms[j].addr - s->ksyms[i].addr;
+	*mod = s->ksyms[i].mod;
+	return true;
+}
+
+static size_t kstr_slot(const struct fmt_src *s, uint64_t addr)
+{
+	size_t i = (size_t)((addr >> 3) * 0x9E3779B97F4A7C15ULL) & (s->kstr_cap - 1);
+
+	while (s->kstrs[i].s && s->kstrs[i].addr != addr)
+		i = (i + 1) & (s->kstr_cap - 1);
+	return i;
+}
+
+void fmt_src_printk(struct fmt_src *s, const char *text)
+{
+	size_t n = 0;
+
+	if (!text || s->kstrs)
+		return;
+	for (const char *p = text; *p; p++)
+		n += *p == '\n';
+	for (s->kstr_cap = 64; s->kstr_cap < n * 2 + 2; s->kstr_cap *= 2)
+		;
+	s->kstrs = xcalloc(s->kstr_cap, sizeof(*s->kstrs));
+	/* "0xffffffff82521880 : \"mt_find\"", with \n, \t, \\ and \" escaped. */
+	while (*text) {
+		const char *nl = strchrnul(text, '\n'), *q;
+		char *end, *str, *o;
+		uint64_t addr = strtoull(text, &end, 16);
+		size_t i;
+
+		if (end == text || strncmp(end, " : \"", 4) || nl - end < 5 || nl[-1] != '"') {
+			text = *nl ? nl + 1 : nl;
+			continue;
+		}
+		str = o = xmalloc(nl - end);
+		for (q = end + 4; q < nl - 1; q++) {
+			if (*q == '\\' && q + 1 < nl - 1) {
+				q++;
+				*o++ = *q == 'n' ? '\n' : *q == 't' ? '\t' : *q;
+			} else {
+				*o++ = *q;
+			}
+		}
+		*o = '\0';
+		i = kstr_slot(s, addr);
+		free(s->kstrs[i].s);
+		s->kstrs[i] = (struct kstr){ addr, str };
+		text = *nl ? nl + 1 : nl;
+	}
+}
+
+static const char *kstring(void *ctx, uint64_t addr)
+{
+	struct fmt_src *s = ctx;
+
+	if (!s->kstrs)
+		return NULL;
+	return s->kstrs[kstr_slot(s, addr)].s;
+}
+
+void fmt_src_btf(struct fmt_src *s, const struct btf *btf)
+{
+	s->btf = btf;
+}
+
+/*
+ * Enum constants with values that have not changed in years, for traces
+ * whose kernel's BTF is not at hand.  (Others, like the inode state bits,
+ * moved between versions: only BTF can say.)
+ */
+static const struct {
+	const char *name;
+	uint64_t v;
+} known_consts[] = {
+	{ "HRTIMER_MODE_ABS", 0 }, { "HRTIMER_MODE_REL", 1 }, { "HRTIMER_MODE_PINNED", 2 },
+	{ "HRTIMER_MODE_SOFT", 4 }, { "HRTIMER_MODE_HARD", 8 },
+	{ "HRTIMER_MODE_ABS_PINNED", 2 }, { "HRTIMER_MODE_REL_PINNED", 3 },
+	{ "HRTIMER_MODE_ABS_SOFT", 4 }, { "HRTIMER_MODE_REL_SOFT", 5 },
+	{ "HRTIMER_MODE_ABS_PINNED_SOFT", 6 }, { "HRTIMER_MODE_REL_PINNED_SOFT", 7 },
+	{ "HRTIMER_MODE_ABS_HARD", 8 }, { "HRTIMER_MODE_REL_HARD", 9 },
+	{ "HRTIMER_MODE_ABS_PINNED_HARD", 10 }, { "HRTIMER_MODE_REL_PINNED_HARD", 11 },
+	{ "IOPRIO_CLASS_NONE", 0 }, { "IOPRIO_CLASS_RT", 1 }, { "IOPRIO_CLASS_BE", 2 },
+	{ "IOPRIO_CLASS_IDLE", 3 }, { "IOPRIO_CLASS_INVALID", 7 },
+};
+
+static bool kconst(void *ctx, const char *name, uint64_t *v)
+{
+	struct fmt_src *s = ctx;
+	int64_t x;
+
+	if (s->btf && btf_enum(s->btf, name, &x)) {
+		*v = x;
+		return true;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(known_consts); i++)
+		if (!strcmp(known_consts[i].name, name)) {
+			*v = known_consts[i].v;
+			return true;
+		}
+	return false;
+}
+
+static unsigned kstruct_size(void *ctx, const char *name)
+{
+	struct fmt_src *s = ctx;
+
+	return s->btf ? btf_struct_size(s->btf, name) : 0;
+}
+
+/* HZ, as the kernel wrote it into writeback's formats: "(jiffies - ...) / 250". */
+static unsigned guess_hz(struct fmt_src *s)
+{
+	static const char *const evs[] = { "writeback_single_inode", "writeback_sb_inodes_requeue",
+					   "writeback_single_inode_start" };
+	unsigned hz = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(evs) && !hz && s->format_fn; i++) {
+		char *t = s->format_fn(s->format_ctx, "writeback", evs[i]);
+		const char *p = t ? strstr(t, "dirtied_when) / ") : NULL;
+
+		if (p)
+			hz = strtoul(p + 16, NULL, 10);
+		free(t);
+	}
+	return hz >= 24 && hz <= 10000 ? hz : 250;
+}
+
+static void env_setup(struct fmt_src *s)
+{
+	if (s->env_done)
+		return;
+	s->env_done = true;
+	s->env.tep = s->tep;
+	s->env.long_size = tep_get_long_size(s->tep) == 4 ? 4 : 8;
+	s->env.swap = s->swap;
+	s->env.hz = guess_hz(s);
+	s->env.page_struct = 64;
+	s->env.sym = ksym;
+	s->env.constant = kconst;
+	s->env.string = kstring;
+	s->env.struct_size = kstruct_size;
+	s->env.ctx = s;
+	vmemmap_guess(s);
+}
+
+static void kernel_compile(struct fmt_src *s, struct ev_info *ei)
+{
+	char *text;
+
+	if (ei->kp_done || !ei->event)
+		return;
+	ei->kp_done = true;
+	env_setup(s);
+	if (s->btf && !s->env.vmemmap) {
+		unsigned n = btf_struct_size(s->btf, "page");
+
+		if (n)
+			s->env.page_struct = n;
+	}
+	text = s->format_fn ? s->format_fn(s->format_ctx, ei->event->system, ei->event->name) : NULL;
+	ei->kp = kprog_compile(&s->env, ei->event, text);
+	free(text);
+}
+
+static const char *const raw_clocks[] = { "counter", "uptime", "x86-tsc", "ppc-tb" };
+
+static bool clock_is(const char *clock, const char *name);
+
+bool fmt_clock_in_ns(const char *clock)
+{
+	for (size_t i = 0; clock && i < ARRAY_SIZE(raw_clocks); i++)
+		if (clock_is(clock, raw_clocks[i]))
+			return false;
+	return true;
+}
+
+/* Is the current clock in clock's text (a name, or "a [b] c") name? */
+static bool clock_is(const char *clock, const char *name)
+{
+	const char *b = strchr(clock, '['), *e;
+	size_t n;
+
+	if (b && (e = strchr(b, ']'))) {
+		clock = b + 1;
+		n = e - clock;
+	} else {
+		n = strcspn(clock, " \n");
+	}
+	return strlen(name) == n && !strncmp(clock, name, n);
+}
+
+void fmt_src_clock(struct fmt_src *s, const char *clock, bool ns)
+{
+	if (clock == s->clock)
+		return;
+	s->clock = clock;
+	s->clock_ns = ns || fmt_clock_in_ns(clock);
+	s->lib_raw = !ns && clock && (clock_is(clock, "counter") || clock_is(clock, "x86-tsc"));
+}
+
+/* ---- text ---- */
+
+static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
+{
+	const char *comm = fmt_src_comm(s, pid);
+	size_t n = strlen(comm);
+	char tmp[16];
+	int d = 0;
+
+	grow(f, 40);
+	/* "%16s-%-5d" */
+	while (n < 16) {
+		f->ln.p[f->ln.len++] = ' ';
+		n++;
+	}
+	put(f, comm, strlen(comm));
+	f->ln.p[f->ln.len++] = '-';
+	if (pid < 0) {
+		f->ln.p[f->ln.len++] = '-';
+		d++;
+		pid = -pid;
+	}
+	{
+		int v = pid, k = 0;
+
+		do {
+			tmp[k++] = '0' + v % 10;
+			v /= 10;
+		} while (v);
+		d += k;
+		while (k)
+			f->ln.p[f->ln.len++] = tmp[--k];
+	}
+	while (d < 5) {
+		f->ln.p[f->ln.len++] = ' ';
+		d++;
+	}
+}
+
+/*
+ * The time column, after "]".  The kernel's: a clock that counts
+ * nanoseconds as seconds and microseconds (rounded), " %5lu.%06lu", or with
+ * ns the nine digits; the others (counter, uptime, x86-tsc) as the count,
+ * " %12llu".  trace-cmd's (lib): the same, except that a time not above one
+ * second is printed whole, and that it counts only counter and x86-tsc as
+ * counts, printed "%12llu" with no space before.
+ */
+static void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
+{
+	uint64_t p10 = f->o.ns ? 1000000000ULL : 1000000ULL;
+	uint64_t t;
+
+	if (f->o.lib ? s->lib_raw : !s->clock_ns) {
+		if (!f->o.lib)
+			putc_(f, ' ');
+		put_u(f, ts, 12, false);
+		return;
+	}
+	putc_(f, ' ');
+	t = f->o.ns ? ts : (ts + 500) / 1000;
+	if (t > p10 || !f->o.lib) {
+		put_u(f, t / p10, 5, false);
+		putc_(f, '.');
+		put_u(f, t % p10, f->o.ns ? 9 : 6, true);
+	} else {
+		put_u(f, t, 12, false);
+	}
+}
+
+/*
+ * --ts-diff: " (+0.000123)", the time since the previous printed event
+ * (whatever its CPU; filtered-out events do not count), in the precision of
+ * the time column.  The first event shows +0.
+ */
+static void put_delta(struct fmt *f, uint64_t ts)
+{
+	uint64_t d = f->have_last && ts > f->last_ts ? ts - f->last_ts : 0;
+	uint64_t p10 = f->o.ns ? 1000000000ULL : 1000000ULL;
+	uint64_t t = f->o.ns ? d : (d + 500) / 1000;
+
+	f->last_ts = ts;
+	f->have_last = true;
+	puts_(f, " (+");
+	put_u(f, t / p10, 0, false);
+	putc_(f, '.');
+	put_u(f, t % p10, f->o.ns ? 9 : 6, true);
+	putc_(f, ')');
+}
+
+static void put_json_str(struct fmt *f, const char *p, size_t n);
+
+void fmt_lost(struct fmt *f, const char *prefix, int cpu, int64_t n)
+{
+	if (f->o.kind == FMT_JSON) {
+		size_t len = strlen(prefix);
+
+		/* The prefix is "name: " (or blanks); JSON wants the name. */
+		while (len && (prefix[len - 1] == ' ' || prefix[len - 1] == ':'))
+			len--;
+		printf_(f, "{\"cpu\":%d,\"lost\":%lld", cpu, (long long)n);
+		if (len) {
+			puts_(f, ",\"buffer\":");
+			put_json_str(f, prefix, len);
+		}
+		puts_(f, "}\n");
+	} else if (f->o.kind == FMT_CSV) {
+		printf_(f, ",%d,,,,LOST,%lld\n", cpu, (long long)n);
+	} else {
+		puts_(f, prefix);
+		if (n >= 0)
+			printf_(f, "CPU:%d [LOST %lld EVENTS]\n", cpu, (long long)n);
+		else
+			printf_(f, "CPU:%d [LOST EVENTS]\n", cpu);
+	}
+	emit(f);
+}
+
+/* Number of records per event checked against libtraceevent when verify_all is off. */
+enum { CHECKS = 4 };
+
+static void lib_text(struct fmt *f, struct fmt_src *s, struct tep_record *rec, bool raw)
+{
+	void *data = rec->data;
+
+	rec->data = safe_record(s, data, rec->size);
+	trace_seq_reset(&f->seq);
+	tep_print_event(s->tep, &f->seq, rec, "%s", raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
+	rec->data = data;
+}
+
+static void line_put(struct fmt_line *l, const char *p, size_t n)
+{
+	fmt_line_grow(l, n);
+	memcpy(l->p + l->len, p, n);
+	l->len += n;
+}
+
+static void line_printf(struct fmt_line *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void line_printf(struct fmt_line *l, const char *fmt, ...)
+{
+	char tmp[64];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	line_put(l, tmp, n < (int)sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+static bool is_char_type(const struct tep_format_field *fld);
+
+/*
+ * The event's own fields as "name=value ...", for an event whose print fmt
+ * was withheld (or a record too short for libtraceevent): every length is
+ * checked against the record, strings stop at 256 bytes and arrays at 64
+ * elements.
+ */
+static void fields_text(struct fmt_src *s, struct ev_info *ei, const struct tep_record *rec,
+			struct fmt_line *out)
+{
+	const uint8_t *data = rec->data;
+	uint32_t size = rec->size;
+
+	for (struct tep_format_field *fld = ei->event->format.fields; fld; fld = fld->next) {
+		uint32_t off = fld->offset, len = fld->size;
+
+		if (fld != ei->event->format.fields)
+			line_put(out, " ", 1);
+		line_put(out, fld->name, strnlen(fld->name, 128));
+		line_put(out, "=", 1);
+		if (!len && (fld->flags & TEP_FIELD_IS_ARRAY) && off <= size)
+			len = size - off;
+		if (off > size || len > size - off) {
+			line_put(out, "<past the record>", 17);
+			continue;
+		}
+		if (fld->flags & TEP_FIELD_IS_DYNAMIC) {
+			uint32_t v = len >= 4 ? (uint32_t)rd_num(s, data + off, 4) : 0;
+
+			off = ((fld->flags & TEP_FIELD_IS_RELATIVE) ? off + len : 0) + (v & 0xffff);
+			len = v >> 16;
+			if (off > size || len > size - off) {
+				line_put(out, "<past the record>", 17);
+				continue;
+			}
+		} else if (!(fld->flags & TEP_FIELD_IS_ARRAY) &&
+			   (len == 1 || len == 2 || len == 4 || len == 8)) {
+			uint64_t v = rd_num(s, data + off, len);
+
+			if (fld->flags & TEP_FIELD_IS_SIGNED) {
+				int sh = 64 - 8 * len;
+
+				line_printf(out, "%lld", (long long)((int64_t)(v << sh) >> sh));
+			} else {
+				line_printf(out, "%llu", (unsigned long long)v);
+			}
+			continue;
+		}
+		if (is_char_type(fld)) {
+			size_t n = strnlen((const char *)data + off, len > 256 ? 256 : len);
+
+			for (size_t i = 0; i < n; i++) {
+				char c = data[off + i];
+
+				line_put(out, c >= 0x20 && c < 0x7f ? &c : "?", 1);
+			}
+			continue;
+		}
+		line_put(out, "ARRAY[", 6);
+		for (uint32_t i = 0; i < len && i < 64; i++)
+			line_printf(out, "%s%02x", i ? ", " : "", data[off + i]);
+		line_put(out, len > 64 ? ", ...]" : "]", len > 64 ? 6 : 1);
+	}
+}
+
+/*
+ * Append the event text to out.  By default the kernel's printer's; with
+ * lib (or where the kernel's printer cannot print a record) the fast
+ * printer's when it has one (checked against libtraceevent for the first
+ * records of each event), else libtraceevent's.  One trailing newline is
+ * dropped, as the kernel's trace file and trace-cmd do (a trace_marker
+ * write keeps its own newline in the record).  KPROG_LINE when the text is
+ * all that follows the timestamp (the kernel prints no "name: " for it).
+ */
+static int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
+		      struct tep_record *rec, bool raw, struct fmt_line *out)
+{
+	size_t start = out->len;
+	int ret = KPROG_TEXT;
+
+	if (!ei->event) {
+		const char *u = "[UNKNOWN EVENT]";
+
+		fmt_line_grow(out, strlen(u));
+		memcpy(out->p + out->len, u, strlen(u));
+		out->len += strlen(u);
+		return ret;
+	}
+	/*
+	 * A print fmt fmt-check.h refused, or a record too short for a field
+	 * of size 0, goes to no printer that trusts the format: the kernel's,
+	 * the fast one or libtraceevent.
+	 */
+	if (ei->withheld || (uint32_t)rec->size < ei->min_size) {
+		fields_text(s, ei, rec, out);
+		return ret;
+	}
+	if (!lens_fit(s, ei, rec)) {
+		if (!ei->lens_warned)
+			tr_warn("event '%s:%s': a record's __print_hex or __print_array length runs "
+				"past it: such records show their fields", ei->event->system,
+				ei->event->name);
+		ei->lens_warned = true;
+		fields_text(s, ei, rec, out);
+		return ret;
+	}
+	/* User events print field by field, as the kernel prints them (fmt-user.c). */
+	if (!raw && ei->user) {
+		fmt_user_text(s->tep, ei->event, rec->data, (uint32_t)rec->size, out);
+		return ret;
+	}
+	/* A plugin's handler (--plugins) prints trace-cmd's compact forms. */
+	if (!raw && !f->o.lib && !ei->event->handler) {
+		struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0 };
+
+		kernel_compile(s, ei);
+		/* The kernel's text, whole: its own newlines are the kernel's too. */
+		if (ei->kp && (ret = kprog_run(ei->kp, &s->env, &kr, out)) != KPROG_FAIL)
+			return ret;
+		ret = KPROG_TEXT;
+		goto lib;
+	}
+	if (!raw && ei->prog && fmt_prog_run(ei->prog, s->tep, rec->data, rec->size, out)) {
+		if (ei->checked < CHECKS || f->verify_all) {
+			ei->checked++;
+			lib_text(f, s, rec, false);
+			if (f->seq.len != out->len - start ||
+			    memcmp(f->seq.buffer, out->p + start, f->seq.len)) {
+				/* Not exact after all: libtraceevent prints it from now on. */
+				if (f->verify_all && !f->mismatch)
+					tr_warn("fast printer differs for '%s': '%.*s' vs '%.*s'",
+						ei->event->name, (int)(out->len - start),
+						out->p + start, (int)f->seq.len, f->seq.buffer);
+				f->mismatch = true;
+				fmt_prog_free(ei->prog);
+				ei->prog = NULL;
+				out->len = start;
+				goto lib;
+			}
+		}
+		goto strip;
+	}
+lib:
+	lib_text(f, s, rec, raw);
+	if (f->seq.len) {
+		fmt_line_grow(out, f->seq.len);
+		memcpy(out->p + out->len, f->seq.buffer, f->seq.len);
+		out->len += f->seq.len;
+	}
+strip:
+	if (out->len > start && out->p[out->len - 1] == '\n')
+		out->len--;
+	return ret;
+}
+
+static void put_json_str(struct fmt *f, const char *p, size_t n)
+{
+	grow(f, JSON_ESCAPED_MAX(n));
+	f->ln.len += json_escape(f->ln.p + f->ln.len, p, n);
+}
+
+static void put_csv_str(struct fmt *f, const char *p, size_t n)
+{
+	if (!memchr(p, ',', n) && !memchr(p, '"', n) && !memchr(p, '\n', n) &&
+	    !memchr(p, '\r', n)) {
+		put(f, p, n);
+		return;
+	}
+	putc_(f, '"');
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '"')
+			putc_(f, '"');
+		putc_(f, p[i]);
+	}
+	putc_(f, '"');
+}
+
+static bool is_char_type(const struct tep_format_field *fld)
+{
+	const char *t = fld->type;
+
+	if (fld->flags & TEP_FIELD_IS_STRING)
+		return true;
+	if (!strncmp(t, "__data_loc ", 11))
+		t += 11;
+	if (!strncmp(t, "__rel_loc ", 10))
+		t += 10;
+	if (!strncmp(t, "const ", 6))
+		t += 6;
+	if (!strncmp(t, "unsigned ", 9) || !strncmp(t, "signed ", 7))
+		return false;
+	return !strncmp(t, "char", 4) && (t[4] == '[' || t[4] == ' ' || !t[4]);
+}
+
+static void put_json_num(struct fmt *f, struct fmt_src *s, const uint8_t *p, int size, bool sign)
+{
+	uint64_t v;
+
+	if (size != 1 && size != 2 && size != 4 && size != 8) {
+		putc_(f, '"');
+		for (int i = 0; i < size; i++)
+			printf_(f, "%02x", p[i]);
+		putc_(f, '"');
+		return;
+	}
+	v = rd_num(s, p, size);
+	if (sign) {
+		int shift = 64 - size * 8;
+
+		put_i(f, (int64_t)(v << shift) >> shift);
+	} else {
+		put_u(f, v, 0, false);
+	}
+}
+
+static void put_json_field(struct fmt *f, struct fmt_src *s, const struct tep_format_field *fld,
+			   const struct tfile_event *ev)
+{
+	const uint8_t *data = ev->data, *p;
+	uint32_t off = fld->offset, len = fld->size;
+	bool sign = fld->flags & TEP_FIELD_IS_SIGNED;
+
+	/* A char buf[] of size 0 (ftrace's print) runs to the end of the record. */
+	if (!len && (fld->flags & TEP_FIELD_IS_ARRAY) && !(fld->flags & TEP_FIELD_IS_DYNAMIC) &&
+	    off <= ev->size)
+		len = ev->size - off;
+	if (off + (uint64_t)len > ev->size) {
+		puts_(f, "null");
+		return;
+	}
+	if (fld->flags & TEP_FIELD_IS_DYNAMIC) {
+		uint32_t v = rd_num(s, data + off, len >= 4 ? 4 : len);
+
+		off = (fld->flags & TEP_FIELD_IS_RELATIVE) ? fld->offset + fld->size + (v & 0xffff)
+							   : (v & 0xffff);
+		len = v >> 16;
+		if (off + (uint64_t)len > ev->size) {
+			puts_(f, "null");
+			return;
+		}
+	} else if (!(fld->flags & TEP_FIELD_IS_ARRAY)) {
+		put_json_num(f, s, data + off, len, sign);
+		return;
+	}
+	p = data + off;
+	if (is_char_type(fld)) {
+		put_json_str(f, (const char *)p, strnlen((const char *)p, len));
+		return;
+	}
+	{
+		int el = fld->elementsize;
+
+		if (el <= 0 || el > 8)
+			el = 1;
+		putc_(f, '[');
+		for (uint32_t i = 0; i + el <= len; i += el) {
+			if (i)
+				putc_(f, ',');
+			put_json_num(f, s, p + i, el, sign);
+		}
+		putc_(f, ']');
+	}
+}
+
+static void json_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
+		       const struct tfile_event *ev, int pid)
+{
+	const char *comm = fmt_src_comm(s, pid);
+
+	puts_(f, "{\"ts\":");
+	put_u(f, ev->ts, 0, false);
+	puts_(f, ",\"cpu\":");
+	put_i(f, ev->cpu);
+	puts_(f, ",\"pid\":");
+	put_i(f, pid);
+	puts_(f, ",\"comm\":");
+	put_json_str(f, comm, strlen(comm));
+	if (prefix && *prefix) {
+		size_t n = strlen(prefix);
+
+		/* The prefix is "name: "; JSON wants the name. */
+		while (n && (prefix[n - 1] == ' ' || prefix[n - 1] == ':'))
+			n--;
+		puts_(f, ",\"buffer\":");
+		put_json_str(f, prefix, n);
+	}
+	if (!ei->event) {
+		puts_(f, ",\"event\":null}\n");
+		return;
+	}
+	puts_(f, ",\"system\":");
+	put_json_str(f, ei->event->system, strlen(ei->event->system));
+	puts_(f, ",\"event\":");
+	put_json_str(f, ei->event->name, strlen(ei->event->name));
+	puts_(f, ",\"fields\":{");
+	for (struct tep_format_field *fld = ei->event->format.fields; fld; fld = fld->next) {
+		if (fld != ei->event->format.fields)
+			putc_(f, ',');
+		put_json_str(f, fld->name, strlen(fld->name));
+		putc_(f, ':');
+		put_json_field(f, s, fld, ev);
+	}
+	puts_(f, "}}\n");
+}
+
+int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct tfile_event *ev)
+{
+	struct tep_record rec;
+	struct ev_info *ei;
+	int id, pid;
+	size_t name_at, text_at;
+
+	if ((s->has_filter || s->has_tasks) && !fmt_src_match(s, ev))
+		return 1;
+	if (ev->missed)
+		fmt_lost(f, prefix, ev->cpu, ev->missed);
+	id = fmt_src_event_id(s, ev);
+	pid = rec_pid(s, ev);
+	ei = ev_lookup(s, id < 0 ? 0 : id);
+	fill_record(&rec, ev);
+	switch (f->o.kind) {
+	case FMT_JSON:
+		json_event(f, s, ei, prefix, ev, pid);
+		break;
+	case FMT_CSV: {
+		const char *comm = fmt_src_comm(s, pid);
+
+		put_u(f, ev->ts / 1000000000ULL, 0, false);
+		putc_(f, '.');
+		put_u(f, ev->ts % 1000000000ULL, 9, true);
+		putc_(f, ',');
+		put_i(f, ev->cpu);
+		putc_(f, ',');
+		put_csv_str(f, comm, strlen(comm));
+		putc_(f, ',');
+		put_i(f, pid);
+		putc_(f, ',');
+		if (ei->event) {
+			put_csv_str(f, ei->event->system, strlen(ei->event->system));
+			putc_(f, ',');
+			put_csv_str(f, ei->event->name, strlen(ei->event->name));
+		} else {
+			putc_(f, ',');
+		}
+		putc_(f, ',');
+		f->txt.len = 0;
+		event_text(f, s, ei, &rec, false, &f->txt);
+		put_csv_str(f, f->txt.p, f->txt.len);
+		putc_(f, '\n');
+		break;
+	}
+	default:
+		puts_(f, prefix);
+		put_comm_pid(f, s, pid);
+		puts_(f, " [");
+		put_u(f, ev->cpu, 3, true);
+		puts_(f, "]");
+		put_time(f, s, ev->ts);
+		if (f->o.ts_diff)
+			put_delta(f, ev->ts);
+		puts_(f, ": ");
+		name_at = f->ln.len;
+		if (ei->event)
+			put(f, ei->name_col, ei->name_len);
+		else
+			printf_(f, "%-*s ", NAME_COL, "[unknown]:");
+		text_at = f->ln.len;
+		if (event_text(f, s, ei, &rec, f->o.raw, &f->ln) == KPROG_LINE) {
+			/* The kernel's own line (a syscall's, a marker's): no name column. */
+			memmove(f->ln.p + name_at, f->ln.p + text_at, f->ln.len - text_at);
+			f->ln.len -= text_at - name_at;
+		}
+		putc_(f, '\n');
+		break;
+	}
+	emit(f);
+	return 0;
+}

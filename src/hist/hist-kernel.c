@@ -1,0 +1,256 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The kernel engine: a hist trigger added through the tfs layer (so it is
+ * removed at exit, SIGINT included), the hist file read back, and the
+ * controls for histograms that already exist (show, clear, pause, cont).
+ * How long a histogram collects (COMMAND, --duration or a signal) is the
+ * session runner's business (session.h).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evsel.h"
+#include "hist.h"
+#include "caps.h"
+#include "session.h"
+
+static char *event_file(const char *system, const char *event, const char *file)
+{
+	return xasprintf("events/%s/%s/%s", system, event, file);
+}
+
+int hist_kernel_add(struct tfs_inst *in, const struct hist_spec *s)
+{
+	char *file, *text, *undo;
+	int r = caps_require(CAP_HIST);
+
+	if (r)
+		return r;
+	file = event_file(s->system, s->event, "trigger");
+	if (!tfs_exists(in, file)) {
+		free(file);
+		return evsel_fail_unknown(in, s->system, s->event);
+	}
+	text = hist_spec_trigger(s);
+	undo = xasprintf("!%s", text);
+	r = tfs_append_undo(in, file, text, undo);
+	if (r)
+		r = tr_fail(r, "the kernel refused the histogram '%s' on '%s:%s'", text, s->system,
+			    s->event);
+	free(undo);
+	free(text);
+	free(file);
+	return r;
+}
+
+int hist_kernel_read(struct tfs_inst *in, const char *system, const char *event, char **text)
+{
+	char *file = event_file(system, event, "hist");
+	int r = tfs_read(in, file, text);
+
+	if (r == -ENOENT)
+		r = tr_fail(r, "no such event '%s:%s', or no hist file for it", system, event);
+	else if (r)
+		r = tr_fail(r, "cannot read the histogram of '%s:%s': %s", system, event,
+			    strerror(-r));
+	free(file);
+	return r;
+}
+
+/*
+ * The hist triggers of an event as its trigger file shows them, with the
+ * state ([active]/[paused]) cut off; only those named name when it is set.
+ */
+int hist_kernel_triggers(struct tfs_inst *in, const char *system, const char *event,
+			 const char *name, struct strv *out)
+{
+	char *file = event_file(system, event, "trigger"), *raw = NULL, *line, *save = NULL;
+	int r = tfs_read(in, file, &raw);
+
+	free(file);
+	if (r)
+		return tr_fail(r, "no such event '%s:%s'", system, event);
+	for (line = strtok_r(raw, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *st;
+		struct hist_spec s;
+
+		if (strncmp(line, "hist:", 5))
+			continue;
+		st = strstr(line, " [");
+		if (st)
+			*st = '\0';
+		if (name) {
+			if (hist_spec_from_trigger(line, &s))
+				continue;
+			bool match = s.name && !strcmp(s.name, name);
+
+			hist_spec_free(&s);
+			if (!match)
+				continue;
+		}
+		strv_push(out, line);
+	}
+	free(raw);
+	return 0;
+}
+
+int hist_kernel_control(struct tfs_inst *in, const char *system, const char *event,
+			const char *name, const char *what)
+{
+	struct strv t = { 0 };
+	char *file = event_file(system, event, "trigger");
+	int r = caps_require(CAP_HIST);
+
+	if (!r)
+		r = hist_kernel_triggers(in, system, event, name, &t);
+	if (!r && !t.n)
+		r = name ? tr_fail(-ENOENT, "no histogram named '%s' on '%s:%s'", name, system,
+				   event)
+			 : tr_fail(-ENOENT, "no histogram on '%s:%s'", system, event);
+	for (size_t i = 0; i < t.n && !r; i++) {
+		/* The trigger as shown, with :clear (or :pause, :cont) before any filter. */
+		char *iff = strstr(t.v[i], " if "), *line;
+
+		if (iff)
+			*iff = '\0';
+		line = xasprintf("%s:%s%s%s", t.v[i], what, iff ? " if " : "", iff ? iff + 4 : "");
+		r = tfs_write(in, file, line, true);
+		if (r)
+			r = tr_fail(r, "cannot %s the histogram '%s': %s", what, line, strerror(-r));
+		free(line);
+	}
+	strv_free(&t);
+	free(file);
+	return r;
+}
+
+void hist_results_free(struct hist_results *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		hist_result_free(&r->v[i]);
+	free(r->v);
+	r->v = NULL;
+	r->n = 0;
+}
+
+int hist_kernel_show(struct tfs_inst *in, const char *system, const char *event, const char *name,
+		     struct hist_results *out)
+{
+	char *text = NULL;
+	size_t pos = 0;
+	int r = caps_require(CAP_HIST);
+
+	*out = (struct hist_results){ 0 };
+	if (!r)
+		r = hist_kernel_read(in, system, event, &text);
+	while (!r) {
+		struct hist_result res;
+		struct hist_spec t;
+		bool want = true;
+
+		r = hist_output_parse(text, &pos, &res);
+		if (r <= 0)
+			break;
+		r = 0;
+		if (name) {
+			want = !hist_spec_from_trigger(res.trigger, &t) && t.name &&
+			       !strcmp(t.name, name);
+			if (res.trigger)
+				hist_spec_free(&t);
+		}
+		if (!want) {
+			hist_result_free(&res);
+			continue;
+		}
+		out->v = xrealloc(out->v, (out->n + 1) * sizeof(*out->v));
+		out->v[out->n++] = res;
+	}
+	if (!r && !out->n)
+		r = name ? tr_fail(-ENOENT, "no histogram named '%s' on '%s:%s'", name,
+				      system, event)
+			    : tr_fail(-ENOENT, "no histogram on '%s:%s'", system, event);
+	free(text);
+	return r;
+}
+
+/* Our trigger's section of a hist file: the one whose trigger info matches s. */
+static int find_ours(const char *text, const struct hist_spec *s, struct hist_result *res)
+{
+	size_t pos = 0;
+
+	for (;;) {
+		struct hist_spec t;
+		bool ours;
+		int r = hist_output_parse(text, &pos, res);
+
+		if (r <= 0)
+			return r ? r : tr_fail(-ENOENT, "our histogram is not in the hist file of "
+						       "'%s:%s'", s->system, s->event);
+		ours = !hist_spec_from_trigger(res->trigger, &t);
+		if (ours) {
+			ours = t.nkeys == s->nkeys && (!s->filter || (t.filter &&
+								      !strcmp(t.filter, s->filter)));
+			for (size_t i = 0; ours && i < s->nkeys; i++)
+				ours = !strcmp(t.keys[i].name, s->keys[i].name);
+			hist_spec_free(&t);
+		}
+		if (ours)
+			return 0;
+		hist_result_free(res);
+	}
+}
+
+/* Read the hist file the moment the session's wait ends (see session.h's on_end). */
+struct hist_read {
+	struct tfs_inst *in;
+	const struct hist_spec *s;
+	char *text;
+	int err;
+};
+
+static int read_now(void *arg)
+{
+	struct hist_read *k = arg;
+
+	k->err = hist_kernel_read(k->in, k->s->system, k->s->event, &k->text);
+	return 0;
+}
+
+int hist_kernel_collect(struct tfs_inst *in, const struct hist_spec *s, const struct hist_when *w,
+			char **text)
+{
+	struct hist_read k = { .in = in, .s = s };
+	struct session *sess = NULL;
+	int r = session_open(&(struct session_opts){ .inst = in, .command = w->command,
+						     .duration_ns = w->duration_ns,
+						     .passive = true,
+						     .on_end = read_now, .arg = &k },
+			     &sess);
+
+	*text = NULL;
+	if (!r)
+		r = hist_kernel_add(in, s);
+	if (!r)
+		r = session_run(sess);
+	session_free(sess);
+	if (!r)
+		r = k.err;
+	if (!r)
+		*text = k.text;
+	else
+		free(k.text);
+	return r;
+}
+
+int hist_kernel_run(struct tfs_inst *in, const struct hist_spec *s, const struct hist_when *w,
+		    struct hist_result *res)
+{
+	char *text = NULL;
+	int r = hist_kernel_collect(in, s, w, &text);
+
+	if (!r)
+		r = find_ours(text, s, res);
+	free(text);
+	return r;
+}

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Finishing a recording: turning the recorder's per-CPU temp files into a
+ * trace.dat file, and the summary of what was recorded and lost.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "rec.h"
+#include "tfile.h"
+#include "tfw.h"
+
+int rec_stats_snapshot(const struct tfs_inst *in, int ncpus, struct rec_kstats **out)
+{
+	struct rec_kstats *s = xcalloc(ncpus ? ncpus : 1, sizeof(*s));
+	int r = 0;
+
+	for (int c = 0; c < ncpus; c++) {
+		int e = rec_kstats_read(in, c, &s[c], NULL);
+
+		/* An offline CPU has no stats: it simply reads as zeroes. */
+		if (e && e != -ENOENT && !r)
+			r = e;
+	}
+	*out = s;
+	return r;
+}
+
+static void add_stats_options(struct tfw_meta *m, const struct tfs_inst *in, int ncpus,
+			      struct rec_kstats *after)
+{
+	for (int c = 0; c < ncpus; c++) {
+		char *text = NULL, *opt;
+
+		if (rec_kstats_read(in, c, &after[c], &text))
+			continue;
+		opt = xasprintf("CPU: %d\n%s", c, text);
+		tfw_meta_add_option(m, TFW_OPT_CPUSTAT, opt, strlen(opt) + 1);
+		free(opt);
+		free(text);
+	}
+}
+
+/* Set seen[id] for every event in the recorded pages. */
+static void data_event_ids(struct rec *r, bool *seen)
+{
+	uint32_t ps = rec_page_size(r);
+	struct tfile_layout l;
+	uint8_t *page;
+	char *hp = NULL;
+
+	if (tfs_read(NULL, "events/header_page", &hp) ||
+	    tfile_layout_parse(&l, hp, strlen(hp), false, ps)) {
+		free(hp);
+		return;
+	}
+	free(hp);
+	page = xmalloc(ps);
+	for (int c = 0; c < rec_ncpus(r); c++) {
+		int fd = rec_cpu_fd(r, c);
+		uint64_t size = rec_cpu_stat(r, c)->bytes;
+
+		for (uint64_t off = 0; fd >= 0 && off + ps <= size; off += ps) {
+			struct tfile_page pg;
+			struct tfile_event ev;
+			uint32_t bad;
+
+			if (pread(fd, page, ps, off) != (ssize_t)ps)
+				break;
+			if (tfile_page_load(&pg, &l, page, ps, &bad))
+				continue;
+			while (tfile_page_next(&pg, &ev, &bad) == 1) {
+				uint16_t id;
+
+				if (ev.size >= 2) {
+					memcpy(&id, ev.data, 2);
+					seen[id] = true;
+				}
+			}
+		}
+	}
+	free(page);
+}
+
+static bool id_file_is(const char *system, const char *event, bool *seen)
+{
+	char *f = xasprintf("events/%s/%s/id", system, event), *v = NULL;
+	bool hit = false;
+
+	if (!tfs_read(NULL, f, &v)) {
+		unsigned long id = strtoul(v, NULL, 10);
+
+		hit = id < 65536 && seen[id];
+		if (hit)
+			seen[id] = false;
+	}
+	free(f);
+	free(v);
+	return hit;
+}
+
+/*
+ * Add to names the "system:event" of every event in the recorded pages,
+ * so that the file has the formats of events disabled since (tr extract).
+ * Reading the id files of all events costs some 50 ms; it stops as soon
+ * as every id seen is named.  ftrace's own events are always in the file.
+ */
+static void add_data_events(struct rec *r, struct strv *names)
+{
+	bool *seen = xcalloc(65536, sizeof(*seen));
+	struct strv avail = { 0 };
+	size_t left = 0;
+	char *dir = tfs_path(NULL, "events/ftrace");
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	data_event_ids(r, seen);
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.')
+			id_file_is("ftrace", de->d_name, seen);
+	if (d)
+		closedir(d);
+	free(dir);
+	for (size_t i = 0; i < 65536; i++)
+		left += seen[i];
+	if (left)
+		tfs_events(NULL, &avail);
+	for (size_t i = 0; i < avail.n && left; i++) {
+		char *colon = strchr(avail.v[i], ':');
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		if (id_file_is(avail.v[i], colon + 1, seen)) {
+			*colon = ':';
+			strv_push(names, avail.v[i]);
+			left--;
+		}
+	}
+	strv_free(&avail);
+	free(seen);
+}
+
+static void summarize(struct rec *r, int ncpus, const struct rec_kstats *before,
+		      const struct rec_kstats *after, unsigned flags, struct rec_summary *sum)
+{
+	sum->ncpus = ncpus;
+	sum->cpu = xcalloc(ncpus ? ncpus : 1, sizeof(*sum->cpu));
+	for (int c = 0; c < ncpus; c++) {
+		const struct rec_cpu_stat *st = rec_cpu_stat(r, c);
+		struct rec_cpu_summary *s = &sum->cpu[c];
+
+		s->bytes = st->bytes;
+		s->missed_pages = st->missed_pages;
+		if (before) {
+			s->events = after[c].read - before[c].read;
+			s->lost = (after[c].overrun - before[c].overrun) +
+				  (after[c].dropped - before[c].dropped);
+			if (flags & REC_LOSS_SINCE_RESET)
+				s->lost = after[c].overrun + after[c].dropped;
+		} else {
+			s->events = after[c].read;
+		}
+		/* The page flags can know of losses the counters do not show. */
+		if (st->missed_events > s->lost)
+			s->lost = st->missed_events;
+		if (st->missed_pages && !s->lost)
+			s->lost = st->missed_pages;
+		sum->total.events += s->events;
+		sum->total.lost += s->lost;
+		sum->total.missed_pages += s->missed_pages;
+		sum->total.bytes += s->bytes;
+	}
+}
+
+/* A recorder's temp files as the sources of one buffer of cpus CPUs. */
+static struct tfw_src *sources(struct rec *r, int cpus)
+{
+	struct tfw_src *src = xcalloc(cpus ? cpus : 1, sizeof(*src));
+
+	for (int c = 0; c < cpus; c++) {
+		src[c].fd = r ? rec_cpu_fd(r, c) : -1;
+		src[c].size = src[c].fd >= 0 ? rec_cpu_stat(r, c)->bytes : 0;
+	}
+	return src;
+}
+
+int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv *events,
+		   const struct rec_kstats *before, unsigned flags, struct rec *snap,
+		   struct rec_summary *sum)
+{
+	int ncpus = rec_ncpus(r), e;
+	struct rec_kstats *after = xcalloc(ncpus ? ncpus : 1, sizeof(*after));
+	struct strv all = { 0 };
+	struct tfw_meta m;
+	struct tfw_buffer bufs[3];
+	struct tfw_src *src = NULL, *none = NULL, *ssrc = NULL;
+	size_t nbufs = 0;
+	struct tfw_result res;
+	char *set = NULL;
+
+	memset(sum, 0, sizeof(*sum));
+	rec_scan_missed(r);
+	for (size_t i = 0; events && i < events->n; i++)
+		strv_push(&all, events->v[i]);
+	if (flags & REC_FORMATS_FROM_DATA)
+		add_data_events(r, &all);
+	if (snap) {
+		rec_scan_missed(snap);
+		add_data_events(snap, &all);
+	}
+	if (!tfs_read(in, "set_event", &set)) {
+		char *save = NULL;
+
+		for (char *l = strtok_r(set, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+			strv_push(&all, l);
+		free(set);
+	}
+	e = tfw_meta_gather(&m, in, &all);
+	strv_free(&all);
+	if (e) {
+		free(after);
+		return e;
+	}
+	/* The file has as many CPUs as there are per-CPU buffers. */
+	if (m.cpus < ncpus)
+		m.cpus = ncpus;
+	if (snap && m.cpus < rec_ncpus(snap))
+		m.cpus = rec_ncpus(snap);
+	m.page_size = rec_page_size(r);
+	if (flags & REC_FILE_V7) {
+		m.version = 7;
+		m.zip = REC_ZIP_OF(flags);
+	}
+	add_stats_options(&m, in, ncpus, after);
+	summarize(r, ncpus, before, after, flags, sum);
+
+	src = sources(r, m.cpus);
+	if (in->name) {
+		none = sources(NULL, m.cpus);
+		bufs[nbufs++] = (struct tfw_buffer){ NULL, none };
+	}
+	bufs[nbufs++] = (struct tfw_buffer){ in->name, src };
+	if (snap) {
+		ssrc = sources(snap, m.cpus);
+		bufs[nbufs++] = (struct tfw_buffer){ "snapshot", ssrc };
+	}
+	e = tfw_write(fd, &m, bufs, nbufs, TFW_CONSUME | TFW_FIT, &res);
+	/*
+	 * Compressing reads the temp files while the output grows, so it needs
+	 * room for both; v6 moves them in place and trims to fit.  The pages
+	 * are still whole in the temp files: write v6 instead.
+	 */
+	if (e == -ENOSPC && m.version == 7) {
+		if (ftruncate(fd, 0) == 0) {
+			m.version = 6;
+			m.zip = TFW_ZIP_NONE;
+			sum->fell_back_v6 = true;
+			e = tfw_write(fd, &m, bufs, nbufs, TFW_CONSUME | TFW_FIT, &res);
+		}
+	}
+	sum->file_bytes = res.bytes;
+	/* What the file holds, after any trimming for room. */
+	sum->total.bytes = 0;
+	for (int c = 0; c < ncpus && c < m.cpus; c++) {
+		sum->cpu[c].bytes = src[c].size;
+		sum->total.bytes += src[c].size;
+	}
+	for (int c = 0; ssrc && c < m.cpus; c++)
+		sum->snapshot_bytes += ssrc[c].size;
+	sum->dropped_bytes = res.dropped_bytes;
+	sum->dropped_kallsyms = res.dropped_kallsyms;
+	sum->dropped_cmdlines = res.dropped_cmdlines;
+	if (e)
+		tr_fail(e, "cannot write the trace file: %s", strerror(-e));
+	free(src);
+	free(none);
+	free(ssrc);
+	free(after);
+	tfw_meta_free(&m);
+	return e;
+}
+
+bool rec_latency_tracer(const char *tracer)
+{
+	static const char *const names[] = {
+		"irqsoff", "preemptoff", "preemptirqsoff", "wakeup", "wakeup_rt", "wakeup_dl",
+	};
+
+	for (size_t i = 0; tracer && i < ARRAY_SIZE(names); i++)
+		if (!strcmp(tracer, names[i]))
+			return true;
+	return false;
+}
+
+int rec_write_latency(int fd, struct tfs_inst *in, uint64_t *max_us, uint64_t *bytes)
+{
+	struct tfw_meta m;
+	struct tfw_result res;
+	char *text = NULL, *max = NULL, *all;
+	int e;
+
+	*max_us = 0;
+	*bytes = 0;
+	e = tfs_read(in, "tracing_max_latency", &max);
+	if (e)
+		return tr_fail(e, "cannot read tracing_max_latency: %s", strerror(-e));
+	*max_us = strtoull(max, NULL, 10);
+	free(max);
+	e = tfs_read(in, "trace", &text);
+	if (e)
+		return tr_fail(e, "cannot read the latency trace: %s", strerror(-e));
+	e = tfw_meta_gather(&m, in, NULL);
+	if (e) {
+		free(text);
+		return e;
+	}
+	/* Nothing in the file is formatted from the symbols: leave the megabytes out. */
+	free(m.kallsyms.data);
+	m.kallsyms = (struct tfw_blob){ 0 };
+	free(m.printk.data);
+	m.printk = (struct tfw_blob){ 0 };
+	/*
+	 * Note that trace-cmd, seeing a TRACECLOCK option, reads a clock after
+	 * "latency" as after a flyrecord table, and so loses the text's first
+	 * eight bytes: leave it out, as trace-cmd does (the text has no clock).
+	 */
+	for (size_t i = 0; i < m.nopts; i++)
+		if (m.opts[i].id == TFW_OPT_TRACECLOCK) {
+			free(m.opts[i].data.data);
+			m.opts[i--] = m.opts[--m.nopts];
+		}
+	all = xasprintf("# tracing_max_latency: %llu us\n%s", (unsigned long long)*max_us, text);
+	e = tfw_write_latency(fd, &m, all, strlen(all), &res);
+	*bytes = res.bytes;
+	if (e)
+		tr_fail(e, "cannot write the trace file: %s", strerror(-e));
+	free(all);
+	free(text);
+	tfw_meta_free(&m);
+	return e;
+}
+
+static void human(char *buf, size_t n, uint64_t bytes)
+{
+	if (bytes >= 1ULL << 20)
+		snprintf(buf, n, "%.1f MiB", bytes / 1048576.0);
+	else if (bytes >= 10ULL << 10)
+		snprintf(buf, n, "%.1f KiB", bytes / 1024.0);
+	else
+		snprintf(buf, n, "%llu B", (unsigned long long)bytes);
+}
+
+void rec_latency_print(FILE *f, const char *tracer, uint64_t max_us, uint64_t bytes,
+		       const char *path)
+{
+	char b[32];
+
+	human(b, sizeof(b), bytes);
+	fprintf(f, "%s: max latency %llu us\nwrote '%s' (%s)\n", tracer,
+		(unsigned long long)max_us, path, b);
+}
+
+void rec_summary_print(FILE *f, const struct rec_summary *s, const char *path)
+{
+	char b[32];
+
+	fprintf(f, "%6s %12s %10s %12s\n", "CPU", "events", "lost", "bytes");
+	for (int c = 0; c < s->ncpus; c++) {
+		human(b, sizeof(b), s->cpu[c].bytes);
+		fprintf(f, "%6d %12llu %10llu %12s\n", c, (unsigned long long)s->cpu[c].events,
+			(unsigned long long)s->cpu[c].lost, b);
+	}
+	human(b, sizeof(b), s->total.bytes);
+	fprintf(f, "%6s %12llu %10llu %12s\n", "total", (unsigned long long)s->total.events,
+		(unsigned long long)s->total.lost, b);
+	if (s->total.missed_pages)
+		fprintf(f, "%llu sub-buffers were marked as following lost events\n",
+			(unsigned long long)s->total.missed_pages);
+	if (s->snapshot_bytes) {
+		human(b, sizeof(b), s->snapshot_bytes);
+		fprintf(f, "snapshot buffer: %s, kept as buffer 'snapshot'\n", b);
+	}
+	human(b, sizeof(b), s->file_bytes);
+	fprintf(f, "wrote '%s' (%s)\n", path, b);
+}
+
+void rec_summary_free(struct rec_summary *s)
+{
+	free(s->cpu);
+	s->cpu = NULL;
+}

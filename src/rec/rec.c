@@ -1,0 +1,707 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The per-CPU recorder (see rec.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+/* The largest pipe we ask for; the kernel may give less (pipe-max-size). */
+#define REC_PIPE_SIZE (1 << 20)
+
+struct reader {
+	struct rec *r;
+	int cpu;
+	int fd;			/* trace_pipe_raw */
+	int pipe[2];
+	int out;		/* temp file (file sink) or -1 */
+	pthread_t thread;
+	bool running;
+	pid_t tid;
+	size_t pipe_size;
+	char *buf;		/* page_size * n, for read() and the callback sink */
+	size_t buf_size;
+	struct rec_cpu_stat st;
+};
+
+struct rec {
+	struct rec_opts o;
+	uint32_t page_size;
+	struct tfile_layout layout;
+	int nreaders;
+	struct reader *rd;
+	int stop_fd;		/* eventfd: readers leave their wait */
+	int event_fd;		/* eventfd: a reader failed, or all drains are done */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int ready;		/* readers that have set their tid */
+	int finished;
+	bool go, quit, stopped, failed;
+	int err;
+	/* Fault injection for tests: TR_FAULT_READER=CPU:PAGES (see rec_open). */
+	int fault_cpu;
+	uint64_t fault_bytes;
+};
+
+static void notify(int fd)
+{
+	uint64_t one = 1;
+
+	if (write(fd, &one, 8) < 0) {
+		/* An eventfd write only fails on overflow: it is readable anyway. */
+	}
+}
+
+/*
+ * Count a sub-buffer's lost-events flag and stored count.  A page whose
+ * header does not parse is left for the reader of the file to report.
+ */
+static void count_missed(const struct rec *r, const void *page, struct rec_cpu_stat *st)
+{
+	struct tfile_page_head h;
+
+	if (tfile_page_head(&r->layout, page, r->page_size, &h) || !h.missed)
+		return;
+	st->missed_pages++;
+	if (h.missed > 0)
+		st->missed_events += h.missed;
+}
+
+static void scan_pages(struct reader *rd, const char *p, size_t len)
+{
+	uint32_t ps = rd->r->page_size;
+
+	for (size_t off = 0; off + ps <= len; off += ps)
+		count_missed(rd->r, p + off, &rd->st);
+}
+
+/* Hand data to the sink: write it to the temp file or call back. */
+static int sink(struct reader *rd, const char *p, size_t len)
+{
+	struct rec *r = rd->r;
+
+	if (r->o.fn) {
+		scan_pages(rd, p, len);
+		return r->o.fn(r->o.arg, rd->cpu, p, len);
+	}
+	while (len) {
+		ssize_t w = pwrite(rd->out, p, len, rd->st.bytes);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		/* Count whole pages only; a torn page is cut off below. */
+		rd->st.bytes += w;
+		p += w;
+		len -= w;
+	}
+	return 0;
+}
+
+/*
+ * Move full pages: trace_pipe_raw -> pipe -> temp file (or -> buffer ->
+ * callback).  Returns bytes moved, 0 for "nothing ready", or -errno.
+ */
+static ssize_t splice_pass(struct reader *rd)
+{
+	ssize_t n = splice(rd->fd, NULL, rd->pipe[1], NULL, rd->pipe_size,
+			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	ssize_t left;
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
+	if (n == 0)
+		return 0;
+	left = n;
+	while (left > 0) {
+		ssize_t m;
+
+		if (rd->r->o.fn) {
+			size_t want = (size_t)left < rd->buf_size ? (size_t)left : rd->buf_size;
+			int e;
+
+			m = read(rd->pipe[0], rd->buf, want);
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0)
+				return m < 0 ? -errno : -EIO;
+			e = sink(rd, rd->buf, m);
+			if (e)
+				return e;
+		} else {
+			loff_t off = rd->st.bytes;
+
+			m = splice(rd->pipe[0], NULL, rd->out, &off, left, SPLICE_F_MOVE);
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m <= 0)
+				return m < 0 ? -errno : -EIO;
+			rd->st.bytes += m;
+		}
+		left -= m;
+	}
+	return n;
+}
+
+/* One page with read(): full or not.  Returns bytes, 0 when empty, or -errno. */
+static ssize_t read_pass(struct reader *rd)
+{
+	ssize_t n = read(rd->fd, rd->buf, rd->r->page_size);
+	int e;
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EINTR || errno == ENODATA ? 0 : -errno;
+	if (n == 0)
+		return 0;
+	/* A short read is the data part of a partial page: keep whole pages. */
+	if ((size_t)n < rd->r->page_size) {
+		memset(rd->buf + n, 0, rd->r->page_size - n);
+		n = rd->r->page_size;
+	}
+	e = sink(rd, rd->buf, n);
+	return e ? e : n;
+}
+
+static bool over_limit(const struct reader *rd)
+{
+	return rd->r->o.drain_limit && rd->st.bytes >= rd->r->o.drain_limit;
+}
+
+/* Read what is left: full pages, then the partial one, until empty. */
+static int flush(struct reader *rd)
+{
+	ssize_t n;
+
+	if (!rd->r->o.no_splice)
+		while ((n = splice_pass(rd)) > 0 && !over_limit(rd))
+			;
+	else
+		n = 0;
+	while (n >= 0 && !over_limit(rd) && (n = read_pass(rd)) > 0)
+		;
+	return n < 0 ? (int)n : 0;
+}
+
+static void reader_fail(struct reader *rd, int err)
+{
+	struct rec *r = rd->r;
+
+	rd->st.err = err;
+	if (rd->out >= 0) {
+		/* Cut a torn last page so the temp file holds whole pages only. */
+		rd->st.bytes -= rd->st.bytes % r->page_size;
+		if (ftruncate(rd->out, rd->st.bytes)) {
+			/* Then the size we report is what the writer copies. */
+		}
+	}
+	pthread_mutex_lock(&r->lock);
+	if (!r->err)
+		r->err = err;
+	pthread_mutex_unlock(&r->lock);
+	__atomic_store_n(&r->failed, true, __ATOMIC_RELEASE);
+	notify(r->stop_fd);
+	notify(r->event_fd);
+}
+
+static void *reader_main(void *arg)
+{
+	struct reader *rd = arg;
+	struct rec *r = rd->r;
+	bool idle_spin = false;
+	int err = 0;
+
+	/*
+	 * Note that a reader runs on the CPU it drains: the kernel wakes it
+	 * there, and it preempts that CPU's writers while it empties the
+	 * buffer, instead of waiting for a turn on a CPU that is just as busy.
+	 * Measured with two pinned trace_marker writers at -b 256 on two
+	 * CPUs: no loss pinned, 0.1-1% lost unpinned.  A CPU we may not run
+	 * on (cpuset) leaves the reader unpinned.
+	 */
+	if (!r->o.no_pin) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(rd->cpu, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+	}
+	pthread_mutex_lock(&r->lock);
+	rd->tid = gettid();
+	r->ready++;
+	pthread_cond_broadcast(&r->cond);
+	while (!r->go && !r->quit)
+		pthread_cond_wait(&r->cond, &r->lock);
+	pthread_mutex_unlock(&r->lock);
+	if (r->quit)
+		return NULL;
+
+	while (!r->o.drain) {
+		ssize_t n = r->o.no_splice ? read_pass(rd) : splice_pass(rd);
+		struct pollfd p[2] = { { .fd = rd->fd, .events = POLLIN },
+				       { .fd = r->stop_fd, .events = POLLIN } };
+
+		if (n < 0) {
+			err = (int)n;
+			break;
+		}
+		if (__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE))
+			break;
+		if (n > 0 && r->fault_bytes && rd->cpu == r->fault_cpu &&
+		    rd->st.bytes >= r->fault_bytes) {
+			err = -EIO;
+			break;
+		}
+		if (n > 0) {
+			idle_spin = false;
+			continue;
+		}
+		if (__atomic_load_n(&r->stopped, __ATOMIC_ACQUIRE))
+			break;
+		/*
+		 * Idle.  poll() wakes us when the kernel thinks enough is there
+		 * (buffer_percent); if it says "ready" but no full page came,
+		 * sleep instead, or a partial page would keep us spinning.
+		 */
+		if (idle_spin) {
+			struct timespec ts = { 0, 1000000 };
+
+			nanosleep(&ts, NULL);
+			if (poll(p + 1, 1, 0) > 0)
+				break;
+			idle_spin = false;
+			continue;
+		}
+		switch (poll(p, 2, r->o.idle_ms)) {
+		case 0:
+			/* Quiet for a while: a live consumer wants what is there. */
+			if (r->o.partial) {
+				while ((n = read_pass(rd)) > 0)
+					;
+				if (n < 0)
+					err = (int)n;
+			}
+			break;
+		case -1:
+			break;
+		default:
+			if (p[1].revents)
+				goto out;
+			idle_spin = true;
+		}
+		if (err)
+			break;
+	}
+out:
+	/* After another reader's failure (a full disk) stop at once, all alike. */
+	if (!err && !__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE))
+		err = flush(rd);
+	if (err)
+		reader_fail(rd, err);
+	pthread_mutex_lock(&r->lock);
+	if (++r->finished == r->nreaders && r->o.drain)
+		notify(r->event_fd);
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+static int cpu_list(const struct tfs_inst *in, int **cpus, int *n)
+{
+	char *dir = tfs_path(in, "per_cpu");
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int c;
+
+	*cpus = NULL;
+	*n = 0;
+	free(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		if (sscanf(de->d_name, "cpu%d", &c) == 1) {
+			*cpus = xrealloc(*cpus, (*n + 1) * sizeof(**cpus));
+			(*cpus)[(*n)++] = c;
+		}
+	closedir(d);
+	return 0;
+}
+
+static int tmpfile_in(const char *dir)
+{
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+		char *p = xasprintf("%s/.tr-record.XXXXXX", dir);
+
+		fd = mkostemp(p, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(p);
+		free(p);
+	}
+	return fd < 0 ? -errno : fd;
+}
+
+static int reader_open(struct rec *r, struct reader *rd, int cpu)
+{
+	char *file = xasprintf("per_cpu/cpu%d/%s", cpu, r->o.snapshot ? "snapshot_raw"
+								 : "trace_pipe_raw");
+	char *path = tfs_path(r->o.inst, file);
+	int e;
+
+	rd->r = r;
+	rd->cpu = cpu;
+	rd->out = -1;
+	rd->pipe[0] = rd->pipe[1] = -1;
+	rd->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (rd->fd < 0) {
+		e = -errno;
+		tr_fail(e, "cannot open '%s': %s", path, strerror(-e));
+		goto out;
+	}
+	if (pipe2(rd->pipe, O_CLOEXEC)) {
+		e = -errno;
+		tr_fail(e, "cannot make a pipe: %s", strerror(-e));
+		goto out;
+	}
+	/* A big pipe moves many pages per splice; settle for what we get. */
+	for (int sz = REC_PIPE_SIZE; sz >= (int)r->page_size; sz /= 2)
+		if (fcntl(rd->pipe[1], F_SETPIPE_SZ, sz) >= 0)
+			break;
+	e = fcntl(rd->pipe[1], F_GETPIPE_SZ);
+	rd->pipe_size = e > 0 ? (size_t)e : r->page_size;
+	rd->pipe_size -= rd->pipe_size % r->page_size;
+	if (rd->pipe_size < r->page_size)
+		rd->pipe_size = r->page_size;
+	rd->buf_size = rd->pipe_size;
+	rd->buf = xmalloc(rd->buf_size);
+	e = 0;
+	if (r->o.tmp_dir) {
+		rd->out = tmpfile_in(r->o.tmp_dir);
+		if (rd->out < 0) {
+			e = rd->out;
+			tr_fail(e, "cannot make a temp file in '%s': %s", r->o.tmp_dir, strerror(-e));
+		}
+	}
+out:
+	free(path);
+	free(file);
+	return e;
+}
+
+int rec_open(const struct rec_opts *o, struct rec **out)
+{
+	struct rec *r = xcalloc(1, sizeof(*r));
+	sigset_t all, old;
+	char *raw = NULL;
+	int *cpus, n, e;
+
+	*out = NULL;
+	r->o = *o;
+	/*
+	 * TR_FAULT_READER=CPU:PAGES makes CPU's reader fail with EIO once it
+	 * has written PAGES pages: the tests' way to see a reader that breaks
+	 * mid-recording end it cleanly.
+	 */
+	if (getenv("TR_FAULT_READER")) {
+		unsigned cpu, pages;
+
+		if (sscanf(getenv("TR_FAULT_READER"), "%u:%u", &cpu, &pages) == 2 && pages) {
+			r->fault_cpu = cpu;
+			r->fault_bytes = pages;	/* in pages until the page size is known */
+		}
+	}
+	if (!r->o.idle_ms)
+		r->o.idle_ms = 200;
+	r->page_size = getpagesize();
+	if (!tfs_read(o->inst, "buffer_subbuf_size_kb", &raw) && strtoul(raw, NULL, 10))
+		r->page_size = strtoul(raw, NULL, 10) * 1024;
+	free(raw);
+	raw = NULL;
+	e = tfs_read(tfs_top(), "events/header_page", &raw);
+	if (!e && tfile_layout_parse(&r->layout, raw, strlen(raw), false, r->page_size))
+		e = -EINVAL;
+	free(raw);
+	if (e) {
+		tr_fail(e, "cannot read the ring buffer's page layout (events/header_page)");
+		free(r);
+		return e;
+	}
+	r->fault_bytes *= r->page_size;
+	if (o->wake_percent && tfs_exists(o->inst, "buffer_percent")) {
+		char v[16];
+
+		snprintf(v, sizeof(v), "%u", o->wake_percent);
+		e = tfs_set(o->inst, "buffer_percent", v);
+		if (e) {
+			tr_fail(e, "cannot set buffer_percent to %s: %s", v, strerror(-e));
+			free(r);
+			return e;
+		}
+	}
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	r->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	r->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	e = cpu_list(o->inst, &cpus, &n);
+	if (e) {
+		tr_fail(e, "cannot list the per-CPU buffers: %s", strerror(-e));
+		rec_free(r);
+		return e;
+	}
+	r->rd = xcalloc(n ? n : 1, sizeof(*r->rd));
+	r->nreaders = n;
+	for (int i = 0; i < n; i++)
+		r->rd[i].fd = r->rd[i].out = r->rd[i].pipe[0] = r->rd[i].pipe[1] = -1;
+	/* Readers are numbered by CPU; per_cpu lists them in any order. */
+	for (int i = 0; i < n; i++)
+		for (int j = i + 1; j < n; j++)
+			if (cpus[j] < cpus[i]) {
+				int t = cpus[i];
+
+				cpus[i] = cpus[j];
+				cpus[j] = t;
+			}
+	for (int i = 0; i < n; i++) {
+		e = reader_open(r, &r->rd[i], cpus[i]);
+		if (e) {
+			free(cpus);
+			rec_free(r);
+			return e;
+		}
+	}
+	free(cpus);
+
+	/* Readers take no signals: the main thread handles SIGINT/SIGTERM. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	for (int i = 0; i < n; i++) {
+		e = -pthread_create(&r->rd[i].thread, NULL, reader_main, &r->rd[i]);
+		if (e) {
+			tr_fail(e, "cannot start a reader thread: %s", strerror(-e));
+			break;
+		}
+		r->rd[i].running = true;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_mutex_lock(&r->lock);
+	while (!e && r->ready < n)
+		pthread_cond_wait(&r->cond, &r->lock);
+	pthread_mutex_unlock(&r->lock);
+	if (e) {
+		rec_free(r);
+		return e;
+	}
+	*out = r;
+	return 0;
+}
+
+int rec_ncpus(const struct rec *r)
+{
+	return r->nreaders ? r->rd[r->nreaders - 1].cpu + 1 : 0;
+}
+
+const struct tfile_layout *rec_layout(const struct rec *r)
+{
+	return &r->layout;
+}
+
+uint32_t rec_page_size(const struct rec *r)
+{
+	return r->page_size;
+}
+
+size_t rec_tids(const struct rec *r, pid_t *tids, size_t max)
+{
+	size_t n = 0;
+
+	for (int i = 0; i < r->nreaders && n < max; i++)
+		tids[n++] = r->rd[i].tid;
+	return n;
+}
+
+int rec_start(struct rec *r)
+{
+	pthread_mutex_lock(&r->lock);
+	r->go = true;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	return 0;
+}
+
+int rec_event_fd(const struct rec *r)
+{
+	return r->event_fd;
+}
+
+int rec_error(const struct rec *r)
+{
+	int e;
+
+	pthread_mutex_lock((pthread_mutex_t *)&r->lock);
+	e = r->err;
+	pthread_mutex_unlock((pthread_mutex_t *)&r->lock);
+	return e;
+}
+
+int rec_stop(struct rec *r)
+{
+	if (!r->stopped) {
+		__atomic_store_n(&r->stopped, true, __ATOMIC_RELEASE);
+		notify(r->stop_fd);
+		for (int i = 0; i < r->nreaders; i++)
+			if (r->rd[i].running) {
+				pthread_join(r->rd[i].thread, NULL);
+				r->rd[i].running = false;
+			}
+	}
+	return rec_error(r);
+}
+
+static const struct reader *find_cpu(const struct rec *r, int cpu)
+{
+	for (int i = 0; i < r->nreaders; i++)
+		if (r->rd[i].cpu == cpu)
+			return &r->rd[i];
+	return NULL;
+}
+
+const struct rec_cpu_stat *rec_cpu_stat(const struct rec *r, int cpu)
+{
+	static const struct rec_cpu_stat none;
+	const struct reader *rd = find_cpu(r, cpu);
+
+	return rd ? &rd->st : &none;
+}
+
+int rec_cpu_fd(const struct rec *r, int cpu)
+{
+	const struct reader *rd = find_cpu(r, cpu);
+
+	return rd ? rd->out : -1;
+}
+
+void rec_scan_missed(struct rec *r)
+{
+	/*
+	 * Only the 16-byte header of each page is needed: read those rather
+	 * than map the file, which would count every page in our RSS.
+	 */
+	for (int i = 0; i < r->nreaders; i++) {
+		struct reader *rd = &r->rd[i];
+		unsigned char *page = NULL;
+
+		if (rd->out < 0 || !rd->st.bytes)
+			continue;
+		page = xcalloc(1, r->page_size);
+		rd->st.missed_pages = rd->st.missed_events = 0;
+		for (uint64_t off = 0; off + r->page_size <= rd->st.bytes; off += r->page_size) {
+			uint32_t head = r->layout.data_off;
+			struct tfile_page_head h;
+
+			/* The header says whether to look further (the rest is stale here). */
+			if (pread(rd->out, page, head, off) != (ssize_t)head)
+				break;
+			if (tfile_page_head(&r->layout, page, r->page_size, &h) || !h.missed)
+				continue;
+			/* The stored count sits after the data: read the whole page. */
+			if (pread(rd->out, page, r->page_size, off) == (ssize_t)r->page_size)
+				count_missed(r, page, &rd->st);
+		}
+		free(page);
+	}
+}
+
+void rec_free(struct rec *r)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->quit = true;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+	if (r->go)
+		rec_stop(r);
+	for (int i = 0; i < r->nreaders; i++) {
+		struct reader *rd = &r->rd[i];
+
+		if (rd->running)
+			pthread_join(rd->thread, NULL);
+		if (rd->fd >= 0)
+			close(rd->fd);
+		if (rd->pipe[0] >= 0)
+			close(rd->pipe[0]);
+		if (rd->pipe[1] >= 0)
+			close(rd->pipe[1]);
+		if (rd->out >= 0)
+			close(rd->out);
+		free(rd->buf);
+	}
+	free(r->rd);
+	if (r->stop_fd >= 0)
+		close(r->stop_fd);
+	if (r->event_fd >= 0)
+		close(r->event_fd);
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cond);
+	free(r);
+}
+
+void rec_kstats_parse(const char *text, struct rec_kstats *s)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+		{ "entries:", offsetof(struct rec_kstats, entries) },
+		{ "overrun:", offsetof(struct rec_kstats, overrun) },
+		{ "commit overrun:", offsetof(struct rec_kstats, commit_overrun) },
+		{ "bytes:", offsetof(struct rec_kstats, bytes) },
+		{ "dropped events:", offsetof(struct rec_kstats, dropped) },
+		{ "read events:", offsetof(struct rec_kstats, read) },
+	};
+	const char *line = text;
+
+	memset(s, 0, sizeof(*s));
+	while (line && *line) {
+		for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
+			size_t k = strlen(keys[i].key);
+
+			if (!strncmp(line, keys[i].key, k))
+				*(uint64_t *)((char *)s + keys[i].off) = strtoull(line + k, NULL, 10);
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+}
+
+int rec_kstats_read(const struct tfs_inst *in, int cpu, struct rec_kstats *s, char **text)
+{
+	char *file = xasprintf("per_cpu/cpu%d/stats", cpu), *buf = NULL;
+	int r = tfs_read(in, file, &buf);
+
+	free(file);
+	if (r) {
+		memset(s, 0, sizeof(*s));
+		return r;
+	}
+	rec_kstats_parse(buf, s);
+	if (text)
+		*text = buf;
+	else
+		free(buf);
+	return 0;
+}

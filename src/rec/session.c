@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * One live tracing session (see session.h): readers, the command, the
+ * tracing_on sequence and the wait, shared by record, stream, hist and top.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "session.h"
+
+/* How long an ended command gets to exit after the forwarded signal. */
+#define SESSION_END_GRACE_MS 2000
+
+struct session {
+	struct session_opts o;
+	struct rec *rec;
+	struct rec_kstats *before;
+	pid_t child;
+	int go_fd;		/* writing one byte lets the command exec */
+	int status;		/* wait status once reaped, -1 before */
+	int lock_fd;
+	enum session_end end;
+	uint64_t t0;
+	bool ran;		/* readers ran and were stopped: clear what they left */
+};
+
+uint64_t tr_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+bool session_runnable(const char *argv0)
+{
+	const char *path = getenv("PATH");
+	char *copy, *dir, *save = NULL;
+	bool ok = false;
+
+	if (strchr(argv0, '/'))
+		return access(argv0, X_OK) == 0;
+	copy = xstrdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+	for (dir = strtok_r(copy, ":", &save); dir && !ok; dir = strtok_r(NULL, ":", &save)) {
+		char *p = xasprintf("%s/%s", *dir ? dir : ".", argv0);
+
+		ok = access(p, X_OK) == 0;
+		free(p);
+	}
+	free(copy);
+	return ok;
+}
+
+/*
+ * Fork argv held on a pipe: it execs when a byte arrives on *go_fd, and
+ * exits unstarted (127) when *go_fd is closed.  Returns the pid or -errno.
+ */
+static pid_t spawn_held(char **argv, int *go_fd)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0) {
+		int e = errno;
+
+		close(p[0]);
+		close(p[1]);
+		return -e;
+	}
+	if (pid == 0) {
+		char c;
+
+		close(p[1]);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		if (read(p[0], &c, 1) != 1)
+			_exit(127);
+		close(p[0]);
+		execvp(argv[0], argv);
+		/* The child has no tr_error() of its own to go through. */
+		fprintf(stderr, "tr: cannot run '%s': %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(p[0]);
+	*go_fd = p[1];
+	return pid;
+}
+
+/*
+ * Two live sessions on one buffer would read each other's events and undo
+ * each other's settings: the second one is refused.  The lock lives beside
+ * the state file ($TR_STATE_DIR, default /run/tr) and holds the owner's pid.
+ */
+static int take_lock(struct session *s)
+{
+	const char *dir = getenv("TR_STATE_DIR");
+	const char *name = s->o.inst && s->o.inst->name ? s->o.inst->name : NULL;
+	char *path, pid[32];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/run/tr";
+	mkdir(dir, 0755);
+	path = xasprintf("%s/session%s%s.lock", dir, name ? "-" : "", name ? name : "");
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	free(path);
+	if (fd < 0)
+		return 0;	/* nowhere to keep a lock (read-only /run): go on unguarded */
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
+
+		pid[n > 0 ? n : 0] = '\0';
+		close(fd);
+		if (name)
+			return tr_fail(-EBUSY, "instance '%s' is in use by another tr session "
+					       "(pid %s)", name, *pid ? str_rstrip(pid) : "?");
+		return tr_fail(-EBUSY, "the top-level buffer is in use by another tr session "
+				       "(pid %s): use -B NAME to trace in an instance of your own",
+			       *pid ? str_rstrip(pid) : "?");
+	}
+	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	if (ftruncate(fd, 0) || pwrite(fd, pid, strlen(pid), 0) < 0) {
+		/* Only the message of a refused second session would lack the pid. */
+	}
+	s->lock_fd = fd;
+	return 0;
+}
+
+/* Is a tracer other than nop selected in the instance? */
+static bool tracer_set(const struct tfs_inst *in)
+{
+	char *t = NULL;
+	bool set = !tfs_read(in, "current_tracer", &t) && strcmp(str_rstrip(t), "nop");
+
+	free(t);
+	return set;
+}
+
+int session_open(const struct session_opts *o, struct session **out)
+{
+	struct session *s = xcalloc(1, sizeof(*s));
+	int r;
+
+	*out = s;
+	s->o = *o;
+	s->o.rec.inst = o->inst;
+	s->go_fd = -1;
+	s->lock_fd = -1;
+	s->status = -1;
+	if (!o->poll_fd)
+		s->o.poll_fd = -1;
+	if (o->passive) {
+		s->o.no_readers = true;
+		s->o.keep_buffer = true;
+	}
+	r = o->passive ? 0 : take_lock(s);
+	/*
+	 * Tracing stays off while the caller sets up (rtla creates its
+	 * instances that way): nothing half-configured is recorded, and
+	 * tracing_on=1 means the session has started.  Not under a tracer
+	 * (current_tracer is set before the readers open): seen on 6.12,
+	 * function_graph with set_graph_function records calls outside the
+	 * graph function at depth 0 after the ring buffer was off while one
+	 * of them ran, so there tracing is left as it is, as before.
+	 */
+	if (!r && !o->passive && !tracer_set(o->inst) &&
+	    (r = tfs_set(o->inst, "tracing_on", "0")))
+		tr_fail(r, "cannot turn tracing off: %s", strerror(-r));
+	if (!r && !s->o.no_readers)
+		r = rec_open(&s->o.rec, &s->rec);
+	if (r)
+		return r;
+	if (o->command) {
+		if (!session_runnable(o->command[0]))
+			return tr_fail(-ENOENT, "cannot run '%s': command not found",
+				       o->command[0]);
+		s->child = spawn_held(o->command, &s->go_fd);
+		if (s->child < 0) {
+			r = (int)s->child;
+			s->child = 0;
+			return tr_fail(r, "cannot start '%s': %s", o->command[0], strerror(-r));
+		}
+	}
+	return 0;
+}
+
+struct rec *session_rec(struct session *s)
+{
+	return s->rec;
+}
+
+pid_t session_child(const struct session *s)
+{
+	return s->child;
+}
+
+size_t session_own_pids(const struct session *s, pid_t *pids, size_t max)
+{
+	size_t n = 0;
+
+	if (max)
+		pids[n++] = getpid();
+	if (s->rec)
+		n += rec_tids(s->rec, pids + n, max - n);
+	return n;
+}
+
+enum session_end session_end(const struct session *s)
+{
+	return s->end;
+}
+
+const struct rec_kstats *session_stats_before(const struct session *s)
+{
+	return s->before;
+}
+
+int session_child_status(const struct session *s)
+{
+	return s->status;
+}
+
+uint64_t session_elapsed_ns(const struct session *s)
+{
+	return s->t0 ? tr_now_ns() - s->t0 : 0;
+}
+
+static bool reap(struct session *s, int flags)
+{
+	int st;
+
+	if (s->child <= 0)
+		return false;
+	if (waitpid(s->child, &st, flags) != s->child)
+		return false;
+	s->status = st;
+	s->child = 0;
+	return true;
+}
+
+/*
+ * The session ended before the command did (a signal, the duration, a
+ * reader's error): pass on the signal that stopped tr (SIGTERM otherwise)
+ * so the command neither writes on into a stopped buffer nor holds an
+ * instance that is about to be removed; SIGKILL after the grace period.
+ */
+static void end_child(struct session *s)
+{
+	int sig = tr_stop_signal ? tr_stop_signal : SIGTERM;
+
+	if (s->child <= 0)
+		return;
+	kill(s->child, sig);
+	for (int i = 0; i < SESSION_END_GRACE_MS / 10; i++) {
+		struct timespec ts = { 0, 10000000 };
+
+		if (reap(s, WNOHANG))
+			return;
+		nanosleep(&ts, NULL);
+	}
+	tr_warn("'%s' (pid %d) did not exit on signal %d: killed", s->o.command[0],
+		(int)s->child, sig);
+	kill(s->child, SIGKILL);
+	reap(s, 0);
+}
+
+/* Release the held command: it execs now. */
+static void release_child(struct session *s)
+{
+	if (s->go_fd < 0)
+		return;
+	if (write(s->go_fd, "g", 1) != 1)
+		tr_warn("cannot start '%s': %s", s->o.command[0], strerror(errno));
+	close(s->go_fd);
+	s->go_fd = -1;
+}
+
+/* The wait: until the command ends, the duration passes, a signal, a reader fails or tick says so. */
+static int wait_loop(struct session *s)
+{
+	uint64_t end = s->o.duration_ns ? s->t0 + s->o.duration_ns : 0;
+	uint64_t next_tick = s->o.tick_ms ? s->t0 + s->o.tick_ms * 1000000ULL : 0;
+
+	for (;;) {
+		struct pollfd p[2] = { { .fd = s->rec ? rec_event_fd(s->rec) : -1, .events = POLLIN },
+				       { .fd = s->o.poll_fd, .events = POLLIN } };
+		uint64_t now, until = 0;
+		int ms = 100, r;
+
+		if (tr_stop) {
+			s->end = SESSION_STOPPED;
+			return 0;
+		}
+		if (reap(s, WNOHANG)) {
+			s->end = SESSION_CHILD_EXITED;
+			return 0;
+		}
+		now = tr_now_ns();
+		if (end && now >= end) {
+			s->end = SESSION_DURATION;
+			return 0;
+		}
+		if (next_tick && now >= next_tick) {
+			next_tick += s->o.tick_ms * 1000000ULL;
+			if (next_tick <= now)
+				next_tick = now + s->o.tick_ms * 1000000ULL;
+			r = s->o.tick(s->o.arg, false);
+			if (r) {
+				s->end = SESSION_TICK;
+				return r < 0 ? r : 0;
+			}
+			continue;
+		}
+		if (end)
+			until = end;
+		if (next_tick && (!until || next_tick < until))
+			until = next_tick;
+		if (until && (until - now) / 1000000 < (uint64_t)ms)
+			ms = (until - now + 999999) / 1000000;
+		/* A command's exit is noticed by polling waitpid: keep the period short. */
+		if (s->child > 0 && ms > 20)
+			ms = 20;
+		if (poll(p, 2, ms) <= 0)
+			continue;
+		if (p[0].revents) {
+			s->end = SESSION_READER_FAILED;
+			return 0;
+		}
+		if (p[1].revents) {
+			r = s->o.tick ? s->o.tick(s->o.arg, true) : 0;
+			if (r) {
+				s->end = SESSION_TICK;
+				return r < 0 ? r : 0;
+			}
+			if (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))
+				s->o.poll_fd = -1;	/* nothing more will come from it */
+		}
+	}
+}
+
+int session_run(struct session *s)
+{
+	struct tfs_inst *in = s->o.inst;
+	int r = 0, rr;
+
+	/* Start from an empty buffer, as trace-cmd does. */
+	if (!s->o.keep_buffer && (r = tfs_write(in, "trace", "", false)))
+		return tr_fail(r, "cannot clear the ring buffer: %s", strerror(-r));
+	if (s->rec) {
+		rec_stats_snapshot(in, rec_ncpus(s->rec), &s->before);
+		r = rec_start(s->rec);
+		if (r)
+			return r;
+	}
+	r = tfs_set(in, "tracing_on", "1");
+	if (r)
+		return tr_fail(r, "cannot turn tracing on: %s", strerror(-r));
+	s->t0 = tr_now_ns();
+	release_child(s);
+	r = wait_loop(s);
+	if (s->o.on_end) {
+		int e = s->o.on_end(s->o.arg);
+
+		if (!r)
+			r = e;
+	}
+	if (s->end != SESSION_CHILD_EXITED)
+		end_child(s);
+	rr = s->o.passive ? 0 : tfs_set(in, "tracing_on", "0");
+	if (rr)
+		tr_warn("cannot turn tracing off: %s", strerror(-rr));
+	if (s->rec) {
+		rr = rec_stop(s->rec);
+		if (rr && s->end != SESSION_READER_FAILED)
+			s->end = SESSION_READER_FAILED;
+		s->ran = true;
+	}
+	return r;
+}
+
+void session_free(struct session *s)
+{
+	if (!s)
+		return;
+	if (s->go_fd >= 0) {
+		close(s->go_fd);	/* the command dies unstarted */
+		s->go_fd = -1;
+		reap(s, 0);
+	}
+	if (s->child > 0)
+		end_child(s);
+	/*
+	 * What the readers could not take (the last events of a CPU whose
+	 * reader stopped) would otherwise greet the next user of the buffer.
+	 * Not before now: the caller reads the per-CPU stats first, and
+	 * clearing resets them.
+	 */
+	if (s->ran && !s->o.keep_buffer)
+		tfs_write(s->o.inst, "trace", "", false);
+	rec_free(s->rec);
+	free(s->before);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	free(s);
+}

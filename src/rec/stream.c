@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Live formatting (see stream.h).
+ *
+ * Note that events are merged within a batch, not across batches: an event
+ * a CPU hands over late can print after a later event of another CPU that
+ * was already printed.  The readers hand over partly filled pages when idle
+ * and batches are taken every STREAM_BATCH_MS, so this only happens when one CPU's
+ * reader lags the others, as with trace-cmd stream.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <tracefs.h>
+#include <event-parse.h>
+
+#include "btf.h"
+#include "rec.h"
+#include "stream.h"
+
+
+struct queue {
+	uint8_t *buf;
+	size_t len, cap;
+};
+
+struct cursor {
+	const struct tfile_layout *l;
+	const uint8_t *buf;
+	size_t len, pos;
+	struct tfile_page pg;
+	bool loaded;
+	int cpu;
+	uint64_t *bad;		/* the stream's count of corrupt sub-buffers */
+};
+
+struct stream {
+	struct stream_opts o;
+	struct rec *rec;		/* the session's; not ours to free */
+	uint64_t bad_pages;
+	struct tep_handle *tep;
+	struct fmt *fmt;
+	struct fmt_src *src;
+	struct tfile_layout layout;
+	int ncpus;
+	pthread_mutex_t lock;
+	struct queue *q;	/* filled by the reader threads */
+	struct queue *work;	/* taken by the formatting thread */
+	int efd;
+	char *clock;		/* the instance's trace_clock, for the time column */
+	struct btf *btf;	/* this kernel's constants, for the kernel's printer */
+};
+
+/* Called from each CPU's reader thread. */
+static int on_pages(void *arg, int cpu, const void *pages, size_t len)
+{
+	struct stream *s = arg;
+	struct queue *q = &s->q[cpu];
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&s->lock);
+	if (q->len + len > q->cap) {
+		q->cap = (q->len + len) * 2;
+		q->buf = xrealloc(q->buf, q->cap);
+	}
+	memcpy(q->buf + q->len, pages, len);
+	q->len += len;
+	pthread_mutex_unlock(&s->lock);
+	if (write(s->efd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		return -errno;
+	return 0;
+}
+
+static int next_event(void *ctx, struct tfile_event *ev)
+{
+	struct cursor *c = ctx;
+	uint32_t bad;
+
+	for (;;) {
+		int r;
+
+		if (!c->loaded) {
+			if (c->pos + c->l->page_size > c->len)
+				return 0;
+			/* page.h's rule: count a corrupt sub-buffer, skip it, go on. */
+			if (tfile_page_load(&c->pg, c->l, c->buf + c->pos, c->l->page_size, &bad)) {
+				(*c->bad)++;
+				c->pos += c->l->page_size;
+				continue;
+			}
+			c->pos += c->l->page_size;
+			c->loaded = true;
+		}
+		r = tfile_page_next(&c->pg, ev, &bad);
+		if (r == 1) {
+			ev->cpu = c->cpu;
+			return 1;
+		}
+		if (r < 0)
+			(*c->bad)++;
+		c->loaded = false;
+	}
+}
+
+static int load_text(const struct tfs_inst *in, const char *file, char **out)
+{
+	int r = tfs_read(in, file, out);
+
+	if (r == -ENOENT && in)
+		r = tfs_read(NULL, file, out);
+	return r;
+}
+
+/* The kernel's printer parses the print fmt from the event's format file. */
+static char *live_format(void *ctx, const char *system, const char *name)
+{
+	char *path = xasprintf("events/%s/%s/format", system, name), *text = NULL;
+
+	(void)ctx;
+	if (tfs_read(NULL, path, &text))
+		text = NULL;
+	free(path);
+	return text;
+}
+
+/* Format what the readers have handed over so far, merged by time. */
+static int drain(struct stream *s)
+{
+	struct cursor *cur = xcalloc(s->ncpus, sizeof(*cur));
+	struct fmt_merge *m = fmt_merge_new();
+	struct tfile_event *ev;
+	char *text = NULL;
+	void *tag;
+	int r = 0;
+
+	pthread_mutex_lock(&s->lock);
+	for (int i = 0; i < s->ncpus; i++) {
+		struct queue t = s->work[i];
+
+		s->work[i] = s->q[i];
+		s->q[i] = t;
+		s->q[i].len = 0;
+	}
+	pthread_mutex_unlock(&s->lock);
+	/* The kernel saves task names as it records events: learn the new ones. */
+	if (!load_text(NULL, "saved_cmdlines", &text)) {
+		fmt_src_cmdlines(s->src, text);
+		free(text);
+	}
+	for (int i = 0; i < s->ncpus && !r; i++) {
+		cur[i] = (struct cursor){ &s->layout, s->work[i].buf, s->work[i].len, 0, { 0 },
+					  false, i, &s->bad_pages };
+		if (s->work[i].len)
+			r = fmt_merge_add(m, next_event, &cur[i], NULL);
+	}
+	while (!r && (r = fmt_merge_next(m, &ev, &tag)) == 1) {
+		fmt_src_learn(s->src, ev);
+		fmt_event(s->fmt, s->src, "", ev);
+		r = 0;
+	}
+	if (!r)
+		r = fmt_flush(s->fmt);
+	fmt_merge_free(m);
+	free(cur);
+	return r;
+}
+
+/*
+ * libtracefs leaves out the formats libtraceevent 1.7 cannot parse: the
+ * multi-format user events ("NAME.<hex id>").  tfile_parse_event() can.
+ */
+static void add_unparsed_formats(struct tep_handle *tep)
+{
+	struct strv ev = { 0 };
+
+	tfs_events(NULL, &ev);
+	for (size_t i = 0; i < ev.n; i++) {
+		char *colon = strchr(ev.v[i], ':'), *rel, *text = NULL;
+
+		if (!colon || !strchr(colon, '.'))
+			continue;
+		*colon = '\0';
+		if (!tep_find_event_by_name(tep, ev.v[i], colon + 1)) {
+			rel = xasprintf("events/%s/%s/format", ev.v[i], colon + 1);
+			if (!tfs_read(NULL, rel, &text))
+				tfile_parse_event(tep, text, strlen(text), ev.v[i]);
+			free(text);
+			free(rel);
+		}
+	}
+	strv_free(&ev);
+}
+
+int stream_new(const struct stream_opts *o, FILE *out, struct stream **out_s)
+{
+	struct stream *s = xcalloc(1, sizeof(*s));
+	char *text = NULL;
+	int r;
+
+	s->o = *o;
+	s->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	pthread_mutex_init(&s->lock, NULL);
+	*out_s = s;
+	if (s->efd < 0)
+		return tr_fail(-errno, "eventfd: %s", strerror(errno));
+	s->tep = tracefs_local_events(tfs_root());
+	if (!s->tep)
+		return tr_fail(-EIO, "cannot load the event formats from %s", tfs_root());
+	add_unparsed_formats(s->tep);
+	s->fmt = fmt_new(out, &o->fo);
+	s->src = fmt_src_new(s->fmt, s->tep);
+	if (!load_text(NULL, "saved_cmdlines", &text))
+		fmt_src_cmdlines(s->src, text);
+	free(text);
+	if (!load_text(NULL, "saved_tgids", &text))
+		fmt_src_tgids(s->src, text);
+	free(text);
+	for (size_t i = 0; o->filters && i < o->filters->n; i++)
+		if ((r = fmt_src_filter(s->src, o->filters->v[i])))
+			return r;
+	fmt_src_filter_invert(s->src, o->invert);
+	if (!o->fo.lib) {
+		size_t len;
+
+		struct utsname u;
+
+		fmt_src_formats(s->src, live_format, NULL);
+		fmt_src_tep_symbols(s->src);
+		fmt_src_vmemmap(s->src, fmt_running_vmemmap());
+		if (!uname(&u))
+			fmt_src_kernel(s->src, u.release);
+		if (!load_text(NULL, "printk_formats", &text))
+			fmt_src_printk(s->src, text);
+		free(text);
+		text = NULL;
+		if (!read_file("/sys/kernel/btf/vmlinux", &text, &len))
+			s->btf = btf_load(text, len);
+		free(text);
+		fmt_src_btf(s->src, s->btf);
+	}
+	return 0;
+}
+
+void stream_rec_opts(struct stream *s, struct rec_opts *ro)
+{
+	*ro = (struct rec_opts){ .fn = on_pages, .arg = s, .partial = true,
+				 .idle_ms = STREAM_BATCH_MS / 2, .wake_percent = 5 };
+}
+
+void stream_attach(struct stream *s, struct rec *rec)
+{
+	s->rec = rec;
+	s->ncpus = rec_ncpus(rec);
+	s->q = xcalloc(s->ncpus, sizeof(*s->q));
+	s->work = xcalloc(s->ncpus, sizeof(*s->work));
+	s->layout = *rec_layout(rec);
+	/* The clock set up by now is the one the timestamps count in. */
+	if (!load_text(s->o.inst, "trace_clock", &s->clock))
+		fmt_src_clock(s->src, s->clock, false);
+}
+
+int stream_fd(const struct stream *s)
+{
+	return s->efd;
+}
+
+int stream_tick(void *arg, bool fd_ready)
+{
+	struct stream *s = arg;
+	uint64_t n;
+	int r = 0;
+
+	(void)fd_ready;
+	if (read(s->efd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		return tr_fail(-errno, "eventfd: %s", strerror(errno));
+	r = drain(s);
+	if (r == -EPIPE)
+		return 1;	/* the reader of the output went away: end quietly */
+	if (r && !tr_failure())
+		r = tr_fail(r, "cannot write the events: %s", strerror(-r));
+	return r;
+}
+
+int stream_finish(struct stream *s)
+{
+	int r = drain(s);
+
+	if (r == -EPIPE)
+		r = 0;
+	else if (r && !tr_failure())
+		r = tr_fail(r, "cannot write the events: %s", strerror(-r));
+	if (s->bad_pages)
+		tr_warn("%llu corrupt sub-buffers from the kernel were skipped",
+			(unsigned long long)s->bad_pages);
+	return r;
+}
+
+void stream_free(struct stream *s)
+{
+	if (!s)
+		return;
+	if (s->src)
+		fmt_src_free(s->src);
+	if (s->fmt)
+		fmt_free(s->fmt);
+	if (s->tep)
+		tep_free(s->tep);
+	for (int i = 0; s->q && i < s->ncpus; i++) {
+		free(s->q[i].buf);
+		free(s->work[i].buf);
+	}
+	free(s->q);
+	free(s->work);
+	free(s->clock);
+	btf_free(s->btf);
+	if (s->efd >= 0)
+		close(s->efd);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}

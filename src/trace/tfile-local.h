@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The trace.dat reader's private parts, shared by src/tfile*.c only (the
+ * interface is include/tfile.h).
+ */
+#ifndef TR_TFILE_LOCAL_H
+#define TR_TFILE_LOCAL_H
+
+#include "tfile.h"
+
+enum { ZIP_NONE, ZIP_ZSTD, ZIP_ZLIB };
+int tfile_zip_kind(const char *name);
+int tfile_unzip(int kind, void *dst, size_t dlen, const void *src, size_t slen);
+
+/* Limits on what a file may ask us to allocate. */
+#define TFILE_MAX_SECTION (64u << 20)	/* one decompressed metadata section */
+/*
+ * One decompressed chunk of trace data: trace-cmd writes 10 sub-buffers a
+ * chunk (40 KB with 4 KB pages), so 16 MB is far past anything real.  The
+ * chunks all cursors of a file hold at once are bounded too, whatever the
+ * number of CPUs (a file's CPUs may all point at one small chunk that
+ * inflates to the limit).
+ */
+#define TFILE_MAX_CHUNK (16u << 20)
+#define TFILE_CHUNK_BUDGET (64u << 20)
+#define TFILE_MAX_PAGE (64u << 20)	/* one sub-buffer */
+#define TFILE_MAX_CPUS 65536		/* CPU entries of all buffers together */
+
+struct tfile {
+	char *path;
+	const uint8_t *map;
+	uint64_t size;
+	unsigned flags;
+	bool swap;		/* file endianness differs from ours */
+	int zip;
+	struct tep_handle *tep;
+	struct tfile_info info;
+	int nbuffers;
+	struct tfile_buffer *buffers;
+	int ncpu_entries;	/* counted against TFILE_MAX_CPUS */
+	uint64_t chunk_mem;	/* cursors' chunk buffers, against TFILE_CHUNK_BUDGET */
+	char *cmdlines, *tgids;
+	char *kallsyms;		/* kept for tfile_load_kallsyms() and tfile_kallsyms() */
+	bool kallsyms_loaded;	/* handed to the tep already */
+	char *printk;		/* printk_formats text, for the kernel's printer */
+	struct strv formats;
+	char *header_page;
+	size_t header_page_len;
+	/* TSC2NSEC: ns = ((ts * mult) >> shift) + offset */
+	bool tsc2nsec;
+	uint32_t tsc_mult, tsc_shift;
+	uint64_t tsc_offset;
+};
+
+int tfile_bad(const struct tfile *tf, int err, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+#endif

@@ -1,0 +1,1116 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The trace.dat reader, metadata half: the initial header, v6's fixed
+ * sequence of parts, v7's options sections and the sections they point to
+ * (decompressed when flagged), and the tep handle built from them.
+ *
+ * Note that every number read from the file is a length or an offset an
+ * attacker controls: each read goes through struct rd, which checks it
+ * against the bytes that are really there before touching them, and
+ * allocations are bounded by the TFILE_MAX_* limits.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+
+#include "fmt-check.h"
+#include "tfile-local.h"
+
+static const char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+
+enum opt_id {
+	OPT_DONE, OPT_DATE, OPT_CPUSTAT, OPT_BUFFER, OPT_TRACECLOCK, OPT_UNAME, OPT_HOOK,
+	OPT_OFFSET, OPT_CPUCOUNT, OPT_VERSION, OPT_PROCMAPS, OPT_TRACEID, OPT_TIME_SHIFT,
+	OPT_GUEST, OPT_TSC2NSEC, OPT_STRINGS, OPT_HEADER_INFO, OPT_FTRACE_EVENTS,
+	OPT_EVENT_FORMATS, OPT_KALLSYMS, OPT_PRINTK, OPT_CMDLINES, OPT_BUFFER_TEXT, OPT_MAX
+};
+
+static const char *const opt_names[OPT_MAX] = {
+	"done", "date", "cpustat", "buffer", "traceclock", "uname", "hook", "offset",
+	"cpucount", "version", "procmaps", "traceid", "time_shift", "guest", "tsc2nsec",
+	"strings", "header_info", "ftrace_events", "event_formats", "kallsyms", "printk",
+	"cmdlines", "buffer_text",
+};
+
+int tfile_bad(const struct tfile *tf, int err, uint64_t off, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	(void)off;
+	return tr_fail(err, "'%s': %s", tf->path, msg);
+}
+
+/*
+ * A bounded reader over part of the file (or over a decompressed section).
+ * The first failure is remembered; later reads return zeros, so a parse can
+ * read a whole structure and check r->err once.
+ */
+struct rd {
+	const struct tfile *tf;
+	const uint8_t *p;
+	uint64_t len, pos;
+	uint64_t file_off;	/* file offset of p[0]; of the section if unzipped */
+	bool unzipped;
+	const char *what;	/* "the event formats" */
+	int err;
+};
+
+static void rd_init(struct rd *r, const struct tfile *tf, uint64_t off, uint64_t len,
+		    const char *what)
+{
+	/* An empty file is not mapped: no pointer arithmetic on NULL. */
+	*r = (struct rd){ .tf = tf, .p = tf->map ? tf->map + off : tf->map, .len = len,
+			  .file_off = off, .what = what };
+}
+
+static int rd_fail(struct rd *r, uint64_t n)
+{
+	if (r->err)
+		return r->err;
+	if (r->unzipped)
+		r->err = tfile_bad(r->tf, -EBADMSG,
+				   0, "corrupt data in %s (section at offset %llu, byte %llu of %llu "
+				   "decompressed)", r->what, (unsigned long long)r->file_off,
+				   (unsigned long long)r->pos, (unsigned long long)r->len);
+	else if (r->file_off + r->len >= r->tf->size && r->file_off + r->pos + n > r->tf->size)
+		r->err = tfile_bad(r->tf, -EBADMSG, 0, "truncated at offset %llu (in %s)",
+				   (unsigned long long)r->tf->size, r->what);
+	else
+		r->err = tfile_bad(r->tf, -EBADMSG, 0,
+				   "corrupt %s at offset %llu: a length runs past its end", r->what,
+				   (unsigned long long)(r->file_off + r->pos));
+	return r->err;
+}
+
+static const uint8_t *rd_take(struct rd *r, uint64_t n)
+{
+	const uint8_t *p;
+
+	if (r->err || n > r->len - r->pos) {
+		rd_fail(r, n);
+		return NULL;
+	}
+	p = r->p + r->pos;
+	r->pos += n;
+	return p;
+}
+
+static uint64_t swap_n(const struct tfile *tf, const uint8_t *p, int n)
+{
+	uint64_t v = 0;
+
+	if (!p)
+		return 0;
+	if (tf->info.big_endian)
+		for (int i = 0; i < n; i++)
+			v = v << 8 | p[i];
+	else
+		for (int i = n - 1; i >= 0; i--)
+			v = v << 8 | p[i];
+	return v;
+}
+
+static uint16_t rd_u16(struct rd *r) { return swap_n(r->tf, rd_take(r, 2), 2); }
+static uint32_t rd_u32(struct rd *r) { return swap_n(r->tf, rd_take(r, 4), 4); }
+static uint64_t rd_u64(struct rd *r) { return swap_n(r->tf, rd_take(r, 8), 8); }
+
+/* A NUL-terminated string within the reader; "" after a failure. */
+static const char *rd_str(struct rd *r)
+{
+	const uint8_t *s = r->p + r->pos, *nul;
+
+	if (r->err)
+		return "";
+	nul = memchr(s, 0, r->len - r->pos);
+	if (!nul) {
+		rd_fail(r, r->len - r->pos + 1);
+		return "";
+	}
+	r->pos += nul - s + 1;
+	return (const char *)s;
+}
+
+/* A string option's data: up to the first NUL or the end. */
+static char *dup_opt_str(const uint8_t *p, uint32_t n)
+{
+	const uint8_t *nul = memchr(p, 0, n);
+	char *s = xmalloc((nul ? (size_t)(nul - p) : n) + 1);
+
+	memcpy(s, p, nul ? (size_t)(nul - p) : n);
+	s[nul ? nul - p : n] = '\0';
+	return s;
+}
+
+/* Copy n bytes and NUL-terminate: tep's text parsers want C strings. */
+static char *dup_text(const uint8_t *p, uint64_t n)
+{
+	char *s = xmalloc(n + 1);
+
+	memcpy(s, p, n);
+	s[n] = '\0';
+	return s;
+}
+
+/* ---- the parts every version has, read from r ---- */
+
+static int parse_header_info(struct tfile *tf, struct rd *r)
+{
+	const uint8_t *name, *text;
+	uint64_t n;
+	char *copy;
+
+	name = rd_take(r, 12);
+	if (name && memcmp(name, "header_page", 12))
+		return tfile_bad(tf, -EBADMSG, 0, "corrupt header at offset %llu (no header_page)",
+				 (unsigned long long)(r->file_off + r->pos - 12));
+	n = rd_u64(r);
+	text = rd_take(r, n);
+	if (r->err)
+		return r->err;
+	if (n > 65536)
+		return tfile_bad(tf, -EBADMSG, 0, "corrupt header_page (%llu bytes)",
+				 (unsigned long long)n);
+	free(tf->header_page);
+	tf->header_page = dup_text(text, n);
+	tf->header_page_len = n;
+	copy = dup_text(text, n);
+	/* tep keeps the header layout for kbuffer users; we parse it ourselves too. */
+	tep_parse_header_page(tf->tep, copy, n, tf->info.long_size);
+	free(copy);
+	name = rd_take(r, 13);
+	if (name && memcmp(name, "header_event", 13))
+		return tfile_bad(tf, -EBADMSG, 0, "corrupt header at offset %llu (no header_event)",
+				 (unsigned long long)(r->file_off + r->pos - 13));
+	n = rd_u64(r);
+	rd_take(r, n);
+	return r->err;
+}
+
+/* Parsed under a name without its dots, then given back its own name. */
+int tfile_parse_event(struct tep_handle *tep, const char *buf, size_t n, const char *sys)
+{
+	enum tep_errno e = tep_parse_event(tep, buf, n, sys);
+	const char *name = buf + 6, *eol, *idl;
+	struct tep_event *ev;
+	char *copy;
+	int id;
+
+	if (!e || n < 6 || strncmp(buf, "name: ", 6) || !(eol = memchr(buf, '\n', n)) ||
+	    !memchr(name, '.', eol - name) || !(idl = memmem(buf, n, "\nID: ", 5)) ||
+	    sscanf(idl + 5, "%d", &id) != 1)
+		return e;
+	copy = xmalloc(n);
+	memcpy(copy, buf, n);
+	for (char *c = copy + 6; c < copy + (eol - buf); c++)
+		if (*c == '.')
+			*c = '_';
+	e = tep_parse_event(tep, copy, n, sys);
+	free(copy);
+	ev = e ? NULL : tep_find_event(tep, id);
+	if (ev) {
+		free(ev->name);
+		ev->name = xasprintf("%.*s", (int)(eol - name), name);
+	}
+	return e;
+}
+
+static int add_format(struct tfile *tf, const char *sys, const uint8_t *p, uint64_t n)
+{
+	struct fmt_check chk;
+
+	/*
+	 * libtraceevent trusts the format: it gets only what fmt-check.h
+	 * finds safe (a format with a print fmt withheld prints its fields).
+	 * An event tep cannot parse prints as unknown; the rest still work.
+	 */
+	fmt_check_format((const char *)p, n, &chk);
+	if (chk.verdict == FMT_CHECK_OK)
+		tfile_parse_event(tf->tep, (const char *)p, n, sys);
+	else
+		tfile_parse_event(tf->tep, chk.safe, chk.safe_len, sys);
+	free(chk.safe);
+	tf->info.nformats++;
+	if (tf->flags & TFILE_KEEP_FORMATS) {
+		char *s = xmalloc(strlen(sys) + n + 2);
+
+		sprintf(s, "%s\n", sys);
+		memcpy(s + strlen(sys) + 1, p, n);
+		s[strlen(sys) + 1 + n] = '\0';
+		strv_push_owned(&tf->formats, s);
+	}
+	return 0;
+}
+
+static int parse_ftrace_events(struct tfile *tf, struct rd *r)
+{
+	uint32_t count = rd_u32(r);
+
+	for (uint32_t i = 0; i < count && !r->err; i++) {
+		uint64_t n = rd_u64(r);
+		const uint8_t *p = rd_take(r, n);
+
+		if (p)
+			add_format(tf, "ftrace", p, n);
+	}
+	return r->err;
+}
+
+static int parse_event_formats(struct tfile *tf, struct rd *r)
+{
+	uint32_t nsys = rd_u32(r);
+
+	for (uint32_t i = 0; i < nsys && !r->err; i++) {
+		const char *sys = rd_str(r);
+		uint32_t count = rd_u32(r);
+
+		for (uint32_t j = 0; j < count && !r->err; j++) {
+			uint64_t n = rd_u64(r);
+			const uint8_t *p = rd_take(r, n);
+
+			if (p)
+				add_format(tf, sys, p, n);
+		}
+	}
+	return r->err;
+}
+
+static int parse_kallsyms(struct tfile *tf, struct rd *r)
+{
+	uint32_t n = rd_u32(r);
+	const uint8_t *p = rd_take(r, n);
+
+	if (p && n && !(tf->flags & TFILE_NO_KALLSYMS)) {
+		free(tf->kallsyms);
+		tf->kallsyms = dup_text(p, n);
+		tf->kallsyms_loaded = false;
+		if (!(tf->flags & TFILE_LAZY_KALLSYMS))
+			tfile_load_kallsyms(tf);
+	}
+	return r->err;
+}
+
+/*
+ * The printk formats, "ADDR : \"TEXT\"" a line, registered one by one:
+ * tep_parse_printk_formats and tep_register_print_string read before
+ * their buffer on a short or unquoted line, so only well-formed ones
+ * reach libtraceevent.
+ */
+static void add_printk(struct tfile *tf, const char *p, size_t n)
+{
+	const char *end = p + n;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p), *le = nl ? nl : end;
+		const char *colon = memchr(p, ':', le - p), *q;
+		unsigned long long addr;
+		char *e, *text;
+		size_t len;
+
+		if (!colon)
+			goto next;
+		errno = 0;
+		addr = strtoull(p, &e, 16);
+		if (errno || e == p || e > colon)
+			goto next;
+		for (q = colon + 1; q < le && *q == ' '; q++)
+			;
+		if (q >= le || *q != '"' || le - q < 2 || le[-1] != '"')
+			goto next;
+		len = le - q - 2;
+		/*
+		 * Handed over with a closing quote again, which libtraceevent
+		 * strips: its "\\n" test then stays inside the string.
+		 */
+		if (len < 2 || q[1] == '"' || memchr(q + 1, '\0', len))
+			goto next;
+		text = xmalloc(len + 2);
+		memcpy(text, q + 1, len);
+		memcpy(text + len, "\"", 2);
+		tep_register_print_string(tf->tep, text, addr);
+		free(text);
+next:
+		p = nl ? nl + 1 : end;
+	}
+}
+
+static int parse_printk(struct tfile *tf, struct rd *r)
+{
+	uint32_t n = rd_u32(r);
+	const uint8_t *p = rd_take(r, n);
+
+	if (p && n) {
+		/* A copy for the kernel's printer (strings %s prints by address). */
+		free(tf->printk);
+		tf->printk = dup_text(p, n);
+		add_printk(tf, (const char *)p, n);
+	}
+	return r->err;
+}
+
+static int parse_cmdlines(struct tfile *tf, struct rd *r)
+{
+	uint64_t n = rd_u64(r);
+	const uint8_t *p = rd_take(r, n);
+
+	if (p) {
+		free(tf->cmdlines);
+		tf->cmdlines = dup_text(p, n);
+	}
+	return r->err;
+}
+
+void tfile_cmdlines_each(const char *text, void (*fn)(void *arg, int pid, const char *comm,
+						       size_t len), void *arg)
+{
+	while (text && *text) {
+		const char *nl = strchrnul(text, '\n'), *p = text;
+		long pid = 0;
+
+		/* By hand: strtol would skip the newlines of empty lines, and rescan them. */
+		while (p < nl && *p >= '0' && *p <= '9' && pid <= INT32_MAX)
+			pid = pid * 10 + (*p++ - '0');
+		if (p > text && p < nl && *p == ' ' && pid > 0 && pid <= INT32_MAX && p + 1 < nl &&
+		    nl - p - 1 <= 255)
+			fn(arg, (int)pid, p + 1, nl - p - 1);
+		text = *nl ? nl + 1 : nl;
+	}
+}
+
+static void register_comm(void *arg, int pid, const char *comm, size_t len)
+{
+	char name[256];
+
+	memcpy(name, comm, len);
+	name[len] = '\0';
+	tep_register_comm(arg, name, pid);
+}
+
+void tfile_load_kallsyms(struct tfile *tf)
+{
+	if (!tf->kallsyms || tf->kallsyms_loaded)
+		return;
+	tep_parse_kallsyms(tf->tep, tf->kallsyms);
+	/* Kept: the kernel's printer indexes them itself (tfile_kallsyms). */
+	tf->kallsyms_loaded = true;
+}
+
+const char *tfile_kallsyms(struct tfile *tf)
+{
+	tfile_load_kallsyms(tf);
+	return tf->kallsyms;
+}
+
+const char *tfile_printk(const struct tfile *tf) { return tf->printk; }
+
+const char *tfile_format(const struct tfile *tf, const char *system, const char *name)
+{
+	size_t sl = strlen(system), nl = strlen(name);
+
+	for (size_t i = 0; i < tf->formats.n; i++) {
+		const char *f = tf->formats.v[i], *n;
+
+		if (strncmp(f, system, sl) || f[sl] != '\n')
+			continue;
+		n = f + sl + 1;
+		if (!strncmp(n, "name: ", 6) && !strncmp(n + 6, name, nl) && n[6 + nl] == '\n')
+			return n;
+	}
+	return NULL;
+}
+
+/* ---- options (both versions) ---- */
+
+static struct tfile_buffer *add_buffer(struct tfile *tf)
+{
+	struct tfile_buffer *b;
+
+	if (tf->nbuffers >= 4096)
+		return NULL;
+	tf->buffers = xrealloc(tf->buffers, (tf->nbuffers + 1) * sizeof(*tf->buffers));
+	b = &tf->buffers[tf->nbuffers++];
+	*b = (struct tfile_buffer){ .page_size = tf->info.page_size };
+	return b;
+}
+
+/*
+ * Count CPU entries against a limit for the whole file: many buffer options
+ * may point at the same big table, and each would be a copy.
+ */
+static int take_cpus(struct tfile *tf, int n)
+{
+	if (n < 0 || n > TFILE_MAX_CPUS - tf->ncpu_entries)
+		return tfile_bad(tf, -EBADMSG, 0, "corrupt options: more than %d CPU buffers",
+				 TFILE_MAX_CPUS);
+	tf->ncpu_entries += n;
+	return 0;
+}
+
+/* The v6 "flyrecord" CPU table: ncpus pairs of (offset, size). */
+static int read_cpu_table(struct tfile *tf, struct rd *r, struct tfile_buffer *b, int ncpus)
+{
+	int err = take_cpus(tf, ncpus);
+
+	if (err)
+		return err;
+	b->cpus = xcalloc(ncpus ? ncpus : 1, sizeof(*b->cpus));
+	b->ncpus = ncpus;
+	for (int i = 0; i < ncpus && !r->err; i++) {
+		b->cpus[i].cpu = i;
+		b->cpus[i].offset = rd_u64(r);
+		b->cpus[i].size = rd_u64(r);
+	}
+	(void)tf;
+	return r->err;
+}
+
+struct v7_offsets {
+	uint64_t sect[OPT_MAX];
+	bool have[OPT_MAX];
+};
+
+static void note_option(struct tfile *tf, uint16_t id)
+{
+	char unknown[32];
+	const char *name = id < OPT_MAX ? opt_names[id] : NULL;
+
+	if (!name) {
+		snprintf(unknown, sizeof(unknown), "option-%u", id);
+		name = unknown;
+	}
+	if (!strv_contains(&tf->info.options, name))
+		strv_push(&tf->info.options, name);
+}
+
+static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_t n,
+			uint64_t off, struct v7_offsets *v7)
+{
+	struct rd r = { .tf = tf, .p = p, .len = n, .file_off = off, .what = "an option" };
+	struct tfile_buffer *b;
+	char *s;
+
+	note_option(tf, id);
+	switch (id) {
+	case OPT_DATE:
+	case OPT_OFFSET: {
+		char *end;
+		long long v;
+
+		s = dup_opt_str(p, n);
+		v = strtoll(s, &end, 0);
+		if (end != s)
+			/* DATE is in microseconds, OFFSET in nanoseconds. */
+			tf->info.ts_offset += id == OPT_DATE ? v * 1000 : v;
+		free(s);
+		return 0;
+	}
+	case OPT_CPUSTAT:
+		strv_push_owned(&tf->info.cpustats, dup_opt_str(p, n));
+		return 0;
+	case OPT_TRACECLOCK:
+		free(tf->info.clock);
+		tf->info.clock = dup_opt_str(p, n);
+		str_rstrip(tf->info.clock);
+		return 0;
+	case OPT_UNAME:
+		free(tf->info.uname);
+		tf->info.uname = dup_opt_str(p, n);
+		return 0;
+	case OPT_VERSION:
+		free(tf->info.tracer_version);
+		tf->info.tracer_version = dup_opt_str(p, n);
+		return 0;
+	case OPT_CPUCOUNT:
+		if (n >= 4) {
+			uint32_t cpus = swap_n(tf, p, 4);
+
+			/* As v6's header: no machine has more (0xffffffff printed cpus=-1). */
+			if (cpus > TFILE_MAX_CPUS)
+				return tfile_bad(tf, -EBADMSG, 0,
+						 "corrupt option CPUCOUNT at offset %llu (%u cpus)",
+						 (unsigned long long)off, cpus);
+			tf->info.cpus = cpus;
+		}
+		return 0;
+	case OPT_TSC2NSEC:
+		if (n >= 16) {
+			tf->tsc2nsec = true;
+			tf->tsc_mult = swap_n(tf, p, 4);
+			tf->tsc_shift = swap_n(tf, p + 4, 4);
+			tf->tsc_offset = swap_n(tf, p + 8, 8);
+			if (tf->tsc_shift > 63)
+				tf->tsc2nsec = false;
+			tf->info.tsc2nsec = tf->tsc2nsec;
+		}
+		return 0;
+	case OPT_BUFFER:
+	case OPT_BUFFER_TEXT: {
+		uint64_t where = rd_u64(&r);
+
+		b = add_buffer(tf);
+		if (!b)
+			return tfile_bad(tf, -EBADMSG, off, "corrupt options: too many buffers");
+		b->name = xstrdup(rd_str(&r));
+		if (tf->info.version < 7) {
+			/* v6: the offset holds "flyrecord\0" and the CPU table. */
+			struct rd t;
+
+			if (r.err)
+				return r.err;
+			if (where > tf->size)
+				return tfile_bad(tf, -EBADMSG, 0,
+						 "truncated at offset %llu (buffer '%s' is at %llu)",
+						 (unsigned long long)tf->size, b->name,
+						 (unsigned long long)where);
+			rd_init(&t, tf, where, tf->size - where, "a buffer's CPU table");
+			p = rd_take(&t, 10);
+			if (p && memcmp(p, "flyrecord", 10))
+				return tfile_bad(tf, -EBADMSG, 0,
+						 "corrupt buffer '%s' at offset %llu (no flyrecord)",
+						 b->name, (unsigned long long)where);
+			return t.err ? t.err : read_cpu_table(tf, &t, b, tf->info.cpus);
+		}
+		b->clock = xstrdup(rd_str(&r));
+		if (id == OPT_BUFFER_TEXT) {
+			b->latency = true;
+			b->text_offset = where;
+			return r.err;
+		}
+		b->page_size = rd_u32(&r);
+		b->ncpus = rd_u32(&r);
+		if (r.err)
+			return r.err;
+		if (b->ncpus > (int)(n / 20) || b->ncpus < 0) {
+			b->ncpus = 0;
+			return tfile_bad(tf, -EBADMSG, 0, "corrupt buffer option at offset %llu",
+					 (unsigned long long)off);
+		}
+		if (take_cpus(tf, b->ncpus)) {
+			b->ncpus = 0;
+			return -EBADMSG;
+		}
+		b->cpus = xcalloc(b->ncpus ? b->ncpus : 1, sizeof(*b->cpus));
+		for (int i = 0; i < b->ncpus; i++) {
+			b->cpus[i].cpu = rd_u32(&r);
+			b->cpus[i].offset = rd_u64(&r);
+			b->cpus[i].size = rd_u64(&r);
+		}
+		/* The section header is checked when the data is first read. */
+		b->text_offset = where;
+		return r.err;
+	}
+	default:
+		if (v7 && id >= OPT_HEADER_INFO && id <= OPT_CMDLINES) {
+			if (n < 8)
+				return tfile_bad(tf, -EBADMSG, 0, "corrupt option at offset %llu",
+						 (unsigned long long)off);
+			v7->sect[id] = swap_n(tf, p, 8);
+			v7->have[id] = true;
+		}
+		return 0;
+	}
+}
+
+/* ---- v6 ---- */
+
+static int open_v6(struct tfile *tf, struct rd *r)
+{
+	const uint8_t *tag;
+	struct tfile_buffer *top;
+	int err;
+
+	r->what = "the header page";
+	if ((err = parse_header_info(tf, r)))
+		return err;
+	r->what = "the ftrace event formats";
+	if ((err = parse_ftrace_events(tf, r)))
+		return err;
+	r->what = "the event formats";
+	if ((err = parse_event_formats(tf, r)))
+		return err;
+	r->what = "the kallsyms";
+	if ((err = parse_kallsyms(tf, r)))
+		return err;
+	r->what = "the printk formats";
+	if ((err = parse_printk(tf, r)))
+		return err;
+	r->what = "the saved cmdlines";
+	if ((err = parse_cmdlines(tf, r)))
+		return err;
+	r->what = "the file header";
+	tf->info.cpus = rd_u32(r);
+	if (!r->err && (tf->info.cpus > TFILE_MAX_CPUS))
+		return tfile_bad(tf, -EBADMSG, 0, "corrupt header at offset %llu (%d cpus)",
+				 (unsigned long long)(r->pos - 4), tf->info.cpus);
+	top = add_buffer(tf);
+	top->name = xstrdup("");
+	tag = rd_take(r, 10);
+	if (tag && !memcmp(tag, "options  ", 10)) {
+		r->what = "the options";
+		for (;;) {
+			uint16_t id = rd_u16(r);
+			uint32_t n;
+			const uint8_t *p;
+
+			if (r->err || !id)
+				break;
+			n = rd_u32(r);
+			p = rd_take(r, n);
+			if (p && (err = parse_option(tf, id, p, n, r->pos - n, NULL)))
+				return err;
+			/* Buffers from options may have moved the array. */
+			top = &tf->buffers[0];
+		}
+		r->what = "the file header";
+		tag = rd_take(r, 10);
+	}
+	if (r->err)
+		return r->err;
+	top->clock = xstrdup(tf->info.clock ? tf->info.clock : "");
+	if (!memcmp(tag, "latency  ", 10)) {
+		top->latency = true;
+		top->text_offset = r->pos;
+		top->text_size = r->len - r->pos;
+		return 0;
+	}
+	if (memcmp(tag, "flyrecord", 10))
+		return tfile_bad(tf, -EBADMSG, 0, "corrupt header at offset %llu (no flyrecord)",
+				 (unsigned long long)(r->pos - 10));
+	return read_cpu_table(tf, r, top, tf->info.cpus);
+}
+
+/* ---- v7 ---- */
+
+/*
+ * Read the section at off, which must have id want: its data (decompressed
+ * into *owned if flagged) in *rd.
+ */
+static int load_section(struct tfile *tf, uint64_t off, uint16_t want, const char *what,
+			struct rd *out, void **owned)
+{
+	struct rd h;
+	uint16_t id, flags;
+	uint64_t size;
+
+	*owned = NULL;
+	if (off >= tf->size)
+		return tfile_bad(tf, -EBADMSG, 0, "truncated at offset %llu (%s should be at %llu)",
+				 (unsigned long long)tf->size, what, (unsigned long long)off);
+	rd_init(&h, tf, off, tf->size - off, what);
+	id = rd_u16(&h);
+	flags = rd_u16(&h);
+	rd_u32(&h);
+	size = rd_u64(&h);
+	if (h.err)
+		return h.err;
+	if (id != want)
+		return tfile_bad(tf, -EBADMSG, 0,
+				 "corrupt section at offset %llu: id %u where %s should be",
+				 (unsigned long long)off, id, what);
+	if (size > h.len - h.pos)
+		return tfile_bad(tf, -EBADMSG, 0, "truncated at offset %llu (in %s)",
+				 (unsigned long long)tf->size, what);
+	rd_init(out, tf, off + h.pos, size, what);
+	if (!(flags & 1))
+		return 0;
+	{
+		uint32_t csize = rd_u32(out), usize = rd_u32(out);
+		const uint8_t *src = rd_take(out, csize);
+		uint8_t *dst;
+
+		if (out->err)
+			return out->err;
+		if (tf->zip == ZIP_NONE || usize > TFILE_MAX_SECTION)
+			return tfile_bad(tf, -EBADMSG, 0,
+					 "corrupt section at offset %llu (compressed size %u -> %u)",
+					 (unsigned long long)off, csize, usize);
+		dst = malloc(usize ? usize : 1);
+		if (!dst)
+			return tfile_bad(tf, -ENOMEM, 0, "out of memory for %s", what);
+		if (tfile_unzip(tf->zip, dst, usize, src, csize)) {
+			free(dst);
+			return tfile_bad(tf, -EBADMSG, 0,
+					 "corrupt compressed data at offset %llu (in %s)",
+					 (unsigned long long)(off + 24), what);
+		}
+		*owned = dst;
+		*out = (struct rd){ .tf = tf, .p = dst, .len = usize, .file_off = off,
+				    .unzipped = true, .what = what };
+	}
+	return 0;
+}
+
+static int open_v7(struct tfile *tf, struct rd *r)
+{
+	struct v7_offsets v7 = { 0 };
+	const char *zname, *zver;
+	uint64_t next;
+	int err, sections = 0;
+	static const struct {
+		int id;
+		const char *what;
+		int (*parse)(struct tfile *, struct rd *);
+	} parts[] = {
+		{ OPT_HEADER_INFO, "the header info", parse_header_info },
+		{ OPT_FTRACE_EVENTS, "the ftrace event formats", parse_ftrace_events },
+		{ OPT_EVENT_FORMATS, "the event formats", parse_event_formats },
+		{ OPT_KALLSYMS, "the kallsyms", parse_kallsyms },
+		{ OPT_PRINTK, "the printk formats", parse_printk },
+		{ OPT_CMDLINES, "the saved cmdlines", parse_cmdlines },
+	};
+
+	zname = rd_str(r);
+	zver = rd_str(r);
+	next = rd_u64(r);
+	if (r->err)
+		return r->err;
+	tf->info.compression = xstrdup(zname);
+	tf->info.compression_version = xstrdup(zver);
+	tf->zip = tfile_zip_kind(zname);
+	if (tf->zip < 0)
+		return tfile_bad(tf, -ENOTSUP, 0, "compressed with '%s', which tr cannot read",
+				 zname);
+	while (next) {
+		struct rd o;
+		void *owned;
+
+		if (++sections > 1024)
+			return tfile_bad(tf, -EBADMSG, 0, "corrupt options: too many sections");
+		err = load_section(tf, next, OPT_DONE, "the options", &o, &owned);
+		if (err)
+			return err;
+		next = 0;
+		for (;;) {
+			uint16_t id = rd_u16(&o);
+			uint32_t n = rd_u32(&o);
+			const uint8_t *p = rd_take(&o, n);
+
+			if (o.err) {
+				err = o.err;
+				break;
+			}
+			if (id == OPT_DONE) {
+				next = n >= 8 ? swap_n(tf, p, 8) : 0;
+				break;
+			}
+			err = parse_option(tf, id, p, n, o.file_off + o.pos - n, &v7);
+			if (err)
+				break;
+		}
+		free(owned);
+		if (err)
+			return err;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+		struct rd s;
+		void *owned;
+
+		if (!v7.have[parts[i].id]) {
+			if (parts[i].id == OPT_HEADER_INFO)
+				return tfile_bad(tf, -EBADMSG, 0, "corrupt options: no header info");
+			continue;
+		}
+		err = load_section(tf, v7.sect[parts[i].id], parts[i].id, parts[i].what, &s,
+				   &owned);
+		if (!err)
+			err = parts[i].parse(tf, &s);
+		free(owned);
+		if (err)
+			return err;
+	}
+	/* Check the buffers' section headers now, so a cursor never meets a bad one. */
+	for (int i = 0; i < tf->nbuffers; i++) {
+		struct tfile_buffer *b = &tf->buffers[i];
+		struct rd h;
+		uint16_t flags;
+
+		if (b->text_offset >= tf->size)
+			return tfile_bad(tf, -EBADMSG, 0,
+					 "truncated at offset %llu (buffer '%s' is at %llu)",
+					 (unsigned long long)tf->size, b->name,
+					 (unsigned long long)b->text_offset);
+		rd_init(&h, tf, b->text_offset, tf->size - b->text_offset, "a buffer section");
+		if (rd_u16(&h) != (b->latency ? OPT_BUFFER_TEXT : OPT_BUFFER) && !h.err)
+			return tfile_bad(tf, -EBADMSG, 0, "corrupt buffer section at offset %llu",
+					 (unsigned long long)b->text_offset);
+		flags = rd_u16(&h);
+		rd_u32(&h);
+		b->text_size = rd_u64(&h);
+		if (h.err)
+			return h.err;
+		b->compressed = flags & 1;
+		if (b->compressed && tf->zip == ZIP_NONE)
+			return tfile_bad(tf, -EBADMSG, 0, "corrupt buffer section at offset %llu",
+					 (unsigned long long)b->text_offset);
+		b->text_offset += h.pos;
+	}
+	return 0;
+}
+
+/* ---- open ---- */
+
+static int check_buffers(struct tfile *tf)
+{
+	for (int i = 0; i < tf->nbuffers; i++) {
+		struct tfile_buffer *b = &tf->buffers[i];
+
+		if (b->latency) {
+			if (b->text_size > tf->size - b->text_offset)
+				return tfile_bad(tf, -EBADMSG, 0, "truncated at offset %llu (in %s)",
+						 (unsigned long long)tf->size, "the latency text");
+			continue;
+		}
+		if (b->page_size < 64 || b->page_size > TFILE_MAX_PAGE)
+			return tfile_bad(tf, -EBADMSG, 0, "corrupt header: page size %u",
+					 b->page_size);
+		if (tfile_layout_parse(&b->layout, tf->header_page, tf->header_page_len,
+				       tf->info.big_endian, b->page_size))
+			return tfile_bad(tf, -EBADMSG, 0,
+					 "corrupt header_page: cannot find the page layout");
+		for (int c = 0; c < b->ncpus; c++) {
+			struct tfile_cpu *cpu = &b->cpus[c];
+			char where[300];
+
+			if (!b->name[0])
+				snprintf(where, sizeof(where), "the CPU %d data", cpu->cpu);
+			else
+				snprintf(where, sizeof(where), "the CPU %d data of buffer '%s'",
+					 cpu->cpu, b->name);
+			if (cpu->offset > tf->size || cpu->size > tf->size - cpu->offset)
+				return tfile_bad(tf, -EBADMSG, 0, "truncated at offset %llu (in %s)",
+						 (unsigned long long)tf->size, where);
+		}
+	}
+	return 0;
+}
+
+int tfile_open(const char *path, unsigned flags, struct tfile **out)
+{
+	struct tfile *tf = xcalloc(1, sizeof(*tf));
+	const uint8_t *h;
+	struct stat st = { 0 };
+	struct rd r;
+	int fd, err;
+
+	*out = NULL;
+	tf->path = xstrdup(path);
+	tf->flags = flags;
+	/*
+	 * O_NONBLOCK: opening a FIFO for reading would wait for a writer
+	 * forever; the type is checked before anything is read.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		err = -errno;
+		tr_fail(err, "cannot open '%s': %s", path, strerror(errno));
+		goto fail;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		err = tr_fail(-EINVAL, "'%s' is not a regular file (a %s)", path,
+			      S_ISFIFO(st.st_mode) ? "FIFO" : S_ISDIR(st.st_mode) ? "directory" :
+			      S_ISCHR(st.st_mode) ? "character device" :
+			      S_ISBLK(st.st_mode) ? "block device" :
+			      S_ISSOCK(st.st_mode) ? "socket" : "special file");
+		goto fail;
+	}
+	tf->size = st.st_size;
+	if (tf->size) {
+		void *m = mmap(NULL, tf->size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (m == MAP_FAILED) {
+			err = -errno;
+			close(fd);
+			tr_fail(err, "cannot map '%s': %s", path, strerror(-err));
+			goto fail;
+		}
+		tf->map = m;
+		madvise(m, tf->size, MADV_SEQUENTIAL);
+	}
+	close(fd);
+	tf->info.file_size = tf->size;
+
+	rd_init(&r, tf, 0, tf->size, "the file header");
+	h = tf->size >= sizeof(magic) ? tf->map : NULL;
+	if (!h && tf->size && !memcmp(tf->map, magic, tf->size)) {
+		err = tfile_bad(tf, -EBADMSG, 0, "truncated at offset %llu (in the file header)",
+				(unsigned long long)tf->size);
+		goto fail;
+	}
+	if (!h || memcmp(h, magic, sizeof(magic))) {
+		err = tfile_bad(tf, -EBADMSG, 0, "not a trace file (no trace.dat magic at offset 0)");
+		goto fail;
+	}
+	r.pos = sizeof(magic);
+	{
+		const char *ver = rd_str(&r);
+		char *end;
+		long v = strtol(ver, &end, 10);
+		uint8_t endian, lsize;
+
+		if (r.err) {
+			err = r.err;
+			goto fail;
+		}
+		if (end == ver || *end || v < 6 || v > 7) {
+			err = tfile_bad(tf, -ENOTSUP, 0,
+					"corrupt header at offset 10 (file version '%.8s'; tr reads 6 "
+					"and 7)", ver);
+			goto fail;
+		}
+		tf->info.version = v;
+		h = rd_take(&r, 2);
+		if (!h) {
+			err = r.err;
+			goto fail;
+		}
+		endian = h[0];
+		lsize = h[1];
+		if (endian > 1 || (lsize != 4 && lsize != 8)) {
+			err = tfile_bad(tf, -EBADMSG, 0,
+					"corrupt header at offset %llu (endian %u, long size %u)",
+					(unsigned long long)(r.pos - 2), endian, lsize);
+			goto fail;
+		}
+		tf->info.big_endian = endian;
+		tf->info.long_size = lsize;
+		tf->info.page_size = rd_u32(&r);
+		if (!r.err && (tf->info.page_size < 64 || tf->info.page_size > TFILE_MAX_PAGE)) {
+			err = tfile_bad(tf, -EBADMSG, 0, "corrupt header at offset %llu (page size %u)",
+					(unsigned long long)(r.pos - 4), tf->info.page_size);
+			goto fail;
+		}
+	}
+	tf->tep = tep_alloc();
+	tep_set_file_bigendian(tf->tep, tf->info.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tf->tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tf->tep, tf->info.long_size);
+	tep_set_page_size(tf->tep, tf->info.page_size);
+	tf->info.compression = NULL;
+	if (tf->info.version == 6)
+		err = open_v6(tf, &r);
+	else
+		err = open_v7(tf, &r);
+	if (!err && r.err)
+		err = r.err;
+	if (!err)
+		err = check_buffers(tf);
+	if (err)
+		goto fail;
+	if (!tf->info.compression) {
+		tf->info.compression = xstrdup("none");
+		tf->info.compression_version = xstrdup("");
+	}
+	if (tf->info.cpus)
+		tep_set_cpus(tf->tep, tf->info.cpus);
+	/*
+	 * Not tep_parse_saved_cmdlines: it leaks on odd lines and takes no
+	 * length; the lines that are well formed are registered one by one.
+	 */
+	if (!tf->cmdlines)
+		tf->cmdlines = xstrdup("");
+	else
+		tfile_cmdlines_each(tf->cmdlines, register_comm, tf->tep);
+	if (!tf->tgids)
+		tf->tgids = xstrdup("");
+	for (int i = 0; i < tf->nbuffers; i++)
+		if (!tf->buffers[i].clock)
+			tf->buffers[i].clock = xstrdup("");
+	*out = tf;
+	return 0;
+fail:
+	tfile_close(tf);
+	return err;
+}
+
+void tfile_close(struct tfile *tf)
+{
+	if (!tf)
+		return;
+	if (tf->map)
+		munmap((void *)tf->map, tf->size);
+	if (tf->tep)
+		tep_free(tf->tep);
+	for (int i = 0; i < tf->nbuffers; i++) {
+		free(tf->buffers[i].name);
+		free(tf->buffers[i].clock);
+		free(tf->buffers[i].cpus);
+	}
+	free(tf->buffers);
+	free(tf->info.compression);
+	free(tf->info.compression_version);
+	free(tf->info.uname);
+	free(tf->info.tracer_version);
+	free(tf->info.clock);
+	strv_free(&tf->info.options);
+	strv_free(&tf->info.cpustats);
+	strv_free(&tf->formats);
+	free(tf->cmdlines);
+	free(tf->tgids);
+	free(tf->kallsyms);
+	free(tf->printk);
+	free(tf->header_page);
+	free(tf->path);
+	free(tf);
+}
+
+const char *tfile_path(const struct tfile *tf) { return tf->path; }
+struct tep_handle *tfile_tep(struct tfile *tf) { return tf->tep; }
+const struct tfile_info *tfile_info(const struct tfile *tf) { return &tf->info; }
+int tfile_nbuffers(const struct tfile *tf) { return tf->nbuffers; }
+const char *tfile_cmdlines(const struct tfile *tf) { return tf->cmdlines; }
+const char *tfile_tgids(const struct tfile *tf) { return tf->tgids; }
+const struct strv *tfile_formats(const struct tfile *tf) { return &tf->formats; }
+
+const struct tfile_buffer *tfile_buffer(const struct tfile *tf, int i)
+{
+	return i >= 0 && i < tf->nbuffers ? &tf->buffers[i] : NULL;
+}
+
+int tfile_text(struct tfile *tf, int buffer, char **text, size_t *len)
+{
+	const struct tfile_buffer *b = tfile_buffer(tf, buffer);
+	struct rd r;
+
+	*text = NULL;
+	*len = 0;
+	if (!b || !b->latency)
+		return -EINVAL;
+	rd_init(&r, tf, b->text_offset, tf->size - b->text_offset, "the latency text");
+	if (tf->info.version >= 7 && b->compressed) {
+		uint32_t csize = rd_u32(&r), usize = rd_u32(&r);
+		const uint8_t *src = rd_take(&r, csize);
+
+		if (r.err)
+			return r.err;
+		if (usize > TFILE_MAX_SECTION)
+			return tfile_bad(tf, -EBADMSG, 0, "corrupt latency text at offset %llu",
+					 (unsigned long long)b->text_offset);
+		*text = xmalloc(usize + 1);
+		if (tfile_unzip(tf->zip, *text, usize, src, csize)) {
+			free(*text);
+			*text = NULL;
+			return tfile_bad(tf, -EBADMSG, 0, "corrupt compressed data at offset %llu",
+					 (unsigned long long)b->text_offset);
+		}
+		(*text)[usize] = '\0';
+		*len = usize;
+		return 0;
+	}
+	if (b->text_size > r.len)
+		return rd_fail(&r, b->text_size);
+	*text = dup_text(r.p, b->text_size);
+	*len = b->text_size;
+	return 0;
+}

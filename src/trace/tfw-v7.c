@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Laying out a trace.dat version 7 file (trace-cmd.dat.v7(5), see tfw.h):
+ * sections with a 16-byte header {id2 flags2 string-id4 size8}, flag 1
+ * meaning the content is {compressed size4, size4, data}.  The file is
+ * written front to back; the offsets the header and the options need are
+ * patched in once known, so nothing but one chunk of pages is held.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "tfw-local.h"
+
+#ifndef TFW_ZSTD_LEVEL
+#define TFW_ZSTD_LEVEL 1
+#endif
+
+/* v7 section and option ids beyond those v6 has (trace-cmd.dat.v7(5)). */
+enum {
+	V7_HEADER_INFO = 16,
+	V7_FTRACE_EVENTS = 17,
+	V7_EVENT_FORMATS = 18,
+	V7_KALLSYMS = 19,
+	V7_PRINTK = 20,
+	V7_CMDLINES = 21,
+	V7_NSECT = 6,
+};
+
+int tfw_zip_parse(const char *name)
+{
+	if (!strcmp(name, "none"))
+		return TFW_ZIP_NONE;
+	if (!strcmp(name, "zstd"))
+		return TFW_ZIP_ZSTD;
+	if (!strcmp(name, "zlib"))
+		return TFW_ZIP_ZLIB;
+	return -EINVAL;
+}
+
+struct w {
+	int fd;
+	int zip;
+	uint64_t pos;
+	int err;
+	ZSTD_CCtx *zctx;
+	struct tfw_blob z;	/* compression output, reused */
+};
+
+static void wr(struct w *w, const void *p, size_t n)
+{
+	if (!w->err && n)
+		w->err = tfw_pwrite_all(w->fd, p, n, w->pos);
+	w->pos += n;
+}
+
+/* Compress n bytes of p into w->z as {csize4 usize4 data}; *len is its length. */
+static int zip(struct w *w, const void *p, size_t n, size_t *len)
+{
+	uint32_t c, u;
+	size_t cap, out;
+
+	if (n > UINT32_MAX)
+		return -EFBIG;
+	cap = w->zip == TFW_ZIP_ZSTD ? ZSTD_compressBound(n) : compressBound(n);
+	if (w->z.len < cap + 8) {
+		free(w->z.data);
+		w->z.data = xmalloc(cap + 8);
+		w->z.len = cap + 8;
+	}
+	if (w->zip == TFW_ZIP_ZSTD) {
+		if (!w->zctx)
+			w->zctx = ZSTD_createCCtx();
+		if (!w->zctx)
+			return -ENOMEM;
+		out = ZSTD_compressCCtx(w->zctx, w->z.data + 8, cap, p, n, TFW_ZSTD_LEVEL);
+		if (ZSTD_isError(out))
+			return -EIO;
+	} else {
+		uLongf o = cap;
+
+		if (compress2((Bytef *)w->z.data + 8, &o, p, n, Z_DEFAULT_COMPRESSION) != Z_OK)
+			return -EIO;
+		out = o;
+	}
+	if (out > UINT32_MAX)
+		return -EFBIG;
+	c = out;
+	u = n;
+	memcpy(w->z.data, &c, 4);
+	memcpy(w->z.data + 4, &u, 4);
+	*len = out + 8;
+	return 0;
+}
+
+/*
+ * A section whose content is streamed: a prefix (a length) and a large
+ * blob (kallsyms), compressed as they go, so neither is copied whole.
+ * total is the content's length, which the compressors want up front.
+ */
+struct stream {
+	struct w *w;
+	uint64_t at;
+	uint64_t total;
+	z_stream zs;
+	char out[1 << 16];
+};
+
+static void stream_out(struct stream *s, const void *p, size_t n)
+{
+	wr(s->w, p, n);
+}
+
+static uint64_t stream_begin(struct w *w, struct stream *s, uint16_t id, uint64_t total)
+{
+	uint16_t flags = w->zip != TFW_ZIP_NONE;
+	uint32_t strid = 0;
+
+	s->w = w;
+	s->at = w->pos;
+	s->total = total;
+	wr(w, &id, 2);
+	wr(w, &flags, 2);
+	wr(w, &strid, 4);
+	wr(w, &total, 8);		/* patched when compressed */
+	if (!flags)
+		return s->at;
+	wr(w, &(uint64_t){ 0 }, 8);	/* csize4 usize4, patched */
+	if (total > UINT32_MAX && !w->err)
+		w->err = -EFBIG;
+	if (w->zip == TFW_ZIP_ZSTD) {
+		if (!w->zctx)
+			w->zctx = ZSTD_createCCtx();
+		if (!w->zctx && !w->err)
+			w->err = -ENOMEM;
+		if (w->zctx) {
+			ZSTD_CCtx_reset(w->zctx, ZSTD_reset_session_only);
+			ZSTD_CCtx_setParameter(w->zctx, ZSTD_c_compressionLevel, TFW_ZSTD_LEVEL);
+			ZSTD_CCtx_setPledgedSrcSize(w->zctx, total);
+		}
+	} else {
+		memset(&s->zs, 0, sizeof(s->zs));
+		if (deflateInit(&s->zs, Z_DEFAULT_COMPRESSION) != Z_OK && !w->err)
+			w->err = -ENOMEM;
+	}
+	return s->at;
+}
+
+/* Feed n bytes; with end, the last of them.  */
+static void stream_feed(struct stream *s, const void *p, size_t n, bool end)
+{
+	struct w *w = s->w;
+
+	if (w->zip == TFW_ZIP_NONE) {
+		stream_out(s, p, n);
+		return;
+	}
+	if (w->zip == TFW_ZIP_ZSTD) {
+		ZSTD_inBuffer in = { p, n, 0 };
+		size_t left;
+
+		if (!w->zctx)
+			return;
+		do {
+			ZSTD_outBuffer out = { s->out, sizeof(s->out), 0 };
+
+			left = ZSTD_compressStream2(w->zctx, &out, &in,
+						    end ? ZSTD_e_end : ZSTD_e_continue);
+			if (ZSTD_isError(left)) {
+				if (!w->err)
+					w->err = -EIO;
+				return;
+			}
+			stream_out(s, s->out, out.pos);
+		} while (end ? left != 0 : in.pos < in.size);
+		return;
+	}
+	s->zs.next_in = (Bytef *)p;
+	s->zs.avail_in = n;
+	for (;;) {
+		int r;
+
+		s->zs.next_out = (Bytef *)s->out;
+		s->zs.avail_out = sizeof(s->out);
+		r = deflate(&s->zs, end ? Z_FINISH : Z_NO_FLUSH);
+		if (r == Z_STREAM_ERROR) {
+			if (!w->err)
+				w->err = -EIO;
+			return;
+		}
+		stream_out(s, s->out, sizeof(s->out) - s->zs.avail_out);
+		if (end ? r == Z_STREAM_END : s->zs.avail_in == 0 && s->zs.avail_out != 0)
+			break;
+	}
+}
+
+static void stream_end(struct stream *s)
+{
+	struct w *w = s->w;
+	uint64_t size = w->pos - s->at - 16;
+	uint32_t sizes[2] = { (uint32_t)(size - 8), (uint32_t)s->total };
+
+	if (w->zip == TFW_ZIP_NONE)
+		return;
+	if (w->zip == TFW_ZIP_ZLIB)
+		deflateEnd(&s->zs);
+	if (!w->err)
+		w->err = tfw_pwrite_all(w->fd, &size, 8, s->at + 8);
+	if (!w->err)
+		w->err = tfw_pwrite_all(w->fd, sizes, 8, s->at + 16);
+}
+
+/* A section of a length prefix (4 or 8 bytes) and a blob, streamed. */
+static uint64_t blob_section(struct w *w, uint16_t id, const struct tfw_blob *b, int lenw)
+{
+	struct stream *s = xcalloc(1, sizeof(*s));
+	uint64_t len8 = b->len, at = stream_begin(w, s, id, lenw + b->len);
+	uint32_t len4 = b->len;
+
+	stream_feed(s, lenw == 4 ? (void *)&len4 : (void *)&len8, lenw, false);
+	stream_feed(s, b->data, b->len, true);
+	stream_end(s);
+	free(s);
+	return at;
+}
+
+/* Write a section of id with content b (compressed when the file is); its offset. */
+static uint64_t section(struct w *w, uint16_t id, const struct tfw_blob *b)
+{
+	uint64_t at = w->pos;
+	uint16_t flags = w->zip != TFW_ZIP_NONE;
+	uint32_t strid = 0;
+	const void *data = b->data;
+	uint64_t size = b->len;
+	int r;
+
+	if (flags) {
+		size_t zlen = 0;
+
+		r = zip(w, b->data, b->len, &zlen);
+		if (r && !w->err)
+			w->err = r;
+		data = w->z.data;
+		size = r ? 0 : zlen;
+	}
+	wr(w, &id, 2);
+	wr(w, &flags, 2);
+	wr(w, &strid, 4);
+	wr(w, &size, 8);
+	wr(w, data, size);
+	return at;
+}
+
+static int read_src(const struct tfw_src *s, uint64_t off, void *buf, size_t n)
+{
+	if (s->mem) {
+		memcpy(buf, (const char *)s->mem + off, n);
+		return 0;
+	}
+	while (n) {
+		ssize_t got = pread(s->fd, buf, n, off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? -errno : -EIO;
+		buf = (char *)buf + got;
+		n -= got;
+		off += got;
+	}
+	return 0;
+}
+
+struct cpu_entry {
+	uint32_t cpu;
+	uint64_t off, size;
+};
+
+/*
+ * One BUFFER section: each CPU with data, page-aligned, as is or as a
+ * chunk count and chunks.  Fills ents (the CPUs listed) and returns the
+ * section's offset.
+ */
+static uint64_t buffer_section(struct w *w, const struct tfw_meta *m, const struct tfw_buffer *b,
+			       char *chunk, struct cpu_entry *ents, uint32_t *nents)
+{
+	uint64_t at = w->pos, size;
+	uint16_t id = TFW_OPT_BUFFER, flags = w->zip != TFW_ZIP_NONE;
+	uint32_t strid = 0;
+	size_t step = (size_t)m->page_size * TFW_V7_CHUNK_PAGES;
+
+	wr(w, &id, 2);
+	wr(w, &flags, 2);
+	wr(w, &strid, 4);
+	wr(w, &(uint64_t){ 0 }, 8);	/* patched below */
+	*nents = 0;
+	for (int c = 0; c < m->cpus && !w->err; c++) {
+		const struct tfw_src *s = &b->cpu[c];
+		struct cpu_entry *e;
+		uint64_t done = 0, count_at;
+		uint32_t count = 0;
+
+		if (!s->size)
+			continue;
+		e = &ents[(*nents)++];
+		w->pos = tfw_align_up(w->pos, m->page_size);
+		e->cpu = c;
+		e->off = w->pos;
+		count_at = w->pos;
+		if (flags)
+			wr(w, &count, 4);	/* patched below */
+		while (done < s->size && !w->err) {
+			size_t n = s->size - done < step ? s->size - done : step, zlen = 0;
+			int r = read_src(s, done, chunk, n);
+
+			if (!r && flags)
+				r = zip(w, chunk, n, &zlen);
+			if (r) {
+				w->err = r;
+				break;
+			}
+			if (flags) {
+				wr(w, w->z.data, zlen);
+				count++;
+			} else {
+				wr(w, chunk, n);
+			}
+			done += n;
+		}
+		/* As trace-cmd records it: the chunks' bytes, without the count. */
+		e->size = flags ? w->pos - count_at - 4 : s->size;
+		if (flags && !w->err)
+			w->err = tfw_pwrite_all(w->fd, &count, 4, count_at);
+	}
+	size = w->pos - at - 16;
+	if (!w->err)
+		w->err = tfw_pwrite_all(w->fd, &size, 8, at + 8);
+	return at;
+}
+
+static void option(struct tfw_blob *o, uint16_t id, const void *p, uint32_t n)
+{
+	tfw_put16(o, id);
+	tfw_put32(o, n);
+	tfw_put(o, p, n);
+}
+
+int tfw_write_v7(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs,
+		 struct tfw_result *res)
+{
+	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	struct w w = { .fd = fd, .zip = m->zip };
+	struct tfw_blob b = { 0 }, opts = { 0 };
+	const char *zname = "none", *zver = "";
+	const char *clock = m->clock ? m->clock : "local";
+	uint64_t sect[V7_NSECT], *bat = xcalloc(nbufs, sizeof(*bat)), opt_at, patch_at;
+	struct cpu_entry **ents = xcalloc(nbufs, sizeof(*ents));
+	uint32_t *nents = xcalloc(nbufs, sizeof(*nents));
+	char *chunk = NULL;
+	uint8_t c8;
+
+	if (m->zip == TFW_ZIP_ZSTD) {
+		zname = "zstd";
+		zver = ZSTD_versionString();
+	} else if (m->zip == TFW_ZIP_ZLIB) {
+		zname = "zlib";
+		zver = zlibVersion();
+	}
+	if (ftruncate(fd, 0))
+		w.err = -errno;
+	wr(&w, magic, sizeof(magic));
+	wr(&w, "7", 2);
+	c8 = tfw_host_big_endian();
+	wr(&w, &c8, 1);
+	c8 = sizeof(long);
+	wr(&w, &c8, 1);
+	wr(&w, &m->page_size, 4);
+	wr(&w, zname, strlen(zname) + 1);
+	wr(&w, zver, strlen(zver) + 1);
+	patch_at = w.pos;
+	wr(&w, &(uint64_t){ 0 }, 8);	/* the options section, patched at the end */
+
+	tfw_put_header_info(m, &b);
+	sect[0] = section(&w, V7_HEADER_INFO, &b);
+	b.len = 0;
+	tfw_put_ftrace(m, &b);
+	sect[1] = section(&w, V7_FTRACE_EVENTS, &b);
+	b.len = 0;
+	tfw_put_formats(m, &b);
+	sect[2] = section(&w, V7_EVENT_FORMATS, &b);
+	free(b.data);
+	/* The big ones are streamed through the compressor, not copied. */
+	sect[3] = blob_section(&w, V7_KALLSYMS, &m->kallsyms, 4);
+	sect[4] = blob_section(&w, V7_PRINTK, &m->printk, 4);
+	sect[5] = blob_section(&w, V7_CMDLINES, &m->cmdlines, 8);
+
+	chunk = xmalloc((size_t)m->page_size * TFW_V7_CHUNK_PAGES);
+	for (size_t i = 0; i < nbufs; i++) {
+		ents[i] = xcalloc(m->cpus ? m->cpus : 1, sizeof(**ents));
+		for (int c = 0; c < m->cpus; c++)
+			res->data_bytes += bufs[i].cpu[c].size;
+		bat[i] = buffer_section(&w, m, &bufs[i], chunk, ents[i], &nents[i]);
+	}
+	free(chunk);
+
+	for (size_t i = 0; i < m->nopts; i++)
+		option(&opts, m->opts[i].id, m->opts[i].data.data, m->opts[i].data.len);
+	option(&opts, TFW_OPT_CPUCOUNT, &(uint32_t){ m->cpus }, 4);
+	for (int i = 0; i < V7_NSECT; i++)
+		option(&opts, V7_HEADER_INFO + i, &sect[i], 8);
+	for (size_t i = 0; i < nbufs; i++) {
+		const char *name = bufs[i].name ? bufs[i].name : "";
+		size_t nl = strlen(name) + 1, cl = strlen(clock) + 1;
+
+		tfw_put16(&opts, TFW_OPT_BUFFER);
+		tfw_put32(&opts, 8 + nl + cl + 4 + 4 + nents[i] * 20);
+		tfw_put64(&opts, bat[i]);
+		tfw_put(&opts, name, nl);
+		tfw_put(&opts, clock, cl);
+		tfw_put32(&opts, m->page_size);
+		tfw_put32(&opts, nents[i]);
+		for (uint32_t j = 0; j < nents[i]; j++) {
+			tfw_put32(&opts, ents[i][j].cpu);
+			tfw_put64(&opts, ents[i][j].off);
+			tfw_put64(&opts, ents[i][j].size);
+		}
+	}
+	option(&opts, TFW_OPT_DONE, &(uint64_t){ 0 }, 8);	/* no next options section */
+
+	/* The options stay uncompressed, as trace-cmd leaves its last ones. */
+	w.zip = TFW_ZIP_NONE;
+	opt_at = section(&w, TFW_OPT_DONE, &opts);
+	if (!w.err)
+		w.err = tfw_pwrite_all(fd, &opt_at, 8, patch_at);
+	if (!w.err && ftruncate(fd, w.pos))
+		w.err = -errno;
+	res->bytes = w.pos;
+
+	for (size_t i = 0; i < nbufs; i++)
+		free(ents[i]);
+	free(ents);
+	free(nents);
+	free(bat);
+	free(opts.data);
+	free(w.z.data);
+	ZSTD_freeCCtx(w.zctx);
+	return w.err;
+}

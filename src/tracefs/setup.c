@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Applying a tracing set-up to an instance (see setup.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+#include "caps.h"
+#include "setup.h"
+#include "trigger.h"
+
+static bool word_in(const char *list, const char *word)
+{
+	char *copy = xstrdup(list), *tok, *save = NULL;
+	bool found = false;
+
+	for (tok = strtok_r(copy, " \n[]", &save); tok && !found; tok = strtok_r(NULL, " \n[]", &save))
+		found = !strcmp(tok, word);
+	free(copy);
+	return found;
+}
+
+static int check_tracer(struct tfs_inst *in, const char *tracer)
+{
+	char *avail = NULL;
+	int r = tfs_read(in, "available_tracers", &avail);
+
+	if (r)
+		r = tfs_read(NULL, "available_tracers", &avail);
+	if (r)
+		return tr_fail(r, "cannot read available_tracers: %s", strerror(-r));
+	if (!word_in(avail, tracer)) {
+		r = tr_fail(-EINVAL, "unknown tracer '%s' (available: %s)", tracer, str_rstrip(avail));
+	} else if (!strcmp(tracer, "function") && !caps_has(CAP_FUNCTION)) {
+		r = caps_require(CAP_FUNCTION);
+	} else if (!strcmp(tracer, "function_graph") && !caps_has(CAP_FUNCTION_GRAPH)) {
+		r = caps_require(CAP_FUNCTION_GRAPH);
+	}
+	free(avail);
+	return r;
+}
+
+static int check_clock(struct tfs_inst *in, const char *clock)
+{
+	char *avail = NULL;
+	int r = tfs_read(in, "trace_clock", &avail);
+
+	if (r)
+		return tr_fail(r, "cannot read trace_clock: %s", strerror(-r));
+	if (!word_in(avail, clock))
+		r = tr_fail(-EINVAL, "unknown clock '%s' (available: %s)", clock, str_rstrip(avail));
+	free(avail);
+	return r;
+}
+
+/*
+ * An option trace_options does not list: say so, with the closest name it
+ * has ("noprint-parnet" -> noprint-parent), keeping the "no" the user typed.
+ */
+static int unknown_option(struct tfs_inst *in, const char *opt)
+{
+	struct strv names = { 0 };
+	char *text = NULL, *line, *save = NULL;
+	bool no = !strncmp(opt, "no", 2);
+	const char *hit = NULL;
+	int r;
+
+	if (!tfs_read(in, "trace_options", &text)) {
+		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			/* trace_options says "noirq-info" for an option that is off. */
+			const char *name = strncmp(line, "no", 2) ? line : line + 2;
+
+			strv_push_owned(&names, xasprintf("%s%s", no ? "no" : "", name));
+		}
+		hit = suggest_closest(opt, (const char *const *)names.v, names.n);
+	}
+	if (hit)
+		r = tr_fail(-EINVAL, "unknown trace option '%s' (did you mean %s?)", opt, hit);
+	else
+		r = tr_fail(-EINVAL, "unknown trace option '%s' (tr list -o shows them)", opt);
+	strv_free(&names);
+	free(text);
+	return r;
+}
+
+static int check_option(struct tfs_inst *in, const char *opt, char **file)
+{
+	const char *name = strncmp(opt, "no", 2) ? opt : opt + 2;
+
+	*file = xasprintf("options/%s", name);
+	if (!tfs_exists(in, *file)) {
+		/* "noirq-info" vs an option really called "no..." */
+		free(*file);
+		*file = xasprintf("options/%s", opt);
+		if (tfs_exists(in, *file) && name != opt)
+			return 0;
+		free(*file);
+		*file = NULL;
+		return unknown_option(in, opt);
+	}
+	return 0;
+}
+
+/* The field names of SYS:EV's format (common ones too), from "field:TYPE NAME[N];" lines. */
+static void event_fields(struct tfs_inst *in, const char *system, const char *event,
+			 struct strv *out)
+{
+	char *file = xasprintf("events/%s/%s/format", system, event), *text = NULL, *p;
+
+	if (!tfs_read(in, file, &text))
+		for (p = text; (p = strstr(p, "field:")); ) {
+			char *semi = strchr(p, ';'), *end, *start;
+
+			if (!semi)
+				break;
+			end = semi;
+			/* "char comm[16]": the name is before the brackets. */
+			for (char *b = p; b < semi; b++)
+				if (*b == '[') {
+					end = b;
+					break;
+				}
+			start = end;
+			while (start > p && (isalnum((unsigned char)start[-1]) || start[-1] == '_'))
+				start--;
+			if (start < end)
+				strv_push_owned(out, xasprintf("%.*s", (int)(end - start), start));
+			p = semi;
+		}
+	free(text);
+	free(file);
+}
+
+/*
+ * When the kernel says a filter names a field the event lacks, which word
+ * was it, and what was meant: "no field 'prev_pd' (did you mean
+ * prev_pid?)", or NULL when that cannot be told.
+ */
+static char *filter_hint(struct tfs_inst *in, const char *system, const char *event,
+			 const char *filter)
+{
+	struct strv fields = { 0 };
+	char *hint = NULL;
+	const char *p = filter;
+
+	if (!tr_detail() || !strstr(tr_detail(), "Field not found"))
+		return NULL;
+	event_fields(in, system, event, &fields);
+	while (*p && !hint) {
+		if (*p == '"' || *p == '\'') {
+			const char *q = strchr(p + 1, *p);
+
+			p = q ? q + 1 : p + strlen(p);
+			continue;
+		}
+		if (isalpha((unsigned char)*p) || *p == '_') {
+			const char *start = p;
+			char *word;
+
+			while (isalnum((unsigned char)*p) || *p == '_')
+				p++;
+			word = xasprintf("%.*s", (int)(p - start), start);
+			if (fields.n && !strv_contains(&fields, word)) {
+				const char *near = suggest_closest(word, (const char *const *)fields.v,
+								   fields.n);
+
+				hint = near ? xasprintf("no field '%s' (did you mean %s?)", word, near)
+					    : xasprintf("no field '%s'", word);
+			}
+			free(word);
+			continue;
+		}
+		/* Numbers (0x1f too) are values, not fields. */
+		if (isdigit((unsigned char)*p)) {
+			while (isalnum((unsigned char)*p))
+				p++;
+			continue;
+		}
+		p++;
+	}
+	strv_free(&fields);
+	return hint;
+}
+
+int setup_events(struct tfs_inst *in, const struct evsel_list *events)
+{
+	struct strv avail = { 0 };
+	struct evmatch *m = NULL;
+	size_t n = 0;
+	int r;
+
+	if (!events || !events->n)
+		return 0;
+	r = tfs_events(in, &avail);
+	if (r) {
+		strv_free(&avail);
+		return tr_fail(r, "cannot read available_events: %s", strerror(-r));
+	}
+	r = evsel_resolve(events, &avail, &m, &n);
+	strv_free(&avail);
+	/* Filters first, so no event ever runs unfiltered. */
+	for (size_t i = 0; i < n && !r; i++) {
+		char *f;
+
+		if (!m[i].filter)
+			continue;
+		f = xasprintf("events/%s/%s/filter", m[i].system, m[i].event);
+		r = tfs_set(in, f, m[i].filter);
+		/*
+		 * tr's own clauses were added to the user's filter: show the
+		 * kernel's verdict on what the user typed, caret and all, if the
+		 * user's text alone is refused too.
+		 */
+		if (r) {
+			const char *shown = m[i].filter;
+			char *hint;
+
+			if (m[i].user_filter && tfs_set(in, f, m[i].user_filter))
+				shown = m[i].user_filter;
+			hint = filter_hint(in, m[i].system, m[i].event, shown);
+			r = tr_fail(r, "bad filter for '%s:%s': '%s': %s", m[i].system, m[i].event,
+				    shown, hint ? hint : strerror(-r));
+			free(hint);
+		}
+		free(f);
+	}
+	for (size_t i = 0; i < n && !r; i++) {
+		char *f = xasprintf("events/%s/%s/enable", m[i].system, m[i].event);
+
+		r = tfs_set(in, f, "1");
+		/* ftrace's own events (print, function...) have no switch: always on. */
+		if (r == -ENOENT && !strcmp(m[i].system, "ftrace"))
+			r = 0;
+		if (r)
+			r = tr_fail(r, "cannot enable event '%s:%s': %s", m[i].system, m[i].event,
+				    strerror(-r));
+		free(f);
+	}
+	evmatch_free(m, n);
+	return r;
+}
+
+/* Does any traceable function match glob (with an optional ":mod:MODULE")? */
+static bool function_matches(const char *funcs, const char *glob)
+{
+	char *g = xstrdup(glob), *mod = strstr(g, ":mod:"), *copy, *line, *save = NULL;
+	bool found = false;
+
+	if (mod) {
+		*mod = '\0';
+		mod += 5;
+	}
+	copy = xstrdup(funcs);
+	for (line = strtok_r(copy, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' ');
+
+		/* "name [module]" */
+		if (sp)
+			*sp = '\0';
+		if (mod && (!sp || strncmp(sp + 2, mod, strlen(mod)) || sp[2 + strlen(mod)] != ']'))
+			continue;
+		found = glob_match(*g ? g : "*", line);
+	}
+	free(copy);
+	free(g);
+	return found;
+}
+
+static char *join(const struct strv *sv)
+{
+	char *out = xstrdup("");
+
+	for (size_t i = 0; i < sv->n; i++) {
+		char *t = xasprintf("%s%s%s", out, i ? " " : "", sv->v[i]);
+
+		free(out);
+		out = t;
+	}
+	return out;
+}
+
+/*
+ * set_ftrace_filter and friends.  Every name is checked against
+ * available_filter_functions first, because the kernel's EINVAL for a write
+ * of several names does not say which one matched nothing.
+ */
+static int apply_function_filters(struct tfs_inst *in, const struct tr_setup *s)
+{
+	static const struct {
+		const char *file;
+		size_t off;
+	} lists[] = {
+		{ "set_ftrace_filter", offsetof(struct tr_setup, ftrace_filter) },
+		{ "set_ftrace_notrace", offsetof(struct tr_setup, ftrace_notrace) },
+		{ "set_graph_function", offsetof(struct tr_setup, graph_function) },
+		{ "set_graph_notrace", offsetof(struct tr_setup, graph_notrace) },
+	};
+	char *funcs = NULL;
+	bool any = false;
+	int r = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(lists); i++)
+		any |= ((const struct strv *)((const char *)s + lists[i].off))->n > 0;
+	if (!any)
+		return 0;
+	r = caps_require(CAP_FUNCTION_FILTER);
+	if (!r && (r = tfs_read(NULL, "available_filter_functions", &funcs)))
+		r = tr_fail(r, "cannot read available_filter_functions: %s", strerror(-r));
+	for (size_t i = 0; !r && i < ARRAY_SIZE(lists); i++) {
+		const struct strv *sv = (const void *)((const char *)s + lists[i].off);
+		char *all;
+
+		for (size_t k = 0; !r && k < sv->n; k++)
+			if (!function_matches(funcs, sv->v[k]))
+				r = tr_fail(-ENOENT, "no function matches '%s' (tr list -f shows them)",
+					    sv->v[k]);
+		if (r || !sv->n)
+			continue;
+		if (!tfs_exists(in, lists[i].file)) {
+			r = tr_fail(-EOPNOTSUPP, "this kernel has no %s%s", lists[i].file,
+				    in->name ? " in instances" : "");
+			break;
+		}
+		all = join(sv);
+		r = tfs_set(in, lists[i].file, all);
+		if (r)
+			r = tr_fail(r, "cannot set %s to '%s': %s", lists[i].file, all, strerror(-r));
+		free(all);
+	}
+	free(funcs);
+	return r;
+}
+
+int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
+{
+	struct strv optfiles = { 0 };
+	char kb[32];
+	int r = 0;
+
+	/* Validate what can be checked without writing. */
+	if (s->tracer)
+		r = check_tracer(in, s->tracer);
+	if (!r && s->clock)
+		r = check_clock(in, s->clock);
+	for (size_t i = 0; !r && i < s->options.n; i++) {
+		char *file;
+
+		r = check_option(in, s->options.v[i], &file);
+		if (!r)
+			strv_push_owned(&optfiles, file);
+	}
+
+	if (!r && s->buffer_kb) {
+		snprintf(kb, sizeof(kb), "%llu", (unsigned long long)s->buffer_kb);
+		r = tfs_set(in, "buffer_size_kb", kb);
+		if (r)
+			r = tr_fail(r, "cannot set buffer size to %s KiB: %s", kb, strerror(-r));
+	}
+	if (!r && s->clock) {
+		r = tfs_set(in, "trace_clock", s->clock);
+		if (r)
+			r = tr_fail(r, "cannot set clock '%s': %s", s->clock, strerror(-r));
+	}
+	for (size_t i = 0; !r && i < optfiles.n; i++) {
+		const char *opt = s->options.v[i];
+		bool off = !strncmp(opt, "no", 2) && strcmp(strrchr(optfiles.v[i], '/') + 1, opt);
+
+		r = tfs_set(in, optfiles.v[i], off ? "0" : "1");
+		if (r)
+			r = tr_fail(r, "cannot set option '%s': %s", opt, strerror(-r));
+	}
+	if (!r)
+		r = apply_function_filters(in, s);
+	if (!r && s->has_max_graph_depth) {
+		snprintf(kb, sizeof(kb), "%d", s->max_graph_depth);
+		r = tfs_set(in, "max_graph_depth", kb);
+		if (r)
+			r = tr_fail(r, "cannot set max_graph_depth: %s", strerror(-r));
+	}
+	if (!r && s->has_thresh) {
+		snprintf(kb, sizeof(kb), "%ld", s->thresh_us);
+		r = tfs_set(in, "tracing_thresh", kb);
+		if (r)
+			r = tr_fail(r, "cannot set tracing_thresh: %s", strerror(-r));
+	}
+	if (!r)
+		r = setup_events(in, s->events);
+	for (size_t i = 0; !r && i < s->triggers.n; i++) {
+		char *sys, *ev, *trig;
+
+		r = trig_split_event(s->triggers.v[i], &sys, &ev, &trig);
+		if (r)
+			break;
+		r = trig_add(in, sys, ev, trig);
+		free(sys);
+		free(ev);
+		free(trig);
+	}
+	if (!r && s->tracer) {
+		r = tfs_set(in, "current_tracer", s->tracer);
+		if (r)
+			r = tr_fail(r, "cannot select tracer '%s': %s", s->tracer, strerror(-r));
+	}
+	/* A tracer's own options exist for the tracer: set after selecting it. */
+	if (!r && s->func_stack) {
+		r = tfs_set(in, "options/func_stack_trace", "1");
+		if (r)
+			r = tr_fail(r, "cannot set func_stack_trace: %s", strerror(-r));
+	}
+	strv_free(&optfiles);
+	return r;
+}
+
+void setup_free(struct tr_setup *s)
+{
+	strv_free(&s->options);
+	strv_free(&s->triggers);
+	strv_free(&s->ftrace_filter);
+	strv_free(&s->ftrace_notrace);
+	strv_free(&s->graph_function);
+	strv_free(&s->graph_notrace);
+}

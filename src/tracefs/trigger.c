@@ -1,0 +1,335 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Event and function triggers (see trigger.h).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+#include "caps.h"
+#include "evsel.h"
+#include "trigger.h"
+
+static const struct {
+	const char *name;
+	bool target;		/* takes SYS:EV */
+	int cap;		/* capability it needs, or -1 */
+} commands[] = {
+	{ "traceon", false, -1 },	  { "traceoff", false, -1 },
+	{ "stacktrace", false, -1 },	  { "snapshot", false, CAP_SNAPSHOT },
+	{ "enable_event", true, -1 },	  { "disable_event", true, -1 },
+	{ "enable_hist", true, CAP_HIST }, { "disable_hist", true, CAP_HIST },
+};
+
+void trig_free(struct trig *t)
+{
+	free(t->cmd);
+	free(t->target);
+	free(t->filter);
+	free(t->text);
+	memset(t, 0, sizeof(*t));
+}
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+int trig_parse(const char *s, struct trig *t)
+{
+	char *copy, *iff, *parts[5], *save = NULL, *tok;
+	int n = 0, ci = -1;
+
+	memset(t, 0, sizeof(*t));
+	t->count = -1;
+	while (*s == ' ')
+		s++;
+	if (!*s)
+		return tr_fail(-EINVAL, "empty trigger");
+	/* hist specs have their own grammar; the kernel checks them and explains. */
+	if (!strncmp(s, "hist:", 5) || !strcmp(s, "hist")) {
+		t->cmd = xstrdup("hist");
+		t->text = xstrdup(s);
+		return 0;
+	}
+	copy = xstrdup(s);
+	iff = strstr(copy, " if ");
+	if (iff) {
+		*iff = '\0';
+		t->filter = xstrdup(iff + 4);
+		if (!*str_rstrip(t->filter)) {
+			free(copy);
+			trig_free(t);
+			return tr_fail(-EINVAL, "empty filter in trigger '%s'", s);
+		}
+	}
+	str_rstrip(copy);
+	for (tok = strtok_r(copy, ":", &save); tok && n < 5; tok = strtok_r(NULL, ":", &save))
+		parts[n++] = tok;
+	if (n == 0 || tok) {
+		free(copy);
+		trig_free(t);
+		return tr_fail(-EINVAL, "bad trigger '%s'", s);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(parts[0], commands[i].name))
+			ci = (int)i;
+	if (ci < 0) {
+		trig_free(t);
+		tr_fail(-EINVAL, "unknown trigger command '%s' (traceon, traceoff, snapshot, stacktrace, "
+				 "enable_event, disable_event, enable_hist, disable_hist, hist)", parts[0]);
+		free(copy);
+		return -EINVAL;
+	}
+	t->cmd = xstrdup(parts[0]);
+	int next = 1;
+
+	if (commands[ci].target) {
+		if (n < 3) {
+			free(copy);
+			tr_fail(-EINVAL, "trigger '%s' needs SYSTEM:EVENT", t->cmd);
+			trig_free(t);
+			return -EINVAL;
+		}
+		t->target = xasprintf("%s:%s", parts[1], parts[2]);
+		next = 3;
+	}
+	if (next < n) {
+		uint64_t c;
+
+		if (next + 1 != n || !all_digits(parts[next]) || parse_u64(parts[next], &c) ||
+		    c > 1000000000) {
+			tr_fail(-EINVAL, "bad count '%s' in trigger '%s'", parts[next], s);
+			free(copy);
+			trig_free(t);
+			return -EINVAL;
+		}
+		t->count = (long)c;
+	}
+	t->text = xasprintf("%s%s%s", t->cmd, t->target ? ":" : "", t->target ? t->target : "");
+	if (t->count >= 0) {
+		char *x = xasprintf("%s:%ld", t->text, t->count);
+
+		free(t->text);
+		t->text = x;
+	}
+	if (t->filter) {
+		char *x = xasprintf("%s if %s", t->text, t->filter);
+
+		free(t->text);
+		t->text = x;
+	}
+	free(copy);
+	return 0;
+}
+
+int trig_split_event(const char *s, char **system, char **event, char **trigger)
+{
+	const char *a = strchr(s, ':'), *b = a ? strchr(a + 1, ':') : NULL;
+
+	if (!a || !b || a == s || b == a + 1 || !b[1])
+		return tr_fail(-EINVAL, "bad trigger '%s': want SYSTEM:EVENT:COMMAND", s);
+	*system = xasprintf("%.*s", (int)(a - s), s);
+	*event = xasprintf("%.*s", (int)(b - a - 1), a + 1);
+	*trigger = xstrdup(b + 1);
+	return 0;
+}
+
+static int check_caps(const struct trig *t)
+{
+	if (!strcmp(t->cmd, "hist"))
+		return caps_require(CAP_HIST);
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(t->cmd, commands[i].name) && commands[i].cap >= 0)
+			return caps_require(commands[i].cap);
+	return 0;
+}
+
+static char *trigger_file(struct tfs_inst *in, const char *system, const char *event)
+{
+	char *f = xasprintf("events/%s/%s/trigger", system, event);
+
+	if (!tfs_exists(in, f)) {
+		free(f);
+		return NULL;
+	}
+	return f;
+}
+
+int trig_add(struct tfs_inst *in, const char *system, const char *event, const char *trigger)
+{
+	struct trig t;
+	char *file, *undo;
+	int r;
+
+	r = caps_require(CAP_TRIGGERS);
+	if (r)
+		return r;
+	r = trig_parse(trigger, &t);
+	if (r)
+		return r;
+	r = check_caps(&t);
+	if (!r && t.target) {
+		char *sys = xstrdup(t.target), *ev = strchr(sys, ':');
+		char *tf;
+
+		*ev++ = '\0';
+		tf = xasprintf("events/%s/%s", sys, ev);
+		if (!tfs_exists(in, tf))
+			r = tr_fail(-ENOENT, "no such event '%s' (the target of '%s')", t.target, t.cmd);
+		free(tf);
+		free(sys);
+	}
+	file = r ? NULL : trigger_file(in, system, event);
+	if (!r && !file)
+		r = evsel_fail_unknown(in, system, event);
+	if (!r) {
+		undo = tfs_trigger_removal(t.text);
+		r = tfs_append_undo(in, file, t.text, undo);
+		if (r)
+			r = tr_fail(r, "cannot add trigger '%s' to '%s:%s': %s", t.text, system, event,
+				    strerror(-r));
+		free(undo);
+	}
+	free(file);
+	trig_free(&t);
+	return r;
+}
+
+/* Is a trigger like this one on the event?  Compared by its removal line. */
+static bool has_trigger(struct tfs_inst *in, const char *file, const char *removal)
+{
+	char *raw = NULL, *line, *save = NULL;
+	bool found = false;
+
+	if (tfs_read(in, file, &raw))
+		return false;
+	for (line = strtok_r(raw, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
+		char *rm;
+
+		if (line[0] == '#')
+			continue;
+		rm = tfs_trigger_removal(line);
+		found = !strcmp(rm, removal);
+		free(rm);
+	}
+	free(raw);
+	return found;
+}
+
+int trig_del(struct tfs_inst *in, const char *system, const char *event, const char *trigger)
+{
+	char *file = trigger_file(in, system, event), *removal;
+	int r;
+
+	if (!file)
+		return evsel_fail_unknown(in, system, event);
+	removal = tfs_trigger_removal(trigger);
+	if (!has_trigger(in, file, removal)) {
+		r = tr_fail(-ENOENT, "no trigger '%s' on '%s:%s' (tr trigger list shows them)", trigger,
+			    system, event);
+	} else {
+		r = tfs_write(in, file, removal, true);
+		if (r)
+			r = tr_fail(r, "cannot remove trigger '%s' from '%s:%s': %s", trigger, system,
+				    event, strerror(-r));
+	}
+	free(removal);
+	free(file);
+	return r;
+}
+
+/* "FUNC:COMMAND[:COUNT]" -> the removal line the kernel documents. */
+static int func_spec(const char *spec, char **removal)
+{
+	const char *a = strchr(spec, ':');
+	struct trig t;
+	int r;
+
+	if (!a || a == spec)
+		return tr_fail(-EINVAL, "bad function trigger '%s': want FUNCTION:COMMAND[:COUNT]", spec);
+	r = trig_parse(a + 1, &t);
+	if (r)
+		return r;
+	if (t.filter || t.target || !strcmp(t.cmd, "hist")) {
+		trig_free(&t);
+		return tr_fail(-EINVAL, "function trigger '%s' takes no filter, event or hist", spec);
+	}
+	*removal = xasprintf("!%.*s:%s%s", (int)(a - spec), spec, t.cmd, t.count >= 0 ? ":0" : "");
+	trig_free(&t);
+	return 0;
+}
+
+int trig_func_add(struct tfs_inst *in, const char *spec)
+{
+	char *removal = NULL;
+	int r = caps_require(CAP_FUNCTION_FILTER);
+
+	if (!r)
+		r = func_spec(spec, &removal);
+	if (!r) {
+		r = tfs_append_undo(in, "set_ftrace_filter", spec, removal);
+		if (r == -EINVAL)
+			r = tr_fail(r, "cannot add function trigger '%s': no such function, or bad command",
+				    spec);
+		else if (r)
+			r = tr_fail(r, "cannot add function trigger '%s': %s", spec, strerror(-r));
+	}
+	free(removal);
+	return r;
+}
+
+int trig_func_del(struct tfs_inst *in, const char *spec)
+{
+	char *removal = NULL;
+	int r = caps_require(CAP_FUNCTION_FILTER);
+
+	if (!r)
+		r = func_spec(spec, &removal);
+	if (!r) {
+		r = tfs_write(in, "set_ftrace_filter", removal, true);
+		if (r)
+			r = tr_fail(r, "cannot remove function trigger '%s': %s", spec, strerror(-r));
+	}
+	free(removal);
+	return r;
+}
+
+static int collect(const char *sys, const char *ev, char *content, void *ctx)
+{
+	char *line, *save = NULL;
+
+	for (line = strtok_r(content, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (line[0] != '#')
+			strv_push_owned(ctx, xasprintf("%s:%s\t%s", sys, ev, line));
+	return 0;
+}
+
+int trig_list(struct tfs_inst *in, struct strv *out)
+{
+	char *raw = NULL;
+
+	tfs_each_event_file(in, "trigger", collect, out);
+	/* Function triggers live in set_ftrace_filter as "func:command:count=N". */
+	if (!tfs_read(in, "set_ftrace_filter", &raw)) {
+		char *line, *save = NULL;
+
+		for (line = strtok_r(raw, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *c = strchr(line, ':');
+
+			if (line[0] != '#' && c)
+				strv_push_owned(out, xasprintf("function:%.*s\t%s", (int)(c - line), line,
+							       c + 1));
+		}
+		free(raw);
+	}
+	return 0;
+}

@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Strict number, size, duration and cpu-list parsing.  strtoull alone
+ * accepts "-1" (wrapping it) and leading spaces, so every parser here checks
+ * the first character itself and insists the whole string is consumed.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+/* Parse leading digits; *end points past them.  Rejects no-digit input. */
+static int parse_digits(const char *s, uint64_t *out, const char **end)
+{
+	char *e;
+	unsigned long long v;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &e, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	*out = v;
+	*end = e;
+	return 0;
+}
+
+int parse_u64(const char *s, uint64_t *out)
+{
+	const char *end;
+	int r = parse_digits(s, out, &end);
+
+	if (r)
+		return r;
+	return *end ? -EINVAL : 0;
+}
+
+int parse_i64(const char *s, int64_t *out)
+{
+	uint64_t v;
+	bool neg = s && *s == '-';
+	int r = parse_u64(neg || (s && *s == '+') ? s + 1 : s, &v);
+
+	if (r)
+		return r;
+	if (v > (uint64_t)INT64_MAX + neg)
+		return -ERANGE;
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+int parse_int(const char *s, int min, int max, int *out)
+{
+	uint64_t v;
+	bool neg = s && *s == '-';
+	int r = parse_u64(neg ? s + 1 : s, &v);
+
+	if (r)
+		return r;
+	if (v > (uint64_t)INT_MAX + neg)
+		return -ERANGE;
+	long long x = neg ? -(long long)v : (long long)v;
+
+	if (x < min || x > max)
+		return -ERANGE;
+	*out = (int)x;
+	return 0;
+}
+
+static int scale(uint64_t v, uint64_t mul, uint64_t *out)
+{
+	if (mul && v > UINT64_MAX / mul)
+		return -ERANGE;
+	*out = v * mul;
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t *bytes)
+{
+	const char *end;
+	uint64_t v, mul;
+	int r = parse_digits(s, &v, &end);
+
+	if (r)
+		return r;
+	if (!*end)
+		mul = 1;
+	else if (!strcasecmp(end, "k") || !strcasecmp(end, "kb") || !strcasecmp(end, "kib"))
+		mul = 1ULL << 10;
+	else if (!strcasecmp(end, "m") || !strcasecmp(end, "mb") || !strcasecmp(end, "mib"))
+		mul = 1ULL << 20;
+	else if (!strcasecmp(end, "g") || !strcasecmp(end, "gb") || !strcasecmp(end, "gib"))
+		mul = 1ULL << 30;
+	else
+		return -EINVAL;
+	return scale(v, mul, bytes);
+}
+
+int parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		uint64_t mul;
+	} units[] = {
+		{ "", 1000000000ULL },	 { "s", 1000000000ULL }, { "ms", 1000000ULL },
+		{ "us", 1000ULL },	 { "ns", 1ULL },	 { "m", 60000000000ULL },
+		{ "h", 3600000000000ULL },
+	};
+	const char *end;
+	uint64_t v;
+	int r = parse_digits(s, &v, &end);
+
+	if (r)
+		return r;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit))
+			return scale(v, units[i].mul, ns);
+	return -EINVAL;
+}
+
+int parse_cpu_list(const char *s, uint64_t *mask, int max_cpus)
+{
+	int words = (max_cpus + 63) / 64;
+
+	if (!s || !*s)
+		return -EINVAL;
+	memset(mask, 0, words * sizeof(*mask));
+	while (*s) {
+		const char *end;
+		uint64_t lo, hi;
+		int r = parse_digits(s, &lo, &end);
+
+		if (r)
+			return r;
+		hi = lo;
+		if (*end == '-') {
+			r = parse_digits(end + 1, &hi, &end);
+			if (r)
+				return r;
+		}
+		if (hi < lo)
+			return -EINVAL;
+		if (hi >= (uint64_t)max_cpus)
+			return -ERANGE;
+		for (uint64_t c = lo; c <= hi; c++)
+			mask[c / 64] |= 1ULL << (c % 64);
+		if (*end == ',') {
+			end++;
+			if (!*end)
+				return -EINVAL;
+		} else if (*end) {
+			return -EINVAL;
+		}
+		s = end;
+	}
+	return 0;
+}
+
+/*
+ * Optimal string alignment distance.  Command names are short, so a
+ * three-row table on the stack is plenty; strings longer than 63 bytes are
+ * simply "far".
+ */
+int edit_distance(const char *a, const char *b, int cap)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	int rows[3][64];
+	int *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
+
+	if (la > 63 || lb > 63)
+		return cap + 1;
+	for (size_t j = 0; j <= lb; j++)
+		prev[j] = (int)j;
+	for (size_t i = 1; i <= la; i++) {
+		cur[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int cost = a[i - 1] != b[j - 1];
+			int best = prev[j] + 1;
+
+			if (cur[j - 1] + 1 < best)
+				best = cur[j - 1] + 1;
+			if (prev[j - 1] + cost < best)
+				best = prev[j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    prev2[j - 2] + 1 < best)
+				best = prev2[j - 2] + 1;
+			cur[j] = best;
+		}
+		int *t = prev2;
+
+		prev2 = prev;
+		prev = cur;
+		cur = t;
+	}
+	return prev[lb] > cap ? cap + 1 : prev[lb];
+}
+
+bool glob_match(const char *pattern, const char *s)
+{
+	return fnmatch(pattern, s, 0) == 0;
+}
+
+bool has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+const char *suggest_closest(const char *word, const char *const *cands, size_t n)
+{
+	const char *best = NULL;
+	int best_d = 3, len = (int)strlen(word);
+
+	for (size_t i = 0; i < n; i++) {
+		int d = edit_distance(word, cands[i], 2);
+
+		if (d < best_d)
+			best = cands[i], best_d = d;
+	}
+	/* Two edits on a four-letter word make a different word, not a typo. */
+	if (!best || best_d == 0 || best_d * 2 >= len)
+		return NULL;
+	return best;
+}

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A main for the fuzz targets without libFuzzer: run the target once on
+ * each file named on the command line, as the fuzzer would have.  This is
+ * what `make check` replays the regression corpus with.  With
+ * TR_REPLAY_MAX_RSS_MB set, a peak resident size above it exits 3.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/resource.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		FILE *f = fopen(argv[i], "rb");
+		uint8_t *buf = NULL;
+		size_t len = 0, cap = 0, n;
+
+		if (!f) {
+			perror(argv[i]);
+			return 2;
+		}
+		do {
+			if (len == cap) {
+				cap = cap ? cap * 2 : 65536;
+				buf = realloc(buf, cap);
+				if (!buf)
+					return 2;
+			}
+			n = fread(buf + len, 1, cap - len, f);
+			len += n;
+		} while (n);
+		fclose(f);
+		LLVMFuzzerTestOneInput(buf, len);
+		free(buf);
+	}
+	if (getenv("TR_REPLAY_MAX_RSS_MB")) {
+		struct rusage ru;
+		long max = atol(getenv("TR_REPLAY_MAX_RSS_MB"));
+
+		getrusage(RUSAGE_SELF, &ru);
+		if (ru.ru_maxrss / 1024 > max) {
+			fprintf(stderr, "replay: peak resident size %ld MB, above %ld MB\n",
+				ru.ru_maxrss / 1024, max);
+			return 3;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,41 @@
+#!/bin/bash
+# tr record's status line: at a terminal, one line redrawn twice a second
+# (elapsed, events/s, MB written, losses), erased before the summary; never
+# with -q, never on a stderr that is not a terminal.
+. "$(dirname "$0")/lib.sh"
+
+test_requires instances events
+command -v script >/dev/null || test_skip_all="no script(1) to give tr a terminal"
+
+# Run tr record at a pseudo-terminal (script(1)); its output to ./tty.out.
+at_tty() {
+	script -qec "$*" /dev/null >tty.out 2>&1 </dev/null
+}
+
+test_expect_success 'at a terminal the status line is drawn, redrawn and erased' '
+	inst=$(test_instance) &&
+	at_tty "\"$TR\" record -B $inst -e sched:sched_switch -o t.dat sleep 1.3" &&
+	tr -d "\r" <tty.out | sed "s/\x1b\[K/<EL>/g" >out &&
+	cat out &&
+	test_grep -E "^[0-9.]+ s, [0-9]+ events/s, [0-9.]+ MB written<EL>" out &&
+	test $(grep -o "events/s" out | wc -l) -ge 2 &&
+	test_grep "<EL><EL> *CPU" out &&
+	test_grep "wrote .t.dat." out &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
+test_expect_success 'with -q at a terminal there is no status line' '
+	inst=$(test_instance) &&
+	at_tty "\"$TR\" record -q -B $inst -e sched:sched_switch -o q.dat sleep 0.8" &&
+	test_must_be_empty tty.out
+'
+
+test_expect_success 'a stderr that is not a terminal gets the summary alone' '
+	inst=$(test_instance) &&
+	tr record -B "$inst" -e sched:sched_switch -o f.dat sleep 0.8 2>err &&
+	test_grep "wrote .f.dat." err &&
+	! grep -q "events/s" err &&
+	! grep -q "$(printf "\r")" err
+'
+
+test_done

@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* fmt_check_formats: which event formats parse, fully or only their fields. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmt.h"
+#include "unit.h"
+
+/* libtraceevent leaks what it had allocated for a format that fails to parse. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+	return "leak:libtraceevent.so\n";
+}
+
+#define COMMON                                                                                \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                  \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                  \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"          \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+static const char good[] = "demo\nname: good\nID: 900\nformat:\n" COMMON
+			   "\tfield:int v;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+			   "print fmt: \"v=%d\", REC->v\n";
+/* The fields parse; the print fmt calls a function libtraceevent does not know. */
+static const char bad_print[] = "demo\nname: badprint\nID: 901\nformat:\n" COMMON
+				"\tfield:int v;\toffset:8;\tsize:4;\tsigned:1;\n\n"
+				"print fmt: \"v=%s\", __no_such_helper(REC->v, ((\n";
+/* Not a format at all. */
+static const char broken[] = "demo\nname: broken\nthis is not a format\n";
+
+TEST(formats)
+{
+	struct strv f = { 0 };
+	struct fmt_check_opts o = { 0 };
+	struct fmt_check_result r;
+
+	strv_push(&f, good);
+	strv_push(&f, bad_print);
+	strv_push(&f, broken);
+	CHECK(fmt_check_formats(&f, &o, &r) == 0);
+	CHECK(r.total == 3);
+	CHECK(r.bad.n == 2);
+	CHECK(r.bad.n == 2 && !strncmp(r.bad.v[0], "demo:badprint: its print fmt does not parse", 43));
+	CHECK(r.bad.n == 2 && !strncmp(r.bad.v[1], "demo:broken: the format does not parse", 38));
+	fmt_check_result_free(&r);
+
+	strv_free(&f);
+	strv_push(&f, good);
+	CHECK(fmt_check_formats(&f, &o, &r) == 0 && r.total == 1 && r.bad.n == 0);
+	fmt_check_result_free(&r);
+	strv_free(&f);
+}
+
+UNIT_MAIN(T(formats))

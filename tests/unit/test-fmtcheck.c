@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The event-format checker (fmt-check.h): what it accepts (the kernel's own
+ * formats, from tracefs when this host has one) and what it refuses, with
+ * the reason, before libtraceevent ever sees it.
+ */
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "fmt-check.h"
+#include "tr.h"
+#include "unit.h"
+
+static const char common[] =
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
+static const char fields[] =
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned short len;\toffset:28;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned int ulen;\toffset:32;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc char[] name;\toffset:36;\tsize:4;\tsigned:0;\n"
+	"\tfield:__data_loc u32[] cpus;\toffset:40;\tsize:4;\tsigned:0;\n";
+
+/* Check a whole format with this print fmt; the reason, or "" if it passes. */
+static const char *verdict(const char *print, const char *more_fields)
+{
+	static char why[200];
+	struct fmt_check r;
+	char *text;
+
+	text = xasprintf("name: test\nID: 1000\nformat:\n%s%s%s\nprint fmt: %s\n", common, fields,
+			 more_fields ? more_fields : "", print);
+	fmt_check_format(text, strlen(text), &r);
+	snprintf(why, sizeof(why), "%s", r.verdict == FMT_CHECK_OK ? "" : r.why);
+	if (r.verdict != FMT_CHECK_OK) {
+		/* What libtraceevent gets instead must parse, with the mark as its print fmt. */
+		struct tep_handle *tep = tep_alloc();
+		struct tep_event *e;
+
+		CHECK(r.safe && strstr(r.safe, FMT_CHECK_MARK));
+		CHECK(tep_parse_event(tep, r.safe, r.safe_len, "test") == 0);
+		e = tep_find_event(tep, 1000);
+		CHECK(e && !strncmp(e->print_fmt.format, FMT_CHECK_MARK, strlen(FMT_CHECK_MARK)));
+		tep_free(tep);
+	} else {
+		CHECK(!r.safe);
+	}
+	free(r.safe);
+	free(text);
+	return why;
+}
+
+#define ACCEPTS(print) CHECK_STR(verdict(print, NULL), "")
+#define REFUSES(print, reason) CHECK(strstr(verdict(print, NULL), reason) != NULL)
+
+TEST(kernel_shapes_pass)
+{
+	ACCEPTS("\"comm=%s pid=%d\", REC->comm, REC->pid");
+	ACCEPTS("\"%s\", __get_str(name)");
+	ACCEPTS("\"%ps <-%ps\", (void *)REC->pid, (void *)(REC)->ulen");
+	ACCEPTS("\"%s\", REC->pid ? __print_flags(REC->pid, \"|\", { 1, \"A\" }, "
+		"{ ( unsigned long)((((1UL))) << (10)), \"B\" }) : \"none\"");
+	ACCEPTS("\"%s\", __print_symbolic(REC->pid, { 0, \"#\" \"DE\" }, { -1, ((void *)0) })");
+	ACCEPTS("\"%s\", __print_symbolic(REC->pid, { })");
+	ACCEPTS("\"%s\", __print_hex(__get_dynamic_array(cpus), __get_dynamic_array_len(cpus))");
+	ACCEPTS("\"%s\", __print_array(__get_dynamic_array(cpus), "
+		"__get_dynamic_array_len(cpus) / sizeof(u32), sizeof(u32))");
+	ACCEPTS("\"%s\", __print_hex(REC->comm, REC->len)");
+	ACCEPTS("\"%s\", __print_hex(__get_dynamic_array(cpus), REC->ulen)");	/* checked per record */
+	ACCEPTS("\"%d\", REC->pid / 1000");
+	ACCEPTS("\"%d.%03d\", (int)(REC->pid / 1000000ULL), (int)(REC->pid % 1000)");
+	ACCEPTS("\"%.*s\", REC->pid, __get_str(name)");	/* a precision only shortens */
+	ACCEPTS("\"%*pbl\", (1 << 10), REC->comm");
+	ACCEPTS("\"\\t=> %ps\\n\" \"\\t=> %ps\\n\", (void *)REC->pid, (void *)REC->ulen");
+	ACCEPTS("\"%d%%\", REC->pid");
+	ACCEPTS("\"no arguments\"");
+}
+
+TEST(fields_named_must_exist)
+{
+	REFUSES("\"%s\", __print_flags(REC->nonexistent, \"|\", { 1, \"A\" })", "nonexistent");
+	REFUSES("\"%d\", REC->nosuch", "nosuch");
+	REFUSES("\"%s\", __get_str(nosuch)", "nosuch");
+	REFUSES("\"%s\", __get_cpumask(nosuch)", "nosuch");
+	REFUSES("\"%d\", REC", "REC without a field");
+}
+
+TEST(divisors_are_positive_literals)
+{
+	REFUSES("\"%d\", REC->pid / 0", "divisor");
+	REFUSES("\"%d\", REC->pid % 0", "divisor");
+	REFUSES("\"%s\", __print_symbolic(REC->pid, { 1/0, \"A\" })", "divisor");
+	REFUSES("\"%d\", REC->pid / -1", "divisor");
+	REFUSES("\"%d\", REC->pid / REC->len", "divisor");
+	REFUSES("\"%d\", REC->pid / (1 - 1)", "divisor");
+}
+
+TEST(lengths_bounded_by_the_record)
+{
+	REFUSES("\"%s\", __print_hex(REC->common_pid, 2147483647)", "past the record");
+	REFUSES("\"%s\", __print_hex(REC->comm, REC->common_pid + 1)", "past the record");
+	REFUSES("\"%s\", __print_hex_str(REC->comm, 70000)", "past the record");
+	REFUSES("\"%s\", __print_array(REC->comm, 100000, 8)", "past the record");
+	REFUSES("\"%s\", __print_array(REC->comm, 2, 3)", "element size");
+	REFUSES("\"%s\", __print_hex(1, 2)", "neither a field");
+	REFUSES("\"%999999999d\", REC->pid", "width");
+	REFUSES("\"%*d\", REC->pid, REC->pid", "'*' width");
+	REFUSES("\"%*d\", 2147483647, REC->pid", "'*' width");
+}
+
+TEST(format_strings)
+{
+	REFUSES("\"%n\", REC->pid", "conversion");
+	REFUSES("\"%Q\", REC->pid", "conversion");
+	REFUSES("\"%d %d\", REC->pid", "arguments");
+	REFUSES("\"%d, REC->pid", "unterminated");
+	REFUSES("REC->pid", "does not start with a string");
+	REFUSES("\"\xff%d\", REC->pid", "byte 0xff");
+	REFUSES("\"%d\", ({ int x = REC->pid; x; })", "statement expression");
+	REFUSES("\"%s\", __print_nothing(REC->pid)", "unknown helper");
+}
+
+TEST(nesting_and_size_bounded)
+{
+	char *deep = malloc(100000), *p = deep;
+
+	p += sprintf(p, "\"%%d\", ");
+	for (int i = 0; i < 20000; i++)
+		*p++ = '(';
+	p += sprintf(p, "REC->pid");
+	for (int i = 0; i < 20000; i++)
+		*p++ = ')';
+	*p = '\0';
+	REFUSES(deep, "nested");
+	p = deep + sprintf(deep, "\"%%d\", REC->pid");
+	for (int i = 0; i < 9000; i++)
+		p += sprintf(p, " + 1");
+	REFUSES(deep, "tokens");
+	free(deep);
+}
+
+TEST(field_lines)
+{
+	CHECK(strstr(verdict("\"%d\", REC->pid",
+			     "\tfield:char big[4096];\toffset:8;\tsize:2147483647;\tsigned:0;\n"),
+		     "runs past"));
+	CHECK(strstr(verdict("\"%d\", REC->pid",
+			     "\tfield:int far;\toffset:2147483647;\tsize:4;\tsigned:1;\n"),
+		     "runs past"));
+	CHECK(strstr(verdict("\"%d\", REC->pid", "\tfield:int neg;\toffset:-4;\tsize:4;\tsigned:1;\n"),
+		     "runs past"));
+	CHECK(strstr(verdict("\"%d\", REC->pid", "\tfield:char z[0];\toffset:8;\tsize:4;\tsigned:0;\n"),
+		     "array length"));
+	CHECK(strstr(verdict("\"%d\", REC->pid", "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"),
+		     "twice"));
+	/* A dropped field is gone from what libtraceevent gets; the sound ones stay. */
+	{
+		const char *text = "name: t\nID: 7\nformat:\n\tfield:int a;\toffset:0;\tsize:4;\tsigned:1;\n"
+				   "\tfield:int b;\toffset:99999999;\tsize:4;\tsigned:1;\n\n"
+				   "print fmt: \"%d\", REC->a\n";
+		struct fmt_check r;
+		struct tep_handle *tep = tep_alloc();
+		struct tep_event *e;
+
+		fmt_check_format(text, strlen(text), &r);
+		CHECK(r.verdict == FMT_CHECK_FIELDS);
+		CHECK(tep_parse_event(tep, r.safe, r.safe_len, "x") == 0);
+		e = tep_find_event(tep, 7);
+		CHECK(e && tep_find_any_field(e, "a") && !tep_find_any_field(e, "b"));
+		tep_free(tep);
+		free(r.safe);
+	}
+}
+
+TEST(filters)
+{
+	char why[128], *big = malloc(100001);
+
+	CHECK(fmt_check_filter("sched_switch: prev_pid == 1 && next_comm ~ \"ba*\"", why,
+			       sizeof(why)) == 0);
+	CHECK(fmt_check_filter("prev_pid == -9223372036854775808", why, sizeof(why)) == 0);
+	CHECK(fmt_check_filter("cpu0 == 18446744073709551615", why, sizeof(why)) == 0);
+	CHECK(fmt_check_filter("prev_pid == -99999999999999999999999", why, sizeof(why)) < 0);
+	CHECK(strstr(why, "out of range"));
+	CHECK(fmt_check_filter("x == 18446744073709551616", why, sizeof(why)) < 0);
+	/* Inside a string, digits are text. */
+	CHECK(fmt_check_filter("comm == \"99999999999999999999999\"", why, sizeof(why)) == 0);
+	memset(big, 'a', 100000);
+	big[100000] = '\0';
+	CHECK(fmt_check_filter(big, why, sizeof(why)) < 0);
+	CHECK(strstr(why, "100000 bytes"));
+	free(big);
+}
+
+/* Every format this host's kernel has passes, but the ones libtraceevent cannot evaluate. */
+TEST(this_kernels_formats)
+{
+	glob_t g;
+	int refused = 0;
+
+	if (glob("/sys/kernel/tracing/events/*/*/format", 0, NULL, &g)) {
+		printf("#   no tracefs formats here: checked the built-in ones only\n");
+		return;
+	}
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		char *text = NULL;
+		size_t len;
+		struct fmt_check r;
+
+		if (read_file(g.gl_pathv[i], &text, &len))
+			continue;
+		fmt_check_format(text, len, &r);
+		if (r.verdict != FMT_CHECK_OK && !strstr(r.why, "statement expression")) {
+			printf("#   %s: %s\n", g.gl_pathv[i], r.why);
+			refused++;
+		}
+		free(r.safe);
+		free(text);
+	}
+	globfree(&g);
+	CHECK(refused == 0);
+}
+
+UNIT_MAIN(T(kernel_shapes_pass), T(fields_named_must_exist), T(divisors_are_positive_literals),
+	  T(lengths_bounded_by_the_record), T(format_strings), T(nesting_and_size_bounded),
+	  T(field_lines), T(filters), T(this_kernels_formats))
