@@ -31,6 +31,7 @@ struct cur {
 	struct tfile_cursor *c;
 	struct input *in;
 	int buffer, cpu_index;
+	const char *clock;	/* the buffer's trace clock (buffer_clock) */
 	/* --stat */
 	uint64_t events, lost;
 	bool lost_unknown;
@@ -233,8 +234,9 @@ static const char *buffer_clock(struct tfile *tf, int buffer)
 
 static void set_clock(struct cur *c)
 {
-	fmt_src_clock(c->in->src, buffer_clock(c->in->tf, c->buffer),
-		      tfile_info(c->in->tf)->tsc2nsec);
+	if (!c->clock)
+		c->clock = buffer_clock(c->in->tf, c->buffer);
+	fmt_src_clock(c->in->src, c->clock, tfile_info(c->in->tf)->tsc2nsec);
 }
 
 static int print_events(struct run *x)

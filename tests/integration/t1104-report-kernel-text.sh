@@ -13,11 +13,14 @@ test_requires instances events
 
 data=$TEST_ROOT/tests/data
 kcmp=$TEST_ROOT/tests/kcmp/run
-# Under emulation everything is slower: less to compare, same thresholds.
+# Under emulation everything is slower: less to compare (the ring buffer
+# keeps the workload's end), fewer clocks, the same thresholds.
 if [ "${TR_VM:-}" = 1 ]; then
-	buf=8192
+	buf=512
+	clock_list="counter x86-tsc"
 else
 	buf=32768
+	clock_list="local global counter uptime mono boot x86-tsc"
 fi
 
 # kcmp ARGS...: run the comparison; its table (and examples) go to the log.
@@ -29,13 +32,6 @@ kcmp() {
 	return $rc
 }
 
-test_expect_success 'default options: at least 99.9% of the events as the kernel prints them' '
-	kcmp --threshold 99.9 &&
-	test_grep -q "^sched " out &&
-	test_grep -q "^syscalls " out &&
-	test "$(sed -n "s/^total *\([0-9]*\) .*/\1/p" out)" -gt 1000
-'
-
 # Some kernels' own trace text is broken with hash-ptr clear: 6.1's prints
 # every %s argument empty ("prev_comm= prev_pid=1").  Nothing to compare with.
 inst=$(test_instance)
@@ -46,18 +42,38 @@ if tr start -B "$inst" -O nohash-ptr -e sched:sched_switch >/dev/null 2>&1; then
 	tr show -B "$inst" 2>/dev/null | grep -q "prev_comm= prev_pid=" && broken=1
 fi
 tr reset -B "$inst" >/dev/null 2>&1
+
+# Under emulation one comparison is all there is time for: hash-ptr off
+# (every pointer compared), or the defaults where that text is broken.
+if [ "${TR_VM:-}" = 1 ] && [ -z "$broken" ]; then
+	test_skip 'default options: at least 99.9% of the events as the kernel prints them' \
+		"the VM tiers compare with hash-ptr off only (the host tier does both)"
+else
+	test_expect_success 'default options: at least 99.9% of the events as the kernel prints them' '
+		kcmp --threshold 99.9 &&
+		test_grep -q "^sched " out &&
+		test_grep -q "^syscalls " out &&
+		test "$(sed -n "s/^total *\([0-9]*\) .*/\1/p" out)" -gt 1000
+	'
+fi
+
 if [ -n "$broken" ]; then
 	test_skip 'hash-ptr off: at least 99.9% identical, pointers too' \
 		"this kernel's trace file prints %s arguments empty with hash-ptr clear"
 else
 	test_expect_success 'hash-ptr off: at least 99.9% identical, pointers too' '
 		kcmp --nohash --threshold 99.9 &&
+		test_grep -q "^sched " out &&
+		test_grep -q "^syscalls " out &&
 		test "$(sed -n "s/^total *[0-9]* *[0-9]* *[0-9]* *\([0-9]*\) .*/\1/p" out)" = 0
 	'
 fi
 
+# The clocks' times are compared with hash-ptr clear where the text is whole.
+nohash=--nohash
+[ -n "$broken" ] && nohash=
 clocks=$(cat "$TRACEFS/trace_clock")
-for clock in local global counter uptime mono boot x86-tsc; do
+for clock in $clock_list; do
 	case " $clocks " in
 	*" $clock "* | *"[$clock]"*) ;;
 	*)
@@ -66,7 +82,7 @@ for clock in local global counter uptime mono boot x86-tsc; do
 		;;
 	esac
 	test_expect_success "clock $clock: the times of the kernel's trace file" '
-		kcmp --light --clock '"$clock"' --nohash --events "sched irq timer" \
+		kcmp --light --clock '"$clock"' $nohash --events "sched irq timer" \
 			--threshold 100
 	'
 done

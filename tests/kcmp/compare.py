@@ -81,10 +81,10 @@ def read_tr(path, csv_path, prefix):
     with open(path, errors="surrogateescape") as f:
         for line in f:
             line = line.rstrip("\n")
-            if line.startswith("cpus=") or LOST.match(line):
-                continue
             if prefix and line.startswith(prefix + ": "):
                 line = line[len(prefix) + 2:]
+            if line.startswith("cpus=") or LOST.match(line):
+                continue
             m = TLINE.match(line)
             if not m:
                 if events:
@@ -106,13 +106,25 @@ def by_cpu(events):
     return out
 
 
+HEX = frozenset("0123456789abcdef")
+
+
 def hashed_match(k, t):
     """Is t k with an address wherever k has a hashed pointer?"""
-    if not HASHED.search(k):
-        return False
     parts = HASHED.split(k)
-    pat = "[0-9a-f]{16}".join(re.escape(p) for p in parts)
-    return re.fullmatch(pat, t, re.S) is not None
+    if len(parts) == 1:
+        return False
+    pos = 0
+    for i, p in enumerate(parts):
+        if not t.startswith(p, pos):
+            return False
+        pos += len(p)
+        if i + 1 < len(parts):
+            h = t[pos:pos + 16]
+            if len(h) != 16 or not HEX.issuperset(h):
+                return False
+            pos += 16
+    return pos == len(t)
 
 
 def main():

@@ -661,6 +661,13 @@ TEST(formats_with_newlines)
 	CHECK_OWNED(print(fmt_newline, &r), "mt_mod ff39f10181057600, DESTROY\n");
 }
 
+static const char fmt_mc[] =
+	"name: mc_event\nID: 403\nformat:\n" COMMON
+	"\tfield:unsigned int error_type;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:u16 error_count;\toffset:12;\tsize:2;\tsigned:0;\n\n"
+	"print fmt: \"%d %s error%s\", REC->error_count, mc_event_error_type(REC->error_type), "
+	"REC->error_count > 1 ? \"s\" : \"\"\n";
+
 TEST(formats_libtraceevent_refuses)
 {
 	struct rec r = { 0 };
@@ -674,6 +681,14 @@ TEST(formats_libtraceevent_refuses)
 	put(&r, 9, 1, 1);
 	put(&r, 12, 6, 4);
 	CHECK_OWNED(print(fmt_kvm, &r), "#PF (0x6)");
+	/* A helper of the kernel's own: mc_event_error_type(). */
+	r = (struct rec){ 0 };
+	put(&r, 8, 1, 4);
+	put(&r, 12, 2, 2);
+	CHECK_OWNED(print(fmt_mc, &r), "2 Uncorrected errors");
+	put(&r, 8, 9, 4);
+	put(&r, 12, 1, 2);
+	CHECK_OWNED(print(fmt_mc, &r), "1 Info error");
 }
 
 /* ---- hostile input ---- */

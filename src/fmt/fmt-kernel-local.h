@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The kernel's printer, inside (src/fmt-k*.c only): the compiled program,
+ * the expression trees of its arguments and what evaluates them.
+ *
+ *   fmt-kernel.c    the program: the format string, compiling, running,
+ *                   and the events the kernel prints with functions of
+ *                   its own (syscalls, markers, stack traces, probes)
+ *   fmt-kexpr.c     the print fmt's arguments: C expressions parsed into
+ *                   trees and evaluated with C's types
+ *   fmt-kvsprintf.c the kernel's vsnprintf: number(), string(), the %p
+ *                   extensions, one conversion at a time
+ */
+#ifndef TR_FMT_KERNEL_LOCAL_H
+#define TR_FMT_KERNEL_LOCAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fmt-kernel.h"
+
+struct tep_format_field;
+
+/* ---- types and values ---- */
+
+struct ktype {
+	uint8_t size;		/* 1, 2, 4 or 8 (pointers: the long size) */
+	uint8_t sign : 1;
+	uint8_t ptr : 1;	/* a pointer (or an array, decayed) */
+	uint8_t chr : 1;	/* ... to char: a string */
+	uint16_t el;		/* pointers: the size of what they point to (0: unknown) */
+};
+
+/*
+ * A value.  Numbers and kernel addresses are in v, sign-extended to 64
+ * bits when the type is signed.  Arrays and strings of the record (or of
+ * a helper's text) are at p, n bytes long; v is then 0.
+ */
+struct kval {
+	uint64_t v;
+	const uint8_t *p;
+	uint32_t n;
+	struct ktype t;
+};
+
+enum nop {
+	N_CONST, N_STR, N_FIELD, N_DYN, N_LOCAL, N_UNKNOWN, N_CAST, N_NEG, N_BNOT, N_LNOT,
+	N_BIN, N_COND, N_INDEX, N_ADDR, N_CALL, N_SEQ,
+};
+
+enum bop {
+	B_ADD, B_SUB, B_MUL, B_DIV, B_MOD, B_SHL, B_SHR, B_AND, B_OR, B_XOR, B_LAND, B_LOR,
+	B_EQ, B_NE, B_LT, B_GT, B_LE, B_GE,
+};
+
+enum helper {
+	H_FLAGS, H_FLAGS_U64, H_SYMBOLIC, H_SYMBOLIC_U64, H_HEX, H_HEX_STR, H_ARRAY,
+	H_DYN_LEN, H_BITMASK, H_CPUMASK, H_JIFFIES_MSECS, H_MC_ERR_TYPE,
+};
+
+struct knode;
+
+struct kentry {
+	struct knode *val;
+	const char *name;
+};
+
+struct knode {
+	uint8_t op, sub;
+	struct ktype t;
+	uint64_t v;			/* N_CONST; N_LOCAL: the slot */
+	const char *s;			/* N_STR text, N_UNKNOWN name */
+	uint32_t len;			/* N_STR length */
+	int off, size, elsize;		/* N_FIELD, N_DYN */
+	bool rel;			/* N_DYN: __rel_loc */
+	struct knode *a, *b, *c;
+	int nargs;
+	struct knode **args;		/* N_CALL; N_SEQ: declarations then the value */
+	int nent;
+	struct kentry *ent;		/* N_CALL flags and symbols */
+	const char *delim;
+	struct ktype ct;		/* N_BIN: the operands' common type (karith()) */
+};
+
+/* ---- the compiled program ---- */
+
+enum seg_kind { S_LIT, S_CONV };
+
+struct conv {
+	char conv;		/* d i u x X o c s p */
+	char qual;		/* 0 h H(hh) l L(ll) z t */
+	uint8_t flags;
+	int width, prec;	/* -1: none */
+	char ext[8];		/* after %p: "S", "ISpc", ... */
+	struct knode *warg, *parg, *arg;
+};
+
+struct seg {
+	enum seg_kind kind;
+	uint32_t off, len;	/* S_LIT: in prog->lit */
+	struct conv c;
+};
+
+enum special {
+	SP_NONE, SP_SYS_ENTER, SP_SYS_EXIT, SP_PRINT, SP_BPUTS, SP_RAW_DATA, SP_FUNCTION,
+	SP_STACK, SP_USER_STACK, SP_KPROBE, SP_KRETPROBE,
+	SP_FTRACE_OTHER,	/* bprint, function_graph, ...: libtraceevent's */
+};
+
+struct kprog {
+	enum special sp;
+	int nseg;
+	struct seg *segs;
+	char *lit;
+	char *text;		/* the print fmt line, parsed in place (names point here) */
+	int nlocals;
+	/* specials */
+	const char *sysname;	/* "sys_openat" */
+	int nfields;
+	struct tep_format_field **fields;
+	int ip_off, ip2_off;
+	struct fmt_line scratch;	/* helpers' text, kept from record to record */
+	/* memory of the tree: all nodes and tables, freed at once */
+	void **mem;
+	size_t nmem, capmem;
+};
+
+struct ectx {
+	const struct kenv *env;
+	const struct krec *r;
+	uint64_t locals[64];
+	struct fmt_line *scratch;	/* helpers' text */
+};
+
+/* ---- the lexer (fmt-kexpr.c) ---- */
+
+enum tk { T_END, T_NUM, T_STR, T_ID, T_P };
+
+struct tok {
+	enum tk k;
+	const char *s;		/* T_ID, T_P: the text; T_STR: the decoded string */
+	size_t n;
+	uint64_t v;		/* T_NUM (and char constants) */
+	bool u, l;		/* T_NUM: unsigned, long suffix */
+};
+
+struct lex {
+	struct kprog *p;
+	const struct kenv *env;
+	struct tep_event *e;
+	const char *s;
+	struct tok t;
+	bool err;
+	/* statement-expression locals */
+	int nloc;
+	struct {
+		const char *name;
+		size_t n;
+		struct ktype t;
+		int slot;
+	} loc[16];
+};
+
+void klex_next(struct lex *x);
+bool klex_is(const struct lex *x, const char *p);
+bool klex_expect(struct lex *x, const char *p);
+/* One argument of the print fmt: an expression tree (x->err on failure). */
+struct knode *kparse_arg(struct lex *x);
+
+/* ---- evaluation (fmt-kexpr.c) ---- */
+
+uint64_t krd(const struct ectx *c, const uint8_t *p, int size, bool sign);
+uint64_t kconv_to(uint64_t v, struct ktype t);
+bool keval(struct ectx *c, const struct knode *n, struct kval *out);
+bool keval_num(struct ectx *c, const struct knode *n, uint64_t *v);
+bool kdyn_span(struct ectx *c, const struct knode *n, const uint8_t **p, uint32_t *len);
+/* Does the value point into the scratch line (a helper's text)? */
+bool kin_scratch(const struct ectx *c, const struct kval *k);
+
+/* ---- the kernel's vsnprintf (fmt-kvsprintf.c) ---- */
+
+enum { F_LEFT = 1, F_PLUS = 2, F_SPACE = 4, F_SPECIAL = 8, F_ZEROPAD = 16, F_SMALL = 32,
+       F_SIGN = 64 };
+
+void kput(struct fmt_line *o, const char *s, size_t n);
+void kprintf(struct fmt_line *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void knumber(struct fmt_line *o, uint64_t num, int base, int flags, int width, int prec);
+void kstring_fmt(struct fmt_line *o, const char *s, size_t max, int flags, int width, int prec);
+void ksymbol(struct fmt_line *o, const struct kenv *env, uint64_t v, const char *ext, int flags,
+	     int width, int prec);
+void kput_bitmap(struct fmt_line *o, const uint8_t *p, uint32_t bytes, const struct ectx *c);
+/* One conversion of the format, its argument evaluated: false if it cannot be printed. */
+bool kconv_run(struct ectx *c, const struct conv *cv, struct fmt_line *o);
+
+/* ---- the program (fmt-kernel.c) ---- */
+
+/* Memory that lives as long as the program (its tree's nodes). */
+void *kprog_mem(struct kprog *p, size_t n);
+/* Does a tree need kallsyms (vmemmap_base's guess does)? */
+bool knode_needs_symbols(const struct knode *n);
+
+#endif
