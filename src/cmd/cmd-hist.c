@@ -34,7 +34,7 @@ struct args {
 enum {
 	OPT_SIZE = 0x100, OPT_DURATION, OPT_BARS, OPT_JSON, OPT_CSV, OPT_ENGINE, OPT_NAME,
 	OPT_LATENCY, OPT_START, OPT_START_FILTER, OPT_END, OPT_END_FILTER, OPT_MATCH, OPT_UNITS,
-	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL, OPT_VALS, OPT_LIMIT,
+	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL, OPT_LIMIT,
 };
 
 static const struct argp_option options[] = {
@@ -42,9 +42,8 @@ static const struct argp_option options[] = {
 	{ "keys", 'k', "KEY[.MOD],...", 0,
 	  "Key fields, with modifiers .hex .sym .sym-offset .execname .syscall .log2 "
 	  ".buckets=N .usecs; common_pid, common_cpu, common_timestamp, common_stacktrace too", 0 },
-	{ "vals", OPT_VALS, "VAL[.MOD],...", 0, "Values to sum (hitcount always); .percent, .graph", 0 },
-	/* -v is --invert wherever it exists (tr.1, OPTION LETTERS). */
-	{ NULL, 'v', "VAL", OPTION_HIDDEN, NULL, 0 },
+	/* -k/-v as hist triggers' keys= and vals=: what users type (tr.1, OPTION LETTERS). */
+	{ "vals", 'v', "VAL[.MOD],...", 0, "Values to sum (hitcount always); .percent, .graph", 0 },
 	{ "sort", 's', "FIELD[.descending],...", 0, "Sort by these keys or values", 0 },
 	{ "filter", 'f', "FILTER", 0, "Count only events matching FILTER", 0 },
 	{ "size", OPT_SIZE, "N", 0, "Room for N entries (default 2048)", 0 },
@@ -87,11 +86,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'k':
 		a->keys = arg;
 		return 0;
-	case OPT_VALS:
-		a->vals = arg;
-		return 0;
 	case 'v':
-		argp_error(state, "-v means --invert in tr; the values to sum are --vals %s", arg);
+		a->vals = arg;
 		return 0;
 	case 's':
 		a->sort = arg;

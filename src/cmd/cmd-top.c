@@ -28,16 +28,15 @@ struct args {
 	char **command;
 };
 
-enum { OPT_VIEW = 0x100, OPT_FORMAT, OPT_LATENCY, OPT_PER_TASK, OPT_REVERSE, OPT_VALS };
+enum { OPT_VIEW = 0x100, OPT_FORMAT, OPT_LATENCY, OPT_PER_TASK, OPT_REVERSE };
 
 static const struct argp_option options[] = {
 	{ "delay", 'd', "SECONDS", 0, "Refresh every SECONDS (default 1; 0.5, 250ms, 2s)", 0 },
 	{ "view", OPT_VIEW, "VIEW", 0,
 	  "Start in VIEW: tasks, syscalls, events, cpus, irqs, custom, latency (or 1-7)", 0 },
 	{ "keys", 'k', "KEY[.MOD],...", 0, "Custom view: tr hist's keys for the -e event", 0 },
-	{ "vals", OPT_VALS, "VAL,...", 0, "Custom view: values to sum (hitcount always)", 0 },
-	/* -v is --invert wherever it exists (tr.1, OPTION LETTERS). */
-	{ NULL, 'v', "VAL", OPTION_HIDDEN, NULL, 0 },
+	/* -k/-v as in tr hist (tr.1, OPTION LETTERS). */
+	{ "vals", 'v', "VAL,...", 0, "Custom view: values to sum (hitcount always)", 0 },
 	{ "sort", 's', "COLUMN", 0, "Sort by this column (its heading, e.g. COUNT)", 0 },
 	{ "reverse", OPT_REVERSE, NULL, 0, "Sort the other way", 0 },
 	{ "latency", OPT_LATENCY, "START,END[,MATCH]", 0,
@@ -101,11 +100,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'k':
 		a->keys = arg;
 		return 0;
-	case OPT_VALS:
-		a->vals = arg;
-		return 0;
 	case 'v':
-		argp_error(state, "-v means --invert in tr; the values to sum are --vals %s", arg);
+		a->vals = arg;
 		return 0;
 	case 's':
 		a->sort = arg;
@@ -193,7 +189,7 @@ static const struct argp argp = {
 	"  tr top\n"
 	"  tr top -b -n 3 --view syscalls -P 1234\n"
 	"  tr top --view latency -- make -j2\n"
-	"  tr top -e kmem:kmalloc -k call_site.sym --vals bytes_req\n"
+	"  tr top -e kmem:kmalloc -k call_site.sym -v bytes_req\n"
 	"  tr top -b -i trace.dat --view events",
 	children, NULL, NULL
 };

@@ -838,6 +838,7 @@ static int parse_field(const char *line, size_t n, struct fmt_check_field *f, ch
 {
 	const char *decl = line + 6, *semi = memchr(decl, ';', n - 6), *name_end, *name;
 	long off, size, sign = 0;
+	bool loc;
 
 	if (!semi) {
 		snprintf(why, whylen, "a field line without ';'");
@@ -850,6 +851,12 @@ static int parse_field(const char *line, size_t n, struct fmt_check_field *f, ch
 				 (int)(semi - decl > 60 ? 60 : semi - decl), decl);
 			return -EINVAL;
 		}
+	/*
+	 * A __data_loc/__rel_loc field is a 4-byte offset and length word: its
+	 * dimension means nothing.  The kernel (6.12's user_events) writes
+	 * "__rel_loc char line[1684631647]" from an unset length.
+	 */
+	loc = !strncmp(decl, "__data_loc", 10) || !strncmp(decl, "__rel_loc", 9);
 	name_end = semi;
 	while (name_end > decl && isspace((unsigned char)name_end[-1]))
 		name_end--;
@@ -865,7 +872,7 @@ static int parse_field(const char *line, size_t n, struct fmt_check_field *f, ch
 			snprintf(why, whylen, "a field with an unbalanced ']'");
 			return -EINVAL;
 		}
-		if (open + 1 < name_end - 1 && isdigit((unsigned char)open[1])) {
+		if (!loc && open + 1 < name_end - 1 && isdigit((unsigned char)open[1])) {
 			errno = 0;
 			dim = strtol(open + 1, &e, 0);
 			if (errno || e != name_end - 1 || dim <= 0 || dim > FMT_CHECK_MAX_RECORD) {

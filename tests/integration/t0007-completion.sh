@@ -110,7 +110,7 @@ for sh in bash zsh; do
 		type_keys '$sh' "tr hist -e sched:sched_switch -k next_co\t" \
 			"tr hist -e sched:sched_switch -k next_comm.exe\t" \
 			"tr hist -e sched:sched_switch -k next_comm,prev_pi\t" \
-			"tr hist -e sched:sched_switch -k next_comm --vals prev_pr\t" \
+			"tr hist -e sched:sched_switch -k next_comm -v prev_pr\t" \
 			"tr hist -e sched:sched_switch -k next_comm -s hitc\t" \
 			"tr record -e sched:sched_switch -f prev_pi\t" \
 			"tr record -e sched:sched_switch -f '"'"'prev_pid > 1 && next_pi\t" &&
@@ -120,8 +120,8 @@ for sh in bash zsh; do
 			"tr hist -e sched:sched_switch -k next_comm.execname " &&
 		expect_line "tr hist -e sched:sched_switch -k next_comm,prev_pi\t" \
 			"tr hist -e sched:sched_switch -k next_comm,prev_pid " &&
-		expect_line "tr hist -e sched:sched_switch -k next_comm --vals prev_pr\t" \
-			"tr hist -e sched:sched_switch -k next_comm --vals prev_prio " &&
+		expect_line "tr hist -e sched:sched_switch -k next_comm -v prev_pr\t" \
+			"tr hist -e sched:sched_switch -k next_comm -v prev_prio " &&
 		expect_line "tr hist -e sched:sched_switch -k next_comm -s hitc\t" \
 			"tr hist -e sched:sched_switch -k next_comm -s hitcount " &&
 		expect_line "tr record -e sched:sched_switch -f prev_pi\t" \

@@ -20,7 +20,7 @@ test_expect_success 'without -s, the rows are by hitcount, biggest first' '
 '
 
 test_expect_success 'sorting by a value is descending unless .ascending says so' '
-	tr hist -i "$v7" -e sched:sched_switch -k prev_comm --vals prev_prio -s prev_prio \
+	tr hist -i "$v7" -e sched:sched_switch -k prev_comm -v prev_prio -s prev_prio \
 		--csv >desc 2>/dev/null &&
 	sed 1d desc | cut -d, -f3 >got &&
 	sort -rn got >want && test_cmp want got &&

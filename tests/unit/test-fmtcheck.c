@@ -159,6 +159,33 @@ TEST(field_lines)
 		     "array length"));
 	CHECK(strstr(verdict("\"%d\", REC->pid", "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"),
 		     "twice"));
+	/* A loc field's dimension is not a length: 6.12's user_events writes garbage there. */
+	{
+		const char *text = "name: t\nID: 8\nformat:\n"
+				   "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+				   "\tfield:__rel_loc char line[1684631647];\toffset:8;\tsize:4;\tsigned:0;\n\n"
+				   "print fmt: \"line=%s\", __get_rel_str(line)\n";
+		unsigned char data[32] = { 8, 0 };
+		struct tep_record rec = { .data = data, .size = 18 };
+		struct tep_handle *tep = tep_alloc();
+		struct fmt_check r;
+		struct trace_seq s;
+
+		fmt_check_format(text, strlen(text), &r);
+		CHECK_STR(r.why, "");
+		CHECK(r.verdict == FMT_CHECK_OK);
+		/* The word: length 6 << 16 | offset 0 from the field's end (byte 12). */
+		data[8] = 0, data[9] = 0, data[10] = 6, data[11] = 0;
+		memcpy(data + 12, "hello", 6);
+		CHECK(tep_parse_event(tep, text, strlen(text), "t") == 0);
+		trace_seq_init(&s);
+		tep_print_event(tep, &s, &rec, "%s", TEP_PRINT_INFO);
+		trace_seq_terminate(&s);
+		CHECK_STR(s.buffer, "line=hello");
+		trace_seq_destroy(&s);
+		tep_free(tep);
+		free(r.safe);
+	}
 	/* A dropped field is gone from what libtraceevent gets; the sound ones stay. */
 	{
 		const char *text = "name: t\nID: 7\nformat:\n\tfield:int a;\toffset:0;\tsize:4;\tsigned:1;\n"
