@@ -125,6 +125,7 @@ struct hist_result {
 	struct hist_cell *cells;	/* nrows * ncols, row-major */
 	size_t nrows, cap;
 	uint64_t hits, entries, dropped;
+	uint64_t lost;		/* events the ring buffer overwrote before we read them (userspace) */
 	bool has_totals;
 	int sort_col;		/* the column bars and --json "sort" refer to; -1 none */
 	/* onmax(): the largest tracked value over all entries and the fields saved with it. */
@@ -167,7 +168,7 @@ struct hist_render_opts {
 	const char *unit;	/* latency: the unit of the lat column and Max ("us"), or NULL */
 };
 
-/* Print r to f; the table ends with the totals and, if any, advice on Dropped. */
+/* Print r to f; the table ends with the totals and, if any, advice on Dropped and Lost. */
 int hist_render(FILE *f, const struct hist_result *r, const struct hist_render_opts *o);
 
 /* ---- how long a histogram collects (a session.h session runs it) ---- */
@@ -226,7 +227,7 @@ void hist_user_cmdlines(struct hist_user *u, const char *text);
 void hist_user_proc_comm(struct hist_user *u);
 /* Feed one record; records of other events are ignored.  Not thread-safe. */
 void hist_user_event(struct hist_user *u, const struct tfile_event *ev);
-/* Events lost before the engine saw them (counted as Dropped). */
+/* Events the ring buffer lost before the engine saw them (result.lost, not Dropped). */
 void hist_user_lost(struct hist_user *u, uint64_t n);
 /* The table (sorted), with Hits, Entries and Dropped. */
 int hist_user_result(struct hist_user *u, struct hist_result *r);

@@ -253,7 +253,6 @@ static const struct argp argp = {
  */
 static int print_result(struct hist_result *res, const struct hist_render_opts *o)
 {
-	bool user = res->note != NULL;
 	int r;
 
 	if (res->note && o->kind == HIST_OUT_TABLE) {
@@ -263,9 +262,11 @@ static int print_result(struct hist_result *res, const struct hist_render_opts *
 	}
 	r = hist_render(stdout, res, o);
 	if (res->dropped && o->kind != HIST_OUT_TABLE)
-		tr_warn("%llu events were dropped: %s", (unsigned long long)res->dropped,
-			user ? "the table was full or events were lost"
-			     : "the table was full; raise --size");
+		tr_warn("%llu events were dropped: the table was full; raise --size",
+			(unsigned long long)res->dropped);
+	if (res->lost && o->kind != HIST_OUT_TABLE)
+		tr_warn("%llu events were lost: the ring buffer overran; raise the buffer size (-b)",
+			(unsigned long long)res->lost);
 	return r;
 }
 

@@ -27,8 +27,9 @@ static int on_event(void *arg, const struct tfile_event *ev)
 {
 	struct live *l = arg;
 
-	if (ev->missed > 0)
-		hist_user_lost(l->u, (uint64_t)ev->missed);
+	/* -1: the kernel lost events here without counting them; at least one. */
+	if (ev->missed)
+		hist_user_lost(l->u, ev->missed > 0 ? (uint64_t)ev->missed : 1);
 	hist_user_event(l->u, ev);
 	return 0;
 }
@@ -130,9 +131,6 @@ int hist_user_live(const struct hist_spec *s, struct tfs_inst *in, const struct 
 			    strerror(-rec_error(session_rec(sess))));
 	if (r)
 		goto out;
-	/* Pages flagged as following lost events, without a count: at least one each. */
-	if (l.st.missed_pages > l.st.missed_events)
-		hist_user_lost(l.u, 0);
 	if (l.st.bad_pages)
 		tr_warn("%llu corrupt sub-buffers from the kernel were skipped",
 			(unsigned long long)l.st.bad_pages);
@@ -180,8 +178,8 @@ int hist_user_file(const struct hist_spec *s, const char *path, struct hist_resu
 			if (r)
 				break;
 			while ((r = tfile_cursor_next(cur, &ev)) == 1) {
-				if (ev.missed > 0)
-					hist_user_lost(u, (uint64_t)ev.missed);
+				if (ev.missed)
+					hist_user_lost(u, ev.missed > 0 ? (uint64_t)ev.missed : 1);
 				hist_user_event(u, &ev);
 				events++;
 			}

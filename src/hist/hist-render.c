@@ -97,6 +97,9 @@ static void print_totals(FILE *f, const struct hist_result *r, const char *unit)
 	if (r->dropped)
 		fprintf(f, "Dropped %" PRIu64 " events: the table was full (%" PRIu64
 			   " entries); raise --size\n", r->dropped, r->entries);
+	if (r->lost)
+		fprintf(f, "Lost %" PRIu64 " events: the ring buffer overran before they were read; "
+			   "raise the buffer size (-b)\n", r->lost);
 }
 
 static int render_table(FILE *out, const struct hist_result *r, const struct hist_render_opts *o)
@@ -324,7 +327,8 @@ static int render_json(FILE *f, const struct hist_result *r, const char *unit)
 		fputs("]", f);
 	}
 	fprintf(f, ",\n\"totals\":{\"hits\":%" PRIu64 ",\"entries\":%" PRIu64
-		   ",\"dropped\":%" PRIu64 "}}\n", r->hits, r->entries, r->dropped);
+		   ",\"dropped\":%" PRIu64 ",\"lost\":%" PRIu64 "}}\n", r->hits, r->entries,
+		r->dropped, r->lost);
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -44,7 +44,7 @@ struct hist_user {
 	size_t nkeys, nvals;	/* vals[0] is hitcount */
 	size_t keylen, entsize;	/* bytes */
 	uint8_t *table;
-	uint64_t mask, max_entries, entries, hits, dropped;
+	uint64_t mask, max_entries, entries, hits, dropped, lost;
 	bool proc_comm;		/* live: names from /proc when saved_cmdlines lacks them */
 	char **syscalls;	/* syscall names by number, for .syscall */
 	size_t nsyscalls;
@@ -424,7 +424,7 @@ void hist_user_event(struct hist_user *u, const struct tfile_event *ev)
 
 void hist_user_lost(struct hist_user *u, uint64_t n)
 {
-	u->dropped += n;
+	u->lost += n;
 }
 
 uint64_t hist_user_hits(const struct hist_user *u)
@@ -546,6 +546,7 @@ int hist_user_result(struct hist_user *u, struct hist_result *r)
 	r->hits = u->hits;
 	r->entries = u->entries;
 	r->dropped = u->dropped;
+	r->lost = u->lost;
 	return 0;
 }
 

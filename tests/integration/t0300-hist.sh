@@ -31,7 +31,7 @@ test_expect_success 'keys by common_pid, sorted, as JSON and CSV' '
 		sh -c "$TEST_TMP/marks.sh $inst 5 x; $TEST_TMP/marks.sh $inst 9 y" >out 2>err &&
 	test_grep "\"buf\":\"y\",\"hitcount\":9}" out &&
 	test_grep "\"common_pid_comm\":\"" out &&
-	test_grep "\"totals\":{\"hits\":14,\"entries\":2,\"dropped\":0}" out &&
+	test_grep "\"totals\":{\"hits\":14,\"entries\":2,\"dropped\":0,\"lost\":0}" out &&
 	head -2 out | tail -1 | grep -q "\"hitcount\":9" &&
 	tr hist --engine user -B $inst -e ftrace:print -k buf --csv -- \
 		$TEST_TMP/marks.sh $inst 3 z >out 2>err &&

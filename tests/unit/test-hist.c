@@ -460,6 +460,32 @@ TEST(user_engine)
 	CHECK(r.entries == 128 && r.dropped == 300 - 128 && r.hits == 300);
 	hist_result_free(&r);
 
+	/* Events the ring buffer lost are not "Dropped" (a full table): the footer says which. */
+	{
+		struct hist_spec ls;
+		struct hist_user *lu;
+		struct hist_render_opts o = { .kind = HIST_OUT_TABLE };
+		char *txt = NULL;
+		size_t tlen = 0;
+		FILE *f;
+
+		CHECK(!hist_spec_build(&ls, "sched:sched_switch", "next_pid", NULL, NULL, NULL, 0,
+				       NULL));
+		CHECK(!hist_user_new(tep, &ls, &lu));
+		hist_user_lost(lu, 5);
+		hist_user_result(lu, &r);
+		CHECK(r.lost == 5 && r.dropped == 0);
+		f = open_memstream(&txt, &tlen);
+		CHECK(!hist_render(f, &r, &o));
+		fclose(f);
+		CHECK(strstr(txt, "Dropped: 0\n") && strstr(txt, "Lost 5 events: the ring buffer"));
+		CHECK(!strstr(txt, "raise --size"));
+		free(txt);
+		hist_result_free(&r);
+		hist_user_free(lu);
+		hist_spec_free(&ls);
+	}
+
 	/* .percent of the column total; hex key. */
 	CHECK(!user_run(tep, "next_pid.hex", "next_prio.percent", "next_pid", NULL, 0, 3, &r));
 	CHECK(r.cols[0].kind == HIST_K_HEX && hist_cell(&r, 0, 0)->num == 100);
