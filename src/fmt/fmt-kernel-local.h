@@ -151,6 +151,7 @@ struct lex {
 	const char *s;
 	struct tok t;
 	bool err;
+	int depth;		/* parse_unary nesting: every recursion of the parser passes it */
 	/* statement-expression locals */
 	int nloc;
 	struct {

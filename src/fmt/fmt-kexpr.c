@@ -826,7 +826,29 @@ static struct knode *parse_postfix(struct lex *x)
 	return n;
 }
 
+/*
+ * Deeper than any kernel print fmt (they nest a few levels): a hostile or
+ * broken format must fail here, not exhaust the stack.
+ */
+#define KPARSE_MAX_DEPTH 200
+
+static struct knode *parse_unary_1(struct lex *x);
+
 static struct knode *parse_unary(struct lex *x)
+{
+	struct knode *n;
+
+	if (++x->depth > KPARSE_MAX_DEPTH) {
+		x->err = true;
+		n = node(x, N_CONST);
+	} else {
+		n = parse_unary_1(x);
+	}
+	x->depth--;
+	return n;
+}
+
+static struct knode *parse_unary_1(struct lex *x)
 {
 	struct knode *n;
 

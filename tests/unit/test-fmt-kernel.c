@@ -693,6 +693,43 @@ TEST(formats_libtraceevent_refuses)
 
 /* ---- hostile input ---- */
 
+TEST(deep_nesting_refused)
+{
+	/*
+	 * 100,000 parentheses or minus signs: no program (the fallback prints), no
+	 * stack overflow.  libtraceevent gets the shallow format (fmt-check keeps
+	 * deep ones from it); the printer compiles the deep one.
+	 */
+	static const char head[] = "name: deep\nID: 100\nformat:\n" COMMON
+				   "\tfield:int i;\toffset:8;\tsize:4;\tsigned:1;\n\nprint fmt: \"%d\", ";
+	enum { N = 100000 };
+	char *text = malloc(sizeof(head) + 2 * N + 16), *p;
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *e;
+	struct kprog *prog;
+
+	p = stpcpy(stpcpy(text, head), "REC->i\n");
+	CHECK(!tep_parse_event(tep, text, strlen(text), "test"));
+	e = tep_get_first_event(tep);
+	env.tep = tep;
+	for (int k = 0; e && k < 3; k++) {
+		int n = k == 2 ? 150 : N;	/* 150 levels, more than any kernel format, compile */
+
+		p = stpcpy(text, head);
+		for (int i = 0; i < n; i++)
+			*p++ = k == 1 ? '-' : '(';
+		p = stpcpy(p, "REC->i");
+		for (int i = 0; k != 1 && i < n; i++)
+			*p++ = ')';
+		strcpy(p, "\n");
+		prog = kprog_compile(&env, e, text);
+		CHECK(k == 2 ? prog != NULL : prog == NULL);
+		kprog_free(prog);
+	}
+	tep_free(tep);
+	free(text);
+}
+
 TEST(short_records_fail_cleanly)
 {
 	/* Each record is cut short: no read past it (ASan), and no output. */
@@ -715,5 +752,5 @@ TEST(short_records_fail_cleanly)
 UNIT_MAIN(T(numbers), T(kernel_number_rules), T(strings), T(pointers_and_symbols),
 	  T(network_and_ids), T(flags_and_symbols), T(hex_arrays_bitmasks), T(expressions),
 	  T(kernel_output_functions), T(probes), T(formats_with_newlines),
-	  T(formats_libtraceevent_refuses),
+	  T(formats_libtraceevent_refuses), T(deep_nesting_refused),
 	  T(short_records_fail_cleanly))
