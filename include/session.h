@@ -72,6 +72,12 @@ struct session_opts {
 	 * turning tracing off does not stop a trigger.  0 or -errno.
 	 */
 	int (*on_end)(void *arg);
+	/*
+	 * Called once on the session's thread just before tracing is turned
+	 * on (after the buffer was cleared and the readers started), with
+	 * tr_now_ns(): no event is older.  May be NULL.
+	 */
+	void (*on_start)(void *arg, uint64_t now_ns);
 	void *arg;
 };
 

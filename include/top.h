@@ -170,6 +170,11 @@ int top_syscall_names(struct top_model *m);
  * intervals ago.
  */
 void top_model_tick(struct top_model *m, uint64_t now);
+/*
+ * Counting begins at ts (tracing was turned on), if no record came yet:
+ * the time from top_model_opts.start_ts to ts is nobody's run time.
+ */
+void top_model_start(struct top_model *m, uint64_t ts);
 /* Zero every counter (the z key); tasks and names stay. */
 void top_model_zero(struct top_model *m);
 void top_model_free(struct top_model *m);

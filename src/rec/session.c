@@ -367,6 +367,8 @@ int session_run(struct session *s)
 		if (r)
 			return r;
 	}
+	if (s->o.on_start)
+		s->o.on_start(s->o.arg, tr_now_ns());
 	r = tfs_set(in, "tracing_on", "1");
 	if (r)
 		return tr_fail(r, "cannot turn tracing on: %s", strerror(-r));

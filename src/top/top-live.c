@@ -353,6 +353,23 @@ static int batch_refresh(struct live *l)
 	return r;
 }
 
+/*
+ * Tracing starts now: the model's clock starts here, not when it was made.
+ * Setting up (clearing buffers, starting readers) can take a second in a
+ * slow VM, and that second would be billed to each CPU's first task.
+ */
+static void live_start(void *arg, uint64_t now)
+{
+	struct live *l = arg;
+
+	l->next_due = now + l->o->interval_ns;
+	if (!l->mono)
+		return;		/* the model's times are the events' own: nothing to align */
+	pthread_mutex_lock(&l->lock);
+	top_model_start(l->m, now);
+	pthread_mutex_unlock(&l->lock);
+}
+
 static int live_tick(void *arg, bool fd_ready)
 {
 	struct live *l = arg;
@@ -555,7 +572,7 @@ int top_live_run(const struct top_opts *o)
 	r = setup(&l);
 	if (!r) {
 		so = (struct session_opts){ .inst = l.in, .command = o->command, .tick = live_tick,
-					    .tick_ms = TICK_MS, .poll_fd = o->batch ? -1 : 0,
+					    .on_start = live_start, .tick_ms = TICK_MS, .poll_fd = o->batch ? -1 : 0,
 					    .arg = &l };
 		/*
 		 * Partly filled pages too, so an idle CPU's events are counted

@@ -903,6 +903,17 @@ static void evict(struct top_model *m)
 		m->cpus[i].tc = NULL;
 }
 
+void top_model_start(struct top_model *m, uint64_t ts)
+{
+	if (m->events)
+		return;
+	for (int i = 0; i < m->ncpus; i++)
+		if (m->cpus[i].cur < 0)
+			m->cpus[i].since = ts;
+	m->o.start_ts = ts;
+	m->last_tick = ts;
+}
+
 void top_model_tick(struct top_model *m, uint64_t now)
 {
 	/* Tasks that ran through the whole interval have no switch to charge them: do it here. */

@@ -146,6 +146,27 @@ TEST(cpu_percent_from_switch_intervals)
 	top_model_free(m);
 }
 
+TEST(setup_time_before_tracing_is_nobodys)
+{
+	/* Made at 0, tracing on at 800 ms (a slow setup): CPU 1's first task sleeps at 900 ms. */
+	struct top_model *m = model(2);
+	struct top_table t;
+
+	top_model_start(m, 800 * MS);
+	sw(m, 1, 900 * MS, 300, "tr", 1, 0, "swapper/1");
+	top_model_tick(m, 1800 * MS);
+	build(m, "cpus", &t);
+	CHECK(val(&t, 1, "BUSY%") == 10.0);	/* 100 ms of the 1 s interval, not 900 ms */
+	top_table_free(&t);
+	/* Once records came, a late start changes nothing. */
+	top_model_start(m, 1700 * MS);
+	top_model_tick(m, 2800 * MS);
+	build(m, "cpus", &t);
+	CHECK(val(&t, 1, "BUSY%") == 0.0);
+	top_table_free(&t);
+	top_model_free(m);
+}
+
 TEST(a_switch_not_seen_does_not_bill_idle_time)
 {
 	struct top_model *m = model(2);
@@ -678,7 +699,8 @@ TEST(decoder_on_kernel_formats)
 	tep_free(tep);
 }
 
-UNIT_MAIN(T(cpu_percent_from_switch_intervals), T(a_switch_not_seen_does_not_bill_idle_time),
+UNIT_MAIN(T(cpu_percent_from_switch_intervals), T(setup_time_before_tracing_is_nobodys),
+	  T(a_switch_not_seen_does_not_bill_idle_time),
 	  T(cpu_time_taken_back_when_a_cpu_reports_late),
 	  T(runqueue_latency_wakeup_and_preemption), T(stale_wakeup_does_not_count),
 	  T(wakeup_whose_switch_in_was_not_seen_is_forgotten),
