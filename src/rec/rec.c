@@ -307,6 +307,35 @@ static int mmap_open(struct reader *rd)
 		rd->map = NULL;
 		goto fail;
 	}
+	/*
+	 * Note that what an earlier reader took of the reader sub-buffer (a
+	 * previous tr extract, through a mapping or not) is still in it:
+	 * start after it, at its time stamp, or it would be recorded twice.
+	 */
+	if (m->reader.id < m->nr_subbufs && m->reader.read) {
+		const struct tfile_layout *l = &rd->r->layout;
+		const char *page = rd->map + (size_t)m->reader.id * m->subbuf_size;
+		uint32_t read = m->reader.read, bad;
+		struct tfile_event ev;
+		struct tfile_page pg;
+
+		if (read > m->subbuf_size - l->data_off) {
+			e = -EPROTO;
+			goto fail;
+		}
+		rd->buf = xcalloc(1, m->subbuf_size);
+		memcpy(rd->buf, page, l->data_off + read);
+		head_put(rd->buf, l->commit_off, l->commit_size, read);
+		if (!tfile_page_load(&pg, l, rd->buf, m->subbuf_size, &bad))
+			while (tfile_page_next(&pg, &ev, &bad) == 1)
+				;
+		rd->cur_ts = pg.ts;
+		rd->cur_id = m->reader.id;
+		rd->cur_off = read;
+		rd->cur_valid = true;
+		free(rd->buf);
+		rd->buf = NULL;
+	}
 	return 0;
 fail:
 	munmap(rd->meta, rd->meta_len);
