@@ -6,8 +6,10 @@
  * Three ways to read a CPU's buffer, chosen by capability (rec_opts.reader):
  *  - mmap (Linux 6.10+): the buffer is mapped and each sub-buffer is taken
  *    in place with the GET_READER ioctl (see rec-mmap.h): no pipe, no copy
- *    for a full sub-buffer; the one the kernel is still writing is copied
- *    and its continuation later handed over as a sub-buffer of its own;
+ *    for a full sub-buffer; the one the kernel is still writing waits
+ *    until it is left, except at the end and (opts.partial) when idle,
+ *    when it is copied and what follows later is handed over as a
+ *    sub-buffer of its own;
  *  - splice: full pages move through a pipe without passing through user
  *    space, and the partly filled last one is read() at the end;
  *  - read: read() only (measuring, and the last resort).

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -196,6 +197,8 @@ static void head_put(char *page, int off, int size, uint64_t v)
 }
 
 #define COMMIT_FLAGS (TFILE_MISSED_EVENTS | TFILE_MISSED_STORED)
+/* The smallest event the ring buffer writes (a 4-byte header and 4 bytes of data). */
+#define REC_EVENT_MIN 8
 
 /*
  * The part of the sub-buffer page that the writer may still be adding to
@@ -234,12 +237,13 @@ static void mmap_piece(struct reader *rd, const char *page, uint32_t start, uint
  * written goes as a copy of its new part (mmap_piece).  Returns the bytes
  * handed over (one sub-buffer), 0 when nothing is new, or -errno.
  */
-static ssize_t mmap_pass(struct reader *rd)
+static ssize_t mmap_pass(struct reader *rd, bool take_partial)
 {
 	const struct tfile_layout *l = &rd->r->layout;
 	uint32_t ps = rd->r->page_size, full = ps - l->data_off, id, start, size;
 	const char *page;
 	uint64_t commit;
+	bool done;
 	int e;
 
 	if (ioctl(rd->fd, TR_TRACE_MMAP_IOCTL_GET_READER) < 0)
@@ -252,13 +256,28 @@ static ssize_t mmap_pass(struct reader *rd)
 	size = (uint32_t)(commit & ~(uint64_t)COMMIT_FLAGS);
 	if (size > full)
 		return -EPROTO;
-	start = rd->cur_valid && id == rd->cur_id ? rd->cur_off : 0;
-	rd->cur_id = id;
-	rd->cur_valid = true;
+	if (!rd->cur_valid || id != rd->cur_id) {
+		rd->cur_id = id;
+		rd->cur_off = 0;
+		rd->cur_valid = true;
+	}
+	start = rd->cur_off;
 	if (size <= start)
 		return 0;
+	/*
+	 * Left by the writer: full, or with no room for the smallest event
+	 * (the kernel then leaves it without padding), or flagged.  A
+	 * sub-buffer still being written waits for more unless asked for
+	 * (the end, or a live consumer when idle): the kernel hands it
+	 * again as long as it grows, and it grows until the writer leaves
+	 * it, so nothing is lost by waiting, and pieces would fill the file
+	 * with half-empty sub-buffers.
+	 */
+	done = size > full - REC_EVENT_MIN || (commit & COMMIT_FLAGS);
+	if (!done && !take_partial)
+		return 0;
 	rd->cur_off = size;
-	if (!start && (size == full || (commit & COMMIT_FLAGS))) {
+	if (!start && done) {
 		e = sink(rd, page, ps);
 	} else {
 		mmap_piece(rd, page, start, size);
@@ -382,7 +401,7 @@ static ssize_t pass(struct reader *rd)
 {
 	switch (rd->st.rd.kind) {
 	case REC_READER_MMAP:
-		return mmap_pass(rd);
+		return mmap_pass(rd, false);
 	case REC_READER_READ:
 		return read_pass(rd);
 	default:
@@ -393,7 +412,7 @@ static ssize_t pass(struct reader *rd)
 /* What a live consumer wants when idle: partly filled pages too, until empty. */
 static ssize_t partial_pass(struct reader *rd)
 {
-	return rd->st.rd.kind == REC_READER_MMAP ? mmap_pass(rd) : read_pass(rd);
+	return rd->st.rd.kind == REC_READER_MMAP ? mmap_pass(rd, true) : read_pass(rd);
 }
 
 /* Read what is left: full pages, then the partial one, until empty. */
@@ -402,7 +421,7 @@ static int flush(struct reader *rd)
 	ssize_t n;
 
 	if (rd->st.rd.kind == REC_READER_MMAP) {
-		while ((n = mmap_pass(rd)) > 0 && !over_limit(rd))
+		while ((n = mmap_pass(rd, true)) > 0 && !over_limit(rd))
 			;
 		return n < 0 ? (int)n : 0;
 	}
@@ -476,6 +495,13 @@ static void *reader_main(void *arg)
 		CPU_ZERO(&set);
 		CPU_SET(rd->cpu, &set);
 		sched_setaffinity(0, sizeof(set), &set);
+	}
+	if (getenv("TR_EXP_FIFO")) {
+		struct sched_param sp = { .sched_priority = atoi(getenv("TR_EXP_FIFO")) };
+
+		pthread_setschedparam(pthread_self(), sp.sched_priority ? SCHED_FIFO : SCHED_OTHER, &sp);
+		if (!sp.sched_priority)
+			setpriority(PRIO_PROCESS, gettid(), -20);
 	}
 	pthread_mutex_lock(&r->lock);
 	rd->tid = gettid();

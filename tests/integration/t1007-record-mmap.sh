@@ -73,35 +73,54 @@ test_expect_success 'a file recorded through the mapping reports as one recorded
 	fi
 '
 
-test_expect_success 'sub-buffers taken while being written keep their time stamps (-b 16, -C mono)' '
-	command -v cc >/dev/null || { echo "no C compiler"; exit 1; } &&
-	cat >tsmark.c <<-\EOF &&
-	#include <fcntl.h>
-	#include <stdio.h>
-	#include <stdlib.h>
-	#include <time.h>
-	#include <unistd.h>
-	/* N lines "t NS" (CLOCK_MONOTONIC just before the write), US apart. */
-	int main(int argc, char **argv)
-	{
-		int fd = open(argv[1], O_WRONLY), n = atoi(argv[2]), us = atoi(argv[3]);
+# tsmark MARKER N US [wait]: N lines "t NS" (CLOCK_MONOTONIC read just
+# before the write), US apart; with "wait", for a session that creates the
+# instance: wait for MARKER to appear, and ignore refused writes.
+cat >"$TEST_TMP/tsmark.c" <<\EOF
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 
-		for (int i = 0; i < n && argc == 4; i++) {
-			struct timespec ts;
-			char b[64];
-			int l;
+int main(int argc, char **argv)
+{
+	int n = atoi(argv[2]), us = atoi(argv[3]), fd = -1;
 
-			clock_gettime(CLOCK_MONOTONIC, &ts);
-			l = snprintf(b, sizeof(b), "t %llu",
-				     (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec);
-			if (write(fd, b, l) != l)
-				return 1;
-			usleep(us);
-		}
-		return 0;
+	for (int i = 0; i < 500 && fd < 0; i++) {
+		fd = open(argv[1], O_WRONLY);
+		if (fd < 0 && argc < 5)
+			return 1;
+		if (fd < 0)
+			usleep(10000);
 	}
-	EOF
-	cc -O2 -o tsmark tsmark.c &&
+	for (int i = 0; i < n; i++) {
+		struct timespec ts;
+		char b[64];
+		int l;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		l = snprintf(b, sizeof(b), "t %llu",
+			     (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec);
+		if (write(fd, b, l) != l && argc < 5)
+			return 1;
+		usleep(us);
+	}
+	return 0;
+}
+EOF
+
+# Each event lies between its own write and the next one: the writer read
+# the clock just before writing, so kernel >= user, and the next line was
+# begun after this one was written.  Input: "KERNEL_NS USER_NS" lines.
+check_ts() {
+	awk '{ if ($1 < $2) b++; if (NR > 1 && prev > $2) a++; prev = $1 }
+	     END { print NR, "lines,", b + 0, "before their write,", a + 0, "after the next"; exit (b + a > 0) }' "$1"
+}
+
+test_expect_success 'sub-buffers taken while being written keep their time stamps (record -b 16, -C mono)' '
+	command -v cc >/dev/null || { echo "no C compiler"; exit 1; } &&
+	cc -O2 -o tsmark "$TEST_TMP/tsmark.c" &&
 	inst=$(test_instance) &&
 	tr record -v -B "$inst" -b 16 -C mono -e ftrace:print -o ts.dat \
 		taskset -c 0 ./tsmark "$TRACEFS/instances/$inst/trace_marker" 3000 100 2>err &&
@@ -111,14 +130,25 @@ test_expect_success 'sub-buffers taken while being written keep their time stamp
 		echo "pieces: $pieces" &&
 		test "$pieces" -gt 0
 	fi &&
-	# Each event lies between its own write and the next one: the
-	# writer read the clock just before writing, so kernel >= user, and
-	# the next line was begun after this one was written.
 	tr report -t -i ts.dat |
 		sed -n "s/.* \([0-9]*\)\.\([0-9]*\): tracing_mark_write: t \([0-9]*\)$/\1\2 \3/p" >pairs &&
 	test "$(wc -l <pairs)" = 3000 &&
-	awk "{ if (\$1 < \$2) b++; if (NR > 1 && prev > \$2) a++; prev = \$1 }
-	     END { print (b + 0), (a + 0); exit (b + a > 0) }" pairs
+	check_ts pairs
+'
+
+test_expect_success 'stream: sub-buffers handed on while idle keep their time stamps' '
+	# The test makes the instance: the writer may still hold trace_marker
+	# open when stream ends, and an instance with an open file cannot go.
+	inst=$(test_instance) &&
+	mkdir "$TRACEFS/instances/$inst" &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	{ taskset -c 0 ./tsmark "$TRACEFS/instances/$inst/trace_marker" 20000 100 wait & } &&
+	tr stream -B "$inst" -t -C mono --duration 3s -e ftrace:print >out 2>err &&
+	wait &&
+	test_must_be_empty err &&
+	sed -n "s/.* \([0-9]*\)\.\([0-9]*\): tracing_mark_write: t \([0-9]*\)$/\1\2 \3/p" out >pairs &&
+	test "$(wc -l <pairs)" -gt 500 &&
+	check_ts pairs
 '
 
 test_done
