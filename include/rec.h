@@ -28,7 +28,8 @@
  *    consumers such as tr stream and tr hist.  The callback runs
  *    concurrently for different CPUs.
  *
- * Each reader runs on the CPU it drains (unless opts.no_pin).  A reader
+ * Each reader runs on the CPU it drains (unless opts.no_pin), at nice -20
+ * where permitted, so that it preempts that CPU's writers when woken.  A reader
  * never sleeps after a pass that read something; when idle it waits in
  * poll() (the kernel wakes it at buffer_percent, see wake_percent) with a
  * timeout.
@@ -98,6 +99,7 @@ struct rec_opts {
 struct rec_reader_info {
 	int kind;		/* enum rec_reader, never AUTO once open */
 	int fallback_err;	/* mmap was wanted but failed: -errno, else 0 */
+	int nice;		/* the reader thread's nice value (-20 where permitted) */
 	uint64_t wakes;		/* waits in poll() that ended with data to read */
 	uint64_t max_wake_subbufs;	/* the most sub-buffers read after one wake */
 	uint64_t max_wake_ns;	/* the longest time to drain after one wake */

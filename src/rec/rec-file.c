@@ -398,6 +398,7 @@ void rec_readers_print(FILE *f, const struct rec_summary *s)
 		fprintf(f, "cpu%d: reader %s", c, rec_reader_name(rd->kind));
 		if (rd->fallback_err)
 			fprintf(f, " (mmap failed: %s)", strerror(-rd->fallback_err));
+		fprintf(f, ", nice %d", rd->nice);
 		fprintf(f, ", %llu wake-ups, at most %llu sub-buffers and %.3f ms per wake-up, "
 			   "%.3f ms reading in all",
 			(unsigned long long)rd->wakes, (unsigned long long)rd->max_wake_subbufs,

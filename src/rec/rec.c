@@ -22,6 +22,9 @@
 #include "rec.h"
 #include "rec-mmap.h"
 
+/* The readers' scheduling priority (see reader_main). */
+#define REC_READER_NICE -20
+
 /* The largest pipe we ask for; the kernel may give less (pipe-max-size). */
 #define REC_PIPE_SIZE (1 << 20)
 
@@ -496,13 +499,21 @@ static void *reader_main(void *arg)
 		CPU_SET(rd->cpu, &set);
 		sched_setaffinity(0, sizeof(set), &set);
 	}
-	if (getenv("TR_EXP_FIFO")) {
-		struct sched_param sp = { .sched_priority = atoi(getenv("TR_EXP_FIFO")) };
-
-		pthread_setschedparam(pthread_self(), sp.sched_priority ? SCHED_FIFO : SCHED_OTHER, &sp);
-		if (!sp.sched_priority)
-			setpriority(PRIO_PROCESS, gettid(), -20);
-	}
+	/*
+	 * Note that a reader must run the moment the kernel wakes it: at
+	 * -b 16 a CPU's buffer is four sub-buffers, which a busy writer
+	 * fills in well under a millisecond, while the scheduler lets the
+	 * writer finish its slice first.  At nice -20 the woken reader
+	 * preempts it.  Measured with bench/record.sh, two pinned writers,
+	 * -b 16, 1 M events: nice 0 lost 17%, nice -20 1%, SCHED_FIFO 0%
+	 * (but a real-time thread that spins by mistake takes a CPU), and
+	 * trace-cmd 12.6% in the same run.  Where it is not permitted the
+	 * reader stays as it is (-v says so).
+	 */
+	if (setpriority(PRIO_PROCESS, gettid(), REC_READER_NICE) == 0)
+		rd->st.rd.nice = REC_READER_NICE;
+	else
+		rd->st.rd.nice = getpriority(PRIO_PROCESS, gettid());
 	pthread_mutex_lock(&r->lock);
 	rd->tid = gettid();
 	r->ready++;
