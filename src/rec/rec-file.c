@@ -321,8 +321,7 @@ int rec_write_latency(int fd, struct tfs_inst *in, uint64_t *max_us, uint64_t *b
 		return e;
 	}
 	/* Nothing in the file is formatted from the symbols: leave the megabytes out. */
-	free(m.kallsyms.data);
-	m.kallsyms = (struct tfw_blob){ 0 };
+	tfw_meta_drop_kallsyms(&m);
 	free(m.printk.data);
 	m.printk = (struct tfw_blob){ 0 };
 	/*

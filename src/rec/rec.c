@@ -888,6 +888,12 @@ int rec_stop(struct rec *r)
 				pthread_join(r->rd[i].thread, NULL);
 				r->rd[i].running = false;
 			}
+		/*
+		 * The mapped buffers count in our RSS (the whole buffer, from
+		 * the start): give them back before the file is written.
+		 */
+		for (int i = 0; i < r->nreaders; i++)
+			mmap_close(&r->rd[i]);
 	}
 	return rec_error(r);
 }
