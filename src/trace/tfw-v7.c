@@ -15,6 +15,7 @@
 
 #include "tfw-local.h"
 
+#define TFW_ZSTD_STREAM_WLOG 17
 #ifndef TFW_ZSTD_LEVEL
 #define TFW_ZSTD_LEVEL 1
 #endif
@@ -139,6 +140,12 @@ static uint64_t stream_begin(struct w *w, struct stream *s, uint16_t id, uint64_
 		if (w->zctx) {
 			ZSTD_CCtx_reset(w->zctx, ZSTD_reset_session_only);
 			ZSTD_CCtx_setParameter(w->zctx, ZSTD_c_compressionLevel, TFW_ZSTD_LEVEL);
+			/*
+			 * A streamed section is kallsyms' megabytes: with the
+			 * level's own window the compressor keeps a megabyte
+			 * or two of it (tr record's RSS); 128 KB costs little.
+			 */
+			ZSTD_CCtx_setParameter(w->zctx, ZSTD_c_windowLog, TFW_ZSTD_STREAM_WLOG);
 			ZSTD_CCtx_setPledgedSrcSize(w->zctx, total);
 		}
 	} else {
