@@ -9,7 +9,7 @@
 # (default "1:1408 2:1408 2:256 2:16").  For each run it prints generated
 # and recorded counts, loss, the recorder's CPU time per million events (the
 # whole process tree, less markgen's own CPU), and peak RSS; then the
-# tr/trace-cmd ratios.
+# tr/trace-cmd ratios, losses side by side (goal at -b 16: at most half).
 #
 # Needs root and trace-cmd.  The top-level buffer is used (trace-cmd's -B
 # fails on hosts that refuse the function-filter files), so run it on a
@@ -83,7 +83,7 @@ run() {
 		"$(echo "scale=2; 100 * (${gen:-0} - $rec) / ${gen:-1}" | bc -l)%" \
 		"$cpu" "$(echo "$cpu * 1000000 / ($rec + 1)" | bc -l)" \
 		"$(echo "$rss / 1024" | bc -l)" "${rate:-?}" "$(echo "$size / 1048576" | bc -l)"
-	echo "$name $w $kb $cpu $rec $rss $size" >>"$work/results"
+	echo "$name $w $kb $cpu $rec $rss $size ${gen:-0}" >>"$work/results"
 }
 
 saved_kb=$(sed 's/.*expanded: \([0-9]*\).*/\1/' "$TRACEFS/buffer_size_kb")
@@ -100,11 +100,15 @@ echo
 echo "ratios tr/trace-cmd (lower is better):"
 for c in $configs; do
 	w=${c%%:*} kb=${c##*:}
-	read -r _ _ _ tcpu trec trss tsize < <(grep "^tr $w $kb " "$work/results")
-	read -r _ _ _ ccpu crec crss csize < <(grep "^trace-cmd $w $kb " "$work/results")
-	printf '  %s writer(s), -b %s: cpu/Mev %.2f, peak RSS %.2f, file size %.2f, recorded %s vs %s\n' \
+	read -r _ _ _ tcpu trec trss tsize tgen < <(grep "^tr $w $kb " "$work/results")
+	read -r _ _ _ ccpu crec crss csize cgen < <(grep "^trace-cmd $w $kb " "$work/results")
+	tlost=$(echo "100 * ($tgen - $trec) / ($tgen + 1)" | bc -l)
+	clost=$(echo "100 * ($cgen - $crec) / ($cgen + 1)" | bc -l)
+	printf '  %s writer(s), -b %s: cpu/Mev %.2f, peak RSS %.2f, file size %.2f, recorded %s vs %s, lost %.2f%% vs %.2f%% (%s)\n' \
 		"$w" "$kb" \
 		"$(echo "($tcpu / ($trec + 1)) / ($ccpu / ($crec + 1))" | bc -l)" \
 		"$(echo "$trss / $crss" | bc -l)" "$(echo "$tsize / ($csize + 1)" | bc -l)" \
-		"$trec" "$crec"
+		"$trec" "$crec" "$tlost" "$clost" \
+		"$(if [ "$(echo "$clost == 0" | bc)" = 1 ]; then echo "neither lost"
+		   else printf 'ratio %.2f' "$(echo "$tlost / $clost" | bc -l)"; fi)"
 done

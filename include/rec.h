@@ -3,10 +3,24 @@
  * The per-CPU recorder: one reader thread per CPU, each draining its CPU's
  * per_cpu/cpuN/trace_pipe_raw (or snapshot_raw) in whole sub-buffers.
  *
+ * Three ways to read a CPU's buffer, chosen by capability (rec_opts.reader):
+ *  - mmap (Linux 6.10+): the buffer is mapped and each sub-buffer is taken
+ *    in place with the GET_READER ioctl (see rec-mmap.h): no pipe, no copy
+ *    for a full sub-buffer; the one the kernel is still writing waits
+ *    until it is left, except at the end and (opts.partial) when idle,
+ *    when it is copied and what follows later is handed over as a
+ *    sub-buffer of its own;
+ *  - splice: full pages move through a pipe without passing through user
+ *    space, and the partly filled last one is read() at the end;
+ *  - read: read() only (measuring, and the last resort).
+ * The snapshot buffer is never mapped, and while a buffer is mapped the
+ * kernel refuses to arm a snapshot: a session with a snapshot trigger asks
+ * for REC_READER_SPLICE.  Where mapping fails a CPU falls back to splice,
+ * and rec_cpu_stat()->rd says which reader ran and why.
+ *
  * Two sinks share the readers:
- *  - a file sink (opts.tmp_dir set): each CPU's pages go, through splice()
- *    and a pipe, into an anonymous temp file in tmp_dir without passing
- *    through user space; tr record and tr extract then hand the files to
+ *  - a file sink (opts.tmp_dir set): each CPU's pages go into an anonymous
+ *    temp file in tmp_dir; tr record and tr extract then hand the files to
  *    the trace.dat writer (tfw.h);
  *  - a callback sink (opts.fn set): pages are handed, from the reader
  *    thread of their CPU, to fn(arg, cpu, pages, len) in runs of whole
@@ -14,7 +28,8 @@
  *    consumers such as tr stream and tr hist.  The callback runs
  *    concurrently for different CPUs.
  *
- * Each reader runs on the CPU it drains (unless opts.no_pin).  A reader
+ * Each reader runs on the CPU it drains (unless opts.no_pin), at nice -20
+ * where permitted, so that it preempts that CPU's writers when woken.  A reader
  * never sleeps after a pass that read something; when idle it waits in
  * poll() (the kernel wakes it at buffer_percent, see wake_percent) with a
  * timeout.
@@ -42,6 +57,16 @@
 struct rec;
 
 /* Whole sub-buffers from CPU cpu; return 0, or -errno to stop this reader. */
+enum rec_reader {
+	REC_READER_AUTO,	/* mmap where the kernel maps the buffer, else splice */
+	REC_READER_MMAP,
+	REC_READER_SPLICE,
+	REC_READER_READ,
+};
+/* "mmap", "splice", "read" ("auto"); and back, -1 for a bad name. */
+const char *rec_reader_name(int kind);
+int rec_reader_parse(const char *name);
+
 typedef int (*rec_page_fn)(void *arg, int cpu, const void *pages, size_t len);
 
 struct rec_opts {
@@ -53,6 +78,11 @@ struct rec_opts {
 	unsigned idle_ms;	/* longest wait when idle; 0 = 200 ms */
 	bool drain;		/* read what is there now, then finish (no waiting) */
 	uint64_t drain_limit;	/* drain: stop a CPU after this many bytes (0 = none) */
+	/*
+	 * The reader to use; the environment's TR_READER=mmap|splice|read
+	 * overrides AUTO (the tests' way to compare the readers).
+	 */
+	enum rec_reader reader;
 	bool no_splice;		/* use read() even for full pages (for measuring) */
 	bool partial;		/* also hand over partly filled pages when idle (live output) */
 	bool no_pin;		/* do not run each reader on the CPU it reads */
@@ -65,7 +95,20 @@ struct rec_opts {
 	unsigned wake_percent;
 };
 
+/* Which reader a CPU used, and the reader's own figures (tr record -v). */
+struct rec_reader_info {
+	int kind;		/* enum rec_reader, never AUTO once open */
+	int fallback_err;	/* mmap was wanted but failed: -errno, else 0 */
+	int nice;		/* the reader thread's nice value (-20 where permitted) */
+	uint64_t wakes;		/* waits in poll() that ended with data to read */
+	uint64_t max_wake_subbufs;	/* the most sub-buffers read after one wake */
+	uint64_t max_wake_ns;	/* the longest time to drain after one wake */
+	uint64_t busy_ns;	/* all the time spent reading and handing over */
+	uint64_t pieces;	/* mmap: sub-buffers taken while the kernel was writing them */
+};
+
 struct rec_cpu_stat {
+	struct rec_reader_info rd;
 	uint64_t bytes;		/* page data recorded */
 	uint64_t pages;
 	uint64_t missed_pages;	/* pages flagged RB_MISSED_EVENTS */
@@ -112,6 +155,7 @@ struct rec_cpu_summary {
 	uint64_t lost;		/* overrun + dropped since before, or the stored missed counts */
 	uint64_t missed_pages;	/* sub-buffers flagged as following lost events */
 	uint64_t bytes;
+	struct rec_reader_info rd;
 };
 
 struct rec_summary {
@@ -153,6 +197,8 @@ enum {
 #define REC_ZIP(z) ((unsigned)(z) << 24)
 #define REC_ZIP_OF(flags) ((int)((flags) >> 24))
 void rec_summary_print(FILE *f, const struct rec_summary *s, const char *path);
+/* One line per CPU: the reader it used (and why not mmap), and its figures. */
+void rec_readers_print(FILE *f, const struct rec_summary *s);
 
 /*
  * Max-latency tracers (irqsoff, preemptoff, preemptirqsoff, wakeup,

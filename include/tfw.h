@@ -85,6 +85,14 @@ struct tfw_meta {
 	struct tfw_system *systems;
 	size_t nsystems;
 	struct tfw_blob kallsyms, printk, cmdlines;
+	/*
+	 * kallsyms is megabytes: tfw_meta_gather() spools it into an
+	 * unlinked temp file (in $TMPDIR, else /tmp) rather than memory,
+	 * and the writers copy it from there in pieces; then kallsyms.data
+	 * is NULL and kallsyms.len is the file's length.
+	 */
+	bool kallsyms_in_file;
+	int kallsyms_fd;
 	int cpus;
 	struct tfw_opt *opts;	/* BUFFER options are added by tfw_write() */
 	size_t nopts;
@@ -130,6 +138,8 @@ void tfw_blob_append(struct tfw_blob *b, const void *data, size_t len);
 void tfw_meta_add_option(struct tfw_meta *m, uint16_t id, const void *data, size_t len);
 void tfw_meta_add_format(struct tfw_meta *m, const char *system, const char *data, size_t len);
 void tfw_meta_free(struct tfw_meta *m);
+/* Leave kallsyms out (a file that formats nothing from symbols). */
+void tfw_meta_drop_kallsyms(struct tfw_meta *m);
 
 /*
  * Write the whole file to fd (from offset 0; the file is truncated to what

@@ -43,7 +43,7 @@ struct args {
 	struct tr_setup setup;
 	const char *output;
 	struct strv pids;
-	bool children, follow, quiet, no_filter, fail_on_loss;
+	bool children, follow, quiet, verbose, no_filter, fail_on_loss;
 	uint64_t duration_ns;
 	char **command;
 	int file_version;	/* 0: not given */
@@ -62,6 +62,8 @@ static const struct argp_option options[] = {
 	{ NULL, 'F', NULL, OPTION_HIDDEN, NULL, 0 },
 	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
 	{ "quiet", 'q', NULL, 0, "Print no summary and no status line", 0 },
+	{ "verbose", 'v', NULL, 0, "Also say which reader each CPU used (mmap, splice, read) "
+				   "and its wake-up figures", 0 },
 	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also record the recorder's own events", 0 },
 	{ "fail-on-loss", OPT_FAIL_ON_LOSS, NULL, 0, "Exit with 1 if any event was lost", 0 },
 	{ "file-version", OPT_FILE_VERSION, "6|7", 0,
@@ -102,6 +104,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'q':
 		a->quiet = true;
+		return 0;
+	case 'v':
+		a->verbose = true;
 		return 0;
 	case OPT_DURATION:
 		if (parse_duration(arg, &a->duration_ns) || !a->duration_ns)
@@ -182,6 +187,8 @@ static int finish(const struct args *a, const struct rec_record_result *res)
 			a->output);
 	else if (res->reader_err)
 		tr_warn("a reader stopped early: %s", strerror(-res->reader_err));
+	if (a->verbose)
+		rec_readers_print(stderr, sum);
 	if (!a->quiet)
 		rec_summary_print(stderr, sum, a->output);
 	if (sum->fell_back_v6)

@@ -155,6 +155,7 @@ static void summarize(struct rec *r, int ncpus, const struct rec_kstats *before,
 		struct rec_cpu_summary *s = &sum->cpu[c];
 
 		s->bytes = st->bytes;
+		s->rd = st->rd;
 		s->missed_pages = st->missed_pages;
 		if (before) {
 			s->events = after[c].read - before[c].read;
@@ -320,8 +321,7 @@ int rec_write_latency(int fd, struct tfs_inst *in, uint64_t *max_us, uint64_t *b
 		return e;
 	}
 	/* Nothing in the file is formatted from the symbols: leave the megabytes out. */
-	free(m.kallsyms.data);
-	m.kallsyms = (struct tfw_blob){ 0 };
+	tfw_meta_drop_kallsyms(&m);
 	free(m.printk.data);
 	m.printk = (struct tfw_blob){ 0 };
 	/*
@@ -387,6 +387,26 @@ void rec_summary_print(FILE *f, const struct rec_summary *s, const char *path)
 	}
 	human(b, sizeof(b), s->file_bytes);
 	fprintf(f, "wrote '%s' (%s)\n", path, b);
+}
+
+void rec_readers_print(FILE *f, const struct rec_summary *s)
+{
+	for (int c = 0; c < s->ncpus; c++) {
+		const struct rec_reader_info *rd = &s->cpu[c].rd;
+
+		fprintf(f, "cpu%d: reader %s", c, rec_reader_name(rd->kind));
+		if (rd->fallback_err)
+			fprintf(f, " (mmap failed: %s)", strerror(-rd->fallback_err));
+		fprintf(f, ", nice %d", rd->nice);
+		fprintf(f, ", %llu wake-ups, at most %llu sub-buffers and %.3f ms per wake-up, "
+			   "%.3f ms reading in all",
+			(unsigned long long)rd->wakes, (unsigned long long)rd->max_wake_subbufs,
+			rd->max_wake_ns / 1e6, rd->busy_ns / 1e6);
+		if (rd->kind == REC_READER_MMAP)
+			fprintf(f, ", %llu taken while being written",
+				(unsigned long long)rd->pieces);
+		fputc('\n', f);
+	}
 }
 
 void rec_summary_free(struct rec_summary *s)

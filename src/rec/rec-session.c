@@ -223,7 +223,11 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		r = session_open(&(struct session_opts){
 					 .inst = o->inst, .command = o->command,
 					 .duration_ns = o->duration_ns, .no_readers = latency,
-					 .rec = { .tmp_dir = o->tmp_dir, .wake_percent = 5 },
+					 .rec = { .tmp_dir = o->tmp_dir, .wake_percent = 5,
+						  /* A mapped buffer refuses to arm a snapshot. */
+						  .reader = has_snapshot_trigger(o->setup)
+								    ? REC_READER_SPLICE
+								    : REC_READER_AUTO },
 					 .tick = o->progress && !latency ? progress_tick : NULL,
 					 .tick_ms = o->progress && !latency ? REC_PROGRESS_MS : 0,
 					 .poll_fd = -1, .arg = &prog },

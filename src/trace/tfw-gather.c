@@ -4,6 +4,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,54 @@ static int slurp(const char *path, struct tfw_blob *b)
 	free(b->data);
 	b->data = data;
 	b->len = len;
+	return 0;
+}
+
+/*
+ * /proc/kallsyms into an unlinked temp file, a piece at a time: holding
+ * its megabytes was most of tr record's memory.  0, or -errno and nothing
+ * kept (the caller reads it into memory instead).
+ */
+static int spool_kallsyms(struct tfw_meta *m)
+{
+	const char *dir = getenv("TMPDIR");
+	int in = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC), out, e = 0;
+	uint64_t len = 0;
+	char *buf;
+
+	if (in < 0)
+		return -errno;
+	out = open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (out < 0) {
+		e = -errno;
+		close(in);
+		return e;
+	}
+	buf = xmalloc(1 << 16);
+	for (;;) {
+		ssize_t n = read(in, buf, 1 << 16);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			e = n < 0 ? -errno : 0;
+			break;
+		}
+		if (write(out, buf, n) != n) {
+			e = errno ? -errno : -ENOSPC;
+			break;
+		}
+		len += n;
+	}
+	free(buf);
+	close(in);
+	if (e) {
+		close(out);
+		return e;
+	}
+	m->kallsyms = (struct tfw_blob){ .len = len };
+	m->kallsyms_fd = out;
+	m->kallsyms_in_file = true;
 	return 0;
 }
 
@@ -140,7 +189,8 @@ int tfw_meta_gather(struct tfw_meta *m, struct tfs_inst *in, const struct strv *
 	strv_free(&seen);
 
 	/* Unreadable kallsyms only costs function names: the file is still good. */
-	slurp("/proc/kallsyms", &m->kallsyms);
+	if (spool_kallsyms(m))
+		slurp("/proc/kallsyms", &m->kallsyms);
 	slurp_tfs(NULL, "printk_formats", &m->printk);
 	slurp_tfs(NULL, "saved_cmdlines", &m->cmdlines);
 

@@ -16,6 +16,11 @@ void tfw_put64(struct tfw_blob *b, uint64_t v);
 bool tfw_host_big_endian(void);
 uint64_t tfw_align_up(uint64_t v, uint64_t a);
 int tfw_pwrite_all(int fd, const void *p, size_t n, uint64_t off);
+/* kallsyms to fd at off, from memory or in pieces from its temp file.  0 or -errno. */
+int tfw_kallsyms_pwrite(const struct tfw_meta *m, int fd, uint64_t off);
+/* Piece after piece of kallsyms: fn(arg, p, n, last).  0 or -errno. */
+int tfw_kallsyms_each(const struct tfw_meta *m, void (*fn)(void *arg, const void *p, size_t n, bool last),
+		      void *arg);
 
 /* "header_page\0" size8 data "header_event\0" size8 data */
 void tfw_put_header_info(const struct tfw_meta *m, struct tfw_blob *out);

@@ -15,6 +15,7 @@
 
 #include "tfw-local.h"
 
+#define TFW_ZSTD_STREAM_WLOG 17
 #ifndef TFW_ZSTD_LEVEL
 #define TFW_ZSTD_LEVEL 1
 #endif
@@ -139,6 +140,12 @@ static uint64_t stream_begin(struct w *w, struct stream *s, uint16_t id, uint64_
 		if (w->zctx) {
 			ZSTD_CCtx_reset(w->zctx, ZSTD_reset_session_only);
 			ZSTD_CCtx_setParameter(w->zctx, ZSTD_c_compressionLevel, TFW_ZSTD_LEVEL);
+			/*
+			 * A streamed section is kallsyms' megabytes: with the
+			 * level's own window the compressor keeps a megabyte
+			 * or two of it (tr record's RSS); 128 KB costs little.
+			 */
+			ZSTD_CCtx_setParameter(w->zctx, ZSTD_c_windowLog, TFW_ZSTD_STREAM_WLOG);
 			ZSTD_CCtx_setPledgedSrcSize(w->zctx, total);
 		}
 	} else {
@@ -214,14 +221,28 @@ static void stream_end(struct stream *s)
 }
 
 /* A section of a length prefix (4 or 8 bytes) and a blob, streamed. */
-static uint64_t blob_section(struct w *w, uint16_t id, const struct tfw_blob *b, int lenw)
+static void feed_piece(void *arg, const void *p, size_t n, bool last)
+{
+	stream_feed(arg, p, n, last);
+}
+
+/* m: b is m's kallsyms, which may be in its temp file (tfw_kallsyms_each). */
+static uint64_t blob_section(struct w *w, uint16_t id, const struct tfw_blob *b, int lenw,
+			     const struct tfw_meta *m)
 {
 	struct stream *s = xcalloc(1, sizeof(*s));
 	uint64_t len8 = b->len, at = stream_begin(w, s, id, lenw + b->len);
 	uint32_t len4 = b->len;
+	int r;
 
 	stream_feed(s, lenw == 4 ? (void *)&len4 : (void *)&len8, lenw, false);
-	stream_feed(s, b->data, b->len, true);
+	if (m) {
+		r = tfw_kallsyms_each(m, feed_piece, s);
+		if (r && !w->err)
+			w->err = r;
+	} else {
+		stream_feed(s, b->data, b->len, true);
+	}
 	stream_end(s);
 	free(s);
 	return at;
@@ -393,9 +414,9 @@ int tfw_write_v7(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbu
 	sect[2] = section(&w, V7_EVENT_FORMATS, &b);
 	free(b.data);
 	/* The big ones are streamed through the compressor, not copied. */
-	sect[3] = blob_section(&w, V7_KALLSYMS, &m->kallsyms, 4);
-	sect[4] = blob_section(&w, V7_PRINTK, &m->printk, 4);
-	sect[5] = blob_section(&w, V7_CMDLINES, &m->cmdlines, 8);
+	sect[3] = blob_section(&w, V7_KALLSYMS, &m->kallsyms, 4, m);
+	sect[4] = blob_section(&w, V7_PRINTK, &m->printk, 4, NULL);
+	sect[5] = blob_section(&w, V7_CMDLINES, &m->cmdlines, 8, NULL);
 
 	chunk = xmalloc((size_t)m->page_size * TFW_V7_CHUNK_PAGES);
 	for (size_t i = 0; i < nbufs; i++) {

@@ -75,7 +75,7 @@ void tfw_meta_free(struct tfw_meta *m)
 		free(m->systems[i].name);
 	}
 	free(m->systems);
-	free(m->kallsyms.data);
+	tfw_meta_drop_kallsyms(m);
 	free(m->printk.data);
 	free(m->cmdlines.data);
 	for (size_t i = 0; i < m->nopts; i++)
@@ -196,6 +196,71 @@ static void header(const struct tfw_meta *m, bool kallsyms, bool cmdlines, size_
 		tfw_put(out, names[i], len);
 	}
 	tfw_put16(out, TFW_OPT_DONE);
+}
+
+void tfw_meta_drop_kallsyms(struct tfw_meta *m)
+{
+	if (m->kallsyms_in_file)
+		close(m->kallsyms_fd);
+	m->kallsyms_in_file = false;
+	free(m->kallsyms.data);
+	m->kallsyms = (struct tfw_blob){ 0 };
+}
+
+#define KALLSYMS_PIECE (1 << 16)
+
+int tfw_kallsyms_each(const struct tfw_meta *m, void (*fn)(void *arg, const void *p, size_t n, bool last),
+		      void *arg)
+{
+	char *buf;
+
+	if (!m->kallsyms_in_file) {
+		fn(arg, m->kallsyms.data, m->kallsyms.len, true);
+		return 0;
+	}
+	buf = xmalloc(KALLSYMS_PIECE);
+	for (uint64_t off = 0; off < m->kallsyms.len;) {
+		size_t want = m->kallsyms.len - off < KALLSYMS_PIECE ? m->kallsyms.len - off
+								       : KALLSYMS_PIECE;
+		ssize_t n = pread(m->kallsyms_fd, buf, want, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? -errno : -EIO;
+
+			free(buf);
+			return e;
+		}
+		off += n;
+		fn(arg, buf, n, off == m->kallsyms.len);
+	}
+	free(buf);
+	return 0;
+}
+
+struct kpw {
+	int fd;
+	uint64_t off;
+	int err;
+};
+
+static void kallsyms_pwrite_piece(void *arg, const void *p, size_t n, bool last)
+{
+	struct kpw *k = arg;
+
+	(void)last;
+	if (!k->err)
+		k->err = tfw_pwrite_all(k->fd, p, n, k->off);
+	k->off += n;
+}
+
+int tfw_kallsyms_pwrite(const struct tfw_meta *m, int fd, uint64_t off)
+{
+	struct kpw k = { .fd = fd, .off = off };
+	int r = tfw_kallsyms_each(m, kallsyms_pwrite_piece, &k);
+
+	return r ? r : k.err;
 }
 
 uint64_t tfw_header_size(const struct tfw_meta *m, size_t nbuffer_opts, const char *const *names)
@@ -429,7 +494,7 @@ int tfw_write_latency(int fd, struct tfw_meta *m, const char *text, size_t len,
 	if (!r)
 		r = tfw_pwrite_all(fd, hdr.data, kpos, 0);
 	if (!r && m->kallsyms.len)
-		r = tfw_pwrite_all(fd, m->kallsyms.data, m->kallsyms.len, kpos);
+		r = tfw_kallsyms_pwrite(m, fd, kpos);
 	if (!r)
 		r = tfw_pwrite_all(fd, hdr.data + kpos, hdr.len - kpos, kpos + m->kallsyms.len);
 	if (!r)
@@ -499,7 +564,7 @@ int tfw_write(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs,
 	if (!r)
 		r = tfw_pwrite_all(fd, hdr.data, kpos, 0);
 	if (!r && klen)
-		r = tfw_pwrite_all(fd, m->kallsyms.data, klen, kpos);
+		r = tfw_kallsyms_pwrite(m, fd, kpos);
 	if (!r)
 		r = tfw_pwrite_all(fd, hdr.data + kpos, hdr.len - kpos, kpos + klen);
 	for (size_t b = 0; b < nbufs && !r; b++) {

@@ -17,8 +17,9 @@ test_expect_success 'a letter names the same option in every command (tr list as
 	# Same meaning, older long names kept: stack -l is --filter (of
 	# functions, like --func-filter), stream -F is --report-filter.  top
 	# takes top(1)'"'"'s -b (batch) and -n (iterations), and hist and top
-	# take -k/-v as keys and values, as tr.1 says.
-	grep -vxE "l filter stack|F report-filter stream|b batch top|n iterations top|v vals (hist|top)" all |
+	# take -k/-v as keys and values, and record -v is verbose (it has no
+	# output filter to invert), as tr.1 says.
+	grep -vxE "l filter stack|F report-filter stream|b batch top|n iterations top|v vals (hist|top)|v verbose record" all |
 		awk "{ print \$1, \$2 }" | sort -u >pairs &&
 	cut -d" " -f1 pairs | uniq -d >dups &&
 	{ test ! -s dups || { grep -wFf dups all; exit 1; }; }
@@ -33,6 +34,7 @@ test_expect_success 'the scheme in tr.1 holds: -v inverts (values in hist and to
 	test_grep -qx "P pid report" all &&
 	test_grep -qx "v vals hist" all &&
 	test_grep -qx "v vals top" all &&
+	test_grep -qx "v verbose record" all &&
 	test_must_fail grep -E "^F .* (hist|record)$" all
 '
 

@@ -250,6 +250,46 @@ TEST(top_level_file)
 	tfw_meta_free(&m);
 }
 
+/* Move m's kallsyms into an unlinked temp file, as tfw_meta_gather() spools it. */
+static void kallsyms_to_file(struct tfw_meta *m)
+{
+	int fd = scratch_fd();
+
+	CHECK(fd >= 0);
+	CHECK(write(fd, m->kallsyms.data, m->kallsyms.len) == (ssize_t)m->kallsyms.len);
+	free(m->kallsyms.data);
+	m->kallsyms.data = NULL;
+	m->kallsyms_fd = fd;
+	m->kallsyms_in_file = true;
+}
+
+/* kallsyms spooled in a file: the same bytes in the file as from memory. */
+TEST(kallsyms_from_temp_file)
+{
+	struct tfw_meta m;
+	static unsigned char pages[1][PAGE];
+	struct tfw_src src[2] = { { .mem = pages, .size = PAGE }, { .fd = -1 } };
+	struct tfw_buffer buf = { NULL, src };
+	struct tfw_result res;
+	struct cur c = { 0 };
+	int fd = scratch_fd();
+	unsigned char *file;
+
+	meta_init(&m);
+	kallsyms_to_file(&m);
+	make_page(pages[0], 1000, 100, 0xa1);
+	CHECK(fd >= 0);
+	CHECK(tfw_write(fd, &m, &buf, 1, 0, &res) == 0);
+	file = slurp_fd(fd, &c.len);
+	c.p = file;
+	CHECK(res.bytes == c.len);
+	check_front(&c, true);
+	free(file);
+	close(fd);
+	tfw_meta_free(&m);
+	CHECK(!m.kallsyms_in_file);
+}
+
 /* An instance goes in a BUFFER option pointing at its own flyrecord. */
 TEST(instance_buffer_from_temp_file)
 {
@@ -583,6 +623,6 @@ next:
 	free(pages);
 }
 
-UNIT_MAIN(T(top_level_file), T(instance_buffer_from_temp_file), T(missed_events_flags),
+UNIT_MAIN(T(top_level_file), T(kallsyms_from_temp_file), T(instance_buffer_from_temp_file), T(missed_events_flags),
 	  T(missed_events_sign_extended), T(walk_skips_bad_pages),
 	  T(kernel_stats), T(own_pid_filters), T(latency_file), T(v7_round_trip))
