@@ -91,6 +91,7 @@ int cmd_stop(int argc, char **argv);
 int cmd_restart(int argc, char **argv);
 int cmd_clear(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
+int cmd_marker(int argc, char **argv);
 int cmd_instance(int argc, char **argv);
 int cmd_trigger(int argc, char **argv);
 int cmd_probe(int argc, char **argv);

@@ -19,6 +19,7 @@
 #define TR_TFS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "tr.h"
 
@@ -65,6 +66,11 @@ int tfs_ensure(const struct tfs_inst *in, const char *file, const char *value);
 int tfs_set_path(const char *path, const char *value);
 /* Write without remembering (clearing a buffer, a one-shot command). */
 int tfs_write(const struct tfs_inst *in, const char *file, const char *value, bool append);
+/*
+ * Write buf in one write() (a trace_marker record), without remembering;
+ * -EMSGSIZE when the kernel took less than all of it.
+ */
+int tfs_write_bytes(const struct tfs_inst *in, const char *file, const void *buf, size_t len);
 /* Remember a file's value to restore at exit, without writing it (the kernel will). */
 int tfs_save(const struct tfs_inst *in, const char *file);
 /*

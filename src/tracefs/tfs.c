@@ -390,6 +390,37 @@ int tfs_write(const struct tfs_inst *in, const char *file, const char *value, bo
 	return r;
 }
 
+int tfs_write_bytes(const struct tfs_inst *in, const char *file, const void *buf, size_t len)
+{
+	char *p = tfs_path(in, file), *log = errlog_for(p), *before = NULL;
+	int fd, r = 0;
+	ssize_t n;
+
+	tr_detail_clear();
+	read_file(log, &before, NULL);
+	fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+	} else {
+		/* One write(): a marker is one record, never split. */
+		do
+			n = write(fd, buf, len);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			r = -errno;
+		else if ((size_t)n != len)
+			r = -EMSGSIZE;
+		if (close(fd) && !r)
+			r = -errno;
+	}
+	if (r)
+		detail_from_errlog(log, before);
+	free(before);
+	free(log);
+	free(p);
+	return r;
+}
+
 int tfs_save(const struct tfs_inst *in, const char *file)
 {
 	char *p = tfs_path(in, file), *raw = NULL;
