@@ -135,7 +135,8 @@ int cmd_stream(int argc, char **argv)
 	}
 	if (!r) {
 		stream_attach(s, session_rec(sess));
-		if (!a.no_filter)
+		/* With -P only those pids trace: tr's own are out already. */
+		if (!a.no_filter && !a.setup.pids.n)
 			nown = session_own_pids(sess, own, ARRAY_SIZE(own));
 		r = rec_events_to_enable(&a.ev.list, own, nown, &enable);
 	}
