@@ -121,6 +121,11 @@ int tfs_each_event_file(const struct tfs_inst *in, const char *file,
 			int (*fn)(const char *system, const char *event, char *content, void *ctx),
 			void *ctx);
 
+/* The names in a directory of the instance ("options"), sorted. */
+int tfs_list_dir(const struct tfs_inst *in, const char *dir, struct strv *names);
+/* The tracer an option file belongs to (func_stack_trace: "function"), or NULL. */
+const char *tfs_option_tracer(const char *opt);
+
 /* Every "system:event" the kernel offers (for an instance, its own list). */
 int tfs_events(const struct tfs_inst *in, struct strv *out);
 

@@ -44,6 +44,12 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
 		return 0;
+	case ARGP_KEY_END:
+		/* tr reset -B puts back the instance's settings only. */
+		if (a->setup.cmdlines_size && a->inst.name)
+			argp_error(state, "--cmdlines-size is a top-level setting: give it without -B "
+					  "(tr reset puts it back)");
+		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}

@@ -187,10 +187,76 @@ static char *filter_hint(struct tfs_inst *in, const char *system, const char *ev
 	return hint;
 }
 
+/* How many of the matches took their filter from sel. */
+static size_t sel_matches(const struct evmatch *m, size_t n, const struct evsel *sel)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += m[i].sel == sel;
+	return k;
+}
+
+/*
+ * A filter on a selector of several events (-e sched -f 'prev_pid == 0')
+ * is taken by the events that have its fields and skipped by the others,
+ * as the kernel's own subsystem filter (events/SYS/filter) does; skipped
+ * events are not enabled, since they would trace unfiltered.  One warning
+ * names the skipped events; a filter no event takes fails as for one event.
+ */
+static int report_skipped(struct tfs_inst *in, const struct evmatch *m, size_t n,
+			  const bool *skip)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct evsel *sel = m[i].sel;
+		size_t total, skipped = 0;
+		char *names = NULL, *hint;
+		bool first = true;
+		int r;
+
+		if (!skip[i])
+			continue;
+		/* Once per selector: at its first skipped match. */
+		for (size_t k = 0; k < i && first; k++)
+			first = !(skip[k] && m[k].sel == sel);
+		if (!first)
+			continue;
+		total = sel_matches(m, n, sel);
+		for (size_t k = i; k < n; k++) {
+			char *t;
+
+			if (!skip[k] || m[k].sel != sel)
+				continue;
+			skipped++;
+			t = xasprintf("%s%s%s:%s", names ? names : "", names ? ", " : "",
+				      m[k].system, m[k].event);
+			free(names);
+			names = t;
+		}
+		if (skipped < total) {
+			tr_warn("filter '%s' of '%s' skipped %zu of %zu events, which lack its "
+				"fields: %s", sel->user_filter ? sel->user_filter : sel->filter,
+				sel->spec, skipped, total, names);
+			free(names);
+			continue;
+		}
+		free(names);
+		hint = filter_hint(in, m[i].system, m[i].event,
+				   sel->user_filter ? sel->user_filter : sel->filter);
+		r = tr_fail(-EINVAL, "bad filter for '%s': '%s': no event of it has its fields%s%s",
+			    sel->spec, sel->user_filter ? sel->user_filter : sel->filter,
+			    hint ? ": " : "", hint ? hint : "");
+		free(hint);
+		return r;
+	}
+	return 0;
+}
+
 int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 {
 	struct strv avail = { 0 };
 	struct evmatch *m = NULL;
+	bool *skip = NULL;
 	size_t n = 0;
 	int r;
 
@@ -203,6 +269,7 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 	}
 	r = evsel_resolve(events, &avail, &m, &n);
 	strv_free(&avail);
+	skip = xcalloc(n ? n : 1, sizeof(*skip));
 	/* Filters first, so no event ever runs unfiltered. */
 	for (size_t i = 0; i < n && !r; i++) {
 		char *f;
@@ -211,6 +278,11 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 			continue;
 		f = xasprintf("events/%s/%s/filter", m[i].system, m[i].event);
 		r = tfs_set(in, f, m[i].filter);
+		if (r == -EINVAL && tr_detail() && strstr(tr_detail(), "Field not found") &&
+		    sel_matches(m, n, m[i].sel) > 1) {
+			skip[i] = true;
+			r = 0;
+		}
 		/*
 		 * tr's own clauses were added to the user's filter: show the
 		 * kernel's verdict on what the user typed, caret and all, if the
@@ -229,9 +301,14 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 		}
 		free(f);
 	}
+	if (!r)
+		r = report_skipped(in, m, n, skip);
 	for (size_t i = 0; i < n && !r; i++) {
-		char *f = xasprintf("events/%s/%s/enable", m[i].system, m[i].event);
+		char *f;
 
+		if (skip[i])
+			continue;
+		f = xasprintf("events/%s/%s/enable", m[i].system, m[i].event);
 		r = tfs_set(in, f, "1");
 		/* ftrace's own events (print, function...) have no switch: always on. */
 		if (r == -ENOENT && !strcmp(m[i].system, "ftrace"))
@@ -241,6 +318,7 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 				    strerror(-r));
 		free(f);
 	}
+	free(skip);
 	evmatch_free(m, n);
 	return r;
 }

@@ -577,6 +577,41 @@ int tfs_inst_list(struct strv *names)
 	return 0;
 }
 
+int tfs_list_dir(const struct tfs_inst *in, const char *dir, struct strv *names)
+{
+	char *p = tfs_path(in, dir);
+	DIR *d = opendir(p);
+	struct dirent *de;
+
+	free(p);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			strv_push(names, de->d_name);
+	closedir(d);
+	strv_sort(names);
+	return 0;
+}
+
+const char *tfs_option_tracer(const char *opt)
+{
+	/* From the kernel's tracers' flag tables: options named for one tracer. */
+	static const struct {
+		const char *prefix, *tracer;
+	} owners[] = {
+		{ "func_stack_trace", "function" }, { "func-no-repeats", "function" },
+		{ "funcgraph-", "function_graph" }, { "sleep-time", "function_graph" },
+		{ "graph-time", "function_graph" }, { "display-graph", "irqsoff, wakeup..." },
+		{ "blk_", "blk" }, { "test_nop_", "nop" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(owners); i++)
+		if (!strncmp(opt, owners[i].prefix, strlen(owners[i].prefix)))
+			return owners[i].tracer;
+	return NULL;
+}
+
 /*
  * Undo newest first.  Settings of an instance that is about to be removed
  * are skipped: removing it takes them along.  Keeps going after a failure
