@@ -67,10 +67,10 @@ test_expect_success 'list -o lists every option file, naming the tracer of those
 	awk "{ print \$1 }" out >names &&
 	grep -vxFf current names >others || : &&
 	for f in $(cat others); do
-		test_grep -qE "^$f +(on|off)  tracer .* \(not current\)$" out || exit 1
+		test_grep -qE "^$f +(on|off) +tracer .* \(not current\)$" out || exit 1
 	done &&
 	if test -e $TRACEFS/options/func_stack_trace && ! grep -qx func_stack_trace current; then
-		test_grep -qE "^func_stack_trace +(on|off)  tracer function \(not current\)$" out
+		test_grep -qE "^func_stack_trace +(on|off) +tracer function \(not current\)$" out
 	fi
 '
 
