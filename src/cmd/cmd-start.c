@@ -45,6 +45,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		argp_error(state, "unexpected argument '%s'", arg);
 		return 0;
 	case ARGP_KEY_END:
+		if (a->setup.children && !a->setup.pids.n)
+			argp_error(state, "-c goes with -P");
 		/* tr reset -B puts back the instance's settings only. */
 		if (a->setup.cmdlines_size && a->inst.name)
 			argp_error(state, "--cmdlines-size is a top-level setting: give it without -B "

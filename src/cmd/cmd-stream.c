@@ -88,6 +88,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (a->invert && !a->filters.n)
 			argp_error(state, "-v goes with -F");
+		if (a->setup.children && !a->setup.pids.n)
+			argp_error(state, "-c goes with -P");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -13,6 +13,9 @@ I() { printf '%s/instances/%s' "$TRACEFS" "$1"; }
 on_both_cpus() { taskset -c 0 /bin/true && taskset -c 1 /bin/echo >/dev/null; }
 # The CPU column of the kernel's trace text, one line per CPU seen.
 cpus_seen() { grep -v "^#" | sed -nE "s/.*\[([0-9]+)\].*/\1/p" | sort -u; }
+# A shell that waits for the file "go", then runs CMD: its exec comes after
+# tracing started, however slow the start was.
+waiting() { exec sh -c "while ! test -e go; do sleep 0.05; done; $1"; }
 
 test_expect_success 'start --cpus 1: tracing_cpumask, and events only from CPU 1' '
 	inst=$(test_instance) &&
@@ -110,31 +113,54 @@ test_expect_success 'clear --cpu 0 empties CPU 0 only' '
 test_expect_success 'start -P traces that process only; -c adds its children' '
 	inst=$(test_instance) &&
 	test_when_finished "tr reset -B $inst" &&
-	{ sh -c "sleep 1; exec /bin/true" & } && p=$! &&
-	{ sh -c "sleep 1; exec /bin/echo >/dev/null" & } && q=$! &&
+	rm -f go &&
+	{ waiting "exec /bin/true" & } && p=$! &&
+	{ waiting "exec /bin/echo >/dev/null" & } && q=$! &&
 	tr start -B $inst -P $p -e sched:sched_process_exec &&
 	test "$(cat $(I $inst)/set_event_pid)" = $p &&
+	touch go &&
 	test_wait_exit $p 5 && test_wait_exit $q 5 &&
 	tr show -B $inst >out &&
 	test_grep -q "true-$p .*filename=/bin/true" out &&
 	test_must_fail grep -q "filename=/bin/echo" out &&
 	test_must_fail grep -q "filename=.*sleep" out &&
 	tr reset -B $inst &&
-	{ sh -c "sleep 1; /bin/echo >/dev/null; exec /bin/true" & } && p=$! &&
+	rm -f go &&
+	{ waiting "/bin/echo >/dev/null; exec /bin/true" & } && p=$! &&
 	tr start -B $inst -P $p -c -e sched:sched_process_exec &&
 	test "$(cat $(I $inst)/options/event-fork)" = 1 &&
+	touch go &&
 	test_wait_exit $p 5 &&
 	tr show -B $inst >out &&
 	test_grep -q "filename=/bin/echo" out &&
 	test_grep -q "filename=/bin/true" out
 '
 
+test_expect_success '-c without -P, and a bad pid: usage errors, nothing created' '
+	inst=$(test_instance) &&
+	test_expect_code 64 tr start -B $inst -c -e sched 2>err &&
+	test_grep -q "\-c goes with -P" err &&
+	test_expect_code 64 tr stream -B $inst -c -e sched 2>err &&
+	test_grep -q "\-c goes with -P" err &&
+	test_expect_code 64 tr start -B $inst -P 0 -e sched 2>err &&
+	test_grep -q "bad pid .0." err &&
+	test ! -d $(I $inst)
+'
+
 test_expect_success 'stream -P prints that process only' '
 	inst=$(test_instance) &&
-	{ sh -c "sleep 1; exec /bin/true" & } && p=$! &&
-	{ sh -c "sleep 1; exec /bin/echo >/dev/null" & } && q=$! &&
-	tr stream -B $inst -P $p -e sched:sched_process_exec --duration 2500ms >out &&
-	test_wait_exit $p 5 && test_wait_exit $q 5 &&
+	rm -f go &&
+	{ waiting "exec /bin/true" & } && p=$! &&
+	{ waiting "exec /bin/echo >/dev/null" & } && q=$! &&
+	{ tr stream -B $inst -P $p -e sched:sched_process_exec --duration 4s >out & } &&
+	s=$! &&
+	# The session turns tracing on last.
+	for i in $(seq 50); do
+		test "$(cat $(I $inst)/tracing_on 2>/dev/null)" = 1 && break
+		sleep 0.1
+	done &&
+	touch go &&
+	test_wait_exit $p 5 && test_wait_exit $q 5 && test_wait_exit $s 10 &&
 	test_grep -q "true-$p .*filename=/bin/true" out &&
 	test_must_fail grep -q "filename=/bin/echo" out &&
 	test ! -d $(I $inst)
@@ -143,10 +169,12 @@ test_expect_success 'stream -P prints that process only' '
 test_expect_success '--notrace-pid leaves a process out; set_ftrace_notrace_pid refused is a note' '
 	inst=$(test_instance) &&
 	test_when_finished "tr reset -B $inst" &&
-	{ sh -c "sleep 1; exec /bin/true" & } && p=$! &&
-	{ sh -c "sleep 1; exec /bin/echo >/dev/null" & } && q=$! &&
+	rm -f go &&
+	{ waiting "exec /bin/true" & } && p=$! &&
+	{ waiting "exec /bin/echo >/dev/null" & } && q=$! &&
 	tr start -B $inst --notrace-pid $q -e sched:sched_process_exec 2>err &&
 	test "$(cat $(I $inst)/set_event_notrace_pid)" = $q &&
+	touch go &&
 	test_wait_exit $p 5 && test_wait_exit $q 5 &&
 	tr show -B $inst >out &&
 	test_grep -q "filename=/bin/true" out &&

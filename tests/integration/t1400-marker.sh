@@ -6,9 +6,10 @@
 test_requires instances events
 
 # "comm-pid [cpu] time: text" from the kernel's trace file (flags dropped)
-# and from tr report (the buffer's name dropped), to compare.
-kernel_lines() { grep -v "^#" | sed -E "s/^ *//; s/ +\[([0-9]+)\] [^ ]+ / [\1] /"; }
-report_lines() { grep -v "^cpus=" | sed -E "s/^[^ ]+: +//"; }
+# and from tr report (the buffer's name dropped), blanks squeezed (the
+# padding differs), to compare.
+kernel_lines() { grep -v "^#" | sed -E "s/^ +//; s/ +/ /g; s/ (\[[0-9]+\]) [^ ]+ / \1 /"; }
+report_lines() { grep -v "^cpus=" | sed -E "s/^[^ ]+: +//; s/ +/ /g"; }
 
 test_expect_success 'text and raw markers read back as the kernel prints them' '
 	inst=$(test_instance) &&
