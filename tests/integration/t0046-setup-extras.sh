@@ -83,7 +83,7 @@ if test_have latency && grep -qw irqsoff "$TRACEFS/available_tracers"; then
 	'
 else
 	test_skip 'start -p irqsoff starts from tracing_max_latency 0' \
-		"no irqsoff tracer here (the VM tier runs it)"
+		"no irqsoff tracer here (the full VM kernel has it)"
 fi
 
 test_done
