@@ -86,6 +86,16 @@ static int parse_id(const char *s, uint32_t *out)
 	return 0;
 }
 
+/* The instance's option "markers" is off: the kernel refuses every marker then. */
+static bool markers_off(struct tfs_inst *in)
+{
+	char *v = NULL;
+	bool off = !tfs_read(in, "options/markers", &v) && v[0] == '0';
+
+	free(v);
+	return off;
+}
+
 static char *join_words(char **w, int n)
 {
 	size_t len = 0, off = 0;
@@ -135,6 +145,9 @@ int cmd_marker(int argc, char **argv)
 			r = tr_fail(r, "tracing is off%s%s%s: the marker was not recorded",
 				    in->name ? " in '" : "", in->name ? in->name : "",
 				    in->name ? "'" : "");
+		else if (r == -EINVAL && markers_off(in))
+			r = tr_fail(r, "trace markers are off (the option 'markers'): the marker was "
+				       "not recorded");
 		else if (r == -EINVAL || r == -EMSGSIZE)
 			r = tr_fail(r, "marker of %zu bytes refused by %s%s%s", len, file,
 				    tr_detail() ? ": " : " (too long?)",

@@ -45,6 +45,14 @@ test_expect_success 'a marker while tracing is off: it says so, nothing recorded
 	test_must_fail grep -q "lost" out
 '
 
+test_expect_success 'markers turned off in the instance: said in one line' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst" &&
+	tr start -B $inst -O nomarkers -e sched:sched_process_exec -f "pid == 1" &&
+	test_expect_code 1 tr marker -B $inst hi 2>err &&
+	test_grep -qx "tr: trace markers are off (the option .markers.): the marker was not recorded" err
+'
+
 test_expect_success 'bad input: one line naming it' '
 	test_expect_code 64 tr marker 2>err &&
 	test_grep -q "no TEXT to write" err &&
