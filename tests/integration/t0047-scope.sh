@@ -184,4 +184,19 @@ test_expect_success '--notrace-pid leaves a process out; set_ftrace_notrace_pid 
 	fi
 '
 
+if test_have function && test_have function_filter; then
+	test_expect_success 'with the function tracer, -P and --notrace-pid scope functions too' '
+		inst=$(test_instance) &&
+		test_when_finished "tr reset -B $inst" &&
+		tr start -B $inst -p function -l vfs_read -P $$ --notrace-pid 1 &&
+		test "$(cat $(I $inst)/set_event_pid)" = $$ &&
+		test "$(cat $(I $inst)/set_ftrace_pid)" = $$ &&
+		test "$(cat $(I $inst)/set_event_notrace_pid)" = 1 &&
+		test "$(cat $(I $inst)/set_ftrace_notrace_pid)" = 1
+	'
+else
+	test_skip 'with the function tracer, -P and --notrace-pid scope functions too' \
+		"no function tracer here (the full VM kernel has it)"
+fi
+
 test_done
