@@ -149,6 +149,7 @@ _tr_candidates() {
 		printf '%s\n' text json csv; return ;;
 	--view) printf '%s\n' tasks syscalls events cpus irqs custom latency; return ;;
 	--engine) printf '%s\n' kernel user; return ;;
+	--cpu) seq 0 $(($(getconf _NPROCESSORS_CONF 2>/dev/null || echo 1) - 1)); return ;;
 	--units) printf '%s\n' ns us; return ;;
 	-i|--input) _tr_dat_files "$cur"; return ;;
 	-o|--output) compgen -f -- "$cur"; return ;;

@@ -65,10 +65,15 @@ extern const struct argp opt_events_argp;
 
 /* -p TRACER, -C CLOCK, -b KB, -O OPTION: input is a struct tr_setup. */
 extern const struct argp opt_setup_argp;
-/* Instance, events and set-up together (start, record, stream). */
+/* -M CPUMASK / --cpus LIST: input is a struct tr_cpus (tr_setup's, or top's own). */
+extern const struct argp opt_cpus_argp;
+/* -P PID, -c, --notrace-pid PID: input is a struct tr_setup. */
+extern const struct argp opt_pids_argp;
+/* Instance, events, set-up, CPUs and processes together (start, record, stream). */
 extern const struct argp_child opt_session_children[];
 
 struct tr_setup;
+struct tr_cpus;
 /*
  * At ARGP_KEY_INIT: hand each shared option group its input by which group
  * it is, not by its position among the command's children.  NULL for a
@@ -76,6 +81,8 @@ struct tr_setup;
  */
 void opt_bind(struct argp_state *state, struct opt_instance *inst, struct opt_events *ev,
 	      struct tr_setup *setup);
+/* For a command with the CPU group but no tr_setup (top). */
+void opt_bind_cpus(struct argp_state *state, struct tr_cpus *cpus);
 
 int cmd_check(int argc, char **argv);
 int cmd_check_events(int argc, char **argv);
@@ -91,6 +98,7 @@ int cmd_stop(int argc, char **argv);
 int cmd_restart(int argc, char **argv);
 int cmd_clear(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
+int cmd_marker(int argc, char **argv);
 int cmd_instance(int argc, char **argv);
 int cmd_trigger(int argc, char **argv);
 int cmd_probe(int argc, char **argv);

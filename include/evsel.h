@@ -48,6 +48,7 @@ struct evmatch {
 	char *event;
 	const char *filter;	/* borrowed from the selector */
 	const char *user_filter;	/* ditto: see struct evsel */
+	const struct evsel *sel;	/* the selector whose filter this is, or NULL */
 };
 
 /*

@@ -27,6 +27,19 @@ int parse_duration(const char *s, uint64_t *ns);
  * the parser).  Rejects cpus >= max_cpus, reversed ranges and empty items.
  */
 int parse_cpu_list(const char *s, uint64_t *mask, int max_cpus);
+/*
+ * A hex CPU mask as tracing_cpumask takes it: "3", "0x3", "ff,ffffffff"
+ * (the kernel's 32-bit groups) -> the same bitmap; -ERANGE for a bit at or
+ * above max_cpus.  An all-zero mask parses: the caller decides.
+ */
+int parse_cpu_mask(const char *s, uint64_t *mask, int max_cpus);
+/*
+ * The mask's first nbits as the kernel prints tracing_cpumask ("3" for two
+ * CPUs, "0f" for eight with four set, "1,00000000" for 33), and as a list
+ * ("0-1,3", "" for none).  Both are malloc'd.
+ */
+char *cpu_mask_format(const uint64_t *mask, int nbits);
+char *cpu_list_format(const uint64_t *mask, int nbits);
 
 /* Edit distance (insert, delete, substitute, swap adjacent), capped at cap+1. */
 int edit_distance(const char *a, const char *b, int cap);

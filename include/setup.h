@@ -14,6 +14,15 @@
 #include "evsel.h"
 #include "tfs.h"
 
+/* CPUs tracefs may know: tracing_cpumask masks are read and written up to this many. */
+#define TR_MAX_CPUS 4096
+
+/* -M / --cpus: which CPUs trace (tracing_cpumask); set is false to leave it. */
+struct tr_cpus {
+	bool set;
+	uint64_t mask[TR_MAX_CPUS / 64];
+};
+
 struct tr_setup {
 	const struct evsel_list *events;
 	const char *tracer;
@@ -27,9 +36,28 @@ struct tr_setup {
 	bool has_max_graph_depth, has_thresh, func_stack;
 	int max_graph_depth;
 	long thresh_us;
+	struct tr_cpus cpus;
+	/* -b with --cpu N: only that CPU's buffer (per_cpu/cpuN/buffer_size_kb). */
+	bool has_buffer_cpu;
+	int buffer_cpu;
+	uint64_t cmdlines_size;	/* saved_cmdlines_size; 0 = leave */
+	/* -P (set_event_pid), -c (event-fork), --notrace-pid (set_event_notrace_pid). */
+	struct strv pids, notrace_pids;
+	bool children;
 };
 
 int setup_apply(struct tfs_inst *in, const struct tr_setup *s);
+/*
+ * tracing_cpumask from c (nothing when !c->set), after checking that each
+ * CPU exists in the instance (per_cpu/cpuN): "no CPU 5, 7 here (CPUs 0-3)".
+ */
+int setup_cpus(struct tfs_inst *in, const struct tr_cpus *c);
+/*
+ * Trace only these pids' events (set_event_pid; with children, event-fork
+ * too), and with a function tracer its functions (set_ftrace_pid: a
+ * refusal is a warning, the events are still scoped).
+ */
+int setup_pids(struct tfs_inst *in, const struct strv *pids, bool children, const char *tracer);
 void setup_free(struct tr_setup *s);
 
 /* Enable the selected events (and their filters) in an instance. */

@@ -19,6 +19,7 @@
 #define TR_TFS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "tr.h"
 
@@ -65,6 +66,11 @@ int tfs_ensure(const struct tfs_inst *in, const char *file, const char *value);
 int tfs_set_path(const char *path, const char *value);
 /* Write without remembering (clearing a buffer, a one-shot command). */
 int tfs_write(const struct tfs_inst *in, const char *file, const char *value, bool append);
+/*
+ * Write buf in one write() (a trace_marker record), without remembering;
+ * -EMSGSIZE when the kernel took less than all of it.
+ */
+int tfs_write_bytes(const struct tfs_inst *in, const char *file, const void *buf, size_t len);
 /* Remember a file's value to restore at exit, without writing it (the kernel will). */
 int tfs_save(const struct tfs_inst *in, const char *file);
 /*
@@ -114,6 +120,11 @@ char *tfs_trigger_removal(const char *shown);
 int tfs_each_event_file(const struct tfs_inst *in, const char *file,
 			int (*fn)(const char *system, const char *event, char *content, void *ctx),
 			void *ctx);
+
+/* The names in a directory of the instance ("options"), sorted. */
+int tfs_list_dir(const struct tfs_inst *in, const char *dir, struct strv *names);
+/* The tracer an option file belongs to (func_stack_trace: "function"), or NULL. */
+const char *tfs_option_tracer(const char *opt);
 
 /* Every "system:event" the kernel offers (for an instance, its own list). */
 int tfs_events(const struct tfs_inst *in, struct strv *out);

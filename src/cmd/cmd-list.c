@@ -188,9 +188,15 @@ static int print_words(const char *file)
 	return 0;
 }
 
+/*
+ * trace_options lists the global options and the current tracer's; options/
+ * also has the files of the other tracers' options (the kernel makes them
+ * when a tracer registers), which are listed after, with their tracer.
+ */
 static int list_options(void)
 {
 	char *buf = NULL, *line, *save = NULL;
+	struct strv shown = { 0 }, files = { 0 };
 	int r = tfs_read(NULL, "trace_options", &buf);
 
 	if (r)
@@ -199,11 +205,32 @@ static int list_options(void)
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *file = xasprintf("options/%s", line);
 		bool off = !tfs_exists(NULL, file) && !strncmp(line, "no", 2);
+		const char *name = off ? line + 2 : line, *owner = tfs_option_tracer(name);
 
-		printf("%-24s %s\n", off ? line + 2 : line, off ? "off" : "on");
+		if (owner)
+			printf("%-24s %-3s  tracer %s\n", name, off ? "off" : "on", owner);
+		else
+			printf("%-24s %s\n", name, off ? "off" : "on");
+		strv_push(&shown, name);
 		free(file);
 	}
 	free(buf);
+	tfs_list_dir(NULL, "options", &files);
+	for (size_t i = 0; i < files.n; i++) {
+		char *file, *val = NULL;
+		const char *owner = tfs_option_tracer(files.v[i]);
+
+		if (strv_contains(&shown, files.v[i]))
+			continue;
+		file = xasprintf("options/%s", files.v[i]);
+		if (!tfs_read(NULL, file, &val))
+			printf("%-24s %-3s  tracer %s (not current)\n", files.v[i],
+			       val[0] == '1' ? "on" : "off", owner ? owner : "other than the current");
+		free(val);
+		free(file);
+	}
+	strv_free(&files);
+	strv_free(&shown);
 	return 0;
 }
 

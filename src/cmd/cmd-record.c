@@ -42,8 +42,7 @@ struct args {
 	struct opt_events ev;
 	struct tr_setup setup;
 	const char *output;
-	struct strv pids;
-	bool children, follow, quiet, verbose, no_filter, fail_on_loss;
+	bool follow, quiet, verbose, no_filter, fail_on_loss;
 	uint64_t duration_ns;
 	char **command;
 	int file_version;	/* 0: not given */
@@ -55,8 +54,6 @@ enum { OPT_DURATION = 0x100, OPT_NO_FILTER, OPT_FAIL_ON_LOSS, OPT_FOLLOW, OPT_FI
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.dat)", 0 },
-	{ "pid", 'P', "PID", 0, "Trace only this process (set_event_pid). Repeatable", 0 },
-	{ "children", 'c', NULL, 0, "Follow the traced processes' children (event-fork)", 0 },
 	{ "follow", OPT_FOLLOW, NULL, 0, "Trace only COMMAND (and with -c, its children)", 0 },
 	/* -F is the print filter of report and stream (tr.1, OPTION LETTERS). */
 	{ NULL, 'F', NULL, OPTION_HIDDEN, NULL, 0 },
@@ -76,7 +73,6 @@ static const struct argp_option options[] = {
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
 	struct args *a = state->input;
-	int pid;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
@@ -86,14 +82,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (!*arg)
 			argp_error(state, "empty output file name");
 		a->output = arg;
-		return 0;
-	case 'P':
-		if (parse_int(arg, 1, 1 << 22, &pid))
-			argp_error(state, "bad pid '%s'", arg);
-		strv_push(&a->pids, arg);
-		return 0;
-	case 'c':
-		a->children = true;
 		return 0;
 	case OPT_FOLLOW:
 		a->follow = true;
@@ -136,9 +124,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (a->follow && !a->command)
 			argp_error(state, "--follow needs a COMMAND to follow");
-		if (a->follow && a->pids.n)
+		if (a->follow && a->setup.pids.n)
 			argp_error(state, "--follow and -P exclude each other");
-		if (a->children && !a->follow && !a->pids.n)
+		if (a->setup.children && !a->follow && !a->setup.pids.n)
 			argp_error(state, "-c goes with -P or --follow");
 		if (!a->ev.list.n && !a->setup.tracer)
 			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
@@ -291,8 +279,8 @@ int cmd_record(int argc, char **argv)
 	status_line = !a.quiet && isatty(STDERR_FILENO);
 	if (cmd_instance_open(a.inst.name, true, &in) ||
 	    rec_record(&(struct rec_record_opts){ .inst = in, .setup = &a.setup,
-						  .events = &a.ev.list, .pids = &a.pids,
-						  .children = a.children, .follow = a.follow,
+						  .events = &a.ev.list, .pids = &a.setup.pids,
+						  .children = a.setup.children, .follow = a.follow,
 						  .no_filter = a.no_filter, .command = a.command,
 						  .duration_ns = a.duration_ns, .fd = fd,
 						  .tmp_dir = dir,
@@ -317,7 +305,6 @@ out:
 	free(dir);
 	rec_summary_free(&res.sum);
 	evsel_list_free(&a.ev.list);
-	strv_free(&a.pids);
 	setup_free(&a.setup);
 	return status;
 }

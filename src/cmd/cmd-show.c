@@ -58,6 +58,15 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "too many arguments");
 		if (arg[0] == '/' || strstr(arg, ".."))
 			argp_error(state, "'%s' is not a file in the instance", arg);
+		/*
+		 * The kernel shrinks the ring buffer to nothing when free_buffer is
+		 * closed, whatever was done with it (its point is to free the
+		 * buffer when a tool dies): opening it is never a read.
+		 */
+		if (!strcmp(arg, "free_buffer") || (strlen(arg) > 12 &&
+						    !strcmp(arg + strlen(arg) - 12, "/free_buffer")))
+			argp_error(state, "'free_buffer' is not shown: closing it empties and shrinks "
+					  "the ring buffer (tr show buffer_size_kb shows the size)");
 		a->file = arg;
 		return 0;
 	case ARGP_KEY_END:

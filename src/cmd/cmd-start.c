@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "rec.h"
 #include "setup.h"
 #include "tfs.h"
 
@@ -42,6 +43,14 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
+		return 0;
+	case ARGP_KEY_END:
+		if (a->setup.children && !a->setup.pids.n)
+			argp_error(state, "-c goes with -P");
+		/* tr reset -B puts back the instance's settings only. */
+		if (a->setup.cmdlines_size && a->inst.name)
+			argp_error(state, "--cmdlines-size is a top-level setting: give it without -B "
+					  "(tr reset puts it back)");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -98,6 +107,14 @@ int cmd_start(int argc, char **argv)
 		r = events_off(in);
 	if (!r)
 		r = setup_apply(in, &a.setup);
+	/*
+	 * A max-latency tracer keeps the worst latency seen: start from 0 as
+	 * tr record does, or an old maximum hides every new section.  It is a
+	 * result, not a setting: nothing to restore.
+	 */
+	if (!r && rec_latency_tracer(a.setup.tracer) &&
+	    (r = tfs_write(in, "tracing_max_latency", "0", false)))
+		r = tr_fail(r, "cannot reset tracing_max_latency: %s", strerror(-r));
 	if (!r)
 		r = tfs_set(in, "tracing_on", "1");
 	/* Interrupted half-way: nothing stays, as after any other failure. */

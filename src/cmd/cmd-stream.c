@@ -88,6 +88,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (a->invert && !a->filters.n)
 			argp_error(state, "-v goes with -F");
+		if (a->setup.children && !a->setup.pids.n)
+			argp_error(state, "-c goes with -P");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -135,7 +137,8 @@ int cmd_stream(int argc, char **argv)
 	}
 	if (!r) {
 		stream_attach(s, session_rec(sess));
-		if (!a.no_filter)
+		/* With -P only those pids trace: tr's own are out already. */
+		if (!a.no_filter && !a.setup.pids.n)
 			nown = session_own_pids(sess, own, ARRAY_SIZE(own));
 		r = rec_events_to_enable(&a.ev.list, own, nown, &enable);
 	}

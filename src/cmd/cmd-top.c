@@ -14,11 +14,13 @@
 #include "cmd.h"
 #include "hist.h"
 #include "parse.h"
+#include "setup.h"
 #include "top.h"
 
 struct args {
 	struct opt_instance inst;
 	struct opt_events ev;
+	struct tr_cpus cpus;
 	const char *keys, *vals, *view, *sort, *latency, *input;
 	uint64_t interval_ns;
 	bool batch, json, per_task, children, reverse, has_format;
@@ -88,6 +90,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		opt_bind(state, &a->inst, &a->ev, NULL);
+		opt_bind_cpus(state, &a->cpus);
 		return 0;
 	case 'd':
 		if (parse_delay(arg, &a->interval_ns) || a->interval_ns < 100000000ULL ||
@@ -159,6 +162,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "--per-task goes with the latency view");
 		if (a->input && a->command)
 			argp_error(state, "-i FILE takes no COMMAND");
+		if (a->input && a->cpus.set)
+			argp_error(state, "-M and --cpus choose CPUs to trace live: not with -i");
 		if (a->input && a->ev.list.n && !a->keys)
 			argp_error(state, "-e enables events live: with -i the file has what it has");
 		return 0;
@@ -170,6 +175,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 static const struct argp_child children[] = {
 	{ &opt_instance_argp, 0, "Instance:", 0 },
 	{ &opt_events_argp, 0, "Events (for the events view, or one for the custom view):", 0 },
+	{ &opt_cpus_argp, 0, "CPUs:", 0 },
 	{ 0 }
 };
 
@@ -237,6 +243,9 @@ static int run(struct args *a, struct hist_spec *spec, struct top_lat_spec *lat)
 		r = cmd_instance_open(name, true, &o.inst);
 		free(name);
 	}
+	/* Before the session opens its readers; restored at exit as every setting. */
+	if (!r)
+		r = setup_cpus(o.inst, &a->cpus);
 	if (!r)
 		r = top_live_run(&o);
 	return r;

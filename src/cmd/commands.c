@@ -26,6 +26,8 @@ const struct tr_cmd tr_commands[] = {
 	{ "stop", cmd_stop, "Stop writing to the ring buffer (tracing_on=0)", CMD_TRACEFS },
 	{ "restart", cmd_restart, "Resume writing to the ring buffer (tracing_on=1)", CMD_TRACEFS },
 	{ "clear", cmd_clear, "Empty the ring buffer", CMD_TRACEFS },
+	{ "marker", cmd_marker, "Write a marker (text or a binary record) into the trace",
+	  CMD_TRACEFS },
 	{ "reset", cmd_reset, "Put tracing back to defaults and remove what tr created",
 	  CMD_TRACEFS },
 	{ "instance", cmd_instance, "Create, destroy and list tracefs instances", CMD_TRACEFS },

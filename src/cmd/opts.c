@@ -12,7 +12,8 @@
 #include "setup.h"
 #include "trigger.h"
 
-enum { OPT_TRIGGER = 0x200, OPT_GRAPH_NOTRACE, OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_THRESH };
+enum { OPT_TRIGGER = 0x200, OPT_GRAPH_NOTRACE, OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_THRESH,
+       OPT_CPUS, OPT_BUFFER_CPU, OPT_CMDLINES, OPT_NOTRACE_PID };
 #include "tfs.h"
 
 static const struct argp_option instance_options[] = {
@@ -58,7 +59,8 @@ error_t opt_instance_only_parse(int key, char *arg, struct argp_state *state)
 
 static bool is_shared(const struct argp *a)
 {
-	return a == &opt_instance_argp || a == &opt_events_argp || a == &opt_setup_argp;
+	return a == &opt_instance_argp || a == &opt_events_argp || a == &opt_setup_argp ||
+	       a == &opt_cpus_argp || a == &opt_pids_argp;
 }
 
 /*
@@ -93,9 +95,21 @@ void opt_bind(struct argp_state *state, struct opt_instance *inst, struct opt_ev
 			state->child_inputs[i] = inst;
 		else if (c[i].argp == &opt_events_argp)
 			state->child_inputs[i] = ev;
-		else if (c[i].argp == &opt_setup_argp)
+		else if (c[i].argp == &opt_setup_argp || c[i].argp == &opt_pids_argp)
 			state->child_inputs[i] = setup;
+		else if (c[i].argp == &opt_cpus_argp && setup)
+			state->child_inputs[i] = &setup->cpus;
 	}
+}
+
+void opt_bind_cpus(struct argp_state *state, struct tr_cpus *cpus)
+{
+	const struct argp *a = owner(state->root_argp);
+	const struct argp_child *c = a ? a->children : NULL;
+
+	for (int i = 0; c && c[i].argp; i++)
+		if (c[i].argp == &opt_cpus_argp)
+			state->child_inputs[i] = cpus;
 }
 
 int opt_action_find(const char *arg, const char *const *words)
@@ -166,6 +180,9 @@ static const struct argp_option setup_options[] = {
 	{ "tracer", 'p', "TRACER", 0, "Set current_tracer (tr list -t shows them)", 0 },
 	{ "clock", 'C', "CLOCK", 0, "Set trace_clock (tr list -C shows them)", 0 },
 	{ "buffer-size", 'b', "KB", 0, "Per-CPU ring buffer size in KiB (k/M/G suffixes allowed)", 0 },
+	{ "cpu", OPT_BUFFER_CPU, "N", 0, "With -b: size only CPU N's buffer (per_cpu/cpuN)", 0 },
+	{ "cmdlines-size", OPT_CMDLINES, "N", 0,
+	  "Keep the names of N tasks (saved_cmdlines_size), for long traces", 0 },
 	{ "option", 'O', "OPT", 0, "Set trace option OPT, or clear it with noOPT. Repeatable", 0 },
 	{ "func-filter", 'l', "FUNC", 0, "Trace only functions matching FUNC (set_ftrace_filter). Repeatable", 0 },
 	{ "func-notrace", 'n', "FUNC", 0, "Do not trace functions matching FUNC (set_ftrace_notrace)", 0 },
@@ -245,6 +262,21 @@ static error_t setup_parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad trace option '%s'", arg);
 		strv_push(&s->options, arg);
 		return 0;
+	case OPT_BUFFER_CPU:
+		if (parse_int(arg, 0, TR_MAX_CPUS - 1, &s->buffer_cpu))
+			argp_error(state, "bad CPU '%s'", arg);
+		s->has_buffer_cpu = true;
+		return 0;
+	case OPT_CMDLINES:
+		/* The kernel's limit (PID_MAX_DEFAULT). */
+		if (parse_u64(arg, &v) || !v || v > 32768)
+			argp_error(state, "bad number of task names '%s' (1 to 32768)", arg);
+		s->cmdlines_size = v;
+		return 0;
+	case ARGP_KEY_END:
+		if (s && s->has_buffer_cpu && !s->buffer_kb)
+			argp_error(state, "--cpu goes with -b: it says which CPU's buffer to size");
+		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
@@ -252,10 +284,75 @@ static error_t setup_parse(int key, char *arg, struct argp_state *state)
 
 const struct argp opt_setup_argp = { setup_options, setup_parse, NULL, NULL, NULL, NULL, NULL };
 
+static const struct argp_option cpus_options[] = {
+	{ "cpumask", 'M', "CPUMASK", 0,
+	  "Trace only the CPUs of this hex mask (tracing_cpumask), e.g. 3 or ff,ffffffff", 0 },
+	{ "cpus", OPT_CPUS, "LIST", 0, "Trace only these CPUs (tracing_cpumask), e.g. 0-1,3", 0 },
+	{ 0 }
+};
+
+static error_t cpus_parse(int key, char *arg, struct argp_state *state)
+{
+	struct tr_cpus *c = state->input;
+	int r;
+
+	switch (key) {
+	case 'M':
+	case OPT_CPUS:
+		if (c->set)
+			argp_error(state, "give the CPUs once, with -M or --cpus");
+		r = key == 'M' ? parse_cpu_mask(arg, c->mask, TR_MAX_CPUS)
+			       : parse_cpu_list(arg, c->mask, TR_MAX_CPUS);
+		if (r)
+			argp_error(state, "bad CPU %s '%s'", key == 'M' ? "mask" : "list", arg);
+		for (size_t i = 0; i < ARRAY_SIZE(c->mask) && !c->set; i++)
+			c->set = c->mask[i] != 0;
+		if (!c->set)
+			argp_error(state, "CPU mask '%s' selects no CPU", arg);
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+const struct argp opt_cpus_argp = { cpus_options, cpus_parse, NULL, NULL, NULL, NULL, NULL };
+
+static const struct argp_option pids_options[] = {
+	{ "pid", 'P', "PID", 0, "Trace only this process (set_event_pid). Repeatable", 0 },
+	{ "children", 'c', NULL, 0, "Follow the traced processes' children (event-fork)", 0 },
+	{ "notrace-pid", OPT_NOTRACE_PID, "PID", 0,
+	  "Leave this process out (set_event_notrace_pid, set_ftrace_notrace_pid). Repeatable", 0 },
+	{ 0 }
+};
+
+static error_t pids_parse(int key, char *arg, struct argp_state *state)
+{
+	struct tr_setup *s = state->input;
+	int pid;
+
+	switch (key) {
+	case 'P':
+	case OPT_NOTRACE_PID:
+		if (parse_int(arg, 1, 1 << 22, &pid))
+			argp_error(state, "bad pid '%s'", arg);
+		strv_push(key == 'P' ? &s->pids : &s->notrace_pids, arg);
+		return 0;
+	case 'c':
+		s->children = true;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+const struct argp opt_pids_argp = { pids_options, pids_parse, NULL, NULL, NULL, NULL, NULL };
+
 /* -B, -e/-f and the tracer set-up: what start, record and stream share. */
 const struct argp_child opt_session_children[] = {
 	{ &opt_instance_argp, 0, "Instance:", 0 },
 	{ &opt_events_argp, 0, "Events:", 0 },
 	{ &opt_setup_argp, 0, "Tracer and buffer:", 0 },
+	{ &opt_cpus_argp, 0, "CPUs:", 0 },
+	{ &opt_pids_argp, 0, "Processes:", 0 },
 	{ 0 }
 };

@@ -73,46 +73,20 @@ int rec_events_to_enable(const struct evsel_list *in, const pid_t *own, size_t n
 }
 
 
-/* set_event_pid (and the function tracer's pid filter) for -P, or -F's command. */
-static int set_pids(const struct rec_record_opts *o, pid_t child)
+/*
+ * --follow: the held command's pid into set_event_pid (and the function
+ * tracer's).  -P's pids were set with the rest of the set-up.
+ */
+static int follow_child(const struct rec_record_opts *o, pid_t child)
 {
-	struct tfs_inst *in = o->inst;
-	const char *tracer = o->setup->tracer;
-	bool function = tracer && !strncmp(tracer, "function", 8);
-	char *list = NULL;
+	struct strv pids = { 0 };
 	int r;
 
-	if (o->follow) {
-		list = xasprintf("%d", (int)child);
-	} else {
-		for (size_t i = 0; o->pids && i < o->pids->n; i++) {
-			char *n = xasprintf("%s%s%s", list ? list : "", list ? " " : "",
-					    o->pids->v[i]);
-
-			free(list);
-			list = n;
-		}
-	}
-	if (!list)
+	if (!o->follow)
 		return 0;
-	r = tfs_set(in, "set_event_pid", list);
-	if (r)
-		r = tr_fail(r, "cannot set set_event_pid to '%s': %s", list, strerror(-r));
-	if (!r && o->children) {
-		r = tfs_set(in, "options/event-fork", "1");
-		if (r)
-			r = tr_fail(r, "cannot set option event-fork: %s", strerror(-r));
-	}
-	if (!r && function) {
-		/* Some hosts refuse the function pid filter: say so, keep going. */
-		if (tfs_set(in, "set_ftrace_pid", list))
-			tr_warn("set_ftrace_pid refused (%s): the function tracer records every pid",
-				tr_detail() ? tr_detail() : "not permitted");
-		else if (o->children && tfs_set(in, "options/function-fork", "1"))
-			tr_warn("option function-fork refused: function tracing will not follow "
-				"children");
-	}
-	free(list);
+	strv_push_owned(&pids, xasprintf("%d", (int)child));
+	r = setup_pids(o->inst, &pids, o->children, o->setup->tracer);
+	strv_free(&pids);
 	return r;
 }
 
@@ -243,7 +217,7 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		r = setup_apply(o->inst, &setup);
 	}
 	if (!r)
-		r = set_pids(o, session_child(sess));
+		r = follow_child(o, session_child(sess));
 	/*
 	 * Note that tracing_max_latency is a result, not a setting: it is left
 	 * as the recording ends, matching the max buffer (cleared by the

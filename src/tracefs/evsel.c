@@ -266,6 +266,7 @@ int evsel_resolve(const struct evsel_list *l, const struct strv *available, stru
 			m[k].event = xstrdup(colon + 1);
 			m[k].filter = filter[i] ? filter[i]->filter : NULL;
 			m[k].user_filter = filter[i] ? filter[i]->user_filter : NULL;
+			m[k].sel = filter[i];
 			k++;
 		}
 		*out = m;

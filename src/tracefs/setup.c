@@ -187,10 +187,76 @@ static char *filter_hint(struct tfs_inst *in, const char *system, const char *ev
 	return hint;
 }
 
+/* How many of the matches took their filter from sel. */
+static size_t sel_matches(const struct evmatch *m, size_t n, const struct evsel *sel)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += m[i].sel == sel;
+	return k;
+}
+
+/*
+ * A filter on a selector of several events (-e sched -f 'prev_pid == 0')
+ * is taken by the events that have its fields and skipped by the others,
+ * as the kernel's own subsystem filter (events/SYS/filter) does; skipped
+ * events are not enabled, since they would trace unfiltered.  One warning
+ * names the skipped events; a filter no event takes fails as for one event.
+ */
+static int report_skipped(struct tfs_inst *in, const struct evmatch *m, size_t n,
+			  const bool *skip)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct evsel *sel = m[i].sel;
+		size_t total, skipped = 0;
+		char *names = NULL, *hint;
+		bool first = true;
+		int r;
+
+		if (!skip[i])
+			continue;
+		/* Once per selector: at its first skipped match. */
+		for (size_t k = 0; k < i && first; k++)
+			first = !(skip[k] && m[k].sel == sel);
+		if (!first)
+			continue;
+		total = sel_matches(m, n, sel);
+		for (size_t k = i; k < n; k++) {
+			char *t;
+
+			if (!skip[k] || m[k].sel != sel)
+				continue;
+			skipped++;
+			t = xasprintf("%s%s%s:%s", names ? names : "", names ? ", " : "",
+				      m[k].system, m[k].event);
+			free(names);
+			names = t;
+		}
+		if (skipped < total) {
+			tr_warn("filter '%s' of '%s' skipped %zu of %zu events, which lack its "
+				"fields: %s", sel->user_filter ? sel->user_filter : sel->filter,
+				sel->spec, skipped, total, names);
+			free(names);
+			continue;
+		}
+		free(names);
+		hint = filter_hint(in, m[i].system, m[i].event,
+				   sel->user_filter ? sel->user_filter : sel->filter);
+		r = tr_fail(-EINVAL, "bad filter for '%s': '%s': no event of it has its fields%s%s",
+			    sel->spec, sel->user_filter ? sel->user_filter : sel->filter,
+			    hint ? ": " : "", hint ? hint : "");
+		free(hint);
+		return r;
+	}
+	return 0;
+}
+
 int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 {
 	struct strv avail = { 0 };
 	struct evmatch *m = NULL;
+	bool *skip = NULL;
 	size_t n = 0;
 	int r;
 
@@ -203,6 +269,7 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 	}
 	r = evsel_resolve(events, &avail, &m, &n);
 	strv_free(&avail);
+	skip = xcalloc(n ? n : 1, sizeof(*skip));
 	/* Filters first, so no event ever runs unfiltered. */
 	for (size_t i = 0; i < n && !r; i++) {
 		char *f;
@@ -211,6 +278,11 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 			continue;
 		f = xasprintf("events/%s/%s/filter", m[i].system, m[i].event);
 		r = tfs_set(in, f, m[i].filter);
+		if (r == -EINVAL && tr_detail() && strstr(tr_detail(), "Field not found") &&
+		    sel_matches(m, n, m[i].sel) > 1) {
+			skip[i] = true;
+			r = 0;
+		}
 		/*
 		 * tr's own clauses were added to the user's filter: show the
 		 * kernel's verdict on what the user typed, caret and all, if the
@@ -229,9 +301,14 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 		}
 		free(f);
 	}
+	if (!r)
+		r = report_skipped(in, m, n, skip);
 	for (size_t i = 0; i < n && !r; i++) {
-		char *f = xasprintf("events/%s/%s/enable", m[i].system, m[i].event);
+		char *f;
 
+		if (skip[i])
+			continue;
+		f = xasprintf("events/%s/%s/enable", m[i].system, m[i].event);
 		r = tfs_set(in, f, "1");
 		/* ftrace's own events (print, function...) have no switch: always on. */
 		if (r == -ENOENT && !strcmp(m[i].system, "ftrace"))
@@ -241,6 +318,7 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 				    strerror(-r));
 		free(f);
 	}
+	free(skip);
 	evmatch_free(m, n);
 	return r;
 }
@@ -336,6 +414,136 @@ static int apply_function_filters(struct tfs_inst *in, const struct tr_setup *s)
 	return r;
 }
 
+static bool function_tracer(const char *tracer)
+{
+	return tracer && !strncmp(tracer, "function", 8);
+}
+
+/* The instance's CPUs (per_cpu/cpuN), as a mask; the count of bits that can be set. */
+static int instance_cpus(struct tfs_inst *in, uint64_t *mask)
+{
+	int n = 0;
+
+	memset(mask, 0, TR_MAX_CPUS / 8);
+	for (int c = 0; c < TR_MAX_CPUS; c++) {
+		char f[32];
+
+		snprintf(f, sizeof(f), "per_cpu/cpu%d", c);
+		if (tfs_exists(in, f)) {
+			mask[c / 64] |= 1ULL << (c % 64);
+			n = c + 1;
+		} else if (c >= 64 && c > 2 * n) {
+			break;	/* well past the last one: sparse numbering stops somewhere */
+		}
+	}
+	return n;
+}
+
+int setup_cpus(struct tfs_inst *in, const struct tr_cpus *c)
+{
+	uint64_t have[TR_MAX_CPUS / 64], missing[TR_MAX_CPUS / 64];
+	bool any_missing = false;
+	char *text;
+	int n, r;
+
+	if (!c->set)
+		return 0;
+	n = instance_cpus(in, have);
+	for (size_t i = 0; i < ARRAY_SIZE(have); i++) {
+		missing[i] = c->mask[i] & ~have[i];
+		any_missing |= missing[i] != 0;
+	}
+	if (any_missing) {
+		char *bad = cpu_list_format(missing, TR_MAX_CPUS), *ok = cpu_list_format(have, n);
+
+		r = tr_fail(-EINVAL, "no CPU %s on this machine (CPUs %s)", bad, ok);
+		free(bad);
+		free(ok);
+		return r;
+	}
+	/* The kernel's own format, so that a mask already set is not written again. */
+	text = cpu_mask_format(c->mask, n);
+	r = tfs_set(in, "tracing_cpumask", text);
+	if (r)
+		r = tr_fail(r, "cannot set tracing_cpumask to '%s': %s", text, strerror(-r));
+	free(text);
+	return r;
+}
+
+static char *join_pids(const struct strv *pids)
+{
+	char *list = xstrdup("");
+
+	for (size_t i = 0; i < pids->n; i++) {
+		char *t = xasprintf("%s%s%s", list, i ? " " : "", pids->v[i]);
+
+		free(list);
+		list = t;
+	}
+	return list;
+}
+
+int setup_pids(struct tfs_inst *in, const struct strv *pids, bool children, const char *tracer)
+{
+	char *list;
+	int r;
+
+	if (!pids || !pids->n)
+		return 0;
+	list = join_pids(pids);
+	r = tfs_set(in, "set_event_pid", list);
+	if (r)
+		r = tr_fail(r, "cannot set set_event_pid to '%s': %s", list, strerror(-r));
+	if (!r && children) {
+		r = tfs_set(in, "options/event-fork", "1");
+		if (r)
+			r = tr_fail(r, "cannot set option event-fork: %s", strerror(-r));
+	}
+	if (!r && function_tracer(tracer)) {
+		/* Some hosts refuse the function pid filter: say so, keep going. */
+		if (tfs_set(in, "set_ftrace_pid", list))
+			tr_warn("set_ftrace_pid refused (%s): the function tracer records every pid",
+				tr_detail() ? tr_detail() : "not permitted");
+		else if (children && tfs_set(in, "options/function-fork", "1"))
+			tr_warn("option function-fork refused: function tracing will not follow "
+				"children");
+	}
+	free(list);
+	return r;
+}
+
+/*
+ * --notrace-pid: events always (set_event_notrace_pid); functions through
+ * set_ftrace_notrace_pid, which some hosts refuse.  With a function tracer
+ * that refusal fails the set-up; with only events it does not matter, so
+ * it is a note.
+ */
+static int setup_notrace_pids(struct tfs_inst *in, const struct strv *pids, const char *tracer)
+{
+	char *list;
+	int r;
+
+	if (!pids->n)
+		return 0;
+	list = join_pids(pids);
+	r = tfs_set(in, "set_event_notrace_pid", list);
+	if (r)
+		r = tr_fail(r, "cannot set set_event_notrace_pid to '%s': %s", list, strerror(-r));
+	if (!r && tfs_exists(in, "set_ftrace_notrace_pid") &&
+	    (r = tfs_set(in, "set_ftrace_notrace_pid", list))) {
+		if (function_tracer(tracer)) {
+			r = tr_fail(r, "cannot set set_ftrace_notrace_pid to '%s': %s", list,
+				    tr_detail() ? tr_detail() : strerror(-r));
+		} else {
+			tr_warn("set_ftrace_notrace_pid refused (%s): skipped, only events are "
+				"selected", tr_detail() ? tr_detail() : strerror(-r));
+			r = 0;
+		}
+	}
+	free(list);
+	return r;
+}
+
 int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
 {
 	struct strv optfiles = { 0 };
@@ -356,10 +564,26 @@ int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
 	}
 
 	if (!r && s->buffer_kb) {
+		char *file = s->has_buffer_cpu ? xasprintf("per_cpu/cpu%d/buffer_size_kb",
+							   s->buffer_cpu)
+					       : xstrdup("buffer_size_kb");
+
 		snprintf(kb, sizeof(kb), "%llu", (unsigned long long)s->buffer_kb);
-		r = tfs_set(in, "buffer_size_kb", kb);
+		if (s->has_buffer_cpu && !tfs_exists(in, file))
+			r = tr_fail(-ENOENT, "no CPU %d on this machine (%s missing)", s->buffer_cpu,
+				    file);
+		else if ((r = tfs_set(in, file, kb)))
+			r = tr_fail(r, "cannot set %s to %s KiB: %s", file, kb, strerror(-r));
+		free(file);
+	}
+	if (!r)
+		r = setup_cpus(in, &s->cpus);
+	if (!r && s->cmdlines_size) {
+		snprintf(kb, sizeof(kb), "%llu", (unsigned long long)s->cmdlines_size);
+		r = tfs_set(NULL, "saved_cmdlines_size", kb);
 		if (r)
-			r = tr_fail(r, "cannot set buffer size to %s KiB: %s", kb, strerror(-r));
+			r = tr_fail(r, "cannot set saved_cmdlines_size to %s: %s", kb,
+				    tr_detail() ? tr_detail() : strerror(-r));
 	}
 	if (!r && s->clock) {
 		r = tfs_set(in, "trace_clock", s->clock);
@@ -412,6 +636,10 @@ int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
 		if (r)
 			r = tr_fail(r, "cannot set func_stack_trace: %s", strerror(-r));
 	}
+	if (!r)
+		r = setup_pids(in, &s->pids, s->children, s->tracer);
+	if (!r)
+		r = setup_notrace_pids(in, &s->notrace_pids, s->tracer);
 	strv_free(&optfiles);
 	return r;
 }
@@ -424,4 +652,6 @@ void setup_free(struct tr_setup *s)
 	strv_free(&s->ftrace_notrace);
 	strv_free(&s->graph_function);
 	strv_free(&s->graph_notrace);
+	strv_free(&s->pids);
+	strv_free(&s->notrace_pids);
 }

@@ -390,6 +390,37 @@ int tfs_write(const struct tfs_inst *in, const char *file, const char *value, bo
 	return r;
 }
 
+int tfs_write_bytes(const struct tfs_inst *in, const char *file, const void *buf, size_t len)
+{
+	char *p = tfs_path(in, file), *log = errlog_for(p), *before = NULL;
+	int fd, r = 0;
+	ssize_t n;
+
+	tr_detail_clear();
+	read_file(log, &before, NULL);
+	fd = open(p, O_WRONLY | O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+	} else {
+		/* One write(): a marker is one record, never split. */
+		do
+			n = write(fd, buf, len);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			r = -errno;
+		else if ((size_t)n != len)
+			r = -EMSGSIZE;
+		if (close(fd) && !r)
+			r = -errno;
+	}
+	if (r)
+		detail_from_errlog(log, before);
+	free(before);
+	free(log);
+	free(p);
+	return r;
+}
+
 int tfs_save(const struct tfs_inst *in, const char *file)
 {
 	char *p = tfs_path(in, file), *raw = NULL;
@@ -544,6 +575,41 @@ int tfs_inst_list(struct strv *names)
 	closedir(d);
 	strv_sort(names);
 	return 0;
+}
+
+int tfs_list_dir(const struct tfs_inst *in, const char *dir, struct strv *names)
+{
+	char *p = tfs_path(in, dir);
+	DIR *d = opendir(p);
+	struct dirent *de;
+
+	free(p);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			strv_push(names, de->d_name);
+	closedir(d);
+	strv_sort(names);
+	return 0;
+}
+
+const char *tfs_option_tracer(const char *opt)
+{
+	/* From the kernel's tracers' flag tables: options named for one tracer. */
+	static const struct {
+		const char *prefix, *tracer;
+	} owners[] = {
+		{ "func_stack_trace", "function" }, { "func-no-repeats", "function" },
+		{ "funcgraph-", "function_graph" }, { "sleep-time", "function_graph" },
+		{ "graph-time", "function_graph" }, { "display-graph", "irqsoff, wakeup..." },
+		{ "blk_", "blk" }, { "test_nop_", "nop" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(owners); i++)
+		if (!strncmp(opt, owners[i].prefix, strlen(owners[i].prefix)))
+			return owners[i].tracer;
+	return NULL;
 }
 
 /*

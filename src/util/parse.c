@@ -6,12 +6,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "parse.h"
+#include "tr.h"
 
 /* Parse leading digits; *end points past them.  Rejects no-digit input. */
 static int parse_digits(const char *s, uint64_t *out, const char **end)
@@ -159,6 +161,86 @@ int parse_cpu_list(const char *s, uint64_t *mask, int max_cpus)
 		s = end;
 	}
 	return 0;
+}
+
+int parse_cpu_mask(const char *s, uint64_t *mask, int max_cpus)
+{
+	int words = (max_cpus + 63) / 64, bit = 0;
+	size_t len;
+
+	if (!s)
+		return -EINVAL;
+	if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
+		s += 2;
+	len = strlen(s);
+	/* The kernel's own "ff,ffffffff" (32-bit groups): no comma first, last or twice. */
+	if (!len || s[0] == ',' || s[len - 1] == ',' || strstr(s, ",,"))
+		return -EINVAL;
+	memset(mask, 0, words * sizeof(*mask));
+	for (size_t i = len; i-- > 0;) {
+		int v;
+
+		if (s[i] == ',')
+			continue;
+		if (!isxdigit((unsigned char)s[i]))
+			return -EINVAL;
+		v = isdigit((unsigned char)s[i]) ? s[i] - '0' : (tolower((unsigned char)s[i]) - 'a' + 10);
+		for (int b = 0; b < 4; b++, bit++) {
+			if (!(v & (1 << b)))
+				continue;
+			if (bit >= max_cpus)
+				return -ERANGE;
+			mask[bit / 64] |= 1ULL << (bit % 64);
+		}
+	}
+	return 0;
+}
+
+static bool cpu_set(const uint64_t *mask, int c)
+{
+	return mask[c / 64] >> (c % 64) & 1;
+}
+
+char *cpu_mask_format(const uint64_t *mask, int nbits)
+{
+	int groups = nbits > 0 ? (nbits + 31) / 32 : 1;
+	char *out = xcalloc(groups, 9 + 1), *p = out;
+
+	for (int g = groups - 1; g >= 0; g--) {
+		uint32_t v = 0;
+		int width = 8;
+
+		for (int b = 0; b < 32 && g * 32 + b < nbits; b++)
+			v |= (uint32_t)cpu_set(mask, g * 32 + b) << b;
+		/* The first group is as wide as its bits need, as the kernel prints it. */
+		if (g == groups - 1 && nbits > 0 && nbits % 32)
+			width = (nbits % 32 + 3) / 4;
+		p += sprintf(p, "%s%0*x", g == groups - 1 ? "" : ",", width, v);
+	}
+	return out;
+}
+
+char *cpu_list_format(const uint64_t *mask, int nbits)
+{
+	char *out = xcalloc(1, 1);
+
+	for (int c = 0; c < nbits; c++) {
+		int end = c;
+		char *t;
+
+		if (!cpu_set(mask, c))
+			continue;
+		while (end + 1 < nbits && cpu_set(mask, end + 1))
+			end++;
+		if (end == c)
+			t = xasprintf("%s%s%d", out, *out ? "," : "", c);
+		else
+			t = xasprintf("%s%s%d-%d", out, *out ? "," : "", c, end);
+		free(out);
+		out = t;
+		c = end;
+	}
+	return out;
 }
 
 /*

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* Number, size, duration, cpu-list and edit-distance parsing. */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -89,6 +91,54 @@ TEST(cpu_lists)
 	CHECK(parse_cpu_list("", m, 8) == -EINVAL);
 }
 
+TEST(cpu_masks)
+{
+	uint64_t m[2];
+	char *t;
+
+	CHECK(parse_cpu_mask("3", m, 128) == 0 && m[0] == 3 && m[1] == 0);
+	CHECK(parse_cpu_mask("0x2e", m, 128) == 0 && m[0] == 0x2e);
+	CHECK(parse_cpu_mask("ff,ffffffff", m, 128) == 0 && m[0] == 0xffffffffffULL);
+	CHECK(parse_cpu_mask("1,00000000,00000000", m, 128) == 0 && m[0] == 0 && m[1] == 1);
+	CHECK(parse_cpu_mask("0", m, 8) == 0 && m[0] == 0);
+	CHECK(parse_cpu_mask("100", m, 8) == -ERANGE);
+	CHECK(parse_cpu_mask("0100", m, 9) == 0 && m[0] == 0x100);
+	CHECK(parse_cpu_mask("0x", m, 8) == -EINVAL);
+	CHECK(parse_cpu_mask("", m, 8) == -EINVAL);
+	CHECK(parse_cpu_mask("3g", m, 8) == -EINVAL);
+	CHECK(parse_cpu_mask(",3", m, 8) == -EINVAL);
+	CHECK(parse_cpu_mask("3,", m, 8) == -EINVAL);
+	CHECK(parse_cpu_mask("1,,3", m, 8) == -EINVAL);
+
+	m[0] = 3, m[1] = 0;
+	t = cpu_mask_format(m, 2);
+	CHECK(!strcmp(t, "3"));
+	free(t);
+	m[0] = 0xb;
+	t = cpu_mask_format(m, 8);
+	CHECK(!strcmp(t, "0b"));
+	free(t);
+	t = cpu_list_format(m, 8);
+	CHECK(!strcmp(t, "0-1,3"));
+	free(t);
+	m[0] = 1ULL << 32 | 5;
+	t = cpu_mask_format(m, 33);
+	CHECK(!strcmp(t, "1,00000005"));
+	free(t);
+	t = cpu_list_format(m, 64);
+	CHECK(!strcmp(t, "0,2,32"));
+	free(t);
+	m[0] = 0;
+	t = cpu_list_format(m, 64);
+	CHECK(!strcmp(t, ""));
+	free(t);
+	/* A list and the mask it means agree. */
+	CHECK(parse_cpu_list("0-1,3", m, 128) == 0);
+	t = cpu_mask_format(m, 4);
+	CHECK(!strcmp(t, "b"));
+	free(t);
+}
+
 TEST(edit_distances)
 {
 	CHECK(edit_distance("record", "record", 2) == 0);
@@ -120,4 +170,4 @@ TEST(globs)
 	CHECK(has_glob("a*") && has_glob("a?") && has_glob("[ab]") && !has_glob("abc"));
 }
 
-UNIT_MAIN(T(numbers), T(signed_numbers), T(sizes), T(durations), T(cpu_lists), T(edit_distances), T(suggestions), T(globs))
+UNIT_MAIN(T(numbers), T(signed_numbers), T(sizes), T(durations), T(cpu_lists), T(cpu_masks), T(edit_distances), T(suggestions), T(globs))
