@@ -91,6 +91,7 @@ struct tfw_meta {
 	char *clock;		/* "local": goes after each flyrecord table as "[local]" */
 	int version;		/* file version: 6 (also 0) or 7 */
 	int zip;		/* v7 only: enum tfw_zip */
+	int long_size;		/* the traced kernel's long, 4 or 8; 0: the host's */
 };
 
 /*

@@ -194,8 +194,16 @@ static int parse_header_info(struct tfile *tf, struct rd *r)
 		return tfile_bad(tf, -EBADMSG, 0, "corrupt header at offset %llu (no header_event)",
 				 (unsigned long long)(r->file_off + r->pos - 13));
 	n = rd_u64(r);
-	rd_take(r, n);
-	return r->err;
+	text = rd_take(r, n);
+	if (r->err)
+		return r->err;
+	if (n > 65536)
+		return tfile_bad(tf, -EBADMSG, 0, "corrupt header_event (%llu bytes)",
+				 (unsigned long long)n);
+	free(tf->header_event);
+	tf->header_event = dup_text(text, n);
+	tf->header_event_len = n;
+	return 0;
 }
 
 /* Parsed under a name without its dots, then given back its own name. */
@@ -501,6 +509,17 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 	char *s;
 
 	note_option(tf, id);
+	if (id != OPT_BUFFER && id != OPT_BUFFER_TEXT && id != OPT_CPUCOUNT && id != OPT_STRINGS &&
+	    !(id >= OPT_HEADER_INFO && id <= OPT_CMDLINES) && tf->nrawopts < 4096) {
+		struct tfile_rawopt *o;
+
+		tf->rawopts = xrealloc(tf->rawopts, (tf->nrawopts + 1) * sizeof(*tf->rawopts));
+		o = &tf->rawopts[tf->nrawopts++];
+		o->id = id;
+		o->len = n;
+		o->data = xmalloc(n ? n : 1);
+		memcpy(o->data, p, n);
+	}
 	switch (id) {
 	case OPT_DATE:
 	case OPT_OFFSET: {
@@ -1061,6 +1080,10 @@ void tfile_close(struct tfile *tf)
 	free(tf->kallsyms);
 	free(tf->printk);
 	free(tf->header_page);
+	free(tf->header_event);
+	for (size_t i = 0; i < tf->nrawopts; i++)
+		free(tf->rawopts[i].data);
+	free(tf->rawopts);
 	free(tf->path);
 	free(tf);
 }

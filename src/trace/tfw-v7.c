@@ -375,7 +375,7 @@ int tfw_write_v7(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbu
 	wr(&w, "7", 2);
 	c8 = tfw_host_big_endian();
 	wr(&w, &c8, 1);
-	c8 = sizeof(long);
+	c8 = m->long_size ? m->long_size : (int)sizeof(long);
 	wr(&w, &c8, 1);
 	wr(&w, &m->page_size, 4);
 	wr(&w, zname, strlen(zname) + 1);

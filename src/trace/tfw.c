@@ -163,7 +163,7 @@ static void header(const struct tfw_meta *m, bool kallsyms, bool cmdlines, size_
 	tfw_put(out, "6", 2);
 	b = tfw_host_big_endian();
 	tfw_put(out, &b, 1);
-	b = sizeof(long);
+	b = m->long_size ? m->long_size : (int)sizeof(long);
 	tfw_put(out, &b, 1);
 	tfw_put32(out, m->page_size);
 
