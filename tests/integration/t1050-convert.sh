@@ -111,4 +111,25 @@ test_expect_success 'a recording of two CPUs and 3000 marks converts to v6 and b
 	fi
 '
 
+test_requires latency
+
+test_expect_success 'a latency file converts to version 6 with the same report, and not to 7' '
+	tr record -q -p irqsoff -o lat.dat sleep 0.3 &&
+	tr convert -q -i lat.dat -o lat6.dat &&
+	tr report --stat -i lat6.dat >st &&
+	test_grep -x "buffers: *(top) (latency text)" st &&
+	tr report -i lat.dat >expect && tr report -i lat6.dat >actual &&
+	test_grep "^# tracer: irqsoff" actual &&
+	test_cmp expect actual &&
+	if command -v trace-cmd >/dev/null; then
+		trace-cmd report -i lat.dat >expect.tc 2>/dev/null &&
+		trace-cmd report -i lat6.dat >actual.tc 2>/dev/null && test_cmp expect.tc actual.tc
+	fi &&
+	test_expect_code 64 tr convert -i lat.dat -o lat7.dat --file-version 7 2>err &&
+	test_grep "latency tracer.s file .*version 6 only" err &&
+	test ! -e lat7.dat &&
+	test_expect_code 64 tr split -i lat.dat --events 10 2>err &&
+	test_grep "nothing to split" err
+'
+
 test_done
