@@ -192,7 +192,7 @@ int cmd_split(int argc, char **argv)
 		r = tfile_split(tf, &o, wrote, &a);
 	if (r) {
 		tr_report(r, "cannot split '%s'", a.input);
-		status = r == -ENOTSUP || r == -E2BIG || r == -EDOM ? EXIT_USAGE : EXIT_RUNTIME;
+		status = r == -ENOTSUP || r == -E2BIG || r == -EDOM || r == -EEXIST ? EXIT_USAGE : EXIT_RUNTIME;
 	} else {
 		status = EXIT_OK;
 	}

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tfile-edit.h"
@@ -508,6 +509,17 @@ static int write_part(struct tfile *tf, struct tfw_meta *m, struct plan *p, stru
 	if (r) {
 		plan_reset(p);
 		return r;
+	}
+	{
+		struct stat in, out;
+
+		/* A part named like the input would truncate the file being read. */
+		if (!stat(tf->path, &in) && !stat(part->path, &out) && in.st_dev == out.st_dev &&
+		    in.st_ino == out.st_ino) {
+			plan_reset(p);
+			return tr_fail(-EEXIST, "'%s' is the input file: give the parts another "
+				       "name with -o", part->path);
+		}
 	}
 	fd = open(part->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)

@@ -90,6 +90,13 @@ test_expect_success 'no way to cut, two ways, or 0 events are usage errors' '
 	test_grep "bad event count .0." err
 '
 
+test_expect_success 'a part named like the input is refused before it is written over' '
+	cp "$DATA/report-v6.dat" in.1 &&
+	test_expect_code 64 tr split -i in.1 -o in --events 1000 2>err &&
+	test_grep "in.1. is the input file" err &&
+	cmp in.1 "$DATA/report-v6.dat"
+'
+
 test_expect_success 'a missing input fails with one line' '
 	test_expect_code 1 tr split -i nosuch.dat --events 5 2>err &&
 	test_grep "nosuch.dat" err
