@@ -68,7 +68,7 @@ struct tfile_split_opts {
 	const struct tfile_range *ranges;	/* TIME */
 	size_t nranges;
 	uint64_t events;			/* EVENTS */
-	const char *prefix;			/* parts are PREFIX.1, PREFIX.2 ... or PREFIX.cpuN */
+	const char *prefix;	/* parts are PREFIX.1, PREFIX.2 ... or PREFIX.cpuN */
 };
 
 /* What one part holds, for the caller's summary. */

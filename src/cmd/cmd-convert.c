@@ -67,7 +67,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (!a->output)
 			argp_error(state, "no output file: give it with -o FILE");
 		if (a->version == 6 && a->zip > TFW_ZIP_NONE)
-			argp_error(state, "a version 6 file cannot be compressed: use --file-version 7");
+			argp_error(state, "a version 6 file cannot be compressed: use "
+					  "--file-version 7");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

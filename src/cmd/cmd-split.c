@@ -93,7 +93,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'i':
 	case 'o':
 		if (!*arg)
-			argp_error(state, "empty %s name", key == 'i' ? "input file" : "output prefix");
+			argp_error(state, "empty %s name",
+				   key == 'i' ? "input file" : "output prefix");
 		*(key == 'i' ? &a->input : &a->prefix) = arg;
 		return 0;
 	case OPT_TIME:
@@ -126,7 +127,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if ((a->nranges > 0) + (a->events > 0) + a->per_cpu != 1)
 			argp_error(state, "say how to cut: one of --time, --events or --per-cpu");
 		if (a->version == 6 && a->zip > TFW_ZIP_NONE)
-			argp_error(state, "a version 6 file cannot be compressed: use --file-version 7");
+			argp_error(state, "a version 6 file cannot be compressed: use "
+					  "--file-version 7");
 		if (a->zip >= 0 && !a->version)
 			a->version = 7;
 		return 0;
@@ -157,9 +159,9 @@ static void wrote(void *arg, const struct tfile_part *p)
 	if (!p->events)
 		printf("%s: 0 events\n", p->path);
 	else
-		printf("%s: %" PRIu64 " event%s, %" PRIu64 ".%06" PRIu64 " to %" PRIu64 ".%06" PRIu64
-		       "\n", p->path, p->events, p->events == 1 ? "" : "s", first / 1000000, first % 1000000, last / 1000000,
-		       last % 1000000);
+		printf("%s: %" PRIu64 " event%s, %" PRIu64 ".%06" PRIu64 " to %" PRIu64
+		       ".%06" PRIu64 "\n", p->path, p->events, p->events == 1 ? "" : "s",
+		       first / 1000000, first % 1000000, last / 1000000, last % 1000000);
 }
 
 int cmd_split(int argc, char **argv)
@@ -192,7 +194,9 @@ int cmd_split(int argc, char **argv)
 		r = tfile_split(tf, &o, wrote, &a);
 	if (r) {
 		tr_report(r, "cannot split '%s'", a.input);
-		status = r == -ENOTSUP || r == -E2BIG || r == -EDOM || r == -EEXIST ? EXIT_USAGE : EXIT_RUNTIME;
+		/* What the user asked cannot be done with this file: a usage error. */
+		status = r == -ENOTSUP || r == -E2BIG || r == -EDOM || r == -EEXIST ? EXIT_USAGE
+										     : EXIT_RUNTIME;
 	} else {
 		status = EXIT_OK;
 	}

@@ -141,7 +141,8 @@ static const char header_page[] =
 /* A latency file converts to version 6 with its text whole, and not to 7. */
 TEST(convert_latency_file)
 {
-	static const char text[] = "# tracer: irqsoff\n# latency: 42 us\n  <idle>-0  0d.h1 1us : x\n";
+	static const char text[] =
+		"# tracer: irqsoff\n# latency: 42 us\n  <idle>-0  0d.h1 1us : x\n";
 	struct tfw_meta m = { .page_size = 4096, .cpus = 2 };
 	char in[] = "/tmp/tr-test-edit-in.XXXXXX", out[] = "/tmp/tr-test-edit-out.XXXXXX";
 	int ifd = mkstemp(in), ofd = mkstemp(out);
