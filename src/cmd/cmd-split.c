@@ -143,7 +143,8 @@ static const struct argp argp = {
 	"Each part is a whole trace.dat (formats, kallsyms, cmdlines, options and buffers of "
 	"the input) that tr report and trace-cmd report read; concatenated, the reports of "
 	"the parts of an --events split, or of --time ranges that follow each other, are "
-	"the report of the whole.  Lost-event marks stay with the events they precede.  "
+	"the report of the whole, but for each report's first line (cpus=N).  Lost-event "
+	"marks stay with the events they precede.  "
 	"Each file written is named on stdout with its event count and time span.",
 	NULL, NULL, NULL
 };
