@@ -24,6 +24,7 @@ struct args {
 	uint64_t events;
 	bool per_cpu, quiet;
 	int version, zip;
+	size_t written;		/* parts written */
 };
 
 enum { OPT_TIME = 0x100, OPT_EVENTS, OPT_PER_CPU, OPT_FILE_VERSION, OPT_COMPRESSION };
@@ -151,10 +152,11 @@ static const struct argp argp = {
 
 static void wrote(void *arg, const struct tfile_part *p)
 {
-	const struct args *a = arg;
+	struct args *a = arg;
 	/* Microseconds rounded, as tr report prints them. */
 	uint64_t first = (p->first_ts + 500) / 1000, last = (p->last_ts + 500) / 1000;
 
+	a->written++;
 	if (a->quiet)
 		return;
 	if (!p->events)
@@ -199,6 +201,9 @@ int cmd_split(int argc, char **argv)
 		status = r == -ENOTSUP || r == -E2BIG || r == -EDOM || r == -EEXIST ? EXIT_USAGE
 										     : EXIT_RUNTIME;
 	} else {
+		/* Only an --events or --per-cpu split of a file without events writes nothing. */
+		if (!a.written)
+			tr_warn("'%s' has no events: no files written", a.input);
 		status = EXIT_OK;
 	}
 	tfile_close(tf);

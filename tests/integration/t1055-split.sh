@@ -48,7 +48,11 @@ test_expect_success 'a range outside the trace writes an empty part that both re
 	tr split -i "$DATA/report-v7.dat" -o e --time 1,2 >out &&
 	test_grep -x "e.1: 0 events" out &&
 	body e.1 >rep && test_must_be_empty rep &&
-	if tc_reads e.1; then body_tc e.1 >rep.tc && test_must_be_empty rep.tc; fi
+	if tc_reads e.1; then body_tc e.1 >rep.tc && test_must_be_empty rep.tc; fi &&
+	tr split -i e.1 -o none --events 5 >out 2>err &&
+	test_must_be_empty out &&
+	test_grep "e.1.* has no events: no files written" err &&
+	! ls none.* 2>/dev/null
 '
 
 test_expect_success 'parts keep the version, or take the one asked for' '
