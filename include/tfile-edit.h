@@ -42,8 +42,9 @@ struct tfile_edit_opts {
  * Write all of tf to fd in o's version and compression.  Page data is
  * copied as it is (decompressed and compressed again as needed), so the
  * events, their order and their lost-event marks are the input's.  A
- * latency file (text, not pages) is written as version 6 only: -ENOTSUP
- * for version 7.  res: the output's size.
+ * latency file's text is written whole, in either version (v7: a
+ * BUFFER_TEXT section, compressed in chunks as trace-cmd writes it).
+ * res: the output's size.
  */
 int tfile_convert(struct tfile *tf, int fd, const struct tfile_edit_opts *o,
 		  struct tfw_result *res);

@@ -81,8 +81,8 @@ static const struct argp argp = {
 	"The default is what tr record and trace-cmd 3 write: version 7 compressed with zstd.  "
 	"Formats, kallsyms, printk formats, saved cmdlines, the recording's options (clock, "
 	"date, offset, uname, stats), every buffer and the recorded pages are kept, so tr report "
-	"and trace-cmd report print the same trace from both files.  A latency tracer's file "
-	"(text) is written as version 6.",
+	"and trace-cmd report print the same trace from both files, latency tracers' files "
+	"(text) too.",
 	NULL, NULL, NULL
 };
 
@@ -111,9 +111,6 @@ int cmd_convert(int argc, char **argv)
 		tr_report(-EIO, "cannot read '%s'", a.input);
 		return EXIT_RUNTIME;
 	}
-	/* A latency file is text: version 6 holds it (asking for 7 is refused below). */
-	if (!a.version && a.zip < 0 && tfile_nbuffers(tf) && tfile_buffer(tf, 0)->latency)
-		a.version = 6;
 	if (!a.version)
 		a.version = 7;
 	o = (struct tfile_edit_opts){ .version = a.version,

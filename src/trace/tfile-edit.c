@@ -253,11 +253,7 @@ int tfile_convert(struct tfile *tf, int fd, const struct tfile_edit_opts *o,
 		char *text = NULL;
 		size_t len = 0;
 
-		if (m.version == 7)
-			r = tr_fail(-ENOTSUP, "'%s' is a latency tracer's file (text, not events): "
-				    "tr writes those as version 6 only", tf->path);
-		if (!r)
-			r = tfile_text(tf, lat, &text, &len);
+		r = tfile_text(tf, lat, &text, &len);
 		if (!r && (r = tfw_write_latency(fd, &m, text, len, res)))
 			tr_fail(r, "cannot write the file: %s", strerror(-r));
 		free(text);

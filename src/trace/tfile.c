@@ -1112,23 +1112,38 @@ int tfile_text(struct tfile *tf, int buffer, char **text, size_t *len)
 		return -EINVAL;
 	rd_init(&r, tf, b->text_offset, tf->size - b->text_offset, "the latency text");
 	if (tf->info.version >= 7 && b->compressed) {
-		uint32_t csize = rd_u32(&r), usize = rd_u32(&r);
-		const uint8_t *src = rd_take(&r, csize);
+		/* As trace-cmd writes it: a chunk count, then {csize4 usize4 data} chunks. */
+		uint32_t chunks = rd_u32(&r);
+		size_t have = 0;
+		char *out = xmalloc(1);
 
-		if (r.err)
-			return r.err;
-		if (usize > TFILE_MAX_SECTION)
-			return tfile_bad(tf, -EBADMSG, 0, "corrupt latency text at offset %llu",
-					 (unsigned long long)b->text_offset);
-		*text = xmalloc(usize + 1);
-		if (tfile_unzip(tf->zip, *text, usize, src, csize)) {
-			free(*text);
-			*text = NULL;
-			return tfile_bad(tf, -EBADMSG, 0, "corrupt compressed data at offset %llu",
-					 (unsigned long long)b->text_offset);
+		for (uint32_t i = 0; i < chunks && !r.err; i++) {
+			uint32_t csize = rd_u32(&r), usize = rd_u32(&r);
+			const uint8_t *src = rd_take(&r, csize);
+
+			if (r.err)
+				break;
+			if (usize > TFILE_MAX_SECTION - have) {
+				free(out);
+				return tfile_bad(tf, -EBADMSG, 0, "corrupt latency text at offset %llu",
+						 (unsigned long long)b->text_offset);
+			}
+			out = xrealloc(out, have + usize + 1);
+			if (tfile_unzip(tf->zip, out + have, usize, src, csize)) {
+				free(out);
+				return tfile_bad(tf, -EBADMSG, 0,
+						 "corrupt compressed data at offset %llu (in the latency "
+						 "text)", (unsigned long long)b->text_offset);
+			}
+			have += usize;
 		}
-		(*text)[usize] = '\0';
-		*len = usize;
+		if (r.err) {
+			free(out);
+			return r.err;
+		}
+		out[have] = '\0';
+		*text = out;
+		*len = have;
 		return 0;
 	}
 	if (b->text_size > r.len)

@@ -422,6 +422,8 @@ int tfw_write_latency(int fd, struct tfw_meta *m, const char *text, size_t len,
 	if (!res)
 		res = &dummy;
 	memset(res, 0, sizeof(*res));
+	if (m->version == 7)
+		return tfw_write_v7(fd, m, NULL, 0, text ? text : "", len, res);
 	header(m, true, true, 0, NULL, &hdr, NULL, &kpos);
 	res->bytes = hdr.len + m->kallsyms.len + 10 + len;
 	if (ftruncate(fd, 0))
@@ -463,7 +465,7 @@ int tfw_write(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs,
 		free(buf_pos);
 		free(offs);
 		free(start);
-		return tfw_write_v7(fd, m, bufs, nbufs, res);
+		return tfw_write_v7(fd, m, bufs, nbufs, NULL, 0, res);
 	}
 	for (size_t b = 1; b < nbufs; b++)
 		names[b - 1] = bufs[b].name;

@@ -113,23 +113,35 @@ test_expect_success 'a recording of two CPUs and 3000 marks converts to v6 and b
 
 test_requires latency
 
-test_expect_success 'a latency file converts to version 6 with the same report, and not to 7' '
+test_expect_success 'a latency file converts to version 7 and back, the same in both readers' '
 	tr record -q -p irqsoff -o lat.dat sleep 0.3 &&
-	tr convert -q -i lat.dat -o lat6.dat &&
-	tr report --stat -i lat6.dat >st &&
+	tr convert -q -i lat.dat -o lat7.dat &&
+	tr convert -q -i lat7.dat -o lat6.dat --file-version 6 &&
+	tr report --stat -i lat7.dat >st &&
+	test_grep -E "^version: +7 " st &&
 	test_grep -x "buffers: *(top) (latency text)" st &&
-	tr report -i lat.dat >expect && tr report -i lat6.dat >actual &&
-	test_grep "^# tracer: irqsoff" actual &&
-	test_cmp expect actual &&
+	tr report -i lat.dat >expect &&
+	test_grep "^# tracer: irqsoff" expect &&
+	tr report -i lat7.dat >actual7 && test_cmp expect actual7 &&
+	tr report -i lat6.dat >actual6 && test_cmp expect actual6 &&
 	if command -v trace-cmd >/dev/null; then
 		trace-cmd report -i lat.dat >expect.tc 2>/dev/null &&
-		trace-cmd report -i lat6.dat >actual.tc 2>/dev/null && test_cmp expect.tc actual.tc
+		trace-cmd report -i lat7.dat >actual.tc 2>/dev/null && test_cmp expect.tc actual.tc
 	fi &&
-	test_expect_code 64 tr convert -i lat.dat -o lat7.dat --file-version 7 2>err &&
-	test_grep "latency tracer.s file .*version 6 only" err &&
-	test ! -e lat7.dat &&
 	test_expect_code 64 tr split -i lat.dat --events 10 2>err &&
 	test_grep "nothing to split" err
+'
+
+test_expect_success 'trace-cmd'"'"'s own compressed v7 latency file reads and converts' '
+	command -v trace-cmd >/dev/null || exit 0
+	test_when_finished "echo nop >$TRACEFS/current_tracer" &&
+	trace-cmd record --file-version 7 --compression zstd -p irqsoff -o tc7.dat \
+		sleep 0.3 >/dev/null 2>&1 &&
+	trace-cmd report -i tc7.dat >expect 2>/dev/null &&
+	test_grep "^# tracer: irqsoff" expect &&
+	tr report -i tc7.dat >actual && test_cmp expect actual &&
+	tr convert -q -i tc7.dat -o tc6.dat --file-version 6 &&
+	trace-cmd report -i tc6.dat >actual.tc 2>/dev/null && test_cmp expect actual.tc
 '
 
 test_done

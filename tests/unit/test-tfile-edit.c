@@ -138,48 +138,79 @@ static const char header_page[] =
 	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
 	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
 
-/* A latency file converts to version 6 with its text whole, and not to 7. */
-TEST(convert_latency_file)
+/* Convert in to out with version/zip and read the latency text back. */
+static void latency_back(const char *in, int version, int zip, const char *want)
 {
-	static const char text[] =
-		"# tracer: irqsoff\n# latency: 42 us\n  <idle>-0  0d.h1 1us : x\n";
-	struct tfw_meta m = { .page_size = 4096, .cpus = 2 };
-	char in[] = "/tmp/tr-test-edit-in.XXXXXX", out[] = "/tmp/tr-test-edit-out.XXXXXX";
-	int ifd = mkstemp(in), ofd = mkstemp(out);
+	char out[] = "/tmp/tr-test-edit-out.XXXXXX";
+	int ofd = mkstemp(out);
 	struct tfile *tf = NULL, *back = NULL;
 	struct tfw_result res;
 	char *got = NULL;
 	size_t len = 0;
 
-	tfw_blob_append(&m.header_page, header_page, sizeof(header_page) - 1);
-	tfw_blob_append(&m.header_event, "# compressed entry header\n", 26);
-	tfw_blob_append(&m.cmdlines, "1 init\n", 7);
-	tfw_meta_add_option(&m, TFW_OPT_UNAME, "Linux test 6.1", 15);
-	CHECK(ifd >= 0 && ofd >= 0);
-	CHECK(tfw_write_latency(ifd, &m, text, strlen(text), &res) == 0);
+	CHECK(ofd >= 0);
 	CHECK(tfile_open(in, TFILE_KEEP_FORMATS | TFILE_LAZY_KALLSYMS, &tf) == 0);
-	if (tf) {
-		CHECK(tfile_convert(tf, ofd, &(struct tfile_edit_opts){ .version = 7, .zip = 1 },
-				    &res) == -ENOTSUP);
-		CHECK(tfile_convert(tf, ofd, &(struct tfile_edit_opts){ .version = 6, .zip = -1 },
-				    &res) == 0);
-		CHECK(tfile_open(out, 0, &back) == 0);
-	}
+	if (tf)
+		CHECK(tfile_convert(tf, ofd, &(struct tfile_edit_opts){ .version = version,
+									.zip = zip }, &res) == 0);
+	CHECK(tfile_open(out, 0, &back) == 0);
 	if (back) {
+		CHECK(tfile_info(back)->version == version);
 		CHECK(tfile_nbuffers(back) == 1 && tfile_buffer(back, 0)->latency);
 		CHECK(tfile_text(back, 0, &got, &len) == 0);
-		CHECK_STR(got, text);
+		CHECK(got && len == strlen(want) && !memcmp(got, want, len));
 		CHECK_STR(tfile_info(back)->uname, "Linux test 6.1");
 		CHECK_STR(tfile_cmdlines(back), "1 init\n");
 		free(got);
 	}
 	tfile_close(back);
 	tfile_close(tf);
-	tfw_meta_free(&m);
-	close(ifd);
 	close(ofd);
-	unlink(in);
 	unlink(out);
+}
+
+/*
+ * A latency file converts between the versions with its text whole: v7
+ * compressed holds it in chunks (this one takes three), v7 plain as is.
+ */
+TEST(convert_latency_file)
+{
+	static const char line[] = "  <idle>-0       0d.h1    1us : do_idle <-cpu_startup_entry\n";
+	struct tfw_meta m = { .page_size = 4096, .cpus = 2 };
+	char in[] = "/tmp/tr-test-edit-in.XXXXXX", v7[] = "/tmp/tr-test-edit-v7.XXXXXX";
+	int ifd = mkstemp(in), fd7 = mkstemp(v7);
+	struct tfile *tf = NULL;
+	struct tfw_result res;
+	size_t n = 300000 / (sizeof(line) - 1), len = 0;
+	char *text = malloc(40 + n * (sizeof(line) - 1) + 1);
+
+	len = sprintf(text, "# tracer: irqsoff\n# latency: 42 us\n");
+	for (size_t i = 0; i < n; i++)
+		len += sprintf(text + len, "%s", line);
+	tfw_blob_append(&m.header_page, header_page, sizeof(header_page) - 1);
+	tfw_blob_append(&m.header_event, "# compressed entry header\n", 26);
+	tfw_blob_append(&m.cmdlines, "1 init\n", 7);
+	tfw_meta_add_option(&m, TFW_OPT_UNAME, "Linux test 6.1", 15);
+	CHECK(ifd >= 0 && fd7 >= 0);
+	CHECK(tfw_write_latency(ifd, &m, text, len, &res) == 0);
+	latency_back(in, 6, -1, text);
+	latency_back(in, 7, TFW_ZIP_ZSTD, text);
+	latency_back(in, 7, TFW_ZIP_ZLIB, text);
+	latency_back(in, 7, TFW_ZIP_NONE, text);
+	/* And back from a compressed v7 one. */
+	CHECK(tfile_open(in, TFILE_KEEP_FORMATS | TFILE_LAZY_KALLSYMS, &tf) == 0);
+	if (tf)
+		CHECK(tfile_convert(tf, fd7, &(struct tfile_edit_opts){ .version = 7,
+								     .zip = TFW_ZIP_ZSTD },
+				    &res) == 0);
+	tfile_close(tf);
+	latency_back(v7, 6, -1, text);
+	tfw_meta_free(&m);
+	free(text);
+	close(ifd);
+	close(fd7);
+	unlink(in);
+	unlink(v7);
 }
 
 UNIT_MAIN(T(page_writer_round_trip), T(page_writer_lost_events_open_a_page),
