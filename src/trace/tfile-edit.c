@@ -253,6 +253,18 @@ int tfile_convert(struct tfile *tf, int fd, const struct tfile_edit_opts *o,
 		char *text = NULL;
 		size_t len = 0;
 
+		/*
+		 * Note that trace-cmd reads a v6 latency file that has a
+		 * TRACECLOCK option as if a clock followed "latency", losing the
+		 * text's first bytes: the text has no clock, so leave it out.
+		 */
+		for (size_t i = 0; m.version != 7 && i < m.nopts; i++)
+			if (m.opts[i].id == TFW_OPT_TRACECLOCK) {
+				free(m.opts[i].data.data);
+				memmove(&m.opts[i], &m.opts[i + 1], (m.nopts - i - 1) * sizeof(*m.opts));
+				m.nopts--;
+				i--;
+			}
 		r = tfile_text(tf, lat, &text, &len);
 		if (!r && (r = tfw_write_latency(fd, &m, text, len, res)))
 			tr_fail(r, "cannot write the file: %s", strerror(-r));

@@ -156,6 +156,7 @@ static void latency_back(const char *in, int version, int zip, const char *want)
 	CHECK(tfile_open(out, 0, &back) == 0);
 	if (back) {
 		CHECK(tfile_info(back)->version == version);
+		CHECK(version == 7 || !strv_contains(&tfile_info(back)->options, "traceclock"));
 		CHECK(tfile_nbuffers(back) == 1 && tfile_buffer(back, 0)->latency);
 		CHECK(tfile_text(back, 0, &got, &len) == 0);
 		CHECK(got && len == strlen(want) && !memcmp(got, want, len));
@@ -197,14 +198,25 @@ TEST(convert_latency_file)
 	latency_back(in, 7, TFW_ZIP_ZSTD, text);
 	latency_back(in, 7, TFW_ZIP_ZLIB, text);
 	latency_back(in, 7, TFW_ZIP_NONE, text);
-	/* And back from a compressed v7 one. */
+	/*
+	 * And back from a compressed v7 one with a TRACECLOCK option, which a
+	 * v6 latency file must not have (trace-cmd would read a clock there).
+	 */
+	m.version = 7;
+	m.zip = TFW_ZIP_ZSTD;
+	tfw_meta_add_option(&m, TFW_OPT_TRACECLOCK, "[local] global", 15);
+	CHECK(ftruncate(ifd, 0) == 0);
+	CHECK(tfw_write_latency(ifd, &m, text, len, &res) == 0);
 	CHECK(tfile_open(in, TFILE_KEEP_FORMATS | TFILE_LAZY_KALLSYMS, &tf) == 0);
+	if (tf)
+		CHECK(strv_contains(&tfile_info(tf)->options, "traceclock"));
 	if (tf)
 		CHECK(tfile_convert(tf, fd7, &(struct tfile_edit_opts){ .version = 7,
 								     .zip = TFW_ZIP_ZSTD },
 				    &res) == 0);
 	tfile_close(tf);
 	latency_back(v7, 6, -1, text);
+	latency_back(v7, 7, TFW_ZIP_ZLIB, text);
 	tfw_meta_free(&m);
 	free(text);
 	close(ifd);
