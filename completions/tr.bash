@@ -151,6 +151,8 @@ _tr_candidates() {
 	--engine) printf '%s\n' kernel user; return ;;
 	--cpu) seq 0 $(($(getconf _NPROCESSORS_CONF 2>/dev/null || echo 1) - 1)); return ;;
 	--units) printf '%s\n' ns us; return ;;
+	--file-version) printf '%s\n' 6 7; return ;;
+	--compression) printf '%s\n' zstd zlib none; return ;;
 	-i|--input) _tr_dat_files "$cur"; return ;;
 	-o|--output) compgen -f -- "$cur"; return ;;
 	-k|--keys)
@@ -214,7 +216,8 @@ _tr_files_ok() {
 	-o|--output) return 0 ;;
 	-e|--event|--start|--end|-B|--instance|-p|--tracer|-C|--clock|-O|--option|--has|--format|\
 	--engine|--units|-i|--input|-k|--keys|-v|--vals|-s|--sort|-f|--filter|--start-filter|\
-	--end-filter|--onmax|--save|--view|--latency|-d|--delay|-n|--iterations)
+	--end-filter|--onmax|--save|--view|--latency|-d|--delay|-n|--iterations|--file-version|\
+	--compression|--time|--events)
 		return 1 ;;
 	esac
 	[[ $prev == -* ]] && grep -qxF -- "$prev" <<<"$_tr_value_opts" && return 0

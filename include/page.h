@@ -29,6 +29,7 @@ int tfile_layout_parse(struct tfile_layout *l, const char *text, size_t len, boo
 /* One event: the record as the kernel wrote it, with its absolute time. */
 struct tfile_event {
 	uint64_t ts;
+	uint64_t raw_ts;	/* as in the file, before any TSC2NSEC or offset option */
 	void *data;
 	uint32_t size;
 	int cpu;
@@ -92,5 +93,28 @@ struct tfile_walk_stats {
 typedef int (*tfile_event_fn)(void *arg, const struct tfile_event *ev);
 int tfile_pages_walk(const struct tfile_layout *l, int cpu, const void *pages, size_t len,
 		     tfile_event_fn fn, void *arg, struct tfile_walk_stats *st);
+
+/*
+ * Building sub-buffers from events, for files cut out of others (tr split):
+ * the kernel's own encoding, with a time-extend record where a delta needs
+ * more than 27 bits.  Start a page on a buffer of l->page_size bytes, add
+ * events while tfile_page_out_add() returns 1; at 0 the page is full (or
+ * the event must open a page: it follows lost events, or goes back in
+ * time), so finish it, write it out and start the next.  -EINVAL: the event
+ * fits in no page.  An event's missed count becomes the page's lost-events
+ * flag, as the kernel sets it.
+ */
+struct tfile_page_out {
+	const struct tfile_layout *l;
+	uint8_t *buf;
+	uint32_t pos;		/* where the next event goes */
+	uint64_t ts;		/* of the last event added */
+	int64_t missed;		/* of the page's first event */
+	bool empty;
+};
+void tfile_page_out_start(struct tfile_page_out *o, const struct tfile_layout *l, void *buf);
+int tfile_page_out_add(struct tfile_page_out *o, uint64_t ts, const void *data, uint32_t size,
+		       int64_t missed);
+void tfile_page_out_finish(struct tfile_page_out *o);
 
 #endif

@@ -23,6 +23,12 @@ int parse_size(const char *s, uint64_t *bytes);
 int parse_duration(const char *s, uint64_t *ns);
 
 /*
+ * A point in time or a span with decimals, as tr report prints timestamps:
+ * "12345.678901" (seconds), "1.5s", "250ms", "20us", "100ns", "2m" -> ns.
+ */
+int parse_time(const char *s, uint64_t *ns);
+
+/*
  * "0-3,5,7-8" -> a bitmap of at most max_cpus bits (caller-owned, zeroed by
  * the parser).  Rejects cpus >= max_cpus, reversed ranges and empty items.
  */

@@ -123,4 +123,14 @@ int tfile_cursor_open(struct tfile *tf, int buffer, int cpu_index, struct tfile_
 int tfile_cursor_next(struct tfile_cursor *c, struct tfile_event *ev);
 void tfile_cursor_free(struct tfile_cursor *c);
 
+/*
+ * The raw sub-buffers of one buffer's CPU, in file order, for copying them
+ * into another file: fn gets the mapped pages in one call, or each
+ * decompressed chunk in turn (valid during the call; mapped pages until
+ * tfile_close()).  fn returns 0 or a negative errno that stops the walk and
+ * is returned.
+ */
+int tfile_cpu_pages(struct tfile *tf, int buffer, int cpu_index,
+		    int (*fn)(void *arg, const void *pages, size_t len), void *arg);
+
 #endif

@@ -99,6 +99,7 @@ struct tfw_meta {
 	char *clock;		/* "local": goes after each flyrecord table as "[local]" */
 	int version;		/* file version: 6 (also 0) or 7 */
 	int zip;		/* v7 only: enum tfw_zip */
+	int long_size;		/* the traced kernel's long, 4 or 8; 0: the host's */
 };
 
 /*
@@ -164,8 +165,10 @@ int tfw_write(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs,
 
 /*
  * Write a latency file: the meta's header, then "latency  \0" and len
- * bytes of text (the trace file of a max-latency tracer).  Returns 0 or
- * -errno; res->bytes is the file size.
+ * bytes of text (the trace file of a max-latency tracer).  With m->version
+ * 7, the v7 layout with the text in a BUFFER_TEXT section (compressed, as
+ * trace-cmd does, in chunks after a chunk count).  Returns 0 or -errno;
+ * res->bytes is the file size.
  */
 int tfw_write_latency(int fd, struct tfw_meta *m, const char *text, size_t len,
 		      struct tfw_result *res);

@@ -436,6 +436,11 @@ struct top_ui;
 int top_ui_open(struct top_source *s, const struct top_opts *o, struct top_ui **out);
 int top_ui_tick(struct top_ui *u, bool key_ready);
 int top_ui_loop(struct top_ui *u);
+/*
+ * Replay: did the user leave with b (print every interval as batch text)?
+ * If so, *st is the view, sort, filter and drill-down on screen then.
+ */
+bool top_ui_batch(const struct top_ui *u, struct top_state *st);
 void top_ui_close(struct top_ui *u);
 
 /* tr top, live or over a file, batch or interactive.  0 or -errno with tr_fail(). */

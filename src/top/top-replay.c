@@ -324,6 +324,32 @@ static int span(struct replay *x)
 	return 0;
 }
 
+/*
+ * Batch output of the file: the view of st for each interval from the
+ * first, at most n of them (0: all), in the -b format.
+ */
+static int print_all(struct replay *x, struct top_state *st, long n)
+{
+	int r = 0;
+
+	if (!n || n > x->count)
+		n = x->count;
+	for (long k = 0; k < n && !r && !tr_stop; k++) {
+		struct top_table t;
+
+		r = seek(x, k, false);
+		if (!r)
+			r = op_frame(&x->s, st, false, &t);
+		if (!r) {
+			r = top_batch_print(x->o->outf, x->o->out, &x->s.h, st, &t);
+			top_table_free(&t);
+		}
+		if (r == -EPIPE)
+			r = 0, k = n;
+	}
+	return r;
+}
+
 int top_replay_run(const struct top_opts *o)
 {
 	struct replay x = { .o = o, .s = { .ops = &replay_ops, .replay = true }, .cur = -1,
@@ -373,29 +399,21 @@ int top_replay_run(const struct top_opts *o)
 	if (!r)
 		r = rewind_file(&x);
 	if (!r && o->batch) {
-		long n = o->iterations && o->iterations < x.count ? o->iterations : x.count;
-
-		for (long k = 0; k < n && !r && !tr_stop; k++) {
-			struct top_table t;
-
-			r = seek(&x, k, false);
-			if (!r)
-				r = op_frame(&x.s, &st, false, &t);
-			if (!r) {
-				r = top_batch_print(o->outf, o->out, &x.s.h, &st, &t);
-				top_table_free(&t);
-			}
-			if (r == -EPIPE)
-				r = 0, k = n;
-		}
+		r = print_all(&x, &st, o->iterations);
 	} else if (!r) {
+		bool batch;
+
 		r = seek(&x, 0, false);
 		if (!r)
 			r = top_ui_open(&x.s, o, &ui);
 		if (!r)
 			r = top_ui_loop(ui);
+		batch = ui && top_ui_batch(ui, &st);
 		if (ui)
 			top_ui_close(ui);
+		/* b: the screen is given back first, then the intervals go to it as text. */
+		if (!r && batch)
+			r = print_all(&x, &st, 0);
 	}
 	close_cursors(&x);
 	top_model_free(x.m);

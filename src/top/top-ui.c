@@ -40,7 +40,7 @@ enum act {
 	K_NONE, K_QUIT, K_HELP, K_NEXT_VIEW, K_MENU, K_UP, K_DOWN, K_PGUP, K_PGDN, K_HOME, K_END,
 	K_SORT_LEFT, K_SORT_RIGHT, K_SORT_NEXT, K_REVERSE, K_FILTER, K_ESC, K_ENTER, K_BACK,
 	K_ECHO, K_PAUSE, K_ZERO, K_FASTER, K_SLOWER, K_PER_TASK, K_STEP_NEXT, K_STEP_PREV,
-	K_GOTO, K_VIEW,
+	K_GOTO, K_VIEW, K_BATCH,
 };
 
 /* The key table: letters and F-keys both work (htop's keys[] = action). */
@@ -56,7 +56,7 @@ static const struct {
 	{ '\n', K_ENTER }, { '\r', K_ENTER }, { KEY_ENTER, K_ENTER }, { KEY_BACKSPACE, K_BACK },
 	{ 127, K_BACK }, { 8, K_BACK }, { 'e', K_ECHO }, { 'p', K_PAUSE }, { ' ', K_PAUSE },
 	{ 'z', K_ZERO }, { '+', K_SLOWER }, { '-', K_FASTER }, { 't', K_PER_TASK },
-	{ 'n', K_STEP_NEXT }, { 'N', K_STEP_PREV }, { 'g', K_GOTO },
+	{ 'n', K_STEP_NEXT }, { 'N', K_STEP_PREV }, { 'g', K_GOTO }, { 'b', K_BATCH },
 };
 
 static const char *const help_text[] = {
@@ -73,6 +73,7 @@ static const char *const help_text[] = {
 	"  z                 zero the counters           + -  refresh slower, faster",
 	"  t                 latency view: per task or per CPU",
 	"  n N g             replay (-i): next, previous interval; go to a time",
+	"  b                 replay (-i): leave, and print this view of every interval",
 	"  h ? F1            this help                   q F10  quit",
 	"",
 	"CPU%, BUSY% and rates are over the last interval; counts and times since the",
@@ -102,6 +103,7 @@ struct top_ui {
 	size_t sel, first;
 	uint64_t sel_key;
 	bool paused, help, menu, echo, quit, per_task;
+	bool batch;		/* replay: b was pressed, print the whole file on leaving */
 	SCREEN *scr;
 	enum { IN_NONE, IN_FILTER, IN_GOTO } input;
 	char buf[64];
@@ -738,6 +740,13 @@ static void key(struct top_ui *u, int ch)
 		refresh_table(u, false);
 		snprintf(u->msg, sizeof(u->msg), "latency per %s", u->per_task ? "task" : "CPU");
 		break;
+	case K_BATCH:
+		if (!u->s->replay) {
+			snprintf(u->msg, sizeof(u->msg), "b prints a file's intervals (-i)");
+			break;
+		}
+		u->batch = u->quit = true;
+		break;
 	case K_STEP_NEXT: step(u, 1); break;
 	case K_STEP_PREV: step(u, -1); break;
 	case K_GOTO:
@@ -860,6 +869,13 @@ int top_ui_loop(struct top_ui *u)
 			break;
 	}
 	return 0;
+}
+
+bool top_ui_batch(const struct top_ui *u, struct top_state *st)
+{
+	if (u->batch)
+		*st = u->st;
+	return u->batch;
 }
 
 void top_ui_close(struct top_ui *u)

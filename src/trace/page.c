@@ -269,3 +269,91 @@ int tfile_pages_walk(const struct tfile_layout *l, int cpu, const void *pages, s
 	}
 	return 0;
 }
+
+/* ---- writing sub-buffers ---- */
+
+static void put(const struct tfile_layout *l, uint8_t *p, uint64_t v, int n)
+{
+	if (l->big_endian)
+		for (int i = n - 1; i >= 0; i--, v >>= 8)
+			p[i] = v & 0xff;
+	else
+		for (int i = 0; i < n; i++, v >>= 8)
+			p[i] = v & 0xff;
+}
+
+static void put_head(const struct tfile_layout *l, uint8_t *p, uint32_t type_len, uint32_t delta)
+{
+	put(l, p, l->big_endian ? type_len << 27 | delta : delta << 5 | type_len, 4);
+}
+
+void tfile_page_out_start(struct tfile_page_out *o, const struct tfile_layout *l, void *buf)
+{
+	*o = (struct tfile_page_out){ .l = l, .buf = buf, .pos = l->data_off, .empty = true };
+	memset(buf, 0, l->page_size);
+}
+
+int tfile_page_out_add(struct tfile_page_out *o, uint64_t ts, const void *data, uint32_t size,
+		       int64_t missed)
+{
+	const struct tfile_layout *l = o->l;
+	uint32_t room = l->page_size, len, ext = 0;
+	uint64_t delta = 0;
+	bool compact = size && size % 4 == 0 && size <= RB_DATA_MAX * 4;
+
+	len = compact ? 4 + size : 8 + size;
+	if (o->empty) {
+		/* A stored count of lost events goes right after the data. */
+		if (missed > 0)
+			room -= l->commit_size;
+		if (l->data_off + len > room)
+			return -EINVAL;
+		o->ts = ts;
+		o->missed = missed;
+		put(l, o->buf + l->ts_off, ts, 8);
+	} else {
+		/* Lost events are a property of a page's start; time only moves on. */
+		if (missed || ts < o->ts)
+			return 0;
+		delta = ts - o->ts;
+		if (delta >= 1ULL << TS_SHIFT)
+			ext = 8;
+		if (o->missed > 0)
+			room -= l->commit_size;
+		if (o->pos + ext + len > room)
+			return 0;
+	}
+	if (ext) {
+		put_head(l, o->buf + o->pos, RB_TIME_EXTEND, delta & ((1u << TS_SHIFT) - 1));
+		put(l, o->buf + o->pos + 4, delta >> TS_SHIFT, 4);
+		o->pos += 8;
+		delta = 0;
+	}
+	if (compact) {
+		put_head(l, o->buf + o->pos, size / 4, delta);
+		memcpy(o->buf + o->pos + 4, data, size);
+	} else {
+		put_head(l, o->buf + o->pos, 0, delta);
+		put(l, o->buf + o->pos + 4, size + 4, 4);
+		memcpy(o->buf + o->pos + 8, data, size);
+	}
+	o->pos += len;
+	o->ts = ts;
+	o->empty = false;
+	return 1;
+}
+
+void tfile_page_out_finish(struct tfile_page_out *o)
+{
+	const struct tfile_layout *l = o->l;
+	uint64_t commit = o->pos - l->data_off;
+
+	if (o->missed) {
+		commit |= TFILE_MISSED_EVENTS;
+		if (o->missed > 0) {
+			commit |= TFILE_MISSED_STORED;
+			put(l, o->buf + o->pos, o->missed, l->commit_size);
+		}
+	}
+	put(l, o->buf + l->commit_off, commit, l->commit_size);
+}

@@ -202,6 +202,7 @@ int tfile_cursor_next(struct tfile_cursor *c, struct tfile_event *ev)
 		if (c->in_page) {
 			r = tfile_page_next(&c->pg, ev, &bad);
 			if (r == 1) {
+				ev->raw_ts = ev->ts;
 				ev->ts = adjust_ts(c->tf, ev->ts);
 				ev->cpu = c->cpu->cpu;
 				return 1;
@@ -251,4 +252,25 @@ void tfile_cursor_free(struct tfile_cursor *c)
 		return;
 	drop_chunk(c);
 	free(c);
+}
+
+int tfile_cpu_pages(struct tfile *tf, int buffer, int cpu_index,
+		    int (*fn)(void *arg, const void *pages, size_t len), void *arg)
+{
+	struct tfile_cursor *c;
+	int r = tfile_cursor_open(tf, buffer, cpu_index, &c);
+
+	if (r)
+		return r;
+	if (!c->b->compressed) {
+		r = c->data_len ? fn(arg, c->data, c->data_len) : 0;
+	} else {
+		while ((r = next_chunk(c)) == 1) {
+			r = fn(arg, c->data, c->data_len);
+			if (r)
+				break;
+		}
+	}
+	tfile_cursor_free(c);
+	return r;
 }

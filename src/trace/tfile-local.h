@@ -46,6 +46,19 @@ struct tfile {
 	struct strv formats;
 	char *header_page;
 	size_t header_page_len;
+	char *header_event;	/* kept whole for tfile_meta() */
+	size_t header_event_len;
+	/*
+	 * The options that describe the recording rather than the file's
+	 * layout (not BUFFER, BUFFER_TEXT, CPUCOUNT, the v7 section pointers
+	 * or STRINGS), as they were, in file order: tfile_meta() hands them on.
+	 */
+	struct tfile_rawopt {
+		uint16_t id;
+		uint32_t len;
+		uint8_t *data;
+	} *rawopts;
+	size_t nrawopts;
 	/* TSC2NSEC: ns = ((ts * mult) >> shift) + offset */
 	bool tsc2nsec;
 	uint32_t tsc_mult, tsc_shift;

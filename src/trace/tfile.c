@@ -194,8 +194,16 @@ static int parse_header_info(struct tfile *tf, struct rd *r)
 		return tfile_bad(tf, -EBADMSG, 0, "corrupt header at offset %llu (no header_event)",
 				 (unsigned long long)(r->file_off + r->pos - 13));
 	n = rd_u64(r);
-	rd_take(r, n);
-	return r->err;
+	text = rd_take(r, n);
+	if (r->err)
+		return r->err;
+	if (n > 65536)
+		return tfile_bad(tf, -EBADMSG, 0, "corrupt header_event (%llu bytes)",
+				 (unsigned long long)n);
+	free(tf->header_event);
+	tf->header_event = dup_text(text, n);
+	tf->header_event_len = n;
+	return 0;
 }
 
 /* Parsed under a name without its dots, then given back its own name. */
@@ -501,6 +509,17 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 	char *s;
 
 	note_option(tf, id);
+	if (id != OPT_BUFFER && id != OPT_BUFFER_TEXT && id != OPT_CPUCOUNT && id != OPT_STRINGS &&
+	    !(id >= OPT_HEADER_INFO && id <= OPT_CMDLINES) && tf->nrawopts < 4096) {
+		struct tfile_rawopt *o;
+
+		tf->rawopts = xrealloc(tf->rawopts, (tf->nrawopts + 1) * sizeof(*tf->rawopts));
+		o = &tf->rawopts[tf->nrawopts++];
+		o->id = id;
+		o->len = n;
+		o->data = xmalloc(n ? n : 1);
+		memcpy(o->data, p, n);
+	}
 	switch (id) {
 	case OPT_DATE:
 	case OPT_OFFSET: {
@@ -1061,6 +1080,10 @@ void tfile_close(struct tfile *tf)
 	free(tf->kallsyms);
 	free(tf->printk);
 	free(tf->header_page);
+	free(tf->header_event);
+	for (size_t i = 0; i < tf->nrawopts; i++)
+		free(tf->rawopts[i].data);
+	free(tf->rawopts);
 	free(tf->path);
 	free(tf);
 }
@@ -1089,23 +1112,38 @@ int tfile_text(struct tfile *tf, int buffer, char **text, size_t *len)
 		return -EINVAL;
 	rd_init(&r, tf, b->text_offset, tf->size - b->text_offset, "the latency text");
 	if (tf->info.version >= 7 && b->compressed) {
-		uint32_t csize = rd_u32(&r), usize = rd_u32(&r);
-		const uint8_t *src = rd_take(&r, csize);
+		/* As trace-cmd writes it: a chunk count, then {csize4 usize4 data} chunks. */
+		uint32_t chunks = rd_u32(&r);
+		size_t have = 0;
+		char *out = xmalloc(1);
 
-		if (r.err)
-			return r.err;
-		if (usize > TFILE_MAX_SECTION)
-			return tfile_bad(tf, -EBADMSG, 0, "corrupt latency text at offset %llu",
-					 (unsigned long long)b->text_offset);
-		*text = xmalloc(usize + 1);
-		if (tfile_unzip(tf->zip, *text, usize, src, csize)) {
-			free(*text);
-			*text = NULL;
-			return tfile_bad(tf, -EBADMSG, 0, "corrupt compressed data at offset %llu",
-					 (unsigned long long)b->text_offset);
+		for (uint32_t i = 0; i < chunks && !r.err; i++) {
+			uint32_t csize = rd_u32(&r), usize = rd_u32(&r);
+			const uint8_t *src = rd_take(&r, csize);
+
+			if (r.err)
+				break;
+			if (usize > TFILE_MAX_SECTION - have) {
+				free(out);
+				return tfile_bad(tf, -EBADMSG, 0, "corrupt latency text at offset %llu",
+						 (unsigned long long)b->text_offset);
+			}
+			out = xrealloc(out, have + usize + 1);
+			if (tfile_unzip(tf->zip, out + have, usize, src, csize)) {
+				free(out);
+				return tfile_bad(tf, -EBADMSG, 0,
+						 "corrupt compressed data at offset %llu (in the latency "
+						 "text)", (unsigned long long)b->text_offset);
+			}
+			have += usize;
 		}
-		(*text)[usize] = '\0';
-		*len = usize;
+		if (r.err) {
+			free(out);
+			return r.err;
+		}
+		out[have] = '\0';
+		*text = out;
+		*len = have;
 		return 0;
 	}
 	if (b->text_size > r.len)

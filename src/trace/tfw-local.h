@@ -29,7 +29,8 @@ void tfw_put_ftrace(const struct tfw_meta *m, struct tfw_blob *out);
 /* count4 {"system\0" count4 {size8 format}...}... */
 void tfw_put_formats(const struct tfw_meta *m, struct tfw_blob *out);
 
+/* With text (a latency file), a BUFFER_TEXT section instead of the buffers. */
 int tfw_write_v7(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs,
-		 struct tfw_result *res);
+		 const char *text, size_t tlen, struct tfw_result *res);
 
 #endif

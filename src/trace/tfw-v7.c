@@ -28,6 +28,7 @@ enum {
 	V7_KALLSYMS = 19,
 	V7_PRINTK = 20,
 	V7_CMDLINES = 21,
+	V7_BUFFER_TEXT = 22,
 	V7_NSECT = 6,
 };
 
@@ -362,6 +363,45 @@ static uint64_t buffer_section(struct w *w, const struct tfw_meta *m, const stru
 	return at;
 }
 
+/*
+ * A latency file's BUFFER_TEXT section: the text, compressed as trace-cmd
+ * writes it (a chunk count, then chunks) when the file is.
+ */
+static uint64_t text_section(struct w *w, const struct tfw_meta *m, const char *text, size_t len)
+{
+	uint64_t at = w->pos, size;
+	uint16_t id = V7_BUFFER_TEXT, flags = w->zip != TFW_ZIP_NONE;
+	uint32_t strid = 0, count = 0;
+	size_t step = (size_t)m->page_size * TFW_V7_CHUNK_PAGES, count_at;
+
+	wr(w, &id, 2);
+	wr(w, &flags, 2);
+	wr(w, &strid, 4);
+	wr(w, &(uint64_t){ 0 }, 8);	/* patched below */
+	if (!flags) {
+		wr(w, text, len);
+	} else {
+		count_at = w->pos;
+		wr(w, &count, 4);	/* patched below */
+		for (size_t done = 0; done < len && !w->err; done += step, count++) {
+			size_t n = len - done < step ? len - done : step, zlen = 0;
+			int r = zip(w, text + done, n, &zlen);
+
+			if (r) {
+				w->err = r;
+				break;
+			}
+			wr(w, w->z.data, zlen);
+		}
+		if (!w->err)
+			w->err = tfw_pwrite_all(w->fd, &count, 4, count_at);
+	}
+	size = w->pos - at - 16;
+	if (!w->err)
+		w->err = tfw_pwrite_all(w->fd, &size, 8, at + 8);
+	return at;
+}
+
 static void option(struct tfw_blob *o, uint16_t id, const void *p, uint32_t n)
 {
 	tfw_put16(o, id);
@@ -370,14 +410,15 @@ static void option(struct tfw_blob *o, uint16_t id, const void *p, uint32_t n)
 }
 
 int tfw_write_v7(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs,
-		 struct tfw_result *res)
+		 const char *text, size_t tlen, struct tfw_result *res)
 {
 	static const char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	struct w w = { .fd = fd, .zip = m->zip };
 	struct tfw_blob b = { 0 }, opts = { 0 };
 	const char *zname = "none", *zver = "";
 	const char *clock = m->clock ? m->clock : "local";
-	uint64_t sect[V7_NSECT], *bat = xcalloc(nbufs, sizeof(*bat)), opt_at, patch_at;
+	uint64_t sect[V7_NSECT], *bat = xcalloc(nbufs ? nbufs : 1, sizeof(*bat)), opt_at, patch_at;
+	uint64_t text_at = 0;
 	struct cpu_entry **ents = xcalloc(nbufs, sizeof(*ents));
 	uint32_t *nents = xcalloc(nbufs, sizeof(*nents));
 	char *chunk = NULL;
@@ -396,7 +437,7 @@ int tfw_write_v7(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbu
 	wr(&w, "7", 2);
 	c8 = tfw_host_big_endian();
 	wr(&w, &c8, 1);
-	c8 = sizeof(long);
+	c8 = m->long_size ? m->long_size : (int)sizeof(long);
 	wr(&w, &c8, 1);
 	wr(&w, &m->page_size, 4);
 	wr(&w, zname, strlen(zname) + 1);
@@ -426,6 +467,8 @@ int tfw_write_v7(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbu
 		bat[i] = buffer_section(&w, m, &bufs[i], chunk, ents[i], &nents[i]);
 	}
 	free(chunk);
+	if (text)
+		text_at = text_section(&w, m, text, tlen);
 
 	for (size_t i = 0; i < m->nopts; i++)
 		option(&opts, m->opts[i].id, m->opts[i].data.data, m->opts[i].data.len);
@@ -448,6 +491,16 @@ int tfw_write_v7(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbu
 			tfw_put64(&opts, ents[i][j].off);
 			tfw_put64(&opts, ents[i][j].size);
 		}
+	}
+	if (text) {
+		/* {offset8, name "", clock}: the top level's text */
+		size_t cl = strlen(clock) + 1;
+
+		tfw_put16(&opts, V7_BUFFER_TEXT);
+		tfw_put32(&opts, 8 + 1 + cl);
+		tfw_put64(&opts, text_at);
+		tfw_put(&opts, "", 1);
+		tfw_put(&opts, clock, cl);
 	}
 	option(&opts, TFW_OPT_DONE, &(uint64_t){ 0 }, 8);	/* no next options section */
 

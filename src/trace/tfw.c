@@ -163,7 +163,7 @@ static void header(const struct tfw_meta *m, bool kallsyms, bool cmdlines, size_
 	tfw_put(out, "6", 2);
 	b = tfw_host_big_endian();
 	tfw_put(out, &b, 1);
-	b = sizeof(long);
+	b = m->long_size ? m->long_size : (int)sizeof(long);
 	tfw_put(out, &b, 1);
 	tfw_put32(out, m->page_size);
 
@@ -487,6 +487,8 @@ int tfw_write_latency(int fd, struct tfw_meta *m, const char *text, size_t len,
 	if (!res)
 		res = &dummy;
 	memset(res, 0, sizeof(*res));
+	if (m->version == 7)
+		return tfw_write_v7(fd, m, NULL, 0, text ? text : "", len, res);
 	header(m, true, true, 0, NULL, &hdr, NULL, &kpos);
 	res->bytes = hdr.len + m->kallsyms.len + 10 + len;
 	if (ftruncate(fd, 0))
@@ -528,7 +530,7 @@ int tfw_write(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbufs,
 		free(buf_pos);
 		free(offs);
 		free(start);
-		return tfw_write_v7(fd, m, bufs, nbufs, res);
+		return tfw_write_v7(fd, m, bufs, nbufs, NULL, 0, res);
 	}
 	for (size_t b = 1; b < nbufs; b++)
 		names[b - 1] = bufs[b].name;

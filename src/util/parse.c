@@ -125,6 +125,51 @@ int parse_duration(const char *s, uint64_t *ns)
 	return -EINVAL;
 }
 
+int parse_time(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		uint64_t mul;
+	} units[] = {
+		{ "", 1000000000ULL }, { "s", 1000000000ULL }, { "ms", 1000000ULL },
+		{ "us", 1000ULL },     { "ns", 1ULL },	       { "m", 60000000000ULL },
+	};
+	const char *end;
+	uint64_t whole, frac = 0, fdiv = 1;
+	int r = parse_digits(s, &whole, &end);
+
+	if (r == -EINVAL && s && *s == '.')
+		whole = 0, end = s, r = 0;
+	if (r)
+		return r;
+	if (*end == '.') {
+		const char *p = end + 1;
+
+		/* Up to nanoseconds of a second: more digits would be noise. */
+		for (; *p >= '0' && *p <= '9'; p++)
+			if (fdiv < 1000000000ULL)
+				frac = frac * 10 + (*p - '0'), fdiv *= 10;
+		if (p == end + 1 || (end == s && p == end + 1))
+			return -EINVAL;
+		end = p;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		uint64_t w, f;
+
+		if (strcmp(end, units[i].unit))
+			continue;
+		if (scale(whole, units[i].mul, &w))
+			return -ERANGE;
+		/* frac/fdiv of a unit, in ns (mul/fdiv is exact for s, ms, us; ns takes none). */
+		f = units[i].mul >= fdiv ? frac * (units[i].mul / fdiv) : frac * units[i].mul / fdiv;
+		if (w > UINT64_MAX - f)
+			return -ERANGE;
+		*ns = w + f;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 int parse_cpu_list(const char *s, uint64_t *mask, int max_cpus)
 {
 	int words = (max_cpus + 63) / 64;

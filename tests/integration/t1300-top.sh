@@ -21,6 +21,21 @@ top_wait() {
 	return 1
 }
 
+# top_refreshed PID FILE: until tr top (pid PID) has printed its first
+# refresh to FILE: the start of the seconds the later refreshes measure, a
+# mark that cannot be missed as a brief tracing_on can on a loaded machine.
+# Fails (for a retry) if tr top ended first.
+top_refreshed() {
+	local i
+	for i in $(seq 3000); do
+		[ -s "$2" ] && return 0
+		kill -0 $1 2>/dev/null || { echo "tr top ($1) ended before its first refresh" >&2; return 1; }
+		sleep 0.01
+	done
+	echo "top_refreshed: no refresh from tr top ($1) after 30 s" >&2
+	return 1
+}
+
 # json EXPR FILE: evaluate a Python expression over the refreshes (a list of
 # dicts, one per JSON line) as R; fails with the value when it is falsy.
 json() {
@@ -43,23 +58,16 @@ cputime() {
 }
 
 # On a shared machine the loop gets what the scheduler gives it: what tr top
-# says must agree with what /proc says it got, and on a quiet machine that
-# is one whole CPU, at the top of the view.
-test_expect_success 'a busy loop tops the tasks view with the CPU% of one CPU' '
-	name=trbusy$$ &&
-	cp /bin/sh ./$name &&
-	{ (exec ./$name -c "while :; do :; done") & } &&
-	spin=$! &&
-	test_when_finished "kill $spin 2>/dev/null || :" &&
-	{ (exec "$TR" top -b -d 1 -n 4 --format json >out 2>err) & } &&
-	top=$! &&
-	top_wait $top &&
-	a=$(cputime $spin) && t0=$(date +%s.%N) &&
-	test_wait_exit $top 30 &&
-	b=$(cputime $spin) && t1=$(date +%s.%N) &&
-	test $(wc -l <out) = 4 &&
-	python3 - $spin $name "$a" "$b" "$t0" "$t1" <<-\EOF
-	import json, sys
+# says must agree with what /proc says it got over the same seconds, and on a
+# quiet machine that is one whole CPU, at the top of the view.  Under load
+# the share swings from second to second, so both measure the same seconds:
+# the refreshes after the first (a loop that tracing has not yet seen
+# switched in has no row in the first), and /proc from the first refresh's
+# line to the exit.  A second try is allowed when another process's burst
+# still lands on one window and not the other.
+busy_check() {
+	python3 - "$@" <<-\EOF
+	import json, os, sys
 	pid, name = int(sys.argv[1]), sys.argv[2]
 	a, b, t0, t1 = map(float, sys.argv[3:])
 	proc = 100 * (b - a) / (t1 - t0)
@@ -72,13 +80,34 @@ test_expect_success 'a busy loop tops the tasks view with the CPU% of one CPU' '
 	    me = [i for i, x in enumerate(rows) if x["pid"] == pid]
 	    assert me and rows[me[0]]["comm"] == name, rows[:3]
 	    mine.append(rows[me[0]]["cpu_pct"])
-	    assert me[0] < 3, ("not near the top", rows[:4])
+	    # Only another CPU's task can be above a loop that had a CPU to itself.
 	    if proc >= 75:
-	        assert 60 <= rows[me[0]]["cpu_pct"] <= 100 and me[0] == 0, rows[:3]
+	        assert rows[me[0]]["cpu_pct"] >= 60 and me[0] < os.cpu_count(), rows[:4]
 	avg = sum(mine) / len(mine)
 	print("tr top %.1f%%, /proc %.1f%%" % (avg, proc))
 	assert abs(avg - proc) <= 15, (avg, proc)
 	EOF
+}
+
+test_expect_success 'a busy loop tops the tasks view with the CPU% of one CPU' '
+	name=trbusy$$ &&
+	cp /bin/sh ./$name &&
+	{ (exec ./$name -c "while :; do :; done") & } &&
+	spin=$! &&
+	test_when_finished "kill $spin 2>/dev/null || :" &&
+	for try in 1 2; do
+		{ (exec "$TR" top -b -d 1 -n 4 --format json >out 2>err) & } &&
+		top=$! &&
+		top_refreshed $top out &&
+		a=$(cputime $spin) && t0=$(date +%s.%N) &&
+		test_wait_exit $top 30 &&
+		b=$(cputime $spin) && t1=$(date +%s.%N) &&
+		test $(wc -l <out) = 4 &&
+		if busy_check $spin $name "$a" "$b" "$t0" "$t1"; then
+			break
+		fi &&
+		test $try = 1 && echo "try $try disagreed; again"
+	done
 '
 
 test_expect_success 'N getppid() calls of one process show as N in its syscalls view (-P)' '
@@ -100,12 +129,12 @@ time.sleep(30)") & } &&
 	json "all(r[\"view\"] == \"syscalls\" for r in R)" out
 '
 
+# The writes are tr top's command, so that tr top outlasts them however
+# slowly a loaded machine runs them (its instance is tr-top-$PPID).
 test_expect_success 'N trace_marker writes show in the events view' '
-	{ (exec "$TR" top -b -d 0.5 -n 6 --view events --format json >out 2>err) & } &&
-	top=$! &&
-	top_wait $top &&
-	for i in $(seq 57); do echo "marker $i" >$TRACEFS/instances/tr-top-$top/trace_marker; done &&
-	test_wait_exit $top 30 &&
+	timeout 60 "$TR" top -b -d 0.5 --view events --format json -- sh -c \
+		"for i in \$(seq 57); do echo marker \$i >$TRACEFS/instances/tr-top-\$PPID/trace_marker; done" \
+		>out 2>err &&
 	json "rows(R[-1], event=\"ftrace:print\")[0][\"total\"] == 57" out &&
 	json "sum(x[\"count\"] for r in R for x in rows(r, event=\"ftrace:print\")) == 57" out
 '
@@ -130,23 +159,14 @@ for c in sorted(a):
 EOF
 }
 
-test_expect_success 'the cpus view agrees with /proc/stat within 15 points' '
-	{ (exec taskset -c 0 sh -c "while :; do :; done") & } &&
-	spin=$! &&
-	test_when_finished "kill $spin 2>/dev/null || :" &&
-	{ (exec "$TR" top -b -d 1 -n 3 --view cpus --format json >out 2>err) & } &&
-	top=$! &&
-	top_wait $top &&
-	cat /proc/stat >stat1 &&
-	test_wait_exit $top 30 &&
-	cat /proc/stat >stat2 &&
-	proc_busy stat1 stat2 >proc &&
-	cat proc &&
+# Both sides measure the refreshes after the first, from its line to the
+# exit; a second try when another process's burst falls on one side only.
+cpus_check() {
 	python3 - <<-\EOF
 	import json
 	R = [json.loads(l) for l in open("out")]
 	ours = {}
-	for r in R:
+	for r in R[1:]:
 	    for x in r["rows"]:
 	        ours.setdefault(x["cpu"], []).append(x["busy_pct"])
 	for l in open("proc"):
@@ -157,6 +177,27 @@ test_expect_success 'the cpus view agrees with /proc/stat within 15 points' '
 	    assert abs(mine - busy) <= 15, (c, busy, mine)
 	assert max(sum(v) / len(v) for v in ours.values()) >= 85
 	EOF
+}
+
+test_expect_success 'the cpus view agrees with /proc/stat within 15 points' '
+	{ (exec taskset -c 0 sh -c "while :; do :; done") & } &&
+	spin=$! &&
+	test_when_finished "kill $spin 2>/dev/null || :" &&
+	for try in 1 2; do
+		{ (exec "$TR" top -b -d 1 -n 4 --view cpus --format json >out 2>err) & } &&
+		top=$! &&
+		top_refreshed $top out &&
+		cat /proc/stat >stat1 &&
+		test_wait_exit $top 30 &&
+		cat /proc/stat >stat2 &&
+		test $(wc -l <out) = 4 &&
+		proc_busy stat1 stat2 >proc &&
+		cat proc &&
+		if cpus_check; then
+			break
+		fi &&
+		test $try = 1 && echo "try $try disagreed; again"
+	done
 '
 
 test_expect_success 'the command ends tr top; the last refresh says how it ended' '

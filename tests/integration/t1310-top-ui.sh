@@ -204,4 +204,24 @@ test_expect_success 'replay: n and N step through intervals' '
 	keys q && ui_end
 '
 
+test_expect_success 'replay: b leaves the screen and prints the view of every interval' '
+	test -f t.dat || exit 0
+	"$TR" top -b -i t.dat -d 0.2 --view events >batch &&
+	n=$(grep -c "^tr top - .*interval [0-9]* of " batch) &&
+	test "$n" -ge 3 &&
+	ui_start -i t.dat -d 0.2 &&
+	keys 3 && ui_wait "EVENT " 5 &&
+	keys n &&
+	keys b &&
+	for i in $(seq 50); do [ -f rc ] && break; sleep 0.1; done &&
+	tmx capture-pane -t ui -p -J -S - >pane &&
+	test "$(grep -c "interval [0-9]* of $n," pane)" = "$n" &&
+	test_grep "interval 1 of $n," pane &&
+	test_grep "^view: events" pane &&
+	grep "^sched:" batch | tail -3 >expect &&
+	grep "^sched:" pane | tail -3 >actual &&
+	test_cmp expect actual &&
+	ui_end
+'
+
 test_done

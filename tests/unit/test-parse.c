@@ -150,6 +150,30 @@ TEST(edit_distances)
 	CHECK(edit_distance("", "ab", 5) == 2);
 }
 
+/* Times as tr report prints them, and spans with units, for tr split --time. */
+TEST(times)
+{
+	uint64_t ns = 0;
+
+	CHECK(parse_time("12345.678901", &ns) == 0 && ns == 12345678901000ULL);
+	CHECK(parse_time("12345", &ns) == 0 && ns == 12345000000000ULL);
+	CHECK(parse_time("1.5s", &ns) == 0 && ns == 1500000000ULL);
+	CHECK(parse_time("2.25ms", &ns) == 0 && ns == 2250000ULL);
+	CHECK(parse_time("50us", &ns) == 0 && ns == 50000ULL);
+	CHECK(parse_time("100ns", &ns) == 0 && ns == 100ULL);
+	CHECK(parse_time("2.5m", &ns) == 0 && ns == 150000000000ULL);
+	CHECK(parse_time(".5", &ns) == 0 && ns == 500000000ULL);
+	CHECK(parse_time("1.1234567891234s", &ns) == 0 && ns == 1123456789ULL);
+	CHECK(parse_time("", &ns) == -EINVAL);
+	CHECK(parse_time(".", &ns) == -EINVAL);
+	CHECK(parse_time("1.", &ns) == -EINVAL);
+	CHECK(parse_time("1.5q", &ns) == -EINVAL);
+	CHECK(parse_time("-1", &ns) == -EINVAL);
+	CHECK(parse_time("1,5", &ns) == -EINVAL);
+	CHECK(parse_time("99999999999999999999", &ns) == -ERANGE);
+	CHECK(parse_time("99999999999", &ns) == -ERANGE);
+}
+
 TEST(suggestions)
 {
 	static const char *const words[] = { "sched:sched_switch", "sched:sched_wakeup", "nop",
@@ -170,4 +194,5 @@ TEST(globs)
 	CHECK(has_glob("a*") && has_glob("a?") && has_glob("[ab]") && !has_glob("abc"));
 }
 
-UNIT_MAIN(T(numbers), T(signed_numbers), T(sizes), T(durations), T(cpu_lists), T(cpu_masks), T(edit_distances), T(suggestions), T(globs))
+UNIT_MAIN(T(numbers), T(signed_numbers), T(sizes), T(durations), T(cpu_lists), T(cpu_masks),
+	  T(edit_distances), T(times), T(suggestions), T(globs))
