@@ -126,7 +126,7 @@ _tr_dat_files() {
 # Print the candidates for the word being completed, one per line.
 _tr_candidates() {
 	local IFS=$' \t\n'
-	local cur=$1 prev=$2 cmd=$3 pos=$4 hist_mods='hex sym sym-offset execname syscall log2 buckets= usecs'
+	local cur=$1 prev=$2 cmd=$3 pos=$4 hist_mods='hex sym sym-offset execname syscall log2 buckets= usecs stacktrace'
 	case $prev in
 	-e|--event|--start|--end)
 		[ "$cmd" = list ] && return
@@ -150,6 +150,7 @@ _tr_candidates() {
 	--view) printf '%s\n' tasks syscalls events cpus irqs custom latency; return ;;
 	--engine) printf '%s\n' kernel user; return ;;
 	--units) printf '%s\n' ns us; return ;;
+	--action) printf '%s\n' 'onmatch(' 'onchange($' 'onmax($'; return ;;
 	-i|--input) _tr_dat_files "$cur"; return ;;
 	-o|--output) compgen -f -- "$cur"; return ;;
 	-k|--keys)

@@ -78,6 +78,7 @@ void opt_bind(struct argp_state *state, struct opt_instance *inst, struct opt_ev
 	      struct tr_setup *setup);
 
 int cmd_check(int argc, char **argv);
+int cmd_synth(int argc, char **argv);
 int cmd_check_events(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
