@@ -245,32 +245,6 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 	return r;
 }
 
-/* Does any traceable function match glob (with an optional ":mod:MODULE")? */
-static bool function_matches(const char *funcs, const char *glob)
-{
-	char *g = xstrdup(glob), *mod = strstr(g, ":mod:"), *copy, *line, *save = NULL;
-	bool found = false;
-
-	if (mod) {
-		*mod = '\0';
-		mod += 5;
-	}
-	copy = xstrdup(funcs);
-	for (line = strtok_r(copy, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
-		char *sp = strchr(line, ' ');
-
-		/* "name [module]" */
-		if (sp)
-			*sp = '\0';
-		if (mod && (!sp || strncmp(sp + 2, mod, strlen(mod)) || sp[2 + strlen(mod)] != ']'))
-			continue;
-		found = glob_match(*g ? g : "*", line);
-	}
-	free(copy);
-	free(g);
-	return found;
-}
-
 static char *join(const struct strv *sv)
 {
 	char *out = xstrdup("");
@@ -285,20 +259,30 @@ static char *join(const struct strv *sv)
 }
 
 /*
- * set_ftrace_filter and friends.  Every name is checked against
+ * set_ftrace_filter and friends.  Every entry is checked against
  * available_filter_functions first, because the kernel's EINVAL for a write
  * of several names does not say which one matched nothing.
+ *
+ * Entries are what the files take: globs, "!GLOB" to take functions out,
+ * "GLOB:mod:MODULE" (and its negations).  A list with something to add is
+ * written whole, replacing the file's list; a list of "!" entries only is
+ * appended, so it takes functions out of the list already there instead of
+ * clearing it.  Either way the old list comes back at exit.  In
+ * set_ftrace_filter (-l), a command ("vfs_read:dump",
+ * "vfs_read:enable_event:sched:sched_switch:2") is a function trigger: added
+ * on its own and removed at exit.
  */
 static int apply_function_filters(struct tfs_inst *in, const struct tr_setup *s)
 {
 	static const struct {
 		const char *file;
 		size_t off;
+		bool mods;	/* takes :mod: and commands (the ftrace hash files) */
 	} lists[] = {
-		{ "set_ftrace_filter", offsetof(struct tr_setup, ftrace_filter) },
-		{ "set_ftrace_notrace", offsetof(struct tr_setup, ftrace_notrace) },
-		{ "set_graph_function", offsetof(struct tr_setup, graph_function) },
-		{ "set_graph_notrace", offsetof(struct tr_setup, graph_notrace) },
+		{ "set_ftrace_filter", offsetof(struct tr_setup, ftrace_filter), true },
+		{ "set_ftrace_notrace", offsetof(struct tr_setup, ftrace_notrace), true },
+		{ "set_graph_function", offsetof(struct tr_setup, graph_function), false },
+		{ "set_graph_notrace", offsetof(struct tr_setup, graph_notrace), false },
 	};
 	char *funcs = NULL;
 	bool any = false;
@@ -313,24 +297,51 @@ static int apply_function_filters(struct tfs_inst *in, const struct tr_setup *s)
 		r = tr_fail(r, "cannot read available_filter_functions: %s", strerror(-r));
 	for (size_t i = 0; !r && i < ARRAY_SIZE(lists); i++) {
 		const struct strv *sv = (const void *)((const char *)s + lists[i].off);
+		struct strv entries = { 0 }, commands = { 0 };
+		bool adds = false;
 		char *all;
 
-		for (size_t k = 0; !r && k < sv->n; k++)
-			if (!function_matches(funcs, sv->v[k]))
-				r = tr_fail(-ENOENT, "no function matches '%s' (tr list -f shows them)",
-					    sv->v[k]);
-		if (r || !sv->n)
-			continue;
-		if (!tfs_exists(in, lists[i].file)) {
+		for (size_t k = 0; !r && k < sv->n; k++) {
+			const char *e = sv->v[k];
+
+			if (trig_func_is_command(e) && i == 0) {
+				strv_push(&commands, e);
+				continue;
+			}
+			if (trig_func_is_command(e) || (!lists[i].mods && strstr(e, ":mod:")))
+				r = tr_fail(-EINVAL, "'%s' does not go in %s%s", e, lists[i].file,
+					    trig_func_is_command(e)
+						    ? ": function commands go in set_ftrace_filter (-l)"
+						    : ": it takes no :mod:");
+			else
+				r = trig_func_filter_check(funcs, e);
+			adds |= e[0] != '!';
+			strv_push(&entries, e);
+		}
+		if (!r && entries.n && !tfs_exists(in, lists[i].file))
 			r = tr_fail(-EOPNOTSUPP, "this kernel has no %s%s", lists[i].file,
 				    in->name ? " in instances" : "");
-			break;
+		if (!r && entries.n) {
+			all = join(&entries);
+			if (adds) {
+				r = tfs_set(in, lists[i].file, all);
+			} else {
+				r = tfs_save(in, lists[i].file);
+				if (!r)
+					r = tfs_write(in, lists[i].file, all, true);
+			}
+			if (r && adds)
+				r = tr_fail(r, "cannot set %s to '%s': %s", lists[i].file, all,
+					    strerror(-r));
+			else if (r)
+				r = tr_fail(r, "cannot take '%s' out of %s: %s", all, lists[i].file,
+					    strerror(-r));
+			free(all);
 		}
-		all = join(sv);
-		r = tfs_set(in, lists[i].file, all);
-		if (r)
-			r = tr_fail(r, "cannot set %s to '%s': %s", lists[i].file, all, strerror(-r));
-		free(all);
+		for (size_t k = 0; !r && k < commands.n; k++)
+			r = trig_func_add(in, commands.v[k]);
+		strv_free(&entries);
+		strv_free(&commands);
 	}
 	free(funcs);
 	return r;

@@ -51,7 +51,7 @@ test_expect_success 'del of a missing one, and of one in use, is named' '
 	test_grep "no synthetic event .${syn}nosuch." err &&
 	inst=$(test_instance) &&
 	tr synth add ${syn}d "u64 lat" &&
-	test_when_finished "tr reset -B $inst; tr synth del ${syn}d >/dev/null 2>&1 || :" &&
+	test_when_finished "tr reset -B $inst || :; tr synth del ${syn}d >/dev/null 2>&1 || :" &&
 	tr start -B $inst -e synthetic:${syn}d &&
 	test_expect_code 1 tr synth del ${syn}d 2>err &&
 	test_grep "cannot remove synthetic event .${syn}d.: it is in use" err &&
@@ -61,7 +61,7 @@ test_expect_success 'del of a missing one, and of one in use, is named' '
 test_expect_success 'onmatch().trace() from the command line fills a synthetic event' '
 	inst=$(test_instance) &&
 	tr synth add ${syn}w "u64 lat; pid_t pid" &&
-	test_when_finished "tr reset -B $inst; tr synth del ${syn}w >/dev/null 2>&1 || :" &&
+	test_when_finished "tr reset -B $inst || :; tr synth del ${syn}w >/dev/null 2>&1 || :" &&
 	# The same clock as the histogram: restoring another would empty the buffer.
 	tr start -B $inst -C global -e synthetic:${syn}w &&
 	tr trigger add -B $inst -e sched:sched_waking "hist:keys=pid:ts0=common_timestamp.usecs" &&
@@ -99,7 +99,7 @@ test_expect_success 'variables over the event fields: kernel and userspace table
 test_expect_success 'the .stacktrace modifier: a histogram of stacks from a synthetic event' '
 	inst=$(test_instance) &&
 	tr synth add ${syn}s "u64 lat; unsigned long[] stack" &&
-	test_when_finished "tr reset -B $inst; tr synth del ${syn}s >/dev/null 2>&1 || :" &&
+	test_when_finished "tr reset -B $inst || :; tr synth del ${syn}s >/dev/null 2>&1 || :" &&
 	tr instance create $inst &&
 	tr trigger add -B $inst -e sched:sched_waking "hist:keys=pid:ts0=common_timestamp.usecs" &&
 	tr trigger add -B $inst -e sched:sched_switch \
