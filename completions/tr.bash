@@ -151,6 +151,10 @@ _tr_candidates() {
 	--engine) printf '%s\n' kernel user; return ;;
 	--units) printf '%s\n' ns us; return ;;
 	--action) printf '%s\n' 'onmatch(' 'onchange($' 'onmax($'; return ;;
+	--tracer-opt)
+		printf '%s=\n' width window threshold cpus mode period runtime stop_tracing \
+			stop_tracing_total print_stack
+		return ;;
 	-i|--input) _tr_dat_files "$cur"; return ;;
 	-o|--output) compgen -f -- "$cur"; return ;;
 	-k|--keys)

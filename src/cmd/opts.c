@@ -12,7 +12,7 @@
 #include "setup.h"
 #include "trigger.h"
 
-enum { OPT_TRIGGER = 0x200, OPT_GRAPH_NOTRACE, OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_THRESH };
+enum { OPT_TRIGGER = 0x200, OPT_GRAPH_NOTRACE, OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_THRESH, OPT_TRACER_OPT };
 #include "tfs.h"
 
 static const struct argp_option instance_options[] = {
@@ -175,6 +175,10 @@ static const struct argp_option setup_options[] = {
 	{ "max-graph-depth", OPT_MAX_DEPTH, "N", 0, "function_graph: at most N levels deep", 0 },
 	{ "func-stack", OPT_FUNC_STACK, NULL, 0, "function: record a stack trace at every function", 0 },
 	{ "thresh", OPT_THRESH, "USECS", 0, "Latency tracers: only record latencies above USECS", 0 },
+	{ "tracer-opt", OPT_TRACER_OPT, "KEY=VALUE", 0, "A latency tracer's setting (with -p): hwlat "
+	  "width, window, threshold, cpus, mode; osnoise cpus, period, runtime, stop_tracing, "
+	  "stop_tracing_total, threshold; timerlat cpus, period, stop_tracing, stop_tracing_total, "
+	  "print_stack. Repeatable", 0 },
 	{ "trigger", OPT_TRIGGER, "SYS:EV:CMD", 0,
 	  "Add an event trigger for the session, e.g. 'sched:sched_switch:traceoff:5'. Repeatable", 0 },
 	{ 0 }
@@ -226,6 +230,20 @@ static error_t setup_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'p':
 		s->tracer = arg;
+		return 0;
+	case OPT_TRACER_OPT:
+		strv_push(&s->tracer_opts, arg);
+		return 0;
+	case ARGP_KEY_END:
+		/* Checked once -p is known, wherever it came on the line. */
+		for (size_t i = 0; i < s->tracer_opts.n; i++) {
+			const char *file;
+			char *value;
+
+			if (setup_tracer_opt(s->tracer, s->tracer_opts.v[i], &file, &value))
+				argp_error(state, "%s", tr_failure());
+			free(value);
+		}
 		return 0;
 	case 'C':
 		s->clock = arg;

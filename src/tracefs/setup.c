@@ -347,6 +347,163 @@ static int apply_function_filters(struct tfs_inst *in, const struct tr_setup *s)
 	return r;
 }
 
+enum topt_kind { TOPT_US, TOPT_CPULIST, TOPT_CPUMASK, TOPT_MODE };
+
+static const struct {
+	const char *tracers;	/* space-separated */
+	const char *key, *file;
+	enum topt_kind kind;
+} topts[] = {
+	{ "hwlat", "width", "hwlat_detector/width", TOPT_US },
+	{ "hwlat", "window", "hwlat_detector/window", TOPT_US },
+	{ "hwlat", "threshold", "tracing_thresh", TOPT_US },
+	/* hwlat's kthread moves over tracing_cpumask's CPUs. */
+	{ "hwlat", "cpus", "tracing_cpumask", TOPT_CPUMASK },
+	{ "hwlat", "mode", "hwlat_detector/mode", TOPT_MODE },
+	{ "osnoise timerlat", "cpus", "osnoise/cpus", TOPT_CPULIST },
+	{ "osnoise", "period", "osnoise/period_us", TOPT_US },
+	{ "osnoise", "runtime", "osnoise/runtime_us", TOPT_US },
+	{ "timerlat", "period", "osnoise/timerlat_period_us", TOPT_US },
+	{ "osnoise timerlat", "stop_tracing", "osnoise/stop_tracing_us", TOPT_US },
+	{ "osnoise timerlat", "stop_tracing_total", "osnoise/stop_tracing_total_us", TOPT_US },
+	{ "osnoise", "threshold", "tracing_thresh", TOPT_US },
+	{ "timerlat", "print_stack", "osnoise/print_stack", TOPT_US },
+};
+
+static char *topt_keys(const char *tracer)
+{
+	char *out = xstrdup("");
+
+	for (size_t i = 0; i < ARRAY_SIZE(topts); i++) {
+		if (!word_in(topts[i].tracers, tracer))
+			continue;
+		char *x = xasprintf("%s%s%s", out, *out ? ", " : "", topts[i].key);
+
+		free(out);
+		out = x;
+	}
+	return out;
+}
+
+int setup_tracer_opt(const char *tracer, const char *kv, const char **file, char **value)
+{
+	const char *eq = strchr(kv, '='), *v = eq ? eq + 1 : NULL;
+	size_t kn = eq ? (size_t)(eq - kv) : strlen(kv);
+	char *keys = tracer ? topt_keys(tracer) : NULL;
+	int r = 0;
+
+	*file = NULL;
+	*value = NULL;
+	if (!keys || !*keys) {
+		free(keys);
+		return tr_fail(-EINVAL, "--tracer-opt '%s' goes with -p hwlat, osnoise or timerlat",
+			       kv);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(topts); i++) {
+		uint64_t ns, mask[64];
+
+		if (strlen(topts[i].key) != kn || strncmp(kv, topts[i].key, kn) ||
+		    !word_in(topts[i].tracers, tracer))
+			continue;
+		free(keys);
+		if (!v || !*v)
+			return tr_fail(-EINVAL, "--tracer-opt '%s' needs a value: %.*s=VALUE", kv,
+				       (int)kn, kv);
+		switch (topts[i].kind) {
+		case TOPT_US:
+			/* A bare number is microseconds, as the files take it. */
+			if (!parse_u64(v, &ns))
+				ns *= 1000;
+			else if (parse_duration(v, &ns) || ns % 1000)
+				return tr_fail(-EINVAL, "bad %s '%s' for %s (microseconds, or with a "
+					       "unit: 500us, 2ms, 1s)", topts[i].key, v, tracer);
+			*value = xasprintf("%llu", (unsigned long long)(ns / 1000));
+			break;
+		case TOPT_CPULIST:
+		case TOPT_CPUMASK:
+			if (parse_cpu_list(v, mask, 4096))
+				return tr_fail(-EINVAL, "bad cpus '%s' for %s (a list: 0-3,5)", v,
+					       tracer);
+			if (topts[i].kind == TOPT_CPULIST) {
+				*value = xstrdup(v);
+				break;
+			}
+			/* tracing_cpumask: hex, in comma-separated 32-bit words, high first. */
+			int top = 127;
+
+			while (top > 0 && !((mask[top / 2] >> (32 * (top % 2))) & 0xffffffffu))
+				top--;
+			*value = xstrdup("");
+			for (int w = top; w >= 0; w--) {
+				char *x = xasprintf("%s%s%08x", *value, w == top ? "" : ",",
+						    (unsigned)((mask[w / 2] >> (32 * (w % 2))) &
+							       0xffffffffu));
+
+				free(*value);
+				*value = x;
+			}
+			break;
+		case TOPT_MODE:
+			if (strcmp(v, "none") && strcmp(v, "round-robin") && strcmp(v, "per-cpu"))
+				return tr_fail(-EINVAL, "bad hwlat mode '%s' (none, round-robin or "
+					       "per-cpu)", v);
+			*value = xstrdup(v);
+			break;
+		}
+		*file = topts[i].file;
+		return 0;
+	}
+	r = tr_fail(-EINVAL, "%s has no setting '%.*s' (%s)", tracer, (int)kn, kv, keys);
+	free(keys);
+	return r;
+}
+
+/*
+ * The latency tracer's settings, checked against the files this kernel has
+ * before any is written.  Two pairs constrain each other (width < window,
+ * runtime <= period), so a write the kernel refuses is tried again once the
+ * others are in; the undo list then puts them back in the order that works.
+ */
+static int apply_tracer_opts(const struct tr_setup *s)
+{
+	const char *files[64];
+	char *values[64] = { 0 };
+	bool done[64] = { 0 };
+	size_t n = s->tracer_opts.n < 64 ? s->tracer_opts.n : 64;
+	int r = 0;
+
+	for (size_t i = 0; i < n && !r; i++) {
+		r = setup_tracer_opt(s->tracer, s->tracer_opts.v[i], &files[i], &values[i]);
+		if (!r && !tfs_exists(NULL, files[i]))
+			r = tr_fail(-EOPNOTSUPP, "this kernel has no %s (for --tracer-opt '%s')",
+				    files[i], s->tracer_opts.v[i]);
+	}
+	for (int pass = 0; pass < 2 && !r; pass++) {
+		for (size_t i = 0; i < n && !r; i++) {
+			int w;
+
+			if (done[i])
+				continue;
+			w = tfs_set(NULL, files[i], values[i]);
+			if (!w)
+				done[i] = true;
+			else if (w != -EINVAL || pass == 1)
+				r = tr_fail(w, "cannot set %s to %s (--tracer-opt '%s'): %s%s", files[i],
+					    values[i], s->tracer_opts.v[i], strerror(-w),
+					    w == -EINVAL && (strstr(files[i], "width") ||
+							     strstr(files[i], "window") ||
+							     strstr(files[i], "runtime") ||
+							     strstr(files[i], "period_us"))
+						    ? " (the kernel keeps width below window and "
+						      "runtime at most period)"
+						    : "");
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(values[i]);
+	return r;
+}
+
 int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
 {
 	struct strv optfiles = { 0 };
@@ -412,6 +569,9 @@ int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
 		free(ev);
 		free(trig);
 	}
+	/* Before the tracer starts: it reads its settings when it does. */
+	if (!r && s->tracer_opts.n)
+		r = apply_tracer_opts(s);
 	if (!r && s->tracer) {
 		r = tfs_set(in, "current_tracer", s->tracer);
 		if (r)
@@ -435,4 +595,5 @@ void setup_free(struct tr_setup *s)
 	strv_free(&s->ftrace_notrace);
 	strv_free(&s->graph_function);
 	strv_free(&s->graph_notrace);
+	strv_free(&s->tracer_opts);
 }
