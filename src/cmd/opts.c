@@ -12,7 +12,10 @@
 #include "setup.h"
 #include "trigger.h"
 
-enum { OPT_TRIGGER = 0x200, OPT_GRAPH_NOTRACE, OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_THRESH, OPT_TRACER_OPT };
+enum {
+	OPT_TRIGGER = 0x200, OPT_GRAPH_NOTRACE, OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_THRESH,
+	OPT_TRACER_OPT,
+};
 #include "tfs.h"
 
 static const struct argp_option instance_options[] = {
@@ -167,8 +170,9 @@ static const struct argp_option setup_options[] = {
 	{ "clock", 'C', "CLOCK", 0, "Set trace_clock (tr list -C shows them)", 0 },
 	{ "buffer-size", 'b', "KB", 0, "Per-CPU ring buffer size in KiB (k/M/G suffixes allowed)", 0 },
 	{ "option", 'O', "OPT", 0, "Set trace option OPT, or clear it with noOPT. Repeatable", 0 },
-	{ "func-filter", 'l', "FUNC", 0, "Trace only functions matching FUNC (set_ftrace_filter): a glob, !GLOB, GLOB:mod:MODULE, "
-	  "or a command (FUNC:dump, FUNC:enable_event:SYS:EV). Repeatable", 0 },
+	{ "func-filter", 'l', "FUNC", 0, "Trace only functions matching FUNC (set_ftrace_filter): "
+	  "a glob, !GLOB, GLOB:mod:MODULE, or a command (FUNC:dump, FUNC:enable_event:SYS:EV). "
+	  "Repeatable", 0 },
 	{ "func-notrace", 'n', "FUNC", 0, "Do not trace functions matching FUNC (set_ftrace_notrace)", 0 },
 	{ "graph-function", 'g', "FUNC", 0, "function_graph: graph FUNC and what it calls", 0 },
 	{ "graph-notrace", OPT_GRAPH_NOTRACE, "FUNC", 0, "function_graph: leave FUNC (and callees) out", 0 },
