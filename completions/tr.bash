@@ -126,7 +126,7 @@ _tr_dat_files() {
 # Print the candidates for the word being completed, one per line.
 _tr_candidates() {
 	local IFS=$' \t\n'
-	local cur=$1 prev=$2 cmd=$3 pos=$4 hist_mods='hex sym sym-offset execname syscall log2 buckets= usecs'
+	local cur=$1 prev=$2 cmd=$3 pos=$4 hist_mods='hex sym sym-offset execname syscall log2 buckets= usecs stacktrace'
 	case $prev in
 	-e|--event|--start|--end)
 		[ "$cmd" = list ] && return
@@ -153,6 +153,11 @@ _tr_candidates() {
 	--units) printf '%s\n' ns us; return ;;
 	--file-version) printf '%s\n' 6 7; return ;;
 	--compression) printf '%s\n' zstd zlib none; return ;;
+	--action) printf '%s\n' 'onmatch(' 'onchange($' 'onmax($'; return ;;
+	--tracer-opt)
+		printf '%s=\n' width window threshold cpus mode period runtime stop_tracing \
+			stop_tracing_total print_stack
+		return ;;
 	-i|--input) _tr_dat_files "$cur"; return ;;
 	-o|--output) compgen -f -- "$cur"; return ;;
 	-k|--keys)

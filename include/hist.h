@@ -29,6 +29,9 @@
 /* At most this many keys, values and sort keys (the kernel's own limits are lower). */
 #define HIST_MAX_KEYS 8
 #define HIST_MAX_VALS 16
+/* Variables and actions of one trigger (the kernel allows 32 and 8). */
+#define HIST_MAX_VARS 16
+#define HIST_MAX_ACTIONS 8
 
 enum hist_mod {
 	HIST_MOD_NONE,
@@ -42,6 +45,7 @@ enum hist_mod {
 	HIST_MOD_USECS,
 	HIST_MOD_PERCENT,	/* values only */
 	HIST_MOD_GRAPH,		/* values only */
+	HIST_MOD_STACKTRACE,	/* keys only: a field that holds a stack (unsigned long[]) */
 };
 
 struct hist_field {
@@ -61,6 +65,17 @@ struct hist_spec {
 	char *filter;		/* " if FILTER", or NULL */
 	char *name;		/* name= (a hist shared between events), or NULL */
 	uint64_t size;		/* size= (entries; rounded up to a power of 2), 0 = default */
+	/*
+	 * Hist variables "NAME=EXPR" (a field, a $reference to another
+	 * trigger's variable or an alias, common_timestamp.usecs, or + - * /
+	 * of those): kept per entry for actions and other triggers, never
+	 * table columns.
+	 */
+	char *vars[HIST_MAX_VARS];
+	size_t nvars;
+	/* Handlers and actions, as the kernel takes them: "onchange($v).save(f)". */
+	char *actions[HIST_MAX_ACTIONS];
+	size_t nactions;
 };
 
 const char *hist_mod_name(enum hist_mod m);
@@ -81,11 +96,20 @@ char *hist_field_str(const struct hist_field *f);
  * Fill s from the command line's pieces (any of keys, vals, sort, filter,
  * name may be NULL; keys is required unless name is given).  Checks
  * modifiers against key/value use, that sort keys name a key or value
- * (or hitcount) and that there are not too many of anything.
+ * (or hitcount) and that there are not too many of anything.  An item
+ * NAME=EXPR among the values is a variable (s->vars), not a column.
  */
 int hist_spec_build(struct hist_spec *s, const char *sysev, const char *keys, const char *vals,
 		    const char *sort, const char *filter, uint64_t size, const char *name);
-/* "hist:keys=K:vals=V:sort=S:size=N:name=X if FILTER" (only what is set). */
+/*
+ * Check a hist variable "NAME=EXPR" (the expression's fields are the
+ * kernel's to judge) or an action "onmatch(SYS.EV).trace(SYNTH,ARGS)",
+ * "onmatch(SYS.EV).SYNTH(ARGS)", "onmax($VAR).save(F,...)",
+ * "onchange($VAR).snapshot()" ..., and add it to s.
+ */
+int hist_spec_add_var(struct hist_spec *s, const char *def);
+int hist_spec_add_action(struct hist_spec *s, const char *action);
+/* "hist:keys=K:vals=V:VAR=EXPR:sort=S:size=N:name=X:ACTION if FILTER" (only what is set). */
 char *hist_spec_trigger(const struct hist_spec *s);
 /* Parse a trigger line as the kernel shows it ("hist:keys=...:size=2048 [active]"). */
 int hist_spec_from_trigger(const char *line, struct hist_spec *s);

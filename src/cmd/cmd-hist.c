@@ -28,13 +28,14 @@ struct args {
 	enum engine engine;
 	struct hist_render_opts ro;
 	struct hist_latency lat;
+	struct strv actions;	/* --action, in order */
 	char **command;
 };
 
 enum {
 	OPT_SIZE = 0x100, OPT_DURATION, OPT_BARS, OPT_JSON, OPT_CSV, OPT_ENGINE, OPT_NAME,
 	OPT_LATENCY, OPT_START, OPT_START_FILTER, OPT_END, OPT_END_FILTER, OPT_MATCH, OPT_UNITS,
-	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL, OPT_LIMIT,
+	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL, OPT_LIMIT, OPT_ACTION,
 };
 
 static const struct argp_option options[] = {
@@ -43,7 +44,10 @@ static const struct argp_option options[] = {
 	  "Key fields, with modifiers .hex .sym .sym-offset .execname .syscall .log2 "
 	  ".buckets=N .usecs; common_pid, common_cpu, common_timestamp, common_stacktrace too", 0 },
 	/* -k/-v as hist triggers' keys= and vals=: what users type (tr.1, OPTION LETTERS). */
-	{ "vals", 'v', "VAL[.MOD],...", 0, "Values to sum (hitcount always); .percent, .graph", 0 },
+	{ "vals", 'v', "VAL[.MOD],...", 0, "Values to sum (hitcount always); .percent, .graph; "
+	  "NAME=EXPR defines a hist variable (a field, $VAR, common_timestamp.usecs, + - * /)", 0 },
+	{ "action", OPT_ACTION, "ACTION", 0, "Add a handler and action: onmatch(SYS.EV).trace(SYNTH,"
+	  "ARGS), onchange($VAR).save(FIELDS) or .snapshot(), onmax($VAR).save(FIELDS); repeatable", 0 },
 	{ "sort", 's', "FIELD[.descending],...", 0, "Sort by these keys or values", 0 },
 	{ "filter", 'f', "FILTER", 0, "Count only events matching FILTER", 0 },
 	{ "size", OPT_SIZE, "N", 0, "Room for N entries (default 2048)", 0 },
@@ -169,6 +173,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_SQL:
 		a->lat.sql = arg;
 		return 0;
+	case OPT_ACTION:
+		strv_push(&a->actions, arg);
+		return 0;
 	case ARGP_KEY_ARG:
 		if (state->arg_num == 0 && a->act == ACT_RUN) {
 			/* A word that is no action is the COMMAND to run. */
@@ -193,6 +200,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 				argp_error(state, "--latency and --sql make a new histogram");
 			if (a->lat.on && a->lat.sql)
 				argp_error(state, "--latency and --sql exclude each other");
+			if (a->actions.n)
+				argp_error(state, "--action goes with -e, not --latency or --sql");
 			if (a->lat.on && (!a->lat.start || !a->lat.end || !a->lat.match))
 				argp_error(state, "--latency needs --start, --end and --match");
 			if (a->event)
@@ -212,7 +221,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 				argp_error(state, "a histogram needs keys: give -k KEY");
 		}
 		if (a->act != ACT_RUN && (a->keys || a->vals || a->sort || a->filter || a->size ||
-					  a->duration_ns || a->input || a->engine))
+					  a->duration_ns || a->input || a->engine || a->actions.n))
 			argp_error(state, "show, clear, pause and cont take only -e, --name, -B and "
 					  "the output options");
 		if (a->input && a->lat.sql)
@@ -241,6 +250,8 @@ static const struct argp argp = {
 	"without hist triggers the same command line runs in userspace.  Examples:\n"
 	"  tr hist -e sched:sched_switch -k next_comm --duration 5s\n"
 	"  tr hist -e kmem:kmalloc -k call_site.sym --vals bytes_req -s bytes_req.descending\n"
+	"  tr hist -e sched:sched_switch -k prev_pid -v st=prev_state "
+	"--action 'onchange($st).save(prev_comm)'\n"
 	"  tr hist --latency --start sched:sched_waking --end sched:sched_switch "
 	"--match pid=next_pid",
 	opt_instance_children, NULL, NULL
@@ -369,12 +380,17 @@ int cmd_hist(int argc, char **argv)
 			tr_report(r, "cannot make the latency histogram");
 		return r ? EXIT_RUNTIME : EXIT_OK;
 	}
-	if (a.act == ACT_RUN)
+	if (a.act == ACT_RUN) {
 		r = hist_spec_build(&s, a.event, a.keys, a.vals, a.sort, a.filter, a.size, a.name);
-	else
+		for (size_t i = 0; i < a.actions.n && !r; i++)
+			r = hist_spec_add_action(&s, a.actions.v[i]);
+	} else {
 		r = hist_event_parse(a.event, &s.system, &s.event);
+	}
+	strv_free(&a.actions);
 	if (r) {
 		tr_error("%s", tr_failure());
+		hist_spec_free(&s);
 		return EXIT_USAGE;
 	}
 	switch (a.act) {

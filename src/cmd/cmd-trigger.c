@@ -71,8 +71,10 @@ static const struct argp argp = {
 	"Add, remove and list event and function triggers.\v"
 	"Event trigger commands: traceon, traceoff, snapshot, stacktrace, "
 	"enable_event:SYS:EV, disable_event:SYS:EV, enable_hist:SYS:EV, disable_hist:SYS:EV, "
-	"hist:... .  Function triggers (FUNC:traceoff:3, FUNC:snapshot, FUNC:stacktrace) need "
-	"the function_filter capability.",
+	"hist:... .  Function triggers (set_ftrace_filter commands, FUNC a glob): FUNC:traceon, "
+	"FUNC:traceoff, FUNC:snapshot, FUNC:stacktrace, FUNC:dump, FUNC:cpudump, "
+	"FUNC:enable_event:SYS:EV, FUNC:disable_event:SYS:EV, each [:COUNT]; they need the "
+	"function_filter capability.",
 	opt_instance_children, NULL, NULL
 };
 

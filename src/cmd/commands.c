@@ -36,6 +36,8 @@ const struct tr_cmd tr_commands[] = {
 	{ "instance", cmd_instance, "Create, destroy and list tracefs instances", CMD_TRACEFS },
 	{ "trigger", cmd_trigger, "Add, remove and list event and function triggers", CMD_TRACEFS },
 	{ "probe", cmd_probe, "Add, remove and list kprobes, uprobes, eprobes and fprobes", CMD_TRACEFS },
+	{ "synth", cmd_synth, "Add, remove and list synthetic events (for hist triggers)",
+	  CMD_TRACEFS },
 	{ "user", cmd_user, "Define, emit, list and delete user events (user_events)", CMD_TRACEFS },
 	{ "snapshot", cmd_snapshot, "Take, show, clear or free the snapshot buffer", CMD_TRACEFS },
 	{ "stack", cmd_stack, "The stack tracer: deepest kernel stack and its trace", CMD_TRACEFS },

@@ -12,8 +12,10 @@
 #include "setup.h"
 #include "trigger.h"
 
-enum { OPT_TRIGGER = 0x200, OPT_GRAPH_NOTRACE, OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_THRESH,
-       OPT_CPUS, OPT_BUFFER_CPU, OPT_CMDLINES, OPT_NOTRACE_PID };
+enum {
+	OPT_TRIGGER = 0x200, OPT_GRAPH_NOTRACE, OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_THRESH,
+	OPT_CPUS, OPT_BUFFER_CPU, OPT_CMDLINES, OPT_NOTRACE_PID, OPT_TRACER_OPT,
+};
 #include "tfs.h"
 
 static const struct argp_option instance_options[] = {
@@ -184,13 +186,19 @@ static const struct argp_option setup_options[] = {
 	{ "cmdlines-size", OPT_CMDLINES, "N", 0,
 	  "Keep the names of N tasks (saved_cmdlines_size), for long traces", 0 },
 	{ "option", 'O', "OPT", 0, "Set trace option OPT, or clear it with noOPT. Repeatable", 0 },
-	{ "func-filter", 'l', "FUNC", 0, "Trace only functions matching FUNC (set_ftrace_filter). Repeatable", 0 },
+	{ "func-filter", 'l', "FUNC", 0, "Trace only functions matching FUNC (set_ftrace_filter): "
+	  "a glob, !GLOB, GLOB:mod:MODULE, or a command (FUNC:dump, FUNC:enable_event:SYS:EV). "
+	  "Repeatable", 0 },
 	{ "func-notrace", 'n', "FUNC", 0, "Do not trace functions matching FUNC (set_ftrace_notrace)", 0 },
 	{ "graph-function", 'g', "FUNC", 0, "function_graph: graph FUNC and what it calls", 0 },
 	{ "graph-notrace", OPT_GRAPH_NOTRACE, "FUNC", 0, "function_graph: leave FUNC (and callees) out", 0 },
 	{ "max-graph-depth", OPT_MAX_DEPTH, "N", 0, "function_graph: at most N levels deep", 0 },
 	{ "func-stack", OPT_FUNC_STACK, NULL, 0, "function: record a stack trace at every function", 0 },
 	{ "thresh", OPT_THRESH, "USECS", 0, "Latency tracers: only record latencies above USECS", 0 },
+	{ "tracer-opt", OPT_TRACER_OPT, "KEY=VALUE", 0, "A latency tracer's setting (with -p): hwlat "
+	  "width, window, threshold, cpus, mode; osnoise cpus, period, runtime, stop_tracing, "
+	  "stop_tracing_total, threshold; timerlat cpus, period, stop_tracing, stop_tracing_total, "
+	  "print_stack. Repeatable", 0 },
 	{ "trigger", OPT_TRIGGER, "SYS:EV:CMD", 0,
 	  "Add an event trigger for the session, e.g. 'sched:sched_switch:traceoff:5'. Repeatable", 0 },
 	{ 0 }
@@ -243,6 +251,24 @@ static error_t setup_parse(int key, char *arg, struct argp_state *state)
 	case 'p':
 		s->tracer = arg;
 		return 0;
+	case OPT_TRACER_OPT:
+		strv_push(&s->tracer_opts, arg);
+		return 0;
+	case ARGP_KEY_END:
+		if (!s)
+			return 0;
+		/* Checked once -p is known, wherever it came on the line. */
+		for (size_t i = 0; i < s->tracer_opts.n; i++) {
+			const char *file;
+			char *value;
+
+			if (setup_tracer_opt(s->tracer, s->tracer_opts.v[i], &file, &value))
+				argp_error(state, "%s", tr_failure());
+			free(value);
+		}
+		if (s->has_buffer_cpu && !s->buffer_kb)
+			argp_error(state, "--cpu goes with -b: it says which CPU's buffer to size");
+		return 0;
 	case 'C':
 		s->clock = arg;
 		return 0;
@@ -272,10 +298,6 @@ static error_t setup_parse(int key, char *arg, struct argp_state *state)
 		if (parse_u64(arg, &v) || !v || v > 32768)
 			argp_error(state, "bad number of task names '%s' (1 to 32768)", arg);
 		s->cmdlines_size = v;
-		return 0;
-	case ARGP_KEY_END:
-		if (s && s->has_buffer_cpu && !s->buffer_kb)
-			argp_error(state, "--cpu goes with -b: it says which CPU's buffer to size");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -33,7 +33,8 @@
 
 static enum hist_kind kind_of(const struct hist_field *f, bool key)
 {
-	if (key && (!strcmp(f->name, "common_stacktrace") || !strcmp(f->name, "stacktrace")))
+	if (key && (!strcmp(f->name, "common_stacktrace") || !strcmp(f->name, "stacktrace") ||
+		    f->mod == HIST_MOD_STACKTRACE))
 		return HIST_K_STACK;
 	switch (f->mod) {
 	case HIST_MOD_HEX:
@@ -280,7 +281,13 @@ static int parse_keys(struct hist_result *r, size_t row, const char *s, size_t n
 
 		while (p < end && *p == ' ')
 			p++;
-		if ((size_t)(end - p) < nl + 1 || strncmp(p, col->name, nl) || p[nl] != ':')
+		if ((size_t)(end - p) < nl + 1 || strncmp(p, col->name, nl))
+			return -EINVAL;
+		/* A stack field's key reads "{ stack.stacktrace         frame\n...": no ':'. */
+		if (col->mod == HIST_MOD_STACKTRACE && (size_t)(end - p) >= nl + 11 &&
+		    !strncmp(p + nl, ".stacktrace", 11))
+			nl += 10;
+		else if (p[nl] != ':')
 			return -EINVAL;
 		vs = p + nl + 1;
 		ve = end;

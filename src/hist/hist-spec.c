@@ -26,6 +26,7 @@ static const struct {
 	{ "usecs", HIST_MOD_USECS, true, true },
 	{ "percent", HIST_MOD_PERCENT, false, true },
 	{ "graph", HIST_MOD_GRAPH, false, true },
+	{ "stacktrace", HIST_MOD_STACKTRACE, true, false },
 };
 
 const char *hist_mod_name(enum hist_mod m)
@@ -112,7 +113,7 @@ int hist_field_parse(const char *s, bool key, bool sort, struct hist_field *f)
 			       m, s);
 	return tr_fail(-EINVAL,
 		       "unknown modifier '.%s' in '%s' (hex, sym, sym-offset, execname, syscall, "
-		       "log2, buckets=N, usecs%s)", m, s, key ? "" : ", percent, graph");
+		       "log2, buckets=N, usecs%s)", m, s, key ? ", stacktrace" : ", percent, graph");
 }
 
 int hist_fields_parse(const char *list, bool key, bool sort, struct hist_field *v, size_t *n,
@@ -167,6 +168,10 @@ void hist_spec_free(struct hist_spec *s)
 	free(s->event);
 	free(s->filter);
 	free(s->name);
+	for (size_t i = 0; i < s->nvars; i++)
+		free(s->vars[i]);
+	for (size_t i = 0; i < s->nactions; i++)
+		free(s->actions[i]);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -209,6 +214,128 @@ static int check(struct hist_spec *s)
 	return 0;
 }
 
+/* "NAME=..." rather than "field.buckets=N": an identifier, then '='. */
+static bool is_var_def(const char *item)
+{
+	size_t n = strcspn(item, "=.");
+
+	return item[n] == '=' && ident(item, n);
+}
+
+static bool var_defined(const struct hist_spec *s, const char *name, size_t n)
+{
+	for (size_t i = 0; i < s->nvars; i++)
+		if (!strncmp(s->vars[i], name, n) && s->vars[i][n] == '=')
+			return true;
+	return false;
+}
+
+int hist_spec_add_var(struct hist_spec *s, const char *def)
+{
+	size_t n = strcspn(def, "=");
+	const char *e = def + n + 1;
+
+	if (!def[n] || !ident(def, n))
+		return tr_fail(-EINVAL, "bad variable '%s': want NAME=EXPR", def);
+	if (!*e)
+		return tr_fail(-EINVAL, "variable '%.*s' has no expression", (int)n, def);
+	/* ':' and ',' separate the trigger's parts; the kernel's expressions have no blanks. */
+	for (const char *c = e; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("_.$+-*/", *c))
+			return tr_fail(-EINVAL, "bad character '%c' in variable '%s' (fields, "
+				       "$variables, numbers and + - * /)", *c, def);
+	if (var_defined(s, def, n))
+		return tr_fail(-EINVAL, "variable '%.*s' defined twice", (int)n, def);
+	if (s->nvars >= HIST_MAX_VARS)
+		return tr_fail(-EINVAL, "too many variables (at most %d)", HIST_MAX_VARS);
+	s->vars[s->nvars++] = xstrdup(def);
+	return 0;
+}
+
+/* The values, with NAME=EXPR items taken out as variables. */
+static int vals_parse(struct hist_spec *s, const char *vals)
+{
+	char *copy = xstrdup(vals), *save = NULL, *tok, *rest = xstrdup("");
+	int r = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok && !r; tok = strtok_r(NULL, ",", &save)) {
+		if (is_var_def(tok)) {
+			r = hist_spec_add_var(s, tok);
+		} else {
+			char *x = xasprintf("%s%s%s", rest, *rest ? "," : "", tok);
+
+			free(rest);
+			rest = x;
+		}
+	}
+	if (!r && strstr(vals, ",,"))
+		r = tr_fail(-EINVAL, "empty field in '%s'", vals);
+	if (!r && *rest)
+		r = hist_fields_parse(rest, false, false, s->vals, &s->nvals, HIST_MAX_VALS);
+	free(rest);
+	free(copy);
+	return r;
+}
+
+/* The text inside the parentheses that open at *p; NULL if they do not close. */
+static const char *paren_end(const char *p)
+{
+	int depth = 0;
+
+	for (; *p; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')' && !--depth)
+			return p;
+	}
+	return NULL;
+}
+
+int hist_spec_add_action(struct hist_spec *s, const char *a)
+{
+	static const char *const handlers[] = { "onmatch", "onmax", "onchange" };
+	const char *open = strchr(a, '('), *close, *act, *aopen, *aclose;
+	size_t h, hn = open ? (size_t)(open - a) : 0;
+
+	for (h = 0; h < ARRAY_SIZE(handlers); h++)
+		if (hn == strlen(handlers[h]) && !strncmp(a, handlers[h], hn))
+			break;
+	if (h == ARRAY_SIZE(handlers))
+		return tr_fail(-EINVAL, "bad action '%s': it starts with onmatch(SYS.EVENT), "
+			       "onmax($VAR) or onchange($VAR)", a);
+	for (const char *c = a; *c; c++)
+		if (isspace((unsigned char)*c) || *c == ':')
+			return tr_fail(-EINVAL, "bad action '%s': no blanks or ':' in an action", a);
+	close = paren_end(open);
+	if (!close || close == open + 1)
+		return tr_fail(-EINVAL, "bad action '%s': %s() needs its argument", a, handlers[h]);
+	if (h == 0 && !memchr(open, '.', close - open))
+		return tr_fail(-EINVAL, "bad action '%s': onmatch() takes the SYSTEM.EVENT that "
+			       "defines the variables", a);
+	/* The kernel: "For onmax(x) or onchange(x), x must be a variable". */
+	if (h > 0 && open[1] != '$')
+		return tr_fail(-EINVAL, "bad action '%s': %s() tracks a $variable (define one "
+			       "with -v NAME=FIELD)", a, handlers[h]);
+	act = close + 1;
+	aopen = *act == '.' ? strchr(act, '(') : NULL;
+	aclose = aopen ? paren_end(aopen) : NULL;
+	if (!aclose || aclose[1] || !ident(act + 1, aopen - act - 1))
+		return tr_fail(-EINVAL, "bad action '%s': want %s(...).ACTION(ARGS), ACTION one "
+			       "of save, snapshot, trace%s", a, handlers[h],
+			       h == 0 ? " or a synthetic event's name" : "");
+	size_t an = aopen - act - 1;
+
+	if (h > 0 && !(an == 4 && !strncmp(act + 1, "save", 4)) &&
+	    !(an == 8 && !strncmp(act + 1, "snapshot", 8)) &&
+	    !(an == 5 && !strncmp(act + 1, "trace", 5)))
+		return tr_fail(-EINVAL, "bad action '%s': %s() can save(), snapshot() or trace()",
+			       a, handlers[h]);
+	if (s->nactions >= HIST_MAX_ACTIONS)
+		return tr_fail(-EINVAL, "too many actions (at most %d)", HIST_MAX_ACTIONS);
+	s->actions[s->nactions++] = xstrdup(a);
+	return 0;
+}
+
 int hist_event_parse(const char *sysev, char **system, char **event)
 {
 	const char *c = strchr(sysev, ':');
@@ -236,7 +363,7 @@ int hist_spec_build(struct hist_spec *s, const char *sysev, const char *keys, co
 	if (!r && keys)
 		r = hist_fields_parse(keys, true, false, s->keys, &s->nkeys, HIST_MAX_KEYS);
 	if (!r && vals)
-		r = hist_fields_parse(vals, false, false, s->vals, &s->nvals, HIST_MAX_VALS);
+		r = vals_parse(s, vals);
 	if (!r && sort)
 		r = hist_fields_parse(sort, false, true, s->sort, &s->nsort, HIST_MAX_KEYS);
 	/* The kernel rounds size up to a power of 2 between 2^7 and 2^17. */
@@ -293,6 +420,11 @@ char *hist_spec_trigger(const struct hist_spec *s)
 
 	append_fields(&t, ":keys=", s->keys, s->nkeys);
 	append_fields(&t, ":vals=", s->vals, s->nvals);
+	for (size_t i = 0; i < s->nvars; i++) {
+		x = xasprintf("%s:%s", t, s->vars[i]);
+		free(t);
+		t = x;
+	}
 	append_fields(&t, ":sort=", s->sort, s->nsort);
 	if (s->size) {
 		x = xasprintf("%s:size=%llu", t, (unsigned long long)s->size);
@@ -301,6 +433,11 @@ char *hist_spec_trigger(const struct hist_spec *s)
 	}
 	if (s->name) {
 		x = xasprintf("%s:name=%s", t, s->name);
+		free(t);
+		t = x;
+	}
+	for (size_t i = 0; i < s->nactions; i++) {
+		x = xasprintf("%s:%s", t, s->actions[i]);
 		free(t);
 		t = x;
 	}

@@ -11,6 +11,7 @@
  * entry is [hash | key bytes | one u64 per value] in one flat array: no
  * allocation per record, one cache line for sched_switch-sized keys.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,9 @@ static int field_setup(struct hist_user *u, struct ufield *uf, const struct hist
 	} else if (!strcmp(n, "common_stacktrace") || !strcmp(n, "stacktrace")) {
 		return tr_fail(-ENOTSUP, "'%s' needs the kernel engine: the events carry no stack",
 			       n);
+	} else if (f->mod == HIST_MOD_STACKTRACE) {
+		return tr_fail(-ENOTSUP, "'%s.stacktrace' needs the kernel engine: the userspace "
+			       "engine does not read stack fields", n);
 	} else {
 		struct tep_format_field *tf = tep_find_any_field(u->event, n);
 
@@ -186,6 +190,48 @@ static void load_syscalls(struct hist_user *u)
 	syscall_names(add_syscall, u);
 }
 
+/*
+ * Variables change no column of the table, so the userspace engine can take
+ * those it can check: over this event's own fields and numbers.  A $reference
+ * reads another trigger's variable and actions act on other events: both
+ * need the kernel's hist triggers.
+ */
+static int vars_check(struct hist_user *u, const struct hist_spec *s)
+{
+	if (s->nactions)
+		return tr_fail(-ENOTSUP, "the userspace engine cannot run actions ('%s'): they "
+			       "need the kernel's hist triggers", s->actions[0]);
+	for (size_t i = 0; i < s->nvars; i++) {
+		char *e = xstrdup(strchr(s->vars[i], '=') + 1), *save = NULL, *op;
+		int r = 0;
+
+		for (op = strtok_r(e, "+-*/", &save); op && !r; op = strtok_r(NULL, "+-*/", &save)) {
+			char *dot = strchr(op, '.');
+
+			if (*op == '$') {
+				r = tr_fail(-ENOTSUP, "the userspace engine cannot read '%s' in "
+					    "variable '%s': references to other triggers' "
+					    "variables need the kernel engine", op, s->vars[i]);
+				break;
+			}
+			if (isdigit((unsigned char)*op))
+				continue;
+			if (dot)
+				*dot = '\0';
+			if (!hist_field_special(op) && !tep_find_any_field(u->event, op)) {
+				char *sysev = xasprintf("%s:%s", s->system, s->event);
+
+				r = hist_no_field(u->event, op, sysev);
+				free(sysev);
+			}
+		}
+		free(e);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
 int hist_user_new(struct tep_handle *tep, const struct hist_spec *s, struct hist_user **out)
 {
 	struct hist_user *u = xcalloc(1, sizeof(*u));
@@ -199,6 +245,11 @@ int hist_user_new(struct tep_handle *tep, const struct hist_spec *s, struct hist
 	if (!u->event) {
 		free(u);
 		return tr_fail(-ENOENT, "no event '%s:%s' in the trace", s->system, s->event);
+	}
+	r = vars_check(u, s);
+	if (r) {
+		free(u);
+		return r;
 	}
 	ct = tep_find_common_field(u->event, "common_type");
 	u->type_off = ct ? ct->offset : 0;

@@ -39,6 +39,10 @@ int dynev_parse(const char *def, struct dynev *d)
 	memset(d, 0, sizeof(*d));
 	while (*p == ' ')
 		p++;
+	/* One way to make synthetic events, the one that tr reset and tr synth list know. */
+	if (*p == 's' && p[1] == ':')
+		return tr_fail(-EINVAL, "'%s' is a synthetic event: tr synth add NAME 'FIELDS' "
+			       "makes those", def);
 	if (!strchr("prefta", *p) || !*p)
 		return tr_fail(-EINVAL, "bad probe '%s': it starts with p, r, e, f or t", def);
 	d->type = *p;

@@ -323,32 +323,6 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 	return r;
 }
 
-/* Does any traceable function match glob (with an optional ":mod:MODULE")? */
-static bool function_matches(const char *funcs, const char *glob)
-{
-	char *g = xstrdup(glob), *mod = strstr(g, ":mod:"), *copy, *line, *save = NULL;
-	bool found = false;
-
-	if (mod) {
-		*mod = '\0';
-		mod += 5;
-	}
-	copy = xstrdup(funcs);
-	for (line = strtok_r(copy, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
-		char *sp = strchr(line, ' ');
-
-		/* "name [module]" */
-		if (sp)
-			*sp = '\0';
-		if (mod && (!sp || strncmp(sp + 2, mod, strlen(mod)) || sp[2 + strlen(mod)] != ']'))
-			continue;
-		found = glob_match(*g ? g : "*", line);
-	}
-	free(copy);
-	free(g);
-	return found;
-}
-
 static char *join(const struct strv *sv)
 {
 	char *out = xstrdup("");
@@ -363,20 +337,30 @@ static char *join(const struct strv *sv)
 }
 
 /*
- * set_ftrace_filter and friends.  Every name is checked against
+ * set_ftrace_filter and friends.  Every entry is checked against
  * available_filter_functions first, because the kernel's EINVAL for a write
  * of several names does not say which one matched nothing.
+ *
+ * Entries are what the files take: globs, "!GLOB" to take functions out,
+ * "GLOB:mod:MODULE" (and its negations).  A list with something to add is
+ * written whole, replacing the file's list; a list of "!" entries only is
+ * appended, so it takes functions out of the list already there instead of
+ * clearing it.  Either way the old list comes back at exit.  In
+ * set_ftrace_filter (-l), a command ("vfs_read:dump",
+ * "vfs_read:enable_event:sched:sched_switch:2") is a function trigger: added
+ * on its own and removed at exit.
  */
 static int apply_function_filters(struct tfs_inst *in, const struct tr_setup *s)
 {
 	static const struct {
 		const char *file;
 		size_t off;
+		bool mods;	/* takes :mod: and commands (the ftrace hash files) */
 	} lists[] = {
-		{ "set_ftrace_filter", offsetof(struct tr_setup, ftrace_filter) },
-		{ "set_ftrace_notrace", offsetof(struct tr_setup, ftrace_notrace) },
-		{ "set_graph_function", offsetof(struct tr_setup, graph_function) },
-		{ "set_graph_notrace", offsetof(struct tr_setup, graph_notrace) },
+		{ "set_ftrace_filter", offsetof(struct tr_setup, ftrace_filter), true },
+		{ "set_ftrace_notrace", offsetof(struct tr_setup, ftrace_notrace), true },
+		{ "set_graph_function", offsetof(struct tr_setup, graph_function), false },
+		{ "set_graph_notrace", offsetof(struct tr_setup, graph_notrace), false },
 	};
 	char *funcs = NULL;
 	bool any = false;
@@ -391,24 +375,51 @@ static int apply_function_filters(struct tfs_inst *in, const struct tr_setup *s)
 		r = tr_fail(r, "cannot read available_filter_functions: %s", strerror(-r));
 	for (size_t i = 0; !r && i < ARRAY_SIZE(lists); i++) {
 		const struct strv *sv = (const void *)((const char *)s + lists[i].off);
+		struct strv entries = { 0 }, commands = { 0 };
+		bool adds = false;
 		char *all;
 
-		for (size_t k = 0; !r && k < sv->n; k++)
-			if (!function_matches(funcs, sv->v[k]))
-				r = tr_fail(-ENOENT, "no function matches '%s' (tr list -f shows them)",
-					    sv->v[k]);
-		if (r || !sv->n)
-			continue;
-		if (!tfs_exists(in, lists[i].file)) {
+		for (size_t k = 0; !r && k < sv->n; k++) {
+			const char *e = sv->v[k];
+
+			if (trig_func_is_command(e) && i == 0) {
+				strv_push(&commands, e);
+				continue;
+			}
+			if (trig_func_is_command(e) || (!lists[i].mods && strstr(e, ":mod:")))
+				r = tr_fail(-EINVAL, "'%s' does not go in %s%s", e, lists[i].file,
+					    trig_func_is_command(e)
+						    ? ": function commands go in set_ftrace_filter (-l)"
+						    : ": it takes no :mod:");
+			else
+				r = trig_func_filter_check(funcs, e);
+			adds |= e[0] != '!';
+			strv_push(&entries, e);
+		}
+		if (!r && entries.n && !tfs_exists(in, lists[i].file))
 			r = tr_fail(-EOPNOTSUPP, "this kernel has no %s%s", lists[i].file,
 				    in->name ? " in instances" : "");
-			break;
+		if (!r && entries.n) {
+			all = join(&entries);
+			if (adds) {
+				r = tfs_set(in, lists[i].file, all);
+			} else {
+				r = tfs_save(in, lists[i].file);
+				if (!r)
+					r = tfs_write(in, lists[i].file, all, true);
+			}
+			if (r && adds)
+				r = tr_fail(r, "cannot set %s to '%s': %s", lists[i].file, all,
+					    strerror(-r));
+			else if (r)
+				r = tr_fail(r, "cannot take '%s' out of %s: %s", all, lists[i].file,
+					    strerror(-r));
+			free(all);
 		}
-		all = join(sv);
-		r = tfs_set(in, lists[i].file, all);
-		if (r)
-			r = tr_fail(r, "cannot set %s to '%s': %s", lists[i].file, all, strerror(-r));
-		free(all);
+		for (size_t k = 0; !r && k < commands.n; k++)
+			r = trig_func_add(in, commands.v[k]);
+		strv_free(&entries);
+		strv_free(&commands);
 	}
 	free(funcs);
 	return r;
@@ -512,6 +523,117 @@ int setup_pids(struct tfs_inst *in, const struct strv *pids, bool children, cons
 	return r;
 }
 
+enum topt_kind { TOPT_US, TOPT_CPULIST, TOPT_CPUMASK, TOPT_MODE };
+
+static const struct {
+	const char *tracers;	/* space-separated */
+	const char *key, *file;
+	enum topt_kind kind;
+} topts[] = {
+	{ "hwlat", "width", "hwlat_detector/width", TOPT_US },
+	{ "hwlat", "window", "hwlat_detector/window", TOPT_US },
+	{ "hwlat", "threshold", "tracing_thresh", TOPT_US },
+	/* hwlat's kthread moves over tracing_cpumask's CPUs. */
+	{ "hwlat", "cpus", "tracing_cpumask", TOPT_CPUMASK },
+	{ "hwlat", "mode", "hwlat_detector/mode", TOPT_MODE },
+	{ "osnoise timerlat", "cpus", "osnoise/cpus", TOPT_CPULIST },
+	{ "osnoise", "period", "osnoise/period_us", TOPT_US },
+	{ "osnoise", "runtime", "osnoise/runtime_us", TOPT_US },
+	{ "timerlat", "period", "osnoise/timerlat_period_us", TOPT_US },
+	{ "osnoise timerlat", "stop_tracing", "osnoise/stop_tracing_us", TOPT_US },
+	{ "osnoise timerlat", "stop_tracing_total", "osnoise/stop_tracing_total_us", TOPT_US },
+	{ "osnoise", "threshold", "tracing_thresh", TOPT_US },
+	{ "timerlat", "print_stack", "osnoise/print_stack", TOPT_US },
+};
+
+static char *topt_keys(const char *tracer)
+{
+	char *out = xstrdup("");
+
+	for (size_t i = 0; i < ARRAY_SIZE(topts); i++) {
+		if (!word_in(topts[i].tracers, tracer))
+			continue;
+		char *x = xasprintf("%s%s%s", out, *out ? ", " : "", topts[i].key);
+
+		free(out);
+		out = x;
+	}
+	return out;
+}
+
+int setup_tracer_opt(const char *tracer, const char *kv, const char **file, char **value)
+{
+	const char *eq = strchr(kv, '='), *v = eq ? eq + 1 : NULL;
+	size_t kn = eq ? (size_t)(eq - kv) : strlen(kv);
+	char *keys = tracer ? topt_keys(tracer) : NULL;
+	int r = 0;
+
+	*file = NULL;
+	*value = NULL;
+	if (!keys || !*keys) {
+		free(keys);
+		return tr_fail(-EINVAL, "--tracer-opt '%s' goes with -p hwlat, osnoise or timerlat",
+			       kv);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(topts); i++) {
+		uint64_t ns, mask[64];
+
+		if (strlen(topts[i].key) != kn || strncmp(kv, topts[i].key, kn) ||
+		    !word_in(topts[i].tracers, tracer))
+			continue;
+		free(keys);
+		if (!v || !*v)
+			return tr_fail(-EINVAL, "--tracer-opt '%s' needs a value: %.*s=VALUE", kv,
+				       (int)kn, kv);
+		switch (topts[i].kind) {
+		case TOPT_US:
+			/* A bare number is microseconds, as the files take it. */
+			if (!parse_u64(v, &ns))
+				ns *= 1000;
+			else if (parse_duration(v, &ns) || ns % 1000)
+				return tr_fail(-EINVAL, "bad %s '%s' for %s (microseconds, or with a "
+					       "unit: 500us, 2ms, 1s)", topts[i].key, v, tracer);
+			*value = xasprintf("%llu", (unsigned long long)(ns / 1000));
+			break;
+		case TOPT_CPULIST:
+		case TOPT_CPUMASK:
+			if (parse_cpu_list(v, mask, 4096))
+				return tr_fail(-EINVAL, "bad cpus '%s' for %s (a list: 0-3,5)", v,
+					       tracer);
+			if (topts[i].kind == TOPT_CPULIST) {
+				*value = xstrdup(v);
+				break;
+			}
+			/* tracing_cpumask: hex, in comma-separated 32-bit words, high first. */
+			int top = 127;
+
+			while (top > 0 && !((mask[top / 2] >> (32 * (top % 2))) & 0xffffffffu))
+				top--;
+			*value = xstrdup("");
+			for (int w = top; w >= 0; w--) {
+				char *x = xasprintf("%s%s%08x", *value, w == top ? "" : ",",
+						    (unsigned)((mask[w / 2] >> (32 * (w % 2))) &
+							       0xffffffffu));
+
+				free(*value);
+				*value = x;
+			}
+			break;
+		case TOPT_MODE:
+			if (strcmp(v, "none") && strcmp(v, "round-robin") && strcmp(v, "per-cpu"))
+				return tr_fail(-EINVAL, "bad hwlat mode '%s' (none, round-robin or "
+					       "per-cpu)", v);
+			*value = xstrdup(v);
+			break;
+		}
+		*file = topts[i].file;
+		return 0;
+	}
+	r = tr_fail(-EINVAL, "%s has no setting '%.*s' (%s)", tracer, (int)kn, kv, keys);
+	free(keys);
+	return r;
+}
+
 /*
  * --notrace-pid: events always (set_event_notrace_pid); functions through
  * set_ftrace_notrace_pid, which some hosts refuse.  With a function tracer
@@ -541,6 +663,52 @@ static int setup_notrace_pids(struct tfs_inst *in, const struct strv *pids, cons
 		}
 	}
 	free(list);
+	return r;
+}
+
+/*
+ * The latency tracer's settings, checked against the files this kernel has
+ * before any is written.  Two pairs constrain each other (width < window,
+ * runtime <= period), so a write the kernel refuses is tried again once the
+ * others are in; the undo list then puts them back in the order that works.
+ */
+static int apply_tracer_opts(const struct tr_setup *s)
+{
+	const char *files[64];
+	char *values[64] = { 0 };
+	bool done[64] = { 0 };
+	size_t n = s->tracer_opts.n < 64 ? s->tracer_opts.n : 64;
+	int r = 0;
+
+	for (size_t i = 0; i < n && !r; i++) {
+		r = setup_tracer_opt(s->tracer, s->tracer_opts.v[i], &files[i], &values[i]);
+		if (!r && !tfs_exists(NULL, files[i]))
+			r = tr_fail(-EOPNOTSUPP, "this kernel has no %s (for --tracer-opt '%s')",
+				    files[i], s->tracer_opts.v[i]);
+	}
+	for (int pass = 0; pass < 2 && !r; pass++) {
+		for (size_t i = 0; i < n && !r; i++) {
+			int w;
+
+			if (done[i])
+				continue;
+			w = tfs_set(NULL, files[i], values[i]);
+			if (!w)
+				done[i] = true;
+			else if (w != -EINVAL || pass == 1)
+				r = tr_fail(w, "cannot set %s to %s (--tracer-opt '%s'): %s%s", files[i],
+					    values[i], s->tracer_opts.v[i], strerror(-w),
+					    w == -EINVAL && (strstr(files[i], "width") ||
+							     strstr(files[i], "window") ||
+							     strstr(files[i], "runtime") ||
+							     strstr(files[i], "period_us"))
+						    ? " (the kernel keeps width below window and "
+						      "runtime at most period)"
+						    : "");
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(values[i]);
 	return r;
 }
 
@@ -625,6 +793,9 @@ int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
 		free(ev);
 		free(trig);
 	}
+	/* Before the tracer starts: it reads its settings when it does. */
+	if (!r && s->tracer_opts.n)
+		r = apply_tracer_opts(s);
 	if (!r && s->tracer) {
 		r = tfs_set(in, "current_tracer", s->tracer);
 		if (r)
@@ -654,4 +825,5 @@ void setup_free(struct tr_setup *s)
 	strv_free(&s->graph_notrace);
 	strv_free(&s->pids);
 	strv_free(&s->notrace_pids);
+	strv_free(&s->tracer_opts);
 }

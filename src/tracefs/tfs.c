@@ -191,7 +191,8 @@ char *tfs_normalize(const char *file, const char *raw)
 	const char *b = base_name(file);
 	char *v;
 
-	if (!strcmp(b, "trace_clock"))
+	/* "local [global] ...", and hwlat_detector/mode's "none [round-robin] per-cpu". */
+	if (!strcmp(b, "trace_clock") || !strcmp(b, "mode"))
 		return selected_word(raw);
 	if (!strcmp(b, "buffer_size_kb") || !strcmp(b, "buffer_total_size_kb")) {
 		/* "7 (expanded: 1408)": the size the buffer will have once used. */
@@ -617,6 +618,21 @@ const char *tfs_option_tracer(const char *opt)
  * are skipped: removing it takes them along.  Keeps going after a failure
  * so one stuck file does not strand the rest; returns the first error.
  */
+/* Does the file read as value already (normalized as tfs_set() compares)? */
+static bool unchanged(const char *path, const char *value)
+{
+	char *raw = NULL, *cur;
+	bool same;
+
+	if (read_file(path, &raw, NULL))
+		return false;
+	cur = tfs_normalize(path, raw);
+	same = !strcmp(cur, value);
+	free(cur);
+	free(raw);
+	return same;
+}
+
 /* Put one saved setting back; 0 or -errno.  Settings of doomed instances are skipped. */
 static int restore_one(const struct undo *u)
 {
@@ -635,6 +651,13 @@ static int restore_one(const struct undo *u)
 	}
 	switch (u->kind) {
 	case UNDO_SET:
+		/*
+		 * Not a write of the value that is there already: writing
+		 * trace_clock, even its current clock, empties the buffer (a
+		 * hist trigger's clock= that matched it would lose the trace).
+		 */
+		if (unchanged(u->path, u->value))
+			break;
 		r = raw_write(u->path, (!strcmp(base_name(u->path), "filter") && !u->value[0])
 						? "0" : u->value, false);
 		break;

@@ -247,59 +247,225 @@ int trig_del(struct tfs_inst *in, const char *system, const char *event, const c
 	return r;
 }
 
-/* "FUNC:COMMAND[:COUNT]" -> the removal line the kernel documents. */
-static int func_spec(const char *spec, char **removal)
-{
-	const char *a = strchr(spec, ':');
-	struct trig t;
-	int r;
+static const struct {
+	const char *name;
+	bool target;
+	int cap;
+} fcommands[] = {
+	{ "traceon", false, -1 },	{ "traceoff", false, -1 },
+	{ "stacktrace", false, -1 },	{ "snapshot", false, CAP_SNAPSHOT },
+	{ "dump", false, -1 },		{ "cpudump", false, -1 },
+	{ "enable_event", true, -1 },	{ "disable_event", true, -1 },
+};
 
-	if (!a || a == spec)
-		return tr_fail(-EINVAL, "bad function trigger '%s': want FUNCTION:COMMAND[:COUNT]", spec);
-	r = trig_parse(a + 1, &t);
-	if (r)
-		return r;
-	if (t.filter || t.target || !strcmp(t.cmd, "hist")) {
-		trig_free(&t);
-		return tr_fail(-EINVAL, "function trigger '%s' takes no filter, event or hist", spec);
+void trig_func_free(struct ftrig *f)
+{
+	free(f->func);
+	free(f->cmd);
+	free(f->target);
+	memset(f, 0, sizeof(*f));
+}
+
+/* Characters of a function glob: identifiers, '.' (foo.isra.0) and glob syntax. */
+static bool glob_chars(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && !strchr("_.*?[]-", s[i]))
+			return false;
+	return true;
+}
+
+bool trig_func_is_command(const char *spec)
+{
+	const char *c = strchr(spec, ':');
+
+	return c && strncmp(c, ":mod:", 5);
+}
+
+int trig_func_parse(const char *spec, struct ftrig *f)
+{
+	char *copy = xstrdup(spec), *parts[6], *save = NULL, *tok;
+	int n = 0, ci = -1, next = 2, r = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->count = -1;
+	for (tok = strtok_r(copy, ":", &save); tok && n < 6; tok = strtok_r(NULL, ":", &save))
+		parts[n++] = tok;
+	if (n < 2 || tok || spec[0] == ':' || strstr(spec, "::")) {
+		free(copy);
+		return tr_fail(-EINVAL, "bad function trigger '%s': want FUNCTION:COMMAND[:COUNT]",
+			       spec);
 	}
-	*removal = xasprintf("!%.*s:%s%s", (int)(a - spec), spec, t.cmd, t.count >= 0 ? ":0" : "");
-	trig_free(&t);
+	if (parts[0][0] == '!' || !glob_chars(parts[0], strlen(parts[0]))) {
+		r = tr_fail(-EINVAL, "bad function '%s' in '%s'%s", parts[0], spec,
+			    parts[0][0] == '!' ? " (tr trigger del removes)" : "");
+		free(copy);
+		return r;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(fcommands); i++)
+		if (!strcmp(parts[1], fcommands[i].name))
+			ci = (int)i;
+	if (ci < 0) {
+		r = tr_fail(-EINVAL, "unknown function command '%s' in '%s' (traceon, traceoff, "
+			    "snapshot, stacktrace, dump, cpudump, enable_event, disable_event)",
+			    parts[1], spec);
+		goto out;
+	}
+	if (fcommands[ci].target) {
+		if (n < 4) {
+			r = tr_fail(-EINVAL, "'%s' needs SYSTEM:EVENT: %s:%s:SYS:EV[:COUNT]", spec,
+				    parts[0], parts[1]);
+			goto out;
+		}
+		f->target = xasprintf("%s:%s", parts[2], parts[3]);
+		next = 4;
+	}
+	if (next < n) {
+		const char *c = parts[next];
+		uint64_t v;
+
+		if (!strncmp(c, "count=", 6))
+			c += 6;
+		if (next + 1 != n) {
+			r = tr_fail(-EINVAL, "bad function trigger '%s': too many parts", spec);
+			goto out;
+		}
+		if (!strcmp(c, "unlimited"))
+			v = (uint64_t)-1;
+		else if (!all_digits(c) || parse_u64(c, &v) || v > 1000000000) {
+			r = tr_fail(-EINVAL, "bad count '%s' in '%s'", parts[next], spec);
+			goto out;
+		}
+		f->count = v == (uint64_t)-1 ? -1 : (long)v;
+	}
+	f->func = xstrdup(parts[0]);
+	f->cmd = xstrdup(parts[1]);
+out:
+	if (r)
+		trig_func_free(f);
+	free(copy);
+	return r;
+}
+
+char *trig_func_text(const struct ftrig *f)
+{
+	char cnt[32] = "";
+
+	if (f->count >= 0)
+		snprintf(cnt, sizeof(cnt), ":%ld", f->count);
+	return xasprintf("%s:%s%s%s%s", f->func, f->cmd, f->target ? ":" : "",
+			 f->target ? f->target : "", cnt);
+}
+
+/* The kernel documents "!FUNC:COMMAND[:SYS:EV]:0" for a counted one; either goes. */
+char *trig_func_removal(const struct ftrig *f)
+{
+	return xasprintf("!%s:%s%s%s%s", f->func, f->cmd, f->target ? ":" : "",
+			 f->target ? f->target : "", f->count >= 0 ? ":0" : "");
+}
+
+int trig_func_filter_check(const char *funcs, const char *spec)
+{
+	const char *g = spec[0] == '!' ? spec + 1 : spec, *mod = strstr(g, ":mod:");
+	size_t gn = mod ? (size_t)(mod - g) : strlen(g);
+	char *glob, *copy, *line, *save = NULL;
+	bool found = false;
+
+	if (!glob_chars(g, gn) || (!gn && !mod))
+		return tr_fail(-EINVAL, "bad function filter '%s': want [!]GLOB or "
+			       "[!][GLOB]:mod:[!]MODULE", spec);
+	if (mod) {
+		const char *m = mod + 5 + (mod[5] == '!');
+
+		if (!*m || !glob_chars(m, strlen(m)))
+			return tr_fail(-EINVAL, "bad module in function filter '%s'", spec);
+		/* The kernel keeps a module's filter until the module loads: nothing to match. */
+		return 0;
+	}
+	glob = xasprintf("%.*s", (int)gn, g);
+	copy = xstrdup(funcs);
+	for (line = strtok_r(copy, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
+		/* "name [module]" */
+		line[strcspn(line, " \t")] = '\0';
+		found = glob_match(glob, line);
+	}
+	free(copy);
+	free(glob);
+	if (!found)
+		return tr_fail(-ENOENT, "no function matches '%s' (tr list -f shows them)", spec);
 	return 0;
+}
+
+/* FUNC must match a traceable function, and enable_event's SYS:EV must exist. */
+static int func_check(struct tfs_inst *in, const struct ftrig *f)
+{
+	char *funcs = NULL;
+	int r = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(fcommands); i++)
+		if (!strcmp(f->cmd, fcommands[i].name) && fcommands[i].cap >= 0)
+			r = caps_require(fcommands[i].cap);
+	if (!r && (r = tfs_read(NULL, "available_filter_functions", &funcs)))
+		r = tr_fail(r, "cannot read available_filter_functions: %s", strerror(-r));
+	if (!r)
+		r = trig_func_filter_check(funcs, f->func);
+	free(funcs);
+	if (!r && f->target) {
+		char *ev = xasprintf("events/%s", f->target);
+
+		*strchr(ev, ':') = '/';
+		if (!tfs_exists(in, ev))
+			r = tr_fail(-ENOENT, "no such event '%s' (the target of '%s')", f->target,
+				    f->cmd);
+		free(ev);
+	}
+	return r;
 }
 
 int trig_func_add(struct tfs_inst *in, const char *spec)
 {
-	char *removal = NULL;
+	struct ftrig f;
+	char *text, *removal;
 	int r = caps_require(CAP_FUNCTION_FILTER);
 
 	if (!r)
-		r = func_spec(spec, &removal);
-	if (!r) {
-		r = tfs_append_undo(in, "set_ftrace_filter", spec, removal);
-		if (r == -EINVAL)
-			r = tr_fail(r, "cannot add function trigger '%s': no such function, or bad command",
-				    spec);
-		else if (r)
-			r = tr_fail(r, "cannot add function trigger '%s': %s", spec, strerror(-r));
+		r = trig_func_parse(spec, &f);
+	if (r)
+		return r;
+	r = func_check(in, &f);
+	if (r) {
+		trig_func_free(&f);
+		return r;
 	}
+	text = trig_func_text(&f);
+	removal = trig_func_removal(&f);
+	r = tfs_append_undo(in, "set_ftrace_filter", text, removal);
+	if (r)
+		r = tr_fail(r, "cannot add function trigger '%s': %s", text, strerror(-r));
+	free(text);
 	free(removal);
+	trig_func_free(&f);
 	return r;
 }
 
 int trig_func_del(struct tfs_inst *in, const char *spec)
 {
-	char *removal = NULL;
+	struct ftrig f;
+	char *removal;
 	int r = caps_require(CAP_FUNCTION_FILTER);
 
 	if (!r)
-		r = func_spec(spec, &removal);
-	if (!r) {
-		r = tfs_write(in, "set_ftrace_filter", removal, true);
-		if (r)
-			r = tr_fail(r, "cannot remove function trigger '%s': %s", spec, strerror(-r));
-	}
+		r = trig_func_parse(spec, &f);
+	if (r)
+		return r;
+	removal = trig_func_removal(&f);
+	r = tfs_write(in, "set_ftrace_filter", removal, true);
+	if (r)
+		r = tr_fail(r, "cannot remove function trigger '%s': %s", spec, strerror(-r));
+	else
+		tfs_state_forget(removal);	/* tr reset has nothing left to take back */
 	free(removal);
+	trig_func_free(&f);
 	return r;
 }
 

@@ -297,6 +297,84 @@ TEST(parse_stacktrace)
 	hist_result_free(&parsed);
 }
 
+/* A stack-valued field of a synthetic event: "{ stack.stacktrace   frame...\n, lat: ~ 2^10}". */
+TEST(parse_stack_field)
+{
+	const char *t;
+
+	CHECK(load("stackfield") == 1);
+	CHECK(parsed.nkeys == 2 && parsed.cols[0].kind == HIST_K_STACK);
+	CHECK(parsed.cols[0].mod == HIST_MOD_STACKTRACE);
+	CHECK_STR(parsed.cols[0].name, "stack");
+	CHECK(parsed.nrows == 28 && parsed.hits == 161 && parsed.entries == 28);
+	t = hist_cell(&parsed, 0, 0)->text;
+	CHECK(t && !strncmp(t, "__schedule+0x3bb/0x53c\nschedule_idle+0x26/0x30\n", 46));
+	CHECK(hist_cell(&parsed, 0, 1)->num == 1024);
+	hist_result_free(&parsed);
+}
+
+/* onchange().save(): a "\tchanged:" line under each entry; the table reads as without. */
+TEST(parse_onchange)
+{
+	CHECK(load("onchange") == 1);
+	CHECK(parsed.nrows == 5 && parsed.hits == 5);
+	CHECK(hist_cell(&parsed, 0, 0)->num == 83 && hist_cell(&parsed, 0, 1)->num == 1);
+	hist_result_free(&parsed);
+}
+
+TEST(spec_vars_actions)
+{
+	struct hist_spec s;
+
+	/* NAME=EXPR among the values is a variable; "x.buckets=N" is not. */
+	CHECK(!hist_spec_build(&s, "sched:sched_switch", "next_pid",
+			       "lat=common_timestamp.usecs-$ts0,prev_prio,st=prev_state", NULL, NULL,
+			       0, NULL));
+	CHECK(s.nvals == 1 && s.nvars == 2);
+	CHECK_STR(s.vars[0], "lat=common_timestamp.usecs-$ts0");
+	CHECK(!hist_spec_add_action(&s, "onmatch(sched.sched_waking).trace(wl,$lat,next_pid)"));
+	CHECK(!hist_spec_add_action(&s, "onchange($st).save(prev_comm,prev_pid)"));
+	CHECK(!hist_spec_add_action(&s, "onmax($lat).snapshot()"));
+	CHECK(!hist_spec_add_action(&s, "onmatch(sched.sched_waking).wl($lat,next_pid)"));
+	CHECK_OWNED(hist_spec_trigger(&s),
+		    "hist:keys=next_pid:vals=prev_prio:lat=common_timestamp.usecs-$ts0:"
+		    "st=prev_state:sort=hitcount.descending:"
+		    "onmatch(sched.sched_waking).trace(wl,$lat,next_pid):"
+		    "onchange($st).save(prev_comm,prev_pid):onmax($lat).snapshot():"
+		    "onmatch(sched.sched_waking).wl($lat,next_pid)");
+	hist_spec_free(&s);
+
+	/* Only variables: hitcount is the value. */
+	CHECK(!hist_spec_build(&s, "a:b", "x", "y=z", NULL, NULL, 0, NULL));
+	CHECK(s.nvals == 0 && s.nvars == 1);
+	CHECK_OWNED(hist_spec_trigger(&s), "hist:keys=x:y=z:sort=hitcount.descending");
+	CHECK(hist_spec_add_action(&s, "onchange(x).save(y)") == -EINVAL);
+	CHECK(strstr(tr_failure(), "tracks a $variable"));
+	CHECK(hist_spec_add_action(&s, "onmatch(b).trace(s,$y)") == -EINVAL);
+	CHECK(hist_spec_add_action(&s, "onmax($y)") == -EINVAL);
+	CHECK(hist_spec_add_action(&s, "onmax($y).save(a") == -EINVAL);
+	CHECK(hist_spec_add_action(&s, "onmax($y).wl(a)") == -EINVAL);
+	CHECK(hist_spec_add_action(&s, "onfoo($y).save(a)") == -EINVAL);
+	CHECK(hist_spec_add_action(&s, "onmax($y).save(a) if x") == -EINVAL);
+	CHECK(hist_spec_add_action(&s, "onmax($y).save(a):x") == -EINVAL);
+	hist_spec_free(&s);
+
+	CHECK(hist_spec_build(&s, "a:b", "x", "y=z,y=w", NULL, NULL, 0, NULL) == -EINVAL);
+	CHECK(strstr(tr_failure(), "defined twice"));
+	CHECK(hist_spec_build(&s, "a:b", "x", "y=", NULL, NULL, 0, NULL) == -EINVAL);
+	CHECK(hist_spec_build(&s, "a:b", "x", "y=a b", NULL, NULL, 0, NULL) == -EINVAL);
+	CHECK(hist_spec_build(&s, "a:b", "x", "y=a:b", NULL, NULL, 0, NULL) == -EINVAL);
+
+	/* .stacktrace is a key modifier. */
+	CHECK(!hist_spec_build(&s, "synthetic:wl", "stack.stacktrace,lat.log2", NULL, NULL, NULL, 0,
+			       NULL));
+	CHECK(s.keys[0].mod == HIST_MOD_STACKTRACE);
+	CHECK_OWNED(hist_spec_trigger(&s),
+		    "hist:keys=stack.stacktrace,lat.log2:sort=hitcount.descending");
+	hist_spec_free(&s);
+	CHECK(hist_spec_build(&s, "a:b", "x", "y.stacktrace", NULL, NULL, 0, NULL) == -EINVAL);
+}
+
 TEST(parse_percent_graph)
 {
 	CHECK(load("percent") == 1);
@@ -506,6 +584,33 @@ TEST(user_engine)
 	CHECK(!hist_spec_build(&s, "sched:sched_switch", "next_pid", "next_comm", NULL, NULL, 0, NULL));
 	CHECK(hist_user_new(tep, &s, &u) == -EINVAL);
 	hist_spec_free(&s);
+
+	/* Variables over the event's own fields change no column: the same table. */
+	CHECK(!user_run(tep, "next_pid", "x=next_prio*2,t=common_timestamp.usecs,next_prio",
+			"next_pid", NULL, 0, 3, &r));
+	CHECK(r.nrows == 3 && hist_cell(&r, 2, 2)->num == 2);
+	hist_result_free(&r);
+	/* A $reference, an action, a stack field: named as what it cannot do. */
+	CHECK(!hist_spec_build(&s, "sched:sched_switch", "next_pid", "lat=common_timestamp-$ts0",
+			       NULL, NULL, 0, NULL));
+	CHECK(hist_user_new(tep, &s, &u) == -ENOTSUP);
+	CHECK(strstr(tr_failure(), "cannot read '$ts0'"));
+	hist_spec_free(&s);
+	CHECK(!hist_spec_build(&s, "sched:sched_switch", "next_pid", "y=nosuch", NULL, NULL, 0,
+			       NULL));
+	CHECK(hist_user_new(tep, &s, &u) == -ENOENT);
+	hist_spec_free(&s);
+	CHECK(!hist_spec_build(&s, "sched:sched_switch", "next_pid", "st=prev_state", NULL, NULL, 0,
+			       NULL));
+	CHECK(!hist_spec_add_action(&s, "onchange($st).save(prev_comm)"));
+	CHECK(hist_user_new(tep, &s, &u) == -ENOTSUP);
+	CHECK(strstr(tr_failure(), "cannot run actions ('onchange($st).save(prev_comm)')"));
+	hist_spec_free(&s);
+	CHECK(!hist_spec_build(&s, "sched:sched_switch", "next_pid.stacktrace", NULL, NULL, NULL, 0,
+			       NULL));
+	CHECK(hist_user_new(tep, &s, &u) == -ENOTSUP);
+	CHECK(strstr(tr_failure(), ".stacktrace' needs the kernel engine"));
+	hist_spec_free(&s);
 	tep_free(tep);
 }
 
@@ -614,6 +719,7 @@ TEST(result_sort)
 UNIT_MAIN(T(field_modifiers), T(field_errors), T(spec_build_and_trigger), T(spec_build_errors),
 	  T(spec_from_trigger), T(parse_plain), T(parse_hex), T(parse_sym),
 	  T(parse_execname_syscall), T(parse_log2_buckets), T(parse_special_fields),
-	  T(parse_stacktrace), T(parse_percent_graph), T(parse_several_sections),
+	  T(parse_stacktrace), T(parse_stack_field), T(parse_onchange), T(spec_vars_actions),
+	  T(parse_percent_graph), T(parse_several_sections),
 	  T(parse_latency_max), T(latency_keys), T(user_engine), T(render_table_json_csv),
 	  T(render_dropped_advice), T(result_sort))
