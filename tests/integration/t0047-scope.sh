@@ -154,11 +154,14 @@ test_expect_success 'stream -P prints that process only' '
 	{ waiting "exec /bin/echo >/dev/null" & } && q=$! &&
 	{ tr stream -B $inst -P $p -e sched:sched_process_exec --duration 4s >out & } &&
 	s=$! &&
-	# The session turns tracing on last.
-	for i in $(seq 50); do
-		test "$(cat $(I $inst)/tracing_on 2>/dev/null)" = 1 && break
+	# The session turns tracing on last, after the pid filter (a new
+	# instance starts with tracing on: the filter says it is ours).
+	for i in $(seq 200); do
+		test "$(cat $(I $inst)/set_event_pid 2>/dev/null)" = $p &&
+			test "$(cat $(I $inst)/tracing_on 2>/dev/null)" = 1 && break
 		sleep 0.1
 	done &&
+	test $i -lt 200 &&
 	touch go &&
 	test_wait_exit $p 5 && test_wait_exit $q 5 && test_wait_exit $s 10 &&
 	test_grep -q "true-$p .*filename=/bin/true" out &&
