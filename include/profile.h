@@ -75,7 +75,7 @@ void prof_print(FILE *f, const struct prof_table *t, enum prof_out kind, size_t 
 
 struct prof_opts {
 	struct strv funcs;	/* -l: set_ftrace_filter for the run (globs); empty = leave */
-	char **command;		/* run this (argv, NULL-ended), or NULL: until SIGINT/SIGTERM */
+	char **command;		/* run this (argv, NULL-ended), or NULL */
 	uint64_t duration_ns;	/* or this long (0: no limit) */
 };
 

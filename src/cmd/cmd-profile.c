@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tr profile: the kernel's function profiler around a command (or until
- * Ctrl-C, or for --duration): per function the calls, the total and
+ * tr profile: the kernel's function profiler around a command (or for
+ * --duration; Ctrl-C ends either early): per function the calls, the total and
  * average time and its standard deviation, summed over the CPUs or per
  * CPU with --cpu, sorted, as text, JSON or CSV.  -l limits it to functions
  * (set_ftrace_filter, put back afterwards).
@@ -37,7 +37,7 @@ static const struct argp_option options[] = {
 	{ "sort", 's', "KEY", 0, "Sort by total (default), hits, avg, stddev or name", 0 },
 	{ "limit", OPT_LIMIT, "N", 0, "Only the first N rows", 0 },
 	{ "duration", OPT_DURATION, "TIME", 0,
-	  "Without COMMAND: profile this long (e.g. 500ms, 2s) instead of until Ctrl-C", 0 },
+	  "Without COMMAND: profile the whole system this long (e.g. 500ms, 2s)", 0 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per row", 0 },
 	{ "csv", OPT_CSV, NULL, 0, "CSV with a header row", 0 },
 	{ "instance", 'B', "NAME", 0,
@@ -91,6 +91,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (a->o.command && a->o.duration_ns)
 			argp_error(state, "COMMAND and --duration exclude each other");
+		/* The profiler runs until one of them ends it (or Ctrl-C does, earlier). */
+		if (!a->o.command && !a->o.duration_ns)
+			argp_error(state, "what to profile? give a COMMAND or --duration");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -98,9 +101,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp argp = {
-	options, parse, "[COMMAND [ARGS...]]",
+	options, parse, "COMMAND [ARGS...]\n--duration TIME",
 	"Profile kernel functions with the kernel's function profiler while COMMAND runs (or "
-	"until Ctrl-C, or for --duration): per function the calls, the total and average time "
+	"for --duration; Ctrl-C ends it early): per function the calls, the total and average time "
 	"and the standard deviation of one call's time, summed over the CPUs (per CPU with "
 	"--cpu).  Times are in microseconds; names are cut to 30 characters, as the kernel "
 	"keeps them.",

@@ -343,7 +343,8 @@ int prof_run(const struct prof_opts *o, struct prof_table *out)
 	if (r)
 		return tr_fail(r, "cannot reset the function profiler: %s", strerror(-r));
 	r = session_open(&(struct session_opts){ .inst = top, .command = o->command,
-						 .duration_ns = o->duration_ns, .passive = true },
+						 .duration_ns = o->duration_ns, .passive = true,
+						 .poll_fd = -1 },
 			 &sess);
 	if (!r) {
 		r = tfs_set(top, "function_profile_enabled", "1");

@@ -70,6 +70,13 @@ assert hits == sorted(hits, reverse=True), hits
 	test_grep -E "^ksys_read,[0-9]+,[0-9.]+,[0-9.]+,[0-9.]+$" c
 '
 
+test_expect_success 'without a command: --duration, or a usage error' '
+	tr profile -l vfs_read --duration 300ms --json >dur &&
+	test_grep -E "^\{\"function\":\"vfs_read\",\"hits\":[0-9]+," dur &&
+	test_expect_code 64 tr profile -l vfs_read 2>err &&
+	test_grep "give a COMMAND or --duration" err
+'
+
 test_expect_success 'a function the kernel cannot trace is refused, nothing left set' '
 	before=$(filter_now) &&
 	test_expect_code 1 tr profile -l no_such_function_tr cat /etc/hostname 2>err &&
