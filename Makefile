@@ -18,7 +18,7 @@ WARN    := -Wall -Wextra $(if $(WERROR),-Werror)
 # Recursive (=) on purpose: pkg-config runs when a recipe needs the flags,
 # which is after "make deps" has installed the libraries.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lpthread
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) -Iinclude $(PKG_CFLAGS) $(CFLAGS)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 

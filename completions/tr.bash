@@ -169,6 +169,7 @@ _tr_candidates() {
 		[ "$cmd" = hist ] || [ "$cmd" = top ] || return
 		_tr_list_words "$(_tr_fields) hitcount" "percent graph" "$cur"; return ;;
 	-s|--sort)
+		[ "$cmd" = profile ] && { printf '%s\n' total hits avg stddev name; return; }
 		[ "$cmd" = hist ] || return
 		_tr_list_words "$(_tr_fields) hitcount" "descending ascending" "$cur"; return ;;
 	-f|--filter)

@@ -35,6 +35,7 @@ enum tr_cap {
 	CAP_USER_PERSIST,	/* persistent user events: the flag, and CAP_PERFMON */
 	CAP_USER_MULTI,		/* multi-format user events (Linux 6.10+) */
 	CAP_STACK_TRACER,
+	CAP_PROFILER,		/* function_profile_enabled, with the function tracer usable */
 	CAP_MMAP,
 	CAP_CLOCKS,
 	CAP_BUFFERS,

@@ -109,6 +109,7 @@ int cmd_user(int argc, char **argv);
 int cmd_snapshot(int argc, char **argv);
 int cmd_stack(int argc, char **argv);
 int cmd_hist(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_help(int argc, char **argv);
 

@@ -49,6 +49,12 @@ struct fmt_opts {
 	 * trace-cmd's time column.
 	 */
 	bool lib;
+	/*
+	 * text: function_graph records (ftrace:funcgraph_entry/exit) as the
+	 * kernel's trace file prints them under that tracer -- the call graph,
+	 * with the other events as comments in it -- rather than one line each.
+	 */
+	bool graph;
 };
 
 struct fmt;
@@ -115,6 +121,31 @@ void fmt_src_clock(struct fmt_src *s, const char *clock, bool ns);
 /* Does clock (as above) count nanoseconds? */
 bool fmt_clock_in_ns(const char *clock);
 
+/*
+ * The traced machine's CPU count (the function_graph view's CPU column is
+ * as wide as its highest number).
+ */
+void fmt_src_cpus(struct fmt_src *s, int ncpus);
+/*
+ * Does this source hold function_graph records (met by fmt_src_learn or
+ * fmt_event)?  From the first one on, with fmt_opts.graph, every event of
+ * the source prints in the graph's layout.
+ */
+bool fmt_src_graph(struct fmt_src *s);
+
+/*
+ * The function_graph view prints a call whose exit is the next record of
+ * its CPU as one line, as the kernel does; the caller owns the per-CPU
+ * streams, so it gives the look-ahead: peek returns the record after the
+ * one being printed, in that record's stream (1, 0 at its end, -errno; the
+ * record being printed may then be invalid), and skip drops the peeked
+ * record when the printer used it.  Without them every call prints as
+ * "func() {" ... "}".
+ */
+typedef int (*fmt_peek_fn)(void *ctx, struct tfile_event **next);
+typedef void (*fmt_skip_fn)(void *ctx);
+void fmt_lookahead(struct fmt *f, fmt_peek_fn peek, fmt_skip_fn skip, void *ctx);
+
 /* The name fmt would print for pid: "<idle>" for 0, "<...>" if unknown. */
 const char *fmt_src_comm(struct fmt_src *s, int pid);
 /*
@@ -169,6 +200,15 @@ struct fmt_merge *fmt_merge_new(void);
 int fmt_merge_add(struct fmt_merge *m, fmt_next_fn next, void *ctx, void *tag);
 /* The earliest record of all streams: 1 with *ev and *tag, 0 when all ended, -errno. */
 int fmt_merge_next(struct fmt_merge *m, struct tfile_event **ev, void **tag);
+/*
+ * The record that follows, in its stream, the one fmt_merge_next handed out
+ * last (which is then no longer valid): 1 with *ev, 0 if that stream ended,
+ * -errno.  fmt_merge_next hands it out in its turn, unless fmt_merge_skip
+ * drops it first.  For printers that look one record ahead on a CPU (the
+ * function_graph printer's leaf calls).
+ */
+int fmt_merge_peek(struct fmt_merge *m, struct tfile_event **ev);
+void fmt_merge_skip(struct fmt_merge *m);
 void fmt_merge_free(struct fmt_merge *m);
 
 /* ---- the report pipeline (tr report) ---- */

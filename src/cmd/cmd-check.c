@@ -54,8 +54,8 @@ static const struct argp argp = {
 	"Report what this kernel's tracing can do, one capability per line, with the reason when "
 	"something is missing.\vCapabilities: tracefs access instances tracers function "
 	"function_graph function_filter latency events triggers hist snapshot kprobes uprobes "
-	"eprobes fprobes synthetic user_events user_persist user_multi stack_tracer mmap clocks "
-	"buffers",
+	"eprobes fprobes synthetic user_events user_persist user_multi stack_tracer profiler mmap "
+	"clocks buffers",
 	NULL, NULL, NULL
 };
 

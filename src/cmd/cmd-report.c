@@ -24,11 +24,12 @@ struct args {
 	int64_t *offs;
 	bool *off_set;
 	int64_t all_off;
+	bool no_graph;
 };
 
 enum {
 	OPT_CPU = 0x100, OPT_EVENTS, OPT_STAT, OPT_FIRST, OPT_LAST, OPT_FORMAT, OPT_PLUGINS,
-	OPT_BUFFER, OPT_COMM, OPT_TS_DIFF, OPT_TS_OFFSET,
+	OPT_BUFFER, OPT_COMM, OPT_TS_DIFF, OPT_TS_OFFSET, OPT_NO_GRAPH,
 };
 
 static const struct argp_option options[] = {
@@ -57,6 +58,10 @@ static const struct argp_option options[] = {
 	  "Output text (default: each event's text as the kernel's trace file prints it), "
 	  "libtraceevent (the text trace-cmd report -N prints, to diff against trace-cmd), "
 	  "json (one object a line) or csv", 0 },
+	{ "no-graph", OPT_NO_GRAPH, NULL, 0,
+	  "Print function_graph records (funcgraph_entry/exit) one line each like other "
+	  "events, not as the call graph the kernel's trace file shows (also so with -R, -t, "
+	  "--ts-diff, --first-event, --last-event and --format libtraceevent)", 0 },
 	{ "events", OPT_EVENTS, NULL, 0, "List the event formats stored in the file", 0 },
 	{ "stat", OPT_STAT, NULL, 0,
 	  "Counts per CPU and per event, lost events, time span and the file's metadata", 0 },
@@ -161,6 +166,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad format '%s' (text, libtraceevent, json or csv)", arg);
 		a->format = arg;
 		return 0;
+	case OPT_NO_GRAPH:
+		a->no_graph = true;
+		return 0;
 	case OPT_EVENTS:
 		a->r.list_events = true;
 		return 0;
@@ -189,6 +197,14 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-R, -t and --ts-diff are for text output");
 		if (a->r.fo.ts_diff && (a->r.list_events || a->r.stat))
 			argp_error(state, "--ts-diff does not go with --events or --stat");
+		/*
+		 * The call graph has no time column and needs each CPU's
+		 * next record: the options that show times or single records
+		 * print the records as they are.
+		 */
+		a->r.fo.graph = !a->no_graph && a->r.fo.kind == FMT_TEXT && !a->r.fo.lib &&
+				!a->r.fo.raw && !a->r.fo.ns && !a->r.fo.ts_diff && !a->r.first &&
+				!a->r.last;
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -202,7 +218,8 @@ static const struct argp argp = {
 	"prints it, and the time as its trace clock counts (seconds for the ns clocks, the "
 	"count for counter, uptime and x86-tsc).  Where the kernel shows a task as <...>, "
 	"tr fills in a name the trace itself gives that pid (sched_switch, wakeups, fork, "
-	"exec, task_rename).",
+	"exec, task_rename).  A function_graph recording prints as the kernel's call graph "
+	"(--no-graph: one line per record).",
 	NULL, NULL, NULL
 };
 

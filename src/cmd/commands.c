@@ -42,6 +42,8 @@ const struct tr_cmd tr_commands[] = {
 	{ "snapshot", cmd_snapshot, "Take, show, clear or free the snapshot buffer", CMD_TRACEFS },
 	{ "stack", cmd_stack, "The stack tracer: deepest kernel stack and its trace", CMD_TRACEFS },
 	{ "hist", cmd_hist, "Histograms of event fields, in the kernel or in userspace", CMD_TRACEFS },
+	{ "profile", cmd_profile, "Count calls and time per kernel function (function profiler)",
+	  CMD_TRACEFS },
 	{ "top", cmd_top, "What the kernel is doing, live: tasks, syscalls, events, CPUs, irqs",
 	  CMD_TRACEFS },
 	{ "help", cmd_help, "Show the commands, or one command's help", 0 },

@@ -23,6 +23,8 @@ struct fmt_merge {
 	unsigned *heap;		/* indices into s of the live streams */
 	unsigned nheap;
 	int pending;		/* stream handed out last, to advance; -1 none */
+	/* fmt_merge_peek read the top stream's next record: re-place it (or drop it: ended) */
+	bool moved, ended;
 };
 
 struct fmt_merge *fmt_merge_new(void)
@@ -108,7 +110,15 @@ int fmt_merge_next(struct fmt_merge *m, struct tfile_event **ev, void **tag)
 {
 	struct stream *st;
 
-	if (m->pending >= 0) {
+	if (m->moved) {
+		m->moved = false;
+		if (m->ended) {
+			m->ended = false;
+			m->heap[0] = m->heap[--m->nheap];
+		}
+		if (m->nheap)
+			sift_down(m, 0);
+	} else if (m->pending >= 0) {
 		/* The stream at the top gave out its record last time: advance it. */
 		int r;
 
@@ -133,4 +143,32 @@ int fmt_merge_next(struct fmt_merge *m, struct tfile_event **ev, void **tag)
 		*tag = st->tag;
 	m->pending = m->heap[0];
 	return 1;
+}
+
+int fmt_merge_peek(struct fmt_merge *m, struct tfile_event **ev)
+{
+	struct stream *st;
+	int r;
+
+	if (m->pending < 0)
+		return m->moved && !m->ended ? (*ev = &m->s[m->heap[0]].ev, 1) : 0;
+	st = &m->s[m->heap[0]];
+	r = st->next(st->ctx, &st->ev);
+	m->pending = -1;
+	if (r < 0)
+		return r;
+	m->moved = true;
+	m->ended = r == 0;
+	if (r == 1)
+		*ev = &st->ev;
+	return r;
+}
+
+void fmt_merge_skip(struct fmt_merge *m)
+{
+	if (!m->moved || m->ended)
+		return;
+	/* As if the peeked record had been handed out: the next call advances its stream. */
+	m->moved = false;
+	m->pending = m->heap[0];
 }

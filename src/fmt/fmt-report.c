@@ -183,8 +183,19 @@ static int learn_comms(struct run *x)
 	for (size_t i = 0; i < x->ncur; i++) {
 		struct cur *c = &x->cur[i];
 
-		if (!names_tasks(tfile_tep(c->in->tf)))
+		if (!names_tasks(tfile_tep(c->in->tf))) {
+			/*
+			 * The first record still says whether the CPU ran the
+			 * function_graph tracer, so that its view starts at the top.
+			 */
+			if ((r = tfile_cursor_next(c->c, &ev)) == 1)
+				fmt_src_learn(c->in->src, &ev);
+			if (r < 0) {
+				free(walked);
+				return r;
+			}
 			continue;
+		}
 		walked[c->in - x->in] = true;
 		while ((r = tfile_cursor_next(c->c, &ev)) == 1)
 			fmt_src_learn(c->in->src, &ev);
@@ -239,6 +250,16 @@ static void set_clock(struct cur *c)
 	fmt_src_clock(c->in->src, c->clock, tfile_info(c->in->tf)->tsc2nsec);
 }
 
+static int merge_peek(void *ctx, struct tfile_event **next)
+{
+	return fmt_merge_peek(ctx, next);
+}
+
+static void merge_skip(void *ctx)
+{
+	fmt_merge_skip(ctx);
+}
+
 static int print_events(struct run *x)
 {
 	struct fmt_merge *m = fmt_merge_new();
@@ -249,6 +270,8 @@ static int print_events(struct run *x)
 
 	for (size_t i = 0; i < x->ncur && !r; i++)
 		r = fmt_merge_add(m, cur_next, &x->cur[i], &x->cur[i]);
+	/* The function_graph view looks one record ahead on a CPU for leaf calls. */
+	fmt_lookahead(x->f, merge_peek, merge_skip, m);
 	while (!r && (r = fmt_merge_next(m, &ev, (void **)&c)) == 1) {
 		r = 0;
 		set_clock(c);
@@ -256,6 +279,7 @@ static int print_events(struct run *x)
 		if (!(++n & 4095) && (tr_stop || ferror(x->out)))
 			break;
 	}
+	fmt_lookahead(x->f, NULL, NULL, NULL);
 	fmt_merge_free(m);
 	if (r < 0)
 		return r;
@@ -622,6 +646,7 @@ static int setup_input(struct run *x, struct input *in, int width)
 		if (from_here(in->tf))
 			fmt_src_vmemmap(in->src, fmt_running_vmemmap());
 	}
+	fmt_src_cpus(in->src, tfile_info(in->tf)->cpus);
 	fmt_src_cmdlines(in->src, tfile_cmdlines(in->tf));
 	fmt_src_tgids(in->src, tfile_tgids(in->tf));
 	for (size_t k = 0; k < x->r->filters.n; k++) {

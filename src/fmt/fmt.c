@@ -27,6 +27,7 @@
 #include "fmt-check.h"
 #include "parse.h"
 #include "fmt-kernel.h"
+#include "fmt-graph.h"
 #include "fmt-local.h"
 #include "json.h"
 
@@ -66,6 +67,9 @@ struct ev_info {
 	bool kp_done;		/* kp compiled (or found impossible) */
 	/* pagemap's folio and pfn, from which vmemmap_base follows (0: none) */
 	struct tep_format_field *folio, *pfn;
+	/* ftrace:funcgraph_entry/exit (FG_ENTRY, FG_EXIT) and the fields the graph reads */
+	enum fmt_graph_kind graph;
+	struct tep_format_field *g_func, *g_depth, *g_call, *g_ret;
 	int name_len;		/* bytes of the padded "NAME: " column */
 	char name_col[72];
 };
@@ -109,6 +113,13 @@ struct fmt_src {
 	const char *clock;	/* the clock last given, by pointer */
 	bool clock_ns;		/* the timestamps count ns */
 	bool lib_raw;		/* trace-cmd prints them as a count (counter, x86-tsc) */
+	/* The function_graph view: one printer per buffer (by its prefix pointer). */
+	bool graph_seen;
+	int ncpus;
+	struct { const char *prefix; struct fmt_graph *g; } *graphs;
+	size_t ngraphs;
+	bool irq_done;
+	uint64_t irq_lo, irq_hi;
 	struct fmt_src *next;
 };
 
@@ -135,6 +146,9 @@ struct fmt {
 	int err;
 	uint64_t last_ts;	/* ts_diff: the previous printed event's */
 	bool have_last;
+	fmt_peek_fn peek;	/* the function_graph view's look-ahead (fmt_lookahead) */
+	fmt_skip_fn skip;
+	void *peek_ctx;
 };
 
 /* ---- the line buffer ---- */
@@ -301,6 +315,9 @@ void fmt_src_free(struct fmt_src *s)
 			kprog_free(s->ids[i]->kp);
 			free(s->ids[i]);
 		}
+	for (size_t i = 0; i < s->ngraphs; i++)
+		fmt_graph_free(s->graphs[i].g);
+	free(s->graphs);
 	free(s->ksym_text);
 	free(s->ksyms);
 	for (size_t i = 0; i < s->kstr_cap; i++)
@@ -584,6 +601,20 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 		ei->name_col[n++] = ' ';
 		ei->name_len = n;
 		ei->user = fmt_user_event(ei->event);
+		if (!strcmp(ei->event->system, "ftrace") &&
+		    (!strcmp(ei->event->name, "funcgraph_entry") ||
+		     !strcmp(ei->event->name, "funcgraph_exit"))) {
+			struct tep_event *e = ei->event;
+
+			ei->g_func = tep_find_field(e, "func");
+			ei->g_depth = tep_find_field(e, "depth");
+			ei->g_call = tep_find_field(e, "calltime");
+			ei->g_ret = tep_find_field(e, "rettime");
+			if (ei->g_func && ei->g_depth && !strcmp(e->name, "funcgraph_entry"))
+				ei->graph = FG_ENTRY;
+			else if (ei->g_func && ei->g_depth && ei->g_call && ei->g_ret)
+				ei->graph = FG_EXIT;
+		}
 		if (!ei->user && !ei->withheld)
 			ei->prog = fmt_prog_compile(s->tep, ei->event);
 	}
@@ -715,6 +746,8 @@ void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev)
 	if (id < 0)
 		return;
 	ei = ev_lookup(s, id);
+	if (ei->graph)
+		s->graph_seen = true;
 	if (!ei->learn_done)
 		find_pairs(ei);
 	if (ei->folio && !s->vmemmap_learned)
@@ -1806,6 +1839,157 @@ static void json_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, con
 	puts_(f, "}}\n");
 }
 
+void fmt_src_cpus(struct fmt_src *s, int ncpus)
+{
+	s->ncpus = ncpus;
+}
+
+bool fmt_src_graph(struct fmt_src *s)
+{
+	return s->graph_seen;
+}
+
+void fmt_lookahead(struct fmt *f, fmt_peek_fn peek, fmt_skip_fn skip, void *ctx)
+{
+	f->peek = peek;
+	f->skip = skip;
+	f->peek_ctx = ctx;
+}
+
+/* %ps: the symbol's name, and its module's in brackets. */
+static bool graph_func_name(void *ctx, uint64_t addr, char *buf, size_t n)
+{
+	const char *name, *mod;
+	uint64_t start, size;
+
+	if (!ksym(ctx, addr, &name, &start, &size, &mod))
+		return false;
+	if (mod)
+		snprintf(buf, n, "%s [%s]", name, mod);
+	else
+		snprintf(buf, n, "%s", name);
+	return true;
+}
+
+static const char *graph_comm(void *ctx, int pid)
+{
+	return fmt_src_comm(ctx, pid);
+}
+
+/* Where the kernel's irq entry text lies, from kallsyms (0, 0 when they do not say). */
+static void graph_irq_range(struct fmt_src *s)
+{
+	if (s->irq_done)
+		return;
+	s->irq_done = true;
+	for (size_t i = 0; i < s->nksyms; i++) {
+		if (!strcmp(s->ksyms[i].name, "__irqentry_text_start"))
+			s->irq_lo = s->ksyms[i].addr;
+		else if (!strcmp(s->ksyms[i].name, "__irqentry_text_end"))
+			s->irq_hi = s->ksyms[i].addr;
+	}
+	if (!s->irq_lo || s->irq_hi <= s->irq_lo)
+		s->irq_lo = s->irq_hi = 0;
+}
+
+static struct fmt_graph *graph_of(struct fmt_src *s, const char *prefix)
+{
+	for (size_t i = 0; i < s->ngraphs; i++)
+		if (s->graphs[i].prefix == prefix)
+			return s->graphs[i].g;
+	s->graphs = xrealloc(s->graphs, (s->ngraphs + 1) * sizeof(*s->graphs));
+	s->graphs[s->ngraphs].prefix = prefix;
+	s->graphs[s->ngraphs].g = fmt_graph_new(s->ncpus);
+	return s->graphs[s->ngraphs++].g;
+}
+
+static uint64_t field_num(struct fmt_src *s, const struct tep_format_field *fld,
+			  const struct tfile_event *ev)
+{
+	if (!fld || (uint32_t)(fld->offset + fld->size) > ev->size || fld->size > 8)
+		return 0;
+	return rd_num(s, (const uint8_t *)ev->data + fld->offset, fld->size);
+}
+
+/* Decode a funcgraph record; FG_OTHER for any other event. */
+static void graph_rec(struct fmt_src *s, struct ev_info *ei, const struct tfile_event *ev,
+		      struct fmt_graph_rec *r)
+{
+	*r = (struct fmt_graph_rec){ .kind = ei->graph, .cpu = ev->cpu, .pid = rec_pid(s, ev),
+				     .missed = ev->missed != 0 };
+	if (!ei->graph)
+		return;
+	r->func = field_num(s, ei->g_func, ev);
+	r->depth = (int)field_num(s, ei->g_depth, ev);
+	r->calltime = field_num(s, ei->g_call, ev);
+	r->rettime = field_num(s, ei->g_ret, ev);
+}
+
+/*
+ * trace_marker writes and trace_printk()s: in its comments the kernel's
+ * graph shows only their message.
+ */
+static bool msg_only(const struct ev_info *ei)
+{
+	const char *n = ei->event ? ei->event->name : "";
+
+	return ei->event && !strcmp(ei->event->system, "ftrace") &&
+	       (!strcmp(n, "print") || !strcmp(n, "bprint") || !strcmp(n, "bputs"));
+}
+
+/*
+ * An event in the function_graph view: a funcgraph record as part of the
+ * graph (looking one record ahead on its CPU for a leaf), any other event
+ * as a comment with its text as the kernel shows it.
+ */
+static void graph_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
+			const struct tfile_event *ev, struct tep_record *rec)
+{
+	struct fmt_graph_env env = { .func_name = graph_func_name, .comm = graph_comm, .ctx = s };
+	struct fmt_graph_rec r, n, *next = NULL;
+	struct tfile_event *ahead;
+
+	graph_irq_range(s);
+	env.irq_lo = s->irq_lo;
+	env.irq_hi = s->irq_hi;
+	graph_rec(s, ei, ev, &r);
+	if (!r.kind) {
+		f->txt.len = 0;
+		if (ei->event) {
+			line_put(&f->txt, ei->event->name, strlen(ei->event->name));
+			line_put(&f->txt, ": ", 2);
+		}
+		if (event_text(f, s, ei, rec, false, &f->txt) == KPROG_LINE) {
+			/* The kernel's own line (a marker's): no name in front. */
+			size_t name = strlen(ei->event->name) + 2;
+
+			memmove(f->txt.p, f->txt.p + name, f->txt.len - name);
+			f->txt.len -= name;
+		}
+		if (msg_only(ei)) {
+			/* "tracing_mark_write: text", "func: text": the graph shows the text. */
+			char *colon = memmem(f->txt.p, f->txt.len, ": ", 2);
+
+			if (colon) {
+				size_t cut = colon + 2 - f->txt.p;
+
+				memmove(f->txt.p, f->txt.p + cut, f->txt.len - cut);
+				f->txt.len -= cut;
+			}
+		}
+		r.text = f->txt.p;
+		r.text_len = f->txt.len;
+	} else if (r.kind == FG_ENTRY && f->peek && f->peek(f->peek_ctx, &ahead) == 1) {
+		int id = fmt_src_event_id(s, ahead);
+
+		/* ev is gone now: r holds all of it that is needed. */
+		graph_rec(s, ev_lookup(s, id < 0 ? 0 : id), ahead, &n);
+		next = &n;
+	}
+	if (fmt_graph_put(graph_of(s, prefix), &env, prefix, &r, next, &f->ln) && f->skip)
+		f->skip(f->peek_ctx);
+}
+
 int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct tfile_event *ev)
 {
 	struct tep_record rec;
@@ -1821,6 +2005,19 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 	pid = rec_pid(s, ev);
 	ei = ev_lookup(s, id < 0 ? 0 : id);
 	fill_record(&rec, ev);
+	if (ei->graph)
+		s->graph_seen = true;
+	/*
+	 * Function events are no part of the graph (the kernel prints them
+	 * in their own layout there too).
+	 */
+	if (f->o.graph && f->o.kind == FMT_TEXT && s->graph_seen &&
+	    !(ei->event && !strcmp(ei->event->system, "ftrace") &&
+	      !strcmp(ei->event->name, "function"))) {
+		graph_event(f, s, ei, prefix, ev, &rec);
+		emit(f);
+		return 0;
+	}
 	switch (f->o.kind) {
 	case FMT_JSON:
 		json_event(f, s, ei, prefix, ev, pid);

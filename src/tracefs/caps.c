@@ -43,6 +43,7 @@ static const char *const names[CAP__COUNT] = {
 	[CAP_USER_PERSIST] = "user_persist",
 	[CAP_USER_MULTI] = "user_multi",
 	[CAP_STACK_TRACER] = "stack_tracer",
+	[CAP_PROFILER] = "profiler",
 	[CAP_MMAP] = "mmap",
 	[CAP_CLOCKS] = "clocks",
 	[CAP_BUFFERS] = "buffers",
@@ -455,6 +456,17 @@ static void probe_one(enum tr_cap c)
 		break;
 	case CAP_STACK_TRACER:
 		by_file(c, "stack_trace", "no 'stack_trace' file (kernel built without CONFIG_STACK_TRACER)");
+		break;
+	case CAP_PROFILER:
+		/* The profiler hooks every function as the function tracer does: refused where it is. */
+		if (!tfs_exists(NULL, "function_profile_enabled"))
+			set(c, false, xstrdup("no 'function_profile_enabled' file (kernel built "
+					      "without CONFIG_FUNCTION_PROFILER)"));
+		else if (!caps_has(CAP_FUNCTION))
+			set(c, false, xasprintf("the function tracer is not usable: %s",
+						caps_detail(CAP_FUNCTION)));
+		else
+			by_file(c, "function_profile_enabled", "");
 		break;
 	case CAP_CLOCKS:
 		if (tfs_read(NULL, "trace_clock", &buf)) {

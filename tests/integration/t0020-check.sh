@@ -4,7 +4,7 @@
 
 caps="tracefs access instances tracers function function_graph function_filter latency
 events triggers hist snapshot kprobes uprobes eprobes fprobes synthetic user_events
-user_persist user_multi stack_tracer mmap clocks buffers"
+user_persist user_multi stack_tracer profiler mmap clocks buffers"
 
 test_expect_success 'one line per capability, yes or no with a reason' '
 	tr check >out &&
@@ -102,10 +102,10 @@ test_expect_success '--has of an unknown capability is a usage error' '
 case $TR_TIER in
 host)
 	present="tracefs access instances events triggers uprobes clocks buffers"
-	absent="function function_graph function_filter hist snapshot kprobes eprobes synthetic user_events stack_tracer"
+	absent="function function_graph function_filter hist snapshot kprobes eprobes synthetic user_events stack_tracer profiler"
 	;;
 vm-full)
-	present="tracefs access instances tracers function function_graph function_filter latency events triggers hist snapshot kprobes uprobes eprobes fprobes synthetic user_events stack_tracer clocks buffers"
+	present="tracefs access instances tracers function function_graph function_filter latency events triggers hist snapshot kprobes uprobes eprobes fprobes synthetic user_events stack_tracer profiler clocks buffers"
 	absent=""
 	;;
 vm-debian61)

@@ -28,7 +28,10 @@ test_expect_success 'function with -l vfs_read records vfs_read and nothing else
 test_expect_success 'function_graph with -g vfs_read records only its call graph' '
 	tr record -q -p function_graph -g vfs_read --max-graph-depth 2 \
 		-o fg.dat sh -c "cat /etc/hostname >/dev/null" &&
-	tr report -i fg.dat >out &&
+	tr report -i fg.dat >graph &&
+	test_grep -E "^ [0-9]+\)               \|  vfs_read\(\) \{$" graph &&
+	test_grep -E "^ [0-9]+\) .* us +\|    [a-z_0-9.]+\(\);$" graph &&
+	tr report -i fg.dat --no-graph >out &&
 	events_of out >ev &&
 	test_grep -E "funcgraph_entry: +--> vfs_read \(0\)$" ev &&
 	test_grep -E "funcgraph_exit: +<-- vfs_read \(0\) " ev &&

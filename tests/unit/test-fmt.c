@@ -351,6 +351,41 @@ TEST(merge_order)
 	fmt_merge_free(m);
 }
 
+/*
+ * The look-ahead of the function_graph printer: the next record of the
+ * stream just handed out, which comes out in its turn unless skipped.
+ */
+TEST(merge_peek_and_skip)
+{
+	static const uint64_t a[] = { 1, 4, 6, 0 }, b[] = { 2, 3, 0 };
+	struct seq sa = { a, 0, 0 }, sb = { b, 0, 1 };
+	struct fmt_merge *m = fmt_merge_new();
+	struct tfile_event *ev, *next;
+	char out[128] = "";
+
+	CHECK(fmt_merge_add(m, seq_next, &sa, NULL) == 0);
+	CHECK(fmt_merge_add(m, seq_next, &sb, NULL) == 0);
+	CHECK(fmt_merge_peek(m, &next) == 0);	/* nothing handed out yet */
+	while (fmt_merge_next(m, &ev, NULL) == 1) {
+		uint64_t ts = ev->ts;
+
+		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%llu ",
+			 (unsigned long long)ts);
+		/* After 1, stream a's next (4) is peeked and left; after 4, 6 is skipped. */
+		if (ts == 1) {
+			CHECK(fmt_merge_peek(m, &next) == 1 && next->ts == 4);
+		} else if (ts == 4) {
+			CHECK(fmt_merge_peek(m, &next) == 1 && next->ts == 6);
+			fmt_merge_skip(m);
+		} else if (ts == 3) {
+			/* The end of stream b. */
+			CHECK(fmt_merge_peek(m, &next) == 0);
+		}
+	}
+	CHECK_STR(out, "1 2 3 4 ");
+	fmt_merge_free(m);
+}
+
 /* The fast printer must print exactly what libtraceevent prints. */
 TEST(fast_printer_matches_libtraceevent)
 {
@@ -507,5 +542,5 @@ TEST(hostile_records)
 }
 
 UNIT_MAIN(T(text_columns), T(json_types), T(csv_quoting), T(comm_resolution), T(filters),
-	  T(merge_order), T(fast_printer_matches_libtraceevent), T(fast_printer_expressions),
+	  T(merge_order), T(merge_peek_and_skip), T(fast_printer_matches_libtraceevent), T(fast_printer_expressions),
 	  T(hostile_records))

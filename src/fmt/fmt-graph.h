@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The function_graph printer (private to src/fmt*.c): funcgraph_entry and
+ * funcgraph_exit records shown as the kernel's trace file shows them with
+ * the function_graph tracer and its default options (funcgraph-cpu,
+ * -duration, -overhead and -irqs set; -proc, -abstime, -tail, -retval
+ * clear):
+ *
+ *    1)               |  ksys_read() {
+ *    1) ! 194.251 us  |    vfs_read();
+ *    1) # 1205.698 us |  }
+ *
+ * A call whose exit is the next record of its CPU (same task, same
+ * function) is a leaf, one line "func();"; any other entry opens "func() {"
+ * and its exit closes "}" (followed by the function's name in a C comment
+ * when the entry was not seen).  A change of task on a CPU prints the kernel's
+ * separator block; other events print as comments at the current depth; an
+ * interrupt handler's entry and exit are marked "==========>" and
+ * "<==========" when the range of the kernel's irq entry text is known.
+ *
+ * State is per CPU, so one struct fmt_graph serves one buffer.  The caller
+ * does the look-ahead (it owns the per-CPU streams):
+ *
+ *   g = fmt_graph_new(ncpus);
+ *   for each record r in time order:
+ *       next = (r.kind == FG_ENTRY) ? the next record of r's CPU : NULL;
+ *       if (fmt_graph_put(g, &env, prefix, &r, next, out))
+ *           skip next (it was the leaf's exit);
+ *   fmt_graph_free(g);
+ */
+#ifndef TR_FMT_GRAPH_H
+#define TR_FMT_GRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fmt-local.h"
+
+enum fmt_graph_kind { FG_OTHER, FG_ENTRY, FG_EXIT };
+
+/* One record, decoded (the fields the kernel's printer reads). */
+struct fmt_graph_rec {
+	enum fmt_graph_kind kind;
+	int cpu, pid;
+	uint64_t func;		/* entry and exit */
+	int depth;		/* entry and exit */
+	uint64_t calltime, rettime;	/* exit: in the trace clock's ns */
+	/* FG_OTHER: the comment's text ("sched_switch: prev_comm=..."), no newline */
+	const char *text;
+	size_t text_len;
+	bool missed;		/* lost events come before it (a look-ahead is then no leaf) */
+};
+
+/* Names the printer asks for. */
+struct fmt_graph_env {
+	/*
+	 * The symbol at addr as the kernel's %ps prints it ("vfs_read", or
+	 * "name [module]"), written into buf (n bytes); false if none.
+	 */
+	bool (*func_name)(void *ctx, uint64_t addr, char *buf, size_t n);
+	/* The task name the kernel's saved_cmdlines gives pid. */
+	const char *(*comm)(void *ctx, int pid);
+	void *ctx;
+	/* The kernel's irq entry text [irq_lo, irq_hi); both 0 when unknown. */
+	uint64_t irq_lo, irq_hi;
+};
+
+struct fmt_graph;
+
+/* ncpus: the traced machine's CPU count (the CPU column's width follows it). */
+struct fmt_graph *fmt_graph_new(int ncpus);
+void fmt_graph_free(struct fmt_graph *g);
+
+/*
+ * Append r's lines to out, each led by prefix (an instance's "name: ", or
+ * ""; the separator's empty line has none).  next is the record that
+ * follows r on its CPU (only looked at for an entry; NULL at the end or
+ * when unknown).  True when next is r's exit and was printed with it: the
+ * caller must not hand it in again.
+ */
+bool fmt_graph_put(struct fmt_graph *g, const struct fmt_graph_env *env, const char *prefix,
+		   const struct fmt_graph_rec *r, const struct fmt_graph_rec *next,
+		   struct fmt_line *out);
+
+/* The kernel's mark for a duration in ns: '$' over 1 s ... '+' over 10 us, else ' '. */
+char fmt_graph_mark(uint64_t ns);
+
+#endif

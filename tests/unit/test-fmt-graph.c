@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The function_graph printer on records made here: leaf and nested calls,
+ * the duration column and its marks, a call whose exit is not in the buffer
+ * (and an exit whose entry is not), a change of task, CPUs interleaved,
+ * comments at the right depth and the irq markers.  The expected text is
+ * laid out as the kernel's trace file shows it.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fmt-graph.h"
+#include "unit.h"
+
+static bool name_of(void *ctx, uint64_t addr, char *buf, size_t n)
+{
+	static const char *names[] = { "", "ksys_read", "vfs_read", "rw_verify_area",
+				       "do_IRQ", "schedule", "ext4_file_read_iter" };
+
+	(void)ctx;
+	if (addr >= sizeof(names) / sizeof(names[0]) || !addr)
+		return false;
+	snprintf(buf, n, "%s", names[addr]);
+	return true;
+}
+
+static const char *comm_of(void *ctx, int pid)
+{
+	(void)ctx;
+	return pid == 77 ? "cat" : pid == 78 ? "a-very-long-name" : "<...>";
+}
+
+static const struct fmt_graph_env env = { name_of, comm_of, NULL, 4, 5 };
+
+#define ENT(c, p, fn, d) { .kind = FG_ENTRY, .cpu = c, .pid = p, .func = fn, .depth = d }
+#define EXIT(c, p, fn, d, ns) \
+	{ .kind = FG_EXIT, .cpu = c, .pid = p, .func = fn, .depth = d, .calltime = 1000, \
+	  .rettime = 1000 + (ns) }
+#define OTHER(c, p, t) { .kind = FG_OTHER, .cpu = c, .pid = p, .text = t, .text_len = sizeof(t) - 1 }
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Print recs (in time order) as a report does: an entry is shown with the
+ * next record of its CPU, which is skipped when it was the leaf's exit.
+ */
+static char *run(const struct fmt_graph_rec *recs, size_t n, int ncpus, const char *prefix)
+{
+	struct fmt_graph *g = fmt_graph_new(ncpus);
+	struct fmt_line out = { 0 };
+	bool *done = calloc(n, sizeof(*done));
+
+	for (size_t i = 0; i < n; i++) {
+		const struct fmt_graph_rec *next = NULL;
+		size_t k;
+
+		if (done[i])
+			continue;
+		for (k = i + 1; k < n; k++)
+			if (!done[k] && recs[k].cpu == recs[i].cpu) {
+				next = &recs[k];
+				break;
+			}
+		if (fmt_graph_put(g, &env, prefix, &recs[i], next, &out))
+			done[k] = true;
+	}
+	fmt_line_grow(&out, 1);
+	out.p[out.len] = '\0';
+	fmt_graph_free(g);
+	free(done);
+	return out.p;
+}
+
+TEST(leaf_and_nested)
+{
+	static const struct fmt_graph_rec r[] = {
+		ENT(1, 77, 1, 0), ENT(1, 77, 2, 1), EXIT(1, 77, 2, 1, 194251),
+		EXIT(1, 77, 1, 0, 1205698), ENT(1, 77, 2, 0), EXIT(1, 77, 2, 0, 8615),
+	};
+
+	CHECK_OWNED(run(r, N(r), 2, ""),
+		    " 1)               |  ksys_read() {\n"
+		    " 1) ! 194.251 us  |    vfs_read();\n"
+		    " 1) # 1205.698 us |  }\n"
+		    " 1)   8.615 us    |  vfs_read();\n");
+}
+
+TEST(duration_marks_and_widths)
+{
+	CHECK(fmt_graph_mark(10000) == ' ');
+	CHECK(fmt_graph_mark(10001) == '+');
+	CHECK(fmt_graph_mark(100001) == '!');
+	CHECK(fmt_graph_mark(1000001) == '#');
+	CHECK(fmt_graph_mark(10000001) == '*');
+	CHECK(fmt_graph_mark(100000001) == '@');
+	CHECK(fmt_graph_mark(1000000001) == '$');
+	{
+		static const struct fmt_graph_rec r[] = {
+			ENT(0, 77, 2, 0), EXIT(0, 77, 2, 0, 16644),
+			ENT(0, 77, 2, 0), EXIT(0, 77, 2, 0, 12345678),
+			ENT(0, 77, 2, 0), EXIT(0, 77, 2, 0, 123456789),
+			ENT(0, 77, 2, 0), EXIT(0, 77, 2, 0, 2500000000ULL),
+			ENT(0, 77, 2, 0), EXIT(0, 77, 2, 0, 12345678901ULL),
+		};
+
+		/* 7 digits of microseconds: no decimals; more: the column is wider. */
+		CHECK_OWNED(run(r, N(r), 1, ""),
+			    " 0) + 16.644 us   |  vfs_read();\n"
+			    " 0) * 12345.67 us |  vfs_read();\n"
+			    " 0) @ 123456.7 us |  vfs_read();\n"
+			    " 0) $ 2500000 us  |  vfs_read();\n"
+			    " 0) $ 12345678 us |  vfs_read();\n");
+	}
+}
+
+TEST(missing_exit_and_entry)
+{
+	/* The buffer starts inside vfs_read and ends inside ksys_read. */
+	static const struct fmt_graph_rec r[] = {
+		EXIT(0, 77, 2, 1, 5000), ENT(0, 77, 1, 0), ENT(0, 77, 3, 1),
+	};
+
+	CHECK_OWNED(run(r, N(r), 2, ""),
+		    " 0)   5.000 us    |    } /* vfs_read */\n"
+		    " 0)               |  ksys_read() {\n"
+		    " 0)               |    rw_verify_area() {\n");
+}
+
+TEST(task_switch_and_interleaved_cpus)
+{
+	/*
+	 * CPU 1's leaf is split by CPU 0's records in time order: the look-ahead
+	 * is per CPU, so it still prints as one line where its entry is.
+	 */
+	static const struct fmt_graph_rec r[] = {
+		ENT(1, 77, 2, 0), ENT(0, 78, 1, 0), EXIT(1, 77, 2, 0, 3000),
+		ENT(0, 78, 3, 1), EXIT(0, 78, 3, 1, 2000), EXIT(0, 78, 1, 0, 20000),
+		ENT(0, 77, 2, 0), EXIT(0, 77, 2, 0, 1000),
+	};
+
+	CHECK_OWNED(run(r, N(r), 12, "inst: "),
+		    "inst:   1)   3.000 us    |  vfs_read();\n"
+		    "inst:   0)               |  ksys_read() {\n"
+		    "inst:   0)   2.000 us    |    rw_verify_area();\n"
+		    "inst:   0) + 20.000 us   |  }\n"
+		    "inst:  ------------------------------------------\n"
+		    "inst:   0)   a-very--78   =>     cat-77    \n"
+		    "inst:  ------------------------------------------\n"
+		    "\n"
+		    "inst:   0)   1.000 us    |  vfs_read();\n");
+}
+
+TEST(comments_at_depth)
+{
+	static const struct fmt_graph_rec r[] = {
+		OTHER(0, 77, "before"),
+		ENT(0, 77, 1, 0),
+		OTHER(0, 77, "sched_switch: prev_pid=77"),
+		ENT(0, 77, 2, 1),
+		OTHER(0, 77, "in vfs_read"),
+		ENT(0, 77, 3, 2), EXIT(0, 77, 3, 2, 1000),
+		OTHER(0, 77, "after a leaf"),
+		EXIT(0, 77, 2, 1, 2000),
+		EXIT(0, 77, 1, 0, 3000),
+		OTHER(0, 77, "at the top"),
+	};
+
+	CHECK_OWNED(run(r, N(r), 2, ""),
+		    " 0)               |  /* before */\n"
+		    " 0)               |  ksys_read() {\n"
+		    " 0)               |  /* sched_switch: prev_pid=77 */\n"
+		    " 0)               |    vfs_read() {\n"
+		    " 0)               |      /* in vfs_read */\n"
+		    " 0)   1.000 us    |      rw_verify_area();\n"
+		    " 0)               |      /* after a leaf */\n"
+		    " 0)   2.000 us    |    }\n"
+		    " 0)   3.000 us    |  }\n"
+		    " 0)               |  /* at the top */\n");
+}
+
+TEST(leaf_only_for_same_task_and_function)
+{
+	/* The next record is another task's exit, or lost events came before it. */
+	static const struct fmt_graph_rec r[] = {
+		ENT(0, 77, 2, 0), EXIT(0, 79, 2, 0, 1000),
+	};
+	struct fmt_graph_rec lost[] = { ENT(0, 77, 2, 0), EXIT(0, 77, 2, 0, 1000) };
+
+	lost[1].missed = true;
+	CHECK_OWNED(run(r, N(r), 1, ""),
+		    " 0)               |  vfs_read() {\n"
+		    " ------------------------------------------\n"
+		    " 0)     cat-77     =>    <...>-79   \n"
+		    " ------------------------------------------\n"
+		    "\n"
+		    " 0)   1.000 us    |  }\n");
+	CHECK_OWNED(run(lost, N(lost), 1, ""),
+		    " 0)               |  vfs_read() {\n"
+		    " 0)   1.000 us    |  }\n");
+}
+
+TEST(irq_markers_and_unknown_symbols)
+{
+	static const struct fmt_graph_rec r[] = {
+		ENT(0, 77, 4, 0), ENT(0, 77, 99, 1), EXIT(0, 77, 99, 1, 1000),
+		EXIT(0, 77, 4, 0, 50000),
+	};
+
+	CHECK_OWNED(run(r, N(r), 1, ""),
+		    " 0)   ==========> |\n"
+		    " 0)               |  do_IRQ() {\n"
+		    " 0)   1.000 us    |    0x63();\n"
+		    " 0) + 50.000 us   |  }\n"
+		    " 0)   <========== |\n");
+}
+
+UNIT_MAIN(T(leaf_and_nested), T(duration_marks_and_widths), T(missing_exit_and_entry),
+	  T(task_switch_and_interleaved_cpus), T(comments_at_depth),
+	  T(leaf_only_for_same_task_and_function), T(irq_markers_and_unknown_symbols))
