@@ -91,9 +91,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (a->o.command && a->o.duration_ns)
 			argp_error(state, "COMMAND and --duration exclude each other");
-		/* The profiler runs until one of them ends it (or Ctrl-C does, earlier). */
-		if (!a->o.command && !a->o.duration_ns)
-			argp_error(state, "what to profile? give a COMMAND or --duration");
+		/* The profiler runs until one of them ends it, or Ctrl-C does (without either). */
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -101,9 +99,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp argp = {
-	options, parse, "COMMAND [ARGS...]\n--duration TIME",
+	options, parse, "[COMMAND [ARGS...]]\n--duration TIME",
 	"Profile kernel functions with the kernel's function profiler while COMMAND runs (or "
-	"for --duration; Ctrl-C ends it early): per function the calls, the total and average time "
+	"for --duration, or without either until Ctrl-C; Ctrl-C ends each early): per function the calls, the total and average time "
 	"and the standard deviation of one call's time, summed over the CPUs (per CPU with "
 	"--cpu).  Times are in microseconds; names are cut to 30 characters, as the kernel "
 	"keeps them.",

@@ -70,11 +70,23 @@ assert hits == sorted(hits, reverse=True), hits
 	test_grep -E "^ksys_read,[0-9]+,[0-9.]+,[0-9.]+,[0-9.]+$" c
 '
 
-test_expect_success 'without a command: --duration, or a usage error' '
+test_expect_success 'without a command: --duration, or until SIGINT, then put back' '
+	before=$(filter_now) &&
 	tr profile -l vfs_read --duration 300ms --json >dur &&
 	test_grep -E "^\{\"function\":\"vfs_read\",\"hits\":[0-9]+," dur &&
-	test_expect_code 64 tr profile -l vfs_read 2>err &&
-	test_grep "give a COMMAND or --duration" err
+	{ "$TR" profile -l vfs_read >int 2>err & } &&
+	pid=$! &&
+	test_when_finished "kill $pid 2>/dev/null || :" &&
+	for i in $(seq 200); do
+		test "$(cat $TRACEFS/function_profile_enabled)" = 1 && break
+		sleep 0.1
+	done &&
+	cat /etc/passwd >/dev/null &&
+	kill -INT $pid &&
+	test_wait_exit $pid 20 &&
+	test_grep -E "^vfs_read +[0-9]+ " int &&
+	test "$(cat $TRACEFS/function_profile_enabled)" = 0 &&
+	test "$(filter_now)" = "$before"
 '
 
 test_expect_success 'a function the kernel cannot trace is refused, nothing left set' '
