@@ -37,6 +37,12 @@ int trig_split_event(const char *s, char **system, char **event, char **trigger)
  */
 int trig_add(struct tfs_inst *in, const char *system, const char *event, const char *trigger);
 int trig_del(struct tfs_inst *in, const char *system, const char *event, const char *trigger);
+/*
+ * The events that take triggers, sorted: available_events, and ftrace's own
+ * events with a trigger file (ftrace:print, the trace_marker writes), which
+ * available_events leaves out because they cannot be enabled.
+ */
+int trig_events(struct tfs_inst *in, struct strv *out);
 
 /*
  * Function triggers (set_ftrace_filter commands): "FUNC:COMMAND[:COUNT]",

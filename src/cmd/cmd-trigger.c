@@ -83,7 +83,7 @@ static int on_events(struct args *a, struct tfs_inst *in)
 	struct strv avail = { 0 };
 	struct evmatch *m = NULL;
 	size_t n = 0;
-	int r = tfs_events(in, &avail);
+	int r = trig_events(in, &avail);
 
 	if (!r)
 		r = evsel_resolve(&a->ev, &avail, &m, &n);

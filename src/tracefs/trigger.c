@@ -164,6 +164,25 @@ static char *trigger_file(struct tfs_inst *in, const char *system, const char *e
 	return f;
 }
 
+int trig_events(struct tfs_inst *in, struct strv *out)
+{
+	struct strv ft = { 0 };
+	int r = tfs_events(in, out);
+
+	if (!r && !tfs_list_dir(in, "events/ftrace", &ft)) {
+		for (size_t i = 0; i < ft.n; i++) {
+			char *f = xasprintf("events/ftrace/%s/trigger", ft.v[i]);
+
+			if (tfs_exists(in, f))
+				strv_push_owned(out, xasprintf("ftrace:%s", ft.v[i]));
+			free(f);
+		}
+		strv_sort(out);
+	}
+	strv_free(&ft);
+	return r;
+}
+
 int trig_add(struct tfs_inst *in, const char *system, const char *event, const char *trigger)
 {
 	struct trig t;

@@ -15,6 +15,23 @@ test_expect_success 'add, list and del an event trigger' '
 	test_must_fail grep stacktrace out
 '
 
+test_expect_success 'triggers on trace_marker writes (ftrace:print, not in available_events)' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "tr reset -B $inst; rmdir $TRACEFS/instances/$inst" &&
+	I=$TRACEFS/instances/$inst &&
+	tr trigger add -B $inst -e ftrace:print "traceoff:1 if buf ~ \"*stop*\"" &&
+	tr trigger list -B $inst >out &&
+	test_grep -E "^ftrace:print +traceoff:count=1 if buf ~ \"\*stop\*\"" out &&
+	echo go >$I/trace_marker &&
+	test "$(cat $I/tracing_on)" = 1 &&
+	echo stop >$I/trace_marker &&
+	test "$(cat $I/tracing_on)" = 0 &&
+	tr trigger del -B $inst -e ftrace:print traceoff &&
+	tr trigger list -B $inst >out &&
+	test_must_fail grep ftrace:print out
+'
+
 test_expect_success 'a traceoff trigger stops tracing after COUNT hits' '
 	inst=$(test_instance) &&
 	mkdir $TRACEFS/instances/$inst &&
