@@ -258,6 +258,29 @@ static struct tep_format_field *field(struct tep_event *e, const char *name)
 	return tep_find_field(e, name);
 }
 
+/*
+ * The latency tracers' samples print through their own functions in the
+ * kernel (trace_output.c), not their formats' print fmts: these fields,
+ * read by name, whatever their size.
+ */
+static const char *const hwlat_fields[] = { "seqnum", "duration", "outer_duration", "tv_sec",
+					    "tv_nsec", "count", "nmi_count", "nmi_total_ts", NULL };
+static const char *const osnoise_fields[] = { "runtime", "noise", "max_sample", "hw_count",
+					      "nmi_count", "irq_count", "softirq_count",
+					      "thread_count", NULL };
+static const char *const timerlat_fields[] = { "seqnum", "context", "timer_latency", NULL };
+
+static bool has_fields(struct tep_event *e, const char *const *names)
+{
+	for (; *names; names++) {
+		struct tep_format_field *f = field(e, *names);
+
+		if (!f || f->size < 1 || f->size > 8 || (f->flags & TEP_FIELD_IS_ARRAY))
+			return false;
+	}
+	return true;
+}
+
 static struct kprog *compile_special(const struct kenv *env, struct tep_event *e)
 {
 	struct kprog *p;
@@ -285,6 +308,12 @@ static struct kprog *compile_special(const struct kenv *env, struct tep_event *e
 			sp = SP_STACK;
 		else if (!strcmp(e->name, "user_stack") && field(e, "caller"))
 			sp = SP_USER_STACK;
+		else if (!strcmp(e->name, "hwlat") && has_fields(e, hwlat_fields))
+			sp = SP_HWLAT;
+		else if (!strcmp(e->name, "osnoise") && has_fields(e, osnoise_fields))
+			sp = SP_OSNOISE;
+		else if (!strcmp(e->name, "timerlat") && has_fields(e, timerlat_fields))
+			sp = SP_TIMERLAT;
 		else
 			sp = SP_FTRACE_OTHER;
 	} else if ((f = field(e, "__probe_ip")) && f == e->format.fields) {
@@ -357,6 +386,69 @@ static bool ip_sym(struct fmt_line *o, const struct kenv *env, uint64_t ip, bool
 	}
 	kput(o, name, strlen(name));
 	return true;
+}
+
+/* A field of the record as a number (sign-extended when signed); false past its end. */
+static bool num(const struct kprog *p, struct ectx *c, const char *name, uint64_t *v)
+{
+	struct tep_format_field *f = pf(p, name);
+
+	if (!f || (uint64_t)f->offset + f->size > c->r->size)
+		return false;
+	*v = krd(c, c->r->data + f->offset, f->size, (f->flags & TEP_FIELD_IS_SIGNED) != 0);
+	return true;
+}
+
+/*
+ * hwlat, osnoise and timerlat as trace_output.c prints them.  hwlat's
+ * nmi-total is printed where sched_clock is NMI-safe (x86; not the generic
+ * sched_clock of other architectures, which the file does not tell).
+ */
+static int latency_sample(const struct kprog *p, struct ectx *c, const struct krec *r,
+			  struct fmt_line *o)
+{
+	uint64_t v[8];
+
+	(void)r;
+	switch (p->sp) {
+	case SP_HWLAT:
+		for (int i = 0; i < 8; i++)
+			if (!num(p, c, hwlat_fields[i], &v[i]))
+				return KPROG_FAIL;
+		kprintf(o, "#%-5u inner/outer(us): %4llu/%-5llu ts:%lld.%09ld count:%d",
+			(unsigned)v[0], (unsigned long long)v[1], (unsigned long long)v[2],
+			(long long)v[3], (long)v[4], (int)v[5]);
+		if ((unsigned)v[6])
+			kprintf(o, " nmi-total:%llu nmi-count:%u", (unsigned long long)v[7],
+				(unsigned)v[6]);
+		return KPROG_LINE;
+	case SP_OSNOISE: {
+		uint64_t ratio = 0, dec = 0;
+
+		for (int i = 0; i < 8; i++)
+			if (!num(p, c, osnoise_fields[i], &v[i]))
+				return KPROG_FAIL;
+		/* The share of the runtime left to the workload, in 1/100000 percent. */
+		if (v[0]) {
+			ratio = (v[0] - v[1]) * 10000000 / v[0];
+			dec = ratio % 100000;
+			ratio /= 100000;
+		}
+		kprintf(o, "%llu %10llu %3llu.%05llu %7llu", (unsigned long long)v[0],
+			(unsigned long long)v[1], (unsigned long long)ratio, (unsigned long long)dec,
+			(unsigned long long)v[2]);
+		for (int i = 3; i < 8; i++)
+			kprintf(o, " %6u", (unsigned)v[i]);
+		return KPROG_LINE;
+	}
+	default:
+		for (int i = 0; i < 3; i++)
+			if (!num(p, c, timerlat_fields[i], &v[i]))
+				return KPROG_FAIL;
+		kprintf(o, "#%-5u context %6s timer_latency %9llu ns", (unsigned)v[0],
+			v[1] ? "thread" : "irq", (unsigned long long)v[2]);
+		return KPROG_LINE;
+	}
 }
 
 static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o)
@@ -444,6 +536,10 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 			kprintf(o, " %02x", r->data[i]);
 		return KPROG_LINE;
 	}
+	case SP_HWLAT:
+	case SP_OSNOISE:
+	case SP_TIMERLAT:
+		return latency_sample(p, c, r, o);
 	case SP_FUNCTION: {
 		struct tep_format_field *ip = pf(p, "ip"), *pip = pf(p, "parent_ip");
 		uint64_t parent;
@@ -599,6 +695,7 @@ bool kprog_needs_symbols(const struct kprog *p)
 	case SP_NONE:
 		break;
 	case SP_SYS_ENTER: case SP_SYS_EXIT: case SP_RAW_DATA: case SP_USER_STACK:
+	case SP_HWLAT: case SP_OSNOISE: case SP_TIMERLAT:
 		return false;
 	default:
 		return true;

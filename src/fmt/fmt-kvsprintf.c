@@ -34,8 +34,18 @@ void kprintf(struct fmt_line *o, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		kput(o, tmp, n < (int)sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+	if (n <= 0)
+		return;
+	if (n < (int)sizeof(tmp)) {
+		kput(o, tmp, n);
+		return;
+	}
+	/* Longer than the usual piece: once more, into the line itself. */
+	fmt_line_grow(o, n + 1);
+	va_start(ap, fmt);
+	vsnprintf(o->p + o->len, n + 1, fmt, ap);
+	va_end(ap);
+	o->len += n;
 }
 
 /* ---- the kernel's vsnprintf ---- */

@@ -63,6 +63,8 @@ test_expect_success 'tr start -p wakeup_rt then tr extract saves the latency tra
 	test_when_finished "tr reset >/dev/null 2>&1" &&
 	tr start -p wakeup_rt &&
 	chrt -f 50 sleep 0.1 && chrt -f 50 sleep 0.1 &&
+	# Stopped, so no later wakeup raises the maximum between the two reads.
+	tr stop &&
 	tr extract -o w.dat 2>err &&
 	test_grep -E "^wakeup_rt: max latency [0-9]+ us$" err &&
 	tr report -i w.dat >out &&
@@ -75,5 +77,23 @@ test_expect_success 'hwlat is not a max-latency tracer: its events are recorded'
 	tr report -i hw.dat --stat >st &&
 	test_must_fail grep "latency text" st
 '
+
+# Each of hwlat, osnoise and timerlat the kernel has: its samples as the
+# kernel's trace file prints them (its own printers, not the formats' print
+# fmts), time and text.
+for t in hwlat osnoise timerlat; do
+	grep -qw $t "$TRACEFS/available_tracers" || continue
+	test_expect_success "$t samples print as the kernel prints them" '
+		test_when_finished "tr reset >/dev/null 2>&1 || :" &&
+		tr start -p '$t' &&
+		sleep 2.5 &&
+		tr stop &&
+		grep -v "^#" "$TRACEFS/trace" | grep -oE "[0-9]+\.[0-9]{6}: .*" | head -50 >expect &&
+		test -s expect &&
+		tr extract -q -o lat.dat &&
+		tr report -i lat.dat | grep -oE "[0-9]+\.[0-9]{6}: .*" | head -50 >actual &&
+		test_cmp expect actual
+	'
+done
 
 test_done

@@ -628,6 +628,85 @@ TEST(probes)
 		    "(ksys_read+0x6a/0x100 <- vfs_read) rv=0");
 }
 
+/* ---- the latency tracers' samples (trace_output.c's printers, not the print fmts) ---- */
+
+static const char fmt_hwlat[] =
+	"name: hwlat\nID: 13\nformat:\n" COMMON
+	"\tfield:u64 duration;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 outer_duration;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 nmi_total_ts;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:s64 tv_sec;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:long tv_nsec;\toffset:40;\tsize:8;\tsigned:1;\n"
+	"\tfield:unsigned int nmi_count;\toffset:48;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int seqnum;\toffset:52;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int count;\toffset:56;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"cnt:%u\tts:%010llu.%010lu\tinner:%llu\touter:%llu\tcount:%d\tnmi-ts:%llu\t"
+	"nmi-count:%u\n\", REC->seqnum, REC->tv_sec, REC->tv_nsec, REC->duration, "
+	"REC->outer_duration, REC->count, REC->nmi_total_ts, REC->nmi_count\n";
+
+static const char fmt_osnoise[] =
+	"name: osnoise\nID: 14\nformat:\n" COMMON
+	"\tfield:u64 noise;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 runtime;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 max_sample;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int hw_count;\toffset:32;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int nmi_count;\toffset:36;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int irq_count;\toffset:40;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int softirq_count;\toffset:44;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned int thread_count;\toffset:48;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"noise:%llu\tmax_sample:%llu\thw:%u\tnmi:%u\tirq:%u\tsoftirq:%u\tthread:%u\n\", "
+	"REC->noise, REC->max_sample, REC->hw_count, REC->nmi_count, REC->irq_count, "
+	"REC->softirq_count, REC->thread_count\n";
+
+static const char fmt_timerlat[] =
+	"name: timerlat\nID: 15\nformat:\n" COMMON
+	"\tfield:unsigned int seqnum;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:int context;\toffset:12;\tsize:4;\tsigned:1;\n"
+	"\tfield:u64 timer_latency;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"seq:%u\tcontext:%d\ttimer_latency:%llu\n\", REC->seqnum, REC->context, "
+	"REC->timer_latency\n";
+
+TEST(latency_tracer_samples)
+{
+	struct rec r = { 0 };
+
+	/* The kernel's lines, as the 6.12 VM's trace file printed them. */
+	put(&r, 8, 9412, 8);
+	put(&r, 16, 11712, 8);
+	put(&r, 32, 1795420987, 8);
+	put(&r, 40, 577681363, 8);
+	put(&r, 52, 1, 4);
+	put(&r, 56, 463, 4);
+	CHECK_OWNED(print_ret("ftrace", fmt_hwlat, &r, NULL),
+		    "#1     inner/outer(us): 9412/11712 ts:1795420987.577681363 count:463");
+	put(&r, 8, 3345, 8);
+	put(&r, 16, 3898, 8);
+	put(&r, 40, 5, 8);
+	put(&r, 48, 2, 4);
+	put(&r, 24, 1234, 8);
+	CHECK_OWNED(print_ret("ftrace", fmt_hwlat, &r, NULL),
+		    "#1     inner/outer(us): 3345/3898  ts:1795420987.000000005 count:463 "
+		    "nmi-total:1234 nmi-count:2");
+	r = (struct rec){ 0 };
+	put(&r, 8, 883573, 8);
+	put(&r, 16, 1003036, 8);
+	put(&r, 24, 43932, 8);
+	put(&r, 32, 397, 4);
+	put(&r, 40, 95, 4);
+	put(&r, 44, 89, 4);
+	put(&r, 48, 66, 4);
+	CHECK_OWNED(print_ret("ftrace", fmt_osnoise, &r, NULL),
+		    "1003036     883573  11.91014   43932    397      0     95     89     66");
+	r = (struct rec){ 0 };
+	put(&r, 8, 1, 4);
+	put(&r, 16, 2441770, 8);
+	CHECK_OWNED(print_ret("ftrace", fmt_timerlat, &r, NULL),
+		    "#1     context    irq timer_latency   2441770 ns");
+	put(&r, 12, 1, 4);
+	CHECK_OWNED(print_ret("ftrace", fmt_timerlat, &r, NULL),
+		    "#1     context thread timer_latency   2441770 ns");
+}
+
 /* ---- what libtraceevent cannot parse ---- */
 
 static const char fmt_maple[] =
@@ -734,7 +813,7 @@ TEST(short_records_fail_cleanly)
 {
 	/* Each record is cut short: no read past it (ASan), and no output. */
 	const char *fmts[] = { fmt_nums, fmt_strs, fmt_ptrs, fmt_net, fmt_flags, fmt_arrays,
-			       fmt_switch, fmt_expr };
+			       fmt_switch, fmt_expr, fmt_hwlat, fmt_osnoise, fmt_timerlat };
 
 	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
 		struct rec r = { 0 };
@@ -751,6 +830,6 @@ TEST(short_records_fail_cleanly)
 
 UNIT_MAIN(T(numbers), T(kernel_number_rules), T(strings), T(pointers_and_symbols),
 	  T(network_and_ids), T(flags_and_symbols), T(hex_arrays_bitmasks), T(expressions),
-	  T(kernel_output_functions), T(probes), T(formats_with_newlines),
+	  T(kernel_output_functions), T(probes), T(latency_tracer_samples), T(formats_with_newlines),
 	  T(formats_libtraceevent_refuses), T(deep_nesting_refused),
 	  T(short_records_fail_cleanly))
