@@ -69,6 +69,18 @@ extern const struct argp opt_setup_argp;
 extern const struct argp opt_cpus_argp;
 /* -P PID, -c, --notrace-pid PID: input is a struct tr_setup. */
 extern const struct argp opt_pids_argp;
+/*
+ * --file-version 6|7 and --compression zstd|zlib|none, for the commands
+ * that write trace.dat files (record, convert, split); each says its own
+ * default in its --help.  A compression implies version 7; version 6 with
+ * one is a usage error.
+ */
+struct opt_file_format {
+	int version;	/* 0: not given */
+	int zip;	/* enum tfw_zip, or -1: not given (set it so before parsing) */
+};
+extern const struct argp opt_file_format_argp;
+void opt_bind_file_format(struct argp_state *state, struct opt_file_format *ff);
 /* Instance, events, set-up, CPUs and processes together (start, record, stream). */
 extern const struct argp_child opt_session_children[];
 

@@ -19,19 +19,13 @@
 
 struct args {
 	const char *input, *output;
-	int version, zip;
+	struct opt_file_format ff;
 	bool quiet;
 };
-
-enum { OPT_FILE_VERSION = 0x100, OPT_COMPRESSION };
 
 static const struct argp_option options[] = {
 	{ "input", 'i', "FILE", 0, "Read the trace from FILE (default trace.dat)", 0 },
 	{ "output", 'o', "FILE", 0, "Write the converted trace to FILE (required)", 0 },
-	{ "file-version", OPT_FILE_VERSION, "6|7", 0,
-	  "Write this trace.dat version (default 7)", 0 },
-	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0,
-	  "Compress a version 7 file with this (default zstd; implies --file-version 7)", 0 },
 	{ "quiet", 'q', NULL, 0, "Print no summary", 0 },
 	{ 0 }
 };
@@ -41,21 +35,14 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	struct args *a = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		opt_bind_file_format(state, &a->ff);
+		return 0;
 	case 'i':
 	case 'o':
 		if (!*arg)
 			argp_error(state, "empty %s file name", key == 'i' ? "input" : "output");
 		*(key == 'i' ? &a->input : &a->output) = arg;
-		return 0;
-	case OPT_FILE_VERSION:
-		if (strcmp(arg, "6") && strcmp(arg, "7"))
-			argp_error(state, "bad file version '%s' (6 or 7)", arg);
-		a->version = arg[0] - '0';
-		return 0;
-	case OPT_COMPRESSION:
-		a->zip = tfw_zip_parse(arg);
-		if (a->zip < 0)
-			argp_error(state, "bad compression '%s' (zstd, zlib or none)", arg);
 		return 0;
 	case 'q':
 		a->quiet = true;
@@ -66,24 +53,27 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (!a->output)
 			argp_error(state, "no output file: give it with -o FILE");
-		if (a->version == 6 && a->zip > TFW_ZIP_NONE)
-			argp_error(state, "a version 6 file cannot be compressed: use "
-					  "--file-version 7");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 }
 
+static const struct argp_child children[] = {
+	{ &opt_file_format_argp, 0, "File:", 0 },
+	{ 0 }
+};
+
 static const struct argp argp = {
 	options, parse, NULL,
 	"Rewrite a trace.dat file in another file version or compression.\v"
-	"The default is what tr record and trace-cmd 3 write: version 7 compressed with zstd.  "
+	"The default is what tr record and trace-cmd 3 write: version 7 compressed with zstd "
+	"(zstd too for --file-version 7 alone).  "
 	"Formats, kallsyms, printk formats, saved cmdlines, the recording's options (clock, "
 	"date, offset, uname, stats), every buffer and the recorded pages are kept, so tr report "
 	"and trace-cmd report print the same trace from both files, latency tracers' files "
 	"(text) too.",
-	NULL, NULL, NULL
+	children, NULL, NULL
 };
 
 /* Is path the file st describes (converting a file onto itself)? */
@@ -96,7 +86,7 @@ static bool same_file(const char *path, const struct stat *st)
 
 int cmd_convert(int argc, char **argv)
 {
-	struct args a = { .zip = -1 };
+	struct args a = { .ff.zip = -1 };
 	struct tfile_edit_opts o;
 	struct tfw_result res = { 0 };
 	struct tfile *tf = NULL;
@@ -111,10 +101,10 @@ int cmd_convert(int argc, char **argv)
 		tr_report(-EIO, "cannot read '%s'", a.input);
 		return EXIT_RUNTIME;
 	}
-	if (!a.version)
-		a.version = 7;
-	o = (struct tfile_edit_opts){ .version = a.version,
-				      .zip = a.version == 7 && a.zip < 0 ? TFW_ZIP_ZSTD : a.zip };
+	if (!a.ff.version)
+		a.ff.version = 7;
+	o = (struct tfile_edit_opts){ .version = a.ff.version,
+				      .zip = a.ff.version == 7 && a.ff.zip < 0 ? TFW_ZIP_ZSTD : a.ff.zip };
 	if (!stat(a.input, &st) && same_file(a.output, &st)) {
 		tr_error("'%s' is the input file: write the converted trace elsewhere", a.output);
 		tfile_close(tf);
@@ -141,9 +131,9 @@ int cmd_convert(int argc, char **argv)
 		goto out;
 	}
 	if (!a.quiet)
-		fprintf(stderr, "%s: version %d%s%s, %llu bytes (from %llu)\n", a.output, a.version,
-			a.version == 7 ? ", " : "",
-			a.version == 7 ? (o.zip == TFW_ZIP_ZSTD ? "zstd" :
+		fprintf(stderr, "%s: version %d%s%s, %llu bytes (from %llu)\n", a.output, a.ff.version,
+			a.ff.version == 7 ? ", " : "",
+			a.ff.version == 7 ? (o.zip == TFW_ZIP_ZSTD ? "zstd" :
 					  o.zip == TFW_ZIP_ZLIB ? "zlib" : "uncompressed") : "",
 			(unsigned long long)res.bytes,
 			(unsigned long long)tfile_info(tf)->file_size);

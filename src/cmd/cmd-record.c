@@ -45,12 +45,10 @@ struct args {
 	bool follow, quiet, verbose, no_filter, fail_on_loss;
 	uint64_t duration_ns;
 	char **command;
-	int file_version;	/* 0: not given */
-	int zip;		/* enum tfw_zip, or -1: not given */
+	struct opt_file_format ff;
 };
 
-enum { OPT_DURATION = 0x100, OPT_NO_FILTER, OPT_FAIL_ON_LOSS, OPT_FOLLOW, OPT_FILE_VERSION,
-       OPT_COMPRESSION };
+enum { OPT_DURATION = 0x100, OPT_NO_FILTER, OPT_FAIL_ON_LOSS, OPT_FOLLOW };
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.dat)", 0 },
@@ -63,10 +61,6 @@ static const struct argp_option options[] = {
 				   "and its wake-up figures", 0 },
 	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also record the recorder's own events", 0 },
 	{ "fail-on-loss", OPT_FAIL_ON_LOSS, NULL, 0, "Exit with 1 if any event was lost", 0 },
-	{ "file-version", OPT_FILE_VERSION, "6|7", 0,
-	  "trace.dat version to write (default 7, compressed with zstd)", 0 },
-	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0,
-	  "Compress a version 7 file with this (implies --file-version 7)", 0 },
 	{ 0 }
 };
 
@@ -77,6 +71,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		opt_bind(state, &a->inst, &a->ev, &a->setup);
+		opt_bind_file_format(state, &a->ff);
 		return 0;
 	case 'o':
 		if (!*arg)
@@ -106,16 +101,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_FAIL_ON_LOSS:
 		a->fail_on_loss = true;
 		return 0;
-	case OPT_FILE_VERSION:
-		if (strcmp(arg, "6") && strcmp(arg, "7"))
-			argp_error(state, "bad file version '%s' (6 or 7)", arg);
-		a->file_version = arg[0] - '0';
-		return 0;
-	case OPT_COMPRESSION:
-		a->zip = tfw_zip_parse(arg);
-		if (a->zip < 0)
-			argp_error(state, "bad compression '%s' (zstd, zlib or none)", arg);
-		return 0;
 	case ARGP_KEY_ARG:
 		/* COMMAND and everything after it are the command's. */
 		a->command = &state->argv[state->next - 1];
@@ -130,8 +115,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-c goes with -P or --follow");
 		if (!a->ev.list.n && !a->setup.tracer)
 			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
-		if (a->file_version == 6 && a->zip > TFW_ZIP_NONE)
-			argp_error(state, "a version 6 file cannot be compressed: use --file-version 7");
 		if (rec_latency_tracer(a->setup.tracer) && a->inst.name)
 			argp_error(state, "latency tracer '%s' works in the top-level buffer only, "
 					  "not with -B", a->setup.tracer);
@@ -141,14 +124,25 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
+static const struct argp_child children[] = {
+	{ &opt_instance_argp, 0, "Instance:", 0 },
+	{ &opt_events_argp, 0, "Events:", 0 },
+	{ &opt_setup_argp, 0, "Tracer and buffer:", 0 },
+	{ &opt_cpus_argp, 0, "CPUs:", 0 },
+	{ &opt_pids_argp, 0, "Processes:", 0 },
+	{ &opt_file_format_argp, 0, "File:", 0 },
+	{ 0 }
+};
+
 static const struct argp argp = {
 	options, parse, "[COMMAND [ARGS...]]",
 	"Record events into a trace.dat file (trace-cmd's format) while COMMAND runs, "
 	"for --duration, or until interrupted.\v"
 	"Events of the ftrace system (ftrace:print, the trace_marker writes) are always "
 	"in the buffer and need no enabling.  The file opens with 'trace-cmd report' and "
-	"KernelShark.",
-	opt_session_children, NULL, NULL
+	"KernelShark.  Files are version 7, compressed with zstd, unless --file-version or "
+	"--compression say otherwise.",
+	children, NULL, NULL
 };
 
 static char *dir_of(const char *path)
@@ -246,14 +240,14 @@ static void status_erase(struct status *st)
  */
 static unsigned file_flags(const struct args *a)
 {
-	if (a->file_version == 6)
+	if (a->ff.version == 6)
 		return 0;
-	return REC_FILE_V7 | REC_ZIP(a->zip < 0 ? TFW_ZIP_ZSTD : a->zip);
+	return REC_FILE_V7 | REC_ZIP(a->ff.zip < 0 ? TFW_ZIP_ZSTD : a->ff.zip);
 }
 
 int cmd_record(int argc, char **argv)
 {
-	struct args a = { .zip = -1 };
+	struct args a = { .ff.zip = -1 };
 	struct rec_record_result res = { 0 };
 	struct status st = { 0 };
 	bool status_line;

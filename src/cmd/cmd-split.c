@@ -23,11 +23,11 @@ struct args {
 	size_t nranges;
 	uint64_t events;
 	bool per_cpu, quiet;
-	int version, zip;
+	struct opt_file_format ff;
 	size_t written;		/* parts written */
 };
 
-enum { OPT_TIME = 0x100, OPT_EVENTS, OPT_PER_CPU, OPT_FILE_VERSION, OPT_COMPRESSION };
+enum { OPT_TIME = 0x100, OPT_EVENTS, OPT_PER_CPU };
 
 static const struct argp_option options[] = {
 	{ "input", 'i', "FILE", 0, "Read the trace from FILE (default trace.dat)", 0 },
@@ -41,11 +41,6 @@ static const struct argp_option options[] = {
 	{ "events", OPT_EVENTS, "N", 0, "A part every N events, in the order tr report prints them",
 	  0 },
 	{ "per-cpu", OPT_PER_CPU, NULL, 0, "One part per CPU that has events", 0 },
-	{ "file-version", OPT_FILE_VERSION, "6|7", 0, "Write this trace.dat version (default: the "
-	  "input's)", 0 },
-	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0,
-	  "Compress version 7 parts with this (default: the input's; implies --file-version 7)",
-	  0 },
 	{ "quiet", 'q', NULL, 0, "Print nothing but errors", 0 },
 	{ 0 }
 };
@@ -91,6 +86,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	struct args *a = state->input;
 
 	switch (key) {
+	case ARGP_KEY_INIT:
+		opt_bind_file_format(state, &a->ff);
+		return 0;
 	case 'i':
 	case 'o':
 		if (!*arg)
@@ -108,16 +106,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_PER_CPU:
 		a->per_cpu = true;
 		return 0;
-	case OPT_FILE_VERSION:
-		if (strcmp(arg, "6") && strcmp(arg, "7"))
-			argp_error(state, "bad file version '%s' (6 or 7)", arg);
-		a->version = arg[0] - '0';
-		return 0;
-	case OPT_COMPRESSION:
-		a->zip = tfw_zip_parse(arg);
-		if (a->zip < 0)
-			argp_error(state, "bad compression '%s' (zstd, zlib or none)", arg);
-		return 0;
 	case 'q':
 		a->quiet = true;
 		return 0;
@@ -127,16 +115,16 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if ((a->nranges > 0) + (a->events > 0) + a->per_cpu != 1)
 			argp_error(state, "say how to cut: one of --time, --events or --per-cpu");
-		if (a->version == 6 && a->zip > TFW_ZIP_NONE)
-			argp_error(state, "a version 6 file cannot be compressed: use "
-					  "--file-version 7");
-		if (a->zip >= 0 && !a->version)
-			a->version = 7;
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 }
+
+static const struct argp_child children[] = {
+	{ &opt_file_format_argp, 0, "File:", 0 },
+	{ 0 }
+};
 
 static const struct argp argp = {
 	options, parse, NULL,
@@ -146,8 +134,10 @@ static const struct argp argp = {
 	"the parts of an --events split, or of --time ranges that follow each other, are "
 	"the report of the whole, but for each report's first line (cpus=N).  Lost-event "
 	"marks stay with the events they precede.  "
-	"Each file written is named on stdout with its event count and time span.",
-	NULL, NULL, NULL
+	"Each file written is named on stdout with its event count and time span.  The parts "
+	"have the input's version and compression unless --file-version or --compression "
+	"say otherwise.",
+	children, NULL, NULL
 };
 
 static void wrote(void *arg, const struct tfile_part *p)
@@ -169,7 +159,7 @@ static void wrote(void *arg, const struct tfile_part *p)
 
 int cmd_split(int argc, char **argv)
 {
-	struct args a = { .zip = -1 };
+	struct args a = { .ff.zip = -1 };
 	struct tfile_split_opts o;
 	struct tfile *tf = NULL;
 	char *dir = NULL, *slash;
@@ -181,7 +171,7 @@ int cmd_split(int argc, char **argv)
 	if (!a.prefix)
 		a.prefix = a.input;
 	o = (struct tfile_split_opts){
-		.edit = { .version = a.version, .zip = a.zip },
+		.edit = { .version = a.ff.version, .zip = a.ff.zip },
 		.mode = a.per_cpu ? TFILE_SPLIT_CPU : a.events ? TFILE_SPLIT_EVENTS :
 			TFILE_SPLIT_TIME,
 		.ranges = a.ranges, .nranges = a.nranges, .events = a.events, .prefix = a.prefix,

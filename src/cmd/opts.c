@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "tfw.h"
 #include "parse.h"
 #include "setup.h"
 #include "trigger.h"
@@ -62,7 +63,7 @@ error_t opt_instance_only_parse(int key, char *arg, struct argp_state *state)
 static bool is_shared(const struct argp *a)
 {
 	return a == &opt_instance_argp || a == &opt_events_argp || a == &opt_setup_argp ||
-	       a == &opt_cpus_argp || a == &opt_pids_argp;
+	       a == &opt_cpus_argp || a == &opt_pids_argp || a == &opt_file_format_argp;
 }
 
 /*
@@ -113,6 +114,56 @@ void opt_bind_cpus(struct argp_state *state, struct tr_cpus *cpus)
 		if (c[i].argp == &opt_cpus_argp)
 			state->child_inputs[i] = cpus;
 }
+
+void opt_bind_file_format(struct argp_state *state, struct opt_file_format *ff)
+{
+	const struct argp *a = owner(state->root_argp);
+	const struct argp_child *c = a ? a->children : NULL;
+
+	for (int i = 0; c && c[i].argp; i++)
+		if (c[i].argp == &opt_file_format_argp)
+			state->child_inputs[i] = ff;
+}
+
+enum { OPT_FILE_VERSION = 0x300, OPT_COMPRESSION };
+
+static const struct argp_option file_format_options[] = {
+	{ "file-version", OPT_FILE_VERSION, "6|7", 0, "The trace.dat version to write", 0 },
+	{ "compression", OPT_COMPRESSION, "zstd|zlib|none", 0,
+	  "Compress a version 7 file with this (implies --file-version 7)", 0 },
+	{ 0 }
+};
+
+static error_t file_format_parse(int key, char *arg, struct argp_state *state)
+{
+	struct opt_file_format *ff = state->input;
+
+	switch (key) {
+	case OPT_FILE_VERSION:
+		if (strcmp(arg, "6") && strcmp(arg, "7"))
+			argp_error(state, "bad file version '%s' (6 or 7)", arg);
+		ff->version = arg[0] - '0';
+		return 0;
+	case OPT_COMPRESSION:
+		ff->zip = tfw_zip_parse(arg);
+		if (ff->zip < 0)
+			argp_error(state, "bad compression '%s' (zstd, zlib or none)", arg);
+		return 0;
+	case ARGP_KEY_END:
+		if (!ff)
+			return 0;
+		if (ff->version == 6 && ff->zip > TFW_ZIP_NONE)
+			argp_error(state, "a version 6 file cannot be compressed: use --file-version 7");
+		if (ff->zip >= 0 && !ff->version)
+			ff->version = 7;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+const struct argp opt_file_format_argp = { file_format_options, file_format_parse, NULL, NULL,
+					   NULL, NULL, NULL };
 
 int opt_action_find(const char *arg, const char *const *words)
 {
