@@ -308,9 +308,18 @@ test_expect_success 'a bad filter is shown as typed, not with tr'"'"'s own pid c
 
 test_expect_success 'a command that ignores SIGTERM is killed after the grace period, never left behind' '
 	inst=$(test_instance) &&
+	# The pid file says the traps are set: a slow machine could otherwise
+	# end the session before the command ignores anything.
+	rm -f stubborn.pid &&
+	{ "$TR" record -q -B "$inst" -e ftrace:print -o stubborn.dat \
+		sh -c "trap \"\" TERM INT; echo \$\$ >stubborn.pid; while :; do sleep 0.1; done" \
+		2>err & } &&
+	rec=$! &&
+	test_when_finished "kill -KILL $rec 2>/dev/null || :" &&
+	for i in $(seq 300); do test -s stubborn.pid && break; sleep 0.1; done &&
 	start=$(date +%s) &&
-	tr record -q -B "$inst" -e ftrace:print -o stubborn.dat --duration 500ms \
-		sh -c "echo \$\$ >stubborn.pid; trap \"\" TERM INT; while :; do sleep 0.1; done" 2>err &&
+	kill -TERM $rec &&
+	test_wait_exit $rec 30 &&
 	end=$(date +%s) &&
 	test $((end - start)) -lt 15 &&
 	test_grep "did not exit on signal 15: killed" err &&
