@@ -742,6 +742,29 @@ int rec_open(const struct rec_opts *o, struct rec **out)
 		return e;
 	}
 	r->fault_bytes *= r->page_size;
+	/*
+	 * A buffer nobody used yet reads "7 (expanded: 1408)": the kernel grows
+	 * it when the first event or tracer is enabled, and a resize fails
+	 * with EBUSY while a reader has it mapped.  The caller enables events
+	 * after the readers are open, so grow it to that size now, as the
+	 * kernel would (a fresh VM's top-level buffer: "cannot enable event
+	 * ...: Device or resource busy", and a 7 KB buffer left behind).
+	 */
+	if (r->o.reader == REC_READER_MMAP && !tfs_read(o->inst, "buffer_size_kb", &raw)) {
+		const char *x = strstr(raw, "(expanded: ");
+
+		if (x) {
+			char kb[24];
+
+			snprintf(kb, sizeof(kb), "%lu", strtoul(x + 11, NULL, 10));
+			e = tfs_write(o->inst, "buffer_size_kb", kb, false);
+			if (e)
+				tr_warn("cannot grow the ring buffer to %s KiB before mapping it: %s",
+					kb, strerror(-e));
+		}
+	}
+	free(raw);
+	raw = NULL;
 	if (o->wake_percent && tfs_exists(o->inst, "buffer_percent")) {
 		char v[16];
 
