@@ -18,7 +18,9 @@ WARN    := -Wall -Wextra $(if $(WERROR),-Werror)
 # Recursive (=) on purpose: pkg-config runs when a recipe needs the flags,
 # which is after "make deps" has installed the libraries.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+# libm only where a math function is called (as-needed): mapped, it costs
+# every tr command some 300 KB of RSS, and tr calls none today.
+PKG_LIBS   = $(shell pkg-config --libs $(PKGS)) -lpthread -Wl,--push-state,--as-needed -lm -Wl,--pop-state
 ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) -Iinclude $(PKG_CFLAGS) $(CFLAGS)
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 

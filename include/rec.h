@@ -13,6 +13,10 @@
  *  - splice: full pages move through a pipe without passing through user
  *    space, and the partly filled last one is read() at the end;
  *  - read: read() only (measuring, and the last resort).
+ * AUTO maps the buffer for a callback sink only: for a file sink the
+ * pages go to the page cache either way, and splice moves up to a pipe's
+ * worth per syscall where the mapping needs one ioctl per sub-buffer (and
+ * the mapped buffers count in RSS).
  * The snapshot buffer is never mapped, and while a buffer is mapped the
  * kernel refuses to arm a snapshot: a session with a snapshot trigger asks
  * for REC_READER_SPLICE.  Where mapping fails a CPU falls back to splice,
@@ -58,7 +62,7 @@ struct rec;
 
 /* Whole sub-buffers from CPU cpu; return 0, or -errno to stop this reader. */
 enum rec_reader {
-	REC_READER_AUTO,	/* mmap where the kernel maps the buffer, else splice */
+	REC_READER_AUTO,	/* callback sink: mmap where the kernel maps the buffer, else splice; file sink: splice */
 	REC_READER_MMAP,
 	REC_READER_SPLICE,
 	REC_READER_READ,
