@@ -811,6 +811,7 @@ int rec_open(const struct rec_opts *o, struct rec **out)
 	if (!e && tfile_layout_parse(&r->layout, raw, strlen(raw), false, r->page_size))
 		e = -EINVAL;
 	free(raw);
+	raw = NULL;
 	if (e) {
 		tr_fail(e, "cannot read the ring buffer's page layout (events/header_page)");
 		free(r);
