@@ -49,6 +49,13 @@ enum tfw_option {
 	TFW_OPT_OFFSET = 7,
 	TFW_OPT_CPUCOUNT = 8,
 	TFW_OPT_VERSION = 9,
+	/*
+	 * tr's own: the recorded instance's funcgraph-* options, as
+	 * trace_options lists them ("funcgraph-cpu\nnofuncgraph-proc\n...").
+	 * An id far above trace-cmd's (23 in 3.1): trace-cmd and KernelShark
+	 * skip options they do not know (a warning only with --verbose).
+	 */
+	TFW_OPT_TR_GRAPH = 0x7472,
 };
 
 /* Compression of a v7 file's sections and page data. */

@@ -23,6 +23,7 @@
 
 #include "fmt-check.h"
 #include "tfile-local.h"
+#include "tfw.h"
 
 static const char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
@@ -493,6 +494,8 @@ static void note_option(struct tfile *tf, uint16_t id)
 	char unknown[32];
 	const char *name = id < OPT_MAX ? opt_names[id] : NULL;
 
+	if (id == TFW_OPT_TR_GRAPH)
+		name = "tr_graph_options";
 	if (!name) {
 		snprintf(unknown, sizeof(unknown), "option-%u", id);
 		name = unknown;
@@ -549,6 +552,10 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 	case OPT_VERSION:
 		free(tf->info.tracer_version);
 		tf->info.tracer_version = dup_opt_str(p, n);
+		return 0;
+	case TFW_OPT_TR_GRAPH:
+		free(tf->info.graph_opts);
+		tf->info.graph_opts = dup_opt_str(p, n);
 		return 0;
 	case OPT_CPUCOUNT:
 		if (n >= 4) {
@@ -1071,6 +1078,7 @@ void tfile_close(struct tfile *tf)
 	free(tf->info.compression_version);
 	free(tf->info.uname);
 	free(tf->info.tracer_version);
+	free(tf->info.graph_opts);
 	free(tf->info.clock);
 	strv_free(&tf->info.options);
 	strv_free(&tf->info.cpustats);

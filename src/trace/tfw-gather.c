@@ -85,6 +85,46 @@ static int slurp_tfs(const struct tfs_inst *in, const char *file, struct tfw_blo
 	return r;
 }
 
+/*
+ * The instance's funcgraph-* options as trace_options lists them, into a
+ * tr option: the kernel's function_graph text follows them, and so does
+ * tr report's (which takes the kernel's defaults for a file without).
+ * Kernels without the tracer have none: no option then.
+ */
+static void add_graph_options(struct tfw_meta *m, const struct tfs_inst *in)
+{
+	char *dir = tfs_path(in, "options");
+	DIR *d = opendir(dir);
+	struct tfw_blob b = { 0 };
+	struct dirent *de;
+
+	free(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *file, *val = NULL;
+
+		if (strncmp(de->d_name, "funcgraph-", 10))
+			continue;
+		file = xasprintf("options/%s", de->d_name);
+		if (!tfs_read(in, file, &val)) {
+			const char *no = val[0] == '0' ? "no" : "";
+
+			tfw_blob_append(&b, no, strlen(no));
+			tfw_blob_append(&b, de->d_name, strlen(de->d_name));
+			tfw_blob_append(&b, "\n", 1);
+		}
+		free(val);
+		free(file);
+	}
+	closedir(d);
+	if (b.len) {
+		tfw_blob_append(&b, "", 1);
+		tfw_meta_add_option(m, TFW_OPT_TR_GRAPH, b.data, b.len);
+	}
+	free(b.data);
+}
+
 static int add_format(struct tfw_meta *m, const char *system, const char *event)
 {
 	char *f = xasprintf("events/%s/%s/format", system, event);
@@ -209,5 +249,6 @@ int tfw_meta_gather(struct tfw_meta *m, struct tfs_inst *in, const struct strv *
 		tfw_meta_add_option(m, TFW_OPT_UNAME, s, strlen(s) + 1);
 		free(s);
 	}
+	add_graph_options(m, in);
 	return 0;
 }
