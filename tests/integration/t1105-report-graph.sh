@@ -24,10 +24,11 @@ cleanup() {
 trap cleanup EXIT
 
 # Trace ksys_read, vfs_read and rw_verify_area around cat, with
-# sched_switch and a marker as comments in the graph.
+# sched_switch and a marker as comments in the graph; more tr start
+# options as arguments.
 graph_run() {
 	tr start "${B[@]}" -p function_graph -l ksys_read -l vfs_read -l 'rw_verify_area*' \
-		-e sched:sched_switch >/dev/null &&
+		-e sched:sched_switch "$@" >/dev/null &&
 	cat /etc/hostname /etc/passwd /etc/hostname >/dev/null &&
 	echo "tr graph marker" >"$dir/trace_marker" &&
 	cat /etc/passwd >/dev/null &&
@@ -61,5 +62,59 @@ test_expect_success '--no-graph prints one line per funcgraph record' '
 	tr report -i g.dat -t >ns &&
 	test_grep -E "funcgraph_entry: +--> ksys_read \(0\)$" ns
 '
+
+# The kernel's text under other funcgraph options: the time, the task and
+# no CPU in front, no marks, every brace named, and the return values where
+# the kernel has them (6.5+).
+# (An instance has these files only while function_graph is its tracer;
+# the top level always has them, and the tracer's flags are shared.)
+gopts=(-O funcgraph-proc -O funcgraph-abstime -O nofuncgraph-cpu -O nofuncgraph-overhead
+       -O funcgraph-tail)
+[ -e "$TRACEFS/options/funcgraph-retval" ] && gopts+=(-O funcgraph-retval)
+
+test_expect_success 'under other funcgraph options the report is the kernel text too' '
+	tr reset "${B[@]}" >/dev/null &&
+	graph_run "${gopts[@]}" &&
+	grep -v "^#" "$dir/trace" >expect &&
+	tr extract "${B[@]}" -q -o o.dat &&
+	tr reset "${B[@]}" >/dev/null &&
+	test "$(cat "$TRACEFS/options/funcgraph-proc")" = 0 &&
+	test "$(cat "$TRACEFS/options/funcgraph-cpu")" = 1 &&
+	tr report -i o.dat >report &&
+	sed "1d; s/^$prefix//; /^CPU:[0-9]* \[LOST/d" report >actual &&
+	test_cmp expect actual &&
+	p="^ *[0-9]+\.[0-9]{6} \|  +[^ ]+-[0-9]+ +\|  " &&
+	test_grep -E "$p             \|  ksys_read\(\) \{$" actual &&
+	test_grep -E "$p +[0-9]+\.[0-9]+ us +\|  \} /\* ksys_read( = [-0-9a-fx]+)? \*/$" actual &&
+	test_must_fail grep -E "^ *[0-9]+\.[0-9]{6} \| +[0-9]+\) " actual &&
+	if [ -e "$TRACEFS/options/funcgraph-retval" ]; then
+		test_grep -E "\|  \} /\* ksys_read = (0x[0-9a-f]+|-[0-9]+) \*/$" actual &&
+		test_grep -E "rw_verify_area[a-z0-9_.]*\(\); /\* = (0x[0-9a-f]+|-[0-9]+) \*/$" actual
+	fi
+'
+
+test_expect_success '--graph-opt lays out the same records as under other options' '
+	tr report -i o.dat --graph-opt noproc,noabstime,cpu,overhead,notail,noretval >back &&
+	test_grep -E "^($prefix)? [0-9]+\)               \|  ksys_read\(\) \{$" back &&
+	test_grep -E "^($prefix)? [0-9]+\) [ +!#*@$] +[0-9]+\.[0-9]+ us +\|  \}$" back &&
+	test_must_fail grep -E "[0-9]\.[0-9]{6} \||\} /\*" back &&
+	tr report -i o.dat --graph-opt noproc,noabstime,cpu,nofuncgraph-duration >nodur &&
+	test_grep -E "^($prefix)? [0-9]+\) ksys_read\(\) \{$" nodur &&
+	test_must_fail grep -E " us " nodur &&
+	test_expect_code 64 tr report -i o.dat --graph-opt proc,args 2>err &&
+	test_grep "bad --graph-opt .args." err &&
+	test_expect_code 64 tr report -i o.dat --graph-opt proc --no-graph 2>err &&
+	test_grep "no-graph" err
+'
+
+# trace-cmd skips tr's option for the funcgraph options without a word
+# (its warning about an unknown option is for --verbose only).
+if command -v trace-cmd >/dev/null; then
+	test_expect_success 'trace-cmd reads the file with the funcgraph options quietly' '
+		trace-cmd report o.dat >tc 2>err &&
+		test_must_be_empty err &&
+		test_grep "ksys_read" tc
+	'
+fi
 
 test_done
