@@ -117,4 +117,33 @@ if command -v trace-cmd >/dev/null; then
 	'
 fi
 
+# KernelShark's loader (libkshark, as t1008 uses it) loads every event of
+# the file with tr's option in it.
+if python3 -c 'import ctypes; ctypes.CDLL("libkshark.so.2")' 2>/dev/null; then
+	test_expect_success 'KernelShark loads the file with the funcgraph options' '
+		cat >kshark.py <<-\EOF &&
+		import ctypes, sys
+		k = ctypes.CDLL("libkshark.so.2")
+		k.kshark_instance.argtypes = [ctypes.c_void_p]
+		k.kshark_instance.restype = ctypes.c_bool
+		k.kshark_open.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+		k.kshark_tep_init_all_buffers.argtypes = [ctypes.c_void_p, ctypes.c_int]
+		k.kshark_load_entries.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+		k.kshark_load_entries.restype = ctypes.c_ssize_t
+		ctx = ctypes.c_void_p()
+		assert k.kshark_instance(ctypes.byref(ctx))
+		sd = k.kshark_open(ctx, sys.argv[1].encode())
+		assert sd >= 0, sd
+		n = k.kshark_tep_init_all_buffers(ctx, sd)
+		assert n >= 0, n
+		rows = ctypes.c_void_p()
+		print(sum(k.kshark_load_entries(ctx, s, ctypes.byref(rows)) for s in range(sd, sd + n + 1)))
+		EOF
+		tr report -i o.dat --no-graph >raw &&
+		events=$(grep -c "^.* \[[0-9]*\] *[0-9.]*: " raw) &&
+		test "$events" -gt 0 &&
+		test "$(python3 kshark.py o.dat)" = "$events"
+	'
+fi
+
 test_done
