@@ -48,14 +48,15 @@ enum tfw_option {
 	TFW_OPT_HOOK = 6,
 	TFW_OPT_OFFSET = 7,
 	TFW_OPT_CPUCOUNT = 8,
-	TFW_OPT_VERSION = 9,
 	/*
-	 * tr's own: the recorded instance's funcgraph-* options, as
-	 * trace_options lists them ("funcgraph-cpu\nnofuncgraph-proc\n...").
-	 * An id far above trace-cmd's (23 in 3.1): trace-cmd and KernelShark
-	 * skip options they do not know (a warning only with --verbose).
+	 * The recording tool: "tr 0.1.0", NUL, then tr's own settings that
+	 * shape the report -- the recorded instance's funcgraph-* options as
+	 * trace_options lists them ("funcgraph-cpu\nnofuncgraph-proc\n..."),
+	 * NUL.  trace-cmd and KernelShark read the version up to its NUL and
+	 * nothing more, without a word; an option id of tr's own would have
+	 * them warn "unknown option".
 	 */
-	TFW_OPT_TR_GRAPH = 0x7472,
+	TFW_OPT_VERSION = 9,
 };
 
 /* Compression of a v7 file's sections and page data. */

@@ -23,7 +23,6 @@
 
 #include "fmt-check.h"
 #include "tfile-local.h"
-#include "tfw.h"
 
 static const char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 
@@ -494,8 +493,6 @@ static void note_option(struct tfile *tf, uint16_t id)
 	char unknown[32];
 	const char *name = id < OPT_MAX ? opt_names[id] : NULL;
 
-	if (id == TFW_OPT_TR_GRAPH)
-		name = "tr_graph_options";
 	if (!name) {
 		snprintf(unknown, sizeof(unknown), "option-%u", id);
 		name = unknown;
@@ -549,14 +546,19 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 		free(tf->info.uname);
 		tf->info.uname = dup_opt_str(p, n);
 		return 0;
-	case OPT_VERSION:
+	case OPT_VERSION: {
+		size_t len;
+
 		free(tf->info.tracer_version);
 		tf->info.tracer_version = dup_opt_str(p, n);
-		return 0;
-	case TFW_OPT_TR_GRAPH:
+		/* tr's: the funcgraph options after the version's NUL (tfw.h). */
+		len = strlen(tf->info.tracer_version);
 		free(tf->info.graph_opts);
-		tf->info.graph_opts = dup_opt_str(p, n);
+		tf->info.graph_opts = NULL;
+		if (!strncmp(tf->info.tracer_version, "tr ", 3) && len + 1 < n)
+			tf->info.graph_opts = dup_opt_str(p + len + 1, n - len - 1);
 		return 0;
+	}
 	case OPT_CPUCOUNT:
 		if (n >= 4) {
 			uint32_t cpus = swap_n(tf, p, 4);

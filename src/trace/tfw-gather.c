@@ -86,22 +86,23 @@ static int slurp_tfs(const struct tfs_inst *in, const char *file, struct tfw_blo
 }
 
 /*
- * The instance's funcgraph-* options as trace_options lists them, into a
- * tr option: the kernel's function_graph text follows them, and so does
- * tr report's (which takes the kernel's defaults for a file without).
- * Kernels without the tracer have none: no option then.
+ * The VERSION option: tr's version, and after its NUL the instance's
+ * funcgraph-* options as trace_options lists them (tfw.h).  The kernel's
+ * function_graph text follows them, and so does tr report's (which takes
+ * the kernel's defaults for a file without).  Kernels without the tracer
+ * have none.
  */
-static void add_graph_options(struct tfw_meta *m, const struct tfs_inst *in)
+static void add_version(struct tfw_meta *m, const struct tfs_inst *in)
 {
+	static const char version[] = "tr " TR_VERSION;
 	char *dir = tfs_path(in, "options");
 	DIR *d = opendir(dir);
 	struct tfw_blob b = { 0 };
 	struct dirent *de;
 
 	free(dir);
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
+	tfw_blob_append(&b, version, sizeof(version));
+	while (d && (de = readdir(d))) {
 		char *file, *val = NULL;
 
 		if (strncmp(de->d_name, "funcgraph-", 10))
@@ -117,11 +118,11 @@ static void add_graph_options(struct tfw_meta *m, const struct tfs_inst *in)
 		free(val);
 		free(file);
 	}
-	closedir(d);
-	if (b.len) {
+	if (d)
+		closedir(d);
+	if (b.len > sizeof(version))
 		tfw_blob_append(&b, "", 1);
-		tfw_meta_add_option(m, TFW_OPT_TR_GRAPH, b.data, b.len);
-	}
+	tfw_meta_add_option(m, TFW_OPT_VERSION, b.data, b.len);
 	free(b.data);
 }
 
@@ -249,6 +250,6 @@ int tfw_meta_gather(struct tfw_meta *m, struct tfs_inst *in, const struct strv *
 		tfw_meta_add_option(m, TFW_OPT_UNAME, s, strlen(s) + 1);
 		free(s);
 	}
-	add_graph_options(m, in);
+	add_version(m, in);
 	return 0;
 }
