@@ -107,6 +107,19 @@ test_expect_success '--graph-opt lays out the same records as under other option
 	test_grep "no-graph" err
 '
 
+test_expect_success 'tr record keeps the funcgraph options it sets, then puts them back' '
+	tr record "${B[@]}" -q -p function_graph -l vfs_read -O funcgraph-proc -O nofuncgraph-cpu \
+		-o r.dat cat /etc/hostname >/dev/null &&
+	# (The kernel shares a tracer'"'"'s options among instances: an instance
+	# tr made and removed must not leave them changed at the top level.)
+	test "$(cat "$TRACEFS/options/funcgraph-proc")" = 0 &&
+	test "$(cat "$TRACEFS/options/funcgraph-cpu")" = 1 &&
+	tr report -i r.dat >rep &&
+	# (The task is the one tr forked: its name may be tr or cat.)
+	test_grep -E "^($prefix)? *[^ ]+-[0-9]+ +\| .* us +\|  vfs_read\(\);$" rep &&
+	test_must_fail grep -E "^($prefix)? [0-9]+\) .*vfs_read" rep
+'
+
 # tr keeps the funcgraph options after the NUL of its VERSION option:
 # trace-cmd reads the version alone, without a word (even with --verbose).
 if command -v trace-cmd >/dev/null; then
