@@ -152,6 +152,7 @@ _tr_candidates() {
 	--cpu) seq 0 $(($(getconf _NPROCESSORS_CONF 2>/dev/null || echo 1) - 1)); return ;;
 	--units) printf '%s\n' ns us; return ;;
 	--file-version) printf '%s\n' 6 7; return ;;
+	--graph-opt) _tr_list_words "cpu proc abstime overhead duration irqs tail retval retval-hex overrun nocpu noproc noabstime nooverhead noduration noirqs notail noretval noretval-hex nooverrun" "" "$cur"; return ;;
 	--compression) printf '%s\n' zstd zlib none; return ;;
 	--action) printf '%s\n' 'onmatch(' 'onchange($' 'onmax($'; return ;;
 	--tracer-opt)
@@ -223,7 +224,7 @@ _tr_files_ok() {
 	-e|--event|--start|--end|-B|--instance|-p|--tracer|-C|--clock|-O|--option|--has|--format|\
 	--engine|--units|-i|--input|-k|--keys|-v|--vals|-s|--sort|-f|--filter|--start-filter|\
 	--end-filter|--onmax|--save|--view|--latency|-d|--delay|-n|--iterations|--file-version|\
-	--compression|--time|--events)
+	--compression|--time|--events|--graph-opt)
 		return 1 ;;
 	esac
 	[[ $prev == -* ]] && grep -qxF -- "$prev" <<<"$_tr_value_opts" && return 0

@@ -38,6 +38,27 @@ struct tep_plugin_list;
 
 enum fmt_kind { FMT_TEXT, FMT_JSON, FMT_CSV };
 
+/*
+ * The function_graph tracer's options that shape its text (the files
+ * options/funcgraph-* of the recorded instance).  Sleep-time and graph-time
+ * change what is recorded, not how it prints: they are not here.
+ */
+struct fmt_graph_opts {
+	bool cpu, proc, abstime, overhead, duration, irqs, tail, retval, retval_hex, overrun;
+};
+
+/* The kernel's defaults: cpu, overhead, duration and irqs set, the rest clear. */
+void fmt_graph_opts_default(struct fmt_graph_opts *o);
+/*
+ * Set options from words separated by commas or white space: "proc" or
+ * "funcgraph-proc" sets, "noproc" or "nofuncgraph-proc" clears (the
+ * syntax of trace_options).  Unknown words are skipped when !strict (a
+ * newer kernel's options in a file); when strict, -EINVAL with the first
+ * one copied to bad (n bytes).
+ */
+int fmt_graph_opts_apply(struct fmt_graph_opts *o, const char *text, bool strict, char *bad,
+			 size_t n);
+
 struct fmt_opts {
 	enum fmt_kind kind;
 	bool raw;	/* text: the fields as name=value (trace-cmd report -R) */
@@ -55,6 +76,8 @@ struct fmt_opts {
 	 * with the other events as comments in it -- rather than one line each.
 	 */
 	bool graph;
+	/* The graph's options over those the file records ("proc,noabstime"), or NULL. */
+	const char *graph_opts;
 };
 
 struct fmt;
@@ -126,6 +149,12 @@ bool fmt_clock_in_ns(const char *clock);
  * as wide as its highest number).
  */
 void fmt_src_cpus(struct fmt_src *s, int ncpus);
+/*
+ * The funcgraph-* options the recording had, as a file stores them
+ * (tfile_info()->graph_opts: "funcgraph-cpu\nnofuncgraph-proc\n..."); NULL:
+ * the kernel's defaults.
+ */
+void fmt_src_graph_opts(struct fmt_src *s, const char *text);
 /*
  * Does this source hold function_graph records (met by fmt_src_learn or
  * fmt_event)?  From the first one on, with fmt_opts.graph, every event of

@@ -48,6 +48,14 @@ enum tfw_option {
 	TFW_OPT_HOOK = 6,
 	TFW_OPT_OFFSET = 7,
 	TFW_OPT_CPUCOUNT = 8,
+	/*
+	 * The recording tool: "tr 0.1.0", NUL, then tr's own settings that
+	 * shape the report -- the recorded instance's funcgraph-* options as
+	 * trace_options lists them ("funcgraph-cpu\nnofuncgraph-proc\n..."),
+	 * NUL.  trace-cmd and KernelShark read the version up to its NUL and
+	 * nothing more, without a word; an option id of tr's own would have
+	 * them warn "unknown option".
+	 */
 	TFW_OPT_VERSION = 9,
 };
 

@@ -25,11 +25,13 @@ struct args {
 	bool *off_set;
 	int64_t all_off;
 	bool no_graph;
+	char *graph_opts;	/* --graph-opt, joined by commas */
 };
 
 enum {
 	OPT_CPU = 0x100, OPT_EVENTS, OPT_STAT, OPT_FIRST, OPT_LAST, OPT_FORMAT, OPT_PLUGINS,
 	OPT_BUFFER, OPT_COMM, OPT_TS_DIFF, OPT_TS_OFFSET, OPT_NO_GRAPH,
+	OPT_GRAPH_OPT,
 };
 
 static const struct argp_option options[] = {
@@ -62,6 +64,10 @@ static const struct argp_option options[] = {
 	  "Print function_graph records (funcgraph_entry/exit) one line each like other "
 	  "events, not as the call graph the kernel's trace file shows (also so with -R, -t, "
 	  "--ts-diff, --first-event, --last-event and --format libtraceevent)", 0 },
+	{ "graph-opt", OPT_GRAPH_OPT, "LIST", 0,
+	  "Lay the call graph out as under these function_graph options instead of those the "
+	  "recording had: cpu, proc, abstime, overhead, duration, irqs, tail, retval, "
+	  "retval-hex, overrun, each with 'no' to clear it (e.g. proc,nocpu). Repeatable", 0 },
 	{ "events", OPT_EVENTS, NULL, 0, "List the event formats stored in the file", 0 },
 	{ "stat", OPT_STAT, NULL, 0,
 	  "Counts per CPU and per event, lost events, time span and the file's metadata", 0 },
@@ -169,6 +175,21 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_NO_GRAPH:
 		a->no_graph = true;
 		return 0;
+	case OPT_GRAPH_OPT: {
+		struct fmt_graph_opts o;
+		char bad[64], *all;
+
+		fmt_graph_opts_default(&o);
+		if (fmt_graph_opts_apply(&o, arg, true, bad, sizeof(bad)))
+			argp_error(state, "bad --graph-opt '%s' (cpu, proc, abstime, overhead, "
+					  "duration, irqs, tail, retval, retval-hex, overrun; 'no' in "
+					  "front clears)", bad);
+		all = a->graph_opts ? xasprintf("%s,%s", a->graph_opts, arg) : xstrdup(arg);
+		free(a->graph_opts);
+		a->graph_opts = all;
+		a->r.fo.graph_opts = all;
+		return 0;
+	}
 	case OPT_EVENTS:
 		a->r.list_events = true;
 		return 0;
@@ -202,6 +223,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		 * next record: the options that show times or single records
 		 * print the records as they are.
 		 */
+		if (a->graph_opts && a->no_graph)
+			argp_error(state, "--graph-opt does not go with --no-graph");
 		a->r.fo.graph = !a->no_graph && a->r.fo.kind == FMT_TEXT && !a->r.fo.lib &&
 				!a->r.fo.raw && !a->r.fo.ns && !a->r.fo.ts_diff && !a->r.first &&
 				!a->r.last;
@@ -248,5 +271,6 @@ int cmd_report(int argc, char **argv)
 	free(a.r.pids);
 	free(a.offs);
 	free(a.off_set);
+	free(a.graph_opts);
 	return r ? EXIT_RUNTIME : EXIT_OK;
 }

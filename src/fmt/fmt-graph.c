@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The function_graph printer: see fmt-graph.h.  The layout is the kernel's
- * (trace_functions_graph.c's output with the default options), column for
- * column, so that a report can be compared with the kernel's trace file.
+ * (trace_functions_graph.c's output under the funcgraph-* options), column
+ * for column, so that a report can be compared with the kernel's trace file.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,18 +21,77 @@ struct fg_cpu {
 	int last_pid;		/* -1 before the first record */
 	int depth;		/* where comments go */
 	uint64_t enter[RETFUNC_DEPTH];	/* the open function at each depth, 0 none */
+	int irq_depth;		/* without funcgraph-irqs: the handler's depth, -1 outside one */
 };
 
 struct fmt_graph {
+	struct fmt_graph_opts o;
 	int cpu_width;
 	int ncpus;
 	struct fg_cpu *cpus;
 };
 
-struct fmt_graph *fmt_graph_new(int ncpus)
+void fmt_graph_opts_default(struct fmt_graph_opts *o)
+{
+	*o = (struct fmt_graph_opts){ .cpu = true, .overhead = true, .duration = true, .irqs = true };
+}
+
+int fmt_graph_opts_apply(struct fmt_graph_opts *o, const char *text, bool strict, char *bad,
+			 size_t n)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} names[] = {
+#define O(f) { #f, offsetof(struct fmt_graph_opts, f) }
+		O(cpu), O(proc), O(abstime), O(overhead), O(duration), O(irqs), O(tail),
+		O(retval), { "retval-hex", offsetof(struct fmt_graph_opts, retval_hex) }, O(overrun),
+#undef O
+	};
+	const char *p = text ? text : "";
+
+	for (;;) {
+		size_t wl, len;
+		const char *word, *w;
+		bool on = true, known = false;
+
+		p += strspn(p, ", \t\n");
+		if (!*p)
+			return 0;
+		word = w = p;
+		len = wl = strcspn(p, ", \t\n");
+		p += len;
+		if (wl > 2 && !strncmp(w, "no", 2)) {
+			on = false;
+			w += 2;
+			wl -= 2;
+		}
+		if (wl > 10 && !strncmp(w, "funcgraph-", 10)) {
+			w += 10;
+			wl -= 10;
+		}
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			if (strlen(names[i].name) == wl && !strncmp(names[i].name, w, wl)) {
+				*(bool *)((char *)o + names[i].off) = on;
+				known = true;
+			}
+		if (!known && strict) {
+			if (bad && n)
+				snprintf(bad, n, "%.*s", (int)len, word);
+			return -EINVAL;
+		}
+	}
+}
+
+struct fmt_graph *fmt_graph_new(int ncpus, const struct fmt_graph_opts *o)
 {
 	struct fmt_graph *g = xcalloc(1, sizeof(*g));
 	char tmp[16];
+
+	if (o)
+		g->o = *o;
+	else
+		fmt_graph_opts_default(&g->o);
 
 	/* The kernel pads the CPU to the width of its highest number. */
 	g->cpu_width = snprintf(tmp, sizeof(tmp), "%d", ncpus > 1 ? ncpus - 1 : 0);
@@ -54,7 +115,7 @@ static struct fg_cpu *cpu_state(struct fmt_graph *g, int cpu)
 
 		g->cpus = xrealloc(g->cpus, n * sizeof(*g->cpus));
 		for (int i = g->ncpus; i < n; i++)
-			g->cpus[i] = (struct fg_cpu){ .last_pid = -1 };
+			g->cpus[i] = (struct fg_cpu){ .last_pid = -1, .irq_depth = -1 };
 		g->ncpus = n;
 	}
 	return &g->cpus[cpu];
@@ -136,16 +197,39 @@ static void put_proc(const struct fmt_graph_env *env, struct fmt_line *l, int pi
 }
 
 /*
- * The duration column: "  8.615 us    |  " with its mark in front.  The
- * microseconds, then as many decimals as keep the number within 7 digits
- * (none from 7 digits on), then " us " and blanks to 8 characters.
+ * The columns in front of every line but the separator's: the prefix, then
+ * as the options say the time ("  512.345678 |  "), the CPU and the task
+ * (" cat-77  | ").
  */
-static void put_duration(struct fmt_line *l, uint64_t ns)
+static void put_prologue(struct fmt_graph *g, const struct fmt_graph_env *env, const char *prefix,
+			 const struct fmt_graph_rec *r, struct fmt_line *l)
+{
+	puts_(l, prefix);
+	if (g->o.abstime)
+		printf_(l, "%5" PRIu64 ".%06u |  ", (uint64_t)(r->ts / 1000000000),
+			(unsigned)(r->ts % 1000000000ULL / 1000));
+	if (g->o.cpu)
+		put_cpu(g, l, r->cpu);
+	if (g->o.proc) {
+		put_proc(env, l, r->pid);
+		puts_(l, " | ");
+	}
+}
+
+/*
+ * The duration column: "  8.615 us    |  " with its mark in front (a blank
+ * without funcgraph-overhead).  The microseconds, then as many decimals as
+ * keep the number within 7 digits (none from 7 digits on), then " us " and
+ * blanks to 8 characters.  Nothing without funcgraph-duration.
+ */
+static void put_duration(struct fmt_graph *g, struct fmt_line *l, uint64_t ns)
 {
 	char us[24];
 	int len, dec;
 
-	printf_(l, "%c ", fmt_graph_mark(ns));
+	if (!g->o.duration)
+		return;
+	printf_(l, "%c ", g->o.overhead ? fmt_graph_mark(ns) : ' ');
 	len = snprintf(us, sizeof(us), "%" PRIu64, ns / 1000);
 	puts_(l, us);
 	if (len < 7) {
@@ -162,12 +246,13 @@ static void put_duration(struct fmt_line *l, uint64_t ns)
 }
 
 /* The blank duration column of a line without a time. */
-static void put_no_duration(struct fmt_line *l)
+static void put_no_duration(struct fmt_graph *g, struct fmt_line *l)
 {
-	puts_(l, "              |  ");
+	if (g->o.duration)
+		puts_(l, "              |  ");
 }
 
-/* A change of task on a CPU: the kernel's separator block. */
+/* A change of task on a CPU: the kernel's separator block (always with the CPU). */
 static void check_pid(struct fmt_graph *g, const struct fmt_graph_env *env, const char *prefix,
 		      struct fg_cpu *c, int cpu, int pid, struct fmt_line *l)
 {
@@ -197,15 +282,41 @@ static bool in_irq_text(const struct fmt_graph_env *env, uint64_t func)
 
 /* "==========>" before an interrupt handler, "<==========" after it. */
 static void put_irq_mark(struct fmt_graph *g, const struct fmt_graph_env *env, const char *prefix,
-			 int cpu, uint64_t func, bool enter, struct fmt_line *l)
+			 const struct fmt_graph_rec *r, bool enter, struct fmt_line *l)
 {
-	if (!in_irq_text(env, func))
+	if (!in_irq_text(env, r->func))
 		return;
-	puts_(l, prefix);
-	put_cpu(g, l, cpu);
-	puts_(l, "  ");
+	put_prologue(g, env, prefix, r, l);
+	if (g->o.duration)
+		puts_(l, "  ");
 	puts_(l, enter ? "==========>" : "<==========");
-	puts_(l, " |\n");
+	if (g->o.duration)
+		puts_(l, " |");
+	puts_(l, "\n");
+}
+
+/*
+ * Without funcgraph-irqs the kernel leaves out an interrupt handler and all
+ * it calls: true when r is such a record.
+ */
+static bool skip_irq(struct fmt_graph *g, const struct fmt_graph_env *env, struct fg_cpu *c,
+		     const struct fmt_graph_rec *r)
+{
+	if (g->o.irqs)
+		return false;
+	if (r->kind == FG_ENTRY) {
+		if (c->irq_depth >= 0)
+			return true;
+		if (!in_irq_text(env, r->func))
+			return false;
+		c->irq_depth = r->depth;
+		return true;
+	}
+	if (c->irq_depth == -1)
+		return false;
+	if (c->irq_depth >= r->depth)
+		c->irq_depth = -1;
+	return true;
 }
 
 static void put_func(const struct fmt_graph_env *env, struct fmt_line *l, uint64_t func)
@@ -216,6 +327,26 @@ static void put_func(const struct fmt_graph_env *env, struct fmt_line *l, uint64
 		puts_(l, name);
 	else
 		printf_(l, "0x%" PRIx64, func);
+}
+
+/*
+ * funcgraph-retval's " = 0x0" (without the brace or name): in hex, but an
+ * error code (-4095..-1, also as a sign-extended int) in decimal unless
+ * funcgraph-retval-hex is set.
+ */
+static void put_retval(struct fmt_graph *g, struct fmt_line *l, uint64_t v)
+{
+	uint64_t err = 0;
+
+	if (v && !g->o.retval_hex) {
+		err = (v & (1ULL << 31)) && !(v >> 32) ? (uint64_t)(int64_t)(int32_t)v : v;
+		if (err < (uint64_t)-4095)
+			err = 0;
+	}
+	if (err)
+		printf_(l, " = %" PRId64, (int64_t)err);
+	else
+		printf_(l, " = 0x%" PRIx64, v);
 }
 
 static void remember(struct fg_cpu *c, int depth, uint64_t func)
@@ -233,28 +364,35 @@ bool fmt_graph_put(struct fmt_graph *g, const struct fmt_graph_env *env, const c
 
 	if (!prefix)
 		prefix = "";
+	if (r->kind != FG_OTHER && skip_irq(g, env, c, r))
+		return false;
 	check_pid(g, env, prefix, c, r->cpu, r->pid, out);
 	switch (r->kind) {
 	case FG_ENTRY:
 		/* The kernel peeks at the CPU's next record: the same task leaving the same function. */
 		leaf = next && next->kind == FG_EXIT && !next->missed && next->pid == r->pid &&
 		       next->func == r->func;
-		put_irq_mark(g, env, prefix, r->cpu, r->func, true, out);
-		puts_(out, prefix);
-		put_cpu(g, out, r->cpu);
+		put_irq_mark(g, env, prefix, r, true, out);
+		put_prologue(g, env, prefix, r, out);
 		if (leaf) {
 			/* Comments after a leaf go at its own depth. */
 			c->depth = r->depth - 1;
 			remember(c, r->depth, 0);
-			put_duration(out, next->rettime - next->calltime);
+			put_duration(g, out, next->rettime - next->calltime);
 			pad(out, r->depth * INDENT);
 			put_func(env, out, r->func);
-			puts_(out, "();\n");
-			put_irq_mark(g, env, prefix, r->cpu, r->func, false, out);
+			if (g->o.retval && next->has_retval) {
+				puts_(out, "(); /*");
+				put_retval(g, out, next->retval);
+				puts_(out, " */\n");
+			} else {
+				puts_(out, "();\n");
+			}
+			put_irq_mark(g, env, prefix, r, false, out);
 		} else {
 			c->depth = r->depth;
 			remember(c, r->depth, r->func);
-			put_no_duration(out);
+			put_no_duration(g, out);
 			pad(out, r->depth * INDENT);
 			put_func(env, out, r->func);
 			puts_(out, "() {\n");
@@ -269,11 +407,15 @@ bool fmt_graph_put(struct fmt_graph *g, const struct fmt_graph_env *env, const c
 			match = c->enter[r->depth] == r->func;
 			c->enter[r->depth] = 0;
 		}
-		puts_(out, prefix);
-		put_cpu(g, out, r->cpu);
-		put_duration(out, r->rettime - r->calltime);
+		put_prologue(g, env, prefix, r, out);
+		put_duration(g, out, r->rettime - r->calltime);
 		pad(out, r->depth * INDENT);
-		if (match) {
+		if (g->o.retval && r->has_retval) {
+			puts_(out, "} /* ");
+			put_func(env, out, r->func);
+			put_retval(g, out, r->retval);
+			puts_(out, " */\n");
+		} else if (match && !g->o.tail) {
 			puts_(out, "}\n");
 		} else {
 			/* The entry was lost (or before the buffer's start): say whose brace this is. */
@@ -281,13 +423,16 @@ bool fmt_graph_put(struct fmt_graph *g, const struct fmt_graph_env *env, const c
 			put_func(env, out, r->func);
 			puts_(out, " */\n");
 		}
-		put_irq_mark(g, env, prefix, r->cpu, r->func, false, out);
+		if (g->o.overrun) {
+			puts_(out, prefix);
+			printf_(out, " (Overruns: %u)\n", r->overrun);
+		}
+		put_irq_mark(g, env, prefix, r, false, out);
 		break;
 	}
 	default:
-		puts_(out, prefix);
-		put_cpu(g, out, r->cpu);
-		put_no_duration(out);
+		put_prologue(g, env, prefix, r, out);
+		put_no_duration(g, out);
 		if (c->depth > 0)
 			pad(out, (c->depth + 1) * INDENT);
 		puts_(out, "/* ");

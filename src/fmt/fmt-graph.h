@@ -2,7 +2,8 @@
 /*
  * The function_graph printer (private to src/fmt*.c): funcgraph_entry and
  * funcgraph_exit records shown as the kernel's trace file shows them with
- * the function_graph tracer and its default options (funcgraph-cpu,
+ * the function_graph tracer, under the funcgraph-* options the recording
+ * had (struct fmt_graph_opts, in fmt.h).  With the defaults (funcgraph-cpu,
  * -duration, -overhead and -irqs set; -proc, -abstime, -tail, -retval
  * clear):
  *
@@ -16,12 +17,17 @@
  * when the entry was not seen).  A change of task on a CPU prints the kernel's
  * separator block; other events print as comments at the current depth; an
  * interrupt handler's entry and exit are marked "==========>" and
- * "<==========" when the range of the kernel's irq entry text is known.
+ * "<==========" when the range of the kernel's irq entry text is known
+ * (without funcgraph-irqs the handler and what it calls are left out).
+ * The other options add or remove columns in front of the graph (abstime
+ * "  512.345678 |  ", proc " cat-77  | "), the mark or the whole duration
+ * column, and write the function's name (tail), return value (retval) or
+ * overrun count after a closing brace.
  *
  * State is per CPU, so one struct fmt_graph serves one buffer.  The caller
  * does the look-ahead (it owns the per-CPU streams):
  *
- *   g = fmt_graph_new(ncpus);
+ *   g = fmt_graph_new(ncpus, &opts);
  *   for each record r in time order:
  *       next = (r.kind == FG_ENTRY) ? the next record of r's CPU : NULL;
  *       if (fmt_graph_put(g, &env, prefix, &r, next, out))
@@ -45,6 +51,10 @@ struct fmt_graph_rec {
 	uint64_t func;		/* entry and exit */
 	int depth;		/* entry and exit */
 	uint64_t calltime, rettime;	/* exit: in the trace clock's ns */
+	uint64_t ts;		/* the record's time (funcgraph-abstime) */
+	uint64_t retval;	/* exit: the return value, when has_retval */
+	bool has_retval;	/* the kernel's funcgraph_exit carries one (6.5+) */
+	unsigned overrun;	/* exit: funcgraph-overrun's count */
 	/* FG_OTHER: the comment's text ("sched_switch: prev_comm=..."), no newline */
 	const char *text;
 	size_t text_len;
@@ -67,8 +77,11 @@ struct fmt_graph_env {
 
 struct fmt_graph;
 
-/* ncpus: the traced machine's CPU count (the CPU column's width follows it). */
-struct fmt_graph *fmt_graph_new(int ncpus);
+/*
+ * ncpus: the traced machine's CPU count (the CPU column's width follows
+ * it); o: the layout (NULL: the kernel's defaults).
+ */
+struct fmt_graph *fmt_graph_new(int ncpus, const struct fmt_graph_opts *o);
 void fmt_graph_free(struct fmt_graph *g);
 
 /*

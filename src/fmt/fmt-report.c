@@ -647,6 +647,7 @@ static int setup_input(struct run *x, struct input *in, int width)
 			fmt_src_vmemmap(in->src, fmt_running_vmemmap());
 	}
 	fmt_src_cpus(in->src, tfile_info(in->tf)->cpus);
+	fmt_src_graph_opts(in->src, tfile_info(in->tf)->graph_opts);
 	fmt_src_cmdlines(in->src, tfile_cmdlines(in->tf));
 	fmt_src_tgids(in->src, tfile_tgids(in->tf));
 	for (size_t k = 0; k < x->r->filters.n; k++) {

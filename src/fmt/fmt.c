@@ -69,7 +69,7 @@ struct ev_info {
 	struct tep_format_field *folio, *pfn;
 	/* ftrace:funcgraph_entry/exit (FG_ENTRY, FG_EXIT) and the fields the graph reads */
 	enum fmt_graph_kind graph;
-	struct tep_format_field *g_func, *g_depth, *g_call, *g_ret;
+	struct tep_format_field *g_func, *g_depth, *g_call, *g_ret, *g_retval, *g_overrun;
 	int name_len;		/* bytes of the padded "NAME: " column */
 	char name_col[72];
 };
@@ -116,6 +116,7 @@ struct fmt_src {
 	/* The function_graph view: one printer per buffer (by its prefix pointer). */
 	bool graph_seen;
 	int ncpus;
+	struct fmt_graph_opts gopts;	/* the file's, then fmt_opts.graph_opts */
 	struct { const char *prefix; struct fmt_graph *g; } *graphs;
 	size_t ngraphs;
 	bool irq_done;
@@ -292,6 +293,7 @@ struct fmt_src *fmt_src_new(struct fmt *f, struct tep_handle *tep)
 		s->type_size = fld->size;
 	}
 	s->clock_ns = true;
+	fmt_src_graph_opts(s, NULL);
 	s->vmemmap_default = 0xffffea0000000000ULL;	/* 4-level paging */
 	s->next = f->srcs;
 	f->srcs = s;
@@ -610,6 +612,9 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 			ei->g_depth = tep_find_field(e, "depth");
 			ei->g_call = tep_find_field(e, "calltime");
 			ei->g_ret = tep_find_field(e, "rettime");
+			/* 6.5+ with CONFIG_FUNCTION_GRAPH_RETVAL */
+			ei->g_retval = tep_find_field(e, "retval");
+			ei->g_overrun = tep_find_field(e, "overrun");
 			if (ei->g_func && ei->g_depth && !strcmp(e->name, "funcgraph_entry"))
 				ei->graph = FG_ENTRY;
 			else if (ei->g_func && ei->g_depth && ei->g_call && ei->g_ret)
@@ -1844,6 +1849,14 @@ void fmt_src_cpus(struct fmt_src *s, int ncpus)
 	s->ncpus = ncpus;
 }
 
+void fmt_src_graph_opts(struct fmt_src *s, const char *text)
+{
+	fmt_graph_opts_default(&s->gopts);
+	fmt_graph_opts_apply(&s->gopts, text, false, NULL, 0);
+	/* The command checked the user's words: any error is theirs, reported there. */
+	fmt_graph_opts_apply(&s->gopts, s->f->o.graph_opts, false, NULL, 0);
+}
+
 bool fmt_src_graph(struct fmt_src *s)
 {
 	return s->graph_seen;
@@ -1899,7 +1912,7 @@ static struct fmt_graph *graph_of(struct fmt_src *s, const char *prefix)
 			return s->graphs[i].g;
 	s->graphs = xrealloc(s->graphs, (s->ngraphs + 1) * sizeof(*s->graphs));
 	s->graphs[s->ngraphs].prefix = prefix;
-	s->graphs[s->ngraphs].g = fmt_graph_new(s->ncpus);
+	s->graphs[s->ngraphs].g = fmt_graph_new(s->ncpus, &s->gopts);
 	return s->graphs[s->ngraphs++].g;
 }
 
@@ -1916,13 +1929,16 @@ static void graph_rec(struct fmt_src *s, struct ev_info *ei, const struct tfile_
 		      struct fmt_graph_rec *r)
 {
 	*r = (struct fmt_graph_rec){ .kind = ei->graph, .cpu = ev->cpu, .pid = rec_pid(s, ev),
-				     .missed = ev->missed != 0 };
+				     .ts = ev->ts, .missed = ev->missed != 0 };
 	if (!ei->graph)
 		return;
 	r->func = field_num(s, ei->g_func, ev);
 	r->depth = (int)field_num(s, ei->g_depth, ev);
 	r->calltime = field_num(s, ei->g_call, ev);
 	r->rettime = field_num(s, ei->g_ret, ev);
+	r->has_retval = ei->g_retval != NULL;
+	r->retval = field_num(s, ei->g_retval, ev);
+	r->overrun = (unsigned)field_num(s, ei->g_overrun, ev);
 }
 
 /*

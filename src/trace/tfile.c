@@ -546,10 +546,19 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 		free(tf->info.uname);
 		tf->info.uname = dup_opt_str(p, n);
 		return 0;
-	case OPT_VERSION:
+	case OPT_VERSION: {
+		size_t len;
+
 		free(tf->info.tracer_version);
 		tf->info.tracer_version = dup_opt_str(p, n);
+		/* tr's: the funcgraph options after the version's NUL (tfw.h). */
+		len = strlen(tf->info.tracer_version);
+		free(tf->info.graph_opts);
+		tf->info.graph_opts = NULL;
+		if (!strncmp(tf->info.tracer_version, "tr ", 3) && len + 1 < n)
+			tf->info.graph_opts = dup_opt_str(p + len + 1, n - len - 1);
 		return 0;
+	}
 	case OPT_CPUCOUNT:
 		if (n >= 4) {
 			uint32_t cpus = swap_n(tf, p, 4);
@@ -1071,6 +1080,7 @@ void tfile_close(struct tfile *tf)
 	free(tf->info.compression_version);
 	free(tf->info.uname);
 	free(tf->info.tracer_version);
+	free(tf->info.graph_opts);
 	free(tf->info.clock);
 	strv_free(&tf->info.options);
 	strv_free(&tf->info.cpustats);

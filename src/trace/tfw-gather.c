@@ -85,6 +85,47 @@ static int slurp_tfs(const struct tfs_inst *in, const char *file, struct tfw_blo
 	return r;
 }
 
+/*
+ * The VERSION option: tr's version, and after its NUL the instance's
+ * funcgraph-* options as trace_options lists them (tfw.h).  The kernel's
+ * function_graph text follows them, and so does tr report's (which takes
+ * the kernel's defaults for a file without).  Kernels without the tracer
+ * have none.
+ */
+static void add_version(struct tfw_meta *m, const struct tfs_inst *in)
+{
+	static const char version[] = "tr " TR_VERSION;
+	char *dir = tfs_path(in, "options");
+	DIR *d = opendir(dir);
+	struct tfw_blob b = { 0 };
+	struct dirent *de;
+
+	free(dir);
+	tfw_blob_append(&b, version, sizeof(version));
+	while (d && (de = readdir(d))) {
+		char *file, *val = NULL;
+
+		if (strncmp(de->d_name, "funcgraph-", 10))
+			continue;
+		file = xasprintf("options/%s", de->d_name);
+		if (!tfs_read(in, file, &val)) {
+			const char *no = val[0] == '0' ? "no" : "";
+
+			tfw_blob_append(&b, no, strlen(no));
+			tfw_blob_append(&b, de->d_name, strlen(de->d_name));
+			tfw_blob_append(&b, "\n", 1);
+		}
+		free(val);
+		free(file);
+	}
+	if (d)
+		closedir(d);
+	if (b.len > sizeof(version))
+		tfw_blob_append(&b, "", 1);
+	tfw_meta_add_option(m, TFW_OPT_VERSION, b.data, b.len);
+	free(b.data);
+}
+
 static int add_format(struct tfw_meta *m, const char *system, const char *event)
 {
 	char *f = xasprintf("events/%s/%s/format", system, event);
@@ -209,5 +250,6 @@ int tfw_meta_gather(struct tfw_meta *m, struct tfs_inst *in, const struct strv *
 		tfw_meta_add_option(m, TFW_OPT_UNAME, s, strlen(s) + 1);
 		free(s);
 	}
+	add_version(m, in);
 	return 0;
 }

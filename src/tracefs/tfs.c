@@ -641,9 +641,12 @@ static int restore_one(const struct undo *u)
 	/*
 	 * Settings inside an instance about to be removed go with it; but
 	 * triggers are taken out one by one, since a synthetic event they
-	 * refer to can only be removed after them.
+	 * refer to can only be removed after them.  Options too: a tracer's
+	 * own (funcgraph-*, sleep-time, func_stack_trace) are the tracer's,
+	 * shared by every instance, so the instance's file changed the top
+	 * level's as well.
 	 */
-	if (u->kind == UNDO_SET) {
+	if (u->kind == UNDO_SET && !strstr(u->path, "/options/")) {
 		for (size_t j = 0; j < T.nundo; j++)
 			if (T.undo[j].kind == UNDO_INSTANCE && T.undo[j].path[0] &&
 			    !strncmp(u->path, T.undo[j].path, strlen(T.undo[j].path)))

@@ -130,16 +130,18 @@ for sh in bash zsh; do
 			"tr record -e sched:sched_switch -f '"'"'prev_pid > 1 && next_pid'"'"' "
 	'
 
-	test_expect_success "$sh: tracers, clocks, options and *.dat files" '
+	test_expect_success "$sh: tracers, clocks, options, *.dat files and graph options" '
 		: >a.dat && : >a.txt && : >b.txt &&
 		type_keys '$sh' "tr record -p no\t" "tr record -C glo\t" "tr start -O noprint-pa\t" \
-			"tr report -i a\t" "tr report a\t" "tr record -o b\t" &&
+			"tr report -i a\t" "tr report a\t" "tr record -o b\t" \
+			"tr report --graph-opt proc,noabs\t" &&
 		expect_line "tr record -p no\t" "tr record -p nop " &&
 		expect_line "tr record -C glo\t" "tr record -C global " &&
 		expect_line "tr start -O noprint-pa\t" "tr start -O noprint-parent " &&
 		expect_line "tr report -i a\t" "tr report -i a.dat " &&
 		expect_line "tr report a\t" "tr report a.dat " &&
-		expect_line "tr record -o b\t" "tr record -o b.txt "
+		expect_line "tr record -o b\t" "tr record -o b.txt " &&
+		expect_line "tr report --graph-opt proc,noabs\t" "tr report --graph-opt proc,noabstime "
 	'
 
 	test_expect_success "$sh: -B offers the instances, and nothing when there are none" '

@@ -6,6 +6,7 @@
  * comments at the right depth and the irq markers.  The expected text is
  * laid out as the kernel's trace file shows it.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,12 +46,17 @@ static const struct fmt_graph_env env = { name_of, comm_of, NULL, 4, 5 };
  * Print recs (in time order) as a report does: an entry is shown with the
  * next record of its CPU, which is skipped when it was the leaf's exit.
  */
-static char *run(const struct fmt_graph_rec *recs, size_t n, int ncpus, const char *prefix)
+static char *run_opts(const struct fmt_graph_rec *recs, size_t n, int ncpus, const char *prefix,
+		      const char *opts)
 {
-	struct fmt_graph *g = fmt_graph_new(ncpus);
+	struct fmt_graph_opts o;
+	struct fmt_graph *g;
 	struct fmt_line out = { 0 };
 	bool *done = calloc(n, sizeof(*done));
 
+	fmt_graph_opts_default(&o);
+	CHECK(fmt_graph_opts_apply(&o, opts, true, NULL, 0) == 0);
+	g = fmt_graph_new(ncpus, &o);
 	for (size_t i = 0; i < n; i++) {
 		const struct fmt_graph_rec *next = NULL;
 		size_t k;
@@ -70,6 +76,11 @@ static char *run(const struct fmt_graph_rec *recs, size_t n, int ncpus, const ch
 	fmt_graph_free(g);
 	free(done);
 	return out.p;
+}
+
+static char *run(const struct fmt_graph_rec *recs, size_t n, int ncpus, const char *prefix)
+{
+	return run_opts(recs, n, ncpus, prefix, NULL);
 }
 
 TEST(leaf_and_nested)
@@ -215,6 +226,134 @@ TEST(irq_markers_and_unknown_symbols)
 		    " 0)   <========== |\n");
 }
 
+/* The options' words as trace_options and --graph-opt spell them. */
+TEST(option_words)
+{
+	struct fmt_graph_opts o;
+	char bad[16] = "";
+
+	fmt_graph_opts_default(&o);
+	CHECK(o.cpu && o.overhead && o.duration && o.irqs);
+	CHECK(!o.proc && !o.abstime && !o.tail && !o.retval && !o.retval_hex && !o.overrun);
+	CHECK(fmt_graph_opts_apply(&o, "funcgraph-proc\nnofuncgraph-cpu\nfuncgraph-args\n", false,
+				   NULL, 0) == 0);
+	CHECK(o.proc && !o.cpu);
+	CHECK(fmt_graph_opts_apply(&o, "abstime, noproc,retval-hex", true, bad, sizeof(bad)) == 0);
+	CHECK(o.abstime && !o.proc && o.retval_hex);
+	CHECK(fmt_graph_opts_apply(&o, "tail,args,cpu", true, bad, sizeof(bad)) == -EINVAL);
+	CHECK_STR(bad, "args");
+	CHECK(o.tail);
+	CHECK(fmt_graph_opts_apply(&o, "nofuncgraph-", true, bad, sizeof(bad)) == -EINVAL);
+	CHECK_STR(bad, "nofuncgraph-");
+}
+
+static const struct fmt_graph_rec call[] = {
+	{ .kind = FG_ENTRY, .cpu = 1, .pid = 77, .func = 1, .depth = 0, .ts = 512345678901ULL },
+	{ .kind = FG_ENTRY, .cpu = 1, .pid = 77, .func = 2, .depth = 1, .ts = 512345679000ULL },
+	{ .kind = FG_EXIT, .cpu = 1, .pid = 77, .func = 2, .depth = 1, .calltime = 1000,
+	  .rettime = 1000 + 194251, .ts = 512345873251ULL, .retval = 0xfffffff2,
+	  .has_retval = true, .overrun = 3 },
+	{ .kind = FG_EXIT, .cpu = 1, .pid = 77, .func = 1, .depth = 0, .calltime = 1000,
+	  .rettime = 1000 + 1205698, .ts = 513551376000ULL, .retval = 4096, .has_retval = true },
+	{ .kind = FG_OTHER, .cpu = 1, .pid = 77, .text = "mark", .text_len = 4,
+	  .ts = 514000000000ULL },
+};
+
+TEST(columns_abstime_proc_nocpu)
+{
+	CHECK_OWNED(run_opts(call, N(call), 2, "", "abstime,proc"),
+		    "  512.345678 |   1)     cat-77     |               |  ksys_read() {\n"
+		    "  512.345679 |   1)     cat-77     | ! 194.251 us  |    vfs_read();\n"
+		    "  513.551376 |   1)     cat-77     | # 1205.698 us |  }\n"
+		    "  514.000000 |   1)     cat-77     |               |  /* mark */\n");
+	CHECK_OWNED(run_opts(call, N(call), 2, "i: ", "nocpu"),
+		    "i:               |  ksys_read() {\n"
+		    "i: ! 194.251 us  |    vfs_read();\n"
+		    "i: # 1205.698 us |  }\n"
+		    "i:               |  /* mark */\n");
+}
+
+TEST(nooverhead_and_noduration)
+{
+	CHECK_OWNED(run_opts(call, N(call), 2, "", "nooverhead"),
+		    " 1)               |  ksys_read() {\n"
+		    " 1)   194.251 us  |    vfs_read();\n"
+		    " 1)   1205.698 us |  }\n"
+		    " 1)               |  /* mark */\n");
+	CHECK_OWNED(run_opts(call, N(call), 2, "", "noduration"),
+		    " 1) ksys_read() {\n"
+		    " 1)   vfs_read();\n"
+		    " 1) }\n"
+		    " 1) /* mark */\n");
+}
+
+TEST(tail_retval_overrun)
+{
+	/* Nested, so that each exit prints its brace. */
+	static const struct fmt_graph_rec r[] = {
+		{ .kind = FG_ENTRY, .cpu = 0, .pid = 77, .func = 1, .depth = 0 },
+		{ .kind = FG_ENTRY, .cpu = 0, .pid = 77, .func = 2, .depth = 1 },
+		{ .kind = FG_OTHER, .cpu = 0, .pid = 77, .text = "x", .text_len = 1 },
+		{ .kind = FG_EXIT, .cpu = 0, .pid = 77, .func = 2, .depth = 1, .calltime = 0,
+		  .rettime = 2000, .retval = 0xfffffff2, .has_retval = true, .overrun = 3 },
+		{ .kind = FG_EXIT, .cpu = 0, .pid = 77, .func = 1, .depth = 0, .calltime = 0,
+		  .rettime = 3000, .retval = 4096, .has_retval = true },
+	};
+
+	CHECK_OWNED(run_opts(r, N(r), 1, "", "tail"),
+		    " 0)               |  ksys_read() {\n"
+		    " 0)               |    vfs_read() {\n"
+		    " 0)               |      /* x */\n"
+		    " 0)   2.000 us    |    } /* vfs_read */\n"
+		    " 0)   3.000 us    |  } /* ksys_read */\n");
+	/* -14 as an int is an error code: decimal; 4096 is not: hex. */
+	CHECK_OWNED(run_opts(r, N(r), 1, "", "retval,overrun"),
+		    " 0)               |  ksys_read() {\n"
+		    " 0)               |    vfs_read() {\n"
+		    " 0)               |      /* x */\n"
+		    " 0)   2.000 us    |    } /* vfs_read = -14 */\n"
+		    " (Overruns: 3)\n"
+		    " 0)   3.000 us    |  } /* ksys_read = 0x1000 */\n"
+		    " (Overruns: 0)\n");
+	CHECK_OWNED(run_opts(r + 1, 1, 1, "", "retval,retval-hex"),
+		    " 0)               |    vfs_read() {\n");
+	/* A leaf: the value after the call; retval-hex keeps errors in hex. */
+	CHECK_OWNED(run_opts(call + 1, 2, 2, "", "retval"),
+		    " 1) ! 194.251 us  |    vfs_read(); /* = -14 */\n");
+	CHECK_OWNED(run_opts(call + 1, 2, 2, "", "retval,retval-hex"),
+		    " 1) ! 194.251 us  |    vfs_read(); /* = 0xfffffff2 */\n");
+	/* A kernel without funcgraph_exit's retval: nothing to show. */
+	{
+		struct fmt_graph_rec nr[] = { call[1], call[2] };
+
+		nr[1].has_retval = false;
+		CHECK_OWNED(run_opts(nr, 2, 2, "", "retval"),
+			    " 1) ! 194.251 us  |    vfs_read();\n");
+	}
+}
+
+TEST(noirqs_leaves_handlers_out)
+{
+	/* do_IRQ (4) is in the irq text: it and what it calls go, with their markers. */
+	static const struct fmt_graph_rec r[] = {
+		ENT(0, 77, 1, 0),
+		ENT(0, 77, 4, 1), ENT(0, 77, 2, 2), EXIT(0, 77, 2, 2, 1000), ENT(0, 77, 3, 2),
+		EXIT(0, 77, 3, 2, 1000), EXIT(0, 77, 4, 1, 50000),
+		ENT(0, 77, 4, 1), EXIT(0, 77, 4, 1, 2000),
+		EXIT(0, 77, 1, 0, 60000),
+	};
+
+	CHECK_OWNED(run_opts(r, N(r), 1, "", "noirqs"),
+		    " 0)               |  ksys_read() {\n"
+		    " 0) + 60.000 us   |  }\n");
+	CHECK_OWNED(run_opts(r + 7, 2, 1, "", "abstime,proc,noduration"),
+		    "    0.000000 |   0)     cat-77     | ==========>\n"
+		    "    0.000000 |   0)     cat-77     |   do_IRQ();\n"
+		    "    0.000000 |   0)     cat-77     | <==========\n");
+}
+
 UNIT_MAIN(T(leaf_and_nested), T(duration_marks_and_widths), T(missing_exit_and_entry),
 	  T(task_switch_and_interleaved_cpus), T(comments_at_depth),
-	  T(leaf_only_for_same_task_and_function), T(irq_markers_and_unknown_symbols))
+	  T(leaf_only_for_same_task_and_function), T(irq_markers_and_unknown_symbols),
+	  T(option_words), T(columns_abstime_proc_nocpu), T(nooverhead_and_noduration),
+	  T(tail_retval_overrun), T(noirqs_leaves_handlers_out))

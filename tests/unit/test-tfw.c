@@ -556,6 +556,20 @@ TEST(v7_round_trip)
 {
 	enum { NPAGES = TFW_V7_CHUNK_PAGES + 5, PER_PAGE = 50 };
 	static const char *const names[] = { "none", "zstd", "zlib" };
+	/*
+	 * VERSION options: tr's with the funcgraph options after the NUL, one
+	 * not from tr with bytes after its NUL, tr's without options.
+	 */
+	static const struct {
+		const char *data;
+		size_t len;
+		const char *version, *graph;
+	} vers[] = {
+		{ "tr 0.1.0\0funcgraph-proc\nnofuncgraph-cpu\n", 41, "tr 0.1.0",
+		  "funcgraph-proc\nnofuncgraph-cpu\n" },
+		{ "3.1.6\0funcgraph-proc\n", 22, "3.1.6", NULL },
+		{ "tr 0.1.0", 9, "tr 0.1.0", NULL },
+	};
 	unsigned char *pages = xcalloc(NPAGES, PAGE);
 
 	for (int i = 0; i < NPAGES; i++)
@@ -583,6 +597,7 @@ TEST(v7_round_trip)
 		tfw_meta_add_format(&m, "test", v7_event_fmt, strlen(v7_event_fmt));
 		tfw_blob_append(&m.cmdlines, "1 init\n", 7);
 		tfw_meta_add_option(&m, TFW_OPT_UNAME, "Linux test", 11);
+		tfw_meta_add_option(&m, TFW_OPT_VERSION, vers[z].data, vers[z].len);
 		m.clock = xstrdup("local");
 		CHECK(fd >= 0);
 		CHECK(tfw_write(fd, &m, bufs, 2, TFW_CONSUME | TFW_FIT, &res) == 0);
@@ -596,6 +611,11 @@ TEST(v7_round_trip)
 		CHECK(tfile_info(tf)->version == 7);
 		CHECK_STR(tfile_info(tf)->compression, names[z]);
 		CHECK(tfile_info(tf)->cpus == 2);
+		CHECK_STR(tfile_info(tf)->tracer_version, vers[z].version);
+		if (vers[z].graph)
+			CHECK_STR(tfile_info(tf)->graph_opts, vers[z].graph);
+		else
+			CHECK(tfile_info(tf)->graph_opts == NULL);
 		CHECK(tfile_nbuffers(tf) == 2);
 		CHECK_STR(tfile_buffer(tf, 0)->name, "");
 		CHECK(tfile_buffer(tf, 0)->ncpus == 0);
