@@ -29,6 +29,7 @@ struct session {
 	int go_fd;		/* writing one byte lets the command exec */
 	int status;		/* wait status once reaped, -1 before */
 	int lock_fd;
+	char *lock_path;	/* unlinked at the end, while still locked */
 	enum session_end end;
 	uint64_t t0;
 	bool ran;		/* readers ran and were stopped: clear what they left */
@@ -104,28 +105,33 @@ static pid_t spawn_held(char **argv, int *go_fd)
 /*
  * Two live sessions on one buffer would read each other's events and undo
  * each other's settings: the second one is refused.  The lock lives beside
- * the state file ($TR_STATE_DIR, default /run/tr) and holds the owner's pid.
+ * the state file ($TR_STATE_DIR, default /run/tr), holds the owner's pid and
+ * goes when the session ends (tr top's instances have a new name each time).
  */
 static int take_lock(struct session *s)
 {
 	const char *dir = getenv("TR_STATE_DIR");
 	const char *name = s->o.inst && s->o.inst->name ? s->o.inst->name : NULL;
 	char *path, pid[32];
-	int fd;
+	struct stat a, b;
+	int fd, tries = 0;
 
 	if (!dir || !*dir)
 		dir = "/run/tr";
 	mkdir(dir, 0755);
 	path = xasprintf("%s/session%s%s.lock", dir, name ? "-" : "", name ? name : "");
+again:
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	free(path);
-	if (fd < 0)
+	if (fd < 0) {
+		free(path);
 		return 0;	/* nowhere to keep a lock (read-only /run): go on unguarded */
+	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		ssize_t n = pread(fd, pid, sizeof(pid) - 1, 0);
 
 		pid[n > 0 ? n : 0] = '\0';
 		close(fd);
+		free(path);
 		if (name)
 			return tr_fail(-EBUSY, "instance '%s' is in use by another tr session "
 					       "(pid %s)", name, *pid ? str_rstrip(pid) : "?");
@@ -133,11 +139,23 @@ static int take_lock(struct session *s)
 				       "(pid %s): use -B NAME to trace in an instance of your own",
 			       *pid ? str_rstrip(pid) : "?");
 	}
+	if (fstat(fd, &a) || stat(path, &b) || a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+		/*
+		 * The session before unlinked this file as it ended, after we
+		 * opened it: the lock that counts is on the file now at path.
+		 */
+		close(fd);
+		if (++tries < 10)
+			goto again;
+		free(path);
+		return tr_fail(-EBUSY, "cannot take the session lock in %s", dir);
+	}
 	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
 	if (ftruncate(fd, 0) || pwrite(fd, pid, strlen(pid), 0) < 0) {
 		/* Only the message of a refused second session would lack the pid. */
 	}
 	s->lock_fd = fd;
+	s->lock_path = path;
 	return 0;
 }
 
@@ -416,7 +434,12 @@ void session_free(struct session *s)
 		tfs_write(s->o.inst, "trace", "", false);
 	rec_free(s->rec);
 	free(s->before);
-	if (s->lock_fd >= 0)
+	/* One file per instance name would pile up in /run/tr: gone with the session. */
+	if (s->lock_fd >= 0) {
+		if (s->lock_path)
+			unlink(s->lock_path);
 		close(s->lock_fd);
+	}
+	free(s->lock_path);
 	free(s);
 }

@@ -260,11 +260,14 @@ test_expect_success 'a second recording of the same buffer is refused, naming th
 	test_expect_code 1 tr record -B "$inst" -e ftrace:print -o second.dat true 2>err &&
 	test_grep "instance .$inst. is in use by another tr session (pid $pid)" err &&
 	test ! -e second.dat &&
+	test -e "$TR_STATE_DIR/session-$inst.lock" &&
 	echo still-first >"$TRACEFS/instances/$inst/trace_marker" &&
 	kill -INT $pid && test_wait_exit $pid 20 &&
 	marks first.dat >got &&
 	echo still-first >expect &&
-	test_cmp expect got
+	test_cmp expect got &&
+	# The lock file goes with its session: /run/tr does not fill up.
+	test ! -e "$TR_STATE_DIR/session-$inst.lock"
 '
 
 test_expect_success 'the buffer is left empty: no events of the recording stay behind' '
