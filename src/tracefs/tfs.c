@@ -542,6 +542,8 @@ static void inst_forget(const char *name)
 		}
 }
 
+static void state_drop(const char *value, const char *under);
+
 int tfs_inst_destroy(const char *name)
 {
 	char *dir;
@@ -552,10 +554,12 @@ int tfs_inst_destroy(const char *name)
 	dir = xasprintf("%s/instances/%s", T.root, name);
 	if (rmdir(dir))
 		r = -errno;
-	/* It is gone now: forget any undo aimed inside it. */
+	/* It is gone now: forget any undo aimed inside it, here and in the kept notes. */
 	for (size_t i = 0; !r && i < T.nundo; i++)
 		if (!strncmp(T.undo[i].path, dir, strlen(dir)))
 			T.undo[i].kind = UNDO_SET, T.undo[i].path[0] = '\0';
+	if (!r)
+		state_drop(NULL, dir);
 	inst_forget(name);
 	free(dir);
 	return r;
@@ -903,7 +907,11 @@ bool tfs_state_has(const char *value)
 	return found;
 }
 
-void tfs_state_forget(const char *value)
+/*
+ * Drop the kept notes whose undo value is value, or (value NULL) whose path
+ * lies under under: "KIND\tPATH\tVALUE" lines.
+ */
+static void state_drop(const char *value, const char *under)
 {
 	char *path = tfs_state_path(), *buf = NULL, *line, *save = NULL;
 	struct strv keep = { 0 };
@@ -914,9 +922,12 @@ void tfs_state_forget(const char *value)
 		return;
 	}
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char *v = strrchr(line, '\t');
+		char *v = strrchr(line, '\t'), *p = strchr(line, '\t');
+		bool drop = value ? v && !strcmp(v + 1, value)
+				  : p && !strncmp(p + 1, under, strlen(under)) &&
+					    (p[1 + strlen(under)] == '/' || p[1 + strlen(under)] == '\t');
 
-		if (v && !strcmp(v + 1, value))
+		if (drop)
 			dropped = true;
 		else
 			strv_push(&keep, line);
@@ -934,6 +945,11 @@ void tfs_state_forget(const char *value)
 	strv_free(&keep);
 	free(buf);
 	free(path);
+}
+
+void tfs_state_forget(const char *value)
+{
+	state_drop(value, NULL);
 }
 
 static void subdirs(const char *dir, struct strv *out)

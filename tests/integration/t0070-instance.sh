@@ -88,4 +88,16 @@ test_expect_success 'start then reset restores the buffer size tr changed' '
 	test "$(cat $I/buffer_size_kb)" = "$before"
 '
 
+test_expect_success 'destroy forgets what tr noted inside the instance: a later reset is quiet' '
+	inst=$(test_instance) &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst 2>/dev/null || :" &&
+	tr instance create $inst &&
+	tr trigger add -B $inst -e ftrace:print traceoff &&
+	test_grep -q "instances/$inst" "$TR_STATE_DIR/state" &&
+	tr instance destroy $inst &&
+	! grep -qs "instances/$inst" "$TR_STATE_DIR/state" &&
+	tr reset >out 2>err &&
+	test_must_be_empty err
+'
+
 test_done
