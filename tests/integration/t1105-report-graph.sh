@@ -48,7 +48,11 @@ test_expect_success 'the call graph of a recording is the kernel trace file text
 	test_grep -E "^ [0-9]+\)               \|  ksys_read\(\) \{$" actual &&
 	test_grep -E "^ [0-9]+\) [ +!#*@$] +[0-9]+\.[0-9]+ us +\|      +rw_verify_area[a-z0-9_.]*\(\);$" actual &&
 	test_grep -E "^ [0-9]+\) [ +!#*@$] +[0-9]+\.[0-9]+ us +\|  \}$" actual &&
-	test_grep -E "\|  +/\* tr graph marker \*/$" actual &&
+	# The marker, where the kernel kept it: on the top-level buffer of 6.1
+	# the text of the kernel sometimes starts after it (its oldest records
+	# gone, count unknown), and tr must match the kernel, not the marker.
+	{ ! grep -q "tr graph marker" expect ||
+		test_grep -E "\|  +/\* tr graph marker \*/$" actual; } &&
 	test_grep -E "/\* sched_switch: prev_comm=" actual
 '
 
