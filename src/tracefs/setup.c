@@ -323,6 +323,7 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 	return r;
 }
 
+/* The words of sv, space-separated (filter lists, pid lists). */
 static char *join(const struct strv *sv)
 {
 	char *out = xstrdup("");
@@ -481,19 +482,6 @@ int setup_cpus(struct tfs_inst *in, const struct tr_cpus *c)
 	return r;
 }
 
-static char *join_pids(const struct strv *pids)
-{
-	char *list = xstrdup("");
-
-	for (size_t i = 0; i < pids->n; i++) {
-		char *t = xasprintf("%s%s%s", list, i ? " " : "", pids->v[i]);
-
-		free(list);
-		list = t;
-	}
-	return list;
-}
-
 int setup_pids(struct tfs_inst *in, const struct strv *pids, bool children, const char *tracer)
 {
 	char *list;
@@ -501,7 +489,7 @@ int setup_pids(struct tfs_inst *in, const struct strv *pids, bool children, cons
 
 	if (!pids || !pids->n)
 		return 0;
-	list = join_pids(pids);
+	list = join(pids);
 	r = tfs_set(in, "set_event_pid", list);
 	if (r)
 		r = tr_fail(r, "cannot set set_event_pid to '%s': %s", list, strerror(-r));
@@ -647,7 +635,7 @@ static int setup_notrace_pids(struct tfs_inst *in, const struct strv *pids, cons
 
 	if (!pids->n)
 		return 0;
-	list = join_pids(pids);
+	list = join(pids);
 	r = tfs_set(in, "set_event_notrace_pid", list);
 	if (r)
 		r = tr_fail(r, "cannot set set_event_notrace_pid to '%s': %s", list, strerror(-r));
