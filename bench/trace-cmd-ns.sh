@@ -3,6 +3,8 @@
 # which the control files this host refuses writes to (ftrace_enabled, the
 # function-filter and function-pid files) are writable stand-ins, so that
 # trace-cmd's unconditional writes to them do not make it fail.
+# TRACE_CMD_BIN=true runs the namespace set-up alone, so a benchmark can
+# measure what the wrapper costs and not bill it to trace-cmd.
 T=${TRACEFS:-/sys/kernel/tracing}
 d=$(mktemp -d /tmp/trace-cmd-ns.XXXXXX)
 trap 'rm -rf "$d"' EXIT
@@ -16,4 +18,4 @@ unshare -m sh -c '
 		: >"$d/$f"
 		mount --bind "$d/$f" "$T/$f" 2>/dev/null
 	done
-	exec trace-cmd "$@"' sh "$d" "$T" "$@"
+	exec "${TRACE_CMD_BIN:-trace-cmd}" "$@"' sh "$d" "$T" "$@"

@@ -97,13 +97,27 @@ struct rec_opts {
 	 * rates with small buffers, when a reader is slow to be scheduled.
 	 */
 	unsigned wake_percent;
+	/*
+	 * A file sink, which wants no page soon: where the buffer holds many
+	 * sub-buffers, wake at a quarter full instead (rec_wake_percent()).
+	 */
+	bool wake_by_size;
 };
+
+/*
+ * The buffer_percent to wake a file-sink reader at, for a buffer whose
+ * buffer_size_kb reads size_kb ("1408", "7 (expanded: 1408)", or "X" when
+ * the CPUs differ), of sub-buffers of subbuf bytes: 25 from 64 sub-buffers
+ * up, else low (the most events kept when a buffer fills in a millisecond).
+ */
+unsigned rec_wake_percent(const char *size_kb, uint32_t subbuf, unsigned low);
 
 /* Which reader a CPU used, and the reader's own figures (tr record -v). */
 struct rec_reader_info {
 	int kind;		/* enum rec_reader, never AUTO once open */
 	int fallback_err;	/* mmap was wanted but failed: -errno, else 0 */
 	int nice;		/* the reader thread's nice value (-20 where permitted) */
+	uint64_t slice_ns;	/* its time slice, where the kernel took one (6.12+), else 0 */
 	uint64_t wakes;		/* waits in poll() that ended with data to read */
 	uint64_t max_wake_subbufs;	/* the most sub-buffers read after one wake */
 	uint64_t max_wake_ns;	/* the longest time to drain after one wake */
@@ -137,8 +151,12 @@ int rec_stop(struct rec *r);
 const struct rec_cpu_stat *rec_cpu_stat(const struct rec *r, int cpu);
 /* File sink: CPU cpu's temp file (its size is rec_cpu_stat()->bytes). */
 int rec_cpu_fd(const struct rec *r, int cpu);
-/* File sink: count the missed-events flags in the recorded page headers. */
-void rec_scan_missed(struct rec *r);
+/*
+ * File sink: count the missed-events flags in the recorded page headers.
+ * quiet (indexed by CPU, or NULL) marks CPUs known to have lost nothing,
+ * which are not read back.
+ */
+void rec_scan_missed(struct rec *r, const bool *quiet);
 void rec_free(struct rec *r);
 
 /* The kernel's per_cpu/cpuN/stats of an instance. */

@@ -30,19 +30,45 @@ int rec_stats_snapshot(const struct tfs_inst *in, int ncpus, struct rec_kstats *
 	return r;
 }
 
-static void add_stats_options(struct tfw_meta *m, const struct tfs_inst *in, int ncpus,
-			      struct rec_kstats *after)
+/* Each CPU's stats after recording, and their text for the file's CPUSTAT options. */
+static void read_after(const struct tfs_inst *in, int ncpus, struct rec_kstats *after,
+		       char **texts)
+{
+	for (int c = 0; c < ncpus; c++)
+		if (rec_kstats_read(in, c, &after[c], &texts[c]))
+			texts[c] = NULL;
+}
+
+static void add_stats_options(struct tfw_meta *m, int ncpus, char **texts)
 {
 	for (int c = 0; c < ncpus; c++) {
-		char *text = NULL, *opt;
+		char *opt;
 
-		if (rec_kstats_read(in, c, &after[c], &text))
+		if (!texts[c])
 			continue;
-		opt = xasprintf("CPU: %d\n%s", c, text);
+		opt = xasprintf("CPU: %d\n%s", c, texts[c]);
 		tfw_meta_add_option(m, TFW_OPT_CPUSTAT, opt, strlen(opt) + 1);
 		free(opt);
-		free(text);
 	}
+}
+
+/*
+ * quiet[c]: the kernel's counters saw nothing lost on CPU c while recording,
+ * so none of its pages can carry a missed-events mark and reading every
+ * page header back (a pread per page) can be skipped.  Without the counters
+ * from before, or when losses count from the last reset, every CPU is
+ * scanned.
+ */
+static bool *quiet_cpus(int ncpus, const struct rec_kstats *before,
+			const struct rec_kstats *after, char **texts, unsigned flags)
+{
+	bool *q = xcalloc(ncpus ? ncpus : 1, sizeof(*q));
+
+	for (int c = 0; c < ncpus && before && !(flags & REC_LOSS_SINCE_RESET); c++)
+		q[c] = texts[c] && after[c].overrun == before[c].overrun &&
+		       after[c].dropped == before[c].dropped &&
+		       after[c].commit_overrun == before[c].commit_overrun;
+	return q;
 }
 
 /* Set seen[id] for every event in the recorded pages. */
@@ -196,6 +222,8 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 {
 	int ncpus = rec_ncpus(r), e;
 	struct rec_kstats *after = xcalloc(ncpus ? ncpus : 1, sizeof(*after));
+	char **texts = xcalloc(ncpus ? ncpus : 1, sizeof(*texts));
+	bool *quiet;
 	struct strv all = { 0 };
 	struct tfw_meta m;
 	struct tfw_buffer bufs[3];
@@ -205,13 +233,16 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 	char *set = NULL;
 
 	memset(sum, 0, sizeof(*sum));
-	rec_scan_missed(r);
+	read_after(in, ncpus, after, texts);
+	quiet = quiet_cpus(ncpus, before, after, texts, flags);
+	rec_scan_missed(r, quiet);
+	free(quiet);
 	for (size_t i = 0; events && i < events->n; i++)
 		strv_push(&all, events->v[i]);
 	if (flags & REC_FORMATS_FROM_DATA)
 		add_data_events(r, &all);
 	if (snap) {
-		rec_scan_missed(snap);
+		rec_scan_missed(snap, NULL);
 		add_data_events(snap, &all);
 	}
 	if (!tfs_read(in, "set_event", &set)) {
@@ -224,6 +255,9 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 	e = tfw_meta_gather(&m, in, &all);
 	strv_free(&all);
 	if (e) {
+		for (int c = 0; c < ncpus; c++)
+			free(texts[c]);
+		free(texts);
 		free(after);
 		return e;
 	}
@@ -237,7 +271,7 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		m.version = 7;
 		m.zip = REC_ZIP_OF(flags);
 	}
-	add_stats_options(&m, in, ncpus, after);
+	add_stats_options(&m, ncpus, texts);
 	summarize(r, ncpus, before, after, flags, sum);
 
 	src = sources(r, m.cpus);
@@ -281,6 +315,9 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 	free(src);
 	free(none);
 	free(ssrc);
+	for (int c = 0; c < ncpus; c++)
+		free(texts[c]);
+	free(texts);
 	free(after);
 	tfw_meta_free(&m);
 	return e;
@@ -398,6 +435,8 @@ void rec_readers_print(FILE *f, const struct rec_summary *s)
 		if (rd->fallback_err)
 			fprintf(f, " (mmap failed: %s)", strerror(-rd->fallback_err));
 		fprintf(f, ", nice %d", rd->nice);
+		if (rd->slice_ns)
+			fprintf(f, ", slice %.3f ms", rd->slice_ns / 1e6);
 		fprintf(f, ", %llu wake-ups, at most %llu sub-buffers and %.3f ms per wake-up, "
 			   "%.3f ms reading in all",
 			(unsigned long long)rd->wakes, (unsigned long long)rd->max_wake_subbufs,

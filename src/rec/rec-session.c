@@ -198,6 +198,7 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 					 .inst = o->inst, .command = o->command,
 					 .duration_ns = o->duration_ns, .no_readers = latency,
 					 .rec = { .tmp_dir = o->tmp_dir, .wake_percent = 5,
+						  .wake_by_size = true,
 						  /* A mapped buffer refuses to arm a snapshot. */
 						  .reader = has_snapshot_trigger(o->setup)
 								    ? REC_READER_SPLICE

@@ -138,6 +138,24 @@ test_wait_exit() {
 }
 
 # A fresh instance name; the test creates it (tr start -B / mkdir) and cleans up.
+# test_wait_recording INST: wait (up to 10 s) until tr record is tracing in
+# an instance.  An instance may start with tracing on until tr turns it off
+# to set it up, so first wait for the recorder's own buffer_percent (25, or
+# 5 for small buffers; the kernel's default is 50), which comes after.
+test_wait_recording() {
+	local i p
+	for i in $(seq 100); do
+		p=$(cat "$TRACEFS/instances/$1/buffer_percent" 2>/dev/null)
+		if { [ "$p" = 5 ] || [ "$p" = 25 ]; } &&
+		   [ "$(cat "$TRACEFS/instances/$1/tracing_on" 2>/dev/null)" = 1 ]; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "instance $1 never started tracing" >&2
+	return 1
+}
+
 test_instance() {
 	printf 'trtest-%s-%s' "$$" "$test_count"
 }

@@ -25,21 +25,6 @@ marks_tr() {
 }
 have_tr_report() { "$TR" report --help >/dev/null 2>&1; }
 
-# Wait (up to 10 s) until tr record is tracing in an instance.  An
-# instance may start with tracing on until tr turns it off to set it up, so
-# first wait for the recorder's buffer_percent of 5, which comes after.
-wait_tracing() {
-	local i
-	for i in $(seq 100); do
-		if [ "$(cat "$TRACEFS/instances/$1/buffer_percent" 2>/dev/null)" = 5 ] &&
-		   [ "$(cat "$TRACEFS/instances/$1/tracing_on" 2>/dev/null)" = 1 ]; then
-			return 0
-		fi
-		sleep 0.1
-	done
-	echo "instance $1 never started tracing" >&2
-	return 1
-}
 
 test_expect_success 'trace_marker lines round-trip in order (trace-cmd report, tr report)' '
 	inst=$(test_instance) &&
@@ -101,7 +86,7 @@ test_expect_success 'the recorder filters out its own threads' '
 		-e syscalls:sys_enter_read -o self.dat &
 	pid=$!
 	test_when_finished "kill -INT $pid 2>/dev/null || :; wait $pid 2>/dev/null || :"
-	wait_tracing "$inst" &&
+	test_wait_recording "$inst" &&
 	ls /proc/$pid/task >tids &&
 	test $(wc -l <tids) -ge 2 &&
 	grep -q "common_pid != $pid" "$TRACEFS/instances/$inst/events/syscalls/sys_enter_read/filter" &&
@@ -120,7 +105,7 @@ test_expect_success 'SIGINT mid-record leaves a complete file and a clean tracef
 	"$TR" record -B "$inst" -e ftrace:print -e sched:sched_switch -o int.dat 2>err &
 	pid=$!
 	test_when_finished "kill -INT $pid 2>/dev/null || :; wait $pid 2>/dev/null || :"
-	wait_tracing "$inst" &&
+	test_wait_recording "$inst" &&
 	for i in $(seq 1 50); do echo "mark $i" >"$TRACEFS/instances/$inst/trace_marker"; done &&
 	kill -INT $pid &&
 	wait $pid &&
@@ -173,7 +158,7 @@ test_expect_success 'lost events are counted per CPU; --fail-on-loss fails' '
 	"$TR" record -B "$inst" -b 8 -e ftrace:print -o lost.dat --fail-on-loss 2>err &
 	pid=$!
 	test_when_finished "kill -CONT $pid 2>/dev/null || :; kill -INT $pid 2>/dev/null || :; wait $pid 2>/dev/null || :"
-	wait_tracing "$inst" &&
+	test_wait_recording "$inst" &&
 	kill -STOP $pid &&
 	for i in $(seq 1 3000); do echo "mark $i overflowing a small buffer" >"$TRACEFS/instances/$inst/trace_marker"; done &&
 	kill -CONT $pid &&
@@ -211,7 +196,7 @@ test_expect_success '-P records only those pids (set_event_pid, no own-pid filte
 	"$TR" record -q -B "$inst" -P "$target" -P $$ -e sched:sched_process_exit -o pid.dat &
 	pid=$!
 	test_when_finished "kill -INT $pid 2>/dev/null || :; wait $pid 2>/dev/null || :"
-	wait_tracing "$inst" &&
+	test_wait_recording "$inst" &&
 	tr "\n" " " <"$TRACEFS/instances/$inst/set_event_pid" >pids &&
 	test_grep -w "$target" pids && test_grep -w "$$" pids &&
 	! grep -q "common_pid" "$TRACEFS/instances/$inst/events/sched/sched_process_exit/filter" &&
@@ -256,7 +241,7 @@ test_expect_success 'a second recording of the same buffer is refused, naming th
 	( exec "$TR" record -q -B "$inst" -e ftrace:print -o first.dat --duration 20s ) &
 	pid=$!
 	test_when_finished "kill $pid 2>/dev/null || :; wait $pid 2>/dev/null || :" &&
-	wait_tracing "$inst" &&
+	test_wait_recording "$inst" &&
 	test_expect_code 1 tr record -B "$inst" -e ftrace:print -o second.dat true 2>err &&
 	test_grep "instance .$inst. is in use by another tr session (pid $pid)" err &&
 	test ! -e second.dat &&
@@ -286,10 +271,17 @@ test_expect_success 'the buffer is left empty: no events of the recording stay b
 
 test_expect_success 'the loss summary agrees with report --stat when events are lost (-b 8)' '
 	command -v cc >/dev/null || { echo "no C compiler for bench/markgen.c"; exit 1; } &&
-	cc -O2 -o markgen "$TEST_ROOT/bench/markgen.c" &&
-	inst=$(test_instance) &&
-	tr record -B "$inst" -b 8 -e ftrace:print -o loss.dat \
-		./markgen "$TRACEFS/instances/$inst/trace_marker" 300000 2 2>summary &&
+	cc -O2 -o markgen "$TEST_ROOT/bench/markgen.c" || exit 1
+	inst=$(test_instance)
+	"$TR" record -B "$inst" -b 8 -e ftrace:print -o loss.dat 2>summary &
+	pid=$!
+	test_when_finished "kill -CONT $pid 2>/dev/null || :; kill -INT $pid 2>/dev/null || :; wait $pid 2>/dev/null || :"
+	# The readers keep up with two writers even at -b 8: stop them to lose events.
+	test_wait_recording "$inst" &&
+	kill -STOP $pid &&
+	./markgen "$TRACEFS/instances/$inst/trace_marker" 300000 2 &&
+	kill -CONT $pid &&
+	kill -INT $pid && wait $pid &&
 	cat summary &&
 	tr report -i loss.dat --stat >stat &&
 	sed -nE "s/^ +cpu ([0-9]+) +([0-9]+) events +([0-9]+) lost.*/\1 \2 \3/p" stat >from-report &&

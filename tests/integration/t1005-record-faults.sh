@@ -10,22 +10,10 @@
 
 test_requires instances events
 
-wait_tracing() {
-	local i
-	for i in $(seq 100); do
-		if [ "$(cat "$TRACEFS/instances/$1/buffer_percent" 2>/dev/null)" = 5 ] &&
-		   [ "$(cat "$TRACEFS/instances/$1/tracing_on" 2>/dev/null)" = 1 ]; then
-			return 0
-		fi
-		sleep 0.1
-	done
-	echo "instance $1 never started tracing" >&2
-	return 1
-}
-
+# -b 128: 32 sub-buffers, so the reader wakes (at 5%) while the command writes.
 test_expect_success 'a reader that fails mid-recording: exit 1, the file reads back' '
 	inst=$(test_instance) &&
-	test_expect_code 1 env TR_FAULT_READER=0:1 "$TR" record -B "$inst" -e ftrace:print -o fault.dat \
+	test_expect_code 1 env TR_FAULT_READER=0:1 "$TR" record -B "$inst" -b 128 -e ftrace:print -o fault.dat \
 		taskset -c 0 sh -c "for i in \$(seq 1 3000); do echo \"mark \$i\" >$TRACEFS/instances/$inst/trace_marker; done" \
 		2>err &&
 	test_grep "a reader stopped early: Input/output error" err &&
@@ -61,7 +49,7 @@ for sig in INT TERM; do
 			sh -c "echo \$\$ >cmd.pid; exec sleep 300" 2>err &
 		pid=$!
 		test_when_finished "kill -KILL $pid 2>/dev/null || :; wait $pid 2>/dev/null || :"
-		wait_tracing "$inst" &&
+		test_wait_recording "$inst" &&
 		echo "before-signal" >"$TRACEFS/instances/$inst/trace_marker" &&
 		kill -'$sig' $pid && sleep 0.05 && kill -'$sig' $pid 2>/dev/null;
 		wait $pid &&

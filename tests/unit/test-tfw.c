@@ -357,6 +357,63 @@ TEST(instance_buffer_from_temp_file)
 	tfw_meta_free(&m);
 }
 
+/* Write a file from a 2.3 MB temp source (several direct-write windows). */
+static unsigned char *file_from_temp(bool direct, size_t *len)
+{
+	enum { NPAGES = 577 };
+	struct tfw_meta m;
+	static unsigned char page[PAGE];
+	struct tfw_src src[2] = { { .fd = scratch_fd(), .size = NPAGES * PAGE }, { .fd = -1 } };
+	struct tfw_buffer buf = { NULL, src };
+	struct tfw_result res;
+	unsigned char *file;
+	int fd = scratch_fd();
+
+	meta_init(&m);
+	for (int i = 0; i < NPAGES; i++) {
+		make_page(page, 1000 + i, 100 + i % 50, (unsigned char)i);
+		CHECK(pwrite(src[0].fd, page, PAGE, (off_t)i * PAGE) == PAGE);
+	}
+	if (direct)
+		unsetenv("TR_NO_DIRECT");
+	else
+		setenv("TR_NO_DIRECT", "1", 1);
+	CHECK(tfw_write(fd, &m, &buf, 1, TFW_CONSUME, &res) == 0);
+	unsetenv("TR_NO_DIRECT");
+	file = slurp_fd(fd, len);
+	CHECK(res.bytes == *len);
+	close(fd);
+	close(src[0].fd);
+	tfw_meta_free(&m);
+	return file;
+}
+
+/* The pages written through O_DIRECT are the same bytes as copied ones. */
+TEST(direct_write_same_bytes)
+{
+	size_t a_len, b_len;
+	unsigned char *a = file_from_temp(true, &a_len), *b = file_from_temp(false, &b_len);
+
+	CHECK(a_len == b_len && a_len > 577 * PAGE);
+	CHECK(a_len == b_len && !memcmp(a, b, a_len));
+	free(a);
+	free(b);
+}
+
+/* A file sink wakes at a quarter full where the buffer has 64 sub-buffers or more. */
+TEST(wake_percent_by_size)
+{
+	CHECK(rec_wake_percent("1408", 4096, 5) == 25);
+	CHECK(rec_wake_percent("256", 4096, 5) == 25);
+	CHECK(rec_wake_percent("252", 4096, 5) == 5);
+	CHECK(rec_wake_percent("16", 4096, 5) == 5);
+	CHECK(rec_wake_percent("7 (expanded: 1408)", 4096, 5) == 25);
+	CHECK(rec_wake_percent("1408", 65536, 5) == 5);
+	CHECK(rec_wake_percent("X", 4096, 5) == 5);
+	CHECK(rec_wake_percent(NULL, 4096, 5) == 5);
+	CHECK(rec_wake_percent("1408", 0, 5) == 5);
+}
+
 TEST(missed_events_flags)
 {
 	static unsigned char page[PAGE];
@@ -645,4 +702,5 @@ next:
 
 UNIT_MAIN(T(top_level_file), T(kallsyms_from_temp_file), T(instance_buffer_from_temp_file), T(missed_events_flags),
 	  T(missed_events_sign_extended), T(walk_skips_bad_pages),
-	  T(kernel_stats), T(own_pid_filters), T(latency_file), T(v7_round_trip))
+	  T(kernel_stats), T(own_pid_filters), T(latency_file), T(v7_round_trip),
+	  T(direct_write_same_bytes), T(wake_percent_by_size))
