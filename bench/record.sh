@@ -19,6 +19,10 @@
 # ftrace control files refuse writes, trace-cmd runs in a private mount
 # namespace with writable stand-ins for them.  Not part of make check.
 #
+# RUNS (default 3) runs of each recorder per config, alternating; the ratios
+# are of the medians (CPU, RSS, size, loss), and the loss ratio is the
+# median of the run-by-run ratios.
+#
 # FILE_VERSION=7 (default 6) makes both write version 7 files, compressed
 # with COMPRESSION (default zstd; "none" for uncompressed): the file sizes
 # and their ratio are printed too.  The run holds the tests' tracefs lock
@@ -32,6 +36,7 @@ N=${1:-2000000}
 shift || true
 configs=${*:-"1:1408 2:1408 2:256 2:16"}
 FILE_VERSION=${FILE_VERSION:-6}
+RUNS=${RUNS:-3}
 COMPRESSION=${COMPRESSION:-zstd}
 if [ "$FILE_VERSION" = 7 ]; then
 	tr_fmt="--compression $COMPRESSION" tc_fmt="--file-version 7"
@@ -111,22 +116,46 @@ printf '%-10s %2s %6s %10s %10s %9s %7s %9s %8s %10s %8s\n' recorder wr buf_kb g
 	recorded lost cpu_s cpu_s/Mev rss_MiB gen_ev/s file_MiB
 for c in $configs; do
 	w=${c%%:*} kb=${c##*:}
-	run tr "$w" "$kb"
-	run trace-cmd "$w" "$kb"
+	for _ in $(seq "$RUNS"); do
+		run tr "$w" "$kb"
+		run trace-cmd "$w" "$kb"
+	done
 done
 echo
-echo "ratios tr/trace-cmd (lower is better):"
+echo "ratios tr/trace-cmd, medians of $RUNS run(s) (lower is better):"
 for c in $configs; do
 	w=${c%%:*} kb=${c##*:}
-	read -r _ _ _ tcpu trec trss tsize tgen < <(grep "^tr $w $kb " "$work/results")
-	read -r _ _ _ ccpu crec crss csize cgen < <(grep "^trace-cmd $w $kb " "$work/results")
-	tlost=$(echo "100 * ($tgen - $trec) / ($tgen + 1)" | bc -l)
-	clost=$(echo "100 * ($cgen - $crec) / ($cgen + 1)" | bc -l)
-	printf '  %s writer(s), -b %s: cpu/Mev %.2f, peak RSS %.2f, file size %.2f, recorded %s vs %s, lost %.2f%% vs %.2f%% (%s)\n' \
-		"$w" "$kb" \
-		"$(echo "($tcpu / ($trec + 1)) / ($ccpu / ($crec + 1))" | bc -l)" \
-		"$(echo "$trss / $crss" | bc -l)" "$(echo "$tsize / ($csize + 1)" | bc -l)" \
-		"$trec" "$crec" "$tlost" "$clost" \
-		"$(if [ "$(echo "$clost == 0" | bc)" = 1 ]; then echo "neither lost"
-		   else printf 'ratio %.2f' "$(echo "$tlost / $clost" | bc -l)"; fi)"
+	awk -v w="$w" -v kb="$kb" '
+	function median(a, n,   i, j, t) {
+		for (i = 1; i <= n; i++)
+			for (j = i + 1; j <= n; j++)
+				if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	$2 == w && $3 == kb {
+		k = $1 == "tr" ? "t" : "c"
+		n[k]++
+		cpu[k, n[k]] = $4 * 1e6 / ($5 + 1)
+		rss[k, n[k]] = $6
+		size[k, n[k]] = $7
+		lost[k, n[k]] = 100 * ($8 - $5) / ($8 + 1)
+	}
+	END {
+		for (k in n) {
+			for (i = 1; i <= n[k]; i++) {
+				a[i] = cpu[k, i]; b[i] = rss[k, i]; d[i] = size[k, i]; e[i] = lost[k, i]
+			}
+			mc[k] = median(a, n[k]); mr[k] = median(b, n[k])
+			ms[k] = median(d, n[k]); ml[k] = median(e, n[k])
+		}
+		# Losses are compared run by run: each pair shared the machine.
+		m = 0
+		for (i = 1; i <= n["t"] && i <= n["c"]; i++)
+			if (lost["c", i] > 0)
+				r[++m] = lost["t", i] / lost["c", i]
+		printf "  %s writer(s), -b %s: cpu/Mev %.2f, peak RSS %.2f (%.1f vs %.1f MiB), file size %.2f, lost %.2f%% vs %.2f%% (%s)\n",
+			w, kb, mc["t"] / mc["c"], mr["t"] / mr["c"], mr["t"] / 1024, mr["c"] / 1024,
+			ms["t"] / (ms["c"] + 1), ml["t"], ml["c"],
+			m ? sprintf("run by run %.2f", median(r, m)) : "trace-cmd lost none"
+	}' "$work/results"
 done
