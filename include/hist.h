@@ -111,6 +111,8 @@ int hist_spec_add_var(struct hist_spec *s, const char *def);
 int hist_spec_add_action(struct hist_spec *s, const char *action);
 /* "hist:keys=K:vals=V:VAR=EXPR:sort=S:size=N:name=X:ACTION if FILTER" (only what is set). */
 char *hist_spec_trigger(const struct hist_spec *s);
+/* Whether a key shows symbols (.sym, .sym-offset): the reader then needs kallsyms. */
+bool hist_spec_wants_syms(const struct hist_spec *s);
 /* Parse a trigger line as the kernel shows it ("hist:keys=...:size=2048 [active]"). */
 int hist_spec_from_trigger(const char *line, struct hist_spec *s);
 void hist_spec_free(struct hist_spec *s);
@@ -194,6 +196,8 @@ struct hist_render_opts {
 
 /* Print r to f; the table ends with the totals and, if any, advice on Dropped and Lost. */
 int hist_render(FILE *f, const struct hist_result *r, const struct hist_render_opts *o);
+/* The text a table shows for a cell (malloc'ed): "comm [pid]", "[addr] sym". */
+char *hist_cell_text(const struct hist_col *col, const struct hist_cell *c);
 
 /* ---- how long a histogram collects (a session.h session runs it) ---- */
 

@@ -68,7 +68,6 @@ static struct tep_handle *local_tep(const struct hist_spec *s, const char *hp)
 	struct tep_handle *tep = tep_alloc();
 	char *path = xasprintf("events/%s/%s/format", s->system, s->event), *fmt = NULL, *ks;
 	size_t len;
-	bool syms = false;
 
 	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
@@ -78,9 +77,7 @@ static struct tep_handle *local_tep(const struct hist_spec *s, const char *hp)
 		tep_free(tep);
 		tep = NULL;
 	}
-	for (size_t i = 0; i < s->nkeys; i++)
-		syms |= s->keys[i].mod == HIST_MOD_SYM || s->keys[i].mod == HIST_MOD_SYM_OFFSET;
-	if (tep && syms && !read_file("/proc/kallsyms", &ks, &len)) {
+	if (tep && hist_spec_wants_syms(s) && !read_file("/proc/kallsyms", &ks, &len)) {
 		tep_parse_kallsyms(tep, ks);
 		free(ks);
 	}

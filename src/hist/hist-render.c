@@ -12,8 +12,7 @@
 #include "hist.h"
 #include "json.h"
 
-/* The text a table shows for a cell (malloc'ed). */
-static char *cell_text(const struct hist_col *col, const struct hist_cell *c)
+char *hist_cell_text(const struct hist_col *col, const struct hist_cell *c)
 {
 	switch (col->kind) {
 	case HIST_K_NUM:
@@ -21,7 +20,16 @@ static char *cell_text(const struct hist_col *col, const struct hist_cell *c)
 	case HIST_K_HEX:
 		return xasprintf("0x%" PRIx64, c->num);
 	case HIST_K_SYM:
-		return c->text && *c->text ? xstrdup(c->text) : xasprintf("0x%" PRIx64, c->num);
+		if (!c->text || !*c->text)
+			return xasprintf("0x%" PRIx64, c->num);
+		/*
+		 * .sym keys on the address: two call sites in one function are
+		 * two rows, which only the address tells apart (the kernel
+		 * prints it first too).  .sym-offset's text already differs.
+		 */
+		if (col->mod == HIST_MOD_SYM)
+			return xasprintf("[%016" PRIx64 "] %s", c->num, c->text);
+		return xstrdup(c->text);
 	case HIST_K_TASK:
 	case HIST_K_SYSCALL:
 		return xasprintf("%s [%" PRIu64 "]", c->text ? c->text : "", c->num);
@@ -121,7 +129,7 @@ static int render_table(FILE *out, const struct hist_result *r, const struct his
 	}
 	for (size_t i = 0; i < r->nrows; i++)
 		for (size_t c = 0; c < nc; c++) {
-			char *s = cell_text(&r->cols[c], hist_cell(r, i, c));
+			char *s = hist_cell_text(&r->cols[c], hist_cell(r, i, c));
 			size_t w = text_width(s);
 
 			t[i * nc + c] = s;

@@ -414,6 +414,14 @@ static void append_fields(char **out, const char *label, const struct hist_field
 	}
 }
 
+bool hist_spec_wants_syms(const struct hist_spec *s)
+{
+	for (size_t i = 0; i < s->nkeys; i++)
+		if (s->keys[i].mod == HIST_MOD_SYM || s->keys[i].mod == HIST_MOD_SYM_OFFSET)
+			return true;
+	return false;
+}
+
 char *hist_spec_trigger(const struct hist_spec *s)
 {
 	char *t = xstrdup("hist"), *x;

@@ -481,12 +481,22 @@ static int load_tep(struct live *l)
 	}
 	if (!r)
 		l->tep = local_tep(&sys);
+	/* Only a custom view keyed on .sym shows kernel symbols. */
+	if (!r && l->o->custom && hist_spec_wants_syms(l->o->custom)) {
+		char *ks = NULL;
+		size_t len;
+
+		if (!read_file("/proc/kallsyms", &ks, &len))
+			tep_parse_kallsyms(l->tep, ks);
+		free(ks);
+	}
 	strv_free(&sys);
 	return r;
 }
 
 static int setup(struct live *l)
 {
+	static const char *const marks[] = { "print", "raw_data", "bprint", "bputs" };
 	const struct top_opts *o = l->o;
 	char *text = NULL;
 	int r;
@@ -498,6 +508,18 @@ static int setup(struct live *l)
 	r = tfs_events(l->in, &l->avail);
 	if (r)
 		return tr_fail(r, "cannot read available_events: %s", strerror(-r));
+	/*
+	 * The ftrace events of trace_marker and trace_printk are always on,
+	 * so available_events leaves them out; -e ftrace:print still names one.
+	 */
+	for (size_t i = 0; i < ARRAY_SIZE(marks); i++) {
+		char *fmt = xasprintf("events/ftrace/%s/format", marks[i]);
+
+		if (tfs_exists(NULL, fmt))
+			strv_push_owned(&l->avail, xasprintf("ftrace:%s", marks[i]));
+		free(fmt);
+	}
+	strv_sort(&l->avail);
 	r = load_tep(l);
 	if (r)
 		return r;

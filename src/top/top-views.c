@@ -322,6 +322,21 @@ static void sort_filter(struct top_table *t, int col, bool asc, const char *filt
 	free(order);
 }
 
+/* The widest text of column c, between lo and hi ("[addr] sym" keys need 30). */
+static int text_width(const struct top_table *t, size_t c, int lo, int hi)
+{
+	int w = lo;
+
+	for (size_t i = 0; i < t->nrows; i++) {
+		const char *s = top_tcell(t, i, c)->s;
+		int n = s ? (int)strlen(s) : 0;
+
+		if (n > w)
+			w = n;
+	}
+	return w < hi ? w : hi;
+}
+
 /* The custom view: tr hist's table, its columns made ours. */
 static int build_custom(struct top_model *m, struct top_table *t)
 {
@@ -355,7 +370,7 @@ static int build_custom(struct top_model *m, struct top_table *t)
 
 			tc->v = r.cols[c].kind == HIST_K_PERCENT ? hc->pct : (double)hc->num;
 			if (t->own_cols[c].unit == TU_TEXT)
-				tc->s = xstrdup(hc->text ? hc->text : "");
+				tc->s = hist_cell_text(&r.cols[c], hc);
 			else if (r.cols[c].kind == HIST_K_RANGE)
 				tc->s = xasprintf("%llu-%llu", (unsigned long long)hc->num,
 						  (unsigned long long)hc->num2);
@@ -367,6 +382,8 @@ static int build_custom(struct top_model *m, struct top_table *t)
 	for (size_t c = 0; c < r.ncols; c++) {
 		t->own_cols[c].name = xstrdup(r.cols[c].name);
 		t->own_cols[c].json = t->own_cols[c].name;
+		if (t->own_cols[c].unit == TU_TEXT)
+			t->own_cols[c].width = -text_width(t, c, 16, 48);
 	}
 	t->note = xasprintf("Hits: %llu  Entries: %llu  Dropped: %llu",
 			    (unsigned long long)r.hits, (unsigned long long)r.entries,

@@ -39,6 +39,18 @@ test_expect_success 'keys by common_pid, sorted, as JSON and CSV' '
 	test_cmp expect out
 '
 
+test_expect_success '.sym keys show the address before the symbol, .sym-offset the offset' '
+	inst=$(test_instance) &&
+	tr hist --engine user -B $inst -e ftrace:print -k ip.sym -- \
+		$TEST_TMP/marks.sh $inst 6 s >out 2>err &&
+	grep -E "^\[[0-9a-f]{16}\] [A-Za-z_][A-Za-z0-9_.]* +6$" out >line &&
+	sym=$(sed "s/^\[[0-9a-f]*\] \([^ ]*\).*/\1/" line) &&
+	grep -q " $sym$" /proc/kallsyms &&
+	tr hist --engine user -B $inst -e ftrace:print -k ip.sym-offset -- \
+		$TEST_TMP/marks.sh $inst 4 s >out 2>err &&
+	test_grep -E "^$sym\+0x[0-9a-f]+ +4$" out
+'
+
 test_expect_success 'a filter counts only the matching events' '
 	cp /bin/true trmk && cp /bin/true trmk2 &&
 	printf "filename,hitcount\n$PWD/trmk2,3\n" >expect &&

@@ -40,7 +40,7 @@ top_refreshed() {
 # dicts, one per JSON line) as R; fails with the value when it is falsy.
 json() {
 	python3 - "$1" "$2" <<'EOF'
-import json, sys
+import json, re, sys
 R = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
 def rows(r, **kw):
     return [x for x in r["rows"] if all(x.get(k) == v for k, v in kw.items())]
@@ -243,6 +243,16 @@ test_expect_success 'the custom view is tr hist'"'"'s table, live' '
 	json "R[-1][\"view\"] == \"custom\" and R[-1][\"rows\"]" out &&
 	json "all(\"prev_comm\" in x and x[\"hitcount\"] > 0 for x in R[-1][\"rows\"])" out &&
 	json "R[-1][\"note\"].startswith(\"Hits: \")" out
+'
+
+test_expect_success 'the custom view takes ftrace:print and shows .sym keys as [address] symbol' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	timeout 30 "$TR" top -b -d 0.5 -n 2 -B $inst -e ftrace:print -k ip.sym --format json -- \
+		sh -c "for i in 1 2 3 4 5 6 7; do echo m >$TRACEFS/instances/$inst/trace_marker; done; sleep 3" >out &&
+	json "[x[\"hitcount\"] for x in R[-1][\"rows\"]] == [7]" out &&
+	json "re.match(r\"\\[[0-9a-f]{16}\\] \\w+\", R[-1][\"rows\"][0][\"ip\"])" out
 '
 
 test_expect_success 'JSON: one object per refresh, hostile task names escaped' '

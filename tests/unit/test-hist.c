@@ -216,9 +216,16 @@ TEST(parse_sym)
 	CHECK(hist_cell(&parsed, 0, 0)->num == 0xffffffff811e9865ULL);
 	CHECK_STR(hist_cell(&parsed, 0, 0)->text, "netfs_folioq_alloc");
 	CHECK(sum_col(1) == parsed.hits);
+	/* Two call sites in load_elf_binary: the table tells them apart. */
+	CHECK_OWNED(hist_cell_text(&parsed.cols[0], hist_cell(&parsed, 8, 0)),
+		    "[ffffffff811c6e28] load_elf_binary");
+	CHECK_OWNED(hist_cell_text(&parsed.cols[0], hist_cell(&parsed, 10, 0)),
+		    "[ffffffff811c6ece] load_elf_binary");
 	hist_result_free(&parsed);
 	CHECK(load("symoff") == 1);
 	CHECK_STR(hist_cell(&parsed, 0, 0)->text, "p9_fcall_init+0x44/0x6f");
+	CHECK_OWNED(hist_cell_text(&parsed.cols[0], hist_cell(&parsed, 0, 0)),
+		    "p9_fcall_init+0x44/0x6f");
 	CHECK(hist_cell(&parsed, 0, 3)->num == 4644896);
 	CHECK(parsed.ncols == 4);
 	hist_result_free(&parsed);
