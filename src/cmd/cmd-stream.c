@@ -2,8 +2,9 @@
 /*
  * tr stream: trace without a file.  Sets up events and tracer as tr record
  * does, reads the per-CPU buffers live and prints each event as it arrives,
- * merged across CPUs and formatted as tr report formats it, until SIGINT,
- * SIGTERM or --duration.  Everything set up is put back after.
+ * merged across CPUs and formatted as tr report formats it, while COMMAND
+ * runs, until SIGINT, SIGTERM or --duration.  Everything set up is put
+ * back after.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,12 +22,13 @@ struct args {
 	struct opt_events ev;
 	struct tr_setup setup;
 	struct strv filters;
-	bool invert, no_filter;
+	bool invert, no_filter, follow;
 	struct fmt_opts fo;
 	uint64_t duration_ns;
+	char **command;
 };
 
-enum { OPT_FORMAT = 0x100, OPT_DURATION, OPT_NO_FILTER };
+enum { OPT_FORMAT = 0x100, OPT_DURATION, OPT_NO_FILTER, OPT_FOLLOW };
 
 static const struct argp_option options[] = {
 	{ "report-filter", 'F', "FILTER", 0,
@@ -38,6 +40,7 @@ static const struct argp_option options[] = {
 	  "text (default: the kernel's text), libtraceevent (trace-cmd's), json or csv", 0 },
 	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
 	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also show tr's own events", 0 },
+	{ "follow", OPT_FOLLOW, NULL, 0, "Trace only COMMAND (and with -c, its children)", 0 },
 	{ 0 }
 };
 
@@ -82,24 +85,33 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_NO_FILTER:
 		a->no_filter = true;
 		return 0;
+	case OPT_FOLLOW:
+		a->follow = true;
+		return 0;
 	case ARGP_KEY_ARG:
-		argp_error(state, "unexpected argument '%s'", arg);
+		/* COMMAND and everything after it are the command's. */
+		a->command = &state->argv[state->next - 1];
+		state->next = state->argc;
 		return 0;
 	case ARGP_KEY_END:
 		if (a->invert && !a->filters.n)
 			argp_error(state, "-v goes with -F");
-		if (a->setup.children && !a->setup.pids.n)
-			argp_error(state, "-c goes with -P");
+		if (a->follow && !a->command)
+			argp_error(state, "--follow needs a COMMAND to follow");
+		if (a->follow && a->setup.pids.n)
+			argp_error(state, "--follow and -P exclude each other");
+		if (a->setup.children && !a->follow && !a->setup.pids.n)
+			argp_error(state, "-c goes with -P or --follow");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
 	}
 }
 
-static const struct argp argp = { options, parse, NULL,
+static const struct argp argp = { options, parse, "[COMMAND [ARGS...]]",
 				  "Trace without a file: print events live as they arrive, merged "
-				  "across CPUs and formatted as 'tr report' formats them, until "
-				  "interrupted or --duration ends.",
+				  "across CPUs and formatted as 'tr report' formats them, while "
+				  "COMMAND runs, until interrupted or --duration ends.",
 				  opt_session_children, NULL, NULL };
 
 int cmd_stream(int argc, char **argv)
@@ -115,7 +127,12 @@ int cmd_stream(int argc, char **argv)
 	size_t nown = 0;
 	int r;
 
-	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	if (a.command && !session_runnable(a.command[0])) {
+		tr_error("cannot run '%s': command not found", a.command[0]);
+		r = -ENOENT;
+		goto out;
+	}
 	r = cmd_instance_open(a.inst.name, true, &in);
 	if (!r)
 		r = stream_new(&(struct stream_opts){ .inst = in, .fo = a.fo, .filters = &a.filters,
@@ -130,6 +147,7 @@ int cmd_stream(int argc, char **argv)
 	}
 	if (!r) {
 		so = (struct session_opts){ .inst = in, .duration_ns = a.duration_ns,
+					    .command = a.command,
 					    .tick = stream_tick, .tick_ms = STREAM_BATCH_MS,
 					    .arg = s };
 		stream_rec_opts(s, &so.rec);
@@ -137,10 +155,18 @@ int cmd_stream(int argc, char **argv)
 	}
 	if (!r) {
 		stream_attach(s, session_rec(sess));
-		/* With -P only those pids trace: tr's own are out already. */
-		if (!a.no_filter && !a.setup.pids.n)
+		/* With -P or --follow only those pids trace: tr's own are out already. */
+		if (!a.no_filter && !a.setup.pids.n && !a.follow)
 			nown = session_own_pids(sess, own, ARRAY_SIZE(own));
 		r = rec_events_to_enable(&a.ev.list, own, nown, &enable);
+	}
+	/* --follow: the held command's pid, before it runs. */
+	if (!r && a.follow) {
+		struct strv pids = { 0 };
+
+		strv_push_owned(&pids, xasprintf("%d", (int)session_child(sess)));
+		r = setup_pids(in, &pids, a.setup.children, a.setup.tracer);
+		strv_free(&pids);
 	}
 	if (!r) {
 		setup = (struct tr_setup){ .events = &enable, .triggers = a.setup.triggers };
@@ -161,6 +187,7 @@ int cmd_stream(int argc, char **argv)
 		tr_report(r, "stream");
 	session_free(sess);
 	stream_free(s);
+out:
 	evsel_list_free(&enable);
 	evsel_list_free(&a.ev.list);
 	strv_free(&a.filters);

@@ -84,11 +84,41 @@ test_expect_success '--duration ends it by itself' '
 	test "$(cat $TRACEFS/instances/$inst/tracing_on)" = 1
 '
 
+test_expect_success 'COMMAND: events while it runs, and the stream ends with it' '
+	cp /bin/true trmk &&
+	inst=$(test_instance) &&
+	timeout 30 "$TR" stream -B $inst -e sched:sched_process_exec -- sh -c "$PWD/trmk; true" >out 2>err &&
+	test_grep -E "^ +trmk-[0-9]+ +\[[0-9]{3}\] +[0-9.]+: sched_process_exec: +filename=$PWD/trmk " out &&
+	test ! -d $TRACEFS/instances/$inst
+'
+
+test_expect_success '--follow: only the command, and with -c its children' '
+	cp /bin/true trmk &&
+	inst=$(test_instance) &&
+	timeout 30 "$TR" stream -B $inst --follow -e sched:sched_process_exit -- \
+		sh -c "$PWD/trmk; true" >out 2>err &&
+	test_grep "comm=sh pid=" out &&
+	! grep -q "comm=trmk" out &&
+	test $(wc -l <out) = 1 &&
+	timeout 30 "$TR" stream -B $inst --follow -c -e sched:sched_process_exit -- \
+		sh -c "$PWD/trmk; true" >out 2>err &&
+	test_grep "comm=trmk pid=" out &&
+	test_grep "comm=sh pid=" out &&
+	test $(wc -l <out) = 2 &&
+	test ! -d $TRACEFS/instances/$inst
+'
+
 test_expect_success 'bad options are usage errors' '
 	test_expect_code 64 tr stream --format xml 2>err &&
 	test_grep "unknown format '"'"'xml'"'"'" err &&
 	test_expect_code 64 tr stream --duration 5x 2>err &&
-	test_grep "bad duration" err
+	test_grep "bad duration" err &&
+	test_expect_code 64 tr stream --follow -e sched:sched_switch 2>err &&
+	test_grep "needs a COMMAND" err &&
+	test_expect_code 64 tr stream -c -e sched:sched_switch 2>err &&
+	test_grep "goes with -P or --follow" err &&
+	test_expect_code 1 tr stream -e sched:sched_switch -- no-such-command-tr 2>err &&
+	test_grep "cannot run .no-such-command-tr." err
 '
 
 test_expect_success 'events already in the buffer are not printed' '
