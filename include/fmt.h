@@ -78,7 +78,21 @@ struct fmt_opts {
 	bool graph;
 	/* The graph's options over those the file records ("proc,noabstime"), or NULL. */
 	const char *graph_opts;
+	/*
+	 * text: the kernel's irq-info column after the CPU ("d..2."):
+	 * irqs-off/BH-disabled, need-resched, hardirq/softirq, preempt-depth
+	 * and migrate-disable, from each record's common_flags and
+	 * common_preempt_count, as the trace file prints them.
+	 */
+	bool irq_info;
 };
+
+/*
+ * The irq-info column of a record's common_flags and common_preempt_count
+ * under kernel kver (major << 8 | minor; 0: unknown, taken as recent) into
+ * out: five characters and a NUL.
+ */
+void fmt_irq_info(unsigned flags, unsigned preempt, unsigned kver, char out[6]);
 
 struct fmt;
 struct fmt_src;

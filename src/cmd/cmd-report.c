@@ -30,7 +30,7 @@ struct args {
 
 enum {
 	OPT_CPU = 0x100, OPT_EVENTS, OPT_STAT, OPT_FIRST, OPT_LAST, OPT_FORMAT, OPT_PLUGINS,
-	OPT_BUFFER, OPT_COMM, OPT_TS_DIFF, OPT_TS_OFFSET, OPT_NO_GRAPH,
+	OPT_BUFFER, OPT_COMM, OPT_TS_DIFF, OPT_TS_OFFSET, OPT_NO_GRAPH, OPT_IRQ_INFO,
 	OPT_GRAPH_OPT,
 };
 
@@ -54,6 +54,10 @@ static const struct argp_option options[] = {
 	  "or of every file when no -i comes before it", 0 },
 	{ "raw", 'R', NULL, 0, "Print the fields as name=value instead of the event's format", 0 },
 	{ "ns", 't', NULL, 0, "Timestamps to the nanosecond", 0 },
+	{ "irq-info", OPT_IRQ_INFO, NULL, 0,
+	  "Show the kernel's irq-info column after the CPU, as its trace file does: "
+	  "irqs-off/BH-disabled, need-resched, hardirq/softirq, preempt-depth and "
+	  "migrate-disable (e.g. d..2.)", 0 },
 	{ "plugins", OPT_PLUGINS, NULL, 0,
 	  "Load libtraceevent's plugins (trace-cmd's compact forms)", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0,
@@ -63,7 +67,7 @@ static const struct argp_option options[] = {
 	{ "no-graph", OPT_NO_GRAPH, NULL, 0,
 	  "Print function_graph records (funcgraph_entry/exit) one line each like other "
 	  "events, not as the call graph the kernel's trace file shows (also so with -R, -t, "
-	  "--ts-diff, --first-event, --last-event and --format libtraceevent)", 0 },
+	  "--ts-diff, --irq-info, --first-event, --last-event and --format libtraceevent)", 0 },
 	{ "graph-opt", OPT_GRAPH_OPT, "LIST", 0,
 	  "Lay the call graph out as under these function_graph options instead of those the "
 	  "recording had: cpu, proc, abstime, overhead, duration, irqs, tail, retval, "
@@ -175,6 +179,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_NO_GRAPH:
 		a->no_graph = true;
 		return 0;
+	case OPT_IRQ_INFO:
+		a->r.fo.irq_info = true;
+		return 0;
 	case OPT_GRAPH_OPT: {
 		struct fmt_graph_opts o;
 		char bad[64], *all;
@@ -214,8 +221,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-v goes with -F");
 		if (a->format && (a->r.list_events || a->r.stat))
 			argp_error(state, "--format does not go with --events or --stat");
-		if (a->r.fo.kind != FMT_TEXT && (a->r.fo.raw || a->r.fo.ns || a->r.fo.ts_diff))
-			argp_error(state, "-R, -t and --ts-diff are for text output");
+		if (a->r.fo.kind != FMT_TEXT && (a->r.fo.raw || a->r.fo.ns || a->r.fo.ts_diff ||
+						  a->r.fo.irq_info))
+			argp_error(state, "-R, -t, --ts-diff and --irq-info are for text output");
+		if (a->r.fo.irq_info && (a->r.list_events || a->r.stat))
+			argp_error(state, "--irq-info does not go with --events or --stat");
 		if (a->r.fo.ts_diff && (a->r.list_events || a->r.stat))
 			argp_error(state, "--ts-diff does not go with --events or --stat");
 		/*
@@ -226,8 +236,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (a->graph_opts && a->no_graph)
 			argp_error(state, "--graph-opt does not go with --no-graph");
 		a->r.fo.graph = !a->no_graph && a->r.fo.kind == FMT_TEXT && !a->r.fo.lib &&
-				!a->r.fo.raw && !a->r.fo.ns && !a->r.fo.ts_diff && !a->r.first &&
-				!a->r.last;
+				!a->r.fo.raw && !a->r.fo.ns && !a->r.fo.ts_diff && !a->r.fo.irq_info &&
+				!a->r.first && !a->r.last;
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -28,7 +28,7 @@ struct args {
 	char **command;
 };
 
-enum { OPT_FORMAT = 0x100, OPT_DURATION, OPT_NO_FILTER, OPT_FOLLOW };
+enum { OPT_FORMAT = 0x100, OPT_DURATION, OPT_NO_FILTER, OPT_FOLLOW, OPT_IRQ_INFO };
 
 static const struct argp_option options[] = {
 	{ "report-filter", 'F', "FILTER", 0,
@@ -40,6 +40,9 @@ static const struct argp_option options[] = {
 	  "text (default: the kernel's text), libtraceevent (trace-cmd's), json or csv", 0 },
 	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
 	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also show tr's own events", 0 },
+	{ "irq-info", OPT_IRQ_INFO, NULL, 0,
+	  "Show the kernel's irq-info column after the CPU (e.g. d..2.), as its trace file does",
+	  0 },
 	{ "follow", OPT_FOLLOW, NULL, 0, "Trace only COMMAND (and with -c, its children)", 0 },
 	{ 0 }
 };
@@ -88,6 +91,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_FOLLOW:
 		a->follow = true;
 		return 0;
+	case OPT_IRQ_INFO:
+		a->fo.irq_info = true;
+		return 0;
 	case ARGP_KEY_ARG:
 		/* COMMAND and everything after it are the command's. */
 		a->command = &state->argv[state->next - 1];
@@ -96,6 +102,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (a->invert && !a->filters.n)
 			argp_error(state, "-v goes with -F");
+		if (a->fo.irq_info && a->fo.kind != FMT_TEXT)
+			argp_error(state, "--irq-info is for text output");
 		if (a->follow && !a->command)
 			argp_error(state, "--follow needs a COMMAND to follow");
 		if (a->follow && a->setup.pids.n)

@@ -95,6 +95,7 @@ struct fmt_src {
 	bool has_tasks;
 	bool swap;		/* the file's byte order is not ours */
 	int pid_off, pid_size;	/* common_pid */
+	int flags_off, pc_off;	/* common_flags, common_preempt_count (one byte each; -1: none) */
 	int type_off, type_size;/* common_type */
 	/* What the kernel's printer reads beside the records (see fmt.h). */
 	struct kenv env;
@@ -291,6 +292,13 @@ struct fmt_src *fmt_src_new(struct fmt *f, struct tep_handle *tep)
 	if (e && (fld = tep_find_common_field(e, "common_type"))) {
 		s->type_off = fld->offset;
 		s->type_size = fld->size;
+	}
+	s->flags_off = 2, s->pc_off = 3;
+	if (e) {
+		fld = tep_find_common_field(e, "common_flags");
+		s->flags_off = fld && fld->size == 1 ? fld->offset : -1;
+		fld = tep_find_common_field(e, "common_preempt_count");
+		s->pc_off = fld && fld->size == 1 ? fld->offset : -1;
 	}
 	s->clock_ns = true;
 	fmt_src_graph_opts(s, NULL);
@@ -1456,6 +1464,56 @@ static void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
 	}
 }
 
+/* The kernel's trace_flag_type bits (include/linux/trace_events.h). */
+enum {
+	TF_IRQS_OFF = 0x01,
+	TF_LAZY = 0x02,		/* 6.13+: NEED_RESCHED_LAZY; before, IRQS_NOSUPPORT */
+	TF_NEED_RESCHED = 0x04,
+	TF_HARDIRQ = 0x08,
+	TF_SOFTIRQ = 0x10,
+	TF_PREEMPT_RESCHED = 0x20,
+	TF_NMI = 0x40,
+	TF_BH_OFF = 0x80,
+};
+
+/*
+ * As the kernel's trace_print_lat_fmt() prints them.  Bit 0x02 changed
+ * meaning in 6.13 (lazy preemption took the bit of "irq flags not
+ * supported", printed X); a file of an older kernel keeps the old one.
+ */
+void fmt_irq_info(unsigned flags, unsigned preempt, unsigned kver, char out[6])
+{
+	bool old = kver && kver < (6 << 8 | 13);
+	bool nr = flags & TF_NEED_RESCHED, pr = flags & TF_PREEMPT_RESCHED;
+	bool lazy = !old && (flags & TF_LAZY);
+	bool nmi = flags & TF_NMI, hard = flags & TF_HARDIRQ, soft = flags & TF_SOFTIRQ;
+	bool bh = flags & TF_BH_OFF, off = flags & TF_IRQS_OFF;
+	static const char hex[] = "0123456789abcdef";
+
+	out[0] = off && bh ? 'D' : off ? 'd' : bh ? 'b' : old && (flags & TF_LAZY) ? 'X' : '.';
+	out[1] = nr && lazy && pr ? 'B' : nr && pr ? 'N' : lazy && pr ? 'L' : nr && lazy ? 'b' :
+		 nr ? 'n' : pr ? 'p' : lazy ? 'l' : '.';
+	out[2] = nmi && hard ? 'Z' : nmi ? 'z' : hard && soft ? 'H' : hard ? 'h' : soft ? 's' : '.';
+	out[3] = preempt & 0xf ? hex[preempt & 0xf] : '.';
+	out[4] = preempt & 0xf0 ? hex[(preempt >> 4) & 0xf] : '.';
+	out[5] = '\0';
+}
+
+static void put_irq_info(struct fmt *f, struct fmt_src *s, const struct tfile_event *ev)
+{
+	const uint8_t *d = ev->data;
+	unsigned flags = 0, pc = 0;
+	char col[6];
+
+	if (s->flags_off >= 0 && ev->size > (uint32_t)s->flags_off)
+		flags = d[s->flags_off];
+	if (s->pc_off >= 0 && ev->size > (uint32_t)s->pc_off)
+		pc = d[s->pc_off];
+	fmt_irq_info(flags, pc, s->env.kver, col);
+	putc_(f, ' ');
+	put(f, col, 5);
+}
+
 /*
  * --ts-diff: " (+0.000123)", the time since the previous printed event
  * (whatever its CPU; filtered-out events do not count), in the precision of
@@ -2071,6 +2129,8 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 		puts_(f, " [");
 		put_u(f, ev->cpu, 3, true);
 		puts_(f, "]");
+		if (f->o.irq_info)
+			put_irq_info(f, s, ev);
 		put_time(f, s, ev->ts);
 		if (f->o.ts_diff)
 			put_delta(f, ev->ts);

@@ -118,6 +118,18 @@ test_expect_success '-t prints nanoseconds' '
 	test_grep -q "\] [ 0-9]*\.[0-9]\{9\}: " t
 '
 
+test_expect_success '--irq-info: the kernel'"'"'s flags column on every line' '
+	tr report -i "$v7" --irq-info >l &&
+	test_grep -E "^trgen7: +bash-26667 \[000\] d\.h2\.  1977\.122362: sched_waking: " l &&
+	test_grep -E "^trgen7: +bash-26667 \[000\] dNh3\.  1977\.122371: sched_wakeup: " l &&
+	! grep -vE "^cpus=|^trgen7: +.*-[0-9]+ +\[[0-9]{3}\] [.dDbX][.nNpBLbl][.hHsZz][.0-9a-f][.0-9a-f] +[0-9]+\.[0-9]{6}: " l &&
+	test $(wc -l <l) = $(wc -l <"$data/report-v7.N") &&
+	test_expect_code 64 tr report -i "$v7" --irq-info --format json 2>err &&
+	test_grep "are for text output" err &&
+	test_expect_code 64 tr report -i "$v7" --irq-info --stat 2>err &&
+	test_grep "does not go with --events or --stat" err
+'
+
 test_expect_success 'a reader that goes away is not an error' '
 	tr report -i "$data/report-lost.dat" | head -n 2 >two &&
 	test $(wc -l <two) = 2

@@ -108,6 +108,14 @@ test_expect_success '--follow: only the command, and with -c its children' '
 	test ! -d $TRACEFS/instances/$inst
 '
 
+test_expect_success '--irq-info shows the kernel'"'"'s flags column' '
+	inst=$(test_instance) &&
+	timeout 30 "$TR" stream -B $inst --irq-info -e sched:sched_process_exit -- /bin/true >out 2>err &&
+	test_grep -E "^ +true-[0-9]+ +\[[0-9]{3}\] [.dDbX][.nNpBLbl][.hHsZz][.0-9a-f][.0-9a-f] +[0-9]+\.[0-9]{6}: sched_process_exit: +comm=true " out &&
+	test_expect_code 64 tr stream --irq-info --format json 2>err &&
+	test_grep "is for text output" err
+'
+
 test_expect_success 'bad options are usage errors' '
 	test_expect_code 64 tr stream --format xml 2>err &&
 	test_grep "unknown format '"'"'xml'"'"'" err &&

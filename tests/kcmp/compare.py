@@ -6,8 +6,8 @@
 KERNEL_TXT is the instance's trace file, TR_TXT `tr report` of the same
 buffer and TR_CSV `tr report --format csv` (for each line's system).  Events
 are matched by CPU and occurrence (the n-th event of CPU c on both sides);
-for each, the task, pid, timestamp and the text after the timestamp are
-compared.  tr's text pads the gap after an event's name to a column, as
+for each, the task, pid, timestamp, the irq-info column (where TR_TXT has
+it: tr report --irq-info) and the text after the timestamp are compared.  tr's text pads the gap after an event's name to a column, as
 trace-cmd does: that padding is taken out before comparing.
 
 An event is identical when all of that is equal, with two allowances,
@@ -33,7 +33,9 @@ KLINE = re.compile(r"^(?P<comm>.*?)-(?P<pid>\d+)\s+(?:\(\s*(?:\d+|-+)\)\s+)?"
                    r"\[(?P<cpu>\d+)\]\s+(?:(?P<flags>[^ \d]\S{3,4})\s+)?"
                    r"(?P<ts>\d+(?:\.\d+)?): (?P<rest>.*)$", re.S)
 # "          sleep-29643 [001]   413.579735: kmalloc:              call_site=..."
+# With --irq-info: "          sleep-29643 [001] d..2.   413.579735: ..."
 TLINE = re.compile(r"^(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+"
+                   r"(?:(?P<flags>[^ \d]\S{4})\s+)?"
                    r"(?P<ts>\d+(?:\.\d+)?): (?P<rest>.*)$", re.S)
 LOST = re.compile(r"^\s*CPU:\d+ \[LOST")
 HASHED = re.compile(r"\b00000000[0-9a-f]{8}\b")
@@ -53,7 +55,7 @@ def read_kernel(path):
                     events[-1]["rest"] += "\n" + line
                 continue
             events.append(dict(comm=m["comm"].strip(), pid=int(m["pid"]), cpu=int(m["cpu"]),
-                               ts=m["ts"], rest=m["rest"]))
+                               flags=m["flags"], ts=m["ts"], rest=m["rest"]))
     return events
 
 
@@ -91,7 +93,7 @@ def read_tr(path, csv_path, prefix):
                     events[-1]["rest"] += "\n" + line
                 continue
             events.append(dict(comm=m["comm"].strip(), pid=int(m["pid"]), cpu=int(m["cpu"]),
-                               ts=m["ts"], rest=unpad(m["rest"])))
+                               flags=m["flags"], ts=m["ts"], rest=unpad(m["rest"])))
     if len(rows) != len(events):
         sys.exit("compare: %d text lines but %d csv rows" % (len(events), len(rows)))
     for e, row in zip(events, rows):
@@ -163,6 +165,9 @@ def main():
                     what.append("comm")
             if k["ts"] != t["ts"]:
                 what.append("timestamp")
+            # The irq-info column, where both printed one.
+            if k["flags"] and t["flags"] and k["flags"] != t["flags"]:
+                what.append("flags")
             hashed = False
             if k["rest"] != t["rest"]:
                 if a.hashed and hashed_match(k["rest"], t["rest"]):
@@ -199,8 +204,9 @@ def main():
     for key, n in kinds.most_common():
         print("\n%s: %d event%s differ" % (key, n, "" if n == 1 else "s"))
         for k, t in examples[key]:
-            print("  kernel: %s-%d [%03d] %s: %s" % (k["comm"], k["pid"], k["cpu"], k["ts"], k["rest"]))
-            print("  tr:     %s-%d [%03d] %s: %s" % (t["comm"], t["pid"], t["cpu"], t["ts"], t["rest"]))
+            for who, e in (("kernel", k), ("tr", t)):
+                print("  %-7s %s-%d [%03d] %s %s: %s" % (who + ":", e["comm"], e["pid"], e["cpu"],
+                                                     e["flags"] or "", e["ts"], e["rest"]))
     if not total["compared"]:
         print("compare: no events compared", file=sys.stderr)
         return 1

@@ -180,6 +180,61 @@ TEST(text_columns)
 	tep_free(tep);
 }
 
+static void irq_body(struct fmt *f, struct fmt_src *s)
+{
+	uint8_t d[64];
+	struct tfile_event ev = kinds_event(d, 100, 1234567891499ULL);
+
+	d[2] = 0x01 | 0x04 | 0x20 | 0x08;	/* irqs off, need-resched both ways, hardirq */
+	d[3] = 0x23;				/* preempt depth 3, migrate-disable 2 */
+	fmt_src_cmdlines(s, "100 worker\n");
+	fmt_event(f, s, "", &ev);
+}
+
+TEST(irq_info)
+{
+	struct tep_handle *tep = make_tep();
+	char *out = capture((struct fmt_opts){ .irq_info = true }, tep, irq_body);
+	char c[6];
+
+	CHECK_STR(out, "          worker-100   [001] dNh32  1234.567891: kinds:                neg=-5 "
+		       "big=18446744073709551615 name=a\"b,c msg=hi\tx\n");
+	free(out);
+	tep_free(tep);
+	/* Each column's cases, as trace_print_lat_fmt() has them. */
+	fmt_irq_info(0, 0, 0, c);
+	CHECK_STR(c, ".....");
+	fmt_irq_info(0x81, 0xff, 0, c);
+	CHECK_STR(c, "D..ff");
+	fmt_irq_info(0x80, 0x10, 0, c);
+	CHECK_STR(c, "b...1");
+	fmt_irq_info(0x04 | 0x02 | 0x20, 0, 0, c);
+	CHECK_STR(c, ".B...");
+	fmt_irq_info(0x02 | 0x20, 0, 0, c);
+	CHECK_STR(c, ".L...");
+	fmt_irq_info(0x04 | 0x02, 0, 0, c);
+	CHECK_STR(c, ".b...");
+	fmt_irq_info(0x02, 0, 6 << 8 | 13, c);
+	CHECK_STR(c, ".l...");
+	fmt_irq_info(0x04, 0, 0, c);
+	CHECK_STR(c, ".n...");
+	fmt_irq_info(0x20, 0, 0, c);
+	CHECK_STR(c, ".p...");
+	fmt_irq_info(0x40 | 0x08, 0, 0, c);
+	CHECK_STR(c, "..Z..");
+	fmt_irq_info(0x40, 0, 0, c);
+	CHECK_STR(c, "..z..");
+	fmt_irq_info(0x08 | 0x10, 0, 0, c);
+	CHECK_STR(c, "..H..");
+	fmt_irq_info(0x10, 0, 0, c);
+	CHECK_STR(c, "..s..");
+	/* Before 6.13 bit 0x02 meant "no irq flags" (X), not lazy. */
+	fmt_irq_info(0x02 | 0x04, 0, 6 << 8 | 12, c);
+	CHECK_STR(c, "Xn...");
+	fmt_irq_info(0x02 | 0x01, 0, 6 << 8 | 1, c);
+	CHECK_STR(c, "d....");
+}
+
 static void json_body(struct fmt *f, struct fmt_src *s)
 {
 	uint8_t d[64];
@@ -541,6 +596,6 @@ TEST(hostile_records)
 	tep_free(tep);
 }
 
-UNIT_MAIN(T(text_columns), T(json_types), T(csv_quoting), T(comm_resolution), T(filters),
+UNIT_MAIN(T(text_columns), T(irq_info), T(json_types), T(csv_quoting), T(comm_resolution), T(filters),
 	  T(merge_order), T(merge_peek_and_skip), T(fast_printer_matches_libtraceevent), T(fast_printer_expressions),
 	  T(hostile_records))
