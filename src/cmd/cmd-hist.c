@@ -53,7 +53,7 @@ static const struct argp_option options[] = {
 	{ "size", OPT_SIZE, "N", 0, "Room for N entries (default 2048)", 0 },
 	{ "limit", OPT_LIMIT, "N", 0, "Print only the first N rows (the top N: counts and sums "
 	  "sort biggest first)", 0 },
-	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
+	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (1.5, 250ms, 10s, 2m)", 0 },
 	{ "name", OPT_NAME, "NAME", 0, "A named histogram, shared between events", 0 },
 	{ "bars", OPT_BARS, NULL, 0, "Draw a bar for the sort value", 0 },
 	{ "json", OPT_JSON, NULL, 0, "Print JSON", 0 },

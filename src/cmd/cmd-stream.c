@@ -38,7 +38,7 @@ static const struct argp_option options[] = {
 	{ "ns", 't', NULL, 0, "Timestamps to the nanosecond", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0,
 	  "text (default: the kernel's text), libtraceevent (trace-cmd's), json or csv", 0 },
-	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (250ms, 10s, 2m)", 0 },
+	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (1.5, 250ms, 10s, 2m)", 0 },
 	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also show tr's own events", 0 },
 	{ "irq-info", OPT_IRQ_INFO, NULL, 0,
 	  "Show the kernel's irq-info column after the CPU (e.g. d..2.), as its trace file does",

@@ -103,26 +103,10 @@ int parse_size(const char *s, uint64_t *bytes)
 	return scale(v, mul, bytes);
 }
 
+/* A length of time is a time in the same words ("1.5s", "250ms", "2m", "1h"). */
 int parse_duration(const char *s, uint64_t *ns)
 {
-	static const struct {
-		const char *unit;
-		uint64_t mul;
-	} units[] = {
-		{ "", 1000000000ULL },	 { "s", 1000000000ULL }, { "ms", 1000000ULL },
-		{ "us", 1000ULL },	 { "ns", 1ULL },	 { "m", 60000000000ULL },
-		{ "h", 3600000000000ULL },
-	};
-	const char *end;
-	uint64_t v;
-	int r = parse_digits(s, &v, &end);
-
-	if (r)
-		return r;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit))
-			return scale(v, units[i].mul, ns);
-	return -EINVAL;
+	return parse_time(s, ns);
 }
 
 int parse_time(const char *s, uint64_t *ns)
@@ -133,6 +117,7 @@ int parse_time(const char *s, uint64_t *ns)
 	} units[] = {
 		{ "", 1000000000ULL }, { "s", 1000000000ULL }, { "ms", 1000000ULL },
 		{ "us", 1000ULL },     { "ns", 1ULL },	       { "m", 60000000000ULL },
+		{ "h", 3600000000000ULL },
 	};
 	const char *end;
 	uint64_t whole, frac = 0, fdiv = 1;

@@ -69,6 +69,10 @@ TEST(durations)
 	CHECK(parse_duration("2m", &ns) == 0 && ns == 120000000000ULL);
 	CHECK(parse_duration("1h", &ns) == 0 && ns == 3600000000000ULL);
 	CHECK(parse_duration("10us", &ns) == 0 && ns == 10000);
+	CHECK(parse_duration("0.3", &ns) == 0 && ns == 300000000ULL);
+	CHECK(parse_duration("1.5s", &ns) == 0 && ns == 1500000000ULL);
+	CHECK(parse_duration("0.5h", &ns) == 0 && ns == 1800000000000ULL);
+	CHECK(parse_duration("1.", &ns) == -EINVAL);
 	CHECK(parse_duration("5 s", &ns) == -EINVAL);
 	CHECK(parse_duration("5sec", &ns) == -EINVAL);
 	CHECK(parse_duration("-1s", &ns) == -EINVAL);

@@ -72,8 +72,8 @@ TEST(refusals)
 	s = file_value("hwlat", "width=");
 	CHECK(strstr(s, "needs a value"));
 	free(s);
-	s = file_value("hwlat", "width=1.5ms");
-	CHECK(strstr(s, "bad width '1.5ms'"));
+	s = file_value("hwlat", "width=1.0005ms");
+	CHECK(strstr(s, "bad width '1.0005ms'"));
 	free(s);
 	s = file_value("hwlat", "width=1500ns");
 	CHECK(strstr(s, "bad width"));
