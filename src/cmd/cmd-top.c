@@ -54,34 +54,6 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-/* "1", "0.5", "250ms", "2s": decimals of seconds as top takes them, or parse_duration(). */
-static int parse_delay(const char *s, uint64_t *ns)
-{
-	const char *dot = strchr(s, '.');
-	uint64_t whole = 0, frac = 0, scale = 1000000000ULL;
-	char *end;
-
-	if (!dot)
-		return parse_duration(s, ns);
-	if (dot != s) {
-		char *w = strndup(s, dot - s);
-		int r = parse_u64(w, &whole);
-
-		free(w);
-		if (r)
-			return r;
-	}
-	if (!dot[1] || strspn(dot + 1, "0123456789") != strlen(dot + 1) || strlen(dot + 1) > 9)
-		return -EINVAL;
-	frac = strtoull(dot + 1, &end, 10);
-	for (size_t i = strlen(dot + 1); i < 9; i++)
-		frac *= 10;
-	if (whole > 3600)
-		return -ERANGE;
-	*ns = whole * scale + frac;
-	return 0;
-}
-
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
 	struct args *a = state->input;
@@ -93,7 +65,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		opt_bind_cpus(state, &a->cpus);
 		return 0;
 	case 'd':
-		if (parse_delay(arg, &a->interval_ns) || a->interval_ns < 100000000ULL ||
+		if (parse_duration(arg, &a->interval_ns) || a->interval_ns < 100000000ULL ||
 		    a->interval_ns > 3600000000000ULL)
 			argp_error(state, "bad delay '%s' (0.1 to 3600 seconds)", arg);
 		return 0;
