@@ -69,6 +69,14 @@ extern const struct argp opt_setup_argp;
 extern const struct argp opt_cpus_argp;
 /* -P PID, -c, --notrace-pid PID: input is a struct tr_setup. */
 extern const struct argp opt_pids_argp;
+struct tr_setup;
+/*
+ * At ARGP_KEY_END of a command that runs a COMMAND (record, stream): the
+ * rules of --follow (a COMMAND, not with -P) and of -c (with -P or
+ * --follow), as usage errors.
+ */
+void opt_check_follow(struct argp_state *state, bool follow, bool command,
+		      const struct tr_setup *setup);
 /*
  * --file-version 6|7 and --compression zstd|zlib|none, for the commands
  * that write trace.dat files (record, convert, split); each says its own

@@ -107,12 +107,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		state->next = state->argc;
 		return 0;
 	case ARGP_KEY_END:
-		if (a->follow && !a->command)
-			argp_error(state, "--follow needs a COMMAND to follow");
-		if (a->follow && a->setup.pids.n)
-			argp_error(state, "--follow and -P exclude each other");
-		if (a->setup.children && !a->follow && !a->setup.pids.n)
-			argp_error(state, "-c goes with -P or --follow");
+		opt_check_follow(state, a->follow, a->command, &a->setup);
 		if (!a->ev.list.n && !a->setup.tracer)
 			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
 		if (rec_latency_tracer(a->setup.tracer) && a->inst.name)

@@ -104,12 +104,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-v goes with -F");
 		if (a->fo.irq_info && a->fo.kind != FMT_TEXT)
 			argp_error(state, "--irq-info is for text output");
-		if (a->follow && !a->command)
-			argp_error(state, "--follow needs a COMMAND to follow");
-		if (a->follow && a->setup.pids.n)
-			argp_error(state, "--follow and -P exclude each other");
-		if (a->setup.children && !a->follow && !a->setup.pids.n)
-			argp_error(state, "-c goes with -P or --follow");
+		opt_check_follow(state, a->follow, a->command, &a->setup);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

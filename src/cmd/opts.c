@@ -420,6 +420,17 @@ static error_t pids_parse(int key, char *arg, struct argp_state *state)
 
 const struct argp opt_pids_argp = { pids_options, pids_parse, NULL, NULL, NULL, NULL, NULL };
 
+void opt_check_follow(struct argp_state *state, bool follow, bool command,
+		      const struct tr_setup *setup)
+{
+	if (follow && !command)
+		argp_error(state, "--follow needs a COMMAND to follow");
+	if (follow && setup->pids.n)
+		argp_error(state, "--follow and -P exclude each other");
+	if (setup->children && !follow && !setup->pids.n)
+		argp_error(state, "-c goes with -P or --follow");
+}
+
 /* -B, -e/-f and the tracer set-up: what start, record and stream share. */
 const struct argp_child opt_session_children[] = {
 	{ &opt_instance_argp, 0, "Instance:", 0 },
