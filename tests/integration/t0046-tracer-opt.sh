@@ -10,8 +10,8 @@ test_expect_success 'a setting without -p, of another tracer, or with a bad valu
 	test_grep "^tr start: --tracer-opt .width=100. goes with -p hwlat, osnoise or timerlat$" err &&
 	test_expect_code 64 tr record -p timerlat --tracer-opt runtime=5 -o x.dat true 2>err &&
 	test_grep "^tr record: timerlat has no setting .runtime. (cpus, period, stop_tracing, stop_tracing_total, print_stack)$" err &&
-	test_expect_code 64 tr start -p hwlat --tracer-opt width=1.5ms 2>err &&
-	test_grep "bad width .1.5ms. for hwlat (microseconds, or with a unit: 500us, 2ms, 1s)" err &&
+	test_expect_code 64 tr start -p hwlat --tracer-opt width=1.0005ms 2>err &&
+	test_grep "bad width .1.0005ms. for hwlat (microseconds, or with a unit: 500us, 2ms, 1s)" err &&
 	test_expect_code 64 tr stream -p osnoise --tracer-opt cpus=2-1 2>err &&
 	test_grep "bad cpus .2-1. for osnoise" err &&
 	test_expect_code 64 tr start -p hwlat --tracer-opt mode=fast 2>err &&
