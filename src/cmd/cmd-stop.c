@@ -1,42 +1,118 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tr stop / tr restart: turn writing to the ring buffer off or on again
- * (tracing_on), leaving every other setting as it is.
+ * (tracing_on), leaving every other setting as it is.  tr stop -e turns
+ * only those events off instead: tr start adds events, and this takes
+ * some away without a reset of the rest.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cmd.h"
+#include "evsel.h"
 #include "tfs.h"
 
-static const struct argp stop_argp = { NULL, opt_instance_only_parse, NULL,
+struct stop_args {
+	struct opt_instance inst;
+	struct opt_events ev;
+};
+
+static error_t stop_parse(int key, char *arg, struct argp_state *state)
+{
+	struct stop_args *a = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		opt_bind(state, &a->inst, &a->ev, NULL);
+		return 0;
+	case ARGP_KEY_ARG:
+		argp_error(state, "unexpected argument '%s'", arg);
+		return 0;
+	case ARGP_KEY_END:
+		for (size_t i = 0; i < a->ev.list.n; i++)
+			if (a->ev.list.v[i].filter)
+				argp_error(state, "-f sets a filter: tr stop -e only turns events off");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp_child stop_children[] = {
+	{ &opt_instance_argp, 0, "Instance:", 0 },
+	{ &opt_events_argp, 0, "Events (turn only these off, leaving tracing on):", 0 },
+	{ 0 }
+};
+
+static const struct argp stop_argp = { NULL, stop_parse, NULL,
 				       "Stop writing to the ring buffer (tracing_on=0); events "
-				       "stay enabled and the buffer keeps what it has.",
-				       opt_instance_children, NULL, NULL };
+				       "stay enabled and the buffer keeps what it has.  With -e, "
+				       "turn only those events off instead.",
+				       stop_children, NULL, NULL };
 static const struct argp restart_argp = { NULL, opt_instance_only_parse, NULL,
 					  "Resume writing to the ring buffer (tracing_on=1).",
 					  opt_instance_children, NULL, NULL };
 
-static int set_tracing_on(const struct argp *argp, int argc, char **argv, const char *value)
+/* Each event the selectors match, off; all of them or none are checked first. */
+static int events_off(struct tfs_inst *in, const struct evsel_list *sel)
+{
+	struct strv avail = { 0 };
+	struct evmatch *m = NULL;
+	size_t n = 0;
+	int r = tfs_events(in, &avail);
+
+	if (r)
+		r = tr_fail(r, "cannot read available_events: %s", strerror(-r));
+	if (!r)
+		r = evsel_resolve(sel, &avail, &m, &n);
+	for (size_t i = 0; i < n && !r; i++) {
+		char *path = xasprintf("events/%s/%s/enable", m[i].system, m[i].event);
+
+		r = tfs_set(in, path, "0");
+		if (r)
+			r = tr_fail(r, "cannot turn off '%s:%s': %s", m[i].system, m[i].event,
+				    strerror(-r));
+		free(path);
+	}
+	evmatch_free(m, n);
+	strv_free(&avail);
+	return r;
+}
+
+int cmd_stop(int argc, char **argv)
+{
+	struct stop_args a = { 0 };
+	struct tfs_inst *in;
+	bool events;
+	int r;
+
+	argp_parse(&stop_argp, argc, argv, 0, NULL, &a);
+	events = a.ev.list.n > 0;
+	r = cmd_instance_open(a.inst.name, false, &in);
+	if (!r)
+		r = events ? events_off(in, &a.ev.list) : tfs_set(in, "tracing_on", "0");
+	/* Kept only when whole: a refused event puts back the ones before it. */
+	if (!r)
+		r = tfs_keep();
+	evsel_list_free(&a.ev.list);
+	if (r)
+		return tr_report(r, events ? "stop" : "cannot set tracing_on"), EXIT_RUNTIME;
+	return EXIT_OK;
+}
+
+int cmd_restart(int argc, char **argv)
 {
 	struct opt_instance inst = { 0 };
 	struct tfs_inst *in;
 	int r;
 
-	argp_parse(argp, argc, argv, 0, NULL, &inst);
+	argp_parse(&restart_argp, argc, argv, 0, NULL, &inst);
 	r = cmd_instance_open(inst.name, false, &in);
 	if (!r)
-		r = tfs_set(in, "tracing_on", value);
+		r = tfs_set(in, "tracing_on", "1");
 	if (!r)
 		r = tfs_keep();
 	if (r)
 		return tr_report(r, "cannot set tracing_on"), EXIT_RUNTIME;
 	return EXIT_OK;
-}
-
-int cmd_stop(int argc, char **argv)
-{
-	return set_tracing_on(&stop_argp, argc, argv, "0");
-}
-
-int cmd_restart(int argc, char **argv)
-{
-	return set_tracing_on(&restart_argp, argc, argv, "1");
 }

@@ -141,6 +141,23 @@ test_expect_success 'stop and restart flip tracing_on and nothing else' '
 	test "$(cat $TRACEFS/instances/$inst/tracing_on)" = 1
 '
 
+test_expect_success 'stop -e turns only those events off; tracing stays on' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst" &&
+	tr start -B $inst -e sched:sched_switch -e "irq:*" &&
+	test_grep "^irq:" $TRACEFS/instances/$inst/set_event &&
+	tr stop -B $inst -e "irq:*" &&
+	test "$(cat $TRACEFS/instances/$inst/set_event)" = sched:sched_switch &&
+	test "$(cat $TRACEFS/instances/$inst/tracing_on)" = 1 &&
+	test_expect_code 1 tr stop -B $inst -e sched:sched_switch -e nosuch:ev 2>err &&
+	test_grep "no such event .nosuch:ev." err &&
+	test "$(cat $TRACEFS/instances/$inst/set_event)" = sched:sched_switch &&
+	test_expect_code 64 tr stop -B $inst -e sched:sched_switch -f "prev_pid == 1" 2>err &&
+	test_grep "only turns events off" err &&
+	tr stop -B $inst -e sched &&
+	test -z "$(cat $TRACEFS/instances/$inst/set_event)"
+'
+
 test_expect_success 'clear empties the buffer' '
 	inst=$(test_instance) &&
 	test_when_finished "tr reset -B $inst" &&
