@@ -164,9 +164,11 @@ bool fmt_clock_in_ns(const char *clock);
  */
 void fmt_src_cpus(struct fmt_src *s, int ncpus);
 /*
- * The funcgraph-* options the recording had, as a file stores them
- * (tfile_info()->graph_opts: "funcgraph-cpu\nnofuncgraph-proc\n..."); NULL:
- * the kernel's defaults.
+ * The trace options the recording had that shape the text, as a file
+ * stores them (tfile_info()->graph_opts: "funcgraph-cpu\nnofuncgraph-proc\n
+ * sym-offset\n..."): funcgraph-*, and sym-offset, sym-addr and print-parent
+ * (how the kernel prints code addresses: markers' callers, the function
+ * tracer, stack traces, kprobes).  NULL: the kernel's defaults.
  */
 void fmt_src_graph_opts(struct fmt_src *s, const char *text);
 /*

@@ -57,7 +57,10 @@ struct tfile_info {
 	char *clock;		/* trace_clock, current one in brackets */
 	int64_t ts_offset;	/* added to every timestamp (DATE / OFFSET options) */
 	bool tsc2nsec;		/* timestamps are converted to ns (TSC2NSEC option) */
-	/* The funcgraph-* options at record time (tr's option), or NULL. */
+	/*
+	 * The text-shaping trace options at record time (tr's option:
+	 * funcgraph-*, sym-offset, sym-addr, print-parent), or NULL.
+	 */
 	char *graph_opts;
 	struct strv options;	/* names of the options present */
 	struct strv cpustats;	/* per_cpu/cpuN/stats at record time */

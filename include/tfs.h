@@ -123,6 +123,12 @@ int tfs_each_event_file(const struct tfs_inst *in, const char *file,
 
 /* The names in a directory of the instance ("options"), sorted. */
 int tfs_list_dir(const struct tfs_inst *in, const char *dir, struct strv *names);
+/*
+ * The instance's options that shape the kernel's text beyond each event's
+ * format, a line each as trace_options lists them ("nosym-offset\n"):
+ * funcgraph-*, sym-offset, sym-addr, print-parent.  Malloc'ed; "" for none.
+ */
+char *tfs_text_options(const struct tfs_inst *in);
 /* The tracer an option file belongs to (func_stack_trace: "function"), or NULL. */
 const char *tfs_option_tracer(const char *opt);
 

@@ -368,8 +368,21 @@ static struct tep_format_field *pf(const struct kprog *p, const char *name)
 	return NULL;
 }
 
-/* seq_print_ip_sym() without sym-offset: the symbol's name, or 0 for none. */
-static bool ip_sym(struct fmt_line *o, const struct kenv *env, uint64_t ip, bool offset)
+/* sym-addr: " <ffffffff81234567>" after an address printed by symbol. */
+static void sym_addr(struct fmt_line *o, const struct kenv *env, uint64_t ip)
+{
+	if (env->sym_addr)
+		kprintf(o, " <%0*llx>", 2 * env->long_size, (unsigned long long)ip);
+}
+
+enum { OFF_NEVER = -1, OFF_OPTION, OFF_ALWAYS };
+
+/*
+ * seq_print_ip_sym(): the symbol's name (with +off/size under sym-offset,
+ * or always or never as the caller's flags force it), then its address
+ * under sym-addr; 0 for none.  False for an address no symbol covers.
+ */
+static bool ip_sym(struct fmt_line *o, const struct kenv *env, uint64_t ip, int offset)
 {
 	const char *name, *mod;
 	uint64_t start, size;
@@ -380,11 +393,11 @@ static bool ip_sym(struct fmt_line *o, const struct kenv *env, uint64_t ip, bool
 	}
 	if (!env->sym || !env->sym(env->ctx, ip, &name, &start, &size, &mod))
 		return false;
-	if (offset) {
+	if (offset == OFF_ALWAYS || (offset == OFF_OPTION && env->sym_offset))
 		ksymbol(o, env, ip, "S", 0, -1, -1);
-		return true;
-	}
-	kput(o, name, strlen(name));
+	else
+		kput(o, name, strlen(name));
+	sym_addr(o, env, ip);
 	return true;
 }
 
@@ -500,7 +513,7 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 
 		if ((uint64_t)ip->offset + ip->size > r->size || buf->offset > (int)r->size)
 			return KPROG_FAIL;
-		if (!ip_sym(o, env, krd(c, r->data + ip->offset, ip->size, false), false))
+		if (!ip_sym(o, env, krd(c, r->data + ip->offset, ip->size, false), OFF_OPTION))
 			return KPROG_FAIL;
 		kput(o, ": ", 2);
 		if (p->sp == SP_PRINT) {
@@ -547,12 +560,12 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 		if ((uint64_t)ip->offset + ip->size > r->size ||
 		    (uint64_t)pip->offset + pip->size > r->size)
 			return KPROG_FAIL;
-		if (!ip_sym(o, env, krd(c, r->data + ip->offset, ip->size, false), false))
+		if (!ip_sym(o, env, krd(c, r->data + ip->offset, ip->size, false), OFF_OPTION))
 			return KPROG_FAIL;
 		parent = krd(c, r->data + pip->offset, pip->size, false);
-		if (parent) {
+		if (parent && !env->no_parent) {
 			kput(o, " <-", 3);
-			if (!ip_sym(o, env, parent, false))
+			if (!ip_sym(o, env, parent, OFF_OPTION))
 				return KPROG_FAIL;
 		}
 		return KPROG_LINE;
@@ -577,7 +590,7 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 				kprintf(o, " <%0*llx>", 2 * ls, (unsigned long long)v);
 			} else if (v == 0x7fffffff) {
 				kput(o, "[FTRACE TRAMPOLINE]", 19);
-			} else if (!ip_sym(o, env, v, false)) {
+			} else if (!ip_sym(o, env, v, OFF_OPTION)) {
 				return KPROG_FAIL;
 			}
 			kput(o, "\n", 1);
@@ -603,10 +616,12 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 		kern = ls == 8 ? ip >> 63 : ip >> 31;
 		kput(o, "(", 1);
 		if (p->sp == SP_KRETPROBE) {
+			/* The return address with its offset, the function without. */
 			if (kern) {
 				ksymbol(o, env, ret, "S", 0, -1, -1);
+				sym_addr(o, env, ret);
 				kput(o, " <- ", 4);
-				if (!ip_sym(o, env, ip, false))
+				if (!ip_sym(o, env, ip, OFF_NEVER))
 					return KPROG_FAIL;
 			} else {
 				kprintf(o, "0x%llx <- 0x%llx", (unsigned long long)ret,
@@ -614,6 +629,7 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 			}
 		} else if (kern) {
 			ksymbol(o, env, ip, "S", 0, -1, -1);
+			sym_addr(o, env, ip);
 		} else {
 			kprintf(o, "0x%llx", (unsigned long long)ip);
 		}

@@ -41,6 +41,12 @@ struct kenv {
 	unsigned page_struct;	/* sizeof(struct page) */
 	unsigned kver;		/* the kernel's version, major << 8 | minor (0: unknown) */
 	/*
+	 * The trace options that change how the kernel prints an address
+	 * (seq_print_ip_sym()): sym-offset, sym-addr, and print-parent for the
+	 * function tracer's caller.  The defaults are all false.
+	 */
+	bool sym_offset, sym_addr, no_parent;
+	/*
 	 * A kernel symbol: its name, start, size (to the next symbol) and module
 	 * (NULL for the kernel's own); false when none covers addr.
 	 */

@@ -1907,8 +1907,27 @@ void fmt_src_cpus(struct fmt_src *s, int ncpus)
 	s->ncpus = ncpus;
 }
 
+/* Is "NAME" or "noNAME" a line of text?  1, 0, or -1 when neither is. */
+static int opt_line(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = text; p && *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		bool no = !strncmp(p, "no", 2);
+		const char *w = no ? p + 2 : p;
+
+		if (!strncmp(w, name, n) && (w[n] == '\n' || !w[n]))
+			return !no;
+	}
+	return -1;
+}
+
 void fmt_src_graph_opts(struct fmt_src *s, const char *text)
 {
+	/* The kernel's defaults where the file does not say. */
+	s->env.sym_offset = opt_line(text, "sym-offset") == 1;
+	s->env.sym_addr = opt_line(text, "sym-addr") == 1;
+	s->env.no_parent = opt_line(text, "print-parent") == 0;
 	fmt_graph_opts_default(&s->gopts);
 	fmt_graph_opts_apply(&s->gopts, text, false, NULL, 0);
 	/* The command checked the user's words: any error is theirs, reported there. */

@@ -225,6 +225,10 @@ int stream_new(const struct stream_opts *o, FILE *out, struct stream **out_s)
 		fmt_src_vmemmap(s->src, fmt_running_vmemmap());
 		if (!uname(&u))
 			fmt_src_kernel(s->src, u.release);
+		/* How the instance prints addresses (sym-offset, ...), as a file keeps it. */
+		text = tfs_text_options(o->inst);
+		fmt_src_graph_opts(s->src, text);
+		free(text);
 		if (!load_text(NULL, "printk_formats", &text))
 			fmt_src_printk(s->src, text);
 		free(text);

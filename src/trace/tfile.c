@@ -551,7 +551,7 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 
 		free(tf->info.tracer_version);
 		tf->info.tracer_version = dup_opt_str(p, n);
-		/* tr's: the funcgraph options after the version's NUL (tfw.h). */
+		/* tr's: the text-shaping options after the version's NUL (tfw.h). */
 		len = strlen(tf->info.tracer_version);
 		free(tf->info.graph_opts);
 		tf->info.graph_opts = NULL;

@@ -87,41 +87,22 @@ static int slurp_tfs(const struct tfs_inst *in, const char *file, struct tfw_blo
 
 /*
  * The VERSION option: tr's version, and after its NUL the instance's
- * funcgraph-* options as trace_options lists them (tfw.h).  The kernel's
- * function_graph text follows them, and so does tr report's (which takes
- * the kernel's defaults for a file without).  Kernels without the tracer
- * have none.
+ * funcgraph-* options and those of how addresses print (sym-offset,
+ * sym-addr, print-parent), as trace_options lists them (tfw.h).  The
+ * kernel's text follows them, and so does tr report's (which takes the
+ * kernel's defaults for a file without).  Kernels without function_graph
+ * have no funcgraph-* options.
  */
 static void add_version(struct tfw_meta *m, const struct tfs_inst *in)
 {
 	static const char version[] = "tr " TR_VERSION;
-	char *dir = tfs_path(in, "options");
-	DIR *d = opendir(dir);
+	char *opts = tfs_text_options(in);
 	struct tfw_blob b = { 0 };
-	struct dirent *de;
 
-	free(dir);
 	tfw_blob_append(&b, version, sizeof(version));
-	while (d && (de = readdir(d))) {
-		char *file, *val = NULL;
-
-		if (strncmp(de->d_name, "funcgraph-", 10))
-			continue;
-		file = xasprintf("options/%s", de->d_name);
-		if (!tfs_read(in, file, &val)) {
-			const char *no = val[0] == '0' ? "no" : "";
-
-			tfw_blob_append(&b, no, strlen(no));
-			tfw_blob_append(&b, de->d_name, strlen(de->d_name));
-			tfw_blob_append(&b, "\n", 1);
-		}
-		free(val);
-		free(file);
-	}
-	if (d)
-		closedir(d);
-	if (b.len > sizeof(version))
-		tfw_blob_append(&b, "", 1);
+	if (*opts)
+		tfw_blob_append(&b, opts, strlen(opts) + 1);
+	free(opts);
 	tfw_meta_add_option(m, TFW_OPT_VERSION, b.data, b.len);
 	free(b.data);
 }

@@ -582,6 +582,32 @@ int tfs_inst_list(struct strv *names)
 	return 0;
 }
 
+char *tfs_text_options(const struct tfs_inst *in)
+{
+	struct strv names = { 0 };
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+
+	tfs_list_dir(in, "options", &names);
+	for (size_t i = 0; i < names.n; i++) {
+		const char *n = names.v[i];
+		char *file, *val = NULL;
+
+		if (strncmp(n, "funcgraph-", 10) && strcmp(n, "sym-offset") && strcmp(n, "sym-addr") &&
+		    strcmp(n, "print-parent"))
+			continue;
+		file = xasprintf("options/%s", n);
+		if (!tfs_read(in, file, &val))
+			fprintf(f, "%s%s\n", val[0] == '0' ? "no" : "", n);
+		free(val);
+		free(file);
+	}
+	fclose(f);
+	strv_free(&names);
+	return out;
+}
+
 int tfs_list_dir(const struct tfs_inst *in, const char *dir, struct strv *names)
 {
 	char *p = tfs_path(in, dir);

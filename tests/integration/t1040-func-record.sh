@@ -24,6 +24,20 @@ test_expect_success 'function with -l vfs_read records vfs_read and nothing else
 	test ! -d "$TRACEFS/instances/$inst"
 '
 
+test_expect_success 'noprint-parent and sym-offset: the function lines as the kernel printed them' '
+	inst=$(test_instance) &&
+	mkdir "$TRACEFS/instances/$inst" &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	tr record -q -B "$inst" -p function -l vfs_read -O noprint-parent -O sym-offset \
+		-o np.dat sh -c "cat /etc/hostname >/dev/null" &&
+	test "$(cat $TRACEFS/instances/$inst/options/print-parent)" = 1 &&
+	test "$(cat $TRACEFS/instances/$inst/options/sym-offset)" = 0 &&
+	tr report -i np.dat >out &&
+	events_of out >ev &&
+	test_grep -E ": +vfs_read\+0x[0-9a-f]+/0x[0-9a-f]+$" ev &&
+	test_must_fail grep -v -E ": +vfs_read\+0x[0-9a-f]+/0x[0-9a-f]+$" ev
+'
+
 # set_graph_function is the top level's only: tr record puts it all back.
 test_expect_success 'function_graph with -g vfs_read records only its call graph' '
 	tr record -q -p function_graph -g vfs_read --max-graph-depth 2 \

@@ -69,6 +69,16 @@ else
 	'
 fi
 
+# The options that change how the kernel prints code addresses (markers'
+# callers, stack traces, kprobes): tr keeps them in the file.
+light=
+[ "${TR_VM:-}" = 1 ] && light=--light
+test_expect_success 'sym-offset and sym-addr: addresses printed as the kernel prints them' '
+	kcmp $light --opt sym-offset --opt sym-addr --threshold 99.9 &&
+	test_grep -q "^ftrace " out &&
+	test "$(sed -n "s/^ftrace *\([0-9]*\) *\([0-9]*\) .*/\1 \2/p" out | awk "{print (\$1 == \$2)}")" = 1
+'
+
 # The clocks' times are compared with hash-ptr clear where the text is whole.
 nohash=--nohash
 [ -n "$broken" ] && nohash=
