@@ -168,7 +168,9 @@ void fmt_src_cpus(struct fmt_src *s, int ncpus);
  * stores them (tfile_info()->graph_opts: "funcgraph-cpu\nnofuncgraph-proc\n
  * sym-offset\n..."): funcgraph-*, and sym-offset, sym-addr and print-parent
  * (how the kernel prints code addresses: markers' callers, the function
- * tracer, stack traces, kprobes).  NULL: the kernel's defaults.
+ * tracer, stack traces, kprobes), and eprobes' dynamic_events lines ("e:grp/ep
+ * sched.sched_switch ..."), whose text starts with the event they are on.
+ * NULL: the kernel's defaults.
  */
 void fmt_src_graph_opts(struct fmt_src *s, const char *text);
 /*

@@ -72,6 +72,7 @@ struct ev_info {
 	struct tep_format_field *g_func, *g_depth, *g_call, *g_ret, *g_retval, *g_overrun;
 	int name_len;		/* bytes of the padded "NAME: " column */
 	char name_col[72];
+	const char *eprobe;	/* an eprobe's event ("sched.sched_switch"), or NULL */
 };
 
 struct fmt_src {
@@ -96,6 +97,8 @@ struct fmt_src {
 	bool swap;		/* the file's byte order is not ours */
 	int pid_off, pid_size;	/* common_pid */
 	int flags_off, pc_off;	/* common_flags, common_preempt_count (one byte each; -1: none) */
+	/* eprobes: "group/name" and the event each is on ("sched.sched_switch") */
+	struct strv ep_names, ep_events;
 	int type_off, type_size;/* common_type */
 	/* What the kernel's printer reads beside the records (see fmt.h). */
 	struct kenv env;
@@ -319,6 +322,8 @@ void fmt_src_free(struct fmt_src *s)
 			*pp = s->next;
 			break;
 		}
+	strv_free(&s->ep_names);
+	strv_free(&s->ep_events);
 	for (int i = 0; i < 65536; i++)
 		if (s->ids[i]) {
 			fmt_prog_free(s->ids[i]->prog);
@@ -579,7 +584,13 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 	}
 	if (ei->event) {
 		const char *pf = ei->event->print_fmt.format;
+		char *gn = xasprintf("%s/%s", ei->event->system, ei->event->name);
 		int n;
+
+		for (size_t i = 0; i < s->ep_names.n; i++)
+			if (!strcmp(s->ep_names.v[i], gn))
+				ei->eprobe = s->ep_events.v[i];
+		free(gn);
 
 		if (pf && !strncmp(pf, FMT_CHECK_MARK, strlen(FMT_CHECK_MARK)))
 			ei->withheld = pf + strlen(FMT_CHECK_MARK);
@@ -1703,6 +1714,11 @@ static int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 		fields_text(s, ei, rec, out);
 		return ret;
 	}
+	/* An eprobe's line names the event it is on before its fields. */
+	if (!raw && !f->o.lib && ei->eprobe) {
+		fmt_line_grow(out, strlen(ei->eprobe) + 3);
+		out->len += sprintf(out->p + out->len, "(%s)", ei->eprobe);
+	}
 	/* User events print field by field, as the kernel prints them (fmt-user.c). */
 	if (!raw && ei->user) {
 		fmt_user_text(s->tep, ei->event, rec->data, (uint32_t)rec->size, out);
@@ -1922,8 +1938,49 @@ static int opt_line(const char *text, const char *name)
 	return -1;
 }
 
+/*
+ * The eprobe lines of a dynamic_events text ("e:grp/ep sched.sched_switch
+ * ARGS"): each eprobe's name and the event it is on, which the kernel
+ * prints in front of its fields and the format does not hold.
+ */
+static void learn_eprobes(struct fmt_src *s, const char *text)
+{
+	for (const char *p = text; p && *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		size_t n = strcspn(p, " \n"), m;
+		const char *t = p + n;
+
+		if (strncmp(p, "e:", 2) || *t != ' ')
+			continue;
+		t++;
+		m = strcspn(t, " \n");
+		if (!m)
+			continue;
+		/* "e:NAME" without a group is in the kernel's "eprobes". */
+		if (memchr(p + 2, '/', n - 2))
+			strv_push_owned(&s->ep_names, xasprintf("%.*s", (int)(n - 2), p + 2));
+		else
+			strv_push_owned(&s->ep_names, xasprintf("eprobes/%.*s", (int)(n - 2), p + 2));
+		strv_push_owned(&s->ep_events, xasprintf("%.*s", (int)m, t));
+		/* SYSTEM/EVENT is taken too; the kernel prints SYSTEM.EVENT. */
+		{
+			char *e = s->ep_events.v[s->ep_events.n - 1], *sl = strchr(e, '/');
+
+			if (sl)
+				*sl = '.';
+		}
+	}
+}
+
 void fmt_src_graph_opts(struct fmt_src *s, const char *text)
 {
+	char *opts = text ? xstrdup(text) : NULL;
+
+	learn_eprobes(s, text);
+	/* The options alone: an eprobe's words are no funcgraph options. */
+	for (char *p = opts; p && *p; p += strcspn(p, "\n"), p += *p == '\n')
+		if (!strncmp(p, "e:", 2))
+			memset(p, ' ', strcspn(p, "\n"));
+	text = opts;
 	/* The kernel's defaults where the file does not say. */
 	s->env.sym_offset = opt_line(text, "sym-offset") == 1;
 	s->env.sym_addr = opt_line(text, "sym-addr") == 1;
@@ -1932,6 +1989,7 @@ void fmt_src_graph_opts(struct fmt_src *s, const char *text)
 	fmt_graph_opts_apply(&s->gopts, text, false, NULL, 0);
 	/* The command checked the user's words: any error is theirs, reported there. */
 	fmt_graph_opts_apply(&s->gopts, s->f->o.graph_opts, false, NULL, 0);
+	free(opts);
 }
 
 bool fmt_src_graph(struct fmt_src *s)

@@ -585,7 +585,7 @@ int tfs_inst_list(struct strv *names)
 char *tfs_text_options(const struct tfs_inst *in)
 {
 	struct strv names = { 0 };
-	char *out = NULL;
+	char *out = NULL, *text = NULL, *save = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 
@@ -603,6 +603,12 @@ char *tfs_text_options(const struct tfs_inst *in)
 		free(val);
 		free(file);
 	}
+	/* Eprobes print the event they are on, which their formats do not say. */
+	if (!tfs_read(NULL, "dynamic_events", &text))
+		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+			if (!strncmp(l, "e:", 2))
+				fprintf(f, "%s\n", l);
+	free(text);
 	fclose(f);
 	strv_free(&names);
 	return out;
