@@ -265,6 +265,9 @@ void hist_user_free(struct hist_user *u);
 struct tep_event;
 int hist_no_field(struct tep_event *e, const char *name, const char *sysev);
 
+struct tep_handle;
+/* /proc/kallsyms into tep when a key of s shows symbols (reading it all is not cheap). */
+void hist_spec_load_syms(const struct hist_spec *s, struct tep_handle *tep);
 /*
  * The userspace engine run end to end into res (with res->note saying how
  * it ran): live from an instance's per-CPU trace_pipe_raw for w (the event

@@ -74,6 +74,8 @@ int setup_cpus(struct tfs_inst *in, const struct tr_cpus *c);
  * refusal is a warning, the events are still scoped).
  */
 int setup_pids(struct tfs_inst *in, const struct strv *pids, bool children, const char *tracer);
+/* --follow: setup_pids() of the one held command's pid, before it runs. */
+int setup_follow(struct tfs_inst *in, pid_t pid, bool children, const char *tracer);
 void setup_free(struct tr_setup *s);
 
 /* Enable the selected events (and their filters) in an instance. */

@@ -59,7 +59,8 @@ struct tfile_info {
 	bool tsc2nsec;		/* timestamps are converted to ns (TSC2NSEC option) */
 	/*
 	 * The text-shaping trace options at record time (tr's option:
-	 * funcgraph-*, sym-offset, sym-addr, print-parent), or NULL.
+	 * funcgraph-*, sym-offset, sym-addr, print-parent, and the eprobes'
+	 * dynamic_events lines), or NULL.
 	 */
 	char *graph_opts;
 	struct strv options;	/* names of the options present */

@@ -50,11 +50,12 @@ enum tfw_option {
 	TFW_OPT_CPUCOUNT = 8,
 	/*
 	 * The recording tool: "tr 0.1.0", NUL, then tr's own settings that
-	 * shape the report -- the recorded instance's funcgraph-* options and
-	 * sym-offset, sym-addr and print-parent as trace_options lists them
-	 * ("funcgraph-cpu\nnofuncgraph-proc\nnosym-offset\n..."), NUL.  trace-cmd and KernelShark read the version up to its NUL and
-	 * nothing more, without a word; an option id of tr's own would have
-	 * them warn "unknown option".
+	 * shape the report (tfs_text_options()) -- the recorded instance's
+	 * funcgraph-* options and sym-offset, sym-addr and print-parent as
+	 * trace_options lists them ("funcgraph-cpu\nnosym-offset\n..."), then
+	 * the eprobes' dynamic_events lines -- NUL.  trace-cmd and KernelShark
+	 * read the version up to its NUL and nothing more, without a word; an
+	 * option id of tr's own would have them warn "unknown option".
 	 */
 	TFW_OPT_VERSION = 9,
 };

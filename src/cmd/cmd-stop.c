@@ -79,40 +79,40 @@ static int events_off(struct tfs_inst *in, const struct evsel_list *sel)
 	return r;
 }
 
-int cmd_stop(int argc, char **argv)
+/*
+ * In the instance: the events of off turned off, or without them,
+ * tracing_on set to value; kept for tr reset, or one line and 1.
+ */
+static int apply(const char *inst, const struct evsel_list *off, const char *value)
 {
-	struct stop_args a = { 0 };
 	struct tfs_inst *in;
-	bool events;
-	int r;
+	int r = cmd_instance_open(inst, false, &in);
 
-	argp_parse(&stop_argp, argc, argv, 0, NULL, &a);
-	events = a.ev.list.n > 0;
-	r = cmd_instance_open(a.inst.name, false, &in);
 	if (!r)
-		r = events ? events_off(in, &a.ev.list) : tfs_set(in, "tracing_on", "0");
+		r = off ? events_off(in, off) : tfs_set(in, "tracing_on", value);
 	/* Kept only when whole: a refused event puts back the ones before it. */
 	if (!r)
 		r = tfs_keep();
-	evsel_list_free(&a.ev.list);
 	if (r)
-		return tr_report(r, events ? "stop" : "cannot set tracing_on"), EXIT_RUNTIME;
+		return tr_report(r, off ? "stop" : "cannot set tracing_on"), EXIT_RUNTIME;
 	return EXIT_OK;
+}
+
+int cmd_stop(int argc, char **argv)
+{
+	struct stop_args a = { 0 };
+	int rc;
+
+	argp_parse(&stop_argp, argc, argv, 0, NULL, &a);
+	rc = apply(a.inst.name, a.ev.list.n ? &a.ev.list : NULL, "0");
+	evsel_list_free(&a.ev.list);
+	return rc;
 }
 
 int cmd_restart(int argc, char **argv)
 {
 	struct opt_instance inst = { 0 };
-	struct tfs_inst *in;
-	int r;
 
 	argp_parse(&restart_argp, argc, argv, 0, NULL, &inst);
-	r = cmd_instance_open(inst.name, false, &in);
-	if (!r)
-		r = tfs_set(in, "tracing_on", "1");
-	if (!r)
-		r = tfs_keep();
-	if (r)
-		return tr_report(r, "cannot set tracing_on"), EXIT_RUNTIME;
-	return EXIT_OK;
+	return apply(inst.name, NULL, "1");
 }

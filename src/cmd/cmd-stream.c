@@ -163,14 +163,8 @@ int cmd_stream(int argc, char **argv)
 			nown = session_own_pids(sess, own, ARRAY_SIZE(own));
 		r = rec_events_to_enable(&a.ev.list, own, nown, &enable);
 	}
-	/* --follow: the held command's pid, before it runs. */
-	if (!r && a.follow) {
-		struct strv pids = { 0 };
-
-		strv_push_owned(&pids, xasprintf("%d", (int)session_child(sess)));
-		r = setup_pids(in, &pids, a.setup.children, a.setup.tracer);
-		strv_free(&pids);
-	}
+	if (!r && a.follow)
+		r = setup_follow(in, session_child(sess), a.setup.children, a.setup.tracer);
 	if (!r) {
 		setup = (struct tr_setup){ .events = &enable, .triggers = a.setup.triggers };
 		r = setup_apply(in, &setup);

@@ -584,13 +584,15 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 	}
 	if (ei->event) {
 		const char *pf = ei->event->print_fmt.format;
-		char *gn = xasprintf("%s/%s", ei->event->system, ei->event->name);
 		int n;
 
-		for (size_t i = 0; i < s->ep_names.n; i++)
-			if (!strcmp(s->ep_names.v[i], gn))
+		for (size_t i = 0; i < s->ep_names.n; i++) {
+			const char *gn = s->ep_names.v[i], *sl = strchr(gn, '/');
+
+			if (!strncmp(gn, ei->event->system, sl - gn) && !ei->event->system[sl - gn] &&
+			    !strcmp(sl + 1, ei->event->name))
 				ei->eprobe = s->ep_events.v[i];
-		free(gn);
+		}
 
 		if (pf && !strncmp(pf, FMT_CHECK_MARK, strlen(FMT_CHECK_MARK)))
 			ei->withheld = pf + strlen(FMT_CHECK_MARK);
@@ -1923,73 +1925,52 @@ void fmt_src_cpus(struct fmt_src *s, int ncpus)
 	s->ncpus = ncpus;
 }
 
-/* Is "NAME" or "noNAME" a line of text?  1, 0, or -1 when neither is. */
-static int opt_line(const char *text, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = text; p && *p; p += strcspn(p, "\n"), p += *p == '\n') {
-		bool no = !strncmp(p, "no", 2);
-		const char *w = no ? p + 2 : p;
-
-		if (!strncmp(w, name, n) && (w[n] == '\n' || !w[n]))
-			return !no;
-	}
-	return -1;
-}
-
 /*
- * The eprobe lines of a dynamic_events text ("e:grp/ep sched.sched_switch
- * ARGS"): each eprobe's name and the event it is on, which the kernel
- * prints in front of its fields and the format does not hold.
+ * An eprobe's line of dynamic_events ("e:grp/ep sched.sched_switch ARGS"):
+ * its name and the event it is on, which the kernel prints in front of its
+ * fields and the format does not hold.
  */
-static void learn_eprobes(struct fmt_src *s, const char *text)
+static void learn_eprobe(struct fmt_src *s, const char *line)
 {
-	for (const char *p = text; p && *p; p += strcspn(p, "\n"), p += *p == '\n') {
-		size_t n = strcspn(p, " \n"), m;
-		const char *t = p + n;
+	size_t n = strcspn(line, " "), m;
+	char *ev, *sl;
 
-		if (strncmp(p, "e:", 2) || *t != ' ')
-			continue;
-		t++;
-		m = strcspn(t, " \n");
-		if (!m)
-			continue;
-		/* "e:NAME" without a group is in the kernel's "eprobes". */
-		if (memchr(p + 2, '/', n - 2))
-			strv_push_owned(&s->ep_names, xasprintf("%.*s", (int)(n - 2), p + 2));
-		else
-			strv_push_owned(&s->ep_names, xasprintf("eprobes/%.*s", (int)(n - 2), p + 2));
-		strv_push_owned(&s->ep_events, xasprintf("%.*s", (int)m, t));
-		/* SYSTEM/EVENT is taken too; the kernel prints SYSTEM.EVENT. */
-		{
-			char *e = s->ep_events.v[s->ep_events.n - 1], *sl = strchr(e, '/');
-
-			if (sl)
-				*sl = '.';
-		}
-	}
+	if (!line[n] || !(m = strcspn(line + n + 1, " ")))
+		return;
+	/* "e:NAME" without a group is in the kernel's "eprobes". */
+	strv_push_owned(&s->ep_names, xasprintf("%s%.*s", memchr(line, '/', n) ? "" : "eprobes/",
+						(int)(n - 2), line + 2));
+	ev = xasprintf("%.*s", (int)m, line + n + 1);
+	/* SYSTEM/EVENT is taken too; the kernel prints SYSTEM.EVENT. */
+	if ((sl = strchr(ev, '/')))
+		*sl = '.';
+	strv_push_owned(&s->ep_events, ev);
 }
 
 void fmt_src_graph_opts(struct fmt_src *s, const char *text)
 {
-	char *opts = text ? xstrdup(text) : NULL;
-
-	learn_eprobes(s, text);
-	/* The options alone: an eprobe's words are no funcgraph options. */
-	for (char *p = opts; p && *p; p += strcspn(p, "\n"), p += *p == '\n')
-		if (!strncmp(p, "e:", 2))
-			memset(p, ' ', strcspn(p, "\n"));
-	text = opts;
 	/* The kernel's defaults where the file does not say. */
-	s->env.sym_offset = opt_line(text, "sym-offset") == 1;
-	s->env.sym_addr = opt_line(text, "sym-addr") == 1;
-	s->env.no_parent = opt_line(text, "print-parent") == 0;
+	s->env.sym_offset = s->env.sym_addr = s->env.no_parent = false;
 	fmt_graph_opts_default(&s->gopts);
-	fmt_graph_opts_apply(&s->gopts, text, false, NULL, 0);
+	for (const char *p = text; p && *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		char *line = xasprintf("%.*s", (int)strcspn(p, "\n"), p);
+		bool no = !strncmp(line, "no", 2);
+		const char *w = no ? line + 2 : line;
+
+		if (!strncmp(line, "e:", 2))
+			learn_eprobe(s, line);
+		else if (!strcmp(w, "sym-offset"))
+			s->env.sym_offset = !no;
+		else if (!strcmp(w, "sym-addr"))
+			s->env.sym_addr = !no;
+		else if (!strcmp(w, "print-parent"))
+			s->env.no_parent = no;
+		else
+			fmt_graph_opts_apply(&s->gopts, line, false, NULL, 0);
+		free(line);
+	}
 	/* The command checked the user's words: any error is theirs, reported there. */
 	fmt_graph_opts_apply(&s->gopts, s->f->o.graph_opts, false, NULL, 0);
-	free(opts);
 }
 
 bool fmt_src_graph(struct fmt_src *s)

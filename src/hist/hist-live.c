@@ -58,6 +58,16 @@ static int finish(struct hist_user *u, char *note, struct hist_result *res)
 	return 0;
 }
 
+void hist_spec_load_syms(const struct hist_spec *s, struct tep_handle *tep)
+{
+	char *ks = NULL;
+	size_t len;
+
+	if (tep && hist_spec_wants_syms(s) && !read_file("/proc/kallsyms", &ks, &len))
+		tep_parse_kallsyms(tep, ks);
+	free(ks);
+}
+
 /*
  * A tep handle for one event of the running kernel: its format and the page
  * header, plus kallsyms only when a key wants symbols (reading all of
@@ -66,8 +76,7 @@ static int finish(struct hist_user *u, char *note, struct hist_result *res)
 static struct tep_handle *local_tep(const struct hist_spec *s, const char *hp)
 {
 	struct tep_handle *tep = tep_alloc();
-	char *path = xasprintf("events/%s/%s/format", s->system, s->event), *fmt = NULL, *ks;
-	size_t len;
+	char *path = xasprintf("events/%s/%s/format", s->system, s->event), *fmt = NULL;
 
 	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
 	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
@@ -77,10 +86,7 @@ static struct tep_handle *local_tep(const struct hist_spec *s, const char *hp)
 		tep_free(tep);
 		tep = NULL;
 	}
-	if (tep && hist_spec_wants_syms(s) && !read_file("/proc/kallsyms", &ks, &len)) {
-		tep_parse_kallsyms(tep, ks);
-		free(ks);
-	}
+	hist_spec_load_syms(s, tep);
 	free(fmt);
 	free(path);
 	return tep;

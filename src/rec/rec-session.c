@@ -79,15 +79,7 @@ int rec_events_to_enable(const struct evsel_list *in, const pid_t *own, size_t n
  */
 static int follow_child(const struct rec_record_opts *o, pid_t child)
 {
-	struct strv pids = { 0 };
-	int r;
-
-	if (!o->follow)
-		return 0;
-	strv_push_owned(&pids, xasprintf("%d", (int)child));
-	r = setup_pids(o->inst, &pids, o->children, o->setup->tracer);
-	strv_free(&pids);
-	return r;
+	return o->follow ? setup_follow(o->inst, child, o->children, o->setup->tracer) : 0;
 }
 
 /* Is one of the session's triggers a snapshot? */

@@ -482,14 +482,8 @@ static int load_tep(struct live *l)
 	if (!r)
 		l->tep = local_tep(&sys);
 	/* Only a custom view keyed on .sym shows kernel symbols. */
-	if (!r && l->o->custom && hist_spec_wants_syms(l->o->custom)) {
-		char *ks = NULL;
-		size_t len;
-
-		if (!read_file("/proc/kallsyms", &ks, &len))
-			tep_parse_kallsyms(l->tep, ks);
-		free(ks);
-	}
+	if (!r && l->o->custom)
+		hist_spec_load_syms(l->o->custom, l->tep);
 	strv_free(&sys);
 	return r;
 }

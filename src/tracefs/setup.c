@@ -482,6 +482,17 @@ int setup_cpus(struct tfs_inst *in, const struct tr_cpus *c)
 	return r;
 }
 
+int setup_follow(struct tfs_inst *in, pid_t pid, bool children, const char *tracer)
+{
+	struct strv pids = { 0 };
+	int r;
+
+	strv_push_owned(&pids, xasprintf("%d", (int)pid));
+	r = setup_pids(in, &pids, children, tracer);
+	strv_free(&pids);
+	return r;
+}
+
 int setup_pids(struct tfs_inst *in, const struct strv *pids, bool children, const char *tracer)
 {
 	char *list;
