@@ -57,6 +57,26 @@ if [ -z "${TR_CAPS_FILE:-}" ] || [ ! -s "$TR_CAPS_FILE" ]; then
 	"$TR" check >"$TR_CAPS_FILE" 2>/dev/null
 fi
 
+# test_kernels KERNEL...: the guest kernels this file must also run on
+# (full: 6.12 with every tracing feature; debian: stock 6.1).  The host tier
+# runs every file; a VM tier runs only the files that name its kernel, so a
+# file names them when the host cannot cover it (a feature this host lacks,
+# a path only an older kernel takes) or when it is in the guests' smoke set.
+# run-all.sh reads the line without running the file: write it alone on its
+# line, with literal names.  make check-vm-full runs every file everywhere.
+test_kernels() {
+	local k
+	for k in "$@"; do
+		case $k in
+		full | debian) ;;
+		*)
+			test_count=$((test_count + 1)) test_fail=$((test_fail + 1))
+			say "not ok $test_count - $TEST_FILE: test_kernels: unknown kernel '$k' (full or debian)"
+			;;
+		esac
+	done
+}
+
 # test_requires CAP...: skip the rest of this file unless tr check has them.
 test_requires() {
 	local cap line

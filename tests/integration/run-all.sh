@@ -16,7 +16,27 @@ here=$(cd "$(dirname "$0")" && pwd)
 export TR_TIER=$tier
 export TRACEFS=${TRACEFS:-/sys/kernel/tracing}
 files=("$@")
-[ ${#files[@]} -eq 0 ] && files=("$here"/t[0-9]*.sh)
+# Which files a VM tier runs: those whose test_kernels line (lib.sh) names
+# its kernel; all of them with TR_SUITE_ALL=1 (make check-vm-full) or when
+# files are named on the command line.  The host tier runs every file.
+case $tier in
+vm-full) kernel=full ;;
+vm-debian61) kernel=debian ;;
+*) kernel= ;;
+esac
+declares() { grep -qE "^test_kernels( +[a-z0-9]+)* +$2( |\$)" "$1"; }
+if [ ${#files[@]} -eq 0 ]; then
+	left=0
+	for f in "$here"/t[0-9]*.sh; do
+		if [ -z "$kernel" ] || [ "${TR_SUITE_ALL:-0}" = 1 ] || declares "$f" "$kernel"; then
+			files+=("$f")
+		else
+			left=$((left + 1))
+		fi
+	done
+	[ $left -eq 0 ] ||
+		echo "# $tier: $left files not named for this kernel (test_kernels) are left to the host tier; TR_SUITE_ALL=1 runs them"
+fi
 
 # What "clean" means: the things a test could leave behind.
 tracefs_state() {
@@ -63,12 +83,29 @@ default_kb=$(sed -nE 's/^[0-9]+ \(expanded: ([0-9]+)\)$/\1/p' "$TRACEFS/buffer_s
 trap 'rm -f "$before" "$after" "$caps"' EXIT
 tracefs_state >"$before"
 
+# uncovered FILE SKIPS: why the host tier alone does not test all of FILE:
+# it skipped cases, or it asks (test_requires, test_have) for a feature
+# this host lacks.  Empty when the host covers it.
+lacking=$(awk '$2 == "no" { print $1 }' "$caps")
+uncovered() {
+	local c why=
+	[ "$2" -eq 0 ] || why="$2 skipped"
+	for c in $lacking; do
+		if grep -qE "^[^#]*test_(requires|have)( +[a-z_]+)* +$c\b" "$1"; then
+			why="${why:+$why, }needs $c"
+		fi
+	done
+	printf '%s' "$why"
+}
+
 pass=0 fail=0 skip=0 n=0
 for f in "${files[@]}"; do
 	echo "# running ${f##*/}"
+	t0=$SECONDS
 	out=$(bash "$f" 2>&1)
 	rc=$?
 	printf '%s\n' "$out"
+	echo "# ${f##*/}: $((SECONDS - t0)) s"
 	p=$(grep -c '^ok .*' <<<"$out" | head -1)
 	s=$(grep -c '^ok .* # skip' <<<"$out")
 	x=$(grep -c '^not ok ' <<<"$out")
@@ -76,6 +113,13 @@ for f in "${files[@]}"; do
 	if [ $rc -ne 0 ] && [ "$x" -eq 0 ]; then
 		echo "not ok - ${f##*/}: the test file itself failed (status $rc)"
 		fail=$((fail + 1))
+	fi
+	if [ "$tier" = host ] && [ $# -eq 0 ] && ! grep -qE '^test_kernels ' "$f"; then
+		why=$(uncovered "$f" "$s")
+		if [ -n "$why" ]; then
+			echo "not ok - ${f##*/}: this host cannot cover it ($why) and it names no guest kernel (test_kernels in lib.sh)"
+			fail=$((fail + 1))
+		fi
 	fi
 done
 
