@@ -1,6 +1,7 @@
 #!/bin/bash
 # The command line: help, version, the command table, usage errors.
 . "$(dirname "$0")/lib.sh"
+test_kernels full debian
 
 test_expect_success '--help lists every command with a summary' '
 	tr --help >out &&

@@ -1,6 +1,7 @@
 #!/bin/bash
 # tr list: events, fields, systems, tracers, options, clocks, instances, functions.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 
 test_expect_success 'list -e GLOB prints matching events' '
 	tr list -e "sched:sched_sw*" >out &&

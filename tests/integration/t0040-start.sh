@@ -1,6 +1,7 @@
 #!/bin/bash
 # tr start / stop / restart / clear, and the shared event selection.
 . "$(dirname "$0")/lib.sh"
+test_kernels full debian
 
 E=events/sched/sched_switch
 

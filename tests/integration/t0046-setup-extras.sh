@@ -3,6 +3,7 @@
 # --cmdlines-size, the options of tracers that are not current, and
 # tr start -p irqsoff starting from a zero tracing_max_latency.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 
 test_requires instances events
 

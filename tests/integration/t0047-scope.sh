@@ -3,6 +3,7 @@
 # tr clear --cpu N, -P/-c and --notrace-pid on start and stream; all
 # restored after.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 
 test_requires instances events
 command -v taskset >/dev/null || test_skip_all="no taskset to run a task on one CPU"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # tr show: the trace, one CPU, control files, snapshot, trace_pipe.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 
 test_expect_success 'show FILE prints one control file' '
 	tr show current_tracer >out &&

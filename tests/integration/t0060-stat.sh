@@ -1,6 +1,7 @@
 #!/bin/bash
 # tr stat: what is set now.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 
 test_expect_success 'stat shows tracer, events, filters and triggers of an instance' '
 	inst=$(test_instance) &&

@@ -1,6 +1,7 @@
 #!/bin/bash
 # tr trigger add|del|list, and --trigger on a session.
 . "$(dirname "$0")/lib.sh"
+test_kernels full debian
 test_requires triggers
 
 test_expect_success 'add, list and del an event trigger' '

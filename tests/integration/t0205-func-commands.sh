@@ -5,6 +5,7 @@
 # :mod: (kept by the kernel for modules not loaded), and a command given to
 # -l; everything back as it was after exit or tr reset.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 test_requires function_filter
 
 F=$TRACEFS/set_ftrace_filter

@@ -1,6 +1,7 @@
 #!/bin/bash
 # tr probe add|del|list: uprobes by symbol, kprobes, eprobes, and errors.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 
 # A tiny program with a function to probe.
 cat >"$TEST_TMP/target.c" <<'C'

@@ -1,6 +1,7 @@
 #!/bin/bash
 # tr snapshot take|show|clear|free.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 
 if ! test_have snapshot; then
 	test_expect_success 'snapshot is refused with the reason' '

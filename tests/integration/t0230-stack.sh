@@ -1,6 +1,7 @@
 #!/bin/bash
 # tr stack start|stop|show|reset.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 
 if ! test_have stack_tracer; then
 	test_expect_success 'the stack tracer is refused with the reason' '

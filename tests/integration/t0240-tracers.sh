@@ -1,6 +1,7 @@
 #!/bin/bash
 # Tracers, function filters and latency tracers on start (record uses the same set-up).
 . "$(dirname "$0")/lib.sh"
+test_kernels full debian
 
 if ! test_have function_filter; then
 	test_expect_success 'function filters are refused in one line with the reason' '

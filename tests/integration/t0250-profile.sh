@@ -4,6 +4,7 @@
 # JSON or CSV -- with function_profile_enabled and set_ftrace_filter put
 # back; refused in one line where the kernel cannot profile.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 
 test_expect_success '-B is a usage error: the profiler is the top level only' '
 	test_expect_code 64 tr profile -B x true 2>err &&

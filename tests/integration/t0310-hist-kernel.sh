@@ -3,6 +3,7 @@
 # engines side by side on the same events, show/clear/pause/cont, the
 # kernel's error_log, latency histograms, and that nothing is left behind.
 . "$(dirname "$0")/lib.sh"
+test_kernels full debian
 test_requires hist
 
 cat >"$TEST_TMP/marks.sh" <<'EOS'

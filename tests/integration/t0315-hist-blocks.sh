@@ -4,6 +4,7 @@
 # from the command line, the .stacktrace modifier, the kernel's error_log,
 # and that tr reset and tr synth del leave nothing behind.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 test_requires synthetic
 test_requires hist
 

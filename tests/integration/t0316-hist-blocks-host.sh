@@ -4,6 +4,7 @@
 # with variables, actions and .stacktrace (takes, or names what it cannot).
 # The kernel side is t0315 (VM tier).
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 test_requires events
 
 cat >"$TEST_TMP/marks.sh" <<'EOS'

@@ -2,6 +2,7 @@
 # tr record: round trips through trace-cmd report (and tr report), signals,
 # output errors, a full file system, the loss summary, pid selection.
 . "$(dirname "$0")/lib.sh"
+test_kernels full debian
 
 test_requires instances events
 

@@ -9,6 +9,7 @@
 # host (6.18) the mapped reader runs when asked for; on the VM's Debian 6.1
 # the fallback does, with the same results.
 . "$(dirname "$0")/lib.sh"
+test_kernels full debian
 
 test_requires instances events
 

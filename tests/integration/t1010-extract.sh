@@ -2,6 +2,7 @@
 # tr extract: save what tr start collected; the read consumes; snapshot needs
 # the kernel's snapshot buffer.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 
 test_requires instances events
 

@@ -3,6 +3,7 @@
 # save the worst section the kernel kept (its trace file) as a v6 "latency"
 # file, with tracing_max_latency in the first line; trace-cmd reads it too.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 
 test_requires latency
 

@@ -3,6 +3,7 @@
 # timerlat, written to the kernel's files before the tracer starts, seen by
 # the tracer while it runs, and put back after tr record and after tr reset.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 test_requires latency
 
 T=$TRACEFS

@@ -3,6 +3,7 @@
 # trigger during tr record kept as the file's buffer "snapshot", which
 # tr report --buffer snapshot shows alone.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 
 test_requires instances events triggers snapshot
 

@@ -3,6 +3,7 @@
 # tracers with their filters, kprobes and uprobes, each reported from the
 # file with only what was asked for and with the probes' arguments.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 
 test_requires instances events function function_filter
 

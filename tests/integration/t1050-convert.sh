@@ -4,6 +4,7 @@
 # zstd, zlib or none; several buffers; lost events), keeps the recording's
 # options, and refuses what it cannot do with one line.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 
 DATA=$(cd "$(dirname "$0")/../data" && pwd)
 

@@ -8,6 +8,7 @@
 # clear.  And each trace clock's times print as the kernel prints them, for
 # tr's files and trace-cmd's.
 . "$(dirname "$0")/lib.sh"
+test_kernels full debian
 
 test_requires instances events
 

@@ -4,6 +4,7 @@
 # task switches and other events as comments.  Both texts come from one
 # buffer: the kernel's trace file, and tr extract of the same buffer.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 
 test_requires instances events function_graph function_filter
 

@@ -1,6 +1,7 @@
 #!/bin/bash
 # tr stream: live events, formatted like report, and nothing left behind.
 . "$(dirname "$0")/lib.sh"
+test_kernels full debian
 
 # stream_markers INST N ARGS...: stream for a while, writing N markers into INST.
 stream_markers() {

@@ -2,6 +2,7 @@
 # tr top in batch mode (-b): the views measure what really happened, and
 # tracefs is left as found.
 . "$(dirname "$0")/lib.sh"
+test_kernels full debian
 
 test_requires events instances
 

@@ -4,6 +4,7 @@
 # reported in the kernel's own words.  Needs CONFIG_USER_EVENTS (the full VM
 # kernel); elsewhere every tr user command must refuse in one line saying so.
 . "$(dirname "$0")/lib.sh"
+test_kernels full
 
 data=$TEST_ROOT/tests/data
 export LSAN_OPTIONS="suppressions=$data/lsan.supp:print_suppressions=0"
