@@ -2,6 +2,7 @@
 # tr check-events: every event format of the kernel or of a file, parsed as
 # report would; those that do not parse are named, and the exit status says.
 . "$(dirname "$0")/lib.sh"
+test_kernels full debian
 
 data=$TEST_ROOT/tests/data
 export LSAN_OPTIONS="suppressions=$data/lsan.supp:print_suppressions=0"
