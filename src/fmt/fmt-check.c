@@ -163,7 +163,12 @@ static bool expect(struct pc *c, const char *op)
 		next(c);
 		return true;
 	}
-	fail(c, "expected '%s' at '%.20s'", op, c->t == T_END ? "the end" : c->s);
+	/* The text is not NUL-terminated: at most what is left of it. */
+	if (c->t == T_END)
+		fail(c, "expected '%s' at 'the end'", op);
+	else
+		fail(c, "expected '%s' at '%.*s'", op,
+		     (int)(c->end - c->s < 20 ? c->end - c->s : 20), c->s);
 	return false;
 }
 
@@ -789,7 +794,8 @@ int fmt_check_print(const char *print, size_t len, const struct fmt_check_field 
 		nargs++;
 	}
 	if (!c.failed && c.t != T_END)
-		fail(&c, "unexpected '%.20s' in the print fmt", c.s);
+		fail(&c, "unexpected '%.*s' in the print fmt",
+		     (int)(c.end - c.s < 20 ? c.end - c.s : 20), c.s);
 	if (c.failed)
 		return -EINVAL;
 	if (nargs > MAX_ARGS) {
