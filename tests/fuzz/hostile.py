@@ -19,6 +19,7 @@
 #               inflates to 256 MB)
 #   text-*      saved cmdlines, printk formats and kallsyms at their edges
 #               (200,000 empty lines, numbers out of range, no separators)
+#   gap-*       timestamps 5 s and 2^62 ns apart
 #
 # Each file is small (the bomb is 17 KB).  tests/fuzz/replay runs every one
 # through both fuzz targets; tr must give a clean error or a clean report
@@ -548,6 +549,24 @@ def main():
         v7(base(cpus=8), 'zstd', chunks=[[(len(mid), len(full), mid)] * 2] * 8).b)
     zb = zlib.compress(bytes(64 << 20), 9)
     put('zip-zlib-bomb-8cpus.dat', v7(base(cpus=8), 'zlib', chunks=[[(len(zb), 64 << 20, zb)]] * 8).b)
+
+    # Issue 29's numbers: a CPU id far past the CPU count (convert and split sized tables
+    # by it), an event id past what common_type holds (top sized its tables by it), and
+    # timestamps 2^62 ns apart (top's replay went through every interval between).
+    for v in (65536000, 0x7fffffff):
+        w = v7(base())
+        off = [o for o, s, what in w.nums if what == 'BUFFER cpu 1'][0]
+        b = bytearray(w.b)
+        struct.pack_into('<I', b, off, v)
+        put('absurd-v7-cpuid-%d.dat' % v, b)
+    huge = fmt(b'sched_switch', 2000000000, SWITCH_FIELDS, SWITCH_PRINT)
+    put('fmt-id-huge-v7.dat', v7(base(systems=[(b'sched', [huge, WAKE_FMT])])).b)
+    gap = [page(1000000 + c, [event(10, switch_rec(100 + c, 200 + c))]) +
+           page((1 << 62) + c, [event(5, switch_rec(200 + c, 100 + c))]) for c in range(2)]
+    put('gap-2e62-v7.dat', v7(base(data=gap)).b)
+    gap = [page(1000000 + c, [event(10, switch_rec(100 + c, 200 + c))]) +
+           page(5001000000 + c, [event(5, switch_rec(200 + c, 100 + c))]) for c in range(2)]
+    put('gap-5s-v7.dat', v7(base(data=gap)).b)
 
     # Text sections at their edges (defects 8 and 9).
     texts = {
