@@ -26,6 +26,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -823,16 +824,25 @@ static bool parse_int(const char *line, size_t n, const char *key, long *out)
 {
 	const char *k = memmem(line, n, key, strlen(key));
 	const char *p;
-	char *e;
+	const char *end = line + n;
+	bool neg;
+	long v = 0;
 
 	if (!k)
 		return false;
 	p = k + strlen(key);
-	if (p >= line + n || !(isdigit((unsigned char)*p) || *p == '-'))
+	/* By hand, within the line: the text is not NUL-terminated (strtol read past it). */
+	neg = p < end && *p == '-';
+	p += neg;
+	if (p >= end || !isdigit((unsigned char)*p))
 		return false;
-	errno = 0;
-	*out = strtol(p, &e, 10);
-	return !errno && e <= line + n && *e == ';';
+	for (; p < end && isdigit((unsigned char)*p); p++) {
+		if (v > (LONG_MAX - (*p - '0')) / 10)
+			return false;
+		v = v * 10 + (*p - '0');
+	}
+	*out = neg ? -v : v;
+	return p < end && *p == ';';
 }
 
 /*

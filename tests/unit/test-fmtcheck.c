@@ -135,6 +135,19 @@ TEST(reasons_stay_inside_the_text)
 		free(p);
 	}
 	CHECK(strstr(why, "unexpected ')' in the print fmt"));
+	/* Nor does a field line's number, read where the text ends (the third finding). */
+	{
+		static const char fmt[] = "name: t\nID: 7\nformat:\n"
+					  "\tfield:int a;\toffset:8;\tsize:4";
+		char *p = malloc(sizeof(fmt) - 1);
+		struct fmt_check r;
+
+		memcpy(p, fmt, sizeof(fmt) - 1);
+		fmt_check_format(p, sizeof(fmt) - 1, &r);
+		CHECK(r.verdict != FMT_CHECK_OK);
+		free(r.safe);
+		free(p);
+	}
 }
 
 TEST(format_strings)
