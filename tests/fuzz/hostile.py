@@ -222,8 +222,9 @@ def zip_data(kind, data):
                           check=True).stdout
 
 
-def v7(o, kind='none', chunk_pages=1, chunks=None):
-    """chunks: per CPU, a list of (csize, usize, bytes) to write as they are."""
+def v7(o, kind='none', chunk_pages=1, chunks=None, instances=()):
+    """chunks: per CPU, a list of (csize, usize, bytes) to write as they are.
+    instances: names of more buffers, each with the same data."""
     w = W()
     w.raw(MAGIC + b'7\0' + bytes([0, 8]))
     w.num(PAGE, 4, 'page size')
@@ -313,19 +314,21 @@ def v7(o, kind='none', chunk_pages=1, chunks=None):
     w.num(4, 4, 'CPUCOUNT option size')
     w.num(o['cpus'], 4, 'CPUCOUNT')
     body = b''
-    w.num(3, 2, 'BUFFER option id')
-    blen_at = len(w.b)
-    w.num(0, 4, 'BUFFER option size')
-    bstart = len(w.b)
-    w.num(bsect, 8, 'BUFFER offset')
-    w.raw(b'\0local\0')
-    w.num(PAGE, 4, 'BUFFER page size')
-    w.num(len(cpus), 4, 'BUFFER cpu count')
-    for c, off, size in cpus:
-        w.num(c, 4, 'BUFFER cpu %d' % c)
-        w.num(off, 8, 'BUFFER cpu %d offset' % c)
-        w.num(size, 8, 'BUFFER cpu %d size' % c)
-    struct.pack_into('<I', w.b, blen_at, len(w.b) - bstart)
+    for name in (b'',) + tuple(instances):
+        what = 'BUFFER' if not name else 'BUFFER ' + name.decode()
+        w.num(3, 2, what + ' option id')
+        blen_at = len(w.b)
+        w.num(0, 4, what + ' option size')
+        bstart = len(w.b)
+        w.num(bsect, 8, what + ' offset')
+        w.raw(name + b'\0local\0')
+        w.num(PAGE, 4, what + ' page size')
+        w.num(len(cpus), 4, what + ' cpu count')
+        for c, off, size in cpus:
+            w.num(c, 4, what + ' cpu %d' % c)
+            w.num(off, 8, what + ' cpu %d offset' % c)
+            w.num(size, 8, what + ' cpu %d size' % c)
+        struct.pack_into('<I', w.b, blen_at, len(w.b) - bstart)
     w.num(0, 2, 'DONE option id')
     w.num(8, 4, 'DONE option size')
     w.num(0, 8, 'next options offset')
@@ -559,6 +562,12 @@ def main():
         b = bytearray(w.b)
         struct.pack_into('<I', b, off, v)
         put('absurd-v7-cpuid-%d.dat' % v, b)
+    # 65,536 CPUs declared for 257 buffers: 16.8 million CPU tables for convert to write.
+    w = v7(base(), instances=[b'i%d' % i for i in range(256)])
+    off = [o for o, s, what in w.nums if what == 'CPUCOUNT'][0]
+    b = bytearray(w.b)
+    struct.pack_into('<I', b, off, 65536)
+    put('absurd-v7-cpucount-65536-257buffers.dat', b)
     huge = fmt(b'sched_switch', 2000000000, SWITCH_FIELDS, SWITCH_PRINT)
     put('fmt-id-huge-v7.dat', v7(base(systems=[(b'sched', [huge, WAKE_FMT])])).b)
     gap = [page(1000000 + c, [event(10, switch_rec(100 + c, 200 + c))]) +
