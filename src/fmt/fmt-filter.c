@@ -19,7 +19,9 @@
  *
  * The kernel's '~' (a glob: *, ?, [...]) is libtraceevent's bitwise not, so
  * it is rewritten as libtraceevent's '=~' with the glob turned into an
- * anchored regex.
+ * anchored regex.  The other rewrites are for libtraceevent's sake too:
+ * bare-word values quoted, negative numbers as 64 unsigned bits
+ * (pred_text), and '!' only ever before a comparison (print_node).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -41,7 +43,6 @@ enum tok {
 };
 
 struct lex {
-	const char *s;		/* the whole filter, for columns */
 	const char *p;		/* the next byte */
 	enum tok t;		/* the current token */
 	const char *at;		/* where it starts */
@@ -594,7 +595,7 @@ static const char *colon(const char *s)
 int fmt_filter_parse(const char *filter, unsigned flags, struct fmt_filter *out, char *why,
 		     size_t whylen)
 {
-	struct lex l = { .s = filter, .why = why, .whylen = whylen };
+	struct lex l = { .why = why, .whylen = whylen };
 	size_t len = strlen(filter);
 	const char *c;
 
