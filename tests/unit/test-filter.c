@@ -28,6 +28,12 @@ const char *__lsan_default_suppressions(void)
 	return "leak:libtraceevent.so\n";
 }
 
+const char *__lsan_default_options(void);
+const char *__lsan_default_options(void)
+{
+	return "print_suppressions=0";
+}
+
 const char *__asan_default_options(void);
 const char *__asan_default_options(void)
 {
