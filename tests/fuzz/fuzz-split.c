@@ -91,10 +91,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *path = fuzz_file(data, size);
 
-	/* The replay of the hostile set: per CPU (v6), every 100,000 events (v7), two time ranges. */
+	/*
+	 * The replay of the hostile set: two narrow time ranges, which read
+	 * every event and write few.  (Per CPU and parts of N events are the
+	 * fuzzer's: rewriting the set's 256 MB decompression bomb is 40 s of
+	 * CPU under ASan, past the replay's limit.)
+	 */
 	if (getenv("TR_FUZZ_ALL_MODES")) {
-		run(path, 0, false);
-		run(path, 1 << 4 | 1, true);
 		run(path, 2 << 4 | 1 << 6 | 2, false);
 		return 0;
 	}
