@@ -98,6 +98,9 @@ FUZZ_BINS   := $(FUZZ_NAMES:%=build/fuzz/fuzz-%)
 REPLAY_BINS := $(FUZZ_NAMES:%=build/replay/asan-%) $(FUZZ_NAMES:%=build/replay/plain-%)
 FUZZ_DEPS   := tests/fuzz/fuzz-common.h tests/fuzz/replay-main.c
 
+# Kept between builds: make would take them for intermediate files and remove them.
+.SECONDARY: $(FUZZ_LIB)
+
 build/fuzz/obj/%.o: src/%.c $(HEADERS)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
@@ -115,7 +118,7 @@ build/replay/plain-%: tests/fuzz/fuzz-%.c $(FUZZ_DEPS) $(PLAIN_LIB)
 
 replay: $(REPLAY_BINS)
 
-# make fuzz [FUZZ_TIME=seconds] [FUZZ_TARGET=report|hist]: run the fuzzers
+# make fuzz [FUZZ_TIME=seconds] [FUZZ_TARGET=report|hist|convert|split|top|args]: run the fuzzers
 # (niced, one at a time) from the seed corpus; see tests/fuzz/README.md.
 FUZZ_TIME ?= 600
 fuzz:

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "fmt-check.h"
 #include "fmt.h"
 #include "parse.h"
 
@@ -142,9 +143,16 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->r.cpus = a->cpus;
 		a->r.max_cpus = MAX_CPUS;
 		return 0;
-	case 'F':
+	case 'F': {
+		char why[160];
+
+		/* The grammar is checked here, so a mistyped filter is a usage error (64). */
+		if (fmt_check_filter(arg, why, sizeof(why)))
+			argp_error(state, "bad filter '%.60s%s': %s", arg, strlen(arg) > 60 ? "..." : "",
+				   why);
 		strv_push(&a->r.filters, arg);
 		return 0;
+	}
 	case OPT_BUFFER:
 		if (!*arg)
 			argp_error(state, "empty buffer name");

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "fmt-check.h"
 #include "parse.h"
 #include "rec.h"
 #include "session.h"
@@ -55,9 +56,16 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_INIT:
 		opt_bind(state, &a->inst, &a->ev, &a->setup);
 		return 0;
-	case 'F':
+	case 'F': {
+		char why[160];
+
+		/* The grammar is checked here, so a mistyped filter is a usage error (64). */
+		if (fmt_check_filter(arg, why, sizeof(why)))
+			argp_error(state, "bad filter '%.60s%s': %s", arg, strlen(arg) > 60 ? "..." : "",
+				   why);
 		strv_push(&a->filters, arg);
 		return 0;
+	}
 	case 'v':
 		a->invert = true;
 		return 0;

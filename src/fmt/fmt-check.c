@@ -26,6 +26,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -163,7 +164,12 @@ static bool expect(struct pc *c, const char *op)
 		next(c);
 		return true;
 	}
-	fail(c, "expected '%s' at '%.20s'", op, c->t == T_END ? "the end" : c->s);
+	/* The text is not NUL-terminated: at most what is left of it. */
+	if (c->t == T_END)
+		fail(c, "expected '%s' at 'the end'", op);
+	else
+		fail(c, "expected '%s' at '%.*s'", op,
+		     (int)(c->end - c->s < 20 ? c->end - c->s : 20), c->s);
 	return false;
 }
 
@@ -789,7 +795,8 @@ int fmt_check_print(const char *print, size_t len, const struct fmt_check_field 
 		nargs++;
 	}
 	if (!c.failed && c.t != T_END)
-		fail(&c, "unexpected '%.20s' in the print fmt", c.s);
+		fail(&c, "unexpected '%.*s' in the print fmt",
+		     (int)(c.end - c.s < 20 ? c.end - c.s : 20), c.s);
 	if (c.failed)
 		return -EINVAL;
 	if (nargs > MAX_ARGS) {
@@ -817,16 +824,25 @@ static bool parse_int(const char *line, size_t n, const char *key, long *out)
 {
 	const char *k = memmem(line, n, key, strlen(key));
 	const char *p;
-	char *e;
+	const char *end = line + n;
+	bool neg;
+	long v = 0;
 
 	if (!k)
 		return false;
 	p = k + strlen(key);
-	if (p >= line + n || !(isdigit((unsigned char)*p) || *p == '-'))
+	/* By hand, within the line: the text is not NUL-terminated (strtol read past it). */
+	neg = p < end && *p == '-';
+	p += neg;
+	if (p >= end || !isdigit((unsigned char)*p))
 		return false;
-	errno = 0;
-	*out = strtol(p, &e, 10);
-	return !errno && e <= line + n && *e == ';';
+	for (; p < end && isdigit((unsigned char)*p); p++) {
+		if (v > (LONG_MAX - (*p - '0')) / 10)
+			return false;
+		v = v * 10 + (*p - '0');
+	}
+	*out = neg ? -v : v;
+	return p < end && *p == ';';
 }
 
 /*
@@ -1031,47 +1047,4 @@ void fmt_check_format(const char *text, size_t len, struct fmt_check *res)
 	}
 	free(fields);
 	free(bad);
-}
-
-int fmt_check_filter(const char *expr, char *why, size_t whylen)
-{
-	size_t len = strlen(expr);
-
-	if (len > FMT_CHECK_MAX_FILTER) {
-		snprintf(why, whylen, "%zu bytes long; at most %d are taken", len,
-			 FMT_CHECK_MAX_FILTER);
-		return -EINVAL;
-	}
-	for (const char *p = expr; *p; p++) {
-		if (*p == '"' || *p == '\'') {
-			char q = *p;
-
-			while (p[1] && p[1] != q)
-				p += p[1] == '\\' && p[2] ? 2 : 1;
-			if (!p[1])
-				break;
-			p++;
-			continue;
-		}
-		/* A number: its own token, not the digits of a name like "cpu0". */
-		if (isdigit((unsigned char)*p) &&
-		    (p == expr || !(isalnum((unsigned char)p[-1]) || p[-1] == '_'))) {
-			bool neg = p > expr && p[-1] == '-';
-			const char *start = neg ? p - 1 : p;
-			char *e;
-
-			errno = 0;
-			if (neg)
-				strtoll(start, &e, 0);
-			else
-				strtoull(start, &e, 0);
-			if (errno == ERANGE) {
-				snprintf(why, whylen, "the number '%.*s' is out of range",
-					 (int)(e - start > 40 ? 40 : e - start), start);
-				return -EINVAL;
-			}
-			p = e > p ? e - 1 : p;
-		}
-	}
-	return 0;
 }

@@ -56,11 +56,16 @@ static int cur_read(struct cur *c, struct tfile_event *ev)
 	int64_t off = c->in->ts_offset;
 
 	if (r == 1 && off) {
-		/* A negative offset larger than the time stops at 0 rather than wrapping. */
-		if (off < 0 && ev->ts < (uint64_t)-off)
-			ev->ts = 0;
+		/*
+		 * The time stops at 0 or at the largest rather than wrapping.  The
+		 * offset's magnitude is taken unsigned: -INT64_MIN has no int64_t.
+		 */
+		uint64_t mag = off < 0 ? 0 - (uint64_t)off : (uint64_t)off;
+
+		if (off < 0)
+			ev->ts = ev->ts < mag ? 0 : ev->ts - mag;
 		else
-			ev->ts += (uint64_t)off;
+			ev->ts = ev->ts > UINT64_MAX - mag ? UINT64_MAX : ev->ts + mag;
 	}
 	return r;
 }

@@ -815,25 +815,6 @@ void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev)
 	}
 }
 
-/* Where the filter part of "EVENTS: FILTER" starts (after a ':' outside quotes), or NULL. */
-static const char *filter_part(const char *expr)
-{
-	for (const char *p = expr; *p; p++) {
-		if (*p == '"' || *p == '\'') {
-			char q = *p;
-
-			while (p[1] && p[1] != q)
-				p++;
-			if (!p[1])
-				return NULL;
-			p++;
-		} else if (*p == ':') {
-			return p + 1;
-		}
-	}
-	return NULL;
-}
-
 /*
  * libtraceevent turns a field an event lacks into FALSE, silently: every
  * name in the filter must be a field of at least one of the events it
@@ -878,8 +859,9 @@ int fmt_src_filter(struct fmt_src *s, const char *expr)
 {
 	enum tep_errno e;
 	char msg[256], name[64];
-	const char *part = filter_part(expr);
-	char *all = NULL;
+	struct fmt_filter ff;
+	const char *part;
+	char *all;
 
 	/*
 	 * Note that a second filter for the same event would replace the first
@@ -887,22 +869,22 @@ int fmt_src_filter(struct fmt_src *s, const char *expr)
 	 */
 	struct tep_event_filter *flt;
 
-	if (fmt_check_filter(expr, msg, sizeof(msg)))
+	/* libtraceevent sees only what the fence parsed, in its canonical spelling. */
+	if (fmt_filter_parse(expr, 0, &ff, msg, sizeof(msg)))
 		return tr_fail(-EINVAL, "bad filter '%.60s%s': %s", expr, strlen(expr) > 60 ? "..." : "",
 			       msg);
 	/* "common_pid == 1" with no "EVENT:" before it: for every event, as users expect. */
-	if (!part && strpbrk(expr, "=!<>~&|")) {
-		all = xasprintf(".*: %s", expr);
-		part = all + 3;
-	}
+	all = fmt_filter_string(&ff, ".*");
+	part = ff.expr;
 	flt = tep_filter_alloc(s->tep);
-	e = tep_filter_add_filter_str(flt, all ? all : expr);
+	e = tep_filter_add_filter_str(flt, all);
 	if (e < 0) {
 		if (tep_filter_strerror(flt, e, msg, sizeof(msg)))
 			tep_strerror(s->tep, e, msg, sizeof(msg));
 		tep_filter_free(flt);
 		free(all);
-		return tr_fail(-EINVAL, "bad filter '%s': %s", expr, msg);
+		fmt_filter_free(&ff);
+		return tr_fail(-EINVAL, "bad filter '%s': %s", expr, fmt_filter_reason(msg));
 	}
 	if (part && filter_fields_exist(flt, part, name, sizeof(name))) {
 		int err;
@@ -927,9 +909,11 @@ int fmt_src_filter(struct fmt_src *s, const char *expr)
 				      flt->filters ? "the events it selects" : "any event");
 		tep_filter_free(flt);
 		free(all);
+		fmt_filter_free(&ff);
 		return err;
 	}
 	free(all);
+	fmt_filter_free(&ff);
 	s->filters = xrealloc(s->filters, (s->nfilters + 1) * sizeof(*s->filters));
 	s->filters[s->nfilters++] = flt;
 	s->has_filter = true;

@@ -87,24 +87,11 @@ static int side_init(struct ulat *x, struct side *s, const char *sysev, const ch
 	if (is_string(s->match) || s->match->size > 8)
 		return tr_fail(-ENOTSUP, "--match field '%s' must be a number in userspace", match);
 	if (filter) {
-		char *expr = xasprintf("%s/%s: %s", s->system, s->event, filter);
-		enum tep_errno e;
-		char why[128];
+		char *ev = xasprintf("%s/%s", s->system, s->event);
+		int r = fmt_filter_compile(x->tep, filter, FMT_FILTER_EXPR, ev, &s->filter);
 
-		if (fmt_check_filter(filter, why, sizeof(why))) {
-			free(expr);
-			return tr_fail(-EINVAL, "bad filter '%.60s%s': %s", filter,
-				       strlen(filter) > 60 ? "..." : "", why);
-		}
-		s->filter = tep_filter_alloc(x->tep);
-		e = tep_filter_add_filter_str(s->filter, expr);
-		free(expr);
-		if (e < 0) {
-			char msg[256] = "";
-
-			tep_filter_strerror(s->filter, e, msg, sizeof(msg));
-			return tr_fail(-EINVAL, "bad filter '%s': %s", filter, msg);
-		}
+		free(ev);
+		return r;
 	}
 	return 0;
 }

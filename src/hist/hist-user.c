@@ -267,26 +267,10 @@ int hist_user_new(struct tep_handle *tep, const struct hist_spec *s, struct hist
 	for (size_t i = 0; i < s->nvals && !r; i++)
 		r = field_setup(u, &u->vals[u->nvals++], &s->vals[i], false);
 	if (!r && s->filter) {
-		char *expr = xasprintf("%s/%s: %s", s->system, s->event, s->filter);
-		enum tep_errno e;
-		char why[128];
+		char *ev = xasprintf("%s/%s", s->system, s->event);
 
-		if (fmt_check_filter(s->filter, why, sizeof(why))) {
-			r = tr_fail(-EINVAL, "bad filter '%.60s%s': %s", s->filter,
-				    strlen(s->filter) > 60 ? "..." : "", why);
-			free(expr);
-			hist_user_free(u);
-			return r;
-		}
-		u->filter = tep_filter_alloc(tep);
-		e = tep_filter_add_filter_str(u->filter, expr);
-		if (e < 0) {
-			char msg[256] = "";
-
-			tep_filter_strerror(u->filter, e, msg, sizeof(msg));
-			r = tr_fail(-EINVAL, "bad filter '%s': %s", s->filter, msg);
-		}
-		free(expr);
+		r = fmt_filter_compile(tep, s->filter, FMT_FILTER_EXPR, ev, &u->filter);
+		free(ev);
 	}
 	if (r) {
 		hist_user_free(u);

@@ -31,6 +31,9 @@ struct evdef {
 	const char *sc_name;	/* syscalls:sys_{enter,exit}_NAME: "NAME" */
 };
 
+/* common_type is an unsigned short: no record names a larger id. */
+#define TOP_MAX_EVENT_ID 65535
+
 struct top_decoder {
 	struct tep_handle *tep;
 	bool swap;		/* the records' byte order is not ours */
@@ -179,8 +182,13 @@ int top_decoder_new(struct tep_handle *tep, const struct top_lat_spec *lat,
 	d->tep = tep;
 	d->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
 	d->lat_start = d->lat_end = -1;
+	/*
+	 * The tables are sized by the largest id, which a file declares as it
+	 * likes: ids beyond what common_type (an unsigned short) can hold never
+	 * match a record, so they are left out rather than sizing anything.
+	 */
 	for (int i = 0; evs && evs[i]; i++)
-		if (evs[i]->id > d->max_id)
+		if (evs[i]->id > d->max_id && evs[i]->id <= TOP_MAX_EVENT_ID)
 			d->max_id = evs[i]->id;
 	d->kind = xcalloc(d->max_id + 1, 1);
 	d->defs = xcalloc(d->max_id + 1, sizeof(*d->defs));
@@ -188,7 +196,7 @@ int top_decoder_new(struct tep_handle *tep, const struct top_lat_spec *lat,
 	for (int i = 0; evs && evs[i]; i++) {
 		struct tep_event *e = evs[i];
 
-		if (e->id >= 0 && !d->names[e->id])
+		if (e->id >= 0 && e->id <= d->max_id && !d->names[e->id])
 			d->names[e->id] = xasprintf("%s:%s", e->system, e->name);
 		if (!sw)
 			sw = e;

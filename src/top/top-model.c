@@ -19,12 +19,14 @@
 #include <string.h>
 
 #include "hist.h"
+#include "tfile.h"
 #include "top.h"
 
 #define GONE_TICKS 3		/* intervals an exited task stays shown */
 #define MAX_LAT_KEYS 1024	/* per-task latency rows; the rest go to one "other" row */
 #define MAX_PENDING 65536	/* pending latency starts before they are forgotten */
 #define MAX_SYSCALL 4096
+#define TOP_MODEL_MAX_CPUS 65536	/* as the trace file reader's limit */
 #define LAT_SUB 8		/* sub-buckets per power of two */
 #define LAT_BUCKETS (62 * LAT_SUB)
 #define PID_DEAD (-1)		/* where exited tasks' rows are folded */
@@ -306,7 +308,7 @@ struct top_model *top_model_new(const struct top_model_opts *o)
 	struct top_model *m = xcalloc(1, sizeof(*m));
 
 	m->o = *o;
-	m->ncpus = o->ncpus > 0 ? o->ncpus : 1;
+	m->ncpus = o->ncpus > 0 && o->ncpus <= TOP_MODEL_MAX_CPUS ? o->ncpus : 1;
 	m->cpus = xcalloc(m->ncpus, sizeof(*m->cpus));
 	for (int i = 0; i < m->ncpus; i++) {
 		m->cpus[i].cur = -1;
@@ -403,12 +405,17 @@ static void set_comm(struct task *t, const struct top_str *s)
 	t->named = true;
 }
 
+/*
+ * CPU cpu's slot, growing the table to it.  The readers keep CPU numbers
+ * below TFILE's limit of 65536; one beyond it (or negative) is charged to
+ * CPU 0 rather than sizing the table by it.
+ */
 static struct cpu *cpu_get(struct top_model *m, int cpu)
 {
-	if (cpu < 0)
+	if (cpu < 0 || cpu >= TOP_MODEL_MAX_CPUS)
 		cpu = 0;
 	if (cpu >= m->ncpus) {
-		m->cpus = xrealloc(m->cpus, (cpu + 1) * sizeof(*m->cpus));
+		m->cpus = xrealloc(m->cpus, ((size_t)cpu + 1) * sizeof(*m->cpus));
 		for (int i = m->ncpus; i <= cpu; i++)
 			m->cpus[i] = (struct cpu){ .cur = -1, .since = m->o.start_ts };
 		m->ncpus = cpu + 1;
@@ -795,25 +802,19 @@ void top_model_lost(struct top_model *m, int cpu, int64_t n)
 		hist_user_lost(m->custom, n > 0 ? (uint64_t)n : 1);
 }
 
+static void cmdline_comm(void *arg, int pid, const char *comm, size_t len)
+{
+	struct top_model *m = arg;
+	struct task *t = hmap_find(&m->tasks, (uint32_t)pid);
+
+	if (t && !t->named)
+		set_comm(t, &(struct top_str){ comm, len });
+}
+
+/* Line by line within each line: sscanf's %d would skip empty lines and rescan them. */
 void top_model_cmdlines(struct top_model *m, const char *text)
 {
-	const char *p = text;
-
-	while (p && *p) {
-		int pid, n = 0;
-		char comm[64];
-
-		if (sscanf(p, "%d %63[^\n]%n", &pid, comm, &n) == 2 && n && pid > 0) {
-			struct task *t = hmap_find(&m->tasks, (uint32_t)pid);
-
-			if (t && !t->named) {
-				set_comm(t, &(struct top_str){ comm, strlen(comm) });
-			}
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
+	tfile_cmdlines_each(text, cmdline_comm, m);
 }
 
 void top_model_syscall_name(struct top_model *m, long nr, const char *name)

@@ -7,6 +7,7 @@
  * moves forward, and a file is read much faster than it was recorded.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,9 @@
 #include "fmt.h"
 #include "top-echo.h"
 #include "top.h"
+
+/* Empty intervals replayed one by one before a stretch of them is crossed at once. */
+#define REPLAY_GAP 10
 
 struct cur {
 	struct tfile_cursor *c;
@@ -37,6 +41,7 @@ struct replay {
 	uint64_t first, last;		/* the file's first and last timestamps */
 	long cur;			/* the interval shown; -1 before the first */
 	long count;			/* intervals in the file */
+	uint64_t fed;			/* events fed to the model so far */
 	/* saved_tgids, for -P: pid -> tgid */
 	int *tg_pid, *tg_tgid;
 	size_t ntg;
@@ -60,23 +65,28 @@ static int tgid_of(void *arg, int pid)
 	return -1;
 }
 
+static void tgid_line(void *arg, int pid, const char *rest, size_t len)
+{
+	struct replay *x = arg;
+	long tgid = 0;
+	size_t i;
+
+	for (i = 0; i < len && rest[i] >= '0' && rest[i] <= '9' && tgid <= INT32_MAX; i++)
+		tgid = tgid * 10 + (rest[i] - '0');
+	if (!i || i < len || tgid <= 0 || tgid > INT32_MAX)
+		return;
+	if (x->ntg % 64 == 0) {
+		x->tg_pid = xrealloc(x->tg_pid, (x->ntg + 64) * sizeof(int));
+		x->tg_tgid = xrealloc(x->tg_tgid, (x->ntg + 64) * sizeof(int));
+	}
+	x->tg_pid[x->ntg] = pid;
+	x->tg_tgid[x->ntg++] = (int)tgid;
+}
+
+/* saved_tgids has saved_cmdlines' shape, "PID TGID" lines. */
 static void load_tgids(struct replay *x)
 {
-	const char *p = tfile_tgids(x->tf);
-
-	while (p && *p) {
-		int pid, tgid;
-
-		if (sscanf(p, "%d %d", &pid, &tgid) == 2) {
-			x->tg_pid = xrealloc(x->tg_pid, (x->ntg + 1) * sizeof(int));
-			x->tg_tgid = xrealloc(x->tg_tgid, (x->ntg + 1) * sizeof(int));
-			x->tg_pid[x->ntg] = pid;
-			x->tg_tgid[x->ntg++] = tgid;
-		}
-		p = strchr(p, '\n');
-		if (p)
-			p++;
-	}
+	tfile_cmdlines_each(tfile_tgids(x->tf), tgid_line, x);
 }
 
 static int cur_next(void *ctx, struct tfile_event *ev)
@@ -147,6 +157,7 @@ static int feed_interval(struct replay *x, bool echo)
 			top_model_lost(x->m, x->next->cpu, x->next->missed);
 		top_decode(x->dec, x->next, &rec);
 		top_model_feed(x->m, &rec, x->next);
+		x->fed++;
 		if (echo)
 			top_echo_event(x->echo, &rec, x->next);
 		r = fmt_merge_next(x->merge, &x->next, &tag);
@@ -162,7 +173,21 @@ static int feed_interval(struct replay *x, bool echo)
 	return r;
 }
 
-/* Go to interval k (clamped to the file). */
+/* The interval that holds the next event (x->count when there is none). */
+static long next_busy(const struct replay *x)
+{
+	if (x->done || !x->next || x->next->ts < x->first)
+		return x->count;
+	return (long)((x->next->ts - x->first) / x->o->interval_ns);
+}
+
+/*
+ * Go to interval k (clamped to the file).  A stretch without events is
+ * crossed in one step rather than an interval at a time (a file's two
+ * timestamps can be centuries apart): the model ticks once at the start of
+ * the interval before the target, which charges the whole gap, and then
+ * ticks as usual, so the work is bounded by the events, not the time.
+ */
 static int seek(struct replay *x, long k, bool force)
 {
 	int r = 0;
@@ -174,8 +199,13 @@ static int seek(struct replay *x, long k, bool force)
 	if (k < x->cur || force)
 		r = rewind_file(x);
 	top_echo_set(x->echo, x->echo_on, x->ef1, x->ev1, x->ef2, x->ev2, x->lat_by_task);
-	while (!r && x->cur < k)
+	while (!r && x->cur < k) {
+		long j = next_busy(x), to = (j < k ? j : k) - 2;
+
+		if (to > x->cur + REPLAY_GAP)
+			x->cur = to;
 		r = feed_interval(x, x->echo_on && x->cur + 1 == k);
+	}
 	return r;
 }
 
@@ -326,26 +356,38 @@ static int span(struct replay *x)
 
 /*
  * Batch output of the file: the view of st for each interval from the
- * first, at most n of them (0: all), in the -b format.
+ * first, at most n of them (0: all), in the -b format.  Of a stretch of
+ * intervals without events only the first REPLAY_GAP are printed, so the
+ * frames are bounded by the events, not by the time between them.
  */
 static int print_all(struct replay *x, struct top_state *st, long n)
 {
+	long empty = 0;		/* frames without events printed in a row */
 	int r = 0;
 
 	if (!n || n > x->count)
 		n = x->count;
-	for (long k = 0; k < n && !r && !tr_stop; k++) {
+	for (long k = 0, frames = 0; k < x->count && frames < n && !r && !tr_stop; k++) {
 		struct top_table t;
+		uint64_t fed = x->fed;
 
+		/* After REPLAY_GAP empty frames, on to the next interval with events. */
+		if (empty >= REPLAY_GAP && k < next_busy(x)) {
+			k = next_busy(x);
+			if (k >= x->count)
+				break;
+		}
 		r = seek(x, k, false);
+		empty = x->fed == fed ? empty + 1 : 0;
 		if (!r)
 			r = op_frame(&x->s, st, false, &t);
 		if (!r) {
 			r = top_batch_print(x->o->outf, x->o->out, &x->s.h, st, &t);
 			top_table_free(&t);
+			frames++;
 		}
 		if (r == -EPIPE)
-			r = 0, k = n;
+			r = 0, frames = n;
 	}
 	return r;
 }

@@ -61,6 +61,25 @@ int tfile_meta(struct tfile *tf, struct tfw_meta *m)
 			if (b->cpus[c].cpu >= cpus)
 				cpus = b->cpus[c].cpu + 1;
 	}
+	/*
+	 * Each buffer written gets a table of every CPU (v6 writes them all):
+	 * as the reader, no more than TFILE_MAX_CPUS entries in all, however
+	 * few bytes the input spent on declaring its CPUs and buffers.
+	 */
+	{
+		size_t nb = 0;
+		bool top = false;
+
+		for (int i = 0; i < tf->nbuffers; i++) {
+			nb += !tf->buffers[i].latency;
+			top |= !tf->buffers[i].latency && !tf->buffers[i].name[0];
+		}
+		nb += !top;	/* an empty top level stands in (plan_make) */
+		if (cpus > 0 && nb * (size_t)cpus > TFILE_MAX_CPUS)
+			return tr_fail(-EOVERFLOW, "'%s' declares %d CPUs for %zu buffers: more than "
+				       "the %d CPU buffers a file may hold", tf->path, cpus,
+				       nb, TFILE_MAX_CPUS);
+	}
 	m->page_size = page_size ? page_size : tf->info.page_size;
 	m->long_size = tf->info.long_size;
 	m->cpus = cpus ? cpus : 1;

@@ -528,9 +528,13 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 
 		s = dup_opt_str(p, n);
 		v = strtoll(s, &end, 0);
-		if (end != s)
-			/* DATE is in microseconds, OFFSET in nanoseconds. */
-			tf->info.ts_offset += id == OPT_DATE ? v * 1000 : v;
+		/*
+		 * DATE is in microseconds, OFFSET in nanoseconds.  An offset past
+		 * what 64 bits hold is no clock's: the option is ignored.
+		 */
+		if (end != s && (id != OPT_DATE || !__builtin_mul_overflow(v, 1000, &v)) &&
+		    __builtin_add_overflow(tf->info.ts_offset, v, &v) == 0)
+			tf->info.ts_offset = v;
 		free(s);
 		return 0;
 	}
@@ -890,6 +894,8 @@ static int open_v7(struct tfile *tf, struct rd *r)
 
 static int check_buffers(struct tfile *tf)
 {
+	int max_cpu = tf->info.cpus ? tf->info.cpus : TFILE_MAX_CPUS;
+
 	for (int i = 0; i < tf->nbuffers; i++) {
 		struct tfile_buffer *b = &tf->buffers[i];
 
@@ -918,6 +924,15 @@ static int check_buffers(struct tfile *tf)
 			if (cpu->offset > tf->size || cpu->size > tf->size - cpu->offset)
 				return tfile_bad(tf, -EBADMSG, 0, "truncated at offset %llu (in %s)",
 						 (unsigned long long)tf->size, where);
+			/*
+			 * A v7 buffer names its CPUs; the writers size tables by
+			 * them, so a number beyond the CPUs the file declares
+			 * (or, without CPUCOUNT, beyond any machine's) is refused.
+			 */
+			if (cpu->cpu < 0 || cpu->cpu >= max_cpu)
+				return tfile_bad(tf, -EBADMSG, 0,
+						 "corrupt buffer '%s': CPU %u of a file of %d CPUs",
+						 b->name, (unsigned)cpu->cpu, max_cpu);
 		}
 	}
 	return 0;

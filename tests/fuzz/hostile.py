@@ -19,6 +19,7 @@
 #               inflates to 256 MB)
 #   text-*      saved cmdlines, printk formats and kallsyms at their edges
 #               (200,000 empty lines, numbers out of range, no separators)
+#   gap-*       timestamps 5 s and 2^62 ns apart
 #
 # Each file is small (the bomb is 17 KB).  tests/fuzz/replay runs every one
 # through both fuzz targets; tr must give a clean error or a clean report
@@ -221,8 +222,9 @@ def zip_data(kind, data):
                           check=True).stdout
 
 
-def v7(o, kind='none', chunk_pages=1, chunks=None):
-    """chunks: per CPU, a list of (csize, usize, bytes) to write as they are."""
+def v7(o, kind='none', chunk_pages=1, chunks=None, instances=()):
+    """chunks: per CPU, a list of (csize, usize, bytes) to write as they are.
+    instances: names of more buffers, each with the same data."""
     w = W()
     w.raw(MAGIC + b'7\0' + bytes([0, 8]))
     w.num(PAGE, 4, 'page size')
@@ -312,19 +314,21 @@ def v7(o, kind='none', chunk_pages=1, chunks=None):
     w.num(4, 4, 'CPUCOUNT option size')
     w.num(o['cpus'], 4, 'CPUCOUNT')
     body = b''
-    w.num(3, 2, 'BUFFER option id')
-    blen_at = len(w.b)
-    w.num(0, 4, 'BUFFER option size')
-    bstart = len(w.b)
-    w.num(bsect, 8, 'BUFFER offset')
-    w.raw(b'\0local\0')
-    w.num(PAGE, 4, 'BUFFER page size')
-    w.num(len(cpus), 4, 'BUFFER cpu count')
-    for c, off, size in cpus:
-        w.num(c, 4, 'BUFFER cpu %d' % c)
-        w.num(off, 8, 'BUFFER cpu %d offset' % c)
-        w.num(size, 8, 'BUFFER cpu %d size' % c)
-    struct.pack_into('<I', w.b, blen_at, len(w.b) - bstart)
+    for name in (b'',) + tuple(instances):
+        what = 'BUFFER' if not name else 'BUFFER ' + name.decode()
+        w.num(3, 2, what + ' option id')
+        blen_at = len(w.b)
+        w.num(0, 4, what + ' option size')
+        bstart = len(w.b)
+        w.num(bsect, 8, what + ' offset')
+        w.raw(name + b'\0local\0')
+        w.num(PAGE, 4, what + ' page size')
+        w.num(len(cpus), 4, what + ' cpu count')
+        for c, off, size in cpus:
+            w.num(c, 4, what + ' cpu %d' % c)
+            w.num(off, 8, what + ' cpu %d offset' % c)
+            w.num(size, 8, what + ' cpu %d size' % c)
+        struct.pack_into('<I', w.b, blen_at, len(w.b) - bstart)
     w.num(0, 2, 'DONE option id')
     w.num(8, 4, 'DONE option size')
     w.num(0, 8, 'next options offset')
@@ -548,6 +552,30 @@ def main():
         v7(base(cpus=8), 'zstd', chunks=[[(len(mid), len(full), mid)] * 2] * 8).b)
     zb = zlib.compress(bytes(64 << 20), 9)
     put('zip-zlib-bomb-8cpus.dat', v7(base(cpus=8), 'zlib', chunks=[[(len(zb), 64 << 20, zb)]] * 8).b)
+
+    # Issue 29's numbers: a CPU id far past the CPU count (convert and split sized tables
+    # by it), an event id past what common_type holds (top sized its tables by it), and
+    # timestamps 2^62 ns apart (top's replay went through every interval between).
+    for v in (65536000, 0x7fffffff):
+        w = v7(base())
+        off = [o for o, s, what in w.nums if what == 'BUFFER cpu 1'][0]
+        b = bytearray(w.b)
+        struct.pack_into('<I', b, off, v)
+        put('absurd-v7-cpuid-%d.dat' % v, b)
+    # 65,536 CPUs declared for 257 buffers: 16.8 million CPU tables for convert to write.
+    w = v7(base(), instances=[b'i%d' % i for i in range(256)])
+    off = [o for o, s, what in w.nums if what == 'CPUCOUNT'][0]
+    b = bytearray(w.b)
+    struct.pack_into('<I', b, off, 65536)
+    put('absurd-v7-cpucount-65536-257buffers.dat', b)
+    huge = fmt(b'sched_switch', 2000000000, SWITCH_FIELDS, SWITCH_PRINT)
+    put('fmt-id-huge-v7.dat', v7(base(systems=[(b'sched', [huge, WAKE_FMT])])).b)
+    gap = [page(1000000 + c, [event(10, switch_rec(100 + c, 200 + c))]) +
+           page((1 << 62) + c, [event(5, switch_rec(200 + c, 100 + c))]) for c in range(2)]
+    put('gap-2e62-v7.dat', v7(base(data=gap)).b)
+    gap = [page(1000000 + c, [event(10, switch_rec(100 + c, 200 + c))]) +
+           page(5001000000 + c, [event(5, switch_rec(200 + c, 100 + c))]) for c in range(2)]
+    put('gap-5s-v7.dat', v7(base(data=gap)).b)
 
     # Text sections at their edges (defects 8 and 9).
     texts = {

@@ -114,6 +114,42 @@ TEST(lengths_bounded_by_the_record)
 	REFUSES("\"%*d\", 2147483647, REC->pid", "'*' width");
 }
 
+/*
+ * A print fmt is not NUL-terminated where fmt_check_print reads it (a v7
+ * file's section): a reason quoting the text where it went wrong quotes no
+ * more than is left (the convert fuzzer's first finding, under ASan).
+ */
+TEST(reasons_stay_inside_the_text)
+{
+	static const char *const prints[] = { "\"%d\", REC->pid x", "\"%d\", (REC->pid",
+					       "\"%d\", REC->pid)" };
+	struct fmt_check_field f = { "pid", 3, 24, 4, 1 };
+	char why[200];
+
+	for (size_t i = 0; i < sizeof(prints) / sizeof(prints[0]); i++) {
+		size_t n = strlen(prints[i]);
+		char *p = malloc(n);
+
+		memcpy(p, prints[i], n);	/* no NUL after it */
+		CHECK(fmt_check_print(p, n, &f, 1, why, sizeof(why)) < 0);
+		free(p);
+	}
+	CHECK(strstr(why, "unexpected ')' in the print fmt"));
+	/* Nor does a field line's number, read where the text ends (the third finding). */
+	{
+		static const char fmt[] = "name: t\nID: 7\nformat:\n"
+					  "\tfield:int a;\toffset:8;\tsize:4";
+		char *p = malloc(sizeof(fmt) - 1);
+		struct fmt_check r;
+
+		memcpy(p, fmt, sizeof(fmt) - 1);
+		fmt_check_format(p, sizeof(fmt) - 1, &r);
+		CHECK(r.verdict != FMT_CHECK_OK);
+		free(r.safe);
+		free(p);
+	}
+}
+
 TEST(format_strings)
 {
 	REFUSES("\"%n\", REC->pid", "conversion");
@@ -256,4 +292,4 @@ TEST(this_kernels_formats)
 
 UNIT_MAIN(T(kernel_shapes_pass), T(fields_named_must_exist), T(divisors_are_positive_literals),
 	  T(lengths_bounded_by_the_record), T(format_strings), T(nesting_and_size_bounded),
-	  T(field_lines), T(filters), T(this_kernels_formats))
+	  T(field_lines), T(filters), T(this_kernels_formats), T(reasons_stay_inside_the_text))
