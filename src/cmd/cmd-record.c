@@ -110,7 +110,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		opt_check_follow(state, a->follow, a->command, &a->setup);
 		if (!a->ev.list.n && !a->setup.tracer)
 			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
-		if (rec_latency_tracer(a->setup.tracer) && a->inst.name)
+		if (setup_latency_tracer(a->setup.tracer) && a->inst.name)
 			argp_error(state, "latency tracer '%s' works in the top-level buffer only, "
 					  "not with -B", a->setup.tracer);
 		return 0;
@@ -245,7 +245,7 @@ int cmd_record(int argc, char **argv)
 	struct args a = { .ff.zip = -1 };
 	struct rec_record_result res = { 0 };
 	struct status st = { 0 };
-	bool status_line;
+	bool status_line, created;
 	struct tfs_inst *in;
 	char *dir = NULL;
 	int fd = -1, status = EXIT_RUNTIME;
@@ -253,12 +253,15 @@ int cmd_record(int argc, char **argv)
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	if (!a.output)
 		a.output = "trace.dat";
-	if (a.command && !session_runnable(a.command[0])) {
-		tr_error("cannot run '%s': command not found", a.command[0]);
-		goto out;
-	}
-	/* An output we cannot write fails before tracefs is touched. */
-	fd = open(a.output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/*
+	 * An output we cannot write fails before tracefs is touched.  An old
+	 * file is emptied only when the recording starts (rec_record()): a
+	 * session that fails to open (a command not found) leaves it as it was.
+	 */
+	fd = open(a.output, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(a.output, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		tr_error("cannot write '%s': %s", a.output, strerror(errno));
 		goto out;
@@ -268,8 +271,7 @@ int cmd_record(int argc, char **argv)
 	status_line = !a.quiet && isatty(STDERR_FILENO);
 	if (cmd_instance_open(a.inst.name, true, &in) ||
 	    rec_record(&(struct rec_record_opts){ .inst = in, .setup = &a.setup,
-						  .events = &a.ev.list, .pids = &a.setup.pids,
-						  .children = a.setup.children, .follow = a.follow,
+						  .events = &a.ev.list, .follow = a.follow,
 						  .no_filter = a.no_filter, .command = a.command,
 						  .duration_ns = a.duration_ns, .fd = fd,
 						  .tmp_dir = dir,
@@ -280,7 +282,7 @@ int cmd_record(int argc, char **argv)
 		status_erase(&st);
 		tr_report(-EIO, "cannot record");
 		/* Nothing was recorded: leave no empty file behind. */
-		if (!res.sum.cpu && !res.latency)
+		if (created && !res.sum.cpu && !res.latency)
 			unlink(a.output);
 		goto out;
 	}

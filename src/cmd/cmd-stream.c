@@ -12,8 +12,6 @@
 
 #include "cmd.h"
 #include "parse.h"
-#include "rec.h"
-#include "session.h"
 #include "setup.h"
 #include "stream.h"
 
@@ -120,72 +118,20 @@ static const struct argp argp = { options, parse, "[COMMAND [ARGS...]]",
 int cmd_stream(int argc, char **argv)
 {
 	struct args a = { 0 };
-	struct evsel_list enable = { 0 };
-	struct session *sess = NULL;
-	struct stream *s = NULL;
-	struct session_opts so;
 	struct tfs_inst *in;
-	struct tr_setup setup;
-	pid_t own[1024];
-	size_t nown = 0;
 	int r;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
-	if (a.command && !session_runnable(a.command[0])) {
-		tr_error("cannot run '%s': command not found", a.command[0]);
-		r = -ENOENT;
-		goto out;
-	}
 	r = cmd_instance_open(a.inst.name, true, &in);
 	if (!r)
-		r = stream_new(&(struct stream_opts){ .inst = in, .fo = a.fo, .filters = &a.filters,
-						      .invert = a.invert },
-			       stdout, &s);
-	/* The tracer before the readers open: the kernel refuses to change it after. */
-	if (!r) {
-		setup = a.setup;
-		setup.events = NULL;
-		setup.triggers = (struct strv){ 0 };
-		r = setup_apply(in, &setup);
-	}
-	if (!r) {
-		so = (struct session_opts){ .inst = in, .duration_ns = a.duration_ns,
-					    .command = a.command,
-					    .tick = stream_tick, .tick_ms = STREAM_BATCH_MS,
-					    .arg = s };
-		stream_rec_opts(s, &so.rec);
-		r = session_open(&so, &sess);
-	}
-	if (!r) {
-		stream_attach(s, session_rec(sess));
-		/* With -P or --follow only those pids trace: tr's own are out already. */
-		if (!a.no_filter && !a.setup.pids.n && !a.follow)
-			nown = session_own_pids(sess, own, ARRAY_SIZE(own));
-		r = rec_events_to_enable(&a.ev.list, own, nown, &enable);
-	}
-	if (!r && a.follow)
-		r = setup_follow(in, session_child(sess), a.setup.children, a.setup.tracer);
-	if (!r) {
-		setup = (struct tr_setup){ .events = &enable, .triggers = a.setup.triggers };
-		r = setup_apply(in, &setup);
-	}
-	if (!r)
-		r = session_run(sess);
-	if (!r && session_end(sess) == SESSION_READER_FAILED)
-		r = tr_fail(rec_error(session_rec(sess)), "a reader stopped: %s",
-			    strerror(-rec_error(session_rec(sess))));
-	if (sess) {
-		int rr = stream_finish(s);
-
-		if (!r)
-			r = rr;
-	}
+		r = stream_run(&(struct stream_opts){ .inst = in, .fo = a.fo, .filters = &a.filters,
+						      .invert = a.invert, .setup = &a.setup,
+						      .events = &a.ev.list, .no_filter = a.no_filter,
+						      .follow = a.follow, .command = a.command,
+						      .duration_ns = a.duration_ns },
+			       stdout);
 	if (r)
 		tr_report(r, "stream");
-	session_free(sess);
-	stream_free(s);
-out:
-	evsel_list_free(&enable);
 	evsel_list_free(&a.ev.list);
 	strv_free(&a.filters);
 	setup_free(&a.setup);
