@@ -1044,13 +1044,9 @@ int fmt_check_filter(const char *expr, char *why, size_t whylen)
 	}
 	for (const char *p = expr; *p; p++) {
 		if (*p == '"' || *p == '\'') {
-			char q = *p;
-
-			while (p[1] && p[1] != q)
-				p += p[1] == '\\' && p[2] ? 2 : 1;
-			if (!p[1])
+			p = str_skip_quoted(p);
+			if (!p)
 				break;
-			p++;
 			continue;
 		}
 		/* A number: its own token, not the digits of a name like "cpu0". */
