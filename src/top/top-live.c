@@ -31,7 +31,7 @@
 #include "hist.h"
 #include "session.h"
 #include "top-echo.h"
-#include "top.h"
+#include "top-local.h"
 
 #define TICK_MS 50
 #define MAX_OWN 512

@@ -13,7 +13,7 @@
 
 #include "fmt.h"
 #include "top-echo.h"
-#include "top.h"
+#include "top-local.h"
 
 struct cur {
 	struct tfile_cursor *c;

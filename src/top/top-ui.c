@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #include "session.h"
-#include "top.h"
+#include "top-local.h"
 
 #define MAX_DEPTH 16
 #define HDR_LINES 4
