@@ -42,24 +42,21 @@ struct args {
 	struct opt_events ev;
 	struct tr_setup setup;
 	const char *output;
-	bool follow, quiet, verbose, no_filter, fail_on_loss;
-	uint64_t duration_ns;
+	bool quiet, verbose, fail_on_loss;
+	struct opt_run run;
 	char **command;
 	struct opt_file_format ff;
 };
 
-enum { OPT_DURATION = 0x100, OPT_NO_FILTER, OPT_FAIL_ON_LOSS, OPT_FOLLOW };
+enum { OPT_FAIL_ON_LOSS = 0x100 };
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.dat)", 0 },
-	{ "follow", OPT_FOLLOW, NULL, 0, "Trace only COMMAND (and with -c, its children)", 0 },
 	/* -F is the print filter of report and stream (tr.1, OPTION LETTERS). */
 	{ NULL, 'F', NULL, OPTION_HIDDEN, NULL, 0 },
-	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (1.5, 250ms, 10s, 2m)", 0 },
 	{ "quiet", 'q', NULL, 0, "Print no summary and no status line", 0 },
 	{ "verbose", 'v', NULL, 0, "Also say which reader each CPU used (mmap, splice, read) "
 				   "and its wake-up figures", 0 },
-	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also record the recorder's own events", 0 },
 	{ "fail-on-loss", OPT_FAIL_ON_LOSS, NULL, 0, "Exit with 1 if any event was lost", 0 },
 	{ 0 }
 };
@@ -72,14 +69,12 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_INIT:
 		opt_bind(state, &a->inst, &a->ev, &a->setup);
 		opt_bind_file_format(state, &a->ff);
+		opt_bind_run(state, &a->run);
 		return 0;
 	case 'o':
 		if (!*arg)
 			argp_error(state, "empty output file name");
 		a->output = arg;
-		return 0;
-	case OPT_FOLLOW:
-		a->follow = true;
 		return 0;
 	case 'F':
 		argp_error(state, "-F filters what report and stream print; to trace only COMMAND "
@@ -91,13 +86,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'v':
 		a->verbose = true;
 		return 0;
-	case OPT_DURATION:
-		if (parse_duration(arg, &a->duration_ns) || !a->duration_ns)
-			argp_error(state, "bad duration '%s'", arg);
-		return 0;
-	case OPT_NO_FILTER:
-		a->no_filter = true;
-		return 0;
 	case OPT_FAIL_ON_LOSS:
 		a->fail_on_loss = true;
 		return 0;
@@ -107,7 +95,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		state->next = state->argc;
 		return 0;
 	case ARGP_KEY_END:
-		opt_check_follow(state, a->follow, a->command, &a->setup);
+		opt_check_follow(state, a->run.follow, a->command, &a->setup);
 		if (!a->ev.list.n && !a->setup.tracer)
 			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
 		if (setup_latency_tracer(a->setup.tracer) && a->inst.name)
@@ -126,6 +114,7 @@ static const struct argp_child children[] = {
 	{ &opt_cpus_argp, 0, "CPUs:", 0 },
 	{ &opt_pids_argp, 0, "Processes:", 0 },
 	{ &opt_file_format_argp, 0, "File:", 0 },
+	{ &opt_run_argp, 0, "Run:", 0 },
 	{ 0 }
 };
 
@@ -271,9 +260,9 @@ int cmd_record(int argc, char **argv)
 	status_line = !a.quiet && isatty(STDERR_FILENO);
 	if (cmd_instance_open(a.inst.name, true, &in) ||
 	    rec_record(&(struct rec_record_opts){ .inst = in, .setup = &a.setup,
-						  .events = &a.ev.list, .follow = a.follow,
-						  .no_filter = a.no_filter, .command = a.command,
-						  .duration_ns = a.duration_ns, .fd = fd,
+						  .events = &a.ev.list, .follow = a.run.follow,
+						  .no_filter = a.run.no_filter, .command = a.command,
+						  .duration_ns = a.run.duration_ns, .fd = fd,
 						  .tmp_dir = dir,
 						  .file_flags = file_flags(&a),
 						  .progress = status_line ? status_draw : NULL,

@@ -20,13 +20,13 @@ struct args {
 	struct opt_events ev;
 	struct tr_setup setup;
 	struct strv filters;
-	bool invert, no_filter, follow;
+	bool invert;
 	struct fmt_opts fo;
-	uint64_t duration_ns;
+	struct opt_run run;
 	char **command;
 };
 
-enum { OPT_FORMAT = 0x100, OPT_DURATION, OPT_NO_FILTER, OPT_FOLLOW, OPT_IRQ_INFO };
+enum { OPT_FORMAT = 0x100, OPT_IRQ_INFO };
 
 static const struct argp_option options[] = {
 	{ "report-filter", 'F', "FILTER", 0,
@@ -36,12 +36,9 @@ static const struct argp_option options[] = {
 	{ "ns", 't', NULL, 0, "Timestamps to the nanosecond", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0,
 	  "text (default: the kernel's text), libtraceevent (trace-cmd's), json or csv", 0 },
-	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (1.5, 250ms, 10s, 2m)", 0 },
-	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also show tr's own events", 0 },
 	{ "irq-info", OPT_IRQ_INFO, NULL, 0,
 	  "Show the kernel's irq-info column after the CPU (e.g. d..2.), as its trace file does",
 	  0 },
-	{ "follow", OPT_FOLLOW, NULL, 0, "Trace only COMMAND (and with -c, its children)", 0 },
 	{ 0 }
 };
 
@@ -52,6 +49,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		opt_bind(state, &a->inst, &a->ev, &a->setup);
+		opt_bind_run(state, &a->run);
 		return 0;
 	case 'F':
 		strv_push(&a->filters, arg);
@@ -79,16 +77,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "unknown format '%s' (text, libtraceevent, json or csv)",
 				   arg);
 		return 0;
-	case OPT_DURATION:
-		if (parse_duration(arg, &a->duration_ns) || !a->duration_ns)
-			argp_error(state, "bad duration '%s'", arg);
-		return 0;
-	case OPT_NO_FILTER:
-		a->no_filter = true;
-		return 0;
-	case OPT_FOLLOW:
-		a->follow = true;
-		return 0;
 	case OPT_IRQ_INFO:
 		a->fo.irq_info = true;
 		return 0;
@@ -102,7 +90,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-v goes with -F");
 		if (a->fo.irq_info && a->fo.kind != FMT_TEXT)
 			argp_error(state, "--irq-info is for text output");
-		opt_check_follow(state, a->follow, a->command, &a->setup);
+		opt_check_follow(state, a->run.follow, a->command, &a->setup);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -113,7 +101,7 @@ static const struct argp argp = { options, parse, "[COMMAND [ARGS...]]",
 				  "Trace without a file: print events live as they arrive, merged "
 				  "across CPUs and formatted as 'tr report' formats them, while "
 				  "COMMAND runs, until interrupted or --duration ends.",
-				  opt_session_children, NULL, NULL };
+				  opt_live_children, NULL, NULL };
 
 int cmd_stream(int argc, char **argv)
 {
@@ -126,9 +114,9 @@ int cmd_stream(int argc, char **argv)
 	if (!r)
 		r = stream_run(&(struct stream_opts){ .inst = in, .fo = a.fo, .filters = &a.filters,
 						      .invert = a.invert, .setup = &a.setup,
-						      .events = &a.ev.list, .no_filter = a.no_filter,
-						      .follow = a.follow, .command = a.command,
-						      .duration_ns = a.duration_ns },
+						      .events = &a.ev.list, .no_filter = a.run.no_filter,
+						      .follow = a.run.follow, .command = a.command,
+						      .duration_ns = a.run.duration_ns },
 			       stdout);
 	if (r)
 		tr_report(r, "stream");
