@@ -10,6 +10,7 @@
 #define TR_CMD_H
 
 #include <argp.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "evsel.h"
@@ -89,8 +90,22 @@ struct opt_file_format {
 };
 extern const struct argp opt_file_format_argp;
 void opt_bind_file_format(struct argp_state *state, struct opt_file_format *ff);
-/* Instance, events, set-up, CPUs and processes together (start, record, stream). */
+/*
+ * --duration, --follow and --no-filter: how long a live session runs and
+ * whose events it takes (record, stream).  --follow is checked against
+ * COMMAND and -P with opt_check_follow() at the command's ARGP_KEY_END.
+ */
+struct opt_run {
+	uint64_t duration_ns;	/* 0: no limit */
+	bool follow, no_filter;
+};
+extern const struct argp opt_run_argp;
+void opt_bind_run(struct argp_state *state, struct opt_run *run);
+
+/* Instance, events, set-up, CPUs and processes together (start, stream). */
 extern const struct argp_child opt_session_children[];
+/* The same with the Run group (stream). */
+extern const struct argp_child opt_live_children[];
 
 struct tr_setup;
 struct tr_cpus;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The one JSON string writer every JSON output uses (tr check --json,
- * report and stream --format json, hist --json, top's batch JSON).
+ * report and stream --format json, hist --json, top's batch JSON), and the
+ * one CSV field writer (report and stream --format csv, hist --csv).
  *
  * Rules: '"' and '\\' are escaped; control characters become \n, \t, \r,
  * \b, \f or \u00XX, and DEL \u007f; well-formed UTF-8 passes through as
@@ -23,5 +24,15 @@
 size_t json_escape(char *dst, const char *p, size_t n);
 /* The same, to a stream; s may be NULL (written as ""). */
 void json_fputs(FILE *f, const char *s);
+
+/*
+ * CSV (RFC 4180): a field with a comma, a double quote, a line feed or a
+ * carriage return is quoted, its quotes doubled; any other goes as it is.
+ */
+#define CSV_QUOTED_MAX(n) ((n) * 2 + 2)
+/* p[0..n) as a CSV field into dst (CSV_QUOTED_MAX(n) bytes); returns the length. */
+size_t csv_quote(char *dst, const char *p, size_t n);
+/* The same, to a stream; s may be NULL (an empty field). */
+void csv_fputs(FILE *f, const char *s);
 
 #endif

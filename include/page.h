@@ -22,6 +22,25 @@ struct tfile_layout {
 	uint32_t page_size;	/* the whole sub-buffer, header included */
 };
 
+/*
+ * An n-byte (1 to 8) unsigned number at p in the given byte order: the one
+ * reader of a file's and a kernel's numbers (page headers, events, the
+ * trace.dat sections).
+ */
+static inline uint64_t tfile_get(const void *p, int n, bool big_endian)
+{
+	const uint8_t *b = p;
+	uint64_t v = 0;
+
+	if (big_endian)
+		for (int i = 0; i < n; i++)
+			v = v << 8 | b[i];
+	else
+		for (int i = n - 1; i >= 0; i--)
+			v = v << 8 | b[i];
+	return v;
+}
+
 /* Parse the header_page format text; 0 or -EINVAL. */
 int tfile_layout_parse(struct tfile_layout *l, const char *text, size_t len, bool big_endian,
 		       uint32_t page_size);
@@ -73,6 +92,14 @@ struct tfile_page_head {
 	uint32_t size;		/* bytes of event data */
 	int64_t missed;
 };
+/*
+ * The commit word of a sub-buffer the kernel may still be writing (a mapped
+ * ring buffer of the running kernel: its byte order and long size), loaded
+ * atomically with acquire order, so the data up to the size it gives is
+ * there to read: the data size in *size, the TFILE_MISSED_* flags in *flags.
+ */
+void tfile_page_commit(const struct tfile_layout *l, const void *page, uint32_t *size,
+		       uint32_t *flags);
 int tfile_page_head(const struct tfile_layout *l, const void *buf, size_t len,
 		    struct tfile_page_head *h);
 

@@ -56,6 +56,9 @@ int edit_distance(const char *a, const char *b, int cap);
  */
 const char *suggest_closest(const char *word, const char *const *cands, size_t n);
 
+/* Is s[0..n) a C identifier ([A-Za-z_][A-Za-z0-9_]*), as field and variable names are? */
+bool is_ident(const char *s, size_t n);
+
 /* fnmatch()-style glob check used for event, tracer and instance names. */
 bool glob_match(const char *pattern, const char *s);
 bool has_glob(const char *s);

@@ -223,14 +223,8 @@ void rec_summary_print(FILE *f, const struct rec_summary *s, const char *path);
 void rec_readers_print(FILE *f, const struct rec_summary *s);
 
 /*
- * Max-latency tracers (irqsoff, preemptoff, preemptirqsoff, wakeup,
- * wakeup_rt, wakeup_dl): the kernel keeps the worst section in the max
- * buffer and the trace file shows it, so a recording of one is that text,
- * not the ring buffer.  hwlat, osnoise and timerlat record events normally.
- */
-bool rec_latency_tracer(const char *tracer);
-/*
- * Write a latency file (tfw_write_latency()) from instance in: the text of
+ * Under a max-latency tracer (setup_latency_tracer()) a recording is the
+ * text of the trace file, not the ring buffer.  Write a latency file (tfw_write_latency()) from instance in: the text of
  * its trace file, after a first line "# tracing_max_latency: N us" with
  * the instance's tracing_max_latency now (trace-cmd report prints it like
  * the rest of the text).  No kallsyms or printk formats: the text is
@@ -243,16 +237,6 @@ void rec_latency_print(FILE *f, const char *tracer, uint64_t max_us, uint64_t by
 		       const char *path);
 void rec_summary_free(struct rec_summary *s);
 
-struct evsel_list;
-struct tr_setup;
-/*
- * The selectors to enable for a recording: those of the ftrace system are
- * left out (they have no enable file; they are checked and must carry no
- * filter), and each other one gets "common_pid != PID" for the own[]
- * pids, ANDed with its own filter.  0 or -errno with tr_fail().
- */
-int rec_events_to_enable(const struct evsel_list *in, const pid_t *own, size_t nown,
-			 struct evsel_list *out);
 /*
  * tr record's whole session: set-up (tracer first, then readers, then
  * events and triggers with the recorder's own pids filtered out unless
@@ -277,10 +261,9 @@ struct rec_progress {
 
 struct rec_record_opts {
 	struct tfs_inst *inst;
-	const struct tr_setup *setup;	/* tracer, clock, options, triggers */
+	const struct tr_setup *setup;	/* tracer, clock, options, pids, triggers */
 	const struct evsel_list *events;
-	const struct strv *pids;	/* -P: "PID" strings */
-	bool children, follow, no_filter;
+	bool follow, no_filter;		/* session_opts' */
 	char **command;
 	uint64_t duration_ns;
 	int fd;				/* the output file, opened by the caller */

@@ -3,21 +3,29 @@
  * One live tracing session: the sequence that tr record, stream, hist and
  * top share, written once (rtla's top/hist main loops are the model).
  *
- *   session_open()   the recorder's readers are opened and parked (their
- *                    thread ids known, for common_pid filters), COMMAND is
- *                    forked and held before exec (its pid known, for
- *                    set_event_pid); nothing in tracefs is touched yet
- *   the caller       enables events, filters session_own_pids() out, sets
- *                    pid filters for session_child() -- whatever differs
+ *   session_open()   applies the set-up in the one order the kernel allows:
+ *                    the lock on the buffer; the set-up's tracer, clock,
+ *                    options, buffer and pids (current_tracer cannot change
+ *                    once trace_pipe_raw files are open); the readers,
+ *                    opened and parked (their thread ids known); COMMAND,
+ *                    forked and held before exec (its pid known); the
+ *                    events, each with tr's own pids filtered out; --follow
+ *                    (set_event_pid of the command); the set-up's triggers;
+ *                    and under a max-latency tracer tracing_max_latency
+ *                    set to 0.  A COMMAND that is not found fails first,
+ *                    before anything is touched.
+ *   the caller       whatever differs (events a view turns on later, with
+ *                    session_own_filter())
  *   session_run()    clears the buffer (unless opts.keep_buffer), takes the
  *                    per-CPU stats "before", starts the readers, turns
  *                    tracing_on on, lets the command exec, and waits for the
  *                    first of: the command's exit, opts.duration_ns, tr_stop
  *                    (SIGINT/SIGTERM), a reader error, or tick() returning
- *                    1.  tick() runs every tick_ms and whenever poll_fd is
- *                    readable (a terminal's keys).  Then it ends the command
- *                    (see below), turns tracing_on off and drains and joins
- *                    the readers.
+ *                    1.  tick() runs every tick_ms and, with poll_stdin,
+ *                    whenever stdin is readable (a terminal's keys).  Then
+ *                    it ends the command (see below), turns tracing_on off
+ *                    and drains and joins the readers.  A reader's error is
+ *                    its return value ("a reader stopped: ...").
  *   the caller       reads the results (session_rec(), the stats), writes
  *                    files, renders
  *   session_free()   a command that never started dies unstarted; what the
@@ -34,11 +42,14 @@
 #ifndef TR_SESSION_H
 #define TR_SESSION_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "evsel.h"
 #include "rec.h"
+#include "setup.h"
 #include "tfs.h"
 
 struct session;
@@ -46,6 +57,22 @@ struct session;
 struct session_opts {
 	struct tfs_inst *inst;
 	char **command;		/* run this while tracing (argv, NULL-ended), or NULL */
+	/*
+	 * The set-up, or NULL: everything but its events, which are below
+	 * (setup->events is not read), applied in session_open()'s order.
+	 */
+	const struct tr_setup *setup;
+	/*
+	 * The events to enable once the readers are open, or NULL.  Those of
+	 * the ftrace system are checked and left alone (they are always on);
+	 * each other one gets tr's own pids filtered out (ANDed with its
+	 * filter) unless no_filter, follow or the set-up's pids say that
+	 * only some pids trace anyway.
+	 */
+	const struct evsel_list *events;
+	bool no_filter;
+	/* Trace only the command (set_event_pid; with setup->children its children too). */
+	bool follow;
 	uint64_t duration_ns;	/* end after this long; 0 = no limit */
 	/*
 	 * The readers (the file sink or the callback sink); rec.inst is set
@@ -64,8 +91,8 @@ struct session_opts {
 	bool passive;
 	/* Called on the session's thread; 0 goes on, 1 ends the session, <0 fails it. */
 	int (*tick)(void *arg, bool fd_ready);
-	unsigned tick_ms;	/* 0: only when poll_fd is readable */
-	int poll_fd;		/* -1 for none */
+	unsigned tick_ms;	/* 0: only when stdin is readable (poll_stdin) */
+	bool poll_stdin;	/* tick(arg, true) as soon as stdin is readable (keys) */
 	/*
 	 * Called once, the moment the wait ends, before the command is ended
 	 * and tracing stops: a kernel hist trigger's table is read here, since
@@ -98,9 +125,16 @@ pid_t session_child(const struct session *s);
 /* tr's own pid and its readers' thread ids, to leave out of the events. */
 size_t session_own_pids(const struct session *s, pid_t *pids, size_t max);
 /*
- * Run as above.  Returns 0 or -errno (tracing could not be started, a
- * tick failed); a reader's error is session_end() == SESSION_READER_FAILED
- * with rec_error(), and the session still ends cleanly.
+ * "common_pid != A && common_pid != B ..." for session_own_pids(), to AND
+ * with the filter of an event enabled later; NULL when the session filters
+ * nothing out (no_filter, follow, the set-up's pids).  Owned by s.
+ */
+const char *session_own_filter(const struct session *s);
+/*
+ * Run as above.  Returns 0 or -errno with tr_fail() (tracing could not be
+ * started, a tick failed, or a reader stopped on an error: then
+ * session_end() is SESSION_READER_FAILED and the session still ended
+ * cleanly, its readers' data there to read).
  */
 int session_run(struct session *s);
 enum session_end session_end(const struct session *s);
@@ -111,6 +145,61 @@ int session_child_status(const struct session *s);
 /* Monotonic nanoseconds since session_run() turned tracing on (0 before). */
 uint64_t session_elapsed_ns(const struct session *s);
 void session_free(struct session *s);
+
+/*
+ * The selectors to enable: those of the ftrace system are left out (they
+ * have no enable file; they are checked and must carry no filter), and
+ * each other one gets own_filter (session_pid_filter()), ANDed with its
+ * own filter, unless own_filter is NULL.  0 or -errno with tr_fail().
+ */
+int session_events_to_enable(const struct evsel_list *in, const char *own_filter,
+			     struct evsel_list *out);
+/* "common_pid != A && common_pid != B ..." (malloc'ed), or NULL for no pids. */
+char *session_pid_filter(const pid_t *pids, size_t n);
+
+/* ---- the kit of the live consumers (live-kit.c) ---- */
+
+struct tep_handle;
+struct session_tep_opts {
+	/*
+	 * Every event format, as libtracefs loads them (with kallsyms, saved
+	 * command names and printk formats), and the multi-format user events
+	 * it leaves out: what tr stream prints any event with.
+	 */
+	bool all;
+	/* Otherwise every event of these systems, and these "SYS:EVENT" (either NULL). */
+	const struct strv *systems, *events;
+};
+/*
+ * A tep handle for the running kernel's events: the host's byte order (the
+ * events are read where they were made), its long and page size and the
+ * ring buffer's header page; then the formats of o.  Formats that cannot
+ * be read or parsed are left out: look the events up after.  Without
+ * o->all, no kallsyms (reading it costs more than the rest together; see
+ * hist_spec_load_syms()).  NULL only when memory runs out, or with all
+ * when libtracefs cannot read the formats.
+ */
+struct tep_handle *session_tep(const struct session_tep_opts *o);
+
+/*
+ * The live consumers' page sink (hist, hist --latency, top): pass
+ * session_sink_pages as rec_opts.fn with the sink as its arg, and
+ * session_sink_attach() once the session is open.  Each CPU's reader then
+ * walks its whole sub-buffers into fn(arg, event) under the sink's lock,
+ * taken once per batch of pages, not per event; whoever else reads what
+ * fn fills takes the same lock.  Nothing is queued.
+ */
+struct session_sink {
+	pthread_mutex_t lock;
+	const struct tfile_layout *layout;
+	tfile_event_fn fn;
+	void *arg;
+	struct tfile_walk_stats st;	/* events walked, corrupt sub-buffers skipped */
+};
+void session_sink_init(struct session_sink *k, tfile_event_fn fn, void *arg);
+void session_sink_attach(struct session_sink *k, struct session *s);
+int session_sink_pages(void *sink, int cpu, const void *pages, size_t len);
+void session_sink_destroy(struct session_sink *k);
 
 /* Is there a program to run as argv0 (in PATH unless it has a '/')? */
 bool session_runnable(const char *argv0);

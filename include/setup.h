@@ -78,6 +78,20 @@ int setup_pids(struct tfs_inst *in, const struct strv *pids, bool children, cons
 int setup_follow(struct tfs_inst *in, pid_t pid, bool children, const char *tracer);
 void setup_free(struct tr_setup *s);
 
+/*
+ * Max-latency tracers (irqsoff, preemptoff, preemptirqsoff, wakeup,
+ * wakeup_rt, wakeup_dl): the kernel keeps the worst section in the max
+ * buffer and the trace file shows it.  hwlat, osnoise and timerlat record
+ * events normally.
+ */
+bool setup_latency_tracer(const char *tracer);
+/*
+ * Under a max-latency tracer, tracing_max_latency to 0 (an old maximum
+ * would hide every new section); nothing otherwise.  It is a result, not
+ * a setting: nothing to restore.  0 or -errno with tr_fail().
+ */
+int setup_max_latency_reset(struct tfs_inst *in, const char *tracer);
+
 /* Enable the selected events (and their filters) in an instance. */
 int setup_events(struct tfs_inst *in, const struct evsel_list *events);
 

@@ -10,7 +10,9 @@
 
 #include <stdio.h>
 
+#include "evsel.h"
 #include "fmt.h"
+#include "setup.h"
 #include "tfs.h"
 
 struct stream_opts {
@@ -18,30 +20,24 @@ struct stream_opts {
 	struct fmt_opts fo;
 	const struct strv *filters;	/* libtraceevent filter expressions, as report -F */
 	bool invert;
+	/* The session's (session.h): set-up, events, --no-filter, --follow, COMMAND, --duration. */
+	const struct tr_setup *setup;
+	const struct evsel_list *events;
+	bool no_filter, follow;
+	char **command;
+	uint64_t duration_ns;
 };
 
-struct stream;
-struct rec;
-struct rec_opts;
-
-/* How often the merged batches print (session tick_ms). */
+/* How often the merged batches print (the session's tick). */
 #define STREAM_BATCH_MS 100
 
 /*
- * The formatting side: event formats of the running kernel, output and
- * filters.  Then, in this order: stream_rec_opts() for the session's
- * readers, session_open(), stream_attach(session_rec()), session_run() with
- * stream_tick as the tick (every STREAM_BATCH_MS), and stream_finish() for
- * what the readers handed over last.
- * 0, or -errno with tr_fail().
+ * The whole of tr stream: the event formats of the running kernel, the
+ * filters, the session with its readers, and every event printed to out
+ * as it arrives, until the session ends; then what the readers handed
+ * over last.  A reader of out that went away ends it quietly.  Warns once
+ * about corrupt sub-buffers that were skipped.  0, or -errno with tr_fail().
  */
-int stream_new(const struct stream_opts *o, FILE *out, struct stream **out_s);
-void stream_rec_opts(struct stream *s, struct rec_opts *ro);
-void stream_attach(struct stream *s, struct rec *rec);
-/* A session tick: format the batch merged by time.  1 when the output's reader went away. */
-int stream_tick(void *arg, bool fd_ready);
-/* The last batch; warns once about corrupt sub-buffers that were skipped. */
-int stream_finish(struct stream *s);
-void stream_free(struct stream *s);
+int stream_run(const struct stream_opts *o, FILE *out);
 
 #endif

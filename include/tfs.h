@@ -89,6 +89,13 @@ int tfs_append_undo(const struct tfs_inst *in, const char *file, const char *lin
 void tfs_undo_note(const struct tfs_inst *in, const char *file, const char *undo_line);
 
 int tfs_restore(void);
+/*
+ * A scope inside one command: tfs_restore_to(tfs_undo_mark()'s value) undoes
+ * only what was changed since, newest first, and leaves the rest for
+ * tfs_restore() (a histogram that must go before what it was built on).
+ */
+size_t tfs_undo_mark(void);
+int tfs_restore_to(size_t mark);
 /* Make this process's changes permanent; record created objects for tr reset. */
 int tfs_keep(void);
 

@@ -76,6 +76,11 @@ void strv_sort(struct strv *sv);
 
 /* Remove trailing whitespace in place; returns s. */
 char *str_rstrip(char *s);
+/*
+ * p at a quote (' or "): the matching closing quote, a backslash escaping
+ * the character after it; NULL when the string runs to the end unclosed.
+ */
+const char *str_skip_quoted(const char *p);
 
 /* Read a whole file (NUL-terminated); returns 0 or -errno. */
 int read_file(const char *path, char **out, size_t *len);

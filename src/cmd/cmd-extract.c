@@ -19,6 +19,7 @@
 #include "cmd.h"
 #include "caps.h"
 #include "rec.h"
+#include "setup.h"
 #include "tfs.h"
 
 struct args {
@@ -98,7 +99,7 @@ int cmd_extract(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	if (!a.snapshot && !tfs_read(in, "current_tracer", &tracer) &&
-	    rec_latency_tracer(str_rstrip(tracer))) {
+	    setup_latency_tracer(str_rstrip(tracer))) {
 		uint64_t max_us, bytes;
 
 		r = rec_write_latency(fd, in, &max_us, &bytes);

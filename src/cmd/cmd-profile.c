@@ -115,11 +115,6 @@ int cmd_profile(int argc, char **argv)
 	int r;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
-	if (a.o.command && !session_runnable(a.o.command[0])) {
-		tr_error("cannot run '%s': command not found", a.o.command[0]);
-		strv_free(&a.o.funcs);
-		return EXIT_RUNTIME;
-	}
 	r = prof_run(&a.o, &t);
 	if (!r) {
 		struct prof_table *show = &t;

@@ -42,24 +42,21 @@ struct args {
 	struct opt_events ev;
 	struct tr_setup setup;
 	const char *output;
-	bool follow, quiet, verbose, no_filter, fail_on_loss;
-	uint64_t duration_ns;
+	bool quiet, verbose, fail_on_loss;
+	struct opt_run run;
 	char **command;
 	struct opt_file_format ff;
 };
 
-enum { OPT_DURATION = 0x100, OPT_NO_FILTER, OPT_FAIL_ON_LOSS, OPT_FOLLOW };
+enum { OPT_FAIL_ON_LOSS = 0x100 };
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.dat)", 0 },
-	{ "follow", OPT_FOLLOW, NULL, 0, "Trace only COMMAND (and with -c, its children)", 0 },
 	/* -F is the print filter of report and stream (tr.1, OPTION LETTERS). */
 	{ NULL, 'F', NULL, OPTION_HIDDEN, NULL, 0 },
-	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (1.5, 250ms, 10s, 2m)", 0 },
 	{ "quiet", 'q', NULL, 0, "Print no summary and no status line", 0 },
 	{ "verbose", 'v', NULL, 0, "Also say which reader each CPU used (mmap, splice, read) "
 				   "and its wake-up figures", 0 },
-	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also record the recorder's own events", 0 },
 	{ "fail-on-loss", OPT_FAIL_ON_LOSS, NULL, 0, "Exit with 1 if any event was lost", 0 },
 	{ 0 }
 };
@@ -72,14 +69,12 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_INIT:
 		opt_bind(state, &a->inst, &a->ev, &a->setup);
 		opt_bind_file_format(state, &a->ff);
+		opt_bind_run(state, &a->run);
 		return 0;
 	case 'o':
 		if (!*arg)
 			argp_error(state, "empty output file name");
 		a->output = arg;
-		return 0;
-	case OPT_FOLLOW:
-		a->follow = true;
 		return 0;
 	case 'F':
 		argp_error(state, "-F filters what report and stream print; to trace only COMMAND "
@@ -91,13 +86,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'v':
 		a->verbose = true;
 		return 0;
-	case OPT_DURATION:
-		if (parse_duration(arg, &a->duration_ns) || !a->duration_ns)
-			argp_error(state, "bad duration '%s'", arg);
-		return 0;
-	case OPT_NO_FILTER:
-		a->no_filter = true;
-		return 0;
 	case OPT_FAIL_ON_LOSS:
 		a->fail_on_loss = true;
 		return 0;
@@ -107,10 +95,10 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		state->next = state->argc;
 		return 0;
 	case ARGP_KEY_END:
-		opt_check_follow(state, a->follow, a->command, &a->setup);
+		opt_check_follow(state, a->run.follow, a->command, &a->setup);
 		if (!a->ev.list.n && !a->setup.tracer)
 			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
-		if (rec_latency_tracer(a->setup.tracer) && a->inst.name)
+		if (setup_latency_tracer(a->setup.tracer) && a->inst.name)
 			argp_error(state, "latency tracer '%s' works in the top-level buffer only, "
 					  "not with -B", a->setup.tracer);
 		return 0;
@@ -126,6 +114,7 @@ static const struct argp_child children[] = {
 	{ &opt_cpus_argp, 0, "CPUs:", 0 },
 	{ &opt_pids_argp, 0, "Processes:", 0 },
 	{ &opt_file_format_argp, 0, "File:", 0 },
+	{ &opt_run_argp, 0, "Run:", 0 },
 	{ 0 }
 };
 
@@ -245,7 +234,7 @@ int cmd_record(int argc, char **argv)
 	struct args a = { .ff.zip = -1 };
 	struct rec_record_result res = { 0 };
 	struct status st = { 0 };
-	bool status_line;
+	bool status_line, created;
 	struct tfs_inst *in;
 	char *dir = NULL;
 	int fd = -1, status = EXIT_RUNTIME;
@@ -253,12 +242,15 @@ int cmd_record(int argc, char **argv)
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	if (!a.output)
 		a.output = "trace.dat";
-	if (a.command && !session_runnable(a.command[0])) {
-		tr_error("cannot run '%s': command not found", a.command[0]);
-		goto out;
-	}
-	/* An output we cannot write fails before tracefs is touched. */
-	fd = open(a.output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/*
+	 * An output we cannot write fails before tracefs is touched.  An old
+	 * file is emptied only when the recording starts (rec_record()): a
+	 * session that fails to open (a command not found) leaves it as it was.
+	 */
+	fd = open(a.output, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	created = fd >= 0;
+	if (fd < 0 && errno == EEXIST)
+		fd = open(a.output, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		tr_error("cannot write '%s': %s", a.output, strerror(errno));
 		goto out;
@@ -268,10 +260,9 @@ int cmd_record(int argc, char **argv)
 	status_line = !a.quiet && isatty(STDERR_FILENO);
 	if (cmd_instance_open(a.inst.name, true, &in) ||
 	    rec_record(&(struct rec_record_opts){ .inst = in, .setup = &a.setup,
-						  .events = &a.ev.list, .pids = &a.setup.pids,
-						  .children = a.setup.children, .follow = a.follow,
-						  .no_filter = a.no_filter, .command = a.command,
-						  .duration_ns = a.duration_ns, .fd = fd,
+						  .events = &a.ev.list, .follow = a.run.follow,
+						  .no_filter = a.run.no_filter, .command = a.command,
+						  .duration_ns = a.run.duration_ns, .fd = fd,
 						  .tmp_dir = dir,
 						  .file_flags = file_flags(&a),
 						  .progress = status_line ? status_draw : NULL,
@@ -280,7 +271,7 @@ int cmd_record(int argc, char **argv)
 		status_erase(&st);
 		tr_report(-EIO, "cannot record");
 		/* Nothing was recorded: leave no empty file behind. */
-		if (!res.sum.cpu && !res.latency)
+		if (created && !res.sum.cpu && !res.latency)
 			unlink(a.output);
 		goto out;
 	}

@@ -15,6 +15,7 @@
 #include "cmd.h"
 #include "parse.h"
 #include "caps.h"
+#include "session.h"
 #include "setup.h"
 #include "tfs.h"
 
@@ -126,6 +127,50 @@ static int copy_out(int fd, bool follow)
 	}
 }
 
+/* The session's tick under --pipe -e: what trace_pipe has now, to stdout. */
+struct pipe_out {
+	int fd, err;
+};
+
+static int pipe_tick(void *arg, bool fd_ready)
+{
+	struct pipe_out *p = arg;
+	char buf[65536];
+	ssize_t n;
+
+	(void)fd_ready;
+	while ((n = read(p->fd, buf, sizeof(buf))) > 0) {
+		if (fwrite(buf, 1, n, stdout) != (size_t)n || fflush(stdout)) {
+			if (errno == EPIPE)
+				return 1;
+			return p->err = -errno;
+		}
+	}
+	if (n < 0 && errno != EINTR && errno != EAGAIN)
+		return p->err = -errno;
+	return 0;
+}
+
+/*
+ * --pipe -e: the events on for as long as trace_pipe is followed, as a
+ * session (session.h): the buffer is taken (a second tr on it is refused)
+ * and emptied first, and everything goes back at the end.
+ */
+static int follow_with_events(struct tfs_inst *in, const struct evsel_list *ev, int fd)
+{
+	struct pipe_out p = { .fd = fd };
+	struct session *sess = NULL;
+	int r = session_open(&(struct session_opts){ .inst = in, .events = ev, .no_filter = true,
+						     .no_readers = true, .tick = pipe_tick,
+						     .tick_ms = 50, .arg = &p },
+			     &sess);
+
+	if (!r)
+		r = session_run(sess);
+	session_free(sess);
+	return p.err ? p.err : r;
+}
+
 int cmd_show(int argc, char **argv)
 {
 	struct args a = { .cpu = -1 };
@@ -150,16 +195,6 @@ int cmd_show(int argc, char **argv)
 		free(file);
 		goto fail;
 	}
-	if (a.ev.list.n) {
-		r = setup_events(in, &a.ev.list);
-		if (!r)
-			r = tfs_set(in, "tracing_on", "1");
-		if (r) {
-			tr_report(r, "cannot enable events");
-			free(file);
-			goto fail;
-		}
-	}
 	path = tfs_path(in, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC | (a.pipe ? O_NONBLOCK : 0));
 	if (fd < 0) {
@@ -172,10 +207,18 @@ int cmd_show(int argc, char **argv)
 		free(file);
 		goto fail;
 	}
-	r = copy_out(fd, a.pipe || !strcmp(file, "trace_pipe"));
+	if (a.ev.list.n) {
+		r = follow_with_events(in, &a.ev.list, fd);
+		if (r && tr_failure())
+			tr_report(r, "cannot enable events");
+		else if (r)
+			tr_report(r, "cannot read '%s'", path);
+	} else {
+		r = copy_out(fd, a.pipe || !strcmp(file, "trace_pipe"));
+		if (r)
+			tr_report(r, "cannot read '%s'", path);
+	}
 	close(fd);
-	if (r)
-		tr_report(r, "cannot read '%s'", path);
 	free(path);
 	free(file);
 	evsel_list_free(&a.ev.list);

@@ -107,14 +107,9 @@ int cmd_start(int argc, char **argv)
 		r = events_off(in);
 	if (!r)
 		r = setup_apply(in, &a.setup);
-	/*
-	 * A max-latency tracer keeps the worst latency seen: start from 0 as
-	 * tr record does, or an old maximum hides every new section.  It is a
-	 * result, not a setting: nothing to restore.
-	 */
-	if (!r && rec_latency_tracer(a.setup.tracer) &&
-	    (r = tfs_write(in, "tracing_max_latency", "0", false)))
-		r = tr_fail(r, "cannot reset tracing_max_latency: %s", strerror(-r));
+	/* A max-latency tracer starts from 0, as tr record's session does. */
+	if (!r)
+		r = setup_max_latency_reset(in, a.setup.tracer);
 	if (!r)
 		r = tfs_set(in, "tracing_on", "1");
 	/* Interrupted half-way: nothing stays, as after any other failure. */

@@ -13,8 +13,6 @@
 #include "cmd.h"
 #include "fmt-check.h"
 #include "parse.h"
-#include "rec.h"
-#include "session.h"
 #include "setup.h"
 #include "stream.h"
 
@@ -23,13 +21,13 @@ struct args {
 	struct opt_events ev;
 	struct tr_setup setup;
 	struct strv filters;
-	bool invert, no_filter, follow;
+	bool invert;
 	struct fmt_opts fo;
-	uint64_t duration_ns;
+	struct opt_run run;
 	char **command;
 };
 
-enum { OPT_FORMAT = 0x100, OPT_DURATION, OPT_NO_FILTER, OPT_FOLLOW, OPT_IRQ_INFO };
+enum { OPT_FORMAT = 0x100, OPT_IRQ_INFO };
 
 static const struct argp_option options[] = {
 	{ "report-filter", 'F', "FILTER", 0,
@@ -39,12 +37,9 @@ static const struct argp_option options[] = {
 	{ "ns", 't', NULL, 0, "Timestamps to the nanosecond", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0,
 	  "text (default: the kernel's text), libtraceevent (trace-cmd's), json or csv", 0 },
-	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (1.5, 250ms, 10s, 2m)", 0 },
-	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also show tr's own events", 0 },
 	{ "irq-info", OPT_IRQ_INFO, NULL, 0,
 	  "Show the kernel's irq-info column after the CPU (e.g. d..2.), as its trace file does",
 	  0 },
-	{ "follow", OPT_FOLLOW, NULL, 0, "Trace only COMMAND (and with -c, its children)", 0 },
 	{ 0 }
 };
 
@@ -55,6 +50,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		opt_bind(state, &a->inst, &a->ev, &a->setup);
+		opt_bind_run(state, &a->run);
 		return 0;
 	case 'F': {
 		char why[160];
@@ -89,16 +85,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "unknown format '%s' (text, libtraceevent, json or csv)",
 				   arg);
 		return 0;
-	case OPT_DURATION:
-		if (parse_duration(arg, &a->duration_ns) || !a->duration_ns)
-			argp_error(state, "bad duration '%s'", arg);
-		return 0;
-	case OPT_NO_FILTER:
-		a->no_filter = true;
-		return 0;
-	case OPT_FOLLOW:
-		a->follow = true;
-		return 0;
 	case OPT_IRQ_INFO:
 		a->fo.irq_info = true;
 		return 0;
@@ -112,7 +98,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-v goes with -F");
 		if (a->fo.irq_info && a->fo.kind != FMT_TEXT)
 			argp_error(state, "--irq-info is for text output");
-		opt_check_follow(state, a->follow, a->command, &a->setup);
+		opt_check_follow(state, a->run.follow, a->command, &a->setup);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -123,77 +109,25 @@ static const struct argp argp = { options, parse, "[COMMAND [ARGS...]]",
 				  "Trace without a file: print events live as they arrive, merged "
 				  "across CPUs and formatted as 'tr report' formats them, while "
 				  "COMMAND runs, until interrupted or --duration ends.",
-				  opt_session_children, NULL, NULL };
+				  opt_live_children, NULL, NULL };
 
 int cmd_stream(int argc, char **argv)
 {
 	struct args a = { 0 };
-	struct evsel_list enable = { 0 };
-	struct session *sess = NULL;
-	struct stream *s = NULL;
-	struct session_opts so;
 	struct tfs_inst *in;
-	struct tr_setup setup;
-	pid_t own[1024];
-	size_t nown = 0;
 	int r;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
-	if (a.command && !session_runnable(a.command[0])) {
-		tr_error("cannot run '%s': command not found", a.command[0]);
-		r = -ENOENT;
-		goto out;
-	}
 	r = cmd_instance_open(a.inst.name, true, &in);
 	if (!r)
-		r = stream_new(&(struct stream_opts){ .inst = in, .fo = a.fo, .filters = &a.filters,
-						      .invert = a.invert },
-			       stdout, &s);
-	/* The tracer before the readers open: the kernel refuses to change it after. */
-	if (!r) {
-		setup = a.setup;
-		setup.events = NULL;
-		setup.triggers = (struct strv){ 0 };
-		r = setup_apply(in, &setup);
-	}
-	if (!r) {
-		so = (struct session_opts){ .inst = in, .duration_ns = a.duration_ns,
-					    .command = a.command,
-					    .tick = stream_tick, .tick_ms = STREAM_BATCH_MS,
-					    .arg = s };
-		stream_rec_opts(s, &so.rec);
-		r = session_open(&so, &sess);
-	}
-	if (!r) {
-		stream_attach(s, session_rec(sess));
-		/* With -P or --follow only those pids trace: tr's own are out already. */
-		if (!a.no_filter && !a.setup.pids.n && !a.follow)
-			nown = session_own_pids(sess, own, ARRAY_SIZE(own));
-		r = rec_events_to_enable(&a.ev.list, own, nown, &enable);
-	}
-	if (!r && a.follow)
-		r = setup_follow(in, session_child(sess), a.setup.children, a.setup.tracer);
-	if (!r) {
-		setup = (struct tr_setup){ .events = &enable, .triggers = a.setup.triggers };
-		r = setup_apply(in, &setup);
-	}
-	if (!r)
-		r = session_run(sess);
-	if (!r && session_end(sess) == SESSION_READER_FAILED)
-		r = tr_fail(rec_error(session_rec(sess)), "a reader stopped: %s",
-			    strerror(-rec_error(session_rec(sess))));
-	if (sess) {
-		int rr = stream_finish(s);
-
-		if (!r)
-			r = rr;
-	}
+		r = stream_run(&(struct stream_opts){ .inst = in, .fo = a.fo, .filters = &a.filters,
+						      .invert = a.invert, .setup = &a.setup,
+						      .events = &a.ev.list, .no_filter = a.run.no_filter,
+						      .follow = a.run.follow, .command = a.command,
+						      .duration_ns = a.run.duration_ns },
+			       stdout);
 	if (r)
 		tr_report(r, "stream");
-	session_free(sess);
-	stream_free(s);
-out:
-	evsel_list_free(&enable);
 	evsel_list_free(&a.ev.list);
 	strv_free(&a.filters);
 	setup_free(&a.setup);

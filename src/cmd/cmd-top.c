@@ -172,19 +172,6 @@ static const struct argp argp = {
 	children, NULL, NULL
 };
 
-/* --view: a name or a number. */
-static const struct top_view *view_of(const char *name)
-{
-	if (name && name[0] >= '1' && name[0] <= '7' && !name[1])
-		for (size_t i = 0; i < top_nviews; i++)
-			if (top_views[i].key == name[0])
-				return &top_views[i];
-	for (size_t i = 0; name && i < top_nviews; i++)
-		if (top_views[i].key && !strcmp(top_views[i].id, name))
-			return &top_views[i];
-	return NULL;
-}
-
 static int run(struct args *a, struct hist_spec *spec, struct top_lat_spec *lat)
 {
 	struct top_opts o = {
@@ -199,7 +186,7 @@ static int run(struct args *a, struct hist_spec *spec, struct top_lat_spec *lat)
 	};
 	int r;
 
-	o.view = a->view ? view_of(a->view) : a->keys ? top_view_find("custom")
+	o.view = a->view ? top_view_pick(a->view) : a->keys ? top_view_find("custom")
 					 : a->latency ? top_view_find("latency")
 						      : top_view_find("tasks");
 	if (!a->batch && (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)))
@@ -231,10 +218,10 @@ int cmd_top(int argc, char **argv)
 	int r = 0, status = EXIT_OK;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
-	if (a.view && !view_of(a.view)) {
+	if (a.view && !top_view_pick(a.view)) {
 		tr_error("unknown view '%s' (%s, or 1-7)", a.view, top_view_names());
 		status = EXIT_USAGE;
-	} else if (a.view && !strcmp(view_of(a.view)->id, "custom") && !a.keys) {
+	} else if (a.view && !strcmp(top_view_id(top_view_pick(a.view)), "custom") && !a.keys) {
 		tr_error("the custom view needs -e SYS:EVENT -k KEY");
 		status = EXIT_USAGE;
 	} else if (a.keys && (r = hist_spec_build(&spec, a.ev.list.v[0].spec, a.keys, a.vals, NULL,

@@ -63,7 +63,8 @@ error_t opt_instance_only_parse(int key, char *arg, struct argp_state *state)
 static bool is_shared(const struct argp *a)
 {
 	return a == &opt_instance_argp || a == &opt_events_argp || a == &opt_setup_argp ||
-	       a == &opt_cpus_argp || a == &opt_pids_argp || a == &opt_file_format_argp;
+	       a == &opt_cpus_argp || a == &opt_pids_argp || a == &opt_file_format_argp ||
+	       a == &opt_run_argp;
 }
 
 /*
@@ -124,6 +125,47 @@ void opt_bind_file_format(struct argp_state *state, struct opt_file_format *ff)
 		if (c[i].argp == &opt_file_format_argp)
 			state->child_inputs[i] = ff;
 }
+
+void opt_bind_run(struct argp_state *state, struct opt_run *run)
+{
+	const struct argp *a = owner(state->root_argp);
+	const struct argp_child *c = a ? a->children : NULL;
+
+	for (int i = 0; c && c[i].argp; i++)
+		if (c[i].argp == &opt_run_argp)
+			state->child_inputs[i] = run;
+}
+
+enum { OPT_DURATION = 0x380, OPT_FOLLOW, OPT_NO_FILTER };
+
+static const struct argp_option run_options[] = {
+	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (1.5, 250ms, 10s, 2m)", 0 },
+	{ "follow", OPT_FOLLOW, NULL, 0, "Trace only COMMAND (and with -c, its children)", 0 },
+	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also trace tr's own events (its readers' too)", 0 },
+	{ 0 }
+};
+
+static error_t run_parse(int key, char *arg, struct argp_state *state)
+{
+	struct opt_run *r = state->input;
+
+	switch (key) {
+	case OPT_DURATION:
+		if (parse_duration(arg, &r->duration_ns) || !r->duration_ns)
+			argp_error(state, "bad duration '%s'", arg);
+		return 0;
+	case OPT_FOLLOW:
+		r->follow = true;
+		return 0;
+	case OPT_NO_FILTER:
+		r->no_filter = true;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+const struct argp opt_run_argp = { run_options, run_parse, NULL, NULL, NULL, NULL, NULL };
 
 enum { OPT_FILE_VERSION = 0x300, OPT_COMPRESSION };
 
@@ -431,12 +473,22 @@ void opt_check_follow(struct argp_state *state, bool follow, bool command,
 		argp_error(state, "-c goes with -P or --follow");
 }
 
-/* -B, -e/-f and the tracer set-up: what start, record and stream share. */
+/* -B, -e/-f and the tracer set-up: what start and stream share. */
 const struct argp_child opt_session_children[] = {
 	{ &opt_instance_argp, 0, "Instance:", 0 },
 	{ &opt_events_argp, 0, "Events:", 0 },
 	{ &opt_setup_argp, 0, "Tracer and buffer:", 0 },
 	{ &opt_cpus_argp, 0, "CPUs:", 0 },
 	{ &opt_pids_argp, 0, "Processes:", 0 },
+	{ 0 }
+};
+
+const struct argp_child opt_live_children[] = {
+	{ &opt_instance_argp, 0, "Instance:", 0 },
+	{ &opt_events_argp, 0, "Events:", 0 },
+	{ &opt_setup_argp, 0, "Tracer and buffer:", 0 },
+	{ &opt_cpus_argp, 0, "CPUs:", 0 },
+	{ &opt_pids_argp, 0, "Processes:", 0 },
+	{ &opt_run_argp, 0, "Run:", 0 },
 	{ 0 }
 };

@@ -144,22 +144,6 @@ static void pad(struct fmt_line *l, int n)
 	l->len += n;
 }
 
-static void printf_(struct fmt_line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void printf_(struct fmt_line *l, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	fmt_line_grow(l, n + 1);
-	va_start(ap, fmt);
-	vsnprintf(l->p + l->len, n + 1, fmt, ap);
-	va_end(ap);
-	l->len += n;
-}
-
 char fmt_graph_mark(uint64_t ns)
 {
 	static const struct {
@@ -179,7 +163,7 @@ char fmt_graph_mark(uint64_t ns)
 /* " 1) ": the CPU, padded to the width of the machine's highest CPU number. */
 static void put_cpu(struct fmt_graph *g, struct fmt_line *l, int cpu)
 {
-	printf_(l, " %*d) ", g->cpu_width, cpu);
+	fmt_line_printf(l, " %*d) ", g->cpu_width, cpu);
 }
 
 /* "comm-pid" centred in 14 columns, the name cut to 7 characters as the kernel does. */
@@ -206,7 +190,7 @@ static void put_prologue(struct fmt_graph *g, const struct fmt_graph_env *env, c
 {
 	puts_(l, prefix);
 	if (g->o.abstime)
-		printf_(l, "%5" PRIu64 ".%06u |  ", (uint64_t)(r->ts / 1000000000),
+		fmt_line_printf(l, "%5" PRIu64 ".%06u |  ", (uint64_t)(r->ts / 1000000000),
 			(unsigned)(r->ts % 1000000000ULL / 1000));
 	if (g->o.cpu)
 		put_cpu(g, l, r->cpu);
@@ -229,7 +213,7 @@ static void put_duration(struct fmt_graph *g, struct fmt_line *l, uint64_t ns)
 
 	if (!g->o.duration)
 		return;
-	printf_(l, "%c ", g->o.overhead ? fmt_graph_mark(ns) : ' ');
+	fmt_line_printf(l, "%c ", g->o.overhead ? fmt_graph_mark(ns) : ' ');
 	len = snprintf(us, sizeof(us), "%" PRIu64, ns / 1000);
 	puts_(l, us);
 	if (len < 7) {
@@ -237,7 +221,7 @@ static void put_duration(struct fmt_graph *g, struct fmt_line *l, uint64_t ns)
 
 		dec = 7 - len < 3 ? 7 - len : 3;
 		snprintf(rem, sizeof(rem), "%03u", (unsigned)(ns % 1000));
-		printf_(l, ".%.*s", dec, rem);
+		fmt_line_printf(l, ".%.*s", dec, rem);
 		len += dec + 1;
 	}
 	puts_(l, " us ");
@@ -326,7 +310,7 @@ static void put_func(const struct fmt_graph_env *env, struct fmt_line *l, uint64
 	if (env->func_name && env->func_name(env->ctx, func, name, sizeof(name)))
 		puts_(l, name);
 	else
-		printf_(l, "0x%" PRIx64, func);
+		fmt_line_printf(l, "0x%" PRIx64, func);
 }
 
 /*
@@ -344,9 +328,9 @@ static void put_retval(struct fmt_graph *g, struct fmt_line *l, uint64_t v)
 			err = 0;
 	}
 	if (err)
-		printf_(l, " = %" PRId64, (int64_t)err);
+		fmt_line_printf(l, " = %" PRId64, (int64_t)err);
 	else
-		printf_(l, " = 0x%" PRIx64, v);
+		fmt_line_printf(l, " = 0x%" PRIx64, v);
 }
 
 static void remember(struct fg_cpu *c, int depth, uint64_t func)
@@ -425,7 +409,7 @@ bool fmt_graph_put(struct fmt_graph *g, const struct fmt_graph_env *env, const c
 		}
 		if (g->o.overrun) {
 			puts_(out, prefix);
-			printf_(out, " (Overruns: %u)\n", r->overrun);
+			fmt_line_printf(out, " (Overruns: %u)\n", r->overrun);
 		}
 		put_irq_mark(g, env, prefix, r, false, out);
 		break;

@@ -185,7 +185,6 @@ enum { F_LEFT = 1, F_PLUS = 2, F_SPACE = 4, F_SPECIAL = 8, F_ZEROPAD = 16, F_SMA
        F_SIGN = 64 };
 
 void kput(struct fmt_line *o, const char *s, size_t n);
-void kprintf(struct fmt_line *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void knumber(struct fmt_line *o, uint64_t num, int base, int flags, int width, int prec);
 void kstring_fmt(struct fmt_line *o, const char *s, size_t max, int flags, int width, int prec);
 void ksymbol(struct fmt_line *o, const struct kenv *env, uint64_t v, const char *ext, int flags,

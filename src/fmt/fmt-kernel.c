@@ -372,7 +372,7 @@ static struct tep_format_field *pf(const struct kprog *p, const char *name)
 static void sym_addr(struct fmt_line *o, const struct kenv *env, uint64_t ip)
 {
 	if (env->sym_addr)
-		kprintf(o, " <%0*llx>", 2 * env->long_size, (unsigned long long)ip);
+		fmt_line_printf(o, " <%0*llx>", 2 * env->long_size, (unsigned long long)ip);
 }
 
 enum { OFF_NEVER = -1, OFF_OPTION, OFF_ALWAYS };
@@ -428,11 +428,11 @@ static int latency_sample(const struct kprog *p, struct ectx *c, const struct kr
 		for (int i = 0; i < 8; i++)
 			if (!num(p, c, hwlat_fields[i], &v[i]))
 				return KPROG_FAIL;
-		kprintf(o, "#%-5u inner/outer(us): %4llu/%-5llu ts:%lld.%09ld count:%d",
+		fmt_line_printf(o, "#%-5u inner/outer(us): %4llu/%-5llu ts:%lld.%09ld count:%d",
 			(unsigned)v[0], (unsigned long long)v[1], (unsigned long long)v[2],
 			(long long)v[3], (long)v[4], (int)v[5]);
 		if ((unsigned)v[6])
-			kprintf(o, " nmi-total:%llu nmi-count:%u", (unsigned long long)v[7],
+			fmt_line_printf(o, " nmi-total:%llu nmi-count:%u", (unsigned long long)v[7],
 				(unsigned)v[6]);
 		return KPROG_LINE;
 	case SP_OSNOISE: {
@@ -447,18 +447,18 @@ static int latency_sample(const struct kprog *p, struct ectx *c, const struct kr
 			dec = ratio % 100000;
 			ratio /= 100000;
 		}
-		kprintf(o, "%llu %10llu %3llu.%05llu %7llu", (unsigned long long)v[0],
+		fmt_line_printf(o, "%llu %10llu %3llu.%05llu %7llu", (unsigned long long)v[0],
 			(unsigned long long)v[1], (unsigned long long)ratio, (unsigned long long)dec,
 			(unsigned long long)v[2]);
 		for (int i = 3; i < 8; i++)
-			kprintf(o, " %6u", (unsigned)v[i]);
+			fmt_line_printf(o, " %6u", (unsigned)v[i]);
 		return KPROG_LINE;
 	}
 	default:
 		for (int i = 0; i < 3; i++)
 			if (!num(p, c, timerlat_fields[i], &v[i]))
 				return KPROG_FAIL;
-		kprintf(o, "#%-5u context %6s timer_latency %9llu ns", (unsigned)v[0],
+		fmt_line_printf(o, "#%-5u context %6s timer_latency %9llu ns", (unsigned)v[0],
 			v[1] ? "thread" : "irq", (unsigned long long)v[2]);
 		return KPROG_LINE;
 	}
@@ -544,9 +544,9 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 
 		if ((uint64_t)id->offset + 4 > r->size || buf->offset > (int)r->size)
 			return KPROG_FAIL;
-		kprintf(o, "# %x buf:", (unsigned)krd(c, r->data + id->offset, 4, false));
+		fmt_line_printf(o, "# %x buf:", (unsigned)krd(c, r->data + id->offset, 4, false));
 		for (uint32_t i = buf->offset; i < r->size; i++)
-			kprintf(o, " %02x", r->data[i]);
+			fmt_line_printf(o, " %02x", r->data[i]);
 		return KPROG_LINE;
 	}
 	case SP_HWLAT:
@@ -587,7 +587,7 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 				break;
 			kput(o, " => ", 4);
 			if (p->sp == SP_USER_STACK) {
-				kprintf(o, " <%0*llx>", 2 * ls, (unsigned long long)v);
+				fmt_line_printf(o, " <%0*llx>", 2 * ls, (unsigned long long)v);
 			} else if (v == 0x7fffffff) {
 				kput(o, "[FTRACE TRAMPOLINE]", 19);
 			} else if (!ip_sym(o, env, v, OFF_OPTION)) {
@@ -624,14 +624,14 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 				if (!ip_sym(o, env, ip, OFF_NEVER))
 					return KPROG_FAIL;
 			} else {
-				kprintf(o, "0x%llx <- 0x%llx", (unsigned long long)ret,
+				fmt_line_printf(o, "0x%llx <- 0x%llx", (unsigned long long)ret,
 					 (unsigned long long)ip);
 			}
 		} else if (kern) {
 			ksymbol(o, env, ip, "S", 0, -1, -1);
 			sym_addr(o, env, ip);
 		} else {
-			kprintf(o, "0x%llx", (unsigned long long)ip);
+			fmt_line_printf(o, "0x%llx", (unsigned long long)ip);
 		}
 		/*
 		 * The arguments: the print fmt's rest, which the kernel builds

@@ -1141,7 +1141,7 @@ static bool helper(struct ectx *c, const struct knode *n, struct kval *out)
 		if (v) {
 			if (!first && n->delim)
 				kput(o, n->delim, strlen(n->delim));
-			kprintf(o, "0x%llx", (unsigned long long)v);
+			fmt_line_printf(o, "0x%llx", (unsigned long long)v);
 		}
 		break;
 	}
@@ -1163,7 +1163,7 @@ static bool helper(struct ectx *c, const struct knode *n, struct kval *out)
 		}
 		/* Nothing written (no match, or an empty name): the number. */
 		if (o->len == start)
-			kprintf(o, "0x%llx", (unsigned long long)v);
+			fmt_line_printf(o, "0x%llx", (unsigned long long)v);
 		break;
 	case H_HEX:
 	case H_HEX_STR: {
@@ -1176,7 +1176,7 @@ static bool helper(struct ectx *c, const struct knode *n, struct kval *out)
 		for (uint64_t i = 0; i < len; i++) {
 			if (n->sub == H_HEX && i)
 				kput(o, " ", 1);
-			kprintf(o, "%02x", a.p[i]);
+			fmt_line_printf(o, "%02x", a.p[i]);
 		}
 		break;
 	}
@@ -1194,12 +1194,12 @@ static bool helper(struct ectx *c, const struct knode *n, struct kval *out)
 			if ((el != 1 && el != 2 && el != 4 && el != 8) || (i + 1) * el > a.n) {
 				if (el == 1 || el == 2 || el == 4 || el == 8)
 					return false;
-				kprintf(o, "%sBAD SIZE:%llu 0x%x", prefix, (unsigned long long)el,
+				fmt_line_printf(o, "%sBAD SIZE:%llu 0x%x", prefix, (unsigned long long)el,
 					 a.n > i * el ? a.p[i * el] : 0);
 				break;
 			}
 			v = krd(c, a.p + i * el, el, false);
-			kprintf(o, "%s0x%llx", prefix, (unsigned long long)v);
+			fmt_line_printf(o, "%s0x%llx", prefix, (unsigned long long)v);
 			prefix = ",";
 		}
 		kput(o, "}", 1);

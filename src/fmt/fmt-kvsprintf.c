@@ -24,30 +24,6 @@ void kput(struct fmt_line *o, const char *s, size_t n)
 	o->len += n;
 }
 
-void kprintf(struct fmt_line *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void kprintf(struct fmt_line *o, const char *fmt, ...)
-{
-	char tmp[64];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n <= 0)
-		return;
-	if (n < (int)sizeof(tmp)) {
-		kput(o, tmp, n);
-		return;
-	}
-	/* Longer than the usual piece: once more, into the line itself. */
-	fmt_line_grow(o, n + 1);
-	va_start(ap, fmt);
-	vsnprintf(o->p + o->len, n + 1, fmt, ap);
-	va_end(ap);
-	o->len += n;
-}
-
 /* ---- the kernel's vsnprintf ---- */
 
 
@@ -361,7 +337,7 @@ void kput_bitmap(struct fmt_line *o, const uint8_t *p, uint32_t bytes,
 		val = (uint32_t)(word >> sh);
 		if (!first)
 			kput(o, ",", 1);
-		kprintf(o, "%0*x", (chunksz + 3) / 4, val & (chunksz == 32 ? 0xffffffffu :
+		fmt_line_printf(o, "%0*x", (chunksz + 3) / 4, val & (chunksz == 32 ? 0xffffffffu :
 								  ((1u << chunksz) - 1)));
 		chunksz = 32;
 		first = false;
@@ -389,7 +365,7 @@ static bool bitmap(struct fmt_line *o, const struct kval *k, int nbits, bool lis
 				val &= (1u << chunksz) - 1;
 			if (!first)
 				kput(o, ",", 1);
-			kprintf(o, "%0*x", (chunksz + 3) / 4, val);
+			fmt_line_printf(o, "%0*x", (chunksz + 3) / 4, val);
 			chunksz = 32;
 			first = false;
 		}
@@ -415,9 +391,9 @@ static bool bitmap(struct fmt_line *o, const struct kval *k, int nbits, bool lis
 				kput(o, ",", 1);
 			first = false;
 			if (e > b)
-				kprintf(o, "%d-%d", b, e);
+				fmt_line_printf(o, "%d-%d", b, e);
 			else
-				kprintf(o, "%d", b);
+				fmt_line_printf(o, "%d", b);
 			b = e + 1;
 		}
 	}
@@ -589,7 +565,7 @@ bool kconv_run(struct ectx *c, const struct conv *cv, struct fmt_line *o)
 			if ((uint32_t)len > k.n)
 				return false;
 			for (int i = 0; i < len; i++) {
-				kprintf(o, "%02x", k.p[i]);
+				fmt_line_printf(o, "%02x", k.p[i]);
 				if (sep && i != len - 1)
 					kput(o, &sep, 1);
 			}

@@ -6,6 +6,8 @@
 #ifndef TR_FMT_LOCAL_H
 #define TR_FMT_LOCAL_H
 
+#include <stdarg.h>
+
 #include "fmt.h"
 
 struct tep_event;
@@ -22,6 +24,10 @@ static inline void fmt_line_grow(struct fmt_line *l, size_t more)
 		l->p = xrealloc(l->p, l->cap);
 	}
 }
+
+/* printf onto the end of the line (the one helper for every part of the formatter). */
+void fmt_line_printf(struct fmt_line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void fmt_line_vprintf(struct fmt_line *l, const char *fmt, va_list ap);
 
 /*
  * The fast printer: an event's print fmt compiled once into steps that need

@@ -186,20 +186,34 @@ static inline void putc_(struct fmt *f, char c)
 	f->ln.p[f->ln.len++] = c;
 }
 
-static void printf_(struct fmt *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void printf_(struct fmt *f, const char *fmt, ...)
+void fmt_line_vprintf(struct fmt_line *l, const char *fmt, va_list ap)
 {
-	va_list ap;
+	char tmp[64];
+	va_list again;
 	int n;
 
+	va_copy(again, ap);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	if (n > 0 && n < (int)sizeof(tmp)) {
+		fmt_line_grow(l, n);
+		memcpy(l->p + l->len, tmp, n);
+		l->len += n;
+	} else if (n > 0) {
+		/* Longer than the usual piece: once more, into the line itself. */
+		fmt_line_grow(l, n + 1);
+		vsnprintf(l->p + l->len, n + 1, fmt, again);
+		l->len += n;
+	}
+	va_end(again);
+}
+
+void fmt_line_printf(struct fmt_line *l, const char *fmt, ...)
+{
+	va_list ap;
+
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	fmt_line_vprintf(l, fmt, ap);
 	va_end(ap);
-	grow(f, n + 1);
-	va_start(ap, fmt);
-	vsnprintf(f->ln.p + f->ln.len, n + 1, fmt, ap);
-	va_end(ap);
-	f->ln.len += n;
 }
 
 /* Unsigned decimal, right-aligned in width (0: no padding), zero-padded if zero. */
@@ -829,13 +843,9 @@ static int filter_fields_exist(struct tep_event_filter *flt, const char *part, c
 		bool found = false;
 
 		if (*p == '"' || *p == '\'') {
-			char q = *p;
-
-			while (p[1] && p[1] != q)
-				p += p[1] == '\\' && p[2] ? 2 : 1;
-			if (!p[1])
+			p = str_skip_quoted(p);
+			if (!p)
 				break;
-			p++;
 			continue;
 		}
 		if (!(isalpha((unsigned char)*p) || *p == '_') ||
@@ -1541,20 +1551,20 @@ void fmt_lost(struct fmt *f, const char *prefix, int cpu, int64_t n)
 		/* The prefix is "name: " (or blanks); JSON wants the name. */
 		while (len && (prefix[len - 1] == ' ' || prefix[len - 1] == ':'))
 			len--;
-		printf_(f, "{\"cpu\":%d,\"lost\":%lld", cpu, (long long)n);
+		fmt_line_printf(&f->ln, "{\"cpu\":%d,\"lost\":%lld", cpu, (long long)n);
 		if (len) {
 			puts_(f, ",\"buffer\":");
 			put_json_str(f, prefix, len);
 		}
 		puts_(f, "}\n");
 	} else if (f->o.kind == FMT_CSV) {
-		printf_(f, ",%d,,,,LOST,%lld\n", cpu, (long long)n);
+		fmt_line_printf(&f->ln, ",%d,,,,LOST,%lld\n", cpu, (long long)n);
 	} else {
 		puts_(f, prefix);
 		if (n >= 0)
-			printf_(f, "CPU:%d [LOST %lld EVENTS]\n", cpu, (long long)n);
+			fmt_line_printf(&f->ln, "CPU:%d [LOST %lld EVENTS]\n", cpu, (long long)n);
 		else
-			printf_(f, "CPU:%d [LOST EVENTS]\n", cpu);
+			fmt_line_printf(&f->ln, "CPU:%d [LOST EVENTS]\n", cpu);
 	}
 	emit(f);
 }
@@ -1577,20 +1587,6 @@ static void line_put(struct fmt_line *l, const char *p, size_t n)
 	fmt_line_grow(l, n);
 	memcpy(l->p + l->len, p, n);
 	l->len += n;
-}
-
-static void line_printf(struct fmt_line *l, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void line_printf(struct fmt_line *l, const char *fmt, ...)
-{
-	char tmp[64];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	line_put(l, tmp, n < (int)sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
 }
 
 static bool is_char_type(const struct tep_format_field *fld);
@@ -1636,9 +1632,9 @@ static void fields_text(struct fmt_src *s, struct ev_info *ei, const struct tep_
 			if (fld->flags & TEP_FIELD_IS_SIGNED) {
 				int sh = 64 - 8 * len;
 
-				line_printf(out, "%lld", (long long)((int64_t)(v << sh) >> sh));
+				fmt_line_printf(out, "%lld", (long long)((int64_t)(v << sh) >> sh));
 			} else {
-				line_printf(out, "%llu", (unsigned long long)v);
+				fmt_line_printf(out, "%llu", (unsigned long long)v);
 			}
 			continue;
 		}
@@ -1654,7 +1650,7 @@ static void fields_text(struct fmt_src *s, struct ev_info *ei, const struct tep_
 		}
 		line_put(out, "ARRAY[", 6);
 		for (uint32_t i = 0; i < len && i < 64; i++)
-			line_printf(out, "%s%02x", i ? ", " : "", data[off + i]);
+			fmt_line_printf(out, "%s%02x", i ? ", " : "", data[off + i]);
 		line_put(out, len > 64 ? ", ...]" : "]", len > 64 ? 6 : 1);
 	}
 }
@@ -1762,18 +1758,8 @@ static void put_json_str(struct fmt *f, const char *p, size_t n)
 
 static void put_csv_str(struct fmt *f, const char *p, size_t n)
 {
-	if (!memchr(p, ',', n) && !memchr(p, '"', n) && !memchr(p, '\n', n) &&
-	    !memchr(p, '\r', n)) {
-		put(f, p, n);
-		return;
-	}
-	putc_(f, '"');
-	for (size_t i = 0; i < n; i++) {
-		if (p[i] == '"')
-			putc_(f, '"');
-		putc_(f, p[i]);
-	}
-	putc_(f, '"');
+	grow(f, CSV_QUOTED_MAX(n));
+	f->ln.len += csv_quote(f->ln.p + f->ln.len, p, n);
 }
 
 static bool is_char_type(const struct tep_format_field *fld)
@@ -1800,7 +1786,7 @@ static void put_json_num(struct fmt *f, struct fmt_src *s, const uint8_t *p, int
 	if (size != 1 && size != 2 && size != 4 && size != 8) {
 		putc_(f, '"');
 		for (int i = 0; i < size; i++)
-			printf_(f, "%02x", p[i]);
+			fmt_line_printf(&f->ln, "%02x", p[i]);
 		putc_(f, '"');
 		return;
 	}
@@ -2181,7 +2167,7 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 		if (ei->event)
 			put(f, ei->name_col, ei->name_len);
 		else
-			printf_(f, "%-*s ", NAME_COL, "[unknown]:");
+			fmt_line_printf(&f->ln, "%-*s ", NAME_COL, "[unknown]:");
 		text_at = f->ln.len;
 		if (event_text(f, s, ei, &rec, f->o.raw, &f->ln) == KPROG_LINE) {
 			/* The kernel's own line (a syscall's, a marker's): no name column. */

@@ -23,6 +23,7 @@
 
 #include "hist.h"
 #include "caps.h"
+#include "session.h"
 
 /* "TYPE NAME[N]" of a field in an event's format file, or NULL. */
 static char *field_decl(struct tfs_inst *in, const char *system, const char *event,
@@ -314,7 +315,7 @@ static int run_sql(const struct hist_latency *l, struct tfs_inst *in, const stru
 		   const char *keys, struct hist_result *res)
 {
 	struct tracefs_synth *synth;
-	struct tep_handle *tep = tracefs_local_events(tfs_root());
+	struct tep_handle *tep = session_tep(&(struct session_tep_opts){ .all = true });
 	char *err = NULL, *name = xasprintf("tr_sql_%d", (int)getpid()), *k = NULL;
 	struct hist_spec spec;
 	struct trace_seq seq;
@@ -351,6 +352,7 @@ static int run_sql(const struct hist_latency *l, struct tfs_inst *in, const stru
 	 * does not know about it, so destroy it through libtracefs at the end.
 	 */
 	k = keys ? xstrdup(keys) : first_field(in, name);
+	size_t mark = tfs_undo_mark();
 	char *sysev = xasprintf("synthetic:%s", name);
 
 	r = hist_spec_build(&spec, sysev, k, NULL, NULL, NULL, 0, NULL);
@@ -359,8 +361,8 @@ static int run_sql(const struct hist_latency *l, struct tfs_inst *in, const stru
 		r = collect(in, &spec, NULL, w, res);
 		hist_spec_free(&spec);
 	}
-	/* Our histogram must go before the synthetic event: restore it now. */
-	tfs_restore();
+	/* Our histogram must go before the synthetic event: what collect() set, now. */
+	tfs_restore_to(mark);
 	if (tracefs_synth_destroy(synth))
 		tr_warn("could not remove the synthetic event '%s'", name);
 out:

@@ -18,9 +18,7 @@
 
 struct live {
 	struct hist_user *u;
-	const struct tfile_layout *layout;
-	pthread_mutex_t lock;
-	struct tfile_walk_stats st;
+	struct session_sink sink;	/* on_event() under its lock, from each CPU's reader */
 };
 
 static int on_event(void *arg, const struct tfile_event *ev)
@@ -31,17 +29,6 @@ static int on_event(void *arg, const struct tfile_event *ev)
 	if (ev->missed)
 		hist_user_lost(l->u, ev->missed > 0 ? (uint64_t)ev->missed : 1);
 	hist_user_event(l->u, ev);
-	return 0;
-}
-
-/* Called from each CPU's reader thread with whole sub-buffers. */
-static int on_pages(void *arg, int cpu, const void *pages, size_t len)
-{
-	struct live *l = arg;
-
-	pthread_mutex_lock(&l->lock);
-	tfile_pages_walk(l->layout, cpu, pages, len, on_event, l, &l->st);
-	pthread_mutex_unlock(&l->lock);
 	return 0;
 }
 
@@ -68,89 +55,59 @@ void hist_spec_load_syms(const struct hist_spec *s, struct tep_handle *tep)
 	free(ks);
 }
 
-/*
- * A tep handle for one event of the running kernel: its format and the page
- * header, plus kallsyms only when a key wants symbols (reading all of
- * /proc/kallsyms costs more than the rest together).
- */
-static struct tep_handle *local_tep(const struct hist_spec *s, const char *hp)
-{
-	struct tep_handle *tep = tep_alloc();
-	char *path = xasprintf("events/%s/%s/format", s->system, s->event), *fmt = NULL;
-
-	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tep, sizeof(long));
-	tep_parse_header_page(tep, (char *)hp, strlen(hp), sizeof(long));
-	if (tfs_read(tfs_top(), path, &fmt) || tep_parse_event(tep, fmt, strlen(fmt), s->system)) {
-		tep_free(tep);
-		tep = NULL;
-	}
-	hist_spec_load_syms(s, tep);
-	free(fmt);
-	free(path);
-	return tep;
-}
-
 int hist_user_live(const struct hist_spec *s, struct tfs_inst *in, const struct hist_when *w,
 		   const char *why, struct hist_result *res)
 {
 	struct live l = { 0 };
 	struct session *sess = NULL;
 	struct tep_handle *tep = NULL;
-	char *hp = NULL, *enable = NULL, *cmdlines = NULL;
+	char *enable = xasprintf("%s:%s", s->system, s->event), *cmdlines = NULL;
+	struct strv one = { 0 };
+	struct evsel_list ev = { 0 };
 	int r;
 
-	pthread_mutex_init(&l.lock, NULL);
-	r = tfs_read(tfs_top(), "events/header_page", &hp);
-	if (r) {
-		r = tr_fail(r, "cannot read events/header_page: %s", strerror(-r));
-		goto out;
-	}
-	tep = local_tep(s, hp);
-	if (!tep) {
+	session_sink_init(&l.sink, on_event, &l);
+	/* Its format only; kallsyms only when a key wants symbols. */
+	strv_push(&one, enable);
+	tep = session_tep(&(struct session_tep_opts){ .events = &one });
+	if (!tep || !tep_find_event_by_name(tep, s->system, s->event)) {
 		r = evsel_fail_unknown(in, s->system, s->event);
 		goto out;
 	}
+	hist_spec_load_syms(s, tep);
 	r = hist_user_new(tep, s, &l.u);
+	evsel_add(&ev, enable);
 	if (!r)
 		r = session_open(&(struct session_opts){ .inst = in, .command = w->command,
 							 .duration_ns = w->duration_ns,
-							 .rec = { .fn = on_pages, .arg = &l } },
+							 .events = &ev, .no_filter = true,
+							 .rec = { .fn = session_sink_pages,
+								  .arg = &l.sink } },
 				 &sess);
 	if (r)
 		goto out;
-	l.layout = rec_layout(session_rec(sess));
-	enable = xasprintf("events/%s/%s/enable", s->system, s->event);
-	/* The ftrace system's events (ftrace:print) are always on and have no switch. */
-	r = strcmp(s->system, "ftrace") ? tfs_set(in, enable, "1") : 0;
-	if (r) {
-		r = tr_fail(r, "cannot enable '%s:%s': %s", s->system, s->event, strerror(-r));
-		goto out;
-	}
+	session_sink_attach(&l.sink, sess);
 	r = session_run(sess);
-	if (!r && session_end(sess) == SESSION_READER_FAILED)
-		r = tr_fail(rec_error(session_rec(sess)), "a reader failed: %s",
-			    strerror(-rec_error(session_rec(sess))));
 	if (r)
 		goto out;
-	if (l.st.bad_pages)
+	if (l.sink.st.bad_pages)
 		tr_warn("%llu corrupt sub-buffers from the kernel were skipped",
-			(unsigned long long)l.st.bad_pages);
+			(unsigned long long)l.sink.st.bad_pages);
 	if (!tfs_read(tfs_top(), "saved_cmdlines", &cmdlines))
 		hist_user_cmdlines(l.u, cmdlines);
 	hist_user_proc_comm(l.u);
 	r = finish(l.u, xasprintf("ran in userspace: %s; %llu events read", why,
-				  (unsigned long long)l.st.events), res);
+				  (unsigned long long)l.sink.st.events), res);
 out:
 	session_free(sess);
 	hist_user_free(l.u);
 	if (tep)
 		tep_free(tep);
-	pthread_mutex_destroy(&l.lock);
-	free(hp);
+	session_sink_destroy(&l.sink);
+	strv_free(&one);
 	free(enable);
 	free(cmdlines);
+	evsel_list_free(&ev);
 	return r;
 }
 

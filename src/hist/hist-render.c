@@ -340,21 +340,6 @@ static int render_json(FILE *f, const struct hist_result *r, const char *unit)
 	return ferror(f) ? -EIO : 0;
 }
 
-static void csv_str(FILE *f, const char *s)
-{
-	if (!s || !s[strcspn(s, ",\"\n")]) {
-		fputs(s ? s : "", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static int render_csv(FILE *f, const struct hist_result *r)
 {
 	for (size_t c = 0; c < r->ncols; c++) {
@@ -412,7 +397,7 @@ static int render_csv(FILE *f, const struct hist_result *r)
 			case HIST_K_TASK:
 			case HIST_K_SYSCALL:
 				fprintf(f, "%" PRIu64 ",", x->num);
-				csv_str(f, x->text);
+				csv_fputs(f, x->text);
 				break;
 			case HIST_K_RANGE:
 				if (col->mod == HIST_MOD_LOG2)
@@ -429,12 +414,12 @@ static int render_csv(FILE *f, const struct hist_result *r)
 				for (char *p = s; *p; p++)
 					if (*p == '\n')
 						*p = ';';
-				csv_str(f, s);
+				csv_fputs(f, s);
 				free(s);
 				break;
 			}
 			default:
-				csv_str(f, x->text);
+				csv_fputs(f, x->text);
 			}
 		}
 		fputc('\n', f);

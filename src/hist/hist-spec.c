@@ -48,23 +48,13 @@ bool hist_field_special(const char *name)
 	return false;
 }
 
-static bool ident(const char *s, size_t n)
-{
-	if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
-			return false;
-	return true;
-}
-
 int hist_field_parse(const char *s, bool key, bool sort, struct hist_field *f)
 {
 	const char *dot = strchr(s, '.');
 	size_t n = dot ? (size_t)(dot - s) : strlen(s);
 
 	memset(f, 0, sizeof(*f));
-	if (!ident(s, n))
+	if (!is_ident(s, n))
 		return tr_fail(-EINVAL, "bad field name '%.*s'", (int)n, s);
 	f->name = xasprintf("%.*s", (int)n, s);
 	if (!dot)
@@ -219,7 +209,7 @@ static bool is_var_def(const char *item)
 {
 	size_t n = strcspn(item, "=.");
 
-	return item[n] == '=' && ident(item, n);
+	return item[n] == '=' && is_ident(item, n);
 }
 
 static bool var_defined(const struct hist_spec *s, const char *name, size_t n)
@@ -235,7 +225,7 @@ int hist_spec_add_var(struct hist_spec *s, const char *def)
 	size_t n = strcspn(def, "=");
 	const char *e = def + n + 1;
 
-	if (!def[n] || !ident(def, n))
+	if (!def[n] || !is_ident(def, n))
 		return tr_fail(-EINVAL, "bad variable '%s': want NAME=EXPR", def);
 	if (!*e)
 		return tr_fail(-EINVAL, "variable '%.*s' has no expression", (int)n, def);
@@ -319,7 +309,7 @@ int hist_spec_add_action(struct hist_spec *s, const char *a)
 	act = close + 1;
 	aopen = *act == '.' ? strchr(act, '(') : NULL;
 	aclose = aopen ? paren_end(aopen) : NULL;
-	if (!aclose || aclose[1] || !ident(act + 1, aopen - act - 1))
+	if (!aclose || aclose[1] || !is_ident(act + 1, aopen - act - 1))
 		return tr_fail(-EINVAL, "bad action '%s': want %s(...).ACTION(ARGS), ACTION one "
 			       "of save, snapshot, trace%s", a, handlers[h],
 			       h == 0 ? " or a synthetic event's name" : "");
@@ -369,7 +359,7 @@ int hist_spec_build(struct hist_spec *s, const char *sysev, const char *keys, co
 	/* The kernel rounds size up to a power of 2 between 2^7 and 2^17. */
 	if (!r && size && (size > (1u << 17) || size <= 64))
 		r = tr_fail(-EINVAL, "bad size %llu (65 to 131072 entries)", (unsigned long long)size);
-	if (!r && name && !ident(name, strlen(name)))
+	if (!r && name && !is_ident(name, strlen(name)))
 		r = tr_fail(-EINVAL, "bad histogram name '%s'", name);
 	if (!r)
 		r = check(s);

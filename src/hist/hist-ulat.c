@@ -158,11 +158,9 @@ static int synth_init(struct ulat *x)
 	free(fmt);
 	fmt = tmp;
 	x->rec_size = off;
-	x->step = tep_alloc();
-	tep_set_file_bigendian(x->step, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(x->step, TEP_LITTLE_ENDIAN);
-	tep_set_long_size(x->step, sizeof(long));
-	if (tep_parse_event(x->step, fmt, strlen(fmt), "synthetic")) {
+	/* No events of the kernel's: the host's order, as the records copied from them. */
+	x->step = session_tep(&(struct session_tep_opts){ 0 });
+	if (!x->step || tep_parse_event(x->step, fmt, strlen(fmt), "synthetic")) {
 		free(fmt);
 		return tr_fail(-EINVAL, "cannot make the stand-in synthetic event");
 	}
@@ -464,14 +462,12 @@ struct kept {
 };
 
 struct live {
-	const struct tfile_layout *layout;
+	struct session_sink sink;	/* keep() under its lock, from each CPU's reader */
 	unsigned sid, eid;
-	pthread_mutex_t lock;
 	struct kept *k;
 	size_t nk, capk;
 	uint8_t *data;
 	size_t ndata, capdata;
-	struct tfile_walk_stats st;
 };
 
 /* Keep a copy of each start and end record (under the lock). */
@@ -496,16 +492,6 @@ static int keep(void *arg, const struct tfile_event *ev)
 	return 0;
 }
 
-static int on_pages(void *arg, int cpu, const void *pages, size_t len)
-{
-	struct live *l = arg;
-
-	pthread_mutex_lock(&l->lock);
-	tfile_pages_walk(l->layout, cpu, pages, len, keep, l, &l->st);
-	pthread_mutex_unlock(&l->lock);
-	return 0;
-}
-
 static int by_ts(const void *a, const void *b)
 {
 	const struct kept *x = a, *y = b;
@@ -513,53 +499,42 @@ static int by_ts(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
-static char *read_format(const char *sysev)
-{
-	char *sys, *ev, *path, *fmt = NULL;
-
-	if (hist_event_parse(sysev, &sys, &ev))
-		return NULL;
-	path = xasprintf("events/%s/%s/format", sys, ev);
-	if (tfs_read(tfs_top(), path, &fmt))
-		fmt = NULL;
-	free(path);
-	free(ev);
-	if (fmt) {
-		/* tep_parse_event wants the system name apart. */
-		char *t = xasprintf("%s\n%s", sys, fmt);
-
-		free(fmt);
-		fmt = t;
-	}
-	free(sys);
-	return fmt;
-}
-
 int hist_ulat_live(const struct hist_latency *l, struct tfs_inst *in, const struct hist_when *w,
 		   const char *keys, const char *why, struct hist_result *res)
 {
-	struct tep_handle *tep = tep_alloc();
 	struct session *sess = NULL;
 	struct live lv = { 0 };
 	struct ulat x = { 0 };
-	char *en = NULL, *fs[2] = { read_format(l->start), read_format(l->end) };
+	struct evsel_list ev = { 0 };
+	struct strv both = { 0 };
+	struct tep_handle *tep;
+	char *en = NULL;
 	int r = 0;
 
-	pthread_mutex_init(&lv.lock, NULL);
-	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tep, sizeof(long));
+	session_sink_init(&lv.sink, keep, &lv);
 	for (int i = 0; i < 2 && !r; i++) {
-		char *nl = fs[i] ? strchr(fs[i], '\n') : NULL;
+		char *sys, *e;
 
-		if (!nl) {
+		if (hist_event_parse(i ? l->end : l->start, &sys, &e))
 			r = tr_fail(-ENOENT, "no such event '%s'", i ? l->end : l->start);
-			break;
-		}
-		*nl = '\0';
-		/* The same event at both ends parses once. */
-		if (tep_parse_event(tep, nl + 1, strlen(nl + 1), fs[i]) && i == 0)
-			r = tr_fail(-EINVAL, "cannot read the format of '%s'", l->start);
+		else
+			strv_push_owned(&both, xasprintf("%s:%s", sys, e));
+		if (!r)
+			free(sys), free(e);
+	}
+	tep = session_tep(&(struct session_tep_opts){ .events = &both });
+	for (int i = 0; i < 2 && !r; i++) {
+		char *sys = xstrdup(both.v[i]), *e = strchr(sys, ':'), *f;
+
+		*e++ = '\0';
+		f = xasprintf("events/%s/%s/format", sys, e);
+		if (!tep || !tep_find_event_by_name(tep, sys, e))
+			r = tfs_exists(tfs_top(), f)
+				    ? tr_fail(-EINVAL, "cannot read the format of '%s'",
+					      i ? l->end : l->start)
+				    : tr_fail(-ENOENT, "no such event '%s'", i ? l->end : l->start);
+		free(f);
+		free(sys);
 	}
 	if (!r)
 		r = ulat_init(&x, tep, l, keys);
@@ -567,33 +542,29 @@ int hist_ulat_live(const struct hist_latency *l, struct tfs_inst *in, const stru
 		goto out;
 	lv.sid = (unsigned)x.start.ev->id;
 	lv.eid = (unsigned)x.end.ev->id;
+	for (int i = 0; i < 2; i++) {
+		struct side *sd = i ? &x.end : &x.start;
+
+		free(en);
+		en = xasprintf("%s:%s", sd->system, sd->event);
+		if (!i || strcmp(en, ev.v[0].spec))
+			evsel_add(&ev, en);
+	}
 	r = session_open(&(struct session_opts){ .inst = in, .command = w->command,
 						 .duration_ns = w->duration_ns,
-						 .rec = { .fn = on_pages, .arg = &lv } },
+						 .events = &ev, .no_filter = true,
+						 .rec = { .fn = session_sink_pages,
+							  .arg = &lv.sink } },
 			 &sess);
 	if (r)
 		goto out;
-	lv.layout = rec_layout(session_rec(sess));
-	for (int i = 0; i < 2 && !r; i++) {
-		struct side *s = i ? &x.end : &x.start;
-
-		free(en);
-		en = xasprintf("events/%s/%s/enable", s->system, s->event);
-		r = strcmp(s->system, "ftrace") ? tfs_set(in, en, "1") : 0;
-		if (r)
-			r = tr_fail(r, "cannot enable '%s:%s': %s", s->system, s->event,
-				    strerror(-r));
-	}
-	if (!r)
-		r = session_run(sess);
-	if (!r && session_end(sess) == SESSION_READER_FAILED)
-		r = tr_fail(rec_error(session_rec(sess)), "a reader failed: %s",
-			    strerror(-rec_error(session_rec(sess))));
+	session_sink_attach(&lv.sink, sess);
+	r = session_run(sess);
 	if (r)
 		goto out;
-	if (lv.st.bad_pages)
+	if (lv.sink.st.bad_pages)
 		tr_warn("%llu corrupt sub-buffers from the kernel were skipped",
-			(unsigned long long)lv.st.bad_pages);
+			(unsigned long long)lv.sink.st.bad_pages);
 	qsort(lv.k, lv.nk, sizeof(*lv.k), by_ts);
 	for (size_t i = 0; i < lv.nk; i++) {
 		struct tfile_event ev = { .ts = lv.k[i].ts, .data = lv.data + lv.k[i].off,
@@ -602,16 +573,17 @@ int hist_ulat_live(const struct hist_latency *l, struct tfs_inst *in, const stru
 		ulat_event(&x, &ev);
 	}
 	r = ulat_finish(&x, xasprintf("ran in userspace: %s; %llu events read", why,
-				      (unsigned long long)lv.st.events), res);
+				      (unsigned long long)lv.sink.st.events), res);
 out:
 	session_free(sess);
 	ulat_free(&x);
-	tep_free(tep);
-	pthread_mutex_destroy(&lv.lock);
+	if (tep)
+		tep_free(tep);
+	session_sink_destroy(&lv.sink);
+	strv_free(&both);
 	free(lv.k);
 	free(lv.data);
 	free(en);
-	free(fs[0]);
-	free(fs[1]);
+	evsel_list_free(&ev);
 	return r;
 }

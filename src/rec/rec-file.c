@@ -323,18 +323,6 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 	return e;
 }
 
-bool rec_latency_tracer(const char *tracer)
-{
-	static const char *const names[] = {
-		"irqsoff", "preemptoff", "preemptirqsoff", "wakeup", "wakeup_rt", "wakeup_dl",
-	};
-
-	for (size_t i = 0; tracer && i < ARRAY_SIZE(names); i++)
-		if (!strcmp(tracer, names[i]))
-			return true;
-	return false;
-}
-
 int rec_write_latency(int fd, struct tfs_inst *in, uint64_t *max_us, uint64_t *bytes)
 {
 	struct tfw_meta m;

@@ -20,68 +20,6 @@
 #include "tfs.h"
 #include "trigger.h"
 
-static bool is_ftrace_sel(const struct evsel *e)
-{
-	return e->system && !strcmp(e->system, "ftrace");
-}
-
-int rec_events_to_enable(const struct evsel_list *in, const pid_t *own, size_t nown,
-			 struct evsel_list *out)
-{
-	char *pidf = NULL;
-
-	for (size_t i = 0; i < nown; i++) {
-		char *n = xasprintf("%s%scommon_pid != %d", pidf ? pidf : "", pidf ? " && " : "",
-				    (int)own[i]);
-
-		free(pidf);
-		pidf = n;
-	}
-	for (size_t i = 0; i < in->n; i++) {
-		const struct evsel *e = &in->v[i];
-
-		if (is_ftrace_sel(e)) {
-			char *fmt;
-
-			if (e->filter) {
-				free(pidf);
-				return tr_fail(-EINVAL, "'%s' takes no filter: ftrace events "
-							"cannot be filtered", e->spec);
-			}
-			fmt = xasprintf("events/ftrace/%s/format", e->event ? e->event : "print");
-			if (e->event && !has_glob(e->event) && !tfs_exists(NULL, fmt)) {
-				free(fmt);
-				free(pidf);
-				return tr_fail(-ENOENT, "no such event '%s'", e->spec);
-			}
-			free(fmt);
-			continue;
-		}
-		evsel_add(out, e->spec);
-		if (e->filter && pidf) {
-			char *f = xasprintf("(%s) && %s", e->filter, pidf);
-
-			evsel_add_filter(out, f);
-			out->v[out->n - 1].user_filter = xstrdup(e->filter);
-			free(f);
-		} else if (e->filter || pidf) {
-			evsel_add_filter(out, e->filter ? e->filter : pidf);
-		}
-	}
-	free(pidf);
-	return 0;
-}
-
-
-/*
- * --follow: the held command's pid into set_event_pid (and the function
- * tracer's).  -P's pids were set with the rest of the set-up.
- */
-static int follow_child(const struct rec_record_opts *o, pid_t child)
-{
-	return o->follow ? setup_follow(o->inst, child, o->children, o->setup->tracer) : 0;
-}
-
 /* Is one of the session's triggers a snapshot? */
 static bool has_snapshot_trigger(const struct tr_setup *s)
 {
@@ -163,63 +101,48 @@ static int progress_tick(void *arg, bool fd_ready)
 }
 
 /*
- * The order matters: the tracer first, since the kernel refuses to change
- * current_tracer while trace_pipe_raw files are open (EBUSY); then the
- * readers (their thread ids are filtered out of the events) and the held
- * command (its pid goes into set_event_pid for -F); then events and
- * triggers; then the session runs.
+ * The session (session.h) applies the set-up in its order; then the file:
+ * the ring buffer's pages, or under a max-latency tracer the trace text.
  */
 int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 {
-	bool latency = rec_latency_tracer(o->setup->tracer);
-	struct evsel_list enable = { 0 };
-	struct tr_setup setup = *o->setup;
+	bool latency = setup_latency_tracer(o->setup->tracer);
 	struct session *sess = NULL;
 	struct rec *snap = NULL;
 	struct progress_ctx prog = { .o = o };
-	pid_t own[1024];
-	size_t nown = 0;
 	int r;
 
 	memset(res, 0, sizeof(*res));
-	setup.events = NULL;
-	setup.triggers = (struct strv){ 0 };
-	r = setup_apply(o->inst, &setup);
-	if (!r)
-		r = session_open(&(struct session_opts){
-					 .inst = o->inst, .command = o->command,
-					 .duration_ns = o->duration_ns, .no_readers = latency,
-					 .rec = { .tmp_dir = o->tmp_dir, .wake_percent = 5,
-						  .wake_by_size = true,
-						  /* A mapped buffer refuses to arm a snapshot. */
-						  .reader = has_snapshot_trigger(o->setup)
-								    ? REC_READER_SPLICE
-								    : REC_READER_AUTO },
-					 .tick = o->progress && !latency ? progress_tick : NULL,
-					 .tick_ms = o->progress && !latency ? REC_PROGRESS_MS : 0,
-					 .poll_fd = -1, .arg = &prog },
-				 &sess);
+	r = session_open(&(struct session_opts){
+				 .inst = o->inst, .command = o->command,
+				 .setup = o->setup, .events = o->events,
+				 .no_filter = o->no_filter, .follow = o->follow,
+				 .duration_ns = o->duration_ns, .no_readers = latency,
+				 .rec = { .tmp_dir = o->tmp_dir, .wake_percent = 5,
+					  .wake_by_size = true,
+					  /* A mapped buffer refuses to arm a snapshot. */
+					  .reader = has_snapshot_trigger(o->setup) ? REC_READER_SPLICE
+										     : REC_READER_AUTO },
+				 .tick = o->progress && !latency ? progress_tick : NULL,
+				 .tick_ms = o->progress && !latency ? REC_PROGRESS_MS : 0,
+				 .arg = &prog },
+			 &sess);
 	prog.sess = sess;
-	if (r)
-		goto out;
-	if (!o->no_filter && !(o->pids && o->pids->n) && !o->follow)
-		nown = session_own_pids(sess, own, ARRAY_SIZE(own));
-	r = rec_events_to_enable(o->events, own, nown, &enable);
-	if (!r) {
-		setup = (struct tr_setup){ .events = &enable, .triggers = o->setup->triggers };
-		r = setup_apply(o->inst, &setup);
-	}
-	if (!r)
-		r = follow_child(o, session_child(sess));
 	/*
 	 * Note that tracing_max_latency is a result, not a setting: it is left
 	 * as the recording ends, matching the max buffer (cleared by the
 	 * session's clearing of the buffer), as trace-cmd leaves it.
 	 */
-	if (!r && latency && (r = tfs_write(o->inst, "tracing_max_latency", "0", false)))
-		tr_fail(r, "cannot reset tracing_max_latency: %s", strerror(-r));
+	/* The output is emptied now that the recording can start (see cmd-record.c). */
+	if (!r && ftruncate(o->fd, 0) && errno != EINVAL)
+		r = tr_fail(-errno, "cannot write the trace file: %s", strerror(errno));
 	if (!r)
 		r = session_run(sess);
+	/* A reader that stopped early still leaves what it read: the file is written. */
+	if (r && sess && session_end(sess) == SESSION_READER_FAILED && session_rec(sess)) {
+		res->reader_err = r;
+		r = 0;
+	}
 	if (r)
 		goto out;
 	res->end = session_end(sess);
@@ -229,16 +152,13 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		r = rec_write_latency(o->fd, o->inst, &res->max_us, &res->latency_bytes);
 		goto out;
 	}
-	res->reader_err = rec_error(session_rec(sess));
 	if (has_snapshot_trigger(o->setup))
 		snap = read_snapshot(o->inst, o->tmp_dir);
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
-			   o->file_flags,
-			   snap, &res->sum);
+			   o->file_flags, snap, &res->sum);
 out:
 	free(prog.lost);
 	rec_free(snap);
 	session_free(sess);
-	evsel_list_free(&enable);
 	return r;
 }

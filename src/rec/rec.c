@@ -228,14 +228,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* The sub-buffer header's fields, in the running kernel's byte order and long size. */
-static uint64_t head_get(const char *page, int off, int size)
-{
-	if (size == 8)
-		return __atomic_load_n((const uint64_t *)(page + off), __ATOMIC_ACQUIRE);
-	return __atomic_load_n((const uint32_t *)(page + off), __ATOMIC_ACQUIRE);
-}
-
+/* A sub-buffer header's field, in the running kernel's byte order and long size. */
 static void head_put(char *page, int off, int size, uint64_t v)
 {
 	if (size == 8) {
@@ -247,7 +240,6 @@ static void head_put(char *page, int off, int size, uint64_t v)
 	}
 }
 
-#define COMMIT_FLAGS (TFILE_MISSED_EVENTS | TFILE_MISSED_STORED)
 /* The smallest event the ring buffer writes (a 4-byte header and 4 bytes of data). */
 #define REC_EVENT_MIN 8
 
@@ -293,7 +285,7 @@ static ssize_t mmap_pass(struct reader *rd, bool take_partial)
 	const struct tfile_layout *l = &rd->r->layout;
 	uint32_t ps = rd->r->page_size, full = ps - l->data_off, id, start, size;
 	const char *page;
-	uint64_t commit;
+	uint32_t flags;
 	bool done;
 	int e;
 
@@ -303,8 +295,7 @@ static ssize_t mmap_pass(struct reader *rd, bool take_partial)
 	if (id >= rd->meta->nr_subbufs)
 		return -EPROTO;
 	page = rd->map + (size_t)id * ps;
-	commit = head_get(page, l->commit_off, l->commit_size);
-	size = (uint32_t)(commit & ~(uint64_t)COMMIT_FLAGS);
+	tfile_page_commit(l, page, &size, &flags);
 	if (size > full)
 		return -EPROTO;
 	if (!rd->cur_valid || id != rd->cur_id) {
@@ -324,7 +315,7 @@ static ssize_t mmap_pass(struct reader *rd, bool take_partial)
 	 * it, so nothing is lost by waiting, and pieces would fill the file
 	 * with half-empty sub-buffers.
 	 */
-	done = size > full - REC_EVENT_MIN || (commit & COMMIT_FLAGS);
+	done = size > full - REC_EVENT_MIN || flags;
 	if (!done && !take_partial)
 		return 0;
 	rd->cur_off = size;

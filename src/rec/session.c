@@ -16,7 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "parse.h"
 #include "session.h"
+#include "setup.h"
 
 /* How long an ended command gets to exit after the forwarded signal. */
 #define SESSION_END_GRACE_MS 2000
@@ -31,6 +33,7 @@ struct session {
 	int lock_fd;
 	char *lock_path;	/* unlinked at the end, while still locked */
 	enum session_end end;
+	char *own_filter;	/* session_own_filter() */
 	uint64_t t0;
 	bool ran;		/* readers ran and were stopped: clear what they left */
 };
@@ -169,6 +172,109 @@ static bool tracer_set(const struct tfs_inst *in)
 	return set;
 }
 
+char *session_pid_filter(const pid_t *pids, size_t n)
+{
+	char *f = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		char *t = xasprintf("%s%scommon_pid != %d", f ? f : "", f ? " && " : "",
+				    (int)pids[i]);
+
+		free(f);
+		f = t;
+	}
+	return f;
+}
+
+static bool is_ftrace_sel(const struct evsel *e)
+{
+	return e->system && !strcmp(e->system, "ftrace");
+}
+
+int session_events_to_enable(const struct evsel_list *in, const char *own_filter,
+			     struct evsel_list *out)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		const struct evsel *e = &in->v[i];
+
+		if (is_ftrace_sel(e)) {
+			char *fmt;
+
+			if (e->filter)
+				return tr_fail(-EINVAL, "'%s' takes no filter: ftrace events "
+							"cannot be filtered", e->spec);
+			fmt = xasprintf("events/ftrace/%s/format", e->event ? e->event : "print");
+			if (e->event && !has_glob(e->event) && !tfs_exists(NULL, fmt)) {
+				free(fmt);
+				return tr_fail(-ENOENT, "no such event '%s'", e->spec);
+			}
+			free(fmt);
+			continue;
+		}
+		evsel_add(out, e->spec);
+		if (e->filter && own_filter) {
+			char *f = xasprintf("(%s) && %s", e->filter, own_filter);
+
+			evsel_add_filter(out, f);
+			out->v[out->n - 1].user_filter = xstrdup(e->filter);
+			free(f);
+		} else if (e->filter || own_filter) {
+			evsel_add_filter(out, e->filter ? e->filter : own_filter);
+		}
+	}
+	return 0;
+}
+
+/*
+ * The set-up's tracer, clock, options, buffer and pids: before the readers
+ * open, since the kernel refuses to change current_tracer while
+ * trace_pipe_raw files are open (EBUSY).
+ */
+static int apply_setup(struct session *s)
+{
+	struct tr_setup setup;
+
+	if (!s->o.setup)
+		return 0;
+	setup = *s->o.setup;
+	setup.events = NULL;
+	setup.triggers = (struct strv){ 0 };
+	return setup_apply(s->o.inst, &setup);
+}
+
+/*
+ * Once the readers and the command exist: the events with tr's own pids
+ * filtered out, --follow, the set-up's triggers, and a max-latency
+ * tracer's maximum back to 0.
+ */
+static int apply_events(struct session *s)
+{
+	const struct tr_setup *su = s->o.setup;
+	bool scoped = s->o.follow || (su && su->pids.n);
+	int r = 0;
+
+	if (!s->o.no_filter && !scoped && !s->o.passive) {
+		pid_t own[1024];
+
+		s->own_filter = session_pid_filter(own, session_own_pids(s, own, ARRAY_SIZE(own)));
+	}
+	if (s->o.events) {
+		struct evsel_list enable = { 0 };
+
+		r = session_events_to_enable(s->o.events, s->own_filter, &enable);
+		if (!r)
+			r = setup_events(s->o.inst, &enable);
+		evsel_list_free(&enable);
+	}
+	if (!r && s->o.follow && s->child > 0)
+		r = setup_follow(s->o.inst, s->child, su && su->children, su ? su->tracer : NULL);
+	if (!r && su && su->triggers.n)
+		r = setup_apply(s->o.inst, &(struct tr_setup){ .triggers = su->triggers });
+	if (!r && su)
+		r = setup_max_latency_reset(s->o.inst, su->tracer);
+	return r;
+}
+
 int session_open(const struct session_opts *o, struct session **out)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
@@ -180,13 +286,16 @@ int session_open(const struct session_opts *o, struct session **out)
 	s->go_fd = -1;
 	s->lock_fd = -1;
 	s->status = -1;
-	if (!o->poll_fd)
-		s->o.poll_fd = -1;
 	if (o->passive) {
 		s->o.no_readers = true;
 		s->o.keep_buffer = true;
 	}
+	/* Before anything is touched: nothing to undo for a typo. */
+	if (o->command && !session_runnable(o->command[0]))
+		return tr_fail(-ENOENT, "cannot run '%s': command not found", o->command[0]);
 	r = o->passive ? 0 : take_lock(s);
+	if (!r)
+		r = apply_setup(s);
 	/*
 	 * Tracing stays off while the caller sets up (rtla creates its
 	 * instances that way): nothing half-configured is recorded, and
@@ -204,9 +313,6 @@ int session_open(const struct session_opts *o, struct session **out)
 	if (r)
 		return r;
 	if (o->command) {
-		if (!session_runnable(o->command[0]))
-			return tr_fail(-ENOENT, "cannot run '%s': command not found",
-				       o->command[0]);
 		s->child = spawn_held(o->command, &s->go_fd);
 		if (s->child < 0) {
 			r = (int)s->child;
@@ -214,7 +320,7 @@ int session_open(const struct session_opts *o, struct session **out)
 			return tr_fail(r, "cannot start '%s': %s", o->command[0], strerror(-r));
 		}
 	}
-	return 0;
+	return apply_events(s);
 }
 
 struct rec *session_rec(struct session *s)
@@ -225,6 +331,11 @@ struct rec *session_rec(struct session *s)
 pid_t session_child(const struct session *s)
 {
 	return s->child;
+}
+
+const char *session_own_filter(const struct session *s)
+{
+	return s->own_filter;
 }
 
 size_t session_own_pids(const struct session *s, pid_t *pids, size_t max)
@@ -313,10 +424,11 @@ static int wait_loop(struct session *s)
 {
 	uint64_t end = s->o.duration_ns ? s->t0 + s->o.duration_ns : 0;
 	uint64_t next_tick = s->o.tick_ms ? s->t0 + s->o.tick_ms * 1000000ULL : 0;
+	int stdin_fd = s->o.poll_stdin ? STDIN_FILENO : -1;
 
 	for (;;) {
 		struct pollfd p[2] = { { .fd = s->rec ? rec_event_fd(s->rec) : -1, .events = POLLIN },
-				       { .fd = s->o.poll_fd, .events = POLLIN } };
+				       { .fd = stdin_fd, .events = POLLIN } };
 		uint64_t now, until = 0;
 		int ms = 100, r;
 
@@ -366,7 +478,7 @@ static int wait_loop(struct session *s)
 				return r < 0 ? r : 0;
 			}
 			if (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))
-				s->o.poll_fd = -1;	/* nothing more will come from it */
+				stdin_fd = -1;	/* nothing more will come from it */
 		}
 	}
 }
@@ -410,6 +522,10 @@ int session_run(struct session *s)
 			s->end = SESSION_READER_FAILED;
 		s->ran = true;
 	}
+	if (!r && s->end == SESSION_READER_FAILED) {
+		rr = rec_error(s->rec) ? rec_error(s->rec) : -EIO;
+		r = tr_fail(rr, "a reader stopped: %s", strerror(-rr));
+	}
 	return r;
 }
 
@@ -434,6 +550,7 @@ void session_free(struct session *s)
 		tfs_write(s->o.inst, "trace", "", false);
 	rec_free(s->rec);
 	free(s->before);
+	free(s->own_filter);
 	/* One file per instance name would pile up in /run/tr: gone with the session. */
 	if (s->lock_fd >= 0) {
 		if (s->lock_path)

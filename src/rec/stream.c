@@ -14,11 +14,11 @@
 #include <string.h>
 #include <sys/utsname.h>
 
-#include <tracefs.h>
 #include <event-parse.h>
 
 #include "btf.h"
 #include "rec.h"
+#include "session.h"
 #include "stream.h"
 
 
@@ -164,33 +164,7 @@ static int drain(struct stream *s)
 	return r;
 }
 
-/*
- * libtracefs leaves out the formats libtraceevent 1.7 cannot parse: the
- * multi-format user events ("NAME.<hex id>").  tfile_parse_event() can.
- */
-static void add_unparsed_formats(struct tep_handle *tep)
-{
-	struct strv ev = { 0 };
-
-	tfs_events(NULL, &ev);
-	for (size_t i = 0; i < ev.n; i++) {
-		char *colon = strchr(ev.v[i], ':'), *rel, *text = NULL;
-
-		if (!colon || !strchr(colon, '.'))
-			continue;
-		*colon = '\0';
-		if (!tep_find_event_by_name(tep, ev.v[i], colon + 1)) {
-			rel = xasprintf("events/%s/%s/format", ev.v[i], colon + 1);
-			if (!tfs_read(NULL, rel, &text))
-				tfile_parse_event(tep, text, strlen(text), ev.v[i]);
-			free(text);
-			free(rel);
-		}
-	}
-	strv_free(&ev);
-}
-
-int stream_new(const struct stream_opts *o, FILE *out, struct stream **out_s)
+static int stream_new(const struct stream_opts *o, FILE *out, struct stream **out_s)
 {
 	struct stream *s = xcalloc(1, sizeof(*s));
 	char *text = NULL;
@@ -199,10 +173,9 @@ int stream_new(const struct stream_opts *o, FILE *out, struct stream **out_s)
 	s->o = *o;
 	pthread_mutex_init(&s->lock, NULL);
 	*out_s = s;
-	s->tep = tracefs_local_events(tfs_root());
+	s->tep = session_tep(&(struct session_tep_opts){ .all = true });
 	if (!s->tep)
 		return tr_fail(-EIO, "cannot load the event formats from %s", tfs_root());
-	add_unparsed_formats(s->tep);
 	s->fmt = fmt_new(out, &o->fo);
 	s->src = fmt_src_new(s->fmt, s->tep);
 	if (!load_text(NULL, "saved_cmdlines", &text))
@@ -241,13 +214,13 @@ int stream_new(const struct stream_opts *o, FILE *out, struct stream **out_s)
 	return 0;
 }
 
-void stream_rec_opts(struct stream *s, struct rec_opts *ro)
+static void stream_rec_opts(struct stream *s, struct rec_opts *ro)
 {
 	*ro = (struct rec_opts){ .fn = on_pages, .arg = s, .partial = true,
 				 .idle_ms = STREAM_BATCH_MS / 2, .wake_percent = 5 };
 }
 
-void stream_attach(struct stream *s, struct rec *rec)
+static void stream_attach(struct stream *s, struct rec *rec)
 {
 	s->rec = rec;
 	s->ncpus = rec_ncpus(rec);
@@ -259,7 +232,7 @@ void stream_attach(struct stream *s, struct rec *rec)
 		fmt_src_clock(s->src, s->clock, false);
 }
 
-int stream_tick(void *arg, bool fd_ready)
+static int stream_tick(void *arg, bool fd_ready)
 {
 	struct stream *s = arg;
 	int r;
@@ -273,7 +246,7 @@ int stream_tick(void *arg, bool fd_ready)
 	return r;
 }
 
-int stream_finish(struct stream *s)
+static int stream_finish(struct stream *s)
 {
 	int r = drain(s);
 
@@ -287,7 +260,7 @@ int stream_finish(struct stream *s)
 	return r;
 }
 
-void stream_free(struct stream *s)
+static void stream_free(struct stream *s)
 {
 	if (!s)
 		return;
@@ -307,4 +280,37 @@ void stream_free(struct stream *s)
 	btf_free(s->btf);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+int stream_run(const struct stream_opts *o, FILE *out)
+{
+	struct session *sess = NULL;
+	struct stream *s = NULL;
+	struct session_opts so;
+	int r;
+
+	r = stream_new(o, out, &s);
+	if (!r) {
+		so = (struct session_opts){ .inst = o->inst, .duration_ns = o->duration_ns,
+					    .command = o->command, .setup = o->setup,
+					    .events = o->events, .no_filter = o->no_filter,
+					    .follow = o->follow, .tick = stream_tick,
+					    .tick_ms = STREAM_BATCH_MS, .arg = s };
+		stream_rec_opts(s, &so.rec);
+		r = session_open(&so, &sess);
+	}
+	if (!r) {
+		stream_attach(s, session_rec(sess));
+		r = session_run(sess);
+	}
+	/* What the readers handed over last, even after a reader's error. */
+	if (sess && session_rec(sess) && s->q) {
+		int rr = stream_finish(s);
+
+		if (!r)
+			r = rr;
+	}
+	session_free(sess);
+	stream_free(s);
+	return r;
 }

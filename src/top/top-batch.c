@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "json.h"
-#include "top.h"
+#include "top-local.h"
 
 static void json_str(FILE *f, const char *s)
 {

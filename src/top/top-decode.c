@@ -18,7 +18,7 @@
 #include <traceevent/event-parse.h>
 
 #include "hist.h"
-#include "top.h"
+#include "top-local.h"
 
 struct fld {
 	int off;		/* -1: the event has no such field */

@@ -8,7 +8,7 @@
 #ifndef TR_TOP_ECHO_H
 #define TR_TOP_ECHO_H
 
-#include "top.h"
+#include "top-local.h"
 
 struct top_echo;
 

@@ -17,7 +17,6 @@
  * its CPU time to whoever ran before it.  The model gets those pids as
  * hidden instead: their time counts as busy, they get no rows.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -32,7 +31,7 @@
 #include "hist.h"
 #include "session.h"
 #include "top-echo.h"
-#include "top.h"
+#include "top-local.h"
 
 #define TICK_MS 50
 #define MAX_OWN 512
@@ -45,13 +44,12 @@ struct live {
 	struct top_decoder *dec;
 	struct top_model *m;
 	struct session *sess;
-	struct tfile_layout layout;
-	pthread_mutex_t lock;
+	struct session_sink sink;	/* on_event() under its lock, from each CPU's reader */
 	struct strv avail, enabled;
 	pid_t own[MAX_OWN];
 	size_t nown;
-	char *own_filter;	/* "common_pid != A && ..." */
-	uint64_t bad_pages, max_ts;
+	const char *own_filter;	/* the session's "common_pid != A && ..." */
+	uint64_t max_ts;
 	bool mono;		/* trace_clock is CLOCK_MONOTONIC */
 	uint64_t buffer_kb;
 	struct top_lat_spec deflat;	/* the default pair, when --latency was not given */
@@ -87,18 +85,6 @@ static int on_event(void *arg, const struct tfile_event *ev)
 	return 0;
 }
 
-/* From each CPU's reader thread, concurrently: count the events where they are read. */
-static int on_pages(void *arg, int cpu, const void *pages, size_t len)
-{
-	struct live *l = arg;
-	struct tfile_walk_stats st = { 0 };
-
-	pthread_mutex_lock(&l->lock);
-	tfile_pages_walk(&l->layout, cpu, pages, len, on_event, l, &st);
-	l->bad_pages += st.bad_pages;
-	pthread_mutex_unlock(&l->lock);
-	return 0;
-}
 
 /* ---- enabling what a view needs ---- */
 
@@ -269,7 +255,7 @@ static int op_frame(struct top_source *s, const struct top_state *st, bool advan
 	if (advance && !s->ended && tfs_read(NULL, "saved_cmdlines", &cmdlines))
 		cmdlines = NULL;
 	missing = missing_of(l, st->view, &all);
-	pthread_mutex_lock(&l->lock);
+	pthread_mutex_lock(&l->sink.lock);
 	if (advance && !s->ended)
 		top_model_tick(l->m, trace_now(l));
 	if (cmdlines)
@@ -277,8 +263,8 @@ static int op_frame(struct top_source *s, const struct top_state *st, bool advan
 	r = top_view_build(l->m, st, missing, t);
 	t->unavailable |= all;
 	top_model_stats(l->m, &stats);
-	s->h.bad_pages = l->bad_pages;
-	pthread_mutex_unlock(&l->lock);
+	s->h.bad_pages = l->sink.st.bad_pages;
+	pthread_mutex_unlock(&l->sink.lock);
 	free(cmdlines);
 	free(missing);
 	s->h.source = "live";
@@ -300,9 +286,9 @@ static void op_zero(struct top_source *s)
 {
 	struct live *l = (struct live *)s;
 
-	pthread_mutex_lock(&l->lock);
+	pthread_mutex_lock(&l->sink.lock);
 	top_model_zero(l->m);
-	pthread_mutex_unlock(&l->lock);
+	pthread_mutex_unlock(&l->sink.lock);
 }
 
 static void op_echo(struct top_source *s, bool on, enum top_field f1, uint64_t v1,
@@ -310,9 +296,9 @@ static void op_echo(struct top_source *s, bool on, enum top_field f1, uint64_t v
 {
 	struct live *l = (struct live *)s;
 
-	pthread_mutex_lock(&l->lock);
+	pthread_mutex_lock(&l->sink.lock);
 	top_echo_set(l->echo, on, f1, v1, f2, v2, top_model_lat_by_task(l->m));
-	pthread_mutex_unlock(&l->lock);
+	pthread_mutex_unlock(&l->sink.lock);
 }
 
 static size_t op_echo_lines(struct top_source *s, char **out, size_t max)
@@ -320,9 +306,9 @@ static size_t op_echo_lines(struct top_source *s, char **out, size_t max)
 	struct live *l = (struct live *)s;
 	size_t n;
 
-	pthread_mutex_lock(&l->lock);
+	pthread_mutex_lock(&l->sink.lock);
 	n = top_echo_lines(l->echo, out, max);
-	pthread_mutex_unlock(&l->lock);
+	pthread_mutex_unlock(&l->sink.lock);
 	return n;
 }
 
@@ -330,9 +316,9 @@ static void op_lat_by_task(struct top_source *s, bool on)
 {
 	struct live *l = (struct live *)s;
 
-	pthread_mutex_lock(&l->lock);
+	pthread_mutex_lock(&l->sink.lock);
 	top_model_set_lat_by_task(l->m, on);
-	pthread_mutex_unlock(&l->lock);
+	pthread_mutex_unlock(&l->sink.lock);
 }
 
 static const struct top_source_ops live_ops = {
@@ -365,9 +351,9 @@ static void live_start(void *arg, uint64_t now)
 	l->next_due = now + l->o->interval_ns;
 	if (!l->mono)
 		return;		/* the model's times are the events' own: nothing to align */
-	pthread_mutex_lock(&l->lock);
+	pthread_mutex_lock(&l->sink.lock);
 	top_model_start(l->m, now);
-	pthread_mutex_unlock(&l->lock);
+	pthread_mutex_unlock(&l->sink.lock);
 }
 
 static int live_tick(void *arg, bool fd_ready)
@@ -409,46 +395,6 @@ static int tgid_of(void *arg, int pid)
 	return tgid;
 }
 
-/*
- * A tep handle with the formats of these systems only.  libtracefs' own
- * loader also parses all of /proc/kallsyms, which costs more than the rest
- * together and which no event tr top reads needs.
- */
-static struct tep_handle *local_tep(const struct strv *systems)
-{
-	struct tep_handle *tep = tep_alloc();
-	char *text = NULL;
-
-	tep_set_file_bigendian(tep, tep_is_local_bigendian(tep) ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tep, sizeof(long));
-	tep_set_page_size(tep, getpagesize());
-	if (!tfs_read(NULL, "events/header_page", &text))
-		tep_parse_header_page(tep, text, strlen(text), sizeof(long));
-	free(text);
-	for (size_t i = 0; i < systems->n; i++) {
-		char *dir = xasprintf("%s/events/%s", tfs_root(), systems->v[i]);
-		DIR *d = opendir(dir);
-		struct dirent *e;
-
-		while (d && (e = readdir(d))) {
-			char *path;
-
-			if (e->d_name[0] == '.' || e->d_type != DT_DIR)
-				continue;
-			path = xasprintf("events/%s/%s/format", systems->v[i], e->d_name);
-			if (!tfs_read(NULL, path, &text))
-				tep_parse_event(tep, text, strlen(text), systems->v[i]);
-			free(text);
-			text = NULL;
-			free(path);
-		}
-		if (d)
-			closedir(d);
-		free(dir);
-	}
-	return tep;
-}
-
 /* The event formats of the systems tr top reads, and those the user asked for. */
 static int load_tep(struct live *l)
 {
@@ -480,7 +426,7 @@ static int load_tep(struct live *l)
 		free(s);
 	}
 	if (!r)
-		l->tep = local_tep(&sys);
+		l->tep = session_tep(&(struct session_tep_opts){ .systems = &sys });
 	/* Only a custom view keyed on .sym shows kernel symbols. */
 	if (!r && l->o->custom)
 		hist_spec_load_syms(l->o->custom, l->tep);
@@ -571,45 +517,36 @@ static void live_free(struct live *l)
 	top_lat_free(&l->deflat);
 	strv_free(&l->avail);
 	strv_free(&l->enabled);
-	free(l->own_filter);
 	free(l->enabled_text);
-	pthread_mutex_destroy(&l->lock);
+	session_sink_destroy(&l->sink);
 }
 
 int top_live_run(const struct top_opts *o)
 {
 	struct live l = { .o = o, .in = o->inst, .s = { .ops = &live_ops } };
 	struct session_opts so;
-	pid_t hidden[MAX_OWN];
 	int r, status;
 
-	pthread_mutex_init(&l.lock, NULL);
+	session_sink_init(&l.sink, on_event, &l);
 	snprintf(l.state, sizeof(l.state), "running");
 	r = setup(&l);
 	if (!r) {
 		so = (struct session_opts){ .inst = l.in, .command = o->command, .tick = live_tick,
-					    .on_start = live_start, .tick_ms = TICK_MS, .poll_fd = o->batch ? -1 : 0,
+					    .on_start = live_start, .tick_ms = TICK_MS, .poll_stdin = !o->batch,
 					    .arg = &l };
 		/*
 		 * Partly filled pages too, so an idle CPU's events are counted
 		 * within the interval; woken at 5% full so a burst does not
 		 * overrun the buffer before its reader runs.
 		 */
-		so.rec = (struct rec_opts){ .fn = on_pages, .arg = &l, .partial = true,
+		so.rec = (struct rec_opts){ .fn = session_sink_pages, .arg = &l.sink, .partial = true,
 					    .idle_ms = 100, .wake_percent = 5 };
 		r = session_open(&so, &l.sess);
 	}
 	if (!r) {
-		l.layout = *rec_layout(session_rec(l.sess));
+		session_sink_attach(&l.sink, l.sess);
 		l.nown = session_own_pids(l.sess, l.own, MAX_OWN);
-		for (size_t i = 0; i < l.nown; i++) {
-			char *t = xasprintf("%s%scommon_pid != %d", l.own_filter ? l.own_filter : "",
-					    l.own_filter ? " && " : "", (int)l.own[i]);
-
-			free(l.own_filter);
-			l.own_filter = t;
-			hidden[i] = l.own[i];
-		}
+		l.own_filter = session_own_filter(l.sess);
 		r = make_echo(&l);
 	}
 	/* What -e asked for (with its -f filters), and what the first view needs. */
@@ -628,7 +565,7 @@ int top_live_run(const struct top_opts *o)
 		l.m = top_model_new(&(struct top_model_opts){
 			.ncpus = rec_ncpus(session_rec(l.sess)), .start_ts = tr_now_ns(),
 			.pids = o->pids, .npids = o->npids, .children = o->children,
-			.hidden = hidden, .nhidden = l.nown, .lat_by_task = o->lat_by_task,
+			.hidden = l.own, .nhidden = l.nown, .lat_by_task = o->lat_by_task,
 			.tgid_of = o->npids ? tgid_of : NULL, .names = l.dec });
 		top_syscall_names(l.m);
 		if (o->custom)
@@ -644,15 +581,12 @@ int top_live_run(const struct top_opts *o)
 	if (!r) {
 		r = session_run(l.sess);
 		/* What came in since the last tick, in one last interval. */
-		pthread_mutex_lock(&l.lock);
+		pthread_mutex_lock(&l.sink.lock);
 		top_model_tick(l.m, trace_now(&l));
-		pthread_mutex_unlock(&l.lock);
+		pthread_mutex_unlock(&l.sink.lock);
 		l.end_elapsed = session_elapsed_ns(l.sess);
 		l.s.ended = true;
 	}
-	if (!r && session_end(l.sess) == SESSION_READER_FAILED)
-		r = tr_fail(rec_error(session_rec(l.sess)) ? rec_error(session_rec(l.sess)) : -EIO,
-			    "a reader stopped: %s", strerror(-rec_error(session_rec(l.sess))));
 	if (!r && session_end(l.sess) == SESSION_CHILD_EXITED) {
 		status = session_child_status(l.sess);
 		if (WIFEXITED(status))

@@ -20,7 +20,7 @@
 
 #include "hist.h"
 #include "tfile.h"
-#include "top.h"
+#include "top-local.h"
 
 #define GONE_TICKS 3		/* intervals an exited task stays shown */
 #define MAX_LAT_KEYS 1024	/* per-task latency rows; the rest go to one "other" row */

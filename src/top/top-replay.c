@@ -14,7 +14,7 @@
 
 #include "fmt.h"
 #include "top-echo.h"
-#include "top.h"
+#include "top-local.h"
 
 /* Empty intervals replayed one by one before a stretch of them is crossed at once. */
 #define REPLAY_GAP 10

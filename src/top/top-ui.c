@@ -27,10 +27,11 @@
 #include <string.h>
 #include <term.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "session.h"
-#include "top.h"
+#include "top-local.h"
 
 #define MAX_DEPTH 16
 #define HDR_LINES 4
@@ -92,6 +93,12 @@ struct level {
 
 struct top_ui {
 	struct top_source *s;
+	/*
+	 * TR_TOP_KEY_LOG=FILE: one line per key, the CLOCK_REALTIME
+	 * nanoseconds when the screen showed its effect, so a test can time
+	 * keys from send-keys to the screen (t1310-top-ui.sh).
+	 */
+	FILE *keylog;
 	const struct top_opts *o;
 	WINDOW *hdr, *tbl, *foot;
 	bool color;
@@ -782,9 +789,13 @@ int top_ui_open(struct top_source *s, const struct top_opts *o, struct top_ui **
 	}
 	have_tio = !tcgetattr(STDIN_FILENO, &saved_tio);
 	u->per_task = o->lat_by_task;
+	if (getenv("TR_TOP_KEY_LOG") && *getenv("TR_TOP_KEY_LOG"))
+		u->keylog = fopen(getenv("TR_TOP_KEY_LOG"), "ae");
 	ui_fd = fileno(o->outf);
 	u->scr = newterm(NULL, o->outf, stdin);
 	if (!u->scr) {
+		if (u->keylog)
+			fclose(u->keylog);
 		free(u);
 		return tr_fail(-ENOTTY, "cannot use the terminal '%s' (use -b)", getenv("TERM"));
 	}
@@ -834,11 +845,13 @@ int top_ui_open(struct top_source *s, const struct top_opts *o, struct top_ui **
 int top_ui_tick(struct top_ui *u, bool key_ready)
 {
 	uint64_t now = tr_now_ns();
-	int ch;
+	int ch, nkeys = 0;
 
 	(void)key_ready;
-	while (!u->quit && (ch = getch()) != ERR)
+	while (!u->quit && (ch = getch()) != ERR) {
 		key(u, ch);
+		nkeys++;
+	}
 	if (u->quit)
 		return 1;
 	if (!u->s->replay && !u->s->ended && now >= u->next_due) {
@@ -853,6 +866,14 @@ int top_ui_tick(struct top_ui *u, bool key_ready)
 	}
 	if (u->dirty)
 		draw(u);
+	if (u->keylog && nkeys) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		while (nkeys--)
+			fprintf(u->keylog, "%lld%09ld\n", (long long)ts.tv_sec, ts.tv_nsec);
+		fflush(u->keylog);
+	}
 	return 0;
 }
 
@@ -885,6 +906,8 @@ void top_ui_close(struct top_ui *u)
 
 	if (!u)
 		return;
+	if (u->keylog)
+		fclose(u->keylog);
 	if (u->have_table)
 		top_table_free(&u->t);
 	delwin(u->hdr);

@@ -15,7 +15,7 @@
 #include <strings.h>
 
 #include "hist.h"
-#include "top.h"
+#include "top-local.h"
 
 #define COLS(...) (const struct top_col[]){ __VA_ARGS__ }, \
 	sizeof((const struct top_col[]){ __VA_ARGS__ }) / sizeof(struct top_col)
@@ -142,6 +142,24 @@ const struct top_view *top_view_find(const char *id)
 		if (!strcmp(top_views[i].id, id))
 			return &top_views[i];
 	return NULL;
+}
+
+const struct top_view *top_view_pick(const char *name)
+{
+	if (name && name[0] >= '1' && name[0] <= '7' && !name[1])
+		for (size_t i = 0; i < top_nviews; i++)
+			if (top_views[i].key == name[0])
+				return &top_views[i];
+	/* By name, only the views that have a number: not a drill-down target alone. */
+	for (size_t i = 0; name && i < top_nviews; i++)
+		if (top_views[i].key && !strcmp(top_views[i].id, name))
+			return &top_views[i];
+	return NULL;
+}
+
+const char *top_view_id(const struct top_view *v)
+{
+	return v->id;
 }
 
 const char *top_view_names(void)

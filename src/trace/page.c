@@ -82,15 +82,7 @@ int tfile_layout_parse(struct tfile_layout *l, const char *text, size_t len, boo
 
 static inline uint64_t get(const struct tfile_layout *l, const uint8_t *p, int n)
 {
-	uint64_t v = 0;
-
-	if (l->big_endian)
-		for (int i = 0; i < n; i++)
-			v = v << 8 | p[i];
-	else
-		for (int i = n - 1; i >= 0; i--)
-			v = v << 8 | p[i];
-	return v;
+	return tfile_get(p, n, l->big_endian);
 }
 
 static inline uint32_t get32(const struct tfile_layout *l, const uint8_t *p)
@@ -103,6 +95,19 @@ static inline uint32_t get32(const struct tfile_layout *l, const uint8_t *p)
 #else
 	return l->big_endian ? v : __builtin_bswap32(v);
 #endif
+}
+
+void tfile_page_commit(const struct tfile_layout *l, const void *page, uint32_t *size,
+		       uint32_t *flags)
+{
+	const char *p = (const char *)page + l->commit_off;
+	uint64_t c = l->commit_size == 8 ? __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE)
+					 : __atomic_load_n((const uint32_t *)p, __ATOMIC_ACQUIRE);
+
+	/* Only the low 32 bits mean anything (see tfile_page_head()). */
+	c &= 0xffffffffULL;
+	*flags = (uint32_t)(c & (TFILE_MISSED_EVENTS | TFILE_MISSED_STORED));
+	*size = (uint32_t)(c & ~(uint64_t)(TFILE_MISSED_EVENTS | TFILE_MISSED_STORED));
 }
 
 int tfile_page_head(const struct tfile_layout *l, const void *buf, size_t len,

@@ -15,15 +15,7 @@
 /* An n-byte integer in the file's byte order. */
 static uint64_t get(const struct tfile_layout *l, const uint8_t *p, int n)
 {
-	uint64_t v = 0;
-
-	if (l->big_endian)
-		for (int i = 0; i < n; i++)
-			v = v << 8 | p[i];
-	else
-		for (int i = n - 1; i >= 0; i--)
-			v = v << 8 | p[i];
-	return v;
+	return tfile_get(p, n, l->big_endian);
 }
 
 /* ---- cursors ---- */

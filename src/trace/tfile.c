@@ -109,17 +109,7 @@ static const uint8_t *rd_take(struct rd *r, uint64_t n)
 
 static uint64_t swap_n(const struct tfile *tf, const uint8_t *p, int n)
 {
-	uint64_t v = 0;
-
-	if (!p)
-		return 0;
-	if (tf->info.big_endian)
-		for (int i = 0; i < n; i++)
-			v = v << 8 | p[i];
-	else
-		for (int i = n - 1; i >= 0; i--)
-			v = v << 8 | p[i];
-	return v;
+	return p ? tfile_get(p, n, tf->info.big_endian) : 0;
 }
 
 static uint16_t rd_u16(struct rd *r) { return swap_n(r->tf, rd_take(r, 2), 2); }

@@ -19,7 +19,7 @@
 #include "caps.h"
 #include "tfs.h"
 #include "tr.h"
-#include "user_abi.h"
+#include "tfs-user-abi.h"
 
 static const char *const names[CAP__COUNT] = {
 	[CAP_TRACEFS] = "tracefs",

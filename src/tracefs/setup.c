@@ -826,3 +826,25 @@ void setup_free(struct tr_setup *s)
 	strv_free(&s->notrace_pids);
 	strv_free(&s->tracer_opts);
 }
+
+bool setup_latency_tracer(const char *tracer)
+{
+	static const char *const names[] = {
+		"irqsoff", "preemptoff", "preemptirqsoff", "wakeup", "wakeup_rt", "wakeup_dl",
+	};
+
+	for (size_t i = 0; tracer && i < ARRAY_SIZE(names); i++)
+		if (!strcmp(tracer, names[i]))
+			return true;
+	return false;
+}
+
+int setup_max_latency_reset(struct tfs_inst *in, const char *tracer)
+{
+	int r;
+
+	if (!setup_latency_tracer(tracer))
+		return 0;
+	r = tfs_write(in, "tracing_max_latency", "0", false);
+	return r ? tr_fail(r, "cannot reset tracing_max_latency: %s", strerror(-r)) : 0;
+}

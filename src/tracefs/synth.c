@@ -11,17 +11,8 @@
 
 #include "synth.h"
 #include "caps.h"
+#include "parse.h"
 #include "tfs.h"
-
-static bool ident(const char *s, size_t n)
-{
-	if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
-		return false;
-	for (size_t i = 1; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
-			return false;
-	return true;
-}
 
 /* "TYPE NAME" or "TYPE NAME[N]" or "TYPE[] NAME": the last word, less [..], is a name. */
 static int check_field(const char *f, size_t n, const char *all)
@@ -42,7 +33,7 @@ static int check_field(const char *f, size_t n, const char *all)
 			       all);
 	const char *name = sp + 1, *end = f + n, *br = memchr(name, '[', end - name);
 
-	if (!ident(name, (br ? br : end) - name) || (br && end[-1] != ']'))
+	if (!is_ident(name, (br ? br : end) - name) || (br && end[-1] != ']'))
 		return tr_fail(-EINVAL, "bad field name '%.*s' in '%s'", (int)(end - name), name,
 			       all);
 	return 0;
@@ -54,7 +45,7 @@ int synth_def(const char *name, const char *fields, char **line)
 	int r;
 
 	*line = NULL;
-	if (!ident(name, strlen(name)))
+	if (!is_ident(name, strlen(name)))
 		return tr_fail(-EINVAL, "bad synthetic event name '%s' (letters, digits and _)",
 			       name);
 	if (!fields || !*fields)

@@ -712,7 +712,17 @@ static int restore_one(const struct undo *u)
 	return r;
 }
 
+size_t tfs_undo_mark(void)
+{
+	return T.nundo;
+}
+
 int tfs_restore(void)
+{
+	return tfs_restore_to(0);
+}
+
+int tfs_restore_to(size_t mark)
 {
 	int first = 0;
 
@@ -721,7 +731,7 @@ int tfs_restore(void)
 	 * nothing tr enabled records into a buffer someone else reads after us.
 	 */
 	for (int pass = 0; pass < 2; pass++) {
-		for (size_t k = T.nundo; k-- > 0;) {
+		for (size_t k = T.nundo; k-- > mark;) {
 			struct undo *u = &T.undo[k];
 			bool on = u->kind == UNDO_SET && !strcmp(base_name(u->path), "tracing_on");
 			int r;
@@ -735,11 +745,11 @@ int tfs_restore(void)
 			}
 		}
 	}
-	for (size_t k = 0; k < T.nundo; k++) {
+	for (size_t k = mark; k < T.nundo; k++) {
 		free(T.undo[k].path);
 		free(T.undo[k].value);
 	}
-	T.nundo = 0;
+	T.nundo = mark;
 	return first;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "tr.h"
 
 /* Length of the well-formed UTF-8 sequence at p (at most n bytes), or 0. */
 static size_t utf8_len(const unsigned char *p, size_t n)
@@ -81,4 +82,35 @@ void json_fputs(FILE *f, const char *s)
 	fwrite(buf, 1, len, f);
 	if (buf != small)
 		free(buf);
+}
+
+size_t csv_quote(char *dst, const char *p, size_t n)
+{
+	size_t len = 0;
+
+	if (!memchr(p, ',', n) && !memchr(p, '"', n) && !memchr(p, '\n', n) &&
+	    !memchr(p, '\r', n)) {
+		memcpy(dst, p, n);
+		return n;
+	}
+	dst[len++] = '"';
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '"')
+			dst[len++] = '"';
+		dst[len++] = p[i];
+	}
+	dst[len++] = '"';
+	return len;
+}
+
+void csv_fputs(FILE *f, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	char *q;
+
+	if (!n)
+		return;
+	q = xmalloc(CSV_QUOTED_MAX(n));
+	fwrite(q, 1, csv_quote(q, s, n), f);
+	free(q);
 }

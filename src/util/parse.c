@@ -338,3 +338,13 @@ const char *suggest_closest(const char *word, const char *const *cands, size_t n
 		return NULL;
 	return best;
 }
+
+bool is_ident(const char *s, size_t n)
+{
+	if (!n || !(isalpha((unsigned char)s[0]) || s[0] == '_'))
+		return false;
+	for (size_t i = 1; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_')
+			return false;
+	return true;
+}

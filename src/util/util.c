@@ -298,3 +298,12 @@ int syscall_names(void (*fn)(void *arg, unsigned nr, const char *name), void *ar
 	free(text);
 	return 0;
 }
+
+const char *str_skip_quoted(const char *p)
+{
+	char q = *p;
+
+	while (p[1] && p[1] != q)
+		p += p[1] == '\\' && p[2] ? 2 : 1;
+	return p[1] ? p + 1 : NULL;
+}

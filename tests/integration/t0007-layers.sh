@@ -1,18 +1,84 @@
 #!/bin/bash
-# The house rule, checked on the link map: only the command layer (src/cmd/
-# and the root in tr.c) writes to stdout.  Layers below return
-# errors and fill models; renderers print to the FILE they are handed.
+# The house rules, checked on the code itself: only the command layer
+# (src/cmd/ and the root in tr.c) writes to stdout (the link map); no folder
+# includes a header of a folder above it (the #include lines); README's
+# Layout names every folder and header, in this order; nothing empty is
+# tracked at the top of the tree.  Layers below return errors and fill
+# models; renderers print to the FILE they are handed.
 . "$(dirname "$0")/lib.sh"
 
-[ -n "${TR_VM:-}" ] && test_skip_all="the link map is checked on the host tier"
+[ -n "${TR_VM:-}" ] && test_skip_all="the code is checked on the host tier"
+
+# The folders from the top down: each may include only those after it.
+# README's Layout lists them in this order too (checked below).
+LAYERS="cmd top hist rec fmt trace user tracefs util"
+
+# README's Layout table: "FOLDER HEADER..." a line, in the table's order.
+layout_rows() {
+	sed -n '/^## Layout/,/^## /p' "$TEST_ROOT/README.md" | grep '^| `src/' |
+		while IFS='|' read -r _ folder _ headers _; do
+			f=$(grep -o 'src/[a-z]*/' <<<"$folder" | head -1)
+			f=${f#src/}
+			echo "${f%/} $(grep -o '`[^`]*\.h`' <<<"$headers" | command tr -d '`' | paste -sd' ')"
+		done
+}
+
+test_expect_success 'README Layout lists the folders in the order of the layers, and every one' '
+	layout_rows | cut -d" " -f1 | paste -sd" " >got &&
+	echo "$LAYERS" >expect &&
+	test_cmp expect got &&
+	(cd "$TEST_ROOT/src" && ls -d */ | command tr -d / | sort) >dirs &&
+	command tr " " "\n" <expect | sort >listed &&
+	test_cmp dirs listed
+'
+
+test_expect_success 'README Layout names every header in include/' '
+	layout_rows | cut -d" " -f2- | command tr " " "\n" | grep . | sort >named &&
+	(cd "$TEST_ROOT/include" && ls *.h) | sort >all &&
+	test_cmp all named
+'
+
+test_expect_success 'no folder includes a header of a folder above it, or another one'"'"'s private one' '
+	layout_rows >rows &&
+	rank() { local i=0 l; for l in $LAYERS; do [ "$l" = "$1" ] && { echo $i; return; }; i=$((i + 1)); done; echo 99; } &&
+	: >bad &&
+	for f in "$TEST_ROOT"/src/tr.c "$TEST_ROOT"/src/*/*.[ch] "$TEST_ROOT"/include/*.h; do
+		case $f in
+		*/src/tr.c) d=cmd ;;
+		*/src/*) d=$(basename "$(dirname "$f")") ;;
+		*) d=$(awk -v h="$(basename "$f")" "{ for (i = 2; i <= NF; i++) if (\$i == h) print \$1 }" rows) ;;
+		esac
+		for h in $(sed -n "s/^#include \"\(.*\)\"/\1/p" "$f"); do
+			o=$(awk -v h="$h" "{ for (i = 2; i <= NF; i++) if (\$i == h) print \$1 }" rows)
+			if [ -z "$o" ]; then
+				# A private header: only its own folder.
+				[ -e "$(dirname "$f")/$h" ] && case $f in */src/*) continue ;; esac
+				echo "${f#$TEST_ROOT/} ($d) includes $h, private to another folder"
+			elif [ "$(rank "$o")" -lt "$(rank "$d")" ]; then
+				echo "${f#$TEST_ROOT/} ($d) includes $h ($o, above it)"
+			fi
+		done
+	done >bad &&
+	test_must_be_empty bad
+'
+
+test_expect_success 'nothing empty is tracked at the top of the tree' '
+	command -v git >/dev/null && git -C "$TEST_ROOT" rev-parse 2>/dev/null || exit 0
+	git -C "$TEST_ROOT" ls-files | grep -v / | while read -r f; do
+		[ -s "$TEST_ROOT/$f" ] || echo "$f"
+	done >empty &&
+	test_must_be_empty empty
+'
+
 case $TR in
 */build/asan/tr) objs=$(dirname "$TR") ;;
 *) objs=$TEST_ROOT/build/obj ;;
 esac
-[ -f "$objs/tr.o" ] || test_skip_all="no object files in $objs"
-command -v nm >/dev/null || test_skip_all="no nm (binutils)"
+have_objs=true
+[ -f "$objs/tr.o" ] || have_objs=false
+command -v nm >/dev/null || have_objs=false
 
-test_expect_success 'no file below the command layer prints to stdout' '
+$have_objs && test_expect_success 'no file below the command layer prints to stdout' '
 	for o in $(find "$objs" -name "*.o" ! -path "*/cmd/*" ! -name tr.o); do
 		n=$(basename "$o" .o)
 		nm -u "$o" | awk "{print \$2}" |

@@ -89,6 +89,42 @@ test_expect_success 'show --pipe -e follows trace_pipe and restores on SIGINT' '
 	test "$(cat $I/events/sched/sched_switch/enable)" = 0
 '
 
+test_expect_success 'show --pipe -e starts from an empty buffer' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	I=$TRACEFS/instances/$inst &&
+	echo old-line >$I/trace_marker &&
+	echo 0 >$I/tracing_on
+	( exec "$TR" show -B $inst --pipe -e sched:sched_switch >out 2>err ) &
+	pid=$!
+	test_when_finished "kill -9 $pid 2>/dev/null || :"
+	for i in $(seq 100); do
+		[ "$(cat $I/tracing_on)" = 1 ] && break
+		sleep 0.1
+	done &&
+	echo new-line >$I/trace_marker &&
+	for i in $(seq 50); do grep -q new-line out && break; sleep 0.1; done &&
+	kill -INT $pid &&
+	test_wait_exit $pid 10 &&
+	test_grep "tracing_mark_write: new-line" out &&
+	! grep -q old-line out
+'
+
+test_expect_success 'show --pipe -e is refused on a buffer another tr session holds' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	mkdir -p "$TR_STATE_DIR" &&
+	lock="$TR_STATE_DIR/session-$inst.lock" &&
+	test_when_finished "rm -f $lock" &&
+	flock "$lock" env TR="$TR" INST="$inst" sh -c \
+		"\"\$TR\" show -B \"\$INST\" --pipe -e sched:sched_switch >out 2>err; echo \$? >rc" &&
+	test "$(cat rc)" = 1 &&
+	test_grep "instance .$inst. is in use by another tr session" err &&
+	test "$(cat $TRACEFS/instances/$inst/events/sched/sched_switch/enable)" = 0
+'
+
 test_expect_success '-e without --pipe is a usage error' '
 	test_expect_code 64 tr show -e sched 2>err &&
 	test_grep "goes with --pipe" err

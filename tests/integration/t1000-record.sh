@@ -217,7 +217,12 @@ test_expect_success 'a command that cannot be found fails before anything is cha
 	test_expect_code 1 tr record -B "$inst" -e sched -o nocmd.dat no-such-command-here 2>err &&
 	test_grep "cannot run .no-such-command-here." err &&
 	test ! -e nocmd.dat &&
-	test ! -d "$TRACEFS/instances/$inst"
+	test ! -d "$TRACEFS/instances/$inst" &&
+	# An old file of that name is left as it was.
+	echo old >nocmd.dat &&
+	test_expect_code 1 tr record -B "$inst" -e sched -o nocmd.dat no-such-command-here 2>err &&
+	test "$(cat nocmd.dat)" = old &&
+	test $(wc -l <err) = 1
 '
 
 test_expect_success 'usage errors' '

@@ -20,7 +20,7 @@ ui_start() {
 	rm -f rc stty pid
 	cat >run.sh <<-EOF
 	echo \$\$ >pid
-	"$TR" top $* 2>err
+	${UI_ENV:-} "$TR" top $* 2>err
 	echo \$? >rc.tmp
 	stty -a >stty
 	mv rc.tmp rc
@@ -156,6 +156,43 @@ test_expect_success 'views switch with digits, Tab and F2; help shows and closes
 	keys h && ui_wait "tr top keys" 5 &&
 	keys x && screen >scr && test_must_fail grep -q "tr top keys" scr &&
 	keys q && ui_end
+'
+
+# key_latency N: send key 1 N times at random moments; each one's time
+# from send-keys to the screen in ms, a line each, into lat.
+key_latency() {
+	local i j n sent drawn
+	: >lat
+	for i in $(seq $1); do
+		n=$(cat keylog 2>/dev/null | wc -l)
+		tmx send-keys -t ui 1 || return 1
+		sent=$(date +%s%N)
+		for j in $(seq 100); do
+			[ "$(cat keylog 2>/dev/null | wc -l)" -gt "$n" ] && break
+			sleep 0.01
+		done
+		drawn=$(sed -n "$((n + 1))p" keylog)
+		test -n "$drawn" || return 1
+		echo $(((drawn - sent) / 1000000)) >>lat
+		sleep 0.$((RANDOM % 9 + 1))
+	done
+}
+
+# A key is read as soon as it arrives, not on the next tick: the session
+# polls stdin.  Timed from the moment tmux's send-keys returned (the key is
+# in the terminal by then) to the moment tr top drew its effect (the
+# TR_TOP_KEY_LOG line); 7 of 9 keys within 20 ms, so a busy machine's
+# odd late one does not fail it, while the 50 ms tick alone would pass
+# 7 of 9 about once in 40 runs.
+test_expect_success 'a key reaches tr top in under 20 ms' '
+	rm -f keylog &&
+	UI_ENV="env TR_TOP_KEY_LOG=$PWD/keylog" ui_start -d 5 &&
+	sleep 0.5 &&
+	key_latency 9 &&
+	echo "key to screen, ms: $(paste -sd" " lat)" &&
+	test "$(awk "\$1 < 20" lat | wc -l)" -ge 7 &&
+	keys q &&
+	ui_end
 '
 
 test_expect_success 'q exits 0 within a second, the terminal sane' '

@@ -13,6 +13,7 @@
 
 #include "evsel.h"
 #include "rec.h"
+#include "session.h"
 #include "tfile.h"
 #include "tfw.h"
 #include "unit.h"
@@ -504,7 +505,11 @@ TEST(own_pid_filters)
 	CHECK(evsel_add_filter(&in, "prev_pid != 0 || next_pid == 1") == 0);
 	CHECK(evsel_add(&in, "irq") == 0);
 	CHECK(evsel_add(&in, "ftrace:*") == 0);
-	CHECK(rec_events_to_enable(&in, own, 2, &out) == 0);
+	char *f = session_pid_filter(own, 2);
+
+	CHECK_STR(f, "common_pid != 100 && common_pid != 101");
+	CHECK(session_pid_filter(own, 0) == NULL);
+	CHECK(session_events_to_enable(&in, f, &out) == 0);
 	CHECK(out.n == 2);
 	if (out.n == 2) {
 		CHECK_STR(out.v[0].spec, "sched:sched_switch");
@@ -515,15 +520,16 @@ TEST(own_pid_filters)
 	}
 	evsel_list_free(&out);
 	/* No own pids (--no-filter, -P): filters stay as typed. */
-	CHECK(rec_events_to_enable(&in, own, 0, &out) == 0);
+	CHECK(session_events_to_enable(&in, NULL, &out) == 0);
 	CHECK(out.n == 2 && out.v[1].filter == NULL);
 	CHECK_STR(out.n ? out.v[0].filter : NULL, "prev_pid != 0 || next_pid == 1");
 	evsel_list_free(&out);
 	/* ftrace events cannot be filtered. */
 	CHECK(evsel_add_filter(&in, "buf ~ \"x*\"") == 0);
-	CHECK(rec_events_to_enable(&in, own, 2, &out) == -EINVAL);
+	CHECK(session_events_to_enable(&in, f, &out) == -EINVAL);
 	evsel_list_free(&out);
 	evsel_list_free(&in);
+	free(f);
 }
 
 /* A latency file: the header, "latency  \0", then the text to the end; tr's reader agrees. */

@@ -13,7 +13,7 @@
 #include <traceevent/event-parse.h>
 
 #include "hist.h"
-#include "top.h"
+#include "top-local.h"
 #include "unit.h"
 
 #define MS 1000000ULL

@@ -347,13 +347,6 @@ int prof_run(const struct prof_opts *o, struct prof_table *out)
 	r = caps_require(CAP_PROFILER);
 	if (r)
 		return r;
-	if (o->funcs.n) {
-		struct tr_setup s = { .ftrace_filter = o->funcs };
-
-		r = setup_apply(top, &s);
-		if (r)
-			return r;
-	}
 	/* Enabling resets the counts; if someone left it on, off and on again. */
 	r = tfs_read(top, "function_profile_enabled", &cur);
 	if (!r && atoi(cur) == 1)
@@ -362,8 +355,9 @@ int prof_run(const struct prof_opts *o, struct prof_table *out)
 	if (r)
 		return tr_fail(r, "cannot reset the function profiler: %s", strerror(-r));
 	r = session_open(&(struct session_opts){ .inst = top, .command = o->command,
-						 .duration_ns = o->duration_ns, .passive = true,
-						 .poll_fd = -1 },
+						 .setup = &(struct tr_setup){ .ftrace_filter =
+										      o->funcs },
+						 .duration_ns = o->duration_ns, .passive = true },
 			 &sess);
 	if (!r) {
 		r = tfs_set(top, "function_profile_enabled", "1");
