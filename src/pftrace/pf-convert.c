@@ -870,9 +870,15 @@ static int put_input(struct conv *x, struct tfile *tf, uint32_t index)
 	    (r = put_tree(x)) || (r = put_stats(x, PF_PHASE_START_OF_TRACE)))
 		goto out;
 	x->compact_ok = !x->o->no_compact_sched;
-	for (int b = 0, nb = 0; b < tfile_nbuffers(tf); b++)
-		if (!tfile_buffer(tf, b)->latency && ++nb > 1)
+	for (int b = 0, nb = 0; b < tfile_nbuffers(tf); b++) {
+		const struct tfile_buffer *buf = tfile_buffer(tf, b);
+		uint64_t bytes = 0;
+
+		for (int c = 0; c < buf->ncpus; c++)
+			bytes += buf->cpus[c].size;
+		if (!buf->latency && bytes && ++nb > 1)
 			x->compact_ok = false;
+	}
 	for (int b = 0; b < tfile_nbuffers(tf) && !r; b++) {
 		const struct tfile_buffer *buf = tfile_buffer(tf, b);
 
