@@ -38,7 +38,7 @@ static const struct argp_option options[] = {
 	  "standard output", 0 },
 	{ "to", OPT_TO, "FORMAT", 0,
 	  "tracedat (the default) or perfetto (the default for an output named *.pftrace or "
-	  "*.perfetto-trace)", 0 },
+	  "*.perfetto-trace, or '-')", 0 },
 	{ "no-compact-sched", OPT_NO_COMPACT, NULL, 0,
 	  "Perfetto: write sched_switch and sched_waking as whole events, not in the bundles' "
 	  "compact form", 0 },
@@ -88,7 +88,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (!a->output)
 			argp_error(state, "no output file: give it with -o FILE");
 		if (!a->to)
-			a->to = ends_with(a->output, ".pftrace") ||
+			a->to = ends_with(a->output, ".pftrace") || !strcmp(a->output, "-") ||
 				ends_with(a->output, ".perfetto-trace") ? "perfetto" : "tracedat";
 		if (!strcmp(a->to, "perfetto")) {
 			if (a->ff.version || a->ff.zip >= 0)

@@ -45,7 +45,7 @@ struct evmap {
 	struct fmap *f;
 	size_t nf;
 	/* compact forms' fields */
-	struct tep_format_field *c[5];
+	struct tep_format_field *c[5];	/* compact: 3 numbers, comm, prev_pid */
 };
 
 /* The columns of one bundle's compact_sched. */
@@ -82,10 +82,13 @@ struct conv {
 	/*
 	 * Compact sched: trace_processor takes a compact sched_switch's prev_*
 	 * and a compact sched_waking's waker from the CPU's previous switch, so
-	 * each CPU's first switch goes whole (it drops a compact one), and the
-	 * form is used only where one buffer holds the input's sched events.
+	 * each CPU's first switch goes whole (it drops a compact one), so does
+	 * one whose prev_pid is not the last switch's next_pid or a waking not
+	 * by that task (a recording of some tasks only), and the form is used
+	 * only where one buffer holds the input's sched events.
 	 */
 	bool compact_ok, cpu_switched;
+	uint64_t cpu_task;		/* the last switch's next_pid */
 	/* the open bundle */
 	bool open;
 	size_t bundle_mark;
@@ -492,7 +495,7 @@ static struct evmap *make_map(struct conv *x, int id)
 		if (!strcmp(te->name, "sched_switch") &&
 		    (comm = tep_find_field(te, "next_comm")) && is_char_array(comm) &&
 		    (m->c[0] = need(te, "prev_state")) && (m->c[1] = need(te, "next_pid")) &&
-		    (m->c[2] = need(te, "next_prio"))) {
+		    (m->c[2] = need(te, "next_prio")) && (m->c[4] = need(te, "prev_pid"))) {
 			m->c[3] = comm;
 			m->kind = EV_SWITCH;
 		} else if (!strcmp(te->name, "sched_waking") &&
@@ -796,11 +799,19 @@ static int put_event(struct conv *x, const struct tfile_event *ev)
 	if (!m)
 		return 0;
 	if (m->kind == EV_SWITCH || m->kind == EV_WAKING) {
-		bool first = m->kind == EV_SWITCH && !x->cpu_switched;
+		bool chained = x->cpu_switched;
+		uint64_t v = 0;
 
-		if (m->kind == EV_SWITCH)
-			x->cpu_switched = true;
-		if (x->compact_ok && !first && x->cpu_switched && put_compact(x, m, ev))
+		if (m->kind == EV_SWITCH) {
+			chained &= field_num(x, m->c[4], ev->data, ev->size, &v) &&
+				    (uint32_t)v == (uint32_t)x->cpu_task;
+			x->cpu_switched = field_num(x, m->c[1], ev->data, ev->size, &x->cpu_task);
+		} else {
+			chained &= x->common_pid &&
+				   field_num(x, x->common_pid, ev->data, ev->size, &v) &&
+				   (uint32_t)v == (uint32_t)x->cpu_task;
+		}
+		if (x->compact_ok && chained && put_compact(x, m, ev))
 			return 0;
 	}
 	mark = pf_open(&x->pkt, PF_BUNDLE_EVENT);
