@@ -101,6 +101,17 @@ for f in report-v6 report-v7 report-v7-zlib report-two; do
 	'
 done
 
+test_expect_success 'a file without a clock pairing: its clock is said, and taken as MONOTONIC' '
+	tr convert -i "$DATA/report-v6.dat" -o out.pftrace 2>err &&
+	test_grep "report-v6.dat: clock .local. taken as MONOTONIC (no clock pairing in the file)" err &&
+	if [ "$reader" = tp ]; then
+		# the times stay as the file has them
+		first=$(tr report -t -i "$DATA/report-v6.dat" | sed -nE "s/.* ([0-9]+)\.([0-9]+): .*/\1\2/p" |
+			sort -n | head -1) &&
+		test "$(tpq out.pftrace "select min(ts) from ftrace_event;")" = "$first"
+	fi
+'
+
 test_expect_success 'the committed tables are what scripts/gen-perfetto.py makes of the schema' '
 	[ -d "$PF/protos/perfetto" ] || { echo "no schema in $PF"; exit 0; }
 	python3 "$TEST_ROOT/scripts/gen-perfetto.py" --check "$PF"
@@ -213,9 +224,20 @@ test_expect_success 'a tr v7 recording: events, names, and atrace markers as sli
 			\"$TR\" marker -B $inst \"C|\$\$|queue|7\"
 			\"$TR\" marker -B $inst \"F|\$\$|build|1\"
 			\"$TR\" marker -B $inst plain text" &&
-	tr convert -q -i rec.dat -o rec.pftrace &&
+	tr convert -i rec.dat -o rec.pftrace 2>err &&
+	test_grep "rec.dat: clock .local., tied to BOOTTIME, MONOTONIC and REALTIME by the recording.s clock pairing" err &&
 	check_file rec.dat rec.pftrace &&
 	[ "$reader" = tp ] || exit 0
+	# the times are BOOTTIME, through the pairing: the trace clock (64 in the
+	# snapshot) minus BOOTTIME (6) is what they move by, give or take the
+	# drift between the start and end pairs
+	(cd "$PF" && protoc -I . --decode=perfetto.protos.Trace protos/perfetto/trace/trace.proto) \
+		<rec.pftrace | awk "/clock_id: /{ id = \$2 } /timestamp: /{ if (!(id in t)) t[id] = \$2 }
+			END { print t[64] - t[6] }" >shift &&
+	first=$(tr report -t -i rec.dat | sed -nE "s/.* ([0-9]+)\.([0-9]+): sched_switch:.*/\1\2/p" | head -1) &&
+	tp_first=$(tpq rec.pftrace "select min(ts) from sched;") &&
+	d=$((first - $(cat shift) - tp_first)) &&
+	test "${d#-}" -le 100000 &&
 	# each slice lasts from its first mark to its last, to the nanosecond
 	tr report -t -i rec.dat |
 		sed -nE "s/.* ([0-9]+)\.([0-9]+): tracing_mark_write: ([BESF])\|.*/\3 \1\2/p" >marks &&
