@@ -790,7 +790,7 @@ static int put_event(struct conv *x, const struct tfile_event *ev)
 	if (!x->open)
 		bundle_open(x, ev->cpu, ev->missed != 0);
 	if (ev->missed) {
-		if (ev->missed > 0)
+		if (ev->missed > 0 && ev->cpu >= 0 && ev->cpu < x->nlost)
 			x->lost[ev->cpu] += (uint64_t)ev->missed;
 		else
 			x->res->lost_unknown = true;

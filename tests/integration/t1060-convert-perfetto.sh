@@ -171,6 +171,13 @@ test_expect_success 'two files are two machines, each with its uname and events'
 			"$(tr report --stat -i "$DATA/report-v7.dat" | sed -n "s/^events: *//p")" \
 			>expect.per &&
 		test_cmp expect.per per &&
+		tpq two.pftrace "select c.machine_id, count(*) from sched s join cpu c on s.ucpu = c.id
+				 group by 1 order by 1;" >sched &&
+		printf "0,%s\n1,%s\n" \
+			"$(tr report --stat -i "$DATA/report-v6.dat" | sed -n "s/^ *sched:sched_switch *//p")" \
+			"$(tr report --stat -i "$DATA/report-v7.dat" | sed -n "s/^ *sched:sched_switch *//p")" \
+			>expect.sched &&
+		test_cmp expect.sched sched &&
 		import_errors two.pftrace >errors && test_must_be_empty errors
 	fi
 '
