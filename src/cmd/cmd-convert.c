@@ -250,9 +250,10 @@ out:
 	return status;
 }
 
-int cmd_convert(int argc, char **argv)
+/* A trace.dat in another version or compression. */
+static int to_tracedat(struct args *args)
 {
-	struct args a = { .ff.zip = -1 };
+	struct args a = *args;
 	struct tfile_edit_opts o;
 	struct tfw_result res = { 0 };
 	struct tfile *tf = NULL;
@@ -260,14 +261,6 @@ int cmd_convert(int argc, char **argv)
 	char *dir = NULL, *slash;
 	int fd = -1, r, status = EXIT_RUNTIME;
 
-	argp_parse(&argp, argc, argv, 0, NULL, &a);
-	if (!a.inputs.n)
-		strv_push(&a.inputs, "trace.dat");
-	if (!strcmp(a.to, "perfetto")) {
-		status = to_perfetto(&a);
-		strv_free(&a.inputs);
-		return status;
-	}
 	a.input = a.inputs.v[0];
 	if (tfile_open(a.input, TFILE_KEEP_FORMATS | TFILE_LAZY_KALLSYMS, &tf)) {
 		tr_report(-EIO, "cannot read '%s'", a.input);
@@ -313,6 +306,18 @@ int cmd_convert(int argc, char **argv)
 out:
 	free(dir);
 	tfile_close(tf);
+	return status;
+}
+
+int cmd_convert(int argc, char **argv)
+{
+	struct args a = { .ff.zip = -1 };
+	int status;
+
+	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	if (!a.inputs.n)
+		strv_push(&a.inputs, "trace.dat");
+	status = !strcmp(a.to, "perfetto") ? to_perfetto(&a) : to_tracedat(&a);
 	strv_free(&a.inputs);
 	return status;
 }
