@@ -258,6 +258,24 @@ test_expect_success 'a tr v7 recording: events, names, and atrace markers as sli
 	test_cmp expect.c counters
 '
 
+test_expect_success 'an event Perfetto has no message for goes generic, every field kept' '
+	tr list -e sched:sched_stat_runtime | grep -q sched_stat_runtime ||
+		{ echo "no sched:sched_stat_runtime on this kernel"; exit 0; }
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -e sched:sched_stat_runtime -e sched:sched_switch -o g.dat sleep 0.1 &&
+	tr convert -i g.dat -o g.pftrace 2>err &&
+	test_grep -E " [1-9][0-9]* generic\), " err &&
+	check_file g.dat g.pftrace &&
+	[ "$reader" = tp ] || exit 0
+	tr report -R -i g.dat | sed -nE "s/.*: sched_stat_runtime: +//p" | head -1 |
+		sed -E "s/ ([a-z_]+)=/\n\1=/g" | sed "s/=/,/" | sort >expect &&
+	test "$(wc -l <expect)" -ge 3 &&
+	tpq g.pftrace "select key, coalesce(int_value, string_value) from args where arg_set_id =
+		(select arg_set_id from ftrace_event where name = '"'"'sched_stat_runtime'"'"'
+		 order by ts limit 1) order by key;" >actual &&
+	test_cmp expect actual
+'
+
 test_expect_success 'a trace-cmd v7 recording converts and reads the same' '
 	command -v trace-cmd >/dev/null || { echo "no trace-cmd"; exit 0; }
 	inst=$(test_instance) &&
