@@ -12,7 +12,7 @@
 #   tr convert -i FILE -o OUT.pftrace          (compact sched, the default)
 #   tr convert -i FILE -o OUT.pftrace --no-compact-sched
 # and prints the ratios: convert's CPU over report's, and the Perfetto
-# file's size over the v6 file's.  Needs root and tracefs (and perf without
+# file's size over the v6 file's.  KEEP=PATH keeps the recorded file there.  Needs root and tracefs (and perf without
 # --print) to record; not part of make check.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -49,40 +49,40 @@ else
 			perf bench sched pipe -l $((n / 6)) >/dev/null
 	fi
 	flock -u 9
+	[ -n "${KEEP:-}" ] && cp "$file" "$KEEP"
 fi
 events=$("$TR" report -i "$file" --stat | sed -n 's/^events: *//p')
 size=$(stat -c %s "$file")
 echo "file: $file ($size bytes, $events events, version" \
 	"$("$TR" report -i "$file" --stat | sed -n 's/^version: *\([0-9]*\).*/\1/p'))"
 
-# best NAME CMD...: the least CPU (user + sys, us) of three runs, to $tmp/NAME.
+# best KEY LABEL CMD...: the least CPU (user + sys, s) of three runs, to $tmp/KEY.
 best() {
-	local name=$1 b= u s rss
-	shift
+	local key=$1 label=$2 b= u s rss
+	shift 2
 	for i in 1 2 3; do
 		"$tmp/cputime" "$tmp/cpu" "$@" >/dev/null
 		read -r u s rss <"$tmp/cpu"
 		t=$(echo "$u + $s" | bc)
 		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" = 1 ]; then
 			b=$t
-			echo "$rss" >"$tmp/$name.rss"
+			echo "$rss" >"$tmp/$key.rss"
 		fi
 	done
-	echo "$b" >"$tmp/$name"
-	printf '%-36s %10.3f s CPU %8d KiB peak RSS\n' "$name" "$b" "$(cat "$tmp/$name.rss")"
+	echo "$b" >"$tmp/$key"
+	printf '%-36s %10.3f s CPU %8d KiB peak RSS\n' "$label" "$b" "$(cat "$tmp/$key.rss")"
 }
 
 cat "$file" >/dev/null
-best "tr report >/dev/null" sh -c "exec \"$TR\" report -i \"$file\" >/dev/null"
-best "tr convert (compact sched)" "$TR" convert -q -i "$file" -o "$tmp/out.pftrace"
-best "tr convert --no-compact-sched" "$TR" convert -q --no-compact-sched -i "$file" \
+best report "tr report >/dev/null" sh -c "exec \"$TR\" report -i \"$file\" >/dev/null"
+best compact "tr convert (compact sched)" "$TR" convert -q -i "$file" -o "$tmp/out.pftrace"
+best whole "tr convert --no-compact-sched" "$TR" convert -q --no-compact-sched -i "$file" \
 	-o "$tmp/whole.pftrace"
 out=$(stat -c %s "$tmp/out.pftrace")
 whole=$(stat -c %s "$tmp/whole.pftrace")
-rep=$(cat "$tmp/tr report >/dev/null")
+rep=$(cat "$tmp/report")
 echo
 printf 'convert / report CPU:            %.2f (compact), %.2f (--no-compact-sched)\n' \
-	"$(echo "$(cat "$tmp/tr convert (compact sched)") / $rep" | bc -l)" \
-	"$(echo "$(cat "$tmp/tr convert --no-compact-sched") / $rep" | bc -l)"
+	"$(echo "$(cat "$tmp/compact") / $rep" | bc -l)" "$(echo "$(cat "$tmp/whole") / $rep" | bc -l)"
 printf 'perfetto / trace.dat size:       %.2f (compact, %d bytes), %.2f (--no-compact-sched, %d bytes)\n' \
 	"$(echo "$out / $size" | bc -l)" "$out" "$(echo "$whole / $size" | bc -l)" "$whole"
