@@ -154,6 +154,7 @@ _tr_candidates() {
 	--file-version) printf '%s\n' 6 7; return ;;
 	--graph-opt) _tr_list_words "cpu proc abstime overhead duration irqs tail retval retval-hex overrun nocpu noproc noabstime nooverhead noduration noirqs notail noretval noretval-hex nooverrun" "" "$cur"; return ;;
 	--compression) printf '%s\n' zstd zlib none; return ;;
+	--to) printf '%s\n' perfetto tracedat; return ;;
 	--action) printf '%s\n' 'onmatch(' 'onchange($' 'onmax($'; return ;;
 	--tracer-opt)
 		printf '%s=\n' width window threshold cpus mode period runtime stop_tracing \
@@ -224,7 +225,7 @@ _tr_files_ok() {
 	-e|--event|--start|--end|-B|--instance|-p|--tracer|-C|--clock|-O|--option|--has|--format|\
 	--engine|--units|-i|--input|-k|--keys|-v|--vals|-s|--sort|-f|--filter|--start-filter|\
 	--end-filter|--onmax|--save|--view|--latency|-d|--delay|-n|--iterations|--file-version|\
-	--compression|--time|--events|--graph-opt)
+	--compression|--to|--time|--events|--graph-opt)
 		return 1 ;;
 	esac
 	[[ $prev == -* ]] && grep -qxF -- "$prev" <<<"$_tr_value_opts" && return 0

@@ -193,17 +193,31 @@ struct rec_summary {
 };
 
 int rec_stats_snapshot(const struct tfs_inst *in, int ncpus, struct rec_kstats **out);
+struct tfile_clocks;
 /*
  * Write the trace.dat file to fd: the recorder's pages for instance in
  * (as a BUFFER of that name when it is not the top level), the formats of
  * events (plus everything enabled in the instance's set_event), stats as
  * CPUSTAT options.  snap, if not NULL, is a second file-sink recorder that
  * drained the instance's snapshot buffer: its pages go in as a BUFFER
- * named "snapshot".  Fills sum; returns 0 or -errno with tr_fail() set.
+ * named "snapshot".  clocks, if not NULL, holds the clock pairing's start
+ * (rec_clock_pair() below).  Fills sum; returns 0 or -errno with
+ * tr_fail() set.
  */
 int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv *events,
 		   const struct rec_kstats *before, unsigned flags, struct rec *snap,
-		   struct rec_summary *sum);
+		   const struct tfile_clocks *clocks, struct rec_summary *sum);
+
+/*
+ * The clock pairing: the instance's trace clock (per_cpu/cpu0/stats "now
+ * ts", to the microsecond) read between two readings of CLOCK_BOOTTIME,
+ * CLOCK_MONOTONIC and CLOCK_REALTIME (the midpoints taken), into slot i of
+ * c (0: start, 1: end).  rec_write_file() reads the end itself and stores
+ * the pair, given the start, in the file's VERSION option (tfw.h), where
+ * tr convert --to perfetto finds it.  -EINVAL (no message) for a trace
+ * clock that does not count nanoseconds (counter, uptime, x86-tsc...).
+ */
+int rec_clock_pair(const struct tfs_inst *in, int i, struct tfile_clocks *c);
 enum {
 	/* Count losses since the buffer was last reset, not since before (extract). */
 	REC_LOSS_SINCE_RESET = 1 << 0,

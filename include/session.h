@@ -140,6 +140,9 @@ int session_run(struct session *s);
 enum session_end session_end(const struct session *s);
 /* The per-CPU stats taken just before tracing started (rec_ncpus() entries), or NULL. */
 const struct rec_kstats *session_stats_before(const struct session *s);
+/* The clock pairing's start (rec_clock_pair()), read with those stats; .valid if it was. */
+struct tfile_clocks;
+const struct tfile_clocks *session_clocks(const struct session *s);
 /* The command's wait status once it was reaped, or -1. */
 int session_child_status(const struct session *s);
 /* Monotonic nanoseconds since session_run() turned tracing on (0 before). */

@@ -43,6 +43,17 @@ struct tfile_buffer {
 	struct tfile_layout layout;
 };
 
+/*
+ * tr record's clock pairing (tfw.h, TFW_OPT_VERSION): the trace clock and
+ * CLOCK_BOOTTIME, CLOCK_MONOTONIC and CLOCK_REALTIME read together, at the
+ * start [0] and at the end [1] of the recording, in ns (the trace clock as
+ * the kernel counts it, before any offset option).
+ */
+struct tfile_clocks {
+	bool valid;
+	uint64_t trace[2], boot[2], mono[2], real[2];
+};
+
 /* The file's metadata, for --stat. */
 struct tfile_info {
 	int version;
@@ -63,6 +74,7 @@ struct tfile_info {
 	 * dynamic_events lines), or NULL.
 	 */
 	char *graph_opts;
+	struct tfile_clocks clocks;	/* valid when tr record stored a pairing */
 	struct strv options;	/* names of the options present */
 	struct strv cpustats;	/* per_cpu/cpuN/stats at record time */
 	uint64_t file_size;

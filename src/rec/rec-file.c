@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rec.h"
@@ -28,6 +29,74 @@ int rec_stats_snapshot(const struct tfs_inst *in, int ncpus, struct rec_kstats *
 	}
 	*out = s;
 	return r;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec t;
+
+	clock_gettime(id, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+int rec_clock_pair(const struct tfs_inst *in, int i, struct tfile_clocks *c)
+{
+	uint64_t b0 = clock_ns(CLOCK_BOOTTIME), m0 = clock_ns(CLOCK_MONOTONIC),
+		 r0 = clock_ns(CLOCK_REALTIME), b1, m1, r1;
+	unsigned long long sec, usec;
+	struct rec_kstats ks;
+	char *text = NULL, *now;
+	int n = 0;
+
+	if (rec_kstats_read(in, 0, &ks, &text))
+		return -EINVAL;
+	b1 = clock_ns(CLOCK_BOOTTIME);
+	m1 = clock_ns(CLOCK_MONOTONIC);
+	r1 = clock_ns(CLOCK_REALTIME);
+	now = strstr(text, "now ts:");
+	/* A clock in ns prints "SECONDS.MICROSECONDS"; others a bare count. */
+	if (!now || sscanf(now, "now ts: %llu.%6llu%n", &sec, &usec, &n) != 2 || n <= 0) {
+		free(text);
+		return -EINVAL;
+	}
+	free(text);
+	c->trace[i] = sec * 1000000000ull + usec * 1000;
+	c->boot[i] = b0 + (b1 - b0) / 2;
+	c->mono[i] = m0 + (m1 - m0) / 2;
+	c->real[i] = r0 + (r1 - r0) / 2;
+	return 0;
+}
+
+/*
+ * The pairing goes after the VERSION option's text options, as a third
+ * NUL-terminated string (the second is written even when empty):
+ * "clock-pairing T B M R T B M R", start then end.  trace-cmd reads the
+ * version up to its first NUL and no further.
+ */
+static void add_clock_pairing(struct tfw_meta *m, const struct tfile_clocks *c)
+{
+	for (size_t i = 0; i < m->nopts; i++) {
+		struct tfw_opt *o = &m->opts[i];
+		size_t len = o->data.len, nuls = 0;
+		char *text;
+
+		if (o->id != TFW_OPT_VERSION)
+			continue;
+		for (size_t k = 0; k < len; k++)
+			nuls += !o->data.data[k];
+		if (len && o->data.data[len - 1])
+			tfw_blob_append(&o->data, "", 1), nuls++;
+		if (nuls < 2)
+			tfw_blob_append(&o->data, "", 1);
+		text = xasprintf("clock-pairing %llu %llu %llu %llu %llu %llu %llu %llu",
+				 (unsigned long long)c->trace[0], (unsigned long long)c->boot[0],
+				 (unsigned long long)c->mono[0], (unsigned long long)c->real[0],
+				 (unsigned long long)c->trace[1], (unsigned long long)c->boot[1],
+				 (unsigned long long)c->mono[1], (unsigned long long)c->real[1]);
+		tfw_blob_append(&o->data, text, strlen(text) + 1);
+		free(text);
+		return;
+	}
 }
 
 /* Each CPU's stats after recording, and their text for the file's CPUSTAT options. */
@@ -218,7 +287,7 @@ static struct tfw_src *sources(struct rec *r, int cpus)
 
 int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv *events,
 		   const struct rec_kstats *before, unsigned flags, struct rec *snap,
-		   struct rec_summary *sum)
+		   const struct tfile_clocks *clocks, struct rec_summary *sum)
 {
 	int ncpus = rec_ncpus(r), e;
 	struct rec_kstats *after = xcalloc(ncpus ? ncpus : 1, sizeof(*after));
@@ -272,6 +341,12 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		m.zip = REC_ZIP_OF(flags);
 	}
 	add_stats_options(&m, ncpus, texts);
+	if (clocks && clocks->valid) {
+		struct tfile_clocks pair = *clocks;
+
+		if (!rec_clock_pair(in, 1, &pair))
+			add_clock_pairing(&m, &pair);
+	}
 	summarize(r, ncpus, before, after, flags, sum);
 
 	src = sources(r, m.cpus);

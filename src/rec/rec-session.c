@@ -155,7 +155,7 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	if (has_snapshot_trigger(o->setup))
 		snap = read_snapshot(o->inst, o->tmp_dir);
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
-			   o->file_flags, snap, &res->sum);
+			   o->file_flags, snap, session_clocks(sess), &res->sum);
 out:
 	free(prog.lost);
 	rec_free(snap);

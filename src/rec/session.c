@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "parse.h"
+#include "tfile.h"
 #include "session.h"
 #include "setup.h"
 
@@ -27,6 +28,7 @@ struct session {
 	struct session_opts o;
 	struct rec *rec;
 	struct rec_kstats *before;
+	struct tfile_clocks clocks;	/* the clock pairing's start (valid when read) */
 	pid_t child;
 	int go_fd;		/* writing one byte lets the command exec */
 	int status;		/* wait status once reaped, -1 before */
@@ -359,6 +361,11 @@ const struct rec_kstats *session_stats_before(const struct session *s)
 	return s->before;
 }
 
+const struct tfile_clocks *session_clocks(const struct session *s)
+{
+	return &s->clocks;
+}
+
 int session_child_status(const struct session *s)
 {
 	return s->status;
@@ -493,6 +500,7 @@ int session_run(struct session *s)
 		return tr_fail(r, "cannot clear the ring buffer: %s", strerror(-r));
 	if (s->rec) {
 		rec_stats_snapshot(in, rec_ncpus(s->rec), &s->before);
+		s->clocks.valid = !rec_clock_pair(in, 0, &s->clocks);
 		r = rec_start(s->rec);
 		if (r)
 			return r;

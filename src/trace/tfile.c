@@ -143,6 +143,27 @@ static char *dup_opt_str(const uint8_t *p, uint32_t n)
 	return s;
 }
 
+/* "clock-pairing T B M R T B M R" (rec.h): start and end; anything else is ignored. */
+static void parse_clock_pairing(struct tfile *tf, const uint8_t *p, uint32_t n)
+{
+	char *s = dup_opt_str(p, n);
+	struct tfile_clocks *c = &tf->info.clocks;
+	unsigned long long v[8];
+	int end = 0;
+
+	if (sscanf(s, "clock-pairing %llu %llu %llu %llu %llu %llu %llu %llu%n", &v[0], &v[1],
+		   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &end) == 8 && !s[end]) {
+		for (int i = 0; i < 2; i++) {
+			c->trace[i] = v[4 * i];
+			c->boot[i] = v[4 * i + 1];
+			c->mono[i] = v[4 * i + 2];
+			c->real[i] = v[4 * i + 3];
+		}
+		c->valid = true;
+	}
+	free(s);
+}
+
 /* Copy n bytes and NUL-terminate: tep's text parsers want C strings. */
 static char *dup_text(const uint8_t *p, uint64_t n)
 {
@@ -549,8 +570,15 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 		len = strlen(tf->info.tracer_version);
 		free(tf->info.graph_opts);
 		tf->info.graph_opts = NULL;
-		if (!strncmp(tf->info.tracer_version, "tr ", 3) && len + 1 < n)
-			tf->info.graph_opts = dup_opt_str(p + len + 1, n - len - 1);
+		if (!strncmp(tf->info.tracer_version, "tr ", 3) && len + 1 < n) {
+			const uint8_t *q = p + len + 1, *nul = memchr(q, 0, n - len - 1);
+
+			if (*q)
+				tf->info.graph_opts = dup_opt_str(q, n - len - 1);
+			/* Then tr record's clock pairing (rec.h), if it has one. */
+			if (nul && (size_t)(nul + 1 - p) < n)
+				parse_clock_pairing(tf, nul + 1, n - (size_t)(nul + 1 - p));
+		}
 		return 0;
 	}
 	case OPT_CPUCOUNT:
