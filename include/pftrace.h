@@ -21,7 +21,10 @@
  *     kernel lost per CPU (so trace_processor's stats show the loss);
  *   - every event of every buffer, per CPU, in FtraceEventBundles: the
  *     typed FtraceEvent where Perfetto's schema has the event, field by
- *     field, GenericFtraceEvent for the rest (probes, user events...),
+ *     field; the rest (probes, user events, print text that is not
+ *     atrace's...) described once in the bundle (GenericEventDescriptor,
+ *     read by Perfetto v50 and later) and then written like typed ones,
+ *     or as GenericFtraceEvent when an event has more than 31 fields;
  *     sched_switch and sched_waking in the bundle's compact_sched form
  *     unless o->no_compact_sched; a bundle that follows lost events has
  *     its lost_events flag.

@@ -33,6 +33,7 @@ MESSAGES = [
     ("ProcessTree.Thread", "PF_THREAD"),
     ("FtraceEventBundle", "PF_BUNDLE"),
     ("FtraceEventBundle.CompactSched", "PF_COMPACT"),
+    ("FtraceEventBundle.GenericEventDescriptor", "PF_GDESC"),
     ("FtraceEvent", "PF_EVENT"),
     ("GenericFtraceEvent", "PF_GENERIC"),
     ("GenericFtraceEvent.Field", "PF_GFIELD"),

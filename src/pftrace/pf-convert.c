@@ -29,6 +29,18 @@
  * (trace_processor's ftrace tokenizer): the first of the 64..127 range.
  */
 #define SEQ_CLOCK 64
+/*
+ * Dense generic events (Perfetto v50+): FtraceEvent's fields from 65536 on
+ * are left for events described in the bundle, each with at most 31 fields
+ * (what trace_processor takes).  The numbers are unique in the whole
+ * output: trace_processor keeps the first description of each.
+ */
+#define GEN_FIRST 65536
+#define GEN_LAST 131072
+#define GEN_MAX_FIELDS 31
+/* google.protobuf's DescriptorProto and FieldDescriptorProto, and its field types. */
+enum { DESC_NAME = 1, DESC_FIELD = 2, FDESC_NAME = 1, FDESC_NUMBER = 3, FDESC_LABEL = 4,
+       FDESC_TYPE = 5, LABEL_OPTIONAL = 1, TYPE_INT64 = 3, TYPE_UINT64 = 4, TYPE_STRING = 9 };
 
 /* How one event id of one input is written. */
 enum ev_kind { EV_GENERIC, EV_TYPED, EV_SWITCH, EV_WAKING, EV_PRINT };
@@ -46,6 +58,14 @@ struct evmap {
 	size_t nf;
 	/* compact forms' fields */
 	struct tep_format_field *c[5];	/* compact: 3 numbers, comm, prev_pid */
+	/*
+	 * Generic events in the dense form: the FtraceEvent field the event
+	 * goes in (0: GenericFtraceEvent instead) and the DescriptorProto of
+	 * its message, written once, in the bundle of the first event.
+	 */
+	uint32_t gid;
+	struct pf_buf desc;
+	bool desc_written;
 };
 
 /* The columns of one bundle's compact_sched. */
@@ -89,6 +109,9 @@ struct conv {
 	 */
 	bool compact_ok, cpu_switched;
 	uint64_t cpu_task;		/* the last switch's next_pid */
+	uint32_t next_gid;		/* the next dense generic event's field */
+	struct evmap **pending;		/* descriptors for the open bundle */
+	size_t npending, pending_cap;
 	/* the open bundle */
 	bool open;
 	size_t bundle_mark;
@@ -476,6 +499,38 @@ static struct tep_format_field *need(struct tep_event *te, const char *name)
 	return f && is_number(f) ? f : NULL;
 }
 
+/* The type a generic field goes as: string, int64 or uint64. */
+static int gen_type(const struct tep_format_field *tf)
+{
+	if (is_char_array(tf) || (tf->flags & TEP_FIELD_IS_STRING) || !is_number(tf))
+		return TYPE_STRING;
+	return (tf->flags & TEP_FIELD_IS_SIGNED) ? TYPE_INT64 : TYPE_UINT64;
+}
+
+/* A generic event's DescriptorProto, when it has few enough fields and a number is left. */
+static void describe(struct conv *x, struct evmap *m)
+{
+	int n = 0, num = 0;
+
+	if (!m->te || x->next_gid > GEN_LAST)
+		return;
+	for (struct tep_format_field *tf = m->te->format.fields; tf; tf = tf->next)
+		n++;
+	if (n > GEN_MAX_FIELDS)
+		return;
+	m->gid = x->next_gid++;
+	pf_str(&m->desc, DESC_NAME, m->te->name);
+	for (struct tep_format_field *tf = m->te->format.fields; tf; tf = tf->next) {
+		size_t f = pf_open(&m->desc, DESC_FIELD);
+
+		pf_str(&m->desc, FDESC_NAME, tf->name);
+		pf_uint(&m->desc, FDESC_NUMBER, (uint64_t)++num);
+		pf_uint(&m->desc, FDESC_LABEL, LABEL_OPTIONAL);
+		pf_uint(&m->desc, FDESC_TYPE, (uint64_t)gen_type(tf));
+		pf_close(&m->desc, f);
+	}
+}
+
 static struct evmap *make_map(struct conv *x, int id)
 {
 	struct evmap *m = xcalloc(1, sizeof(*m));
@@ -484,6 +539,7 @@ static struct evmap *make_map(struct conv *x, int id)
 	m->te = te;
 	if (!te || dynamic_system(te->system) || !(m->pe = pf_event_find(te->name))) {
 		m->kind = EV_GENERIC;
+		describe(x, m);
 		return m;
 	}
 	m->kind = EV_TYPED;
@@ -541,6 +597,7 @@ static void free_maps(struct conv *x)
 		return;
 	for (int i = 0; i < 65536; i++)
 		if (x->maps[i]) {
+			pf_buf_free(&x->maps[i]->desc);
 			free(x->maps[i]->f);
 			free(x->maps[i]);
 		}
@@ -589,6 +646,7 @@ static void bundle_open(struct conv *x, int cpu, bool lost)
 	x->nevents = 0;
 	x->sw_last = x->wk_last = 0;
 	x->ncomms = 0;
+	x->npending = 0;
 	for (int i = 0; i < NCOLS; i++)
 		x->col[i].n = 0;
 }
@@ -608,6 +666,15 @@ static int bundle_close(struct conv *x)
 			pf_packed(&x->pkt, col_field[i], x->col[i].v, x->col[i].n);
 		pf_close(&x->pkt, m);
 	}
+	for (size_t i = 0; i < x->npending; i++) {
+		size_t m = pf_open(&x->pkt, PF_BUNDLE_GENERIC_EVENT_DESCRIPTORS);
+
+		pf_uint(&x->pkt, PF_GDESC_FIELD_ID, x->pending[i]->gid);
+		pf_bytes(&x->pkt, PF_GDESC_EVENT_DESCRIPTOR, x->pending[i]->desc.p,
+			 x->pending[i]->desc.len);
+		pf_close(&x->pkt, m);
+	}
+	x->npending = 0;
 	pf_close(&x->pkt, x->bundle_mark);
 	return packet_end(x);
 }
@@ -703,7 +770,7 @@ static void put_typed(struct conv *x, const struct evmap *m, const struct tfile_
 
 /* Any other array: its elements in hex, "{0x1,0x2}", as text. */
 static void put_array(struct conv *x, const struct tep_format_field *tf, const uint8_t *p,
-		      size_t n)
+		      size_t n, uint32_t field)
 {
 	size_t es = tf->elementsize > 0 && tf->elementsize <= 8 ? (size_t)tf->elementsize : 1;
 	struct pf_buf t = { 0 };
@@ -716,8 +783,44 @@ static void put_array(struct conv *x, const struct tep_format_field *tf, const u
 		pf_raw(&t, buf, (size_t)len);
 	}
 	pf_raw(&t, t.len ? "}" : "{}", t.len ? 1 : 2);
-	pf_bytes(&x->pkt, PF_GFIELD_STR_VALUE, t.p, t.len);
+	pf_bytes(&x->pkt, field, t.p, t.len);
 	pf_buf_free(&t);
+}
+
+/* A generic event in the dense form: its fields numbered as its descriptor says. */
+static void put_dense(struct conv *x, struct evmap *m, const struct tfile_event *ev)
+{
+	const uint8_t *d = ev->data;
+	size_t mark = pf_open(&x->pkt, m->gid);
+	uint32_t num = 0;
+
+	if (!m->desc_written) {
+		if (x->npending == x->pending_cap) {
+			x->pending_cap = x->pending_cap ? x->pending_cap * 2 : 16;
+			x->pending = xrealloc(x->pending, x->pending_cap * sizeof(*x->pending));
+		}
+		x->pending[x->npending++] = m;
+		m->desc_written = true;
+	}
+	for (struct tep_format_field *tf = m->te->format.fields; tf; tf = tf->next) {
+		const uint8_t *p;
+		const char *s;
+		size_t n;
+		uint64_t v;
+
+		num++;
+		if (gen_type(tf) != TYPE_STRING) {
+			if (field_num(x, tf, d, ev->size, &v))
+				pf_uint(&x->pkt, num, v);
+		} else if (is_char_array(tf) || (tf->flags & TEP_FIELD_IS_STRING)) {
+			if (field_str(x, tf, d, ev->size, &s, &n))
+				pf_bytes(&x->pkt, num, s, n);
+		} else if (field_span(x, tf, d, ev->size, &p, &n)) {
+			put_array(x, tf, p, n, num);
+		}
+	}
+	pf_close(&x->pkt, mark);
+	x->res->generic++;
 }
 
 static void put_generic(struct conv *x, const struct evmap *m, const struct tfile_event *ev)
@@ -751,7 +854,7 @@ static void put_generic(struct conv *x, const struct evmap *m, const struct tfil
 					pf_uint(&x->pkt, PF_GFIELD_UINT_VALUE, v);
 			}
 		} else if (field_span(x, tf, d, ev->size, &p, &n)) {
-			put_array(x, tf, p, n);
+			put_array(x, tf, p, n, PF_GFIELD_STR_VALUE);
 		}
 		pf_close(&x->pkt, fm);
 	}
@@ -819,7 +922,12 @@ static int put_event(struct conv *x, const struct tfile_event *ev)
 	if (x->common_pid)
 		field_num(x, x->common_pid, ev->data, ev->size, &pid);
 	pf_uint(&x->pkt, PF_EVENT_PID, (uint32_t)pid);
-	if (m->kind == EV_GENERIC || (m->kind == EV_PRINT && !is_atrace(x, m, ev)))
+	if (m->kind == EV_PRINT && !is_atrace(x, m, ev) && !m->gid && !m->desc.len)
+		describe(x, m);
+	if ((m->kind == EV_GENERIC || m->kind == EV_PRINT) && m->gid &&
+	    (m->kind == EV_GENERIC || !is_atrace(x, m, ev)))
+		put_dense(x, m, ev);
+	else if (m->kind == EV_GENERIC || (m->kind == EV_PRINT && !is_atrace(x, m, ev)))
 		put_generic(x, m, ev);
 	else
 		put_typed(x, m, ev);
@@ -924,7 +1032,7 @@ out:
 int pf_convert(struct tfile *const *inputs, size_t n, int fd, const struct pf_opts *o,
 	       struct pf_result *res)
 {
-	struct conv x = { .o = o, .res = res, .fd = fd };
+	struct conv x = { .o = o, .res = res, .fd = fd, .next_gid = GEN_FIRST };
 	int r = 0;
 
 	*res = (struct pf_result){ 0 };
@@ -937,6 +1045,7 @@ int pf_convert(struct tfile *const *inputs, size_t n, int fd, const struct pf_op
 	for (int i = 0; i < NCOLS; i++)
 		free(x.col[i].v);
 	free(x.comms);
+	free(x.pending);
 	return r;
 }
 

@@ -193,6 +193,11 @@
 #define PF_COMPACT_WAKING_COMM_INDEX 11
 #define PF_COMPACT_WAKING_COMMON_FLAGS 12
 
+/* FtraceEventBundle.GenericEventDescriptor */
+#define PF_GDESC_FIELD_ID 1
+#define PF_GDESC_GROUP_NAME 3
+#define PF_GDESC_EVENT_DESCRIPTOR 2
+
 /* FtraceEvent */
 #define PF_EVENT_TIMESTAMP 1
 #define PF_EVENT_PID 2

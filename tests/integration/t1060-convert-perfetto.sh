@@ -41,11 +41,19 @@ pf_counts() {
 	(cd "$PF" && protoc -I . --decode=perfetto.protos.Trace protos/perfetto/trace/trace.proto) <"$1" |
 	awk '
 		/^    event \{$/ { want = 1; next }
+		want == 1 && /^      [0-9]+ \{$/ { byid[$1]++; want = 0; next }
 		want == 1 && /^      [a-z0-9_]+ \{$/ { n = $1; if (n != "generic") c[n]++; want = (n == "generic") ? 2 : 0; next }
 		want == 2 && /^        event_name: / { n = $2; gsub(/"/, "", n); c[n]++; want = 0; next }
 		/^      switch_timestamp: / { c["sched_switch"]++ }
 		/^      waking_timestamp: / { c["sched_waking"]++ }
-		END { for (n in c) print n, c[n] }' | sort
+		# a dense generic event: its name opens its descriptor (tag, length, name)
+		/^      field_id: / { id = $2 }
+		/^      event_descriptor: / {
+			d = $0; sub(/^[^"]*"\\n/, "", d)
+			sub(/^(\\[0-7][0-7][0-7]|\\.|.)/, "", d); sub(/[\\"].*/, "", d)
+			name[id] = d
+		}
+		END { for (i in byid) c[name[i]] += byid[i]; for (n in c) print n, c[n] }' | sort
 }
 
 # tr report --stat's events per name ("name count", sorted), the system left off.
