@@ -58,6 +58,7 @@ struct evmap {
 	size_t nf;
 	/* compact forms' fields */
 	struct tep_format_field *c[5];	/* compact: 3 numbers, comm, prev_pid */
+	struct tep_format_field *buf;	/* print: its text, looked up once */
 	/*
 	 * Generic events in the dense form: the FtraceEvent field the event
 	 * goes in (0: GenericFtraceEvent instead) and the DescriptorProto of
@@ -543,8 +544,10 @@ static struct evmap *make_map(struct conv *x, int id)
 		return m;
 	}
 	m->kind = EV_TYPED;
-	if (!strcmp(te->system, "ftrace") && !strcmp(te->name, "print"))
+	if (!strcmp(te->system, "ftrace") && !strcmp(te->name, "print")) {
 		m->kind = EV_PRINT;
+		m->buf = tep_find_field(te, "buf");
+	}
 	if (!x->o->no_compact_sched && !strcmp(te->system, "sched")) {
 		struct tep_format_field *comm;
 
@@ -870,11 +873,10 @@ static void put_generic(struct conv *x, const struct evmap *m, const struct tfil
  */
 static bool is_atrace(struct conv *x, const struct evmap *m, const struct tfile_event *ev)
 {
-	struct tep_format_field *f = tep_find_field(m->te, "buf");
 	const char *s;
 	size_t n;
 
-	if (!f || !field_str(x, f, ev->data, ev->size, &s, &n) || !n || !strchr("BECSFINGH", s[0]))
+	if (!m->buf || !field_str(x, m->buf, ev->data, ev->size, &s, &n) || !n || !strchr("BECSFINGH", s[0]))
 		return false;
 	return n == 1 || s[1] == '|' || s[1] == '\n';
 }
@@ -884,6 +886,7 @@ static int put_event(struct conv *x, const struct tfile_event *ev)
 	struct evmap *m = event_map(x, ev->data, ev->size);
 	uint64_t pid = 0;
 	size_t mark;
+	bool generic;
 	int r;
 
 	if (x->open && (ev->missed || x->pkt.len > BUNDLE_BYTES ||
@@ -922,12 +925,13 @@ static int put_event(struct conv *x, const struct tfile_event *ev)
 	if (x->common_pid)
 		field_num(x, x->common_pid, ev->data, ev->size, &pid);
 	pf_uint(&x->pkt, PF_EVENT_PID, (uint32_t)pid);
-	if (m->kind == EV_PRINT && !is_atrace(x, m, ev) && !m->gid && !m->desc.len)
+	/* A print that is not atrace text goes as a generic event. */
+	generic = m->kind == EV_GENERIC || (m->kind == EV_PRINT && !is_atrace(x, m, ev));
+	if (generic && m->kind == EV_PRINT && !m->gid && !m->desc.len)
 		describe(x, m);
-	if ((m->kind == EV_GENERIC || m->kind == EV_PRINT) && m->gid &&
-	    (m->kind == EV_GENERIC || !is_atrace(x, m, ev)))
+	if (generic && m->gid)
 		put_dense(x, m, ev);
-	else if (m->kind == EV_GENERIC || (m->kind == EV_PRINT && !is_atrace(x, m, ev)))
+	else if (generic)
 		put_generic(x, m, ev);
 	else
 		put_typed(x, m, ev);
