@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "fmt-check.h"
+#include "fmt-filter.h"
 #include "fmt.h"
 #include "parse.h"
 

@@ -32,7 +32,7 @@
 
 #include <event-parse.h>
 
-#include "fmt-check.h"
+#include "fmt-filter.h"
 #include "tr.h"
 
 #define MAX_DEPTH 32		/* nested '(' and '!' */

@@ -25,6 +25,7 @@
 
 #include "btf.h"
 #include "fmt-check.h"
+#include "fmt-filter.h"
 #include "parse.h"
 #include "fmt-kernel.h"
 #include "fmt-graph.h"

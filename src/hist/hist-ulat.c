@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "fmt.h"
-#include "fmt-check.h"
+#include "fmt-filter.h"
 #include "hist.h"
 #include "session.h"
 #include "rec.h"

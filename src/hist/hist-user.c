@@ -18,6 +18,7 @@
 #include <traceevent/event-parse.h>
 
 #include "fmt-check.h"
+#include "fmt-filter.h"
 #include "hist.h"
 #include "parse.h"
 

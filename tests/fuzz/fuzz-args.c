@@ -23,7 +23,7 @@
 
 #include <event-parse.h>
 
-#include "fmt-check.h"
+#include "fmt-filter.h"
 #include "hist.h"
 #include "parse.h"
 #include "tfile.h"

@@ -12,7 +12,7 @@
 
 #include <event-parse.h>
 
-#include "fmt-check.h"
+#include "fmt-filter.h"
 #include "tfile.h"
 #include "tr.h"
 #include "unit.h"

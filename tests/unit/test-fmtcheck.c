@@ -11,6 +11,7 @@
 #include <event-parse.h>
 
 #include "fmt-check.h"
+#include "fmt-filter.h"
 #include "tr.h"
 #include "unit.h"
 
