@@ -203,6 +203,14 @@ void session_sink_init(struct session_sink *k, tfile_event_fn fn, void *arg);
 void session_sink_attach(struct session_sink *k, struct session *s);
 int session_sink_pages(void *sink, int cpu, const void *pages, size_t len);
 void session_sink_destroy(struct session_sink *k);
+/*
+ * A whole run into the sink, for a consumer that only reads it at the end
+ * (hist and hist --latency): o's readers set to the sink, session_open,
+ * session_sink_attach, session_run, and a warning for the corrupt
+ * sub-buffers skipped.  0 or session_open's or session_run's error; the
+ * session is in *out (session_free it) whenever it was opened.
+ */
+int session_sink_run(struct session_sink *k, struct session_opts *o, struct session **out);
 
 /* Is there a program to run as argv0 (in PATH unless it has a '/')? */
 bool session_runnable(const char *argv0);

@@ -78,21 +78,13 @@ int hist_user_live(const struct hist_spec *s, struct tfs_inst *in, const struct 
 	r = hist_user_new(tep, s, &l.u);
 	evsel_add(&ev, enable);
 	if (!r)
-		r = session_open(&(struct session_opts){ .inst = in, .command = w->command,
-							 .duration_ns = w->duration_ns,
-							 .events = &ev, .no_filter = true,
-							 .rec = { .fn = session_sink_pages,
-								  .arg = &l.sink } },
-				 &sess);
+		r = session_sink_run(&l.sink,
+				     &(struct session_opts){ .inst = in, .command = w->command,
+							     .duration_ns = w->duration_ns,
+							     .events = &ev, .no_filter = true },
+				     &sess);
 	if (r)
 		goto out;
-	session_sink_attach(&l.sink, sess);
-	r = session_run(sess);
-	if (r)
-		goto out;
-	if (l.sink.st.bad_pages)
-		tr_warn("%llu corrupt sub-buffers from the kernel were skipped",
-			(unsigned long long)l.sink.st.bad_pages);
 	if (!tfs_read(tfs_top(), "saved_cmdlines", &cmdlines))
 		hist_user_cmdlines(l.u, cmdlines);
 	hist_user_proc_comm(l.u);

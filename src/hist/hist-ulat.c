@@ -550,21 +550,13 @@ int hist_ulat_live(const struct hist_latency *l, struct tfs_inst *in, const stru
 		if (!i || strcmp(en, ev.v[0].spec))
 			evsel_add(&ev, en);
 	}
-	r = session_open(&(struct session_opts){ .inst = in, .command = w->command,
-						 .duration_ns = w->duration_ns,
-						 .events = &ev, .no_filter = true,
-						 .rec = { .fn = session_sink_pages,
-							  .arg = &lv.sink } },
-			 &sess);
+	r = session_sink_run(&lv.sink,
+			     &(struct session_opts){ .inst = in, .command = w->command,
+						     .duration_ns = w->duration_ns,
+						     .events = &ev, .no_filter = true },
+			     &sess);
 	if (r)
 		goto out;
-	session_sink_attach(&lv.sink, sess);
-	r = session_run(sess);
-	if (r)
-		goto out;
-	if (lv.sink.st.bad_pages)
-		tr_warn("%llu corrupt sub-buffers from the kernel were skipped",
-			(unsigned long long)lv.sink.st.bad_pages);
 	qsort(lv.k, lv.nk, sizeof(*lv.k), by_ts);
 	for (size_t i = 0; i < lv.nk; i++) {
 		struct tfile_event ev = { .ts = lv.k[i].ts, .data = lv.data + lv.k[i].off,

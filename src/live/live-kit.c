@@ -123,6 +123,23 @@ int session_sink_pages(void *arg, int cpu, const void *pages, size_t len)
 	return 0;
 }
 
+int session_sink_run(struct session_sink *k, struct session_opts *o, struct session **out)
+{
+	int r;
+
+	o->rec.fn = session_sink_pages;
+	o->rec.arg = k;
+	r = session_open(o, out);
+	if (r)
+		return r;
+	session_sink_attach(k, *out);
+	r = session_run(*out);
+	if (!r && k->st.bad_pages)
+		tr_warn("%llu corrupt sub-buffers from the kernel were skipped",
+			(unsigned long long)k->st.bad_pages);
+	return r;
+}
+
 void session_sink_destroy(struct session_sink *k)
 {
 	pthread_mutex_destroy(&k->lock);

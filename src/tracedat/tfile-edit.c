@@ -246,8 +246,8 @@ static void target(const struct tfile *tf, const struct tfile_edit_opts *o, stru
 	else if (o->zip >= 0)
 		m->zip = o->zip;
 	else
-		m->zip = tf->zip == ZIP_ZLIB ? TFW_ZIP_ZLIB :
-			 tf->zip == ZIP_ZSTD ? TFW_ZIP_ZSTD : TFW_ZIP_NONE;
+		m->zip = tf->zip == TFW_ZIP_ZLIB ? TFW_ZIP_ZLIB :
+			 tf->zip == TFW_ZIP_ZSTD ? TFW_ZIP_ZSTD : TFW_ZIP_NONE;
 }
 
 static int latency_buffer(const struct tfile *tf)

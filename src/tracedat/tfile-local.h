@@ -7,9 +7,9 @@
 #define TR_TFILE_LOCAL_H
 
 #include "tfile.h"
+#include "tfw.h"
 
-enum { ZIP_NONE, ZIP_ZSTD, ZIP_ZLIB };
-int tfile_zip_kind(const char *name);
+/* kind is an enum tfw_zip (the writer's names, tfw_zip_parse). */
 int tfile_unzip(int kind, void *dst, size_t dlen, const void *src, size_t slen);
 
 /* Limits on what a file may ask us to allocate. */

@@ -11,28 +11,17 @@
 
 #include "tfile-local.h"
 
-int tfile_zip_kind(const char *name)
-{
-	if (!strcmp(name, "none"))
-		return ZIP_NONE;
-	if (!strcmp(name, "zstd"))
-		return ZIP_ZSTD;
-	if (!strcmp(name, "zlib"))
-		return ZIP_ZLIB;
-	return -ENOTSUP;
-}
-
 /* Decompress src into exactly dlen bytes of dst: 0, or -EBADMSG. */
 int tfile_unzip(int kind, void *dst, size_t dlen, const void *src, size_t slen)
 {
-	if (kind == ZIP_ZSTD) {
+	if (kind == TFW_ZIP_ZSTD) {
 		size_t r = ZSTD_decompress(dst, dlen, src, slen);
 
 		if (ZSTD_isError(r) || r != dlen)
 			return -EBADMSG;
 		return 0;
 	}
-	if (kind == ZIP_ZLIB) {
+	if (kind == TFW_ZIP_ZLIB) {
 		uLongf out = dlen;
 
 		if (slen > UINT32_MAX || uncompress(dst, &out, src, slen) != Z_OK || out != dlen)

@@ -781,7 +781,7 @@ static int load_section(struct tfile *tf, uint64_t off, uint16_t want, const cha
 
 		if (out->err)
 			return out->err;
-		if (tf->zip == ZIP_NONE || usize > TFILE_MAX_SECTION)
+		if (tf->zip == TFW_ZIP_NONE || usize > TFILE_MAX_SECTION)
 			return tfile_bad(tf, -EBADMSG, 0,
 					 "corrupt section at offset %llu (compressed size %u -> %u)",
 					 (unsigned long long)off, csize, usize);
@@ -827,7 +827,7 @@ static int open_v7(struct tfile *tf, struct rd *r)
 		return r->err;
 	tf->info.compression = xstrdup(zname);
 	tf->info.compression_version = xstrdup(zver);
-	tf->zip = tfile_zip_kind(zname);
+	tf->zip = tfw_zip_parse(zname);
 	if (tf->zip < 0)
 		return tfile_bad(tf, -ENOTSUP, 0, "compressed with '%s', which tr cannot read",
 				 zname);
@@ -900,7 +900,7 @@ static int open_v7(struct tfile *tf, struct rd *r)
 		if (h.err)
 			return h.err;
 		b->compressed = flags & 1;
-		if (b->compressed && tf->zip == ZIP_NONE)
+		if (b->compressed && tf->zip == TFW_ZIP_NONE)
 			return tfile_bad(tf, -EBADMSG, 0, "corrupt buffer section at offset %llu",
 					 (unsigned long long)b->text_offset);
 		b->text_offset += h.pos;

@@ -565,21 +565,31 @@ int tfs_inst_destroy(const char *name)
 	return r;
 }
 
-int tfs_inst_list(struct strv *names)
+/*
+ * The names in directory p (freed here), dot entries left out, sorted, added
+ * to names.  0, or -errno from opendir; a missing directory is 0 (nothing)
+ * when missing_ok.
+ */
+static int list_names(char *p, bool missing_ok, struct strv *names)
 {
-	char *p = xasprintf("%s/instances", T.root);
 	DIR *d = opendir(p);
 	struct dirent *de;
+	int r = d ? 0 : -errno;
 
 	free(p);
 	if (!d)
-		return errno == ENOENT ? 0 : -errno;
+		return r == -ENOENT && missing_ok ? 0 : r;
 	while ((de = readdir(d)))
 		if (de->d_name[0] != '.')
 			strv_push(names, de->d_name);
 	closedir(d);
 	strv_sort(names);
 	return 0;
+}
+
+int tfs_inst_list(struct strv *names)
+{
+	return list_names(xasprintf("%s/instances", T.root), true, names);
 }
 
 char *tfs_text_options(const struct tfs_inst *in)
@@ -616,19 +626,7 @@ char *tfs_text_options(const struct tfs_inst *in)
 
 int tfs_list_dir(const struct tfs_inst *in, const char *dir, struct strv *names)
 {
-	char *p = tfs_path(in, dir);
-	DIR *d = opendir(p);
-	struct dirent *de;
-
-	free(p);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.')
-			strv_push(names, de->d_name);
-	closedir(d);
-	strv_sort(names);
-	return 0;
+	return list_names(tfs_path(in, dir), false, names);
 }
 
 const char *tfs_option_tracer(const char *opt)
