@@ -101,6 +101,15 @@ struct opt_run {
 };
 extern const struct argp opt_run_argp;
 void opt_bind_run(struct argp_state *state, struct opt_run *run);
+/*
+ * --duration alone (hist, profile; opt_run_argp holds it too): bind the
+ * command's nanoseconds at its ARGP_KEY_INIT.  The children lists give the
+ * group with nothing else, or after the Instance group.
+ */
+extern const struct argp opt_duration_argp;
+extern const struct argp_child opt_duration_children[];
+extern const struct argp_child opt_instance_duration_children[];
+void opt_bind_duration(struct argp_state *state, uint64_t *duration_ns);
 
 /* Instance, events, set-up, CPUs and processes together (start, stream). */
 extern const struct argp_child opt_session_children[];

@@ -33,7 +33,7 @@ struct args {
 };
 
 enum {
-	OPT_SIZE = 0x100, OPT_DURATION, OPT_BARS, OPT_JSON, OPT_CSV, OPT_ENGINE, OPT_NAME,
+	OPT_SIZE = 0x100, OPT_BARS, OPT_JSON, OPT_CSV, OPT_ENGINE, OPT_NAME,
 	OPT_LATENCY, OPT_START, OPT_START_FILTER, OPT_END, OPT_END_FILTER, OPT_MATCH, OPT_UNITS,
 	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL, OPT_LIMIT, OPT_ACTION,
 };
@@ -53,7 +53,6 @@ static const struct argp_option options[] = {
 	{ "size", OPT_SIZE, "N", 0, "Room for N entries (default 2048)", 0 },
 	{ "limit", OPT_LIMIT, "N", 0, "Print only the first N rows (the top N: counts and sums "
 	  "sort biggest first)", 0 },
-	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (1.5, 250ms, 10s, 2m)", 0 },
 	{ "name", OPT_NAME, "NAME", 0, "A named histogram, shared between events", 0 },
 	{ "bars", OPT_BARS, NULL, 0, "Draw a bar for the sort value", 0 },
 	{ "json", OPT_JSON, NULL, 0, "Print JSON", 0 },
@@ -83,6 +82,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	switch (key) {
 	case ARGP_KEY_INIT:
 		opt_bind(state, &a->inst, NULL, NULL);
+		opt_bind_duration(state, &a->duration_ns);
 		return 0;
 	case 'e':
 		a->event = arg;
@@ -114,10 +114,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->ro.limit = n;
 		return 0;
 	}
-	case OPT_DURATION:
-		if (parse_duration(arg, &a->duration_ns) || !a->duration_ns)
-			argp_error(state, "bad duration '%s'", arg);
-		return 0;
 	case OPT_NAME:
 		a->name = arg;
 		return 0;
@@ -254,7 +250,7 @@ static const struct argp argp = {
 	"--action 'onchange($st).save(prev_comm)'\n"
 	"  tr hist --latency --start sched:sched_waking --end sched:sched_switch "
 	"--match pid=next_pid",
-	opt_instance_children, NULL, NULL
+	opt_instance_duration_children, NULL, NULL
 };
 
 /*

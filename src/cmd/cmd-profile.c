@@ -27,7 +27,7 @@ struct args {
 	int limit;
 };
 
-enum { OPT_CPU = 0x100, OPT_JSON, OPT_CSV, OPT_DURATION, OPT_LIMIT };
+enum { OPT_CPU = 0x100, OPT_JSON, OPT_CSV, OPT_LIMIT };
 
 static const struct argp_option options[] = {
 	{ "func-filter", 'l', "FUNC", 0,
@@ -36,8 +36,6 @@ static const struct argp_option options[] = {
 	  0 },
 	{ "sort", 's', "KEY", 0, "Sort by total (default), hits, avg, stddev or name", 0 },
 	{ "limit", OPT_LIMIT, "N", 0, "Only the first N rows", 0 },
-	{ "duration", OPT_DURATION, "TIME", 0,
-	  "Without COMMAND: profile the whole system this long (e.g. 500ms, 2s)", 0 },
 	{ "json", OPT_JSON, NULL, 0, "One JSON object per row", 0 },
 	{ "csv", OPT_CSV, NULL, 0, "CSV with a header row", 0 },
 	{ "instance", 'B', "NAME", 0,
@@ -68,10 +66,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (parse_int(arg, 1, INT32_MAX, &a->limit))
 			argp_error(state, "bad row count '%s'", arg);
 		return 0;
-	case OPT_DURATION:
-		if (parse_duration(arg, &a->o.duration_ns) || !a->o.duration_ns)
-			argp_error(state, "bad duration '%s' (e.g. 500ms, 2s, 1m)", arg);
-		return 0;
 	case OPT_JSON:
 		a->out = PROF_JSON;
 		return 0;
@@ -82,6 +76,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		/* function_profile_enabled and trace_stat exist at the top level only. */
 		argp_error(state, "-B '%s': the function profiler has no instances (it is the "
 				  "top level's only)", arg);
+		return 0;
+	case ARGP_KEY_INIT:
+		opt_bind_duration(state, &a->o.duration_ns);
 		return 0;
 	case ARGP_KEY_ARG:
 		/* COMMAND and everything after it are the command's. */
@@ -105,7 +102,7 @@ static const struct argp argp = {
 	"and the standard deviation of one call's time, summed over the CPUs (per CPU with "
 	"--cpu).  Times are in microseconds; names are cut to 30 characters, as the kernel "
 	"keeps them.",
-	NULL, NULL, NULL
+	opt_duration_children, NULL, NULL
 };
 
 int cmd_profile(int argc, char **argv)

@@ -64,7 +64,7 @@ static bool is_shared(const struct argp *a)
 {
 	return a == &opt_instance_argp || a == &opt_events_argp || a == &opt_setup_argp ||
 	       a == &opt_cpus_argp || a == &opt_pids_argp || a == &opt_file_format_argp ||
-	       a == &opt_run_argp;
+	       a == &opt_run_argp || a == &opt_duration_argp;
 }
 
 /*
@@ -138,8 +138,47 @@ void opt_bind_run(struct argp_state *state, struct opt_run *run)
 
 enum { OPT_DURATION = 0x380, OPT_FOLLOW, OPT_NO_FILTER };
 
-static const struct argp_option run_options[] = {
+static const struct argp_option duration_options[] = {
 	{ "duration", OPT_DURATION, "TIME", 0, "Stop after TIME (1.5, 250ms, 10s, 2m)", 0 },
+	{ 0 }
+};
+
+static error_t duration_parse(int key, char *arg, struct argp_state *state)
+{
+	uint64_t *ns = state->input;
+
+	if (key != OPT_DURATION)
+		return ARGP_ERR_UNKNOWN;
+	if (parse_duration(arg, ns) || !*ns)
+		argp_error(state, "bad duration '%s'", arg);
+	return 0;
+}
+
+const struct argp opt_duration_argp = { duration_options, duration_parse, NULL, NULL,
+					NULL, NULL, NULL };
+
+void opt_bind_duration(struct argp_state *state, uint64_t *duration_ns)
+{
+	const struct argp *a = owner(state->root_argp);
+	const struct argp_child *c = a ? a->children : NULL;
+
+	for (int i = 0; c && c[i].argp; i++)
+		if (c[i].argp == &opt_duration_argp)
+			state->child_inputs[i] = duration_ns;
+}
+
+const struct argp_child opt_duration_children[] = {
+	{ &opt_duration_argp, 0, "Run:", 0 },
+	{ 0 }
+};
+
+const struct argp_child opt_instance_duration_children[] = {
+	{ &opt_instance_argp, 0, "Instance:", 0 },
+	{ &opt_duration_argp, 0, "Run:", 0 },
+	{ 0 }
+};
+
+static const struct argp_option run_options[] = {
 	{ "follow", OPT_FOLLOW, NULL, 0, "Trace only COMMAND (and with -c, its children)", 0 },
 	{ "no-filter", OPT_NO_FILTER, NULL, 0, "Also trace tr's own events (its readers' too)", 0 },
 	{ 0 }
@@ -149,10 +188,11 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 {
 	struct opt_run *r = state->input;
 
+	(void)arg;
 	switch (key) {
-	case OPT_DURATION:
-		if (parse_duration(arg, &r->duration_ns) || !r->duration_ns)
-			argp_error(state, "bad duration '%s'", arg);
+	case ARGP_KEY_INIT:
+		/* --duration is its own group, nested here: it fills r's field. */
+		state->child_inputs[0] = r ? &r->duration_ns : NULL;
 		return 0;
 	case OPT_FOLLOW:
 		r->follow = true;
@@ -165,7 +205,12 @@ static error_t run_parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
-const struct argp opt_run_argp = { run_options, run_parse, NULL, NULL, NULL, NULL, NULL };
+static const struct argp_child run_children[] = {
+	{ &opt_duration_argp, 0, NULL, 0 },
+	{ 0 }
+};
+
+const struct argp opt_run_argp = { run_options, run_parse, NULL, NULL, run_children, NULL, NULL };
 
 enum { OPT_FILE_VERSION = 0x300, OPT_COMPRESSION };
 
