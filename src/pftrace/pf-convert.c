@@ -40,7 +40,8 @@
 #define GEN_MAX_FIELDS 31
 /* google.protobuf's DescriptorProto and FieldDescriptorProto, and its field types. */
 enum { DESC_NAME = 1, DESC_FIELD = 2, FDESC_NAME = 1, FDESC_NUMBER = 3, FDESC_LABEL = 4,
-       FDESC_TYPE = 5, LABEL_OPTIONAL = 1, TYPE_INT64 = 3, TYPE_UINT64 = 4, TYPE_STRING = 9 };
+       FDESC_TYPE = 5, LABEL_OPTIONAL = 1, TYPE_INT64 = 3, TYPE_UINT64 = 4, TYPE_FIXED64 = 6,
+       TYPE_STRING = 9 };
 
 /* How one event id of one input is written. */
 enum ev_kind { EV_GENERIC, EV_TYPED, EV_SWITCH, EV_WAKING, EV_PRINT };
@@ -501,10 +502,27 @@ static struct tep_format_field *need(struct tep_event *te, const char *name)
 }
 
 /* The type a generic field goes as: string, int64 or uint64. */
+/*
+ * Whether a field holds a kernel address (print's ip, kmalloc's call_site, a
+ * pointer): as a varint its high bits make it 10 bytes, as fixed64 it is 8.
+ */
+static bool is_address(const struct tep_format_field *tf)
+{
+	size_t n = strlen(tf->name);
+
+	if (tf->size != 8 || (tf->flags & TEP_FIELD_IS_SIGNED))
+		return false;
+	return (tf->flags & TEP_FIELD_IS_POINTER) || !strcmp(tf->name, "ip") ||
+	       (n > 3 && !strcmp(tf->name + n - 3, "_ip")) || !strcmp(tf->name, "call_site") ||
+	       strstr(tf->name, "addr") || strstr(tf->name, "ptr");
+}
+
 static int gen_type(const struct tep_format_field *tf)
 {
 	if (is_char_array(tf) || (tf->flags & TEP_FIELD_IS_STRING) || !is_number(tf))
 		return TYPE_STRING;
+	if (is_address(tf))
+		return TYPE_FIXED64;
 	return (tf->flags & TEP_FIELD_IS_SIGNED) ? TYPE_INT64 : TYPE_UINT64;
 }
 
@@ -810,9 +828,13 @@ static void put_dense(struct conv *x, struct evmap *m, const struct tfile_event 
 		const char *s;
 		size_t n;
 		uint64_t v;
+		int type = gen_type(tf);
 
 		num++;
-		if (gen_type(tf) != TYPE_STRING) {
+		if (type == TYPE_FIXED64) {
+			if (field_num(x, tf, d, ev->size, &v))
+				pf_fixed64(&x->pkt, num, v);
+		} else if (type != TYPE_STRING) {
 			if (field_num(x, tf, d, ev->size, &v))
 				pf_uint(&x->pkt, num, v);
 		} else if (is_char_array(tf) || (tf->flags & TEP_FIELD_IS_STRING)) {

@@ -74,6 +74,17 @@ void pf_int(struct pf_buf *b, uint32_t field, int64_t v)
 	pf_uint(b, field, (uint64_t)v);
 }
 
+void pf_fixed64(struct pf_buf *b, uint32_t field, uint64_t v)
+{
+	uint8_t *p;
+
+	pf_tag(b, field, PF_WIRE_I64);
+	p = room(b, 8);
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+	b->len += 8;
+}
+
 void pf_raw(struct pf_buf *b, const void *data, size_t len)
 {
 	if (len) {

@@ -24,7 +24,7 @@ struct pf_buf {
 	size_t len, cap;
 };
 
-enum { PF_WIRE_VARINT = 0, PF_WIRE_LEN = 2 };
+enum { PF_WIRE_VARINT = 0, PF_WIRE_I64 = 1, PF_WIRE_LEN = 2 };
 
 /* The room pf_open() leaves: a length up to 2^35 - 1 fits in 5 varint bytes. */
 #define PF_LEN_ROOM 5
@@ -37,6 +37,8 @@ void pf_tag(struct pf_buf *b, uint32_t field, int wire);
 /* field as a varint; a negative int32/int64 as its 64-bit two's complement (10 bytes). */
 void pf_uint(struct pf_buf *b, uint32_t field, uint64_t v);
 void pf_int(struct pf_buf *b, uint32_t field, int64_t v);
+/* field as 8 little-endian bytes (fixed64): 9 bytes with the tag where a kernel address takes 11. */
+void pf_fixed64(struct pf_buf *b, uint32_t field, uint64_t v);
 /* Bytes as they are (no tag): for building a field's text. */
 void pf_raw(struct pf_buf *b, const void *data, size_t len);
 void pf_bytes(struct pf_buf *b, uint32_t field, const void *data, size_t len);

@@ -284,6 +284,29 @@ test_expect_success 'an event Perfetto has no message for goes generic, every fi
 	test_cmp expect actual
 '
 
+test_expect_success 'plain marker text goes generic, its ip as fixed64: the same address, 2 bytes less an event' '
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -e ftrace:print -o pm.dat \
+		sh -c "for i in 1 2 3; do echo plain \$i >$TRACEFS/instances/$inst/trace_marker; done" &&
+	tr convert -i pm.dat -o pm.pftrace 2>err &&
+	test_grep -E " 3 generic\), " err &&
+	check_file pm.dat pm.pftrace &&
+	[ "$reader" = tp ] || exit 0
+	tr report -i pm.dat --format=json | python3 -c "
+import json, sys
+for l in sys.stdin:
+    f = json.loads(l)[\"fields\"]
+    ip = f[\"ip\"] - (1 << 64) if f[\"ip\"] >= 1 << 63 else f[\"ip\"]
+    print(\"%d,%s\" % (ip, f[\"buf\"].strip()))
+" >expect &&
+	tpq pm.pftrace "select a.int_value, trim(b.string_value, char(10)) from ftrace_event f
+		join args a on a.arg_set_id = f.arg_set_id and a.key = '"'"'ip'"'"'
+		join args b on b.arg_set_id = f.arg_set_id and b.key = '"'"'buf'"'"'
+		where f.name = '"'"'print'"'"' order by f.ts;" >actual &&
+	test "$(wc -l <actual)" = 3 &&
+	test_cmp expect actual
+'
+
 test_expect_success 'a trace-cmd v7 recording converts and reads the same' '
 	command -v trace-cmd >/dev/null || { echo "no trace-cmd"; exit 0; }
 	inst=$(test_instance) &&

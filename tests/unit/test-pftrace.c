@@ -69,6 +69,10 @@ TEST(tags_and_scalars)
 	b.len = 0;
 	pf_int(&b, 2, (int32_t)-2);
 	CHECK(bytes_are(&b, "10feffffffffffffffff01"));
+	b.len = 0;
+	/* fixed64: wire type 1, eight bytes little-endian; a kernel address in 9, not 11. */
+	pf_fixed64(&b, 3, 0xffffffff81496a1aull);
+	CHECK(bytes_are(&b, "191a6a4981ffffffff"));
 	pf_buf_free(&b);
 }
 
