@@ -62,6 +62,8 @@ void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Append fmt's text to *s (malloc'd, or NULL for an empty string). */
+void xstrcatf(char **s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A growable array of owned strings. */
 struct strv {

@@ -13,6 +13,7 @@
 
 #include "evsel.h"
 #include "hist.h"
+#include "hist-local.h"
 #include "rec.h"
 #include "session.h"
 
@@ -78,11 +79,7 @@ int hist_user_live(const struct hist_spec *s, struct tfs_inst *in, const struct 
 	r = hist_user_new(tep, s, &l.u);
 	evsel_add(&ev, enable);
 	if (!r)
-		r = session_sink_run(&l.sink,
-				     &(struct session_opts){ .inst = in, .command = w->command,
-							     .duration_ns = w->duration_ns,
-							     .events = &ev, .no_filter = true },
-				     &sess);
+		r = hist_sink_run(&l.sink, in, w, &ev, &sess);
 	if (r)
 		goto out;
 	if (!tfs_read(tfs_top(), "saved_cmdlines", &cmdlines))
@@ -145,4 +142,14 @@ out:
 	hist_user_free(u);
 	tfile_close(tf);
 	return r;
+}
+
+int hist_sink_run(struct session_sink *k, struct tfs_inst *in, const struct hist_when *w,
+		  struct evsel_list *ev, struct session **sess)
+{
+	return session_sink_run(k,
+				&(struct session_opts){ .inst = in, .command = w->command,
+							.duration_ns = w->duration_ns,
+							.events = ev, .no_filter = true },
+				sess);
 }

@@ -396,11 +396,9 @@ static void append_fields(char **out, const char *label, const struct hist_field
 		return;
 	for (size_t i = 0; i < n; i++) {
 		char *f = hist_field_str(&v[i]);
-		char *x = xasprintf("%s%s%s", *out, i ? "," : label, f);
 
+		xstrcatf(out, "%s%s", i ? "," : label, f);
 		free(f);
-		free(*out);
-		*out = x;
 	}
 }
 
@@ -414,36 +412,21 @@ bool hist_spec_wants_syms(const struct hist_spec *s)
 
 char *hist_spec_trigger(const struct hist_spec *s)
 {
-	char *t = xstrdup("hist"), *x;
+	char *t = xstrdup("hist");
 
 	append_fields(&t, ":keys=", s->keys, s->nkeys);
 	append_fields(&t, ":vals=", s->vals, s->nvals);
-	for (size_t i = 0; i < s->nvars; i++) {
-		x = xasprintf("%s:%s", t, s->vars[i]);
-		free(t);
-		t = x;
-	}
+	for (size_t i = 0; i < s->nvars; i++)
+		xstrcatf(&t, ":%s", s->vars[i]);
 	append_fields(&t, ":sort=", s->sort, s->nsort);
-	if (s->size) {
-		x = xasprintf("%s:size=%llu", t, (unsigned long long)s->size);
-		free(t);
-		t = x;
-	}
-	if (s->name) {
-		x = xasprintf("%s:name=%s", t, s->name);
-		free(t);
-		t = x;
-	}
-	for (size_t i = 0; i < s->nactions; i++) {
-		x = xasprintf("%s:%s", t, s->actions[i]);
-		free(t);
-		t = x;
-	}
-	if (s->filter) {
-		x = xasprintf("%s if %s", t, s->filter);
-		free(t);
-		t = x;
-	}
+	if (s->size)
+		xstrcatf(&t, ":size=%llu", (unsigned long long)s->size);
+	if (s->name)
+		xstrcatf(&t, ":name=%s", s->name);
+	for (size_t i = 0; i < s->nactions; i++)
+		xstrcatf(&t, ":%s", s->actions[i]);
+	if (s->filter)
+		xstrcatf(&t, " if %s", s->filter);
 	return t;
 }
 

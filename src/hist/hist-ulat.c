@@ -22,6 +22,7 @@
 #include "fmt.h"
 #include "fmt-filter.h"
 #include "hist.h"
+#include "hist-local.h"
 #include "session.h"
 #include "rec.h"
 
@@ -550,11 +551,7 @@ int hist_ulat_live(const struct hist_latency *l, struct tfs_inst *in, const stru
 		if (!i || strcmp(en, ev.v[0].spec))
 			evsel_add(&ev, en);
 	}
-	r = session_sink_run(&lv.sink,
-			     &(struct session_opts){ .inst = in, .command = w->command,
-						     .duration_ns = w->duration_ns,
-						     .events = &ev, .no_filter = true },
-			     &sess);
+	r = hist_sink_run(&lv.sink, in, w, &ev, &sess);
 	if (r)
 		goto out;
 	qsort(lv.k, lv.nk, sizeof(*lv.k), by_ts);

@@ -25,22 +25,35 @@ static bool word_in(const char *list, const char *word)
 	return found;
 }
 
+/*
+ * Whether word is one of what the file (available_tracers, trace_clock) of
+ * the instance offers (a tracer falls back to the top level's list): 0, or
+ * -EINVAL naming the choices; *list is the file's text (free it).
+ */
+static int check_word(struct tfs_inst *in, const char *file, bool top_too, const char *what,
+		      const char *word, char **list)
+{
+	int r = tfs_read(in, file, list);
+
+	if (r && top_too)
+		r = tfs_read(NULL, file, list);
+	if (r)
+		return tr_fail(r, "cannot read %s: %s", file, strerror(-r));
+	if (!word_in(*list, word))
+		return tr_fail(-EINVAL, "unknown %s '%s' (available: %s)", what, word,
+			       str_rstrip(*list));
+	return 0;
+}
+
 static int check_tracer(struct tfs_inst *in, const char *tracer)
 {
 	char *avail = NULL;
-	int r = tfs_read(in, "available_tracers", &avail);
+	int r = check_word(in, "available_tracers", true, "tracer", tracer, &avail);
 
-	if (r)
-		r = tfs_read(NULL, "available_tracers", &avail);
-	if (r)
-		return tr_fail(r, "cannot read available_tracers: %s", strerror(-r));
-	if (!word_in(avail, tracer)) {
-		r = tr_fail(-EINVAL, "unknown tracer '%s' (available: %s)", tracer, str_rstrip(avail));
-	} else if (!strcmp(tracer, "function") && !caps_has(CAP_FUNCTION)) {
+	if (!r && !strcmp(tracer, "function") && !caps_has(CAP_FUNCTION))
 		r = caps_require(CAP_FUNCTION);
-	} else if (!strcmp(tracer, "function_graph") && !caps_has(CAP_FUNCTION_GRAPH)) {
+	else if (!r && !strcmp(tracer, "function_graph") && !caps_has(CAP_FUNCTION_GRAPH))
 		r = caps_require(CAP_FUNCTION_GRAPH);
-	}
 	free(avail);
 	return r;
 }
@@ -48,12 +61,8 @@ static int check_tracer(struct tfs_inst *in, const char *tracer)
 static int check_clock(struct tfs_inst *in, const char *clock)
 {
 	char *avail = NULL;
-	int r = tfs_read(in, "trace_clock", &avail);
+	int r = check_word(in, "trace_clock", false, "clock", clock, &avail);
 
-	if (r)
-		return tr_fail(r, "cannot read trace_clock: %s", strerror(-r));
-	if (!word_in(avail, clock))
-		r = tr_fail(-EINVAL, "unknown clock '%s' (available: %s)", clock, str_rstrip(avail));
 	free(avail);
 	return r;
 }

@@ -182,6 +182,23 @@ char *xasprintf(const char *fmt, ...)
 	return s;
 }
 
+void xstrcatf(char **s, const char *fmt, ...)
+{
+	size_t have = *s ? strlen(*s) : 0;
+	va_list ap;
+	char *add;
+	int r;
+
+	va_start(ap, fmt);
+	r = vasprintf(&add, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		oom();
+	*s = xrealloc(*s, have + (size_t)r + 1);
+	memcpy(*s + have, add, (size_t)r + 1);
+	free(add);
+}
+
 void strv_push_owned(struct strv *sv, char *s)
 {
 	if (sv->n + 1 >= sv->cap) {

@@ -307,6 +307,26 @@ for l in sys.stdin:
 	test_cmp expect actual
 '
 
+test_expect_success 'a probe (a uprobe here) goes generic, its arguments as fields' '
+	test_have uprobes || { echo "no uprobes on this kernel"; exit 0; }
+	printf "%s\n" "__attribute__((noinline)) int tr_pf_target(int x) { return x * 2; }" \
+		"int main(int c, char **v) { (void)v; int s = 0; for (int i = 0; i < 5; i++) s += tr_pf_target(40 + i + c); return s == 0; }" >pt.c &&
+	cc -O0 -o pt pt.c &&
+	grp=trpf$$ && inst=$(test_instance) &&
+	test_when_finished "tr probe del $grp/t >/dev/null 2>&1 || :" &&
+	tr probe add -u "$PWD/pt" --name $grp/t tr_pf_target "x=%di:s32" >/dev/null &&
+	tr record -q -B "$inst" -e $grp:t -o pr.dat ./pt &&
+	tr convert -i pr.dat -o pr.pftrace 2>err &&
+	test_grep -E " 5 generic\), " err &&
+	check_file pr.dat pr.pftrace &&
+	[ "$reader" = tp ] || exit 0
+	printf "%s\n" 41 42 43 44 45 >expect &&
+	tpq pr.pftrace "select a.int_value from ftrace_event f join args a
+		on a.arg_set_id = f.arg_set_id and a.key = '"'"'x'"'"' where f.name = '"'"'t'"'"'
+		order by f.ts;" >actual &&
+	test_cmp expect actual
+'
+
 test_expect_success 'a trace-cmd v7 recording converts and reads the same' '
 	command -v trace-cmd >/dev/null || { echo "no trace-cmd"; exit 0; }
 	inst=$(test_instance) &&

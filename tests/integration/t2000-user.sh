@@ -234,6 +234,24 @@ test_expect_success 'the enable bit: traced, every emit is written, in a forked 
 	test $(sed -nE "s/^ *user-events-([0-9]+) .*/\1/p" report.txt | sort -u | wc -l) = 2
 '
 
+test_expect_success 'convert --to perfetto: user events go generic, every field as the trace processor reads it' '
+	inst=$(test_instance) &&
+	test_when_finished "tr user delete ${n}_pf 2>/dev/null || true" &&
+	tr user add ${n}_pf "u32 seq; s64 v; __rel_loc char[] msg" >/dev/null &&
+	cat >emit.sh <<-EOF &&
+	"$TR" user emit ${n}_pf seq=1 v=-7 msg=one && "$TR" user emit ${n}_pf seq=2 v=9 msg=two
+	EOF
+	tr record -q -B "$inst" -e user_events:${n}_pf -o pf.dat sh emit.sh &&
+	tr convert -i pf.dat -o pf.pftrace 2>err &&
+	test_grep -E " 2 generic\), " err &&
+	tps=$TEST_ROOT/../shared/perfetto/trace_processor_shell &&
+	{ [ -x "$tps" ] && "$tps" --version >/dev/null 2>&1 || { echo "no trace processor here"; exit 0; }; } &&
+	echo "select a.key, coalesce(a.int_value, a.string_value) from ftrace_event f join args a using(arg_set_id) where f.name = '"'"'${n}_pf'"'"' order by f.ts, a.key;" >q.sql &&
+	"$tps" -q q.sql pf.pftrace 2>/dev/null | sed -e 1d -e "s/\"//g" >actual &&
+	printf "%s\n" msg,one seq,1 v,-7 msg,two seq,2 v,9 >expect &&
+	test_cmp expect actual
+'
+
 test_expect_success 'multi-format: two formats, two tracepoints; -e user:NAME records both' '
 	test_when_finished "tr user delete ${n}_m 2>/dev/null || true" &&
 	tr user add ${n}_m "u32 a" --multi >tp1 &&
