@@ -137,10 +137,13 @@ deps-test:
 # (each guest runs the test files that name its kernel; see tests/README).
 # The builds use every core: serially they took minutes of a fresh CI run.
 NPROC := $(shell nproc 2>/dev/null || echo 2)
+# The guest kernels start building (in the background, niced) before tr's
+# own builds, and a failed build ends them.
 check:
 	@$(MAKE) --no-print-directory deps-test
+	@tests/check prepare
 	@t0=$$(date +%s); $(MAKE) --no-print-directory -j$(NPROC) tr asan unit examples replay && \
-		echo "== builds: $$(( $$(date +%s) - t0 )) s"
+		echo "== builds: $$(( $$(date +%s) - t0 )) s" || { tests/check prepare-stop; exit 1; }
 	@tests/check all
 
 check-unit: unit
