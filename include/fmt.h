@@ -134,6 +134,18 @@ void fmt_src_kallsyms(struct fmt_src *s, const char *text);
 /* Or: the tep handle has the symbols already (tracefs_local_events loads them). */
 void fmt_src_tep_symbols(struct fmt_src *s);
 /*
+ * Or, live, where reading every format and kallsyms up front would cost
+ * more than the rest of the start: load them as the records need them.
+ * event(ctx, tep, id) puts the format of event id into tep, once for each
+ * id not in tep when its first record comes (0, or -errno when there is
+ * none: its records print as unknown); syms(ctx, tep) puts kallsyms into
+ * tep, once, before the first record of an event that prints a symbol (0
+ * or -errno).  Either may be NULL.
+ */
+typedef int (*fmt_load_event_fn)(void *ctx, struct tep_handle *tep, int id);
+typedef int (*fmt_load_syms_fn)(void *ctx, struct tep_handle *tep);
+void fmt_src_lazy(struct fmt_src *s, fmt_load_event_fn event, fmt_load_syms_fn syms, void *ctx);
+/*
  * The kernel that wrote the trace: its release ("6.12.3-amd64": some of
  * its own output functions changed between versions), and vmemmap_base
  * without KASLR for its paging mode (0xffd4000000000000 with 5 levels; the
@@ -146,6 +158,9 @@ uint64_t fmt_running_vmemmap(void);
 void fmt_src_printk(struct fmt_src *s, const char *text);
 struct btf;
 void fmt_src_btf(struct fmt_src *s, const struct btf *btf);
+/* Or fn(ctx) gives it (borrowed, or NULL) at its first use: most traces never ask. */
+typedef const struct btf *(*fmt_load_btf_fn)(void *ctx);
+void fmt_src_btf_lazy(struct fmt_src *s, fmt_load_btf_fn fn, void *ctx);
 /*
  * The trace clock the timestamps count in: trace_clock's text ("[local]
  * global ...") or a clock's name.  The kernel prints nanosecond clocks as

@@ -172,6 +172,8 @@ struct session_tep_opts {
 	bool all;
 	/* Otherwise every event of these systems, and these "SYS:EVENT" (either NULL). */
 	const struct strv *systems, *events;
+	/* And the printk formats, for trace_printk's strings printed by address. */
+	bool printk;
 };
 /*
  * A tep handle for the running kernel's events: the host's byte order (the
@@ -183,6 +185,22 @@ struct session_tep_opts {
  * when libtracefs cannot read the formats.
  */
 struct tep_handle *session_tep(const struct session_tep_opts *o);
+
+/*
+ * The rest of the formats as the records need them (fmt_src_lazy() takes
+ * the two functions with the struct as their ctx): session_lazy_event()
+ * parses the format of event id into tep, looking first among the events
+ * enabled in the instance (set_event), then, for an event enabled some
+ * other way, in every event's id file (read once, and again for an id they
+ * did not have).  0 or -errno.  session_lazy_syms() parses kallsyms into
+ * tep.  Nothing is kept that could go stale but the ids of events that
+ * exist, which the kernel does not reuse while they do.
+ */
+struct session_lazy;
+struct session_lazy *session_lazy_new(const struct tfs_inst *in);
+int session_lazy_event(void *lazy, struct tep_handle *tep, int id);
+int session_lazy_syms(void *lazy, struct tep_handle *tep);
+void session_lazy_free(struct session_lazy *l);
 
 /*
  * The live consumers' page sink (hist, hist --latency, top): pass

@@ -56,6 +56,14 @@ void tr_detail_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *tr_detail(void);
 void tr_detail_clear(void);
 
+/*
+ * With TR_DEBUG=timing in the environment, print to stderr the wall and
+ * CPU time since main() started and the peak RSS so far, naming the phase
+ * just reached ("formats loaded", "tracing on"): a start-up that grew slow
+ * shows where.  Otherwise nothing, at the cost of one test.
+ */
+void tr_phase(const char *what);
+
 /* Memory helpers that abort on exhaustion: there is no sane recovery. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);

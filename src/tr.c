@@ -111,6 +111,7 @@ int main(int argc, char **argv)
 {
 	struct root_args a = { 0 };
 
+	tr_phase("main");
 	if (argc > 1 && !cmd_is_ours(argv[1])) {
 		const char *sugg = NULL;
 

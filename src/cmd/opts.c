@@ -309,6 +309,7 @@ int cmd_instance_open(const char *name, bool create, struct tfs_inst **out)
 {
 	int r = tfs_inst_get(name, create, out);
 
+	tr_phase(create ? "instance made" : "instance opened");
 	if (r == -ENOENT)
 		return tr_fail(r, "no such instance '%s' (tr instance list shows them)", name);
 	if (r)

@@ -106,12 +106,17 @@ struct fmt_src {
 	bool env_done;
 	fmt_format_fn format_fn;
 	void *format_ctx;
+	fmt_load_event_fn load_event;	/* fmt_src_lazy() */
+	fmt_load_syms_fn load_syms;
+	void *load_ctx;
 	char *ksym_text;	/* our copy of kallsyms, cut into names */
 	struct ksym *ksyms;	/* by address */
 	size_t nksyms;
 	struct kstr *kstrs;	/* printk_formats, by address (open addressing) */
 	size_t kstr_cap;
 	const struct btf *btf;
+	fmt_load_btf_fn btf_fn;	/* where btf comes from at its first use, or NULL */
+	void *btf_ctx;
 	bool tep_syms;		/* the tep's own symbol table can be asked */
 	uint64_t vmemmap_default;	/* vmemmap_base without KASLR */
 	bool vmemmap_learned;	/* from a folio and its pfn in the trace */
@@ -128,6 +133,18 @@ struct fmt_src {
 	uint64_t irq_lo, irq_hi;
 	struct fmt_src *next;
 };
+
+/* The BTF, loaded at the first use when it comes from fmt_src_btf_lazy(). */
+static const struct btf *src_btf(struct fmt_src *s)
+{
+	if (!s->btf && s->btf_fn) {
+		fmt_load_btf_fn fn = s->btf_fn;
+
+		s->btf_fn = NULL;
+		s->btf = fn(s->btf_ctx);
+	}
+	return s->btf;
+}
 
 struct ksym {
 	uint64_t addr;
@@ -578,6 +595,9 @@ static bool lens_fit(struct fmt_src *s, const struct ev_info *ei, const struct t
 	return true;
 }
 
+static bool ev_needs_symbols(struct fmt_src *s, struct ev_info *ei);
+static void kernel_compile(struct fmt_src *s, struct ev_info *ei);
+
 static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 {
 	struct ev_info *ei = s->ids[id & 0xffff];
@@ -587,6 +607,8 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 	ei = xcalloc(1, sizeof(*ei));
 	s->ids[id & 0xffff] = ei;
 	ei->event = tep_find_event(s->tep, id);
+	if (!ei->event && s->load_event && !s->load_event(s->load_ctx, s->tep, id))
+		ei->event = tep_find_event(s->tep, id);
 	if (ei->event) {
 		/* A format whose fields lie past 64 KiB is not one the kernel wrote. */
 		for (struct tep_format_field *fld = ei->event->format.fields; fld; fld = fld->next)
@@ -658,30 +680,41 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 		}
 		if (!ei->user && !ei->withheld)
 			ei->prog = fmt_prog_compile(s->tep, ei->event);
+		if (s->load_syms && (s->f->o.raw || ev_needs_symbols(s, ei))) {
+			fmt_load_syms_fn fn = s->load_syms;
+
+			s->load_syms = NULL;
+			if (!fn(s->load_ctx, s->tep))
+				fmt_src_tep_symbols(s);
+		}
 	}
 	return ei;
 }
 
-static void kernel_compile(struct fmt_src *s, struct ev_info *ei);
+static bool ev_needs_symbols(struct fmt_src *s, struct ev_info *ei)
+{
+	const char *f;
+
+	if (ei->event->handler)
+		return true;
+	if (!s->f->o.lib) {
+		kernel_compile(s, ei);
+		if (ei->kp && kprog_needs_symbols(ei->kp))
+			return true;
+	}
+	for (f = ei->event->print_fmt.format; f && (f = strstr(f, "%p")); f += 2)
+		if (f[2] && strchr("sSfFB", f[2]))
+			return true;
+	return false;
+}
 
 bool fmt_src_needs_symbols(struct fmt_src *s)
 {
 	for (int id = 0; id < 65536; id++) {
 		struct ev_info *ei = s->ids[id];
-		const char *f;
 
-		if (!ei || !ei->event)
-			continue;
-		if (ei->event->handler)
+		if (ei && ei->event && ev_needs_symbols(s, ei))
 			return true;
-		if (!s->f->o.lib) {
-			kernel_compile(s, ei);
-			if (ei->kp && kprog_needs_symbols(ei->kp))
-				return true;
-		}
-		for (f = ei->event->print_fmt.format; f && (f = strstr(f, "%p")); f += 2)
-			if (f[2] && strchr("sSfFB", f[2]))
-				return true;
 	}
 	return false;
 }
@@ -765,7 +798,7 @@ static void find_pairs(struct ev_info *ei)
  */
 static void learn_vmemmap(struct fmt_src *s, struct ev_info *ei, const struct tfile_event *ev)
 {
-	unsigned ps = s->btf ? btf_struct_size(s->btf, "page") : 0;
+	unsigned ps = src_btf(s) ? btf_struct_size(s->btf, "page") : 0;
 	uint64_t folio, pfn, base;
 
 	if ((uint32_t)(ei->folio->offset + 8) > ev->size || (uint32_t)(ei->pfn->offset + 8) > ev->size)
@@ -1027,6 +1060,13 @@ void fmt_src_formats(struct fmt_src *s, fmt_format_fn fn, void *ctx)
 	s->format_ctx = ctx;
 }
 
+void fmt_src_lazy(struct fmt_src *s, fmt_load_event_fn event, fmt_load_syms_fn syms, void *ctx)
+{
+	s->load_event = event;
+	s->load_syms = syms;
+	s->load_ctx = ctx;
+}
+
 static void vmemmap_guess(struct fmt_src *s);
 
 static bool kernel_half(const struct fmt_src *s, uint64_t addr)
@@ -1268,6 +1308,12 @@ void fmt_src_btf(struct fmt_src *s, const struct btf *btf)
 	s->btf = btf;
 }
 
+void fmt_src_btf_lazy(struct fmt_src *s, fmt_load_btf_fn fn, void *ctx)
+{
+	s->btf_fn = fn;
+	s->btf_ctx = ctx;
+}
+
 /*
  * Enum constants with values that have not changed in years, for traces
  * whose kernel's BTF is not at hand.  (Others, like the inode state bits,
@@ -1293,7 +1339,7 @@ static bool kconst(void *ctx, const char *name, uint64_t *v)
 	struct fmt_src *s = ctx;
 	int64_t x;
 
-	if (s->btf && btf_enum(s->btf, name, &x)) {
+	if (src_btf(s) && btf_enum(s->btf, name, &x)) {
 		*v = x;
 		return true;
 	}
@@ -1309,7 +1355,7 @@ static unsigned kstruct_size(void *ctx, const char *name)
 {
 	struct fmt_src *s = ctx;
 
-	return s->btf ? btf_struct_size(s->btf, name) : 0;
+	return src_btf(s) ? btf_struct_size(s->btf, name) : 0;
 }
 
 /* HZ, as the kernel wrote it into writeback's formats: "(jiffies - ...) / 250". */
@@ -1355,13 +1401,8 @@ static void kernel_compile(struct fmt_src *s, struct ev_info *ei)
 	if (ei->kp_done || !ei->event)
 		return;
 	ei->kp_done = true;
+	/* (sizeof(struct page) comes from BTF through kstruct_size, when asked.) */
 	env_setup(s);
-	if (s->btf && !s->env.vmemmap) {
-		unsigned n = btf_struct_size(s->btf, "page");
-
-		if (n)
-			s->env.page_struct = n;
-	}
 	text = s->format_fn ? s->format_fn(s->format_ctx, ei->event->system, ei->event->name) : NULL;
 	ei->kp = kprog_compile(&s->env, ei->event, text);
 	free(text);

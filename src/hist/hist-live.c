@@ -71,6 +71,7 @@ int hist_user_live(const struct hist_spec *s, struct tfs_inst *in, const struct 
 	/* Its format only; kallsyms only when a key wants symbols. */
 	strv_push(&one, enable);
 	tep = session_tep(&(struct session_tep_opts){ .events = &one });
+	tr_phase("formats loaded");
 	if (!tep || !tep_find_event_by_name(tep, s->system, s->event)) {
 		r = evsel_fail_unknown(in, s->system, s->event);
 		goto out;

@@ -524,6 +524,7 @@ int hist_ulat_live(const struct hist_latency *l, struct tfs_inst *in, const stru
 			free(sys), free(e);
 	}
 	tep = session_tep(&(struct session_tep_opts){ .events = &both });
+	tr_phase("formats loaded");
 	for (int i = 0; i < 2 && !r; i++) {
 		char *sys = xstrdup(both.v[i]), *e = strchr(sys, ':'), *f;
 

@@ -54,6 +54,129 @@ static void parse_format(struct tep_handle *tep, const char *system, const char 
 	free(path);
 }
 
+/* Parse system:event's format unless tep has it (0, or -errno / the tep_errno). */
+static int parse_named(struct tep_handle *tep, const char *sysev)
+{
+	char *sys = xstrdup(sysev), *ev = strchr(sys, ':'), *path, *text = NULL;
+	int r = -EINVAL;
+
+	if (ev) {
+		*ev++ = '\0';
+		r = 0;
+		if (!tep_find_event_by_name(tep, sys, ev)) {
+			path = xasprintf("events/%s/%s/format", sys, ev);
+			r = tfs_read(NULL, path, &text);
+			if (!r)
+				r = tfile_parse_event(tep, text, strlen(text), sys) ? -EINVAL : 0;
+			free(text);
+			free(path);
+		}
+	}
+	free(sys);
+	return r;
+}
+
+#define SESSION_LAZY_SCANS 8
+
+struct session_lazy {
+	const struct tfs_inst *in;
+	int scans;		/* reads of every id file so far */
+	struct strv names;	/* "system:event" by index ... */
+	int *ids;		/* ... and its id */
+};
+
+struct session_lazy *session_lazy_new(const struct tfs_inst *in)
+{
+	struct session_lazy *l = xcalloc(1, sizeof(*l));
+
+	l->in = in;
+	return l;
+}
+
+void session_lazy_free(struct session_lazy *l)
+{
+	if (!l)
+		return;
+	strv_free(&l->names);
+	free(l->ids);
+	free(l);
+}
+
+/* Every event's id, from its id file: what the kernel gives no index of. */
+static void scan_ids(struct session_lazy *l)
+{
+	struct strv ev = { 0 };
+
+	l->scans++;
+	strv_free(&l->names);
+	free(l->ids);
+	l->ids = NULL;
+	if (tfs_events(NULL, &ev))
+		return;
+	l->ids = xcalloc(ev.n ? ev.n : 1, sizeof(*l->ids));
+	for (size_t i = 0; i < ev.n; i++) {
+		char *colon = strchr(ev.v[i], ':'), *path, *text = NULL;
+
+		l->ids[i] = -1;
+		if (!colon)
+			continue;
+		path = xasprintf("events/%.*s/%s/id", (int)(colon - ev.v[i]), ev.v[i], colon + 1);
+		if (!tfs_read(NULL, path, &text))
+			l->ids[i] = atoi(text);
+		free(text);
+		free(path);
+	}
+	l->names = ev;
+}
+
+int session_lazy_event(void *arg, struct tep_handle *tep, int id)
+{
+	struct session_lazy *l = arg;
+	struct strv on = { 0 };
+	char *text = NULL, *line, *save = NULL;
+
+	/* Most likely one of the instance's enabled events: one read names them all. */
+	if (!tfs_read(l->in, "set_event", &text)) {
+		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			strv_push(&on, line);
+		free(text);
+		for (size_t i = 0; i < on.n; i++)
+			parse_named(tep, on.v[i]);
+		strv_free(&on);
+		if (tep_find_event(tep, id))
+			return 0;
+	}
+	/*
+	 * Enabled some other way (a trigger, a tracer, a probe made since):
+	 * ask every id file, again for an id they did not have, but only a few
+	 * times: ids from corrupt records would otherwise each cost a scan.
+	 */
+	for (int pass = !!l->scans; pass < 2; pass++) {
+		if (pass && l->scans >= SESSION_LAZY_SCANS)
+			break;
+		if (pass)
+			scan_ids(l);
+		for (size_t i = 0; i < l->names.n; i++)
+			if (l->ids[i] == id)
+				return parse_named(tep, l->names.v[i]);
+	}
+	return -ENOENT;
+}
+
+int session_lazy_syms(void *arg, struct tep_handle *tep)
+{
+	char *text = NULL;
+	size_t len;
+	int r;
+
+	(void)arg;
+	r = read_file("/proc/kallsyms", &text, &len);
+	if (!r)
+		r = tep_parse_kallsyms(tep, text) ? -EINVAL : 0;
+	free(text);
+	return r;
+}
+
 struct tep_handle *session_tep(const struct session_tep_opts *o)
 {
 	struct tep_handle *tep;
@@ -74,6 +197,10 @@ struct tep_handle *session_tep(const struct session_tep_opts *o)
 	tep_set_page_size(tep, getpagesize());
 	if (!tfs_read(NULL, "events/header_page", &text))
 		tep_parse_header_page(tep, text, strlen(text), sizeof(long));
+	free(text);
+	text = NULL;
+	if (o->printk && !tfs_read(NULL, "printk_formats", &text))
+		tep_parse_printk_formats(tep, text);
 	free(text);
 	for (size_t i = 0; o->systems && i < o->systems->n; i++) {
 		char *dir = xasprintf("%s/events/%s", tfs_root(), o->systems->v[i]);

@@ -37,6 +37,7 @@ struct session {
 	enum session_end end;
 	char *own_filter;	/* session_own_filter() */
 	uint64_t t0;
+	bool cleared;		/* the buffer was found empty, as clearing leaves it */
 	bool ran;		/* readers ran and were stopped: clear what they left */
 };
 
@@ -295,9 +296,11 @@ int session_open(const struct session_opts *o, struct session **out)
 	/* Before anything is touched: nothing to undo for a typo. */
 	if (o->command && !session_runnable(o->command[0]))
 		return tr_fail(-ENOENT, "cannot run '%s': command not found", o->command[0]);
+	tr_phase("session open");
 	r = o->passive ? 0 : take_lock(s);
 	if (!r)
 		r = apply_setup(s);
+	tr_phase("set-up applied");
 	/*
 	 * Tracing stays off while the caller sets up (rtla creates its
 	 * instances that way): nothing half-configured is recorded, and
@@ -314,6 +317,7 @@ int session_open(const struct session_opts *o, struct session **out)
 		r = rec_open(&s->o.rec, &s->rec);
 	if (r)
 		return r;
+	tr_phase("readers open");
 	if (o->command) {
 		s->child = spawn_held(o->command, &s->go_fd);
 		if (s->child < 0) {
@@ -322,7 +326,9 @@ int session_open(const struct session_opts *o, struct session **out)
 			return tr_fail(r, "cannot start '%s': %s", o->command[0], strerror(-r));
 		}
 	}
-	return apply_events(s);
+	r = apply_events(s);
+	tr_phase("events enabled");
+	return r;
 }
 
 struct rec *session_rec(struct session *s)
@@ -490,16 +496,39 @@ static int wait_loop(struct session *s)
 	}
 }
 
+/* Does every CPU's buffer read as clearing leaves it? */
+static bool pristine(const struct rec_kstats *k, int ncpus)
+{
+	for (int c = 0; c < ncpus; c++)
+		if (k[c].entries || k[c].overrun || k[c].commit_overrun || k[c].bytes ||
+		    k[c].dropped || k[c].read)
+			return false;
+	return true;
+}
+
 int session_run(struct session *s)
 {
 	struct tfs_inst *in = s->o.inst;
 	int r = 0, rr;
 
-	/* Start from an empty buffer, as trace-cmd does. */
-	if (!s->o.keep_buffer && (r = tfs_write(in, "trace", "", false)))
-		return tr_fail(r, "cannot clear the ring buffer: %s", strerror(-r));
+	/*
+	 * Start from an empty buffer, as trace-cmd does.  Clearing waits for
+	 * the kernel (some 20 ms): a buffer that holds nothing and counts
+	 * nothing, as clearing leaves it, is left as it is.
+	 */
+	if (s->rec && rec_stats_snapshot(in, rec_ncpus(s->rec), &s->before) == 0 &&
+	    pristine(s->before, rec_ncpus(s->rec)))
+		s->cleared = true;
+	if (!s->o.keep_buffer && !s->cleared) {
+		if ((r = tfs_write(in, "trace", "", false)))
+			return tr_fail(r, "cannot clear the ring buffer: %s", strerror(-r));
+		free(s->before);
+		s->before = NULL;
+	}
+	tr_phase("buffer cleared");
 	if (s->rec) {
-		rec_stats_snapshot(in, rec_ncpus(s->rec), &s->before);
+		if (!s->before)
+			rec_stats_snapshot(in, rec_ncpus(s->rec), &s->before);
 		s->clocks.valid = !rec_clock_pair(in, 0, &s->clocks);
 		r = rec_start(s->rec);
 		if (r)
@@ -511,6 +540,7 @@ int session_run(struct session *s)
 	if (r)
 		return tr_fail(r, "cannot turn tracing on: %s", strerror(-r));
 	s->t0 = tr_now_ns();
+	tr_phase("tracing on");
 	release_child(s);
 	r = wait_loop(s);
 	if (s->o.on_end) {

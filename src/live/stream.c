@@ -42,6 +42,7 @@ struct stream {
 	struct rec *rec;		/* the session's; not ours to free */
 	uint64_t bad_pages;
 	struct tep_handle *tep;
+	struct session_lazy *lazy;	/* the formats as the records need them */
 	struct fmt *fmt;
 	struct fmt_src *src;
 	struct tfile_layout layout;
@@ -164,6 +165,19 @@ static int drain(struct stream *s)
 	return r;
 }
 
+/* This kernel's BTF, read when a format first names a constant (it is megabytes). */
+static const struct btf *stream_btf(void *arg)
+{
+	struct stream *s = arg;
+	char *text = NULL;
+	size_t len;
+
+	if (!read_file("/sys/kernel/btf/vmlinux", &text, &len))
+		s->btf = btf_load(text, len);
+	free(text);
+	return s->btf;
+}
+
 static int stream_new(const struct stream_opts *o, FILE *out, struct stream **out_s)
 {
 	struct stream *s = xcalloc(1, sizeof(*s));
@@ -173,11 +187,26 @@ static int stream_new(const struct stream_opts *o, FILE *out, struct stream **ou
 	s->o = *o;
 	pthread_mutex_init(&s->lock, NULL);
 	*out_s = s;
-	s->tep = session_tep(&(struct session_tep_opts){ .all = true });
+	/*
+	 * Only ftrace's own formats now (the printer's, and those of the events
+	 * that need no enabling); the rest as their first records come.  A
+	 * filter is compiled for the events the tep has: then all of them.
+	 */
+	if (o->filters && o->filters->n)
+		s->tep = session_tep(&(struct session_tep_opts){ .all = true });
+	else
+		s->tep = session_tep(&(struct session_tep_opts){
+			.systems = &(struct strv){ .v = (char *[]){ "ftrace" }, .n = 1 },
+			.printk = true });
 	if (!s->tep)
 		return tr_fail(-EIO, "cannot load the event formats from %s", tfs_root());
+	tr_phase("formats loaded");
 	s->fmt = fmt_new(out, &o->fo);
 	s->src = fmt_src_new(s->fmt, s->tep);
+	if (!(o->filters && o->filters->n)) {
+		s->lazy = session_lazy_new(o->inst);
+		fmt_src_lazy(s->src, session_lazy_event, session_lazy_syms, s->lazy);
+	}
 	if (!load_text(NULL, "saved_cmdlines", &text))
 		fmt_src_cmdlines(s->src, text);
 	free(text);
@@ -189,12 +218,11 @@ static int stream_new(const struct stream_opts *o, FILE *out, struct stream **ou
 			return r;
 	fmt_src_filter_invert(s->src, o->invert);
 	if (!o->fo.lib) {
-		size_t len;
-
 		struct utsname u;
 
 		fmt_src_formats(s->src, live_format, NULL);
-		fmt_src_tep_symbols(s->src);
+		if (!s->lazy)
+			fmt_src_tep_symbols(s->src);
 		fmt_src_vmemmap(s->src, fmt_running_vmemmap());
 		if (!uname(&u))
 			fmt_src_kernel(s->src, u.release);
@@ -205,12 +233,9 @@ static int stream_new(const struct stream_opts *o, FILE *out, struct stream **ou
 		if (!load_text(NULL, "printk_formats", &text))
 			fmt_src_printk(s->src, text);
 		free(text);
-		text = NULL;
-		if (!read_file("/sys/kernel/btf/vmlinux", &text, &len))
-			s->btf = btf_load(text, len);
-		free(text);
-		fmt_src_btf(s->src, s->btf);
+		fmt_src_btf_lazy(s->src, stream_btf, s);
 	}
+	tr_phase("printer ready");
 	return 0;
 }
 
@@ -270,6 +295,7 @@ static void stream_free(struct stream *s)
 		fmt_free(s->fmt);
 	if (s->tep)
 		tep_free(s->tep);
+	session_lazy_free(s->lazy);
 	for (int i = 0; s->q && i < s->ncpus; i++) {
 		free(s->q[i].buf);
 		free(s->work[i].buf);

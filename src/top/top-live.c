@@ -530,6 +530,7 @@ int top_live_run(const struct top_opts *o)
 	session_sink_init(&l.sink, on_event, &l);
 	snprintf(l.state, sizeof(l.state), "running");
 	r = setup(&l);
+	tr_phase("formats loaded");
 	if (!r) {
 		so = (struct session_opts){ .inst = l.in, .command = o->command, .tick = live_tick,
 					    .on_start = live_start, .tick_ms = TICK_MS, .poll_stdin = !o->batch,

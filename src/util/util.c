@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "tr.h"
@@ -35,6 +37,33 @@ void tr_signals_install(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+}
+
+static double ms_of(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+void tr_phase(const char *what)
+{
+	static int on = -1;
+	static double t0;
+	struct rusage ru;
+	const char *d;
+
+	if (on < 0) {
+		d = getenv("TR_DEBUG");
+		on = d && strstr(d, "timing");
+		t0 = ms_of(CLOCK_MONOTONIC);
+	}
+	if (!on)
+		return;
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(stderr, "tr: timing: %-22s wall %8.2f ms  cpu %8.2f ms  peak %6ld KiB\n", what,
+		ms_of(CLOCK_MONOTONIC) - t0, ms_of(CLOCK_PROCESS_CPUTIME_ID), ru.ru_maxrss);
 }
 
 static char detail[4096];

@@ -130,6 +130,34 @@ test_expect_success 'bad options are usage errors' '
 	test_grep "cannot run .no-such-command-tr." err
 '
 
+# The formats are read as the events come: one enabled after the start
+# prints with its fields all the same, whether it is still enabled when its
+# first record is read (found in set_event) or not any more (found by id).
+test_expect_success 'events enabled after it started print with their fields' '
+	cp /bin/true trmk &&
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	{ ( exec "$TR" stream -B $inst >out 2>err ) & } &&
+	pid=$! &&
+	test_when_finished "kill -9 $pid 2>/dev/null || :" &&
+	for i in $(seq 100); do
+		echo stream-ready >$TRACEFS/instances/$inst/trace_marker &&
+		sleep 0.2 &&
+		if grep -q stream-ready out; then break; fi
+	done &&
+	ev=$TRACEFS/instances/$inst/events/sched &&
+	echo 1 >$ev/sched_process_exec/enable &&
+	echo 1 >$ev/sched_process_exit/enable &&
+	"$PWD/trmk" &&
+	echo 0 >$ev/sched_process_exit/enable &&
+	sleep 1 &&
+	kill -INT $pid &&
+	test_wait_exit $pid 20 &&
+	test_grep -E "^ +trmk-[0-9]+ +\[[0-9]{3}\] +[0-9.]+: sched_process_exec: +filename=$PWD/trmk pid=[0-9]+ old_pid=[0-9]+$" out &&
+	test_grep -E "^ +trmk-[0-9]+ +\[[0-9]{3}\] +[0-9.]+: sched_process_exit: +comm=trmk pid=[0-9]+ prio=[0-9]+" out
+'
+
 test_expect_success 'events already in the buffer are not printed' '
 	inst=$(test_instance) &&
 	mkdir $TRACEFS/instances/$inst &&
