@@ -37,10 +37,25 @@
 #include "tfs.h"
 #include "tfw.h"
 
-struct args {
-	struct opt_instance inst;
+/* One buffer's options: those between its -B and the next (the top level's: before the first). */
+struct buf_args {
+	const char *name;	/* NULL: the top level */
 	struct opt_events ev;
 	struct tr_setup setup;
+};
+
+struct args {
+	/*
+	 * The buffer whose options are being read (the option groups fill
+	 * ev and setup in place); at each -B they move to done[] and start
+	 * empty again for the next buffer, named cur.
+	 */
+	const char *cur;
+	struct opt_events ev;
+	struct tr_setup setup;
+	struct buf_args *done;
+	size_t ndone;
+	const char *instance;	/* --instance: the whole command in one instance */
 	const char *output;
 	bool quiet, verbose, fail_on_loss;
 	struct opt_run run;
@@ -48,9 +63,15 @@ struct args {
 	struct opt_file_format ff;
 };
 
-enum { OPT_FAIL_ON_LOSS = 0x100 };
+enum { OPT_FAIL_ON_LOSS = 0x100, OPT_INSTANCE };
 
 static const struct argp_option options[] = {
+	{ NULL, 'B', "NAME", 0, "Record the instance NAME as a buffer of its own: the options "
+	  "after -B NAME (events, filters, triggers, tracer, clock, buffer size, options, CPUs) "
+	  "are its, up to the next -B; those before the first -B are the top level's, which "
+	  "is recorded when it has events or a tracer (as trace-cmd's -B)", 0 },
+	{ "instance", OPT_INSTANCE, "NAME", 0, "Record everything in the instance NAME, wherever "
+	  "the option comes (not with -B)", 0 },
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.dat)", 0 },
 	/* -F is the print filter of report and stream (tr.1, OPTION LETTERS). */
 	{ NULL, 'F', NULL, OPTION_HIDDEN, NULL, 0 },
@@ -61,15 +82,125 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
+/* Nothing but what is the whole recording's (pids, task names): no buffer of its own asked for. */
+static bool setup_unused(const struct tr_setup *s)
+{
+	return !s->tracer && !s->clock && !s->buffer_kb && !s->options.n && !s->triggers.n &&
+	       !s->ftrace_filter.n && !s->ftrace_notrace.n && !s->graph_function.n &&
+	       !s->graph_notrace.n && !s->tracer_opts.n && !s->has_max_graph_depth &&
+	       !s->has_thresh && !s->func_stack && !s->cpus.set;
+}
+
+/* The buffer read so far moves to done[]; the groups fill a fresh one for name. */
+static void next_buffer(struct argp_state *state, struct args *a, const char *name)
+{
+	if (!tfs_inst_valid_name(name))
+		argp_error(state, "bad instance name '%s'", name);
+	if (a->cur && !strcmp(a->cur, name))
+		argp_error(state, "instance '%s' is given twice with -B", name);
+	for (size_t i = 0; i < a->ndone; i++)
+		if (a->done[i].name && !strcmp(a->done[i].name, name))
+			argp_error(state, "instance '%s' is given twice with -B", name);
+	a->done = xrealloc(a->done, (a->ndone + 1) * sizeof(*a->done));
+	a->done[a->ndone++] = (struct buf_args){ a->cur, a->ev, a->setup };
+	memset(&a->ev, 0, sizeof(a->ev));
+	memset(&a->setup, 0, sizeof(a->setup));
+	a->cur = name;
+}
+
+/*
+ * At the end of the line: the last buffer joins done[]; the top level
+ * goes when nothing asked for it (-B NAME first: that instance alone, as
+ * before); every buffer needs events or a tracer; -P, -c, --notrace-pid
+ * and --cmdlines-size, wherever they came, are every buffer's.
+ */
+static void check_buffers(struct argp_state *state, struct args *a)
+{
+	struct tr_setup all = { 0 };
+
+	if (a->instance)
+		a->cur = a->instance;
+	a->done = xrealloc(a->done, (a->ndone + 1) * sizeof(*a->done));
+	a->done[a->ndone++] = (struct buf_args){ a->cur, a->ev, a->setup };
+	memset(&a->ev, 0, sizeof(a->ev));
+	memset(&a->setup, 0, sizeof(a->setup));
+	for (size_t i = 0; i < a->ndone; i++) {
+		struct tr_setup *s = &a->done[i].setup;
+
+		for (size_t k = 0; k < s->pids.n; k++)
+			strv_push(&all.pids, s->pids.v[k]);
+		for (size_t k = 0; k < s->notrace_pids.n; k++)
+			strv_push(&all.notrace_pids, s->notrace_pids.v[k]);
+		all.children |= s->children;
+		if (s->cmdlines_size)
+			all.cmdlines_size = s->cmdlines_size;
+		opt_setup_check(state, s);
+	}
+	if (a->ndone > 1 && !a->done[0].ev.list.n && !a->done[0].setup.tracer) {
+		if (!setup_unused(&a->done[0].setup))
+			argp_error(state, "the options before the first -B set up the top-level buffer, "
+					  "which records nothing: give it events with -e, or move them "
+					  "after -B (--instance NAME puts everything in one instance)");
+		setup_free(&a->done[0].setup);
+		evsel_list_free(&a->done[0].ev.list);
+		memmove(a->done, a->done + 1, --a->ndone * sizeof(*a->done));
+	}
+	for (size_t i = 0; i < a->ndone; i++) {
+		struct buf_args *b = &a->done[i];
+
+		if (!b->ev.list.n && !b->setup.tracer) {
+			if (b->name)
+				argp_error(state, "nothing to record in instance '%s': give it events "
+						  "with -e or a tracer with -p after -B %s", b->name,
+					   b->name);
+			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
+		}
+		if (setup_latency_tracer(b->setup.tracer) && (b->name || a->ndone > 1))
+			argp_error(state, "latency tracer '%s' works in the top-level buffer only, "
+					  "not with -B", b->setup.tracer);
+		if (i) {
+			strv_free(&b->setup.pids);
+			strv_free(&b->setup.notrace_pids);
+			for (size_t k = 0; k < all.pids.n; k++)
+				strv_push(&b->setup.pids, all.pids.v[k]);
+			for (size_t k = 0; k < all.notrace_pids.n; k++)
+				strv_push(&b->setup.notrace_pids, all.notrace_pids.v[k]);
+			b->setup.children = all.children;
+			b->setup.cmdlines_size = 0;	/* one file for the machine: set once */
+		} else {
+			strv_free(&b->setup.pids);
+			strv_free(&b->setup.notrace_pids);
+			b->setup.pids = all.pids;
+			b->setup.notrace_pids = all.notrace_pids;
+			all.pids = all.notrace_pids = (struct strv){ 0 };
+			b->setup.children = all.children;
+			b->setup.cmdlines_size = all.cmdlines_size;
+		}
+	}
+	setup_free(&all);
+}
+
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
 	struct args *a = state->input;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		opt_bind(state, &a->inst, &a->ev, &a->setup);
+		opt_bind(state, NULL, &a->ev, &a->setup);
 		opt_bind_file_format(state, &a->ff);
 		opt_bind_run(state, &a->run);
+		return 0;
+	case 'B':
+		if (a->instance)
+			argp_error(state, "-B and --instance exclude each other");
+		next_buffer(state, a, arg);
+		return 0;
+	case OPT_INSTANCE:
+		if (a->ndone)
+			argp_error(state, "-B and --instance exclude each other");
+		if (!tfs_inst_valid_name(arg))
+			argp_error(state, "bad instance name '%s'", arg);
+		a->instance = arg;
 		return 0;
 	case 'o':
 		if (!*arg)
@@ -95,12 +226,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		state->next = state->argc;
 		return 0;
 	case ARGP_KEY_END:
-		opt_check_follow(state, a->run.follow, a->command, &a->setup);
-		if (!a->ev.list.n && !a->setup.tracer)
-			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
-		if (setup_latency_tracer(a->setup.tracer) && a->inst.name)
-			argp_error(state, "latency tracer '%s' works in the top-level buffer only, "
-					  "not with -B", a->setup.tracer);
+		check_buffers(state, a);
+		opt_check_follow(state, a->run.follow, a->command, &a->done[0].setup);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -108,7 +235,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp_child children[] = {
-	{ &opt_instance_argp, 0, "Instance:", 0 },
 	{ &opt_events_argp, 0, "Events:", 0 },
 	{ &opt_setup_argp, 0, "Tracer and buffer:", 0 },
 	{ &opt_cpus_argp, 0, "CPUs:", 0 },
@@ -144,7 +270,7 @@ static int finish(const struct args *a, const struct rec_record_result *res)
 
 	if (res->latency) {
 		if (!a->quiet)
-			rec_latency_print(stderr, a->setup.tracer, res->max_us, res->latency_bytes,
+			rec_latency_print(stderr, a->done[0].setup.tracer, res->max_us, res->latency_bytes,
 					  a->output);
 		return EXIT_OK;
 	}
@@ -235,9 +361,10 @@ int cmd_record(int argc, char **argv)
 	struct rec_record_result res = { 0 };
 	struct status st = { 0 };
 	bool status_line, created;
-	struct tfs_inst *in;
+	struct tfs_inst *in = NULL;
+	struct session_buf *more = NULL;
 	char *dir = NULL;
-	int fd = -1, status = EXIT_RUNTIME;
+	int fd = -1, status = EXIT_RUNTIME, r = 0;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	if (!a.output)
@@ -258,9 +385,19 @@ int cmd_record(int argc, char **argv)
 	dir = dir_of(a.output);
 	/* Only a person at a terminal wants it; logs and pipes get the summary alone. */
 	status_line = !a.quiet && isatty(STDERR_FILENO);
-	if (cmd_instance_open(a.inst.name, true, &in) ||
-	    rec_record(&(struct rec_record_opts){ .inst = in, .setup = &a.setup,
-						  .events = &a.ev.list, .follow = a.run.follow,
+	/* The first buffer is the session's own; the others (-B ... -B ...) go beside it. */
+	more = xcalloc(a.ndone, sizeof(*more));
+	r = cmd_instance_open(a.done[0].name, true, &in);
+	for (size_t i = 1; !r && i < a.ndone; i++) {
+		more[i - 1] = (struct session_buf){ .setup = &a.done[i].setup,
+						    .events = &a.done[i].ev.list };
+		r = cmd_instance_open(a.done[i].name, true, &more[i - 1].inst);
+	}
+	if (r ||
+	    rec_record(&(struct rec_record_opts){ .inst = in, .setup = &a.done[0].setup,
+						  .events = &a.done[0].ev.list,
+						  .more = more, .nmore = a.ndone - 1,
+						  .follow = a.run.follow,
 						  .no_filter = a.run.no_filter, .command = a.command,
 						  .duration_ns = a.run.duration_ns, .fd = fd,
 						  .tmp_dir = dir,
@@ -283,8 +420,12 @@ out:
 		status = EXIT_RUNTIME;
 	}
 	free(dir);
+	free(more);
 	rec_summary_free(&res.sum);
-	evsel_list_free(&a.ev.list);
-	setup_free(&a.setup);
+	for (size_t i = 0; i < a.ndone; i++) {
+		evsel_list_free(&a.done[i].ev.list);
+		setup_free(&a.done[i].setup);
+	}
+	free(a.done);
 	return status;
 }
