@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +57,13 @@ struct args {
 	struct buf_args *done;
 	size_t ndone;
 	const char *instance;	/* --instance: the whole command in one instance */
+	bool keep, ignore_missing, poll;
+	int rt_prio;
+	unsigned idle_ms;
+	const char *temp_dir;
+	const char *user;
+	uid_t uid;
+	gid_t gid;
 	const char *output;
 	bool quiet, verbose, fail_on_loss;
 	struct opt_run run;
@@ -63,7 +71,7 @@ struct args {
 	struct opt_file_format ff;
 };
 
-enum { OPT_FAIL_ON_LOSS = 0x100, OPT_INSTANCE };
+enum { OPT_FAIL_ON_LOSS = 0x100, OPT_INSTANCE, OPT_POLL, OPT_TEMP, OPT_MODULE, OPT_USER };
 
 static const struct argp_option options[] = {
 	{ NULL, 'B', "NAME", 0, "Record the instance NAME as a buffer of its own: the options "
@@ -79,6 +87,25 @@ static const struct argp_option options[] = {
 	{ "verbose", 'v', NULL, 0, "Also say which reader each CPU used (mmap, splice, read) "
 				   "and its wake-up figures", 0 },
 	{ "fail-on-loss", OPT_FAIL_ON_LOSS, NULL, 0, "Exit with 1 if any event was lost", 0 },
+	{ "keep", 'k', NULL, 0, "Leave the set-up and the buffers as the recording ends them: "
+	  "tracing on, the events enabled, the buffers not cleared (tr show reads what comes "
+	  "after; tr reset undoes it)", 0 },
+	{ "ignore-missing", 'i', NULL, 0, "An event that does not exist is a warning, not an "
+	  "error: the others are recorded", 0 },
+	{ "stacktrace", 'T', NULL, 0, "A kernel stack trace with every event of the buffer "
+	  "(the stacktrace option)", 0 },
+	{ "module", OPT_MODULE, "MOD", 0, "Function tracers: trace only the functions of module "
+	  "MOD (set_ftrace_filter :mod:MOD). Repeatable", 0 },
+	{ "rt-prio", 'r', "PRIO", 0, "Run the readers at SCHED_FIFO priority PRIO (1-99) "
+	  "instead of nice -20", 0 },
+	{ "sleep", 's', "USECS", 0, "The readers' longest sleep when idle (default 200000), "
+	  "and with --poll their interval", 0 },
+	{ "poll", OPT_POLL, NULL, 0, "Readers do not wait for the kernel's wake-up: they read "
+	  "every -s USECS", 0 },
+	{ "temp", OPT_TEMP, "DIR", 0, "Keep the per-CPU temporary files in DIR (default: the "
+	  "output's directory)", 0 },
+	{ "user", OPT_USER, "USER", 0, "Run COMMAND as USER (its uid, gid and groups); tracing "
+	  "stays root's", 0 },
 	{ 0 }
 };
 
@@ -180,6 +207,15 @@ static void check_buffers(struct argp_state *state, struct args *a)
 	setup_free(&all);
 }
 
+/* Did --module (or -l GLOB:mod:MOD) filter a buffer's functions by module? */
+static bool has_module(const struct tr_setup *s)
+{
+	for (size_t i = 0; i < s->ftrace_filter.n; i++)
+		if (strstr(s->ftrace_filter.v[i], ":mod:"))
+			return true;
+	return false;
+}
+
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
 	struct args *a = state->input;
@@ -220,6 +256,52 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_FAIL_ON_LOSS:
 		a->fail_on_loss = true;
 		return 0;
+	case 'k':
+		a->keep = true;
+		return 0;
+	case 'i':
+		a->ignore_missing = true;
+		return 0;
+	case 'T':
+		/* The buffer's option, as -O stacktrace: it follows -B. */
+		strv_push(&a->setup.options, "stacktrace");
+		return 0;
+	case OPT_MODULE: {
+		char *f;
+
+		if (!*arg || strpbrk(arg, ":/ \t*?["))
+			argp_error(state, "bad module name '%s'", arg);
+		f = xasprintf("*:mod:%s", arg);
+		strv_push(&a->setup.ftrace_filter, f);
+		free(f);
+		return 0;
+	}
+	case 'r':
+		if (parse_int(arg, 1, 99, &a->rt_prio))
+			argp_error(state, "bad real-time priority '%s' (1 to 99)", arg);
+		return 0;
+	case 's': {
+		int us;
+
+		if (parse_int(arg, 1, 60000000, &us))
+			argp_error(state, "bad sleep '%s' (microseconds, 1 to 60000000)", arg);
+		/* The readers wait in poll(), to the millisecond. */
+		a->idle_ms = us < 1000 ? 1 : (unsigned)(us / 1000);
+		return 0;
+	}
+	case OPT_POLL:
+		a->poll = true;
+		return 0;
+	case OPT_TEMP:
+		if (!*arg)
+			argp_error(state, "empty temporary directory name");
+		a->temp_dir = arg;
+		return 0;
+	case OPT_USER:
+		if (!*arg)
+			argp_error(state, "empty user name");
+		a->user = arg;
+		return 0;
 	case ARGP_KEY_ARG:
 		/* COMMAND and everything after it are the command's. */
 		a->command = &state->argv[state->next - 1];
@@ -228,6 +310,12 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		check_buffers(state, a);
 		opt_check_follow(state, a->run.follow, a->command, &a->done[0].setup);
+		for (size_t i = 0; i < a->ndone; i++)
+			if (has_module(&a->done[i].setup) && !a->done[i].setup.tracer)
+				argp_error(state, "--module filters the functions a function tracer "
+						  "traces: give one with -p (function, function_graph)");
+		if (a->user && !a->command)
+			argp_error(state, "--user says who runs COMMAND: give one");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -355,6 +443,71 @@ static unsigned file_flags(const struct args *a)
 	return REC_FILE_V7 | REC_ZIP(a->ff.zip < 0 ? TFW_ZIP_ZSTD : a->ff.zip);
 }
 
+/* --user: the uid, gid and name COMMAND runs with; a usage error for an unknown user. */
+static int lookup_user(struct args *a)
+{
+	struct passwd *pw;
+
+	errno = 0;
+	pw = getpwnam(a->user);
+	if (!pw) {
+		tr_error("no such user '%s'%s%s", a->user, errno ? ": " : "",
+			 errno ? strerror(errno) : "");
+		return -ENOENT;
+	}
+	a->uid = pw->pw_uid;
+	a->gid = pw->pw_gid;
+	return 0;
+}
+
+/*
+ * -i: selectors that match no event the kernel has are dropped with a
+ * warning (the ftrace system's are checked later, as always); a buffer
+ * left with nothing to record is an error.
+ */
+static int drop_missing(struct args *a)
+{
+	struct strv avail = { 0 };
+	int r = tfs_events(NULL, &avail);
+
+	if (r) {
+		tr_error("cannot list the events: %s", strerror(-r));
+		return r;
+	}
+	for (size_t i = 0; !r && i < a->ndone; i++) {
+		struct evsel_list *l = &a->done[i].ev.list, kept = { 0 };
+
+		for (size_t k = 0; k < l->n; k++) {
+			const struct evsel *e = &l->v[k];
+			struct evsel_list one = { 0 };
+			struct evmatch *m = NULL;
+			size_t n = 0;
+			bool ftrace = e->system && !strcmp(e->system, "ftrace");
+
+			evsel_add(&one, e->spec);
+			if (!ftrace && evsel_resolve(&one, &avail, &m, &n) == -ENOENT) {
+				tr_warn("no such event '%s': left out (-i)", e->spec);
+			} else {
+				evsel_add(&kept, e->spec);
+				if (e->filter)
+					evsel_add_filter(&kept, e->filter);
+			}
+			evmatch_free(m, n);
+			evsel_list_free(&one);
+		}
+		evsel_list_free(l);
+		*l = kept;
+		if (!l->n && !a->done[i].setup.tracer) {
+			tr_error("none of the events asked for %s%s%s exists: nothing to record",
+				 a->done[i].name ? "in instance '" : "",
+				 a->done[i].name ? a->done[i].name : "", a->done[i].name ? "'" : "");
+			r = -ENOENT;
+		}
+	}
+	strv_free(&avail);
+	return r;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct args a = { .ff.zip = -1 };
@@ -369,6 +522,12 @@ int cmd_record(int argc, char **argv)
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	if (!a.output)
 		a.output = "trace.dat";
+	if (a.user && lookup_user(&a)) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (a.ignore_missing && drop_missing(&a))
+		goto out;
 	/*
 	 * An output we cannot write fails before tracefs is touched.  An old
 	 * file is emptied only when the recording starts (rec_record()): a
@@ -382,7 +541,7 @@ int cmd_record(int argc, char **argv)
 		tr_error("cannot write '%s': %s", a.output, strerror(errno));
 		goto out;
 	}
-	dir = dir_of(a.output);
+	dir = a.temp_dir ? xstrdup(a.temp_dir) : dir_of(a.output);
 	/* Only a person at a terminal wants it; logs and pipes get the summary alone. */
 	status_line = !a.quiet && isatty(STDERR_FILENO);
 	/* The first buffer is the session's own; the others (-B ... -B ...) go beside it. */
@@ -400,7 +559,10 @@ int cmd_record(int argc, char **argv)
 						  .follow = a.run.follow,
 						  .no_filter = a.run.no_filter, .command = a.command,
 						  .duration_ns = a.run.duration_ns, .fd = fd,
-						  .tmp_dir = dir,
+						  .tmp_dir = dir, .idle_ms = a.idle_ms,
+						  .poll_only = a.poll, .rt_prio = a.rt_prio,
+						  .keep_at_end = a.keep, .run_user = a.user,
+						  .run_uid = a.uid, .run_gid = a.gid,
 						  .file_flags = file_flags(&a),
 						  .progress = status_line ? status_draw : NULL,
 						  .progress_arg = &st },
@@ -414,6 +576,11 @@ int cmd_record(int argc, char **argv)
 	}
 	status_erase(&st);
 	status = finish(&a, &res);
+	/* -k: what the recording set up outlives it, until tr reset. */
+	if (a.keep && tfs_keep()) {
+		tr_report(-EIO, "cannot keep the set-up");
+		status = EXIT_RUNTIME;
+	}
 out:
 	if (fd >= 0 && close(fd) && !status) {
 		tr_error("cannot write '%s': %s", a.output, strerror(errno));
