@@ -137,6 +137,7 @@ int cmd_extract(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_split(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
 int cmd_stream(int argc, char **argv);
 int cmd_start(int argc, char **argv);
 int cmd_stop(int argc, char **argv);
