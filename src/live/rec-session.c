@@ -95,6 +95,26 @@ static int progress_tick(void *arg, bool fd_ready)
 		pr.events += k.read;
 		p->lost[c] = k.overrun + k.dropped;
 	}
+	/* The further buffers (-B ... -B ...) count in the same figures. */
+	for (size_t i = 0; i < p->o->nmore; i++) {
+		struct rec *mr = session_more_rec(p->sess, i);
+		const struct rec_kstats *mb = session_more_stats_before(p->sess, i);
+
+		for (int c = 0; mr && c < pr.ncpus && c < rec_ncpus(mr); c++) {
+			struct rec_kstats k = { 0 };
+
+			pr.bytes += __atomic_load_n(&rec_cpu_stat(mr, c)->bytes, __ATOMIC_RELAXED);
+			if (rec_kstats_read(p->o->more[i].inst, c, &k, NULL))
+				continue;
+			if (mb) {
+				k.read -= mb[c].read;
+				k.overrun -= mb[c].overrun;
+				k.dropped -= mb[c].dropped;
+			}
+			pr.events += k.read;
+			p->lost[c] += k.overrun + k.dropped;
+		}
+	}
 	pr.lost = p->lost;
 	p->o->progress(p->o->progress_arg, &pr);
 	return 0;
