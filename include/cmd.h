@@ -66,6 +66,13 @@ extern const struct argp opt_events_argp;
 
 /* -p TRACER, -C CLOCK, -b KB, -O OPTION: input is a struct tr_setup. */
 extern const struct argp opt_setup_argp;
+struct tr_setup;
+/*
+ * What the set-up group checks at its ARGP_KEY_END, once the whole line
+ * is read (--tracer-opt against -p, --cpu with -b): for a command that
+ * keeps several set-ups (record's -B buffers).
+ */
+void opt_setup_check(struct argp_state *state, const struct tr_setup *s);
 /* -M CPUMASK / --cpus LIST: input is a struct tr_cpus (tr_setup's, or top's own). */
 extern const struct argp opt_cpus_argp;
 /* -P PID, -c, --notrace-pid PID: input is a struct tr_setup. */
@@ -139,6 +146,7 @@ int cmd_extract(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_split(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
 int cmd_stream(int argc, char **argv);
 int cmd_start(int argc, char **argv);
 int cmd_stop(int argc, char **argv);

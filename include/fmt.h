@@ -273,6 +273,23 @@ int fmt_merge_peek(struct fmt_merge *m, struct tfile_event **ev);
 void fmt_merge_skip(struct fmt_merge *m);
 void fmt_merge_free(struct fmt_merge *m);
 
+/* ---- slab allocations per call site (tr report --mem) ---- */
+
+struct fmt_mem;
+/* For the kmem events of one file (tep): allocations and frees by call site. */
+struct fmt_mem *fmt_mem_new(struct tep_handle *tep);
+/* Does the file have the format of an allocation event at all? */
+bool fmt_mem_has_events(const struct fmt_mem *m);
+/* One record, in time order across CPUs (frees match earlier allocations). */
+void fmt_mem_event(struct fmt_mem *m, const struct tfile_event *ev);
+/*
+ * One line per call site (function), most bytes allocated first: allocs,
+ * bytes requested and allocated, waste, frees, and still allocated at the
+ * end (count, bytes); then the totals and the frees of older memory.
+ */
+void fmt_mem_print(struct fmt_mem *m, FILE *out);
+void fmt_mem_free(struct fmt_mem *m);
+
 /* ---- the report pipeline (tr report) ---- */
 
 struct fmt_report {
@@ -284,6 +301,7 @@ struct fmt_report {
 	bool plugins;
 	bool list_events;		/* --events */
 	bool stat;			/* --stat */
+	bool mem;			/* --mem: fmt_mem's table, one input */
 	bool first, last;		/* --first-event, --last-event */
 	/* --buffer: only these buffers ("top" is the top level); empty = all */
 	struct strv buffers;

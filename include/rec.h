@@ -80,6 +80,14 @@ struct rec_opts {
 	rec_page_fn fn;		/* callback sink, when tmp_dir is NULL */
 	void *arg;
 	unsigned idle_ms;	/* longest wait when idle; 0 = 200 ms */
+	/*
+	 * Do not wait for the kernel's wake-up (buffer_percent): sleep
+	 * idle_ms between passes (trace-cmd's --poll, for a buffer whose
+	 * wake-ups are unreliable or costly).
+	 */
+	bool poll_only;
+	/* SCHED_FIFO at this priority (1-99) instead of nice -20; 0 = nice -20. */
+	int rt_prio;
 	bool drain;		/* read what is there now, then finish (no waiting) */
 	uint64_t drain_limit;	/* drain: stop a CPU after this many bytes (0 = none) */
 	/*
@@ -117,6 +125,7 @@ struct rec_reader_info {
 	int kind;		/* enum rec_reader, never AUTO once open */
 	int fallback_err;	/* mmap was wanted but failed: -errno, else 0 */
 	int nice;		/* the reader thread's nice value (-20 where permitted) */
+	int rt_prio;		/* its SCHED_FIFO priority, when rec_opts.rt_prio was granted */
 	uint64_t slice_ns;	/* its time slice, where the kernel took one (6.12+), else 0 */
 	uint64_t wakes;		/* waits in poll() that ended with data to read */
 	uint64_t max_wake_subbufs;	/* the most sub-buffers read after one wake */
@@ -180,10 +189,18 @@ struct rec_cpu_summary {
 	struct rec_reader_info rd;
 };
 
+/* One buffer of a recording of several (tr record -B A ... -B B ...). */
+struct rec_buf_summary {
+	const char *name;	/* the instance's, or NULL for the top level */
+	uint64_t events, lost, bytes;
+};
+
 struct rec_summary {
 	int ncpus;
-	struct rec_cpu_summary *cpu;
+	struct rec_cpu_summary *cpu;	/* every buffer's counts together */
 	struct rec_cpu_summary total;
+	struct rec_buf_summary *bufs;	/* each buffer's, when there are several */
+	size_t nbufs;
 	uint64_t file_bytes;
 	uint64_t dropped_bytes;	/* pages left out for lack of disk space */
 	bool dropped_kallsyms;
@@ -194,18 +211,28 @@ struct rec_summary {
 
 int rec_stats_snapshot(const struct tfs_inst *in, int ncpus, struct rec_kstats **out);
 struct tfile_clocks;
+/* A further buffer for rec_write_file(): an instance's recorder and its stats from before. */
+struct rec_file_buf {
+	struct rec *rec;
+	struct tfs_inst *inst;
+	const struct rec_kstats *before;
+};
 /*
  * Write the trace.dat file to fd: the recorder's pages for instance in
  * (as a BUFFER of that name when it is not the top level), the formats of
  * events (plus everything enabled in the instance's set_event), stats as
  * CPUSTAT options.  snap, if not NULL, is a second file-sink recorder that
  * drained the instance's snapshot buffer: its pages go in as a BUFFER
- * named "snapshot".  clocks, if not NULL, holds the clock pairing's start
+ * named "snapshot".  more[] are further instances recorded at the same
+ * time, each a BUFFER of its name after in's (the top level first, empty
+ * when in is an instance); their events' formats come from their
+ * set_event too, and sum counts them with in's.  clocks, if not NULL, holds the clock pairing's start
  * (rec_clock_pair() below).  Fills sum; returns 0 or -errno with
  * tr_fail() set.
  */
 int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv *events,
 		   const struct rec_kstats *before, unsigned flags, struct rec *snap,
+		   const struct rec_file_buf *more, size_t nmore,
 		   const struct tfile_clocks *clocks, struct rec_summary *sum);
 
 /*
@@ -273,6 +300,7 @@ struct rec_progress {
 	const uint64_t *lost;	/* ncpus entries */
 };
 
+struct session_buf;
 struct rec_record_opts {
 	struct tfs_inst *inst;
 	const struct tr_setup *setup;	/* tracer, clock, options, pids, triggers */
@@ -280,8 +308,20 @@ struct rec_record_opts {
 	bool follow, no_filter;		/* session_opts' */
 	char **command;
 	uint64_t duration_ns;
+	/* Further buffers recorded with inst's (session.h), or NULL. */
+	const struct session_buf *more;
+	size_t nmore;
 	int fd;				/* the output file, opened by the caller */
-	const char *tmp_dir;		/* the per-CPU temp files: beside the output */
+	const char *tmp_dir;		/* the per-CPU temp files: beside the output, or --temp */
+	/* The readers: rec_opts' idle_ms (0: its default), poll_only and rt_prio. */
+	unsigned idle_ms;
+	bool poll_only;
+	int rt_prio;
+	bool keep_at_end;		/* session_opts' (-k) */
+	/* Run the command as this user (session_opts'), or NULL. */
+	const char *run_user;
+	uid_t run_uid;
+	gid_t run_gid;
 	unsigned file_flags;		/* REC_FILE_V7 | REC_ZIP(z), or 0 for v6 */
 	/* Called every REC_PROGRESS_MS while recording, or NULL. */
 	void (*progress)(void *arg, const struct rec_progress *p);

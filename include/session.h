@@ -54,6 +54,19 @@
 
 struct session;
 
+/*
+ * A further buffer of the session (tr record's -B NAME after another
+ * buffer's options): its own instance, set-up (setup->events is not read)
+ * and events, applied, cleared, read and turned on and off with the first
+ * buffer's, in the same steps.  Its readers are tr's own pids as well.
+ * The command, --follow and the wait are the session's.
+ */
+struct session_buf {
+	struct tfs_inst *inst;
+	const struct tr_setup *setup;
+	const struct evsel_list *events;
+};
+
 struct session_opts {
 	struct tfs_inst *inst;
 	char **command;		/* run this while tracing (argv, NULL-ended), or NULL */
@@ -81,7 +94,24 @@ struct session_opts {
 	 */
 	struct rec_opts rec;
 	bool no_readers;
+	/* Further buffers, each with readers as rec above (not with no_readers or passive). */
+	const struct session_buf *more;
+	size_t nmore;
 	bool keep_buffer;	/* do not clear the ring buffer before starting */
+	/*
+	 * Leave every buffer as the session ends it (tr record -k): tracing
+	 * back on once the readers are drained, and the buffers not cleared,
+	 * so what comes after stays there (tr show).  The caller keeps the
+	 * set-up with tfs_keep().
+	 */
+	bool keep_at_end;
+	/*
+	 * Run the command as this user (tr record --user): its groups, then
+	 * its gid and uid, set in the child before exec; run_user is its name.
+	 */
+	const char *run_user;
+	uid_t run_uid;
+	gid_t run_gid;
 	/*
 	 * Reads nothing and leaves the buffer alone (implies no_readers and
 	 * keep_buffer): takes no lock and only turns tracing on, never off,
@@ -140,6 +170,9 @@ int session_run(struct session *s);
 enum session_end session_end(const struct session *s);
 /* The per-CPU stats taken just before tracing started (rec_ncpus() entries), or NULL. */
 const struct rec_kstats *session_stats_before(const struct session *s);
+/* The same two of opts.more[i]. */
+struct rec *session_more_rec(struct session *s, size_t i);
+const struct rec_kstats *session_more_stats_before(const struct session *s, size_t i);
 /* The clock pairing's start (rec_clock_pair()), read with those stats; .valid if it was. */
 struct tfile_clocks;
 const struct tfile_clocks *session_clocks(const struct session *s);

@@ -133,6 +133,47 @@ const char *tfile_format(const struct tfile *tf, const char *system, const char 
 /* A latency buffer's text (v6 "latency" or v7 BUFFER_TEXT); NULL otherwise. */
 int tfile_text(struct tfile *tf, int buffer, char **text, size_t *len);
 
+/*
+ * The file's parts in file order, for tr dump: v7's sections (each with its
+ * 16-byte header) and v6's parts, which have no headers (id -1).  name is
+ * what the part holds ("the event formats", "buffer 'x'").
+ */
+struct tfile_section {
+	char *name;
+	int id;
+	uint64_t offset, size;	/* in the file */
+	uint64_t usize;		/* decompressed (size when not compressed) */
+	bool compressed;
+};
+const struct tfile_section *tfile_sections(const struct tfile *tf, size_t *n);
+/* Every option as read, in file order: its id, name and where its data is. */
+struct tfile_optent {
+	uint16_t id;
+	const char *name;	/* NULL for an id tr does not know */
+	uint64_t offset;
+	uint32_t size;
+};
+const struct tfile_optent *tfile_option_entries(const struct tfile *tf, size_t *n);
+
+/*
+ * Check every sub-buffer of one buffer's CPU (tr dump --validate): each
+ * is walked as a cursor would, each event's id must have a format in the
+ * file, and time must not run backwards.  Returns 0 with the counts in
+ * *out (a problem is a count, not an error), or -EINVAL for a latency
+ * buffer or a bad index.
+ */
+struct tfile_check {
+	uint64_t bytes, pages, events;
+	uint64_t empty_pages, missed_pages;	/* no events; following lost events */
+	uint64_t bad_pages;	/* commit size or an event header that does not fit */
+	uint64_t bad_events;	/* too short to hold an id */
+	uint64_t unknown_ids;	/* events whose id has no format */
+	uint64_t backwards;	/* events older than the one before */
+	bool unreadable;	/* the data could not be read (a corrupt chunk) */
+	char first_problem[160];
+};
+int tfile_check_cpu(struct tfile *tf, int buffer, int cpu_index, struct tfile_check *out);
+
 /* A cursor over one buffer's CPU, one sub-buffer in memory at a time. */
 struct tfile_cursor;
 

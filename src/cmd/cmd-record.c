@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,10 +38,32 @@
 #include "tfs.h"
 #include "tfw.h"
 
-struct args {
-	struct opt_instance inst;
+/* One buffer's options: those between its -B and the next (the top level's: before the first). */
+struct buf_args {
+	const char *name;	/* NULL: the top level */
 	struct opt_events ev;
 	struct tr_setup setup;
+};
+
+struct args {
+	/*
+	 * The buffer whose options are being read (the option groups fill
+	 * ev and setup in place); at each -B they move to done[] and start
+	 * empty again for the next buffer, named cur.
+	 */
+	const char *cur;
+	struct opt_events ev;
+	struct tr_setup setup;
+	struct buf_args *done;
+	size_t ndone;
+	const char *instance;	/* --instance: the whole command in one instance */
+	bool keep, ignore_missing, poll;
+	int rt_prio;
+	unsigned idle_ms;
+	const char *temp_dir;
+	const char *user;
+	uid_t uid;
+	gid_t gid;
 	const char *output;
 	bool quiet, verbose, fail_on_loss;
 	struct opt_run run;
@@ -48,9 +71,15 @@ struct args {
 	struct opt_file_format ff;
 };
 
-enum { OPT_FAIL_ON_LOSS = 0x100 };
+enum { OPT_FAIL_ON_LOSS = 0x100, OPT_INSTANCE, OPT_POLL, OPT_TEMP, OPT_MODULE, OPT_USER };
 
 static const struct argp_option options[] = {
+	{ NULL, 'B', "NAME", 0, "Record the instance NAME as a buffer of its own: the options "
+	  "after -B NAME (events, filters, triggers, tracer, clock, buffer size, options, CPUs) "
+	  "are its, up to the next -B; those before the first -B are the top level's, which "
+	  "is recorded when it has events or a tracer (as trace-cmd's -B)", 0 },
+	{ "instance", OPT_INSTANCE, "NAME", 0, "Record everything in the instance NAME, wherever "
+	  "the option comes (not with -B)", 0 },
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.dat)", 0 },
 	/* -F is the print filter of report and stream (tr.1, OPTION LETTERS). */
 	{ NULL, 'F', NULL, OPTION_HIDDEN, NULL, 0 },
@@ -58,8 +87,134 @@ static const struct argp_option options[] = {
 	{ "verbose", 'v', NULL, 0, "Also say which reader each CPU used (mmap, splice, read) "
 				   "and its wake-up figures", 0 },
 	{ "fail-on-loss", OPT_FAIL_ON_LOSS, NULL, 0, "Exit with 1 if any event was lost", 0 },
+	{ "keep", 'k', NULL, 0, "Leave the set-up and the buffers as the recording ends them: "
+	  "tracing on, the events enabled, the buffers not cleared (tr show reads what comes "
+	  "after; tr reset undoes it)", 0 },
+	{ "ignore-missing", 'i', NULL, 0, "An event that does not exist is a warning, not an "
+	  "error: the others are recorded", 0 },
+	{ "stacktrace", 'T', NULL, 0, "A kernel stack trace with every event of the buffer "
+	  "(the stacktrace option)", 0 },
+	{ "module", OPT_MODULE, "MOD", 0, "Function tracers: trace only the functions of module "
+	  "MOD (set_ftrace_filter :mod:MOD). Repeatable", 0 },
+	{ "rt-prio", 'r', "PRIO", 0, "Run the readers at SCHED_FIFO priority PRIO (1-99) "
+	  "instead of nice -20", 0 },
+	{ "sleep", 's', "USECS", 0, "The readers' longest sleep when idle (default 200000), "
+	  "and with --poll their interval", 0 },
+	{ "poll", OPT_POLL, NULL, 0, "Readers do not wait for the kernel's wake-up: they read "
+	  "every -s USECS", 0 },
+	{ "temp", OPT_TEMP, "DIR", 0, "Keep the per-CPU temporary files in DIR (default: the "
+	  "output's directory)", 0 },
+	{ "user", OPT_USER, "USER", 0, "Run COMMAND as USER (its uid, gid and groups); tracing "
+	  "stays root's", 0 },
 	{ 0 }
 };
+
+/* Nothing but what is the whole recording's (pids, task names): no buffer of its own asked for. */
+static bool setup_unused(const struct tr_setup *s)
+{
+	return !s->tracer && !s->clock && !s->buffer_kb && !s->options.n && !s->triggers.n &&
+	       !s->ftrace_filter.n && !s->ftrace_notrace.n && !s->graph_function.n &&
+	       !s->graph_notrace.n && !s->tracer_opts.n && !s->has_max_graph_depth &&
+	       !s->has_thresh && !s->func_stack && !s->cpus.set;
+}
+
+/* The buffer read so far moves to done[]; the groups fill a fresh one for name. */
+static void next_buffer(struct argp_state *state, struct args *a, const char *name)
+{
+	if (!tfs_inst_valid_name(name))
+		argp_error(state, "bad instance name '%s'", name);
+	if (a->cur && !strcmp(a->cur, name))
+		argp_error(state, "instance '%s' is given twice with -B", name);
+	for (size_t i = 0; i < a->ndone; i++)
+		if (a->done[i].name && !strcmp(a->done[i].name, name))
+			argp_error(state, "instance '%s' is given twice with -B", name);
+	a->done = xrealloc(a->done, (a->ndone + 1) * sizeof(*a->done));
+	a->done[a->ndone++] = (struct buf_args){ a->cur, a->ev, a->setup };
+	memset(&a->ev, 0, sizeof(a->ev));
+	memset(&a->setup, 0, sizeof(a->setup));
+	a->cur = name;
+}
+
+/*
+ * At the end of the line: the last buffer joins done[]; the top level
+ * goes when nothing asked for it (-B NAME first: that instance alone, as
+ * before); every buffer needs events or a tracer; -P, -c, --notrace-pid
+ * and --cmdlines-size, wherever they came, are every buffer's.
+ */
+static void check_buffers(struct argp_state *state, struct args *a)
+{
+	struct tr_setup all = { 0 };
+
+	if (a->instance)
+		a->cur = a->instance;
+	a->done = xrealloc(a->done, (a->ndone + 1) * sizeof(*a->done));
+	a->done[a->ndone++] = (struct buf_args){ a->cur, a->ev, a->setup };
+	memset(&a->ev, 0, sizeof(a->ev));
+	memset(&a->setup, 0, sizeof(a->setup));
+	for (size_t i = 0; i < a->ndone; i++) {
+		struct tr_setup *s = &a->done[i].setup;
+
+		for (size_t k = 0; k < s->pids.n; k++)
+			strv_push(&all.pids, s->pids.v[k]);
+		for (size_t k = 0; k < s->notrace_pids.n; k++)
+			strv_push(&all.notrace_pids, s->notrace_pids.v[k]);
+		all.children |= s->children;
+		if (s->cmdlines_size)
+			all.cmdlines_size = s->cmdlines_size;
+		opt_setup_check(state, s);
+	}
+	if (a->ndone > 1 && !a->done[0].ev.list.n && !a->done[0].setup.tracer) {
+		if (!setup_unused(&a->done[0].setup))
+			argp_error(state, "the options before the first -B set up the top-level buffer, "
+					  "which records nothing: give it events with -e, or move them "
+					  "after -B (--instance NAME puts everything in one instance)");
+		setup_free(&a->done[0].setup);
+		evsel_list_free(&a->done[0].ev.list);
+		memmove(a->done, a->done + 1, --a->ndone * sizeof(*a->done));
+	}
+	for (size_t i = 0; i < a->ndone; i++) {
+		struct buf_args *b = &a->done[i];
+
+		if (!b->ev.list.n && !b->setup.tracer) {
+			if (b->name)
+				argp_error(state, "nothing to record in instance '%s': give it events "
+						  "with -e or a tracer with -p after -B %s", b->name,
+					   b->name);
+			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
+		}
+		if (setup_latency_tracer(b->setup.tracer) && (b->name || a->ndone > 1))
+			argp_error(state, "latency tracer '%s' works in the top-level buffer only, "
+					  "not with -B", b->setup.tracer);
+		if (i) {
+			strv_free(&b->setup.pids);
+			strv_free(&b->setup.notrace_pids);
+			for (size_t k = 0; k < all.pids.n; k++)
+				strv_push(&b->setup.pids, all.pids.v[k]);
+			for (size_t k = 0; k < all.notrace_pids.n; k++)
+				strv_push(&b->setup.notrace_pids, all.notrace_pids.v[k]);
+			b->setup.children = all.children;
+			b->setup.cmdlines_size = 0;	/* one file for the machine: set once */
+		} else {
+			strv_free(&b->setup.pids);
+			strv_free(&b->setup.notrace_pids);
+			b->setup.pids = all.pids;
+			b->setup.notrace_pids = all.notrace_pids;
+			all.pids = all.notrace_pids = (struct strv){ 0 };
+			b->setup.children = all.children;
+			b->setup.cmdlines_size = all.cmdlines_size;
+		}
+	}
+	setup_free(&all);
+}
+
+/* Did --module (or -l GLOB:mod:MOD) filter a buffer's functions by module? */
+static bool has_module(const struct tr_setup *s)
+{
+	for (size_t i = 0; i < s->ftrace_filter.n; i++)
+		if (strstr(s->ftrace_filter.v[i], ":mod:"))
+			return true;
+	return false;
+}
 
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
@@ -67,9 +222,21 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		opt_bind(state, &a->inst, &a->ev, &a->setup);
+		opt_bind(state, NULL, &a->ev, &a->setup);
 		opt_bind_file_format(state, &a->ff);
 		opt_bind_run(state, &a->run);
+		return 0;
+	case 'B':
+		if (a->instance)
+			argp_error(state, "-B and --instance exclude each other");
+		next_buffer(state, a, arg);
+		return 0;
+	case OPT_INSTANCE:
+		if (a->ndone)
+			argp_error(state, "-B and --instance exclude each other");
+		if (!tfs_inst_valid_name(arg))
+			argp_error(state, "bad instance name '%s'", arg);
+		a->instance = arg;
 		return 0;
 	case 'o':
 		if (!*arg)
@@ -89,18 +256,66 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_FAIL_ON_LOSS:
 		a->fail_on_loss = true;
 		return 0;
+	case 'k':
+		a->keep = true;
+		return 0;
+	case 'i':
+		a->ignore_missing = true;
+		return 0;
+	case 'T':
+		/* The buffer's option, as -O stacktrace: it follows -B. */
+		strv_push(&a->setup.options, "stacktrace");
+		return 0;
+	case OPT_MODULE: {
+		char *f;
+
+		if (!*arg || strpbrk(arg, ":/ \t*?["))
+			argp_error(state, "bad module name '%s'", arg);
+		f = xasprintf("*:mod:%s", arg);
+		strv_push(&a->setup.ftrace_filter, f);
+		free(f);
+		return 0;
+	}
+	case 'r':
+		if (parse_int(arg, 1, 99, &a->rt_prio))
+			argp_error(state, "bad real-time priority '%s' (1 to 99)", arg);
+		return 0;
+	case 's': {
+		int us;
+
+		if (parse_int(arg, 1, 60000000, &us))
+			argp_error(state, "bad sleep '%s' (microseconds, 1 to 60000000)", arg);
+		/* The readers wait in poll(), to the millisecond. */
+		a->idle_ms = us < 1000 ? 1 : (unsigned)(us / 1000);
+		return 0;
+	}
+	case OPT_POLL:
+		a->poll = true;
+		return 0;
+	case OPT_TEMP:
+		if (!*arg)
+			argp_error(state, "empty temporary directory name");
+		a->temp_dir = arg;
+		return 0;
+	case OPT_USER:
+		if (!*arg)
+			argp_error(state, "empty user name");
+		a->user = arg;
+		return 0;
 	case ARGP_KEY_ARG:
 		/* COMMAND and everything after it are the command's. */
 		a->command = &state->argv[state->next - 1];
 		state->next = state->argc;
 		return 0;
 	case ARGP_KEY_END:
-		opt_check_follow(state, a->run.follow, a->command, &a->setup);
-		if (!a->ev.list.n && !a->setup.tracer)
-			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
-		if (setup_latency_tracer(a->setup.tracer) && a->inst.name)
-			argp_error(state, "latency tracer '%s' works in the top-level buffer only, "
-					  "not with -B", a->setup.tracer);
+		check_buffers(state, a);
+		opt_check_follow(state, a->run.follow, a->command, &a->done[0].setup);
+		for (size_t i = 0; i < a->ndone; i++)
+			if (has_module(&a->done[i].setup) && !a->done[i].setup.tracer)
+				argp_error(state, "--module filters the functions a function tracer "
+						  "traces: give one with -p (function, function_graph)");
+		if (a->user && !a->command)
+			argp_error(state, "--user says who runs COMMAND: give one");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -108,7 +323,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 }
 
 static const struct argp_child children[] = {
-	{ &opt_instance_argp, 0, "Instance:", 0 },
 	{ &opt_events_argp, 0, "Events:", 0 },
 	{ &opt_setup_argp, 0, "Tracer and buffer:", 0 },
 	{ &opt_cpus_argp, 0, "CPUs:", 0 },
@@ -144,7 +358,7 @@ static int finish(const struct args *a, const struct rec_record_result *res)
 
 	if (res->latency) {
 		if (!a->quiet)
-			rec_latency_print(stderr, a->setup.tracer, res->max_us, res->latency_bytes,
+			rec_latency_print(stderr, a->done[0].setup.tracer, res->max_us, res->latency_bytes,
 					  a->output);
 		return EXIT_OK;
 	}
@@ -229,19 +443,91 @@ static unsigned file_flags(const struct args *a)
 	return REC_FILE_V7 | REC_ZIP(a->ff.zip < 0 ? TFW_ZIP_ZSTD : a->ff.zip);
 }
 
+/* --user: the uid, gid and name COMMAND runs with; a usage error for an unknown user. */
+static int lookup_user(struct args *a)
+{
+	struct passwd *pw;
+
+	errno = 0;
+	pw = getpwnam(a->user);
+	if (!pw) {
+		tr_error("no such user '%s'%s%s", a->user, errno ? ": " : "",
+			 errno ? strerror(errno) : "");
+		return -ENOENT;
+	}
+	a->uid = pw->pw_uid;
+	a->gid = pw->pw_gid;
+	return 0;
+}
+
+/*
+ * -i: selectors that match no event the kernel has are dropped with a
+ * warning (the ftrace system's are checked later, as always); a buffer
+ * left with nothing to record is an error.
+ */
+static int drop_missing(struct args *a)
+{
+	struct strv avail = { 0 };
+	int r = tfs_events(NULL, &avail);
+
+	if (r) {
+		tr_error("cannot list the events: %s", strerror(-r));
+		return r;
+	}
+	for (size_t i = 0; !r && i < a->ndone; i++) {
+		struct evsel_list *l = &a->done[i].ev.list, kept = { 0 };
+
+		for (size_t k = 0; k < l->n; k++) {
+			const struct evsel *e = &l->v[k];
+			struct evsel_list one = { 0 };
+			struct evmatch *m = NULL;
+			size_t n = 0;
+			bool ftrace = e->system && !strcmp(e->system, "ftrace");
+
+			evsel_add(&one, e->spec);
+			if (!ftrace && evsel_resolve(&one, &avail, &m, &n) == -ENOENT) {
+				tr_warn("no such event '%s': left out (-i)", e->spec);
+			} else {
+				evsel_add(&kept, e->spec);
+				if (e->filter)
+					evsel_add_filter(&kept, e->filter);
+			}
+			evmatch_free(m, n);
+			evsel_list_free(&one);
+		}
+		evsel_list_free(l);
+		*l = kept;
+		if (!l->n && !a->done[i].setup.tracer) {
+			tr_error("none of the events asked for %s%s%s exists: nothing to record",
+				 a->done[i].name ? "in instance '" : "",
+				 a->done[i].name ? a->done[i].name : "", a->done[i].name ? "'" : "");
+			r = -ENOENT;
+		}
+	}
+	strv_free(&avail);
+	return r;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct args a = { .ff.zip = -1 };
 	struct rec_record_result res = { 0 };
 	struct status st = { 0 };
 	bool status_line, created;
-	struct tfs_inst *in;
+	struct tfs_inst *in = NULL;
+	struct session_buf *more = NULL;
 	char *dir = NULL;
-	int fd = -1, status = EXIT_RUNTIME;
+	int fd = -1, status = EXIT_RUNTIME, r = 0;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	if (!a.output)
 		a.output = "trace.dat";
+	if (a.user && lookup_user(&a)) {
+		status = EXIT_USAGE;
+		goto out;
+	}
+	if (a.ignore_missing && drop_missing(&a))
+		goto out;
 	/*
 	 * An output we cannot write fails before tracefs is touched.  An old
 	 * file is emptied only when the recording starts (rec_record()): a
@@ -255,15 +541,28 @@ int cmd_record(int argc, char **argv)
 		tr_error("cannot write '%s': %s", a.output, strerror(errno));
 		goto out;
 	}
-	dir = dir_of(a.output);
+	dir = a.temp_dir ? xstrdup(a.temp_dir) : dir_of(a.output);
 	/* Only a person at a terminal wants it; logs and pipes get the summary alone. */
 	status_line = !a.quiet && isatty(STDERR_FILENO);
-	if (cmd_instance_open(a.inst.name, true, &in) ||
-	    rec_record(&(struct rec_record_opts){ .inst = in, .setup = &a.setup,
-						  .events = &a.ev.list, .follow = a.run.follow,
+	/* The first buffer is the session's own; the others (-B ... -B ...) go beside it. */
+	more = xcalloc(a.ndone, sizeof(*more));
+	r = cmd_instance_open(a.done[0].name, true, &in);
+	for (size_t i = 1; !r && i < a.ndone; i++) {
+		more[i - 1] = (struct session_buf){ .setup = &a.done[i].setup,
+						    .events = &a.done[i].ev.list };
+		r = cmd_instance_open(a.done[i].name, true, &more[i - 1].inst);
+	}
+	if (r ||
+	    rec_record(&(struct rec_record_opts){ .inst = in, .setup = &a.done[0].setup,
+						  .events = &a.done[0].ev.list,
+						  .more = more, .nmore = a.ndone - 1,
+						  .follow = a.run.follow,
 						  .no_filter = a.run.no_filter, .command = a.command,
 						  .duration_ns = a.run.duration_ns, .fd = fd,
-						  .tmp_dir = dir,
+						  .tmp_dir = dir, .idle_ms = a.idle_ms,
+						  .poll_only = a.poll, .rt_prio = a.rt_prio,
+						  .keep_at_end = a.keep, .run_user = a.user,
+						  .run_uid = a.uid, .run_gid = a.gid,
 						  .file_flags = file_flags(&a),
 						  .progress = status_line ? status_draw : NULL,
 						  .progress_arg = &st },
@@ -277,14 +576,23 @@ int cmd_record(int argc, char **argv)
 	}
 	status_erase(&st);
 	status = finish(&a, &res);
+	/* -k: what the recording set up outlives it, until tr reset. */
+	if (a.keep && tfs_keep()) {
+		tr_report(-EIO, "cannot keep the set-up");
+		status = EXIT_RUNTIME;
+	}
 out:
 	if (fd >= 0 && close(fd) && !status) {
 		tr_error("cannot write '%s': %s", a.output, strerror(errno));
 		status = EXIT_RUNTIME;
 	}
 	free(dir);
+	free(more);
 	rec_summary_free(&res.sum);
-	evsel_list_free(&a.ev.list);
-	setup_free(&a.setup);
+	for (size_t i = 0; i < a.ndone; i++) {
+		evsel_list_free(&a.done[i].ev.list);
+		setup_free(&a.done[i].setup);
+	}
+	free(a.done);
 	return status;
 }

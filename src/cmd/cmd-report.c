@@ -30,6 +30,7 @@ struct args {
 };
 
 enum {
+	OPT_MEM = 0x1f0,
 	OPT_CPU = 0x100, OPT_EVENTS, OPT_STAT, OPT_FIRST, OPT_LAST, OPT_FORMAT, OPT_PLUGINS,
 	OPT_BUFFER, OPT_COMM, OPT_TS_DIFF, OPT_TS_OFFSET, OPT_NO_GRAPH, OPT_IRQ_INFO,
 	OPT_GRAPH_OPT,
@@ -76,6 +77,9 @@ static const struct argp_option options[] = {
 	{ "events", OPT_EVENTS, NULL, 0, "List the event formats stored in the file", 0 },
 	{ "stat", OPT_STAT, NULL, 0,
 	  "Counts per CPU and per event, lost events, time span and the file's metadata", 0 },
+	{ "mem", OPT_MEM, NULL, 0, "Slab allocations per call site from kmem events (trace-cmd's "
+	  "mem): allocs, bytes requested and allocated, waste, frees, still allocated at the "
+	  "end", 0 },
 	{ "first-event", OPT_FIRST, NULL, 0, "Only the first event of each CPU", 0 },
 	{ "last-event", OPT_LAST, NULL, 0, "Only the last event of each CPU", 0 },
 	{ 0 }
@@ -211,6 +215,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_STAT:
 		a->r.stat = true;
 		return 0;
+	case OPT_MEM:
+		a->r.mem = true;
+		return 0;
 	case OPT_FIRST:
 		a->r.first = true;
 		return 0;
@@ -222,9 +229,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		add_input(a, arg);
 		return 0;
 	case ARGP_KEY_END:
-		if (a->r.list_events + a->r.stat + (a->r.first || a->r.last) > 1)
-			argp_error(state, "--events, --stat and --first-event/--last-event exclude "
-					  "each other");
+		if (a->r.list_events + a->r.stat + a->r.mem + (a->r.first || a->r.last) > 1)
+			argp_error(state, "--events, --stat, --mem and --first-event/--last-event "
+					  "exclude each other");
+		if (a->r.mem && (a->format || a->r.inputs.n > 1))
+			argp_error(state, "--mem reads one file and prints its own table");
 		if (a->r.invert && !a->r.filters.n)
 			argp_error(state, "-v goes with -F");
 		if (a->format && (a->r.list_events || a->r.stat))

@@ -25,6 +25,8 @@ const struct tr_cmd tr_commands[] = {
 	  "Rewrite a trace.dat in the other file version or compression, or in Perfetto's format",
 	  0 },
 	{ "split", cmd_split, "Cut a trace.dat into files by time range, event count or CPU", 0 },
+	{ "dump", cmd_dump, "Show a trace.dat file's layout: sections, options, buffers; "
+	  "--validate checks every sub-buffer", 0 },
 	{ "stream", cmd_stream, "Print events live as they arrive, without a file", CMD_TRACEFS },
 	{ "start", cmd_start, "Enable events, tracer and filters, without recording", CMD_TRACEFS },
 	{ "stop", cmd_stop, "Stop writing to the ring buffer (tracing_on=0)", CMD_TRACEFS },

@@ -343,6 +343,21 @@ static const struct argp_option setup_options[] = {
 	{ 0 }
 };
 
+void opt_setup_check(struct argp_state *state, const struct tr_setup *s)
+{
+	/* Checked once -p is known, wherever it came on the line. */
+	for (size_t i = 0; i < s->tracer_opts.n; i++) {
+		const char *file;
+		char *value;
+
+		if (setup_tracer_opt(s->tracer, s->tracer_opts.v[i], &file, &value))
+			argp_error(state, "%s", tr_failure());
+		free(value);
+	}
+	if (s->has_buffer_cpu && !s->buffer_kb)
+		argp_error(state, "--cpu goes with -b: it says which CPU's buffer to size");
+}
+
 static error_t setup_parse(int key, char *arg, struct argp_state *state)
 {
 	struct tr_setup *s = state->input;
@@ -394,19 +409,8 @@ static error_t setup_parse(int key, char *arg, struct argp_state *state)
 		strv_push(&s->tracer_opts, arg);
 		return 0;
 	case ARGP_KEY_END:
-		if (!s)
-			return 0;
-		/* Checked once -p is known, wherever it came on the line. */
-		for (size_t i = 0; i < s->tracer_opts.n; i++) {
-			const char *file;
-			char *value;
-
-			if (setup_tracer_opt(s->tracer, s->tracer_opts.v[i], &file, &value))
-				argp_error(state, "%s", tr_failure());
-			free(value);
-		}
-		if (s->has_buffer_cpu && !s->buffer_kb)
-			argp_error(state, "--cpu goes with -b: it says which CPU's buffer to size");
+		if (s)
+			opt_setup_check(state, s);
 		return 0;
 	case 'C':
 		s->clock = arg;

@@ -291,6 +291,38 @@ static int print_events(struct run *x)
 	return 0;
 }
 
+/* --mem: every record of every buffer, in time order, into the table. */
+static int print_mem(struct run *x)
+{
+	struct fmt_mem *mem;
+	struct fmt_merge *m;
+	struct tfile_event *ev;
+	struct cur *c;
+	int r = 0;
+
+	tfile_load_kallsyms(x->in[0].tf);
+	mem = fmt_mem_new(tfile_tep(x->in[0].tf));
+	if (!fmt_mem_has_events(mem)) {
+		fmt_mem_free(mem);
+		return tr_fail(-ENOENT, "'%s' has no kmem allocation events (record -e kmem:kmalloc "
+					"-e kmem:kfree)", tfile_path(x->in[0].tf));
+	}
+	m = fmt_merge_new();
+	for (size_t i = 0; i < x->ncur && !r; i++)
+		r = fmt_merge_add(m, cur_next, &x->cur[i], &x->cur[i]);
+	while (!r && (r = fmt_merge_next(m, &ev, (void **)&c)) == 1) {
+		r = 0;
+		fmt_mem_event(mem, ev);
+	}
+	fmt_merge_free(m);
+	if (r >= 0) {
+		r = 0;
+		fmt_mem_print(mem, x->out);
+	}
+	fmt_mem_free(mem);
+	return r;
+}
+
 /* --first-event / --last-event: one line per buffer and CPU. */
 static int print_ends(struct run *x)
 {
@@ -767,6 +799,10 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 		goto out;
 	if (r->stat) {
 		err = print_stat(&x);
+		goto out;
+	}
+	if (r->mem) {
+		err = print_mem(&x);
 		goto out;
 	}
 	/* Learn names first: a damaged file is then found before anything is printed. */

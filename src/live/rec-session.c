@@ -95,6 +95,26 @@ static int progress_tick(void *arg, bool fd_ready)
 		pr.events += k.read;
 		p->lost[c] = k.overrun + k.dropped;
 	}
+	/* The further buffers (-B ... -B ...) count in the same figures. */
+	for (size_t i = 0; i < p->o->nmore; i++) {
+		struct rec *mr = session_more_rec(p->sess, i);
+		const struct rec_kstats *mb = session_more_stats_before(p->sess, i);
+
+		for (int c = 0; mr && c < pr.ncpus && c < rec_ncpus(mr); c++) {
+			struct rec_kstats k = { 0 };
+
+			pr.bytes += __atomic_load_n(&rec_cpu_stat(mr, c)->bytes, __ATOMIC_RELAXED);
+			if (rec_kstats_read(p->o->more[i].inst, c, &k, NULL))
+				continue;
+			if (mb) {
+				k.read -= mb[c].read;
+				k.overrun -= mb[c].overrun;
+				k.dropped -= mb[c].dropped;
+			}
+			pr.events += k.read;
+			p->lost[c] += k.overrun + k.dropped;
+		}
+	}
 	pr.lost = p->lost;
 	p->o->progress(p->o->progress_arg, &pr);
 	return 0;
@@ -110,19 +130,26 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	struct session *sess = NULL;
 	struct rec *snap = NULL;
 	struct progress_ctx prog = { .o = o };
+	struct rec_file_buf *more = xcalloc(o->nmore ? o->nmore : 1, sizeof(*more));
+	bool mapped_ok = !has_snapshot_trigger(o->setup);
 	int r;
 
 	memset(res, 0, sizeof(*res));
+	for (size_t i = 0; i < o->nmore; i++)
+		mapped_ok &= !has_snapshot_trigger(o->more[i].setup);
 	r = session_open(&(struct session_opts){
 				 .inst = o->inst, .command = o->command,
 				 .setup = o->setup, .events = o->events,
 				 .no_filter = o->no_filter, .follow = o->follow,
 				 .duration_ns = o->duration_ns, .no_readers = latency,
+				 .more = o->more, .nmore = o->nmore,
+				 .keep_at_end = o->keep_at_end, .run_user = o->run_user,
+				 .run_uid = o->run_uid, .run_gid = o->run_gid,
 				 .rec = { .tmp_dir = o->tmp_dir, .wake_percent = 5,
-					  .wake_by_size = true,
+					  .wake_by_size = true, .idle_ms = o->idle_ms,
+					  .poll_only = o->poll_only, .rt_prio = o->rt_prio,
 					  /* A mapped buffer refuses to arm a snapshot. */
-					  .reader = has_snapshot_trigger(o->setup) ? REC_READER_SPLICE
-										     : REC_READER_AUTO },
+					  .reader = mapped_ok ? REC_READER_AUTO : REC_READER_SPLICE },
 				 .tick = o->progress && !latency ? progress_tick : NULL,
 				 .tick_ms = o->progress && !latency ? REC_PROGRESS_MS : 0,
 				 .arg = &prog },
@@ -154,9 +181,13 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	}
 	if (has_snapshot_trigger(o->setup))
 		snap = read_snapshot(o->inst, o->tmp_dir);
+	for (size_t i = 0; i < o->nmore; i++)
+		more[i] = (struct rec_file_buf){ session_more_rec(sess, i), o->more[i].inst,
+						 session_more_stats_before(sess, i) };
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
-			   o->file_flags, snap, session_clocks(sess), &res->sum);
+			   o->file_flags, snap, more, o->nmore, session_clocks(sess), &res->sum);
 out:
+	free(more);
 	free(prog.lost);
 	rec_free(snap);
 	session_free(sess);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -24,8 +25,17 @@
 /* How long an ended command gets to exit after the forwarded signal. */
 #define SESSION_END_GRACE_MS 2000
 
+/* One of opts.more: its readers, its stats from before and its lock. */
+struct session_more {
+	struct rec *rec;
+	struct rec_kstats *before;
+	int lock_fd;
+	char *lock_path;
+};
+
 struct session {
 	struct session_opts o;
+	struct session_more *more;	/* o.nmore entries */
 	struct rec *rec;
 	struct rec_kstats *before;
 	struct tfile_clocks clocks;	/* the clock pairing's start (valid when read) */
@@ -72,7 +82,7 @@ bool session_runnable(const char *argv0)
  * Fork argv held on a pipe: it execs when a byte arrives on *go_fd, and
  * exits unstarted (127) when *go_fd is closed.  Returns the pid or -errno.
  */
-static pid_t spawn_held(char **argv, int *go_fd)
+static pid_t spawn_held(char **argv, int *go_fd, const struct session_opts *o)
 {
 	int p[2];
 	pid_t pid;
@@ -98,6 +108,13 @@ static pid_t spawn_held(char **argv, int *go_fd)
 		if (read(p[0], &c, 1) != 1)
 			_exit(127);
 		close(p[0]);
+		/* Groups first: once the uid is not root, they cannot change. */
+		if (o->run_user && (initgroups(o->run_user, o->run_gid) || setgid(o->run_gid) ||
+				    setuid(o->run_uid))) {
+			fprintf(stderr, "tr: cannot run '%s' as '%s': %s\n", argv[0], o->run_user,
+				strerror(errno));
+			_exit(127);
+		}
 		execvp(argv[0], argv);
 		/* The child has no tr_error() of its own to go through. */
 		fprintf(stderr, "tr: cannot run '%s': %s\n", argv[0], strerror(errno));
@@ -114,10 +131,10 @@ static pid_t spawn_held(char **argv, int *go_fd)
  * the state file ($TR_STATE_DIR, default /run/tr), holds the owner's pid and
  * goes when the session ends (tr top's instances have a new name each time).
  */
-static int take_lock(struct session *s)
+static int take_lock(const struct tfs_inst *in, int *lock_fd, char **lock_path)
 {
 	const char *dir = getenv("TR_STATE_DIR");
-	const char *name = s->o.inst && s->o.inst->name ? s->o.inst->name : NULL;
+	const char *name = in && in->name ? in->name : NULL;
 	char *path, pid[32];
 	struct stat a, b;
 	int fd, tries = 0;
@@ -160,9 +177,20 @@ again:
 	if (ftruncate(fd, 0) || pwrite(fd, pid, strlen(pid), 0) < 0) {
 		/* Only the message of a refused second session would lack the pid. */
 	}
-	s->lock_fd = fd;
-	s->lock_path = path;
+	*lock_fd = fd;
+	*lock_path = path;
 	return 0;
+}
+
+static void drop_lock(int fd, char *path)
+{
+	/* One file per instance name would pile up in /run/tr: gone with the session. */
+	if (fd >= 0) {
+		if (path)
+			unlink(path);
+		close(fd);
+	}
+	free(path);
 }
 
 /* Is a tracer other than nop selected in the instance? */
@@ -233,16 +261,37 @@ int session_events_to_enable(const struct evsel_list *in, const char *own_filter
  * open, since the kernel refuses to change current_tracer while
  * trace_pipe_raw files are open (EBUSY).
  */
-static int apply_setup(struct session *s)
+static int apply_setup(struct tfs_inst *in, const struct tr_setup *su)
 {
 	struct tr_setup setup;
 
-	if (!s->o.setup)
+	if (!su)
 		return 0;
-	setup = *s->o.setup;
+	setup = *su;
 	setup.events = NULL;
 	setup.triggers = (struct strv){ 0 };
-	return setup_apply(s->o.inst, &setup);
+	return setup_apply(in, &setup);
+}
+
+/* One buffer's events (with the session's own filter), --follow and triggers. */
+static int apply_buffer_events(struct session *s, struct tfs_inst *in,
+			       const struct tr_setup *su, const struct evsel_list *events)
+{
+	int r = 0;
+
+	if (events) {
+		struct evsel_list enable = { 0 };
+
+		r = session_events_to_enable(events, s->own_filter, &enable);
+		if (!r)
+			r = setup_events(in, &enable);
+		evsel_list_free(&enable);
+	}
+	if (!r && s->o.follow && s->child > 0)
+		r = setup_follow(in, s->child, su && su->children, su ? su->tracer : NULL);
+	if (!r && su && su->triggers.n)
+		r = setup_apply(in, &(struct tr_setup){ .triggers = su->triggers });
+	return r;
 }
 
 /*
@@ -261,18 +310,10 @@ static int apply_events(struct session *s)
 
 		s->own_filter = session_pid_filter(own, session_own_pids(s, own, ARRAY_SIZE(own)));
 	}
-	if (s->o.events) {
-		struct evsel_list enable = { 0 };
-
-		r = session_events_to_enable(s->o.events, s->own_filter, &enable);
-		if (!r)
-			r = setup_events(s->o.inst, &enable);
-		evsel_list_free(&enable);
-	}
-	if (!r && s->o.follow && s->child > 0)
-		r = setup_follow(s->o.inst, s->child, su && su->children, su ? su->tracer : NULL);
-	if (!r && su && su->triggers.n)
-		r = setup_apply(s->o.inst, &(struct tr_setup){ .triggers = su->triggers });
+	r = apply_buffer_events(s, s->o.inst, su, s->o.events);
+	for (size_t i = 0; !r && i < s->o.nmore; i++)
+		r = apply_buffer_events(s, s->o.more[i].inst, s->o.more[i].setup,
+					s->o.more[i].events);
 	if (!r && su)
 		r = setup_max_latency_reset(s->o.inst, su->tracer);
 	return r;
@@ -293,13 +334,22 @@ int session_open(const struct session_opts *o, struct session **out)
 		s->o.no_readers = true;
 		s->o.keep_buffer = true;
 	}
+	if (s->o.no_readers)
+		s->o.nmore = 0;
+	s->more = xcalloc(s->o.nmore ? s->o.nmore : 1, sizeof(*s->more));
+	for (size_t i = 0; i < s->o.nmore; i++)
+		s->more[i].lock_fd = -1;
 	/* Before anything is touched: nothing to undo for a typo. */
 	if (o->command && !session_runnable(o->command[0]))
 		return tr_fail(-ENOENT, "cannot run '%s': command not found", o->command[0]);
 	tr_phase("session open");
-	r = o->passive ? 0 : take_lock(s);
+	r = o->passive ? 0 : take_lock(o->inst, &s->lock_fd, &s->lock_path);
+	for (size_t i = 0; !r && i < s->o.nmore; i++)
+		r = take_lock(s->o.more[i].inst, &s->more[i].lock_fd, &s->more[i].lock_path);
 	if (!r)
-		r = apply_setup(s);
+		r = apply_setup(o->inst, o->setup);
+	for (size_t i = 0; !r && i < s->o.nmore; i++)
+		r = apply_setup(s->o.more[i].inst, s->o.more[i].setup);
 	tr_phase("set-up applied");
 	/*
 	 * Tracing stays off while the caller sets up (rtla creates its
@@ -313,13 +363,25 @@ int session_open(const struct session_opts *o, struct session **out)
 	if (!r && !o->passive && !tracer_set(o->inst) &&
 	    (r = tfs_set(o->inst, "tracing_on", "0")))
 		tr_fail(r, "cannot turn tracing off: %s", strerror(-r));
+	for (size_t i = 0; !r && i < s->o.nmore; i++) {
+		struct tfs_inst *in = s->o.more[i].inst;
+
+		if (!tracer_set(in) && (r = tfs_set(in, "tracing_on", "0")))
+			tr_fail(r, "cannot turn tracing off in '%s': %s", in->name, strerror(-r));
+	}
 	if (!r && !s->o.no_readers)
 		r = rec_open(&s->o.rec, &s->rec);
+	for (size_t i = 0; !r && i < s->o.nmore; i++) {
+		struct rec_opts ro = s->o.rec;
+
+		ro.inst = s->o.more[i].inst;
+		r = rec_open(&ro, &s->more[i].rec);
+	}
 	if (r)
 		return r;
 	tr_phase("readers open");
 	if (o->command) {
-		s->child = spawn_held(o->command, &s->go_fd);
+		s->child = spawn_held(o->command, &s->go_fd, o);
 		if (s->child < 0) {
 			r = (int)s->child;
 			s->child = 0;
@@ -354,6 +416,9 @@ size_t session_own_pids(const struct session *s, pid_t *pids, size_t max)
 		pids[n++] = getpid();
 	if (s->rec)
 		n += rec_tids(s->rec, pids + n, max - n);
+	for (size_t i = 0; i < s->o.nmore; i++)
+		if (s->more[i].rec)
+			n += rec_tids(s->more[i].rec, pids + n, max - n);
 	return n;
 }
 
@@ -365,6 +430,16 @@ enum session_end session_end(const struct session *s)
 const struct rec_kstats *session_stats_before(const struct session *s)
 {
 	return s->before;
+}
+
+struct rec *session_more_rec(struct session *s, size_t i)
+{
+	return i < s->o.nmore ? s->more[i].rec : NULL;
+}
+
+const struct rec_kstats *session_more_stats_before(const struct session *s, size_t i)
+{
+	return i < s->o.nmore ? s->more[i].before : NULL;
 }
 
 const struct tfile_clocks *session_clocks(const struct session *s)
@@ -432,19 +507,19 @@ static void release_child(struct session *s)
 	s->go_fd = -1;
 }
 
-/* The wait: until the command ends, the duration passes, a signal, a reader fails or tick says so. */
-static int wait_loop(struct session *s)
+static int wait_poll(struct session *s, struct pollfd *p, size_t np, int *stdin_fd,
+		     uint64_t end, uint64_t next_tick)
 {
-	uint64_t end = s->o.duration_ns ? s->t0 + s->o.duration_ns : 0;
-	uint64_t next_tick = s->o.tick_ms ? s->t0 + s->o.tick_ms * 1000000ULL : 0;
-	int stdin_fd = s->o.poll_stdin ? STDIN_FILENO : -1;
-
 	for (;;) {
-		struct pollfd p[2] = { { .fd = s->rec ? rec_event_fd(s->rec) : -1, .events = POLLIN },
-				       { .fd = stdin_fd, .events = POLLIN } };
 		uint64_t now, until = 0;
 		int ms = 100, r;
+		bool failed = false;
 
+		p[0] = (struct pollfd){ .fd = s->rec ? rec_event_fd(s->rec) : -1, .events = POLLIN };
+		p[1] = (struct pollfd){ .fd = *stdin_fd, .events = POLLIN };
+		for (size_t i = 2; i < np; i++)
+			p[i] = (struct pollfd){ .fd = rec_event_fd(s->more[i - 2].rec),
+						.events = POLLIN };
 		if (tr_stop) {
 			s->end = SESSION_STOPPED;
 			return 0;
@@ -478,9 +553,11 @@ static int wait_loop(struct session *s)
 		/* A command's exit is noticed by polling waitpid: keep the period short. */
 		if (s->child > 0 && ms > 20)
 			ms = 20;
-		if (poll(p, 2, ms) <= 0)
+		if (poll(p, np, ms) <= 0)
 			continue;
-		if (p[0].revents) {
+		for (size_t i = 0; i < np; i++)
+			failed |= i != 1 && p[i].revents;
+		if (failed) {
 			s->end = SESSION_READER_FAILED;
 			return 0;
 		}
@@ -491,7 +568,7 @@ static int wait_loop(struct session *s)
 				return r < 0 ? r : 0;
 			}
 			if (p[1].revents & (POLLHUP | POLLERR | POLLNVAL))
-				stdin_fd = -1;	/* nothing more will come from it */
+				*stdin_fd = -1;	/* nothing more will come from it */
 		}
 	}
 }
@@ -504,6 +581,32 @@ static bool pristine(const struct rec_kstats *k, int ncpus)
 		    k[c].dropped || k[c].read)
 			return false;
 	return true;
+}
+
+/* The wait: until the command ends, the duration passes, a signal, a reader fails or tick says so. */
+static int wait_loop(struct session *s)
+{
+	uint64_t end = s->o.duration_ns ? s->t0 + s->o.duration_ns : 0;
+	uint64_t next_tick = s->o.tick_ms ? s->t0 + s->o.tick_ms * 1000000ULL : 0;
+	int stdin_fd = s->o.poll_stdin ? STDIN_FILENO : -1;
+	/* The first buffer's readers, stdin, then the further buffers' readers. */
+	size_t np = 2 + s->o.nmore;
+	struct pollfd *p = xcalloc(np, sizeof(*p));
+	int r = wait_poll(s, p, np, &stdin_fd, end, next_tick);
+
+	free(p);
+	return r;
+}
+
+/* The error of the first reader that stopped on one, of any buffer; -EIO if none says. */
+static int first_reader_error(const struct session *s)
+{
+	if (s->rec && rec_error(s->rec))
+		return rec_error(s->rec);
+	for (size_t i = 0; i < s->o.nmore; i++)
+		if (rec_error(s->more[i].rec))
+			return rec_error(s->more[i].rec);
+	return -EIO;
 }
 
 int session_run(struct session *s)
@@ -526,6 +629,18 @@ int session_run(struct session *s)
 		s->before = NULL;
 	}
 	tr_phase("buffer cleared");
+	for (size_t i = 0; i < s->o.nmore; i++) {
+		struct session_more *m = &s->more[i];
+		struct tfs_inst *min = s->o.more[i].inst;
+
+		if (!s->o.keep_buffer && (r = tfs_write(min, "trace", "", false)))
+			return tr_fail(r, "cannot clear the ring buffer of '%s': %s", min->name,
+				       strerror(-r));
+		rec_stats_snapshot(min, rec_ncpus(m->rec), &m->before);
+		r = rec_start(m->rec);
+		if (r)
+			return r;
+	}
 	if (s->rec) {
 		if (!s->before)
 			rec_stats_snapshot(in, rec_ncpus(s->rec), &s->before);
@@ -536,6 +651,14 @@ int session_run(struct session *s)
 	}
 	if (s->o.on_start)
 		s->o.on_start(s->o.arg, tr_now_ns());
+	for (size_t i = 0; i < s->o.nmore; i++) {
+		struct tfs_inst *min = s->o.more[i].inst;
+
+		r = tfs_set(min, "tracing_on", "1");
+		if (r)
+			return tr_fail(r, "cannot turn tracing on in '%s': %s", min->name,
+				       strerror(-r));
+	}
 	r = tfs_set(in, "tracing_on", "1");
 	if (r)
 		return tr_fail(r, "cannot turn tracing on: %s", strerror(-r));
@@ -554,14 +677,31 @@ int session_run(struct session *s)
 	rr = s->o.passive ? 0 : tfs_set(in, "tracing_on", "0");
 	if (rr)
 		tr_warn("cannot turn tracing off: %s", strerror(-rr));
+	for (size_t i = 0; i < s->o.nmore; i++) {
+		struct tfs_inst *min = s->o.more[i].inst;
+
+		rr = tfs_set(min, "tracing_on", "0");
+		if (rr)
+			tr_warn("cannot turn tracing off in '%s': %s", min->name, strerror(-rr));
+	}
 	if (s->rec) {
 		rr = rec_stop(s->rec);
 		if (rr && s->end != SESSION_READER_FAILED)
 			s->end = SESSION_READER_FAILED;
 		s->ran = true;
 	}
+	for (size_t i = 0; i < s->o.nmore; i++) {
+		if (rec_stop(s->more[i].rec) && s->end != SESSION_READER_FAILED)
+			s->end = SESSION_READER_FAILED;
+	}
+	/* -k: tracing goes on into the buffers once the readers are gone (tfs_set: kept). */
+	if (s->o.keep_at_end && !s->o.passive) {
+		for (size_t i = 0; i < s->o.nmore; i++)
+			tfs_set(s->o.more[i].inst, "tracing_on", "1");
+		tfs_set(in, "tracing_on", "1");
+	}
 	if (!r && s->end == SESSION_READER_FAILED) {
-		rr = rec_error(s->rec) ? rec_error(s->rec) : -EIO;
+		rr = first_reader_error(s);
 		r = tr_fail(rr, "a reader stopped: %s", strerror(-rr));
 	}
 	return r;
@@ -584,17 +724,20 @@ void session_free(struct session *s)
 	 * Not before now: the caller reads the per-CPU stats first, and
 	 * clearing resets them.
 	 */
-	if (s->ran && !s->o.keep_buffer)
+	if (s->ran && !s->o.keep_buffer && !s->o.keep_at_end) {
 		tfs_write(s->o.inst, "trace", "", false);
+		for (size_t i = 0; i < s->o.nmore; i++)
+			tfs_write(s->o.more[i].inst, "trace", "", false);
+	}
 	rec_free(s->rec);
 	free(s->before);
 	free(s->own_filter);
-	/* One file per instance name would pile up in /run/tr: gone with the session. */
-	if (s->lock_fd >= 0) {
-		if (s->lock_path)
-			unlink(s->lock_path);
-		close(s->lock_fd);
+	for (size_t i = 0; i < s->o.nmore; i++) {
+		rec_free(s->more[i].rec);
+		free(s->more[i].before);
+		drop_lock(s->more[i].lock_fd, s->more[i].lock_path);
 	}
-	free(s->lock_path);
+	free(s->more);
+	drop_lock(s->lock_fd, s->lock_path);
 	free(s);
 }

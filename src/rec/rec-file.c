@@ -285,8 +285,55 @@ static struct tfw_src *sources(struct rec *r, int cpus)
 	return src;
 }
 
+/* The events enabled in an instance (its set_event), added to names. */
+static void add_set_events(struct tfs_inst *in, struct strv *names)
+{
+	char *set = NULL, *save = NULL;
+
+	if (tfs_read(in, "set_event", &set))
+		return;
+	for (char *l = strtok_r(set, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		strv_push(names, l);
+	free(set);
+}
+
+/*
+ * A further buffer's counts, added to sum's per-CPU and total ones, and
+ * its own line in sum->bufs (slot i).
+ */
+static void summarize_more(const struct rec_file_buf *b, struct rec_summary *sum, size_t i)
+{
+	int ncpus = rec_ncpus(b->rec);
+	struct rec_kstats *after = xcalloc(ncpus ? ncpus : 1, sizeof(*after));
+	char **texts = xcalloc(ncpus ? ncpus : 1, sizeof(*texts));
+	struct rec_summary one = { 0 };
+	bool *quiet;
+
+	read_after(b->inst, ncpus, after, texts);
+	quiet = quiet_cpus(ncpus, b->before, after, texts, 0);
+	rec_scan_missed(b->rec, quiet);
+	free(quiet);
+	summarize(b->rec, ncpus, b->before, after, 0, &one);
+	for (int c = 0; c < ncpus && c < sum->ncpus; c++) {
+		sum->cpu[c].events += one.cpu[c].events;
+		sum->cpu[c].lost += one.cpu[c].lost;
+		sum->cpu[c].missed_pages += one.cpu[c].missed_pages;
+	}
+	sum->total.events += one.total.events;
+	sum->total.lost += one.total.lost;
+	sum->total.missed_pages += one.total.missed_pages;
+	sum->bufs[i] = (struct rec_buf_summary){ b->inst->name, one.total.events,
+						 one.total.lost, 0 };
+	for (int c = 0; c < ncpus; c++)
+		free(texts[c]);
+	free(texts);
+	free(after);
+	rec_summary_free(&one);
+}
+
 int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv *events,
 		   const struct rec_kstats *before, unsigned flags, struct rec *snap,
+		   const struct rec_file_buf *more, size_t nmore,
 		   const struct tfile_clocks *clocks, struct rec_summary *sum)
 {
 	int ncpus = rec_ncpus(r), e;
@@ -295,11 +342,12 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 	bool *quiet;
 	struct strv all = { 0 };
 	struct tfw_meta m;
-	struct tfw_buffer bufs[3];
+	/* The top level, in, the further buffers and the snapshot. */
+	struct tfw_buffer *bufs = xcalloc(nmore + 3, sizeof(*bufs));
 	struct tfw_src *src = NULL, *none = NULL, *ssrc = NULL;
+	struct tfw_src **msrc = xcalloc(nmore ? nmore : 1, sizeof(*msrc));
 	size_t nbufs = 0;
 	struct tfw_result res;
-	char *set = NULL;
 
 	memset(sum, 0, sizeof(*sum));
 	read_after(in, ncpus, after, texts);
@@ -314,13 +362,9 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		rec_scan_missed(snap, NULL);
 		add_data_events(snap, &all);
 	}
-	if (!tfs_read(in, "set_event", &set)) {
-		char *save = NULL;
-
-		for (char *l = strtok_r(set, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-			strv_push(&all, l);
-		free(set);
-	}
+	add_set_events(in, &all);
+	for (size_t i = 0; i < nmore; i++)
+		add_set_events(more[i].inst, &all);
 	e = tfw_meta_gather(&m, in, &all);
 	strv_free(&all);
 	if (e) {
@@ -328,6 +372,8 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 			free(texts[c]);
 		free(texts);
 		free(after);
+		free(bufs);
+		free(msrc);
 		return e;
 	}
 	/* The file has as many CPUs as there are per-CPU buffers. */
@@ -335,6 +381,9 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		m.cpus = ncpus;
 	if (snap && m.cpus < rec_ncpus(snap))
 		m.cpus = rec_ncpus(snap);
+	for (size_t i = 0; i < nmore; i++)
+		if (m.cpus < rec_ncpus(more[i].rec))
+			m.cpus = rec_ncpus(more[i].rec);
 	m.page_size = rec_page_size(r);
 	if (flags & REC_FILE_V7) {
 		m.version = 7;
@@ -348,6 +397,14 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 			add_clock_pairing(&m, &pair);
 	}
 	summarize(r, ncpus, before, after, flags, sum);
+	if (nmore) {
+		sum->nbufs = nmore + 1;
+		sum->bufs = xcalloc(sum->nbufs, sizeof(*sum->bufs));
+		sum->bufs[0] = (struct rec_buf_summary){ in->name, sum->total.events,
+							 sum->total.lost, 0 };
+	}
+	for (size_t i = 0; i < nmore; i++)
+		summarize_more(&more[i], sum, i + 1);
 
 	src = sources(r, m.cpus);
 	if (in->name) {
@@ -355,6 +412,10 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		bufs[nbufs++] = (struct tfw_buffer){ NULL, none };
 	}
 	bufs[nbufs++] = (struct tfw_buffer){ in->name, src };
+	for (size_t i = 0; i < nmore; i++) {
+		msrc[i] = sources(more[i].rec, m.cpus);
+		bufs[nbufs++] = (struct tfw_buffer){ more[i].inst->name, msrc[i] };
+	}
 	if (snap) {
 		ssrc = sources(snap, m.cpus);
 		bufs[nbufs++] = (struct tfw_buffer){ "snapshot", ssrc };
@@ -380,6 +441,15 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		sum->cpu[c].bytes = src[c].size;
 		sum->total.bytes += src[c].size;
 	}
+	if (nmore)
+		sum->bufs[0].bytes = sum->total.bytes;
+	for (size_t i = 0; i < nmore; i++)
+		for (int c = 0; c < m.cpus; c++) {
+			if (c < ncpus)
+				sum->cpu[c].bytes += msrc[i][c].size;
+			sum->total.bytes += msrc[i][c].size;
+			sum->bufs[i + 1].bytes += msrc[i][c].size;
+		}
 	for (int c = 0; ssrc && c < m.cpus; c++)
 		sum->snapshot_bytes += ssrc[c].size;
 	sum->dropped_bytes = res.dropped_bytes;
@@ -390,6 +460,10 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 	free(src);
 	free(none);
 	free(ssrc);
+	for (size_t i = 0; i < nmore; i++)
+		free(msrc[i]);
+	free(msrc);
+	free(bufs);
 	for (int c = 0; c < ncpus; c++)
 		free(texts[c]);
 	free(texts);
@@ -481,6 +555,12 @@ void rec_summary_print(FILE *f, const struct rec_summary *s, const char *path)
 	if (s->total.missed_pages)
 		fprintf(f, "%llu sub-buffers were marked as following lost events\n",
 			(unsigned long long)s->total.missed_pages);
+	for (size_t i = 0; i < s->nbufs; i++) {
+		human(b, sizeof(b), s->bufs[i].bytes);
+		fprintf(f, "buffer %s: %llu events, %llu lost, %s\n",
+			s->bufs[i].name ? s->bufs[i].name : "top", (unsigned long long)s->bufs[i].events,
+			(unsigned long long)s->bufs[i].lost, b);
+	}
 	if (s->snapshot_bytes) {
 		human(b, sizeof(b), s->snapshot_bytes);
 		fprintf(f, "snapshot buffer: %s, kept as buffer 'snapshot'\n", b);
@@ -497,7 +577,10 @@ void rec_readers_print(FILE *f, const struct rec_summary *s)
 		fprintf(f, "cpu%d: reader %s", c, rec_reader_name(rd->kind));
 		if (rd->fallback_err)
 			fprintf(f, " (mmap failed: %s)", strerror(-rd->fallback_err));
-		fprintf(f, ", nice %d", rd->nice);
+		if (rd->rt_prio)
+			fprintf(f, ", SCHED_FIFO %d", rd->rt_prio);
+		else
+			fprintf(f, ", nice %d", rd->nice);
 		if (rd->slice_ns)
 			fprintf(f, ", slice %.3f ms", rd->slice_ns / 1e6);
 		fprintf(f, ", %llu wake-ups, at most %llu sub-buffers and %.3f ms per wake-up, "
@@ -515,4 +598,7 @@ void rec_summary_free(struct rec_summary *s)
 {
 	free(s->cpu);
 	s->cpu = NULL;
+	free(s->bufs);
+	s->bufs = NULL;
+	s->nbufs = 0;
 }

@@ -554,6 +554,21 @@ static void reader_priority(struct reader *rd)
 	struct rec_sched_attr a = { .size = sizeof(a), .policy = SCHED_OTHER,
 				    .nice = REC_READER_NICE, .runtime = REC_READER_SLICE_NS };
 
+	/*
+	 * Real time when asked (tr record -r, as trace-cmd's): the reader
+	 * preempts every writer on its CPU at once.  It never spins (it
+	 * sleeps when idle), so the CPU is given back.
+	 */
+	if (rd->r->o.rt_prio) {
+		struct sched_param sp = { .sched_priority = rd->r->o.rt_prio };
+
+		rd->st.rd.nice = getpriority(PRIO_PROCESS, gettid());
+		if (sched_setscheduler(0, SCHED_FIFO, &sp) == 0) {
+			rd->st.rd.rt_prio = rd->r->o.rt_prio;
+			return;
+		}
+	}
+
 	if (setpriority(PRIO_PROCESS, gettid(), REC_READER_NICE) == 0)
 		rd->st.rd.nice = REC_READER_NICE;
 	else
@@ -646,6 +661,9 @@ static void *reader_main(void *arg)
 			idle_spin = false;
 			continue;
 		}
+		/* --poll: no wake-up from the kernel, only the stop and the sleep. */
+		if (r->o.poll_only)
+			p[0].fd = -1;
 		switch (poll(p, 2, r->o.idle_ms)) {
 		case 0:
 			/* Quiet for a while: a live consumer wants what is there. */

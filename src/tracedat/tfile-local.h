@@ -59,6 +59,10 @@ struct tfile {
 		uint8_t *data;
 	} *rawopts;
 	size_t nrawopts;
+	struct tfile_section *sections;	/* tfile_sections() */
+	size_t nsections;
+	struct tfile_optent *optents;	/* tfile_option_entries() */
+	size_t noptents;
 	/* TSC2NSEC: ns = ((ts * mult) >> shift) + offset */
 	bool tsc2nsec;
 	uint32_t tsc_mult, tsc_shift;

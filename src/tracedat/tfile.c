@@ -499,6 +499,19 @@ struct v7_offsets {
 	bool have[OPT_MAX];
 };
 
+/* Note a part of the file for tfile_sections() (at most 4096: a hostile file may hold more). */
+static void note_section(struct tfile *tf, char *name, int id, uint64_t off, uint64_t size,
+			 uint64_t usize, bool compressed)
+{
+	if (tf->nsections >= 4096) {
+		free(name);
+		return;
+	}
+	tf->sections = xrealloc(tf->sections, (tf->nsections + 1) * sizeof(*tf->sections));
+	tf->sections[tf->nsections++] = (struct tfile_section){ name, id, off, size, usize,
+								compressed };
+}
+
 static void note_option(struct tfile *tf, uint16_t id)
 {
 	char unknown[32];
@@ -520,6 +533,11 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 	char *s;
 
 	note_option(tf, id);
+	if (tf->noptents < 65536) {
+		tf->optents = xrealloc(tf->optents, (tf->noptents + 1) * sizeof(*tf->optents));
+		tf->optents[tf->noptents++] = (struct tfile_optent){
+			id, id < OPT_MAX ? opt_names[id] : NULL, off, n };
+	}
 	if (id != OPT_BUFFER && id != OPT_BUFFER_TEXT && id != OPT_CPUCOUNT && id != OPT_STRINGS &&
 	    !(id >= OPT_HEADER_INFO && id <= OPT_CMDLINES) && tf->nrawopts < 4096) {
 		struct tfile_rawopt *o;
@@ -680,24 +698,27 @@ static int open_v6(struct tfile *tf, struct rd *r)
 	struct tfile_buffer *top;
 	int err;
 
-	r->what = "the header page";
-	if ((err = parse_header_info(tf, r)))
-		return err;
-	r->what = "the ftrace event formats";
-	if ((err = parse_ftrace_events(tf, r)))
-		return err;
-	r->what = "the event formats";
-	if ((err = parse_event_formats(tf, r)))
-		return err;
-	r->what = "the kallsyms";
-	if ((err = parse_kallsyms(tf, r)))
-		return err;
-	r->what = "the printk formats";
-	if ((err = parse_printk(tf, r)))
-		return err;
-	r->what = "the saved cmdlines";
-	if ((err = parse_cmdlines(tf, r)))
-		return err;
+	static const struct {
+		const char *what;
+		int (*parse)(struct tfile *, struct rd *);
+	} parts[] = {
+		{ "the header page", parse_header_info },
+		{ "the ftrace event formats", parse_ftrace_events },
+		{ "the event formats", parse_event_formats },
+		{ "the kallsyms", parse_kallsyms },
+		{ "the printk formats", parse_printk },
+		{ "the saved cmdlines", parse_cmdlines },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(parts); i++) {
+		uint64_t at = r->pos;
+
+		r->what = parts[i].what;
+		if ((err = parts[i].parse(tf, r)))
+			return err;
+		note_section(tf, xstrdup(parts[i].what + 4), -1, at, r->pos - at, r->pos - at,
+			     false);
+	}
 	r->what = "the file header";
 	tf->info.cpus = rd_u32(r);
 	if (!r->err && (tf->info.cpus > TFILE_MAX_CPUS))
@@ -707,6 +728,8 @@ static int open_v6(struct tfile *tf, struct rd *r)
 	top->name = xstrdup("");
 	tag = rd_take(r, 10);
 	if (tag && !memcmp(tag, "options  ", 10)) {
+		uint64_t at = r->pos - 10;
+
 		r->what = "the options";
 		for (;;) {
 			uint16_t id = rd_u16(r);
@@ -722,6 +745,7 @@ static int open_v6(struct tfile *tf, struct rd *r)
 			/* Buffers from options may have moved the array. */
 			top = &tf->buffers[0];
 		}
+		note_section(tf, xstrdup("options"), -1, at, r->pos - at, r->pos - at, false);
 		r->what = "the file header";
 		tag = rd_take(r, 10);
 	}
@@ -772,6 +796,9 @@ static int load_section(struct tfile *tf, uint64_t off, uint16_t want, const cha
 		return tfile_bad(tf, -EBADMSG, 0, "truncated at offset %llu (in %s)",
 				 (unsigned long long)tf->size, what);
 	rd_init(out, tf, off + h.pos, size, what);
+	note_section(tf, xstrdup(what + (strncmp(what, "the ", 4) ? 0 : 4)), id, off,
+		     h.pos + size,
+		     (flags & 1) && size >= 8 ? swap_n(tf, out->p + 4, 4) : size, flags & 1);
 	if (!(flags & 1))
 		return 0;
 	{
@@ -900,6 +927,10 @@ static int open_v7(struct tfile *tf, struct rd *r)
 		if (h.err)
 			return h.err;
 		b->compressed = flags & 1;
+		note_section(tf, xasprintf("buffer '%s'", b->name), b->latency ? OPT_BUFFER_TEXT
+									: OPT_BUFFER,
+			     b->text_offset, h.pos + b->text_size, h.pos + b->text_size,
+			     b->compressed);
 		if (b->compressed && tf->zip == TFW_ZIP_NONE)
 			return tfile_bad(tf, -EBADMSG, 0, "corrupt buffer section at offset %llu",
 					 (unsigned long long)b->text_offset);
@@ -1126,6 +1157,10 @@ void tfile_close(struct tfile *tf)
 	free(tf->header_event);
 	for (size_t i = 0; i < tf->nrawopts; i++)
 		free(tf->rawopts[i].data);
+	for (size_t i = 0; i < tf->nsections; i++)
+		free(tf->sections[i].name);
+	free(tf->sections);
+	free(tf->optents);
 	free(tf->rawopts);
 	free(tf->path);
 	free(tf);
@@ -1135,6 +1170,18 @@ const char *tfile_path(const struct tfile *tf) { return tf->path; }
 struct tep_handle *tfile_tep(struct tfile *tf) { return tf->tep; }
 const struct tfile_info *tfile_info(const struct tfile *tf) { return &tf->info; }
 int tfile_nbuffers(const struct tfile *tf) { return tf->nbuffers; }
+
+const struct tfile_section *tfile_sections(const struct tfile *tf, size_t *n)
+{
+	*n = tf->nsections;
+	return tf->sections;
+}
+
+const struct tfile_optent *tfile_option_entries(const struct tfile *tf, size_t *n)
+{
+	*n = tf->noptents;
+	return tf->optents;
+}
 const char *tfile_cmdlines(const struct tfile *tf) { return tf->cmdlines; }
 const char *tfile_tgids(const struct tfile *tf) { return tf->tgids; }
 const struct strv *tfile_formats(const struct tfile *tf) { return &tf->formats; }

@@ -24,6 +24,15 @@ test_expect_success 'at a terminal the status line is drawn, redrawn and erased'
 	test ! -d "$TRACEFS/instances/$inst"
 '
 
+test_expect_success 'the status line counts every buffer of the recording (-B ... -B ...)' '
+	inst=$(test_instance) &&
+	# The first buffer takes an event that hardly ever comes; the second the switches.
+	at_tty "\"$TR\" record -B ${inst}a -e sched:sched_kthread_stop -B ${inst}b -e sched:sched_switch -o two.dat sleep 1.3" &&
+	tr -d "\r" <tty.out | sed "s/\x1b\[K/<EL>/g" >out &&
+	test_grep -E "^[0-9.]+ s, [1-9][0-9]* events/s, [0-9.]+ MB written<EL>" out &&
+	test_grep -E "^buffer ${inst}b: [1-9][0-9]* events" out
+'
+
 test_expect_success 'with -q at a terminal there is no status line' '
 	inst=$(test_instance) &&
 	at_tty "\"$TR\" record -q -B $inst -e sched:sched_switch -o q.dat sleep 0.8" &&
