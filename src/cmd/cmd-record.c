@@ -46,9 +46,11 @@ struct args {
 	struct opt_run run;
 	char **command;
 	struct opt_file_format ff;
+	unsigned flush_ms;
+	char *spool;		/* OUTPUT.spool: what a crash leaves (rec.h) */
 };
 
-enum { OPT_FAIL_ON_LOSS = 0x100 };
+enum { OPT_FAIL_ON_LOSS = 0x100, OPT_FLUSH_INTERVAL };
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.dat)", 0 },
@@ -58,6 +60,8 @@ static const struct argp_option options[] = {
 	{ "verbose", 'v', NULL, 0, "Also say which reader each CPU used (mmap, splice, read) "
 				   "and its wake-up figures", 0 },
 	{ "fail-on-loss", OPT_FAIL_ON_LOSS, NULL, 0, "Exit with 1 if any event was lost", 0 },
+	{ "flush-interval", OPT_FLUSH_INTERVAL, "TIME", 0, "Write what was read to FILE.spool "
+	  "at least this often (default 1s), for tr restore after a crash", 0 },
 	{ 0 }
 };
 
@@ -89,6 +93,14 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_FAIL_ON_LOSS:
 		a->fail_on_loss = true;
 		return 0;
+	case OPT_FLUSH_INTERVAL: {
+		uint64_t ns;
+
+		if (parse_duration(arg, &ns) || ns < 1000000 || ns > 3600000000000ull)
+			argp_error(state, "bad flush interval '%s': give 1ms to 1h", arg);
+		a->flush_ms = (unsigned)(ns / 1000000);
+		return 0;
+	}
 	case ARGP_KEY_ARG:
 		/* COMMAND and everything after it are the command's. */
 		a->command = &state->argv[state->next - 1];
@@ -167,6 +179,9 @@ static int finish(const struct args *a, const struct rec_record_result *res)
 	if (sum->dropped_bytes)
 		tr_warn("no room for %llu bytes of events: the newest were left out",
 			(unsigned long long)sum->dropped_bytes);
+	if (res->spool_kept)
+		tr_warn("what was recorded is kept in '%s': 'tr restore %s' writes it", a->spool,
+			a->output);
 	if (res->reader_err)
 		return EXIT_RUNTIME;
 	if (a->fail_on_loss && sum->total.lost) {
@@ -256,6 +271,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	dir = dir_of(a.output);
+	a.spool = rec_spool_path(a.output);
 	/* Only a person at a terminal wants it; logs and pipes get the summary alone. */
 	status_line = !a.quiet && isatty(STDERR_FILENO);
 	if (cmd_instance_open(a.inst.name, true, &in) ||
@@ -263,13 +279,17 @@ int cmd_record(int argc, char **argv)
 						  .events = &a.ev.list, .follow = a.run.follow,
 						  .no_filter = a.run.no_filter, .command = a.command,
 						  .duration_ns = a.run.duration_ns, .fd = fd,
-						  .tmp_dir = dir,
+						  .tmp_dir = dir, .output = a.output,
+						  .spool_dir = a.spool, .flush_ms = a.flush_ms,
 						  .file_flags = file_flags(&a),
 						  .progress = status_line ? status_draw : NULL,
 						  .progress_arg = &st },
 		       &res)) {
 		status_erase(&st);
 		tr_report(-EIO, "cannot record");
+		if (res.spool_kept)
+			tr_warn("what was recorded is kept in '%s': 'tr restore %s' writes it",
+				a.spool, a.output);
 		/* Nothing was recorded: leave no empty file behind. */
 		if (created && !res.sum.cpu && !res.latency)
 			unlink(a.output);
@@ -283,6 +303,7 @@ out:
 		status = EXIT_RUNTIME;
 	}
 	free(dir);
+	free(a.spool);
 	rec_summary_free(&res.sum);
 	evsel_list_free(&a.ev.list);
 	setup_free(&a.setup);

@@ -64,9 +64,20 @@ struct progress_ctx {
 	const struct rec_record_opts *o;
 	struct session *sess;
 	uint64_t *lost;
+	unsigned flush_ms;		/* the spool's, or 0 */
+	uint64_t next_progress, next_flush;	/* session_elapsed_ns() due times */
 };
 
-/* The session's tick: gather the figures and hand them to the caller's progress. */
+static unsigned flush_ms(const struct rec_record_opts *o)
+{
+	return o->spool_dir ? (o->flush_ms ? o->flush_ms : REC_FLUSH_MS) : 0;
+}
+
+/*
+ * The session's tick: every flush_ms the spool's cmdlines (the readers
+ * flush on their own), every REC_PROGRESS_MS the figures for the caller's
+ * progress.
+ */
 static int progress_tick(void *arg, bool fd_ready)
 {
 	struct progress_ctx *p = arg;
@@ -77,6 +88,14 @@ static int progress_tick(void *arg, bool fd_ready)
 	(void)fd_ready;
 	if (!r || !pr.elapsed_ns)
 		return 0;
+	if (p->flush_ms && pr.elapsed_ns >= p->next_flush) {
+		p->next_flush = pr.elapsed_ns + p->flush_ms * 1000000ull;
+		/* A name missing from the spool costs a "<...>" in a restored file: go on. */
+		rec_spool_cmdlines(p->o->spool_dir);
+	}
+	if (!p->o->progress || pr.elapsed_ns < p->next_progress)
+		return 0;
+	p->next_progress = pr.elapsed_ns + REC_PROGRESS_MS * 1000000ull;
 	pr.ncpus = rec_ncpus(r);
 	if (!p->lost)
 		p->lost = xcalloc(pr.ncpus ? pr.ncpus : 1, sizeof(*p->lost));
@@ -109,22 +128,29 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	bool latency = setup_latency_tracer(o->setup->tracer);
 	struct session *sess = NULL;
 	struct rec *snap = NULL;
-	struct progress_ctx prog = { .o = o };
+	struct progress_ctx prog = { .o = o, .flush_ms = latency ? 0 : flush_ms(o) };
+	const char *spool = latency ? NULL : o->spool_dir;
+	unsigned tick_ms = prog.flush_ms;
 	int r;
 
 	memset(res, 0, sizeof(*res));
+	if (o->progress && !latency && (!tick_ms || tick_ms > REC_PROGRESS_MS))
+		tick_ms = REC_PROGRESS_MS;
+	if (spool && (r = rec_spool_create(spool, o->output)))
+		return r;
 	r = session_open(&(struct session_opts){
 				 .inst = o->inst, .command = o->command,
 				 .setup = o->setup, .events = o->events,
 				 .no_filter = o->no_filter, .follow = o->follow,
 				 .duration_ns = o->duration_ns, .no_readers = latency,
-				 .rec = { .tmp_dir = o->tmp_dir, .wake_percent = 5,
-					  .wake_by_size = true,
+				 .rec = { .tmp_dir = spool ? spool : o->tmp_dir,
+					  .spool = spool, .flush_ms = prog.flush_ms,
+					  .wake_percent = 5, .wake_by_size = true,
 					  /* A mapped buffer refuses to arm a snapshot. */
 					  .reader = has_snapshot_trigger(o->setup) ? REC_READER_SPLICE
 										     : REC_READER_AUTO },
-				 .tick = o->progress && !latency ? progress_tick : NULL,
-				 .tick_ms = o->progress && !latency ? REC_PROGRESS_MS : 0,
+				 .tick = tick_ms ? progress_tick : NULL,
+				 .tick_ms = tick_ms,
 				 .arg = &prog },
 			 &sess);
 	prog.sess = sess;
@@ -133,6 +159,9 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	 * as the recording ends, matching the max buffer (cleared by the
 	 * session's clearing of the buffer), as trace-cmd leaves it.
 	 */
+	/* What is needed to read the pages goes to the spool before the first page. */
+	if (!r && spool && !(r = rec_spool_meta(session_rec(sess), o->inst, spool)))
+		rec_spool_cmdlines(spool);
 	/* The output is emptied now that the recording can start (see cmd-record.c). */
 	if (!r && ftruncate(o->fd, 0) && errno != EINVAL)
 		r = tr_fail(-errno, "cannot write the trace file: %s", strerror(errno));
@@ -156,7 +185,14 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		snap = read_snapshot(o->inst, o->tmp_dir);
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
 			   o->file_flags, snap, session_clocks(sess), &res->sum);
+	/* The spool goes once the file is whole on disk, not before. */
+	if (spool && (r || (fdatasync(o->fd) && errno != EINVAL))) {
+		res->spool_kept = true;
+		spool = NULL;
+	}
 out:
+	if (spool)
+		rec_spool_remove(spool);
 	free(prog.lost);
 	rec_free(snap);
 	session_free(sess);

@@ -62,6 +62,7 @@ struct reader {
 	uint32_t cur_off;	/* bytes of its data already handed over */
 	bool cur_valid;
 	uint64_t cur_ts;	/* the time stamp at cur_off (what follows is relative to it) */
+	uint64_t flushed_ns;	/* when the last opts.flush_ms hand-over ended */
 	struct rec_cpu_stat st;
 };
 
@@ -483,6 +484,44 @@ static int flush(struct reader *rd)
 	return n < 0 ? (int)n : 0;
 }
 
+/*
+ * opts.flush_ms: once that long has passed since the last time, take what
+ * the buffer holds (the page the kernel is writing too) and write out
+ * what is staged, so the file is never more than flush_ms behind what the
+ * kernel recorded.  Returns 0 or -errno.
+ */
+static int flush_due(struct reader *rd)
+{
+	uint64_t now;
+	ssize_t n;
+
+	if (!rd->r->o.flush_ms)
+		return 0;
+	now = now_ns();
+	if (now - rd->flushed_ns < rd->r->o.flush_ms * 1000000ull)
+		return 0;
+	while ((n = partial_pass(rd)) > 0)
+		;
+	rd->flushed_ns = now_ns();
+	return n < 0 ? (int)n : stage_flush(rd);
+}
+
+/* How long an idle reader may wait: idle_ms, or less when a flush is due sooner. */
+static int wait_ms(const struct reader *rd)
+{
+	const struct rec_opts *o = &rd->r->o;
+	uint64_t due, now;
+
+	if (!o->flush_ms)
+		return (int)o->idle_ms;
+	due = rd->flushed_ns + o->flush_ms * 1000000ull;
+	now = now_ns();
+	if (due <= now)
+		return 0;
+	return (due - now) / 1000000 + 1 < o->idle_ms ? (int)((due - now) / 1000000 + 1)
+						       : (int)o->idle_ms;
+}
+
 static void reader_fail(struct reader *rd, int err)
 {
 	struct rec *r = rd->r;
@@ -600,6 +639,7 @@ static void *reader_main(void *arg)
 	pthread_mutex_unlock(&r->lock);
 	if (r->quit)
 		return NULL;
+	rd->flushed_ns = now_ns();
 
 	while (!r->o.drain) {
 		uint64_t t = burst ? 0 : now_ns();
@@ -620,6 +660,8 @@ static void *reader_main(void *arg)
 		if (!n && (err = stage_flush(rd)))
 			break;
 		if (__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE))
+			break;
+		if ((err = flush_due(rd)))
 			break;
 		if (n > 0 && r->fault_bytes && rd->cpu == r->fault_cpu &&
 		    taken(rd) >= r->fault_bytes) {
@@ -646,7 +688,7 @@ static void *reader_main(void *arg)
 			idle_spin = false;
 			continue;
 		}
-		switch (poll(p, 2, r->o.idle_ms)) {
+		switch (poll(p, 2, wait_ms(rd))) {
 		case 0:
 			/* Quiet for a while: a live consumer wants what is there. */
 			if (r->o.partial) {
@@ -768,7 +810,16 @@ static int reader_open(struct rec *r, struct reader *rd, int cpu)
 	rd->buf = xmalloc(rd->buf_size);
 sink:
 	e = 0;
-	if (r->o.tmp_dir) {
+	if (r->o.tmp_dir && r->o.spool) {
+		char *name = xasprintf("%s/cpu%d.raw", r->o.tmp_dir, cpu);
+
+		rd->out = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (rd->out < 0) {
+			e = -errno;
+			tr_fail(e, "cannot create '%s': %s", name, strerror(-e));
+		}
+		free(name);
+	} else if (r->o.tmp_dir) {
 		rd->out = tmpfile_in(r->o.tmp_dir);
 		if (rd->out < 0) {
 			e = rd->out;
