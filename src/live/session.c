@@ -3,6 +3,7 @@
  * One live tracing session (see session.h): readers, the command, the
  * tracing_on sequence and the wait, shared by record, stream, hist and top.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -34,6 +35,8 @@ struct session {
 	int status;		/* wait status once reaped, -1 before */
 	int lock_fd;
 	char *lock_path;	/* unlinked at the end, while still locked */
+	char *journal;		/* the undo table beside the lock (tfs_journal()), or NULL */
+	int free_fd;		/* free_buffer, held open: see hold_free_buffer() */
 	enum session_end end;
 	char *own_filter;	/* session_own_filter() */
 	uint64_t t0;
@@ -161,7 +164,93 @@ again:
 	}
 	s->lock_fd = fd;
 	s->lock_path = path;
+	s->journal = xasprintf("%.*s.undo", (int)(strlen(path) - strlen(".lock")), path);
 	return 0;
+}
+
+/*
+ * The journal: what the session changed, as tr reset undoes it, kept up to
+ * date beside the lock so that a tr killed mid-session can be cleaned up
+ * after (session_orphans()).  A failure only costs that.
+ */
+static void journal(struct session *s)
+{
+	if (s->journal && tfs_journal(s->journal))
+		tr_warn("cannot write '%s': a crash would leave tracing set up", s->journal);
+}
+
+int session_orphans(bool adopt, struct strv *dead)
+{
+	const char *dir = getenv("TR_STATE_DIR");
+	DIR *d;
+	struct dirent *de;
+	int first = 0;
+
+	if (!dir || !*dir)
+		dir = "/run/tr";
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		char *lock, *jpath, pid[32] = "";
+		int fd;
+		ssize_t got;
+
+		if (strncmp(de->d_name, "session", 7) || n < 12 ||
+		    strcmp(de->d_name + n - 5, ".lock"))
+			continue;
+		lock = xasprintf("%s/%s", dir, de->d_name);
+		jpath = xasprintf("%s/%.*s.undo", dir, (int)(n - 5), de->d_name);
+		fd = open(lock, O_RDWR | O_CLOEXEC);
+		/* A lock no one holds, with a journal: its tr died mid-session. */
+		if (fd >= 0 && !access(jpath, F_OK) && !flock(fd, LOCK_EX | LOCK_NB)) {
+			const char *name = de->d_name[7] == '-' ? de->d_name + 8 : NULL;
+			int r = 0;
+
+			got = pread(fd, pid, sizeof(pid) - 1, 0);
+			pid[got > 0 ? got : 0] = '\0';
+			if (name)
+				strv_push_owned(dead, xasprintf("pid %s, instance '%.*s'",
+								 *pid ? str_rstrip(pid) : "?",
+								 (int)(strlen(name) - 5), name));
+			else
+				strv_push_owned(dead, xasprintf("pid %s, the top-level buffer",
+								 *pid ? str_rstrip(pid) : "?"));
+			if (adopt && !(r = tfs_state_adopt(jpath)))
+				unlink(lock);
+			if (r && !first)
+				first = tr_fail(r, "cannot take over '%s': %s", jpath, strerror(-r));
+		}
+		if (fd >= 0)
+			close(fd);
+		free(lock);
+		free(jpath);
+	}
+	if (d)
+		closedir(d);
+	return first;
+}
+
+/*
+ * The kernel's own guard for a tracer that dies: while free_buffer is open
+ * the buffer is the tracer's; when it is closed, by the tracer or by its
+ * death for any reason, the kernel shrinks the buffer to nothing and, with
+ * the disable_on_free option, turns tracing off (Documentation/trace/
+ * ftrace.rst).  The size is saved first so a clean end puts it back (the
+ * descriptor is closed in session_free(), before tr restores tracefs).
+ * Kernels without the option still free the buffer.
+ */
+static void hold_free_buffer(struct session *s)
+{
+	char *path;
+
+	if (!tfs_exists(s->o.inst, "free_buffer") || tfs_save(s->o.inst, "buffer_size_kb"))
+		return;
+	if (tfs_exists(s->o.inst, "options/disable_on_free") &&
+	    tfs_set(s->o.inst, "options/disable_on_free", "1"))
+		return;
+	path = tfs_path(s->o.inst, "free_buffer");
+	s->free_fd = open(path, O_WRONLY | O_CLOEXEC);
+	free(path);
 }
 
 /* Is a tracer other than nop selected in the instance? */
@@ -287,6 +376,7 @@ int session_open(const struct session_opts *o, struct session **out)
 	s->o.rec.inst = o->inst;
 	s->go_fd = -1;
 	s->lock_fd = -1;
+	s->free_fd = -1;
 	s->status = -1;
 	if (o->passive) {
 		s->o.no_readers = true;
@@ -310,6 +400,8 @@ int session_open(const struct session_opts *o, struct session **out)
 	if (!r && !o->passive && !tracer_set(o->inst) &&
 	    (r = tfs_set(o->inst, "tracing_on", "0")))
 		tr_fail(r, "cannot turn tracing off: %s", strerror(-r));
+	if (!r && !o->passive)
+		hold_free_buffer(s);
 	if (!r && !s->o.no_readers)
 		r = rec_open(&s->o.rec, &s->rec);
 	if (r)
@@ -322,7 +414,9 @@ int session_open(const struct session_opts *o, struct session **out)
 			return tr_fail(r, "cannot start '%s': %s", o->command[0], strerror(-r));
 		}
 	}
-	return apply_events(s);
+	r = apply_events(s);
+	journal(s);
+	return r;
 }
 
 struct rec *session_rec(struct session *s)
@@ -510,6 +604,7 @@ int session_run(struct session *s)
 	r = tfs_set(in, "tracing_on", "1");
 	if (r)
 		return tr_fail(r, "cannot turn tracing on: %s", strerror(-r));
+	journal(s);
 	s->t0 = tr_now_ns();
 	release_child(s);
 	r = wait_loop(s);
@@ -557,14 +652,20 @@ void session_free(struct session *s)
 	if (s->ran && !s->o.keep_buffer)
 		tfs_write(s->o.inst, "trace", "", false);
 	rec_free(s->rec);
+	/* The kernel frees the buffer now; tr puts its size back as it restores tracefs. */
+	if (s->free_fd >= 0)
+		close(s->free_fd);
 	free(s->before);
 	free(s->own_filter);
 	/* One file per instance name would pile up in /run/tr: gone with the session. */
 	if (s->lock_fd >= 0) {
+		if (s->journal)
+			unlink(s->journal);
 		if (s->lock_path)
 			unlink(s->lock_path);
 		close(s->lock_fd);
 	}
+	free(s->journal);
 	free(s->lock_path);
 	free(s);
 }

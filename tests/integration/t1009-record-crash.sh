@@ -2,7 +2,9 @@
 # tr record killed with SIGKILL: what it read up to its last flush is kept
 # in FILE.spool, tr restore writes the trace.dat from it (tr report and
 # trace-cmd report read it), and nothing recorded more than the flush
-# interval before the kill is missing.
+# interval before the kill is missing.  The kernel stopped tracing and
+# freed the buffer when tr died (free_buffer, disable_on_free); tr stat
+# names the leftovers and tr reset removes them.
 . "$(dirname "$0")/lib.sh"
 test_kernels full debian
 
@@ -67,6 +69,18 @@ trial() {
 	rm -f run
 	wait $w0 $w1
 	echo "trial $n: killed with c0 past $at0, c1 past $at1"
+	if test_have disable_on_free; then
+		test "$(cat "$TRACEFS/instances/$inst/tracing_on")" = 0 || return 1
+	fi
+	size=$(cat "$TRACEFS/instances/$inst/buffer_size_kb") &&
+	test "${size%% *}" -lt 1408 &&
+	tr stat >/dev/null 2>orphans$n &&
+	test_grep "left set up by a tr that died (pid $pid, instance '$inst'): 'tr reset' puts it back" \
+		orphans$n &&
+	tr reset -B "$inst" &&
+	test ! -d "$TRACEFS/instances/$inst" &&
+	tr stat >/dev/null 2>orphans$n.after &&
+	test_must_be_empty orphans$n.after &&
 	test -d "k$n.dat.spool" &&
 	test ! -s "k$n.dat" &&
 	tr restore "k$n.dat" 2>restore$n &&
@@ -84,13 +98,12 @@ trial() {
 	fi
 }
 
-test_expect_success 'SIGKILL at random moments: tr restore keeps every marker up to the last flush' '
+test_expect_success 'SIGKILL at random moments: every marker up to the last flush is restored, the kernel stopped tracing, tr reset cleans up' '
 	test "$(nproc)" -ge 2 &&
 	for n in 1 2 3 4 5; do
 		inst=$(test_instance)-$n &&
-		test_when_finished "tr instance destroy $inst 2>/dev/null || :" &&
-		trial "$inst" $n &&
-		tr instance destroy "$inst" || return 1
+		test_when_finished "tr reset -B $inst 2>/dev/null || :" &&
+		trial "$inst" $n || return 1
 	done
 '
 
@@ -131,7 +144,7 @@ test_expect_success 'tr restore -i SPOOL -o FILE, in version 6' '
 	echo "before the kill" >"$TRACEFS/instances/$inst/trace_marker" &&
 	sleep 1.5 &&
 	kill -9 $pid && { wait $pid 2>/dev/null || :; } &&
-	tr instance destroy "$inst" &&
+	tr reset -B "$inst" &&
 	mv s.dat.spool elsewhere &&
 	tr restore -q --file-version 6 -i elsewhere -o other.dat &&
 	test ! -e elsewhere &&
