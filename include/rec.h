@@ -153,6 +153,13 @@ uint32_t rec_page_size(const struct rec *r);
 const struct tfile_layout *rec_layout(const struct rec *r);
 /* The reader threads' ids (one per CPU read), for common_pid filters. */
 size_t rec_tids(const struct rec *r, pid_t *tids, size_t max);
+/*
+ * A file sink: stop when the readers have written bytes of page data in
+ * all (whole sub-buffers; 0: no limit).  The reader that reaches it stops
+ * with -EFBIG and, like any reader's error, stops the others, which keep
+ * what they wrote.  Call before rec_start().
+ */
+void rec_set_budget(struct rec *r, uint64_t bytes);
 int rec_start(struct rec *r);
 /* Readable when a reader stopped on an error, or when every drain finished. */
 int rec_event_fd(const struct rec *r);
@@ -344,6 +351,12 @@ struct rec_record_opts {
 	 */
 	const char *spool_dir;
 	unsigned flush_ms;
+	/*
+	 * With a spool: stop once the file would pass this many bytes (its
+	 * header, as meta.dat measures it, and the pages; 0: no limit).
+	 * -EINVAL with a message when the header alone leaves no room.
+	 */
+	uint64_t max_size;
 	unsigned file_flags;		/* REC_FILE_V7 | REC_ZIP(z), or 0 for v6 */
 	/* Called every REC_PROGRESS_MS while recording, or NULL. */
 	void (*progress)(void *arg, const struct rec_progress *p);
@@ -360,6 +373,7 @@ struct rec_record_result {
 	bool latency;			/* a max-latency tracer: max_us and latency_bytes */
 	uint64_t max_us, latency_bytes;
 	bool spool_kept;		/* the file was not written whole: the spool stays */
+	bool max_size_reached;		/* stopped at opts.max_size */
 };
 
 int rec_record(const struct rec_record_opts *o, struct rec_record_result *res);

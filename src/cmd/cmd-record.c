@@ -47,10 +47,11 @@ struct args {
 	char **command;
 	struct opt_file_format ff;
 	unsigned flush_ms;
+	uint64_t max_size;
 	char *spool;		/* OUTPUT.spool: what a crash leaves (rec.h) */
 };
 
-enum { OPT_FAIL_ON_LOSS = 0x100, OPT_FLUSH_INTERVAL };
+enum { OPT_FAIL_ON_LOSS = 0x100, OPT_FLUSH_INTERVAL, OPT_MAX_SIZE };
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.dat)", 0 },
@@ -62,6 +63,7 @@ static const struct argp_option options[] = {
 	{ "fail-on-loss", OPT_FAIL_ON_LOSS, NULL, 0, "Exit with 1 if any event was lost", 0 },
 	{ "flush-interval", OPT_FLUSH_INTERVAL, "TIME", 0, "Write what was read to FILE.spool "
 	  "at least this often (default 1s), for tr restore after a crash", 0 },
+	{ "max-size", OPT_MAX_SIZE, "SIZE", 0, "Stop before FILE grows past SIZE (k, M, G)", 0 },
 	{ 0 }
 };
 
@@ -92,6 +94,10 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_FAIL_ON_LOSS:
 		a->fail_on_loss = true;
+		return 0;
+	case OPT_MAX_SIZE:
+		if (parse_size(arg, &a->max_size) || !a->max_size)
+			argp_error(state, "bad size '%s': give bytes with k, M or G, as 100M", arg);
 		return 0;
 	case OPT_FLUSH_INTERVAL: {
 		uint64_t ns;
@@ -179,6 +185,8 @@ static int finish(const struct args *a, const struct rec_record_result *res)
 	if (sum->dropped_bytes)
 		tr_warn("no room for %llu bytes of events: the newest were left out",
 			(unsigned long long)sum->dropped_bytes);
+	if (res->max_size_reached && !a->quiet)
+		fprintf(stderr, "stopped at --max-size: '%s' would have grown past it\n", a->output);
 	if (res->spool_kept)
 		tr_warn("what was recorded is kept in '%s': 'tr restore %s' writes it", a->spool,
 			a->output);
@@ -281,6 +289,7 @@ int cmd_record(int argc, char **argv)
 						  .duration_ns = a.run.duration_ns, .fd = fd,
 						  .tmp_dir = dir, .output = a.output,
 						  .spool_dir = a.spool, .flush_ms = a.flush_ms,
+						  .max_size = a.max_size,
 						  .file_flags = file_flags(&a),
 						  .progress = status_line ? status_draw : NULL,
 						  .progress_arg = &st },

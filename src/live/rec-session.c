@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "evsel.h"
@@ -89,13 +90,21 @@ static int progress_tick(void *arg, bool fd_ready)
 	if (!r || !pr.elapsed_ns)
 		return 0;
 	if (p->flush_ms && pr.elapsed_ns >= p->next_flush) {
-		p->next_flush = pr.elapsed_ns + p->flush_ms * 1000000ull;
-		/* A name missing from the spool costs a "<...>" in a restored file: go on. */
-		rec_spool_cmdlines(p->o->spool_dir);
+		/* Half an interval early counts as on time: ticks come a little late or early. */
+		p->next_flush = pr.elapsed_ns + p->flush_ms * 500000ull;
+		/*
+		 * A name missing from the spool costs a "<...>" in a restored
+		 * file: go on, unless the directory is gone (removed while
+		 * recording), where nothing written now would be kept.
+		 */
+		int e = rec_spool_cmdlines(p->o->spool_dir);
+
+		if (e == -ENOENT)
+			return e;
 	}
 	if (!p->o->progress || pr.elapsed_ns < p->next_progress)
 		return 0;
-	p->next_progress = pr.elapsed_ns + REC_PROGRESS_MS * 1000000ull;
+	p->next_progress = pr.elapsed_ns + REC_PROGRESS_MS * 500000ull;
 	pr.ncpus = rec_ncpus(r);
 	if (!p->lost)
 		p->lost = xcalloc(pr.ncpus ? pr.ncpus : 1, sizeof(*p->lost));
@@ -116,6 +125,30 @@ static int progress_tick(void *arg, bool fd_ready)
 	}
 	pr.lost = p->lost;
 	p->o->progress(p->o->progress_arg, &pr);
+	return 0;
+}
+
+/*
+ * --max-size: the pages may take what the header (meta.dat, whose size the
+ * file's header will have give or take the statistics options) leaves,
+ * less a page per CPU and buffer for alignment and 64 KiB for the options
+ * added at the end.  Version 7 compresses, so it only comes out smaller.
+ */
+static int set_budget(struct rec *r, const char *spool, uint64_t max)
+{
+	char *meta = xasprintf("%s/meta.dat", spool);
+	uint64_t room = 2ull * (rec_ncpus(r) + 2) * rec_page_size(r) + (64 << 10), head;
+	struct stat st;
+	int e = stat(meta, &st) ? -errno : 0;
+
+	free(meta);
+	if (e)
+		return tr_fail(e, "cannot read the spool's header: %s", strerror(-e));
+	head = (uint64_t)st.st_size + room;
+	if (max < head + (uint64_t)rec_ncpus(r) * rec_page_size(r))
+		return tr_fail(-EINVAL, "--max-size is too small: the file's header and formats "
+			       "alone take %llu KiB here", (unsigned long long)(head >> 10));
+	rec_set_budget(r, max - head);
 	return 0;
 }
 
@@ -162,6 +195,13 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	/* What is needed to read the pages goes to the spool before the first page. */
 	if (!r && spool && !(r = rec_spool_meta(session_rec(sess), o->inst, spool)))
 		rec_spool_cmdlines(spool);
+	/* No room even for that: record all the same, only a crash would lose it. */
+	if (r == -ENOSPC && !o->max_size) {
+		tr_warn("%s: a crash would lose this recording", tr_failure());
+		r = 0;
+	}
+	if (!r && spool && o->max_size)
+		r = set_budget(session_rec(sess), spool, o->max_size);
 	/* The output is emptied now that the recording can start (see cmd-record.c). */
 	if (!r && ftruncate(o->fd, 0) && errno != EINVAL)
 		r = tr_fail(-errno, "cannot write the trace file: %s", strerror(errno));
@@ -171,6 +211,10 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	if (r && sess && session_end(sess) == SESSION_READER_FAILED && session_rec(sess)) {
 		res->reader_err = r;
 		r = 0;
+		if (rec_error(session_rec(sess)) == -EFBIG) {
+			res->max_size_reached = true;
+			res->reader_err = 0;
+		}
 	}
 	if (r)
 		goto out;

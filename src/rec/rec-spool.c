@@ -154,6 +154,11 @@ int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir)
 		e = -errno;
 	} else {
 		e = tfw_write(fd, &m, bufs, nbufs, 0, &res);
+		/* Kernel symbols are most of it: a file system short of room goes without. */
+		if (e == -ENOSPC && m.kallsyms.len) {
+			tfw_meta_drop_kallsyms(&m);
+			e = ftruncate(fd, 0) ? -errno : tfw_write(fd, &m, bufs, nbufs, 0, &res);
+		}
 		if (close(fd) && !e)
 			e = -errno;
 		if (!e && rename(tmp, path))
@@ -177,8 +182,10 @@ int rec_spool_cmdlines(const char *dir)
 	int e = read_file(path, &text, &len);
 
 	free(path);
-	if (!e)
-		e = put_file(dir, "cmdlines", text, len);
+	/* A kernel without saved_cmdlines leaves meta.dat's (none): not the spool's failure. */
+	if (e)
+		return 0;
+	e = put_file(dir, "cmdlines", text, len);
 	free(text);
 	return e;
 }

@@ -80,6 +80,8 @@ struct rec {
 	int finished;
 	bool go, quit, stopped, failed;
 	int err;
+	uint64_t budget;	/* rec_set_budget(): page data all CPUs may write, 0: no limit */
+	uint64_t used;		/* of it, taken (atomic) */
 	/* Fault injection for tests: TR_FAULT_READER=CPU:PAGES (see rec_open). */
 	int fault_cpu;
 	uint64_t fault_bytes;
@@ -146,15 +148,54 @@ static int stage_flush(struct reader *rd)
 	return e;
 }
 
+/*
+ * rec_set_budget(): take up to *len bytes (whole pages) of what is left of
+ * the budget for a file sink; *len is cut to what was granted.  -EFBIG
+ * when not one page is left: the recording has reached its size.
+ */
+static int reserve(struct reader *rd, size_t *len)
+{
+	struct rec *r = rd->r;
+	uint64_t used = __atomic_load_n(&r->used, __ATOMIC_RELAXED), grant;
+
+	if (!r->budget || r->o.fn)
+		return 0;
+	do {
+		grant = used < r->budget ? r->budget - used : 0;
+		if (grant > *len)
+			grant = *len;
+		grant -= grant % r->page_size;
+		if (!grant)
+			return -EFBIG;
+	} while (!__atomic_compare_exchange_n(&r->used, &used, used + grant, false,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	*len = grant;
+	return 0;
+}
+
+static void unreserve(struct reader *rd, size_t len)
+{
+	if (rd->r->budget && !rd->r->o.fn && len)
+		__atomic_fetch_sub(&rd->r->used, len, __ATOMIC_RELAXED);
+}
+
 /* Hand data to the sink: write it to the temp file or call back. */
 static int sink(struct reader *rd, const char *p, size_t len)
 {
 	struct rec *r = rd->r;
 
+	size_t want = len;
+	int e;
+
 	if (r->o.fn) {
 		scan_pages(rd, p, len);
 		return r->o.fn(r->o.arg, rd->cpu, p, len);
 	}
+	/* Past the budget the pages are dropped and the reader stops with -EFBIG. */
+	if ((e = reserve(rd, &want)))
+		return e;
+	if (want < len)
+		return (e = sink(rd, p, want)) ? e : -EFBIG;
 	if (!rd->stage)
 		return write_out(rd, p, len);
 	/*
@@ -182,10 +223,16 @@ static int sink(struct reader *rd, const char *p, size_t len)
  */
 static ssize_t splice_pass(struct reader *rd)
 {
-	ssize_t n = splice(rd->fd, NULL, rd->pipe[1], NULL, rd->pipe_size,
-			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	size_t want = rd->pipe_size;
+	int e = rd->r->o.fn ? 0 : reserve(rd, &want);
+	ssize_t n = e ? -1 : splice(rd->fd, NULL, rd->pipe[1], NULL, want,
+				    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 	ssize_t left;
 
+	if (e)
+		return e;
+	if (!rd->r->o.fn)
+		unreserve(rd, n > 0 ? want - n : want);
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 	if (n == 0)
@@ -1067,6 +1114,13 @@ int rec_start(struct rec *r)
 	pthread_cond_broadcast(&r->cond);
 	pthread_mutex_unlock(&r->lock);
 	return 0;
+}
+
+void rec_set_budget(struct rec *r, uint64_t bytes)
+{
+	r->budget = bytes - bytes % r->page_size;
+	if (bytes && !r->budget)
+		r->budget = r->page_size;
 }
 
 int rec_event_fd(const struct rec *r)
