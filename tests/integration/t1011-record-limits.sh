@@ -1,6 +1,7 @@
 #!/bin/bash
-# tr record --max-size: the recording stops before the file (or its spool)
-# grows past the size; what it holds is complete and readable.
+# tr record's limits: --max-size stops the recording before the file (or
+# its spool) grows past the size, and what it holds is complete and
+# readable; an output directory removed mid-run ends it with one line.
 . "$(dirname "$0")/lib.sh"
 test_kernels full debian
 
@@ -75,6 +76,20 @@ test_expect_success '--max-size smaller than the header is refused, leaving noth
 	test ! -d "$TRACEFS/instances/$inst" &&
 	test_expect_code 64 tr record --max-size 12x -e ftrace:print -o small.dat true 2>err &&
 	test_grep "bad size .12x." err
+'
+
+test_expect_success 'the output directory removed while recording: one line naming the file, exit 1, tracefs put back' '
+	inst=$(test_instance) &&
+	mkdir out || return 1
+	"$TR" record -B "$inst" -e ftrace:print -o out/k.dat --duration 10s 2>err &
+	pid=$!
+	test_wait_recording "$inst" || return 1
+	rm -rf out
+	test_expect_code 1 wait $pid &&
+	cat err &&
+	test "$(wc -l <err)" = 1 &&
+	test_grep "cannot write .out/k.dat.spool/cmdlines.: No such file or directory" err &&
+	test ! -d "$TRACEFS/instances/$inst"
 '
 
 test_done
