@@ -83,6 +83,9 @@ trial() {
 	test_must_be_empty orphans$n.after &&
 	test -d "k$n.dat.spool" &&
 	test ! -s "k$n.dat" &&
+	test_must_fail tr report -i "k$n.dat" >/dev/null 2>report$n &&
+	test_grep "'k$n.dat.spool' holds a recording that ended abruptly: 'tr restore k$n.dat' writes it" \
+		report$n &&
 	tr restore "k$n.dat" 2>restore$n &&
 	test_grep "restored 'k$n.dat' from 'k$n.dat.spool'" restore$n &&
 	test ! -e "k$n.dat.spool" &&
