@@ -39,6 +39,7 @@ enum tr_cap {
 	CAP_MMAP,
 	CAP_CLOCKS,
 	CAP_BUFFERS,
+	CAP_DISABLE_ON_FREE,	/* free_buffer and its disable_on_free option: a dead tr's guard */
 	CAP__COUNT
 };
 

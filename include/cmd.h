@@ -144,6 +144,7 @@ int cmd_show(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_extract(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_split(int argc, char **argv);
 int cmd_dump(int argc, char **argv);

@@ -110,6 +110,18 @@ struct rec_opts {
 	 * sub-buffers, wake at a quarter full instead (rec_wake_percent()).
 	 */
 	bool wake_by_size;
+	/*
+	 * A file sink whose per-CPU files are kept: tmp_dir/cpuN.raw (created
+	 * or emptied) instead of anonymous temp files, so that what the
+	 * readers wrote outlives the process (rec-spool.c).
+	 */
+	bool spool;
+	/*
+	 * A file sink: hand what the buffer holds to the file at least this
+	 * often, the partly filled sub-buffer included, even when the
+	 * kernel does not wake the reader; 0: only when woken and at the end.
+	 */
+	unsigned flush_ms;
 };
 
 /*
@@ -150,6 +162,13 @@ uint32_t rec_page_size(const struct rec *r);
 const struct tfile_layout *rec_layout(const struct rec *r);
 /* The reader threads' ids (one per CPU read), for common_pid filters. */
 size_t rec_tids(const struct rec *r, pid_t *tids, size_t max);
+/*
+ * A file sink: stop when the readers have written bytes of page data in
+ * all (whole sub-buffers; 0: no limit).  The reader that reaches it stops
+ * with -EFBIG and, like any reader's error, stops the others, which keep
+ * what they wrote.  Call before rec_start().
+ */
+void rec_set_budget(struct rec *r, uint64_t bytes);
 int rec_start(struct rec *r);
 /* Readable when a reader stopped on an error, or when every drain finished. */
 int rec_event_fd(const struct rec *r);
@@ -279,6 +298,46 @@ void rec_latency_print(FILE *f, const char *tracer, uint64_t max_us, uint64_t by
 void rec_summary_free(struct rec_summary *s);
 
 /*
+ * The spool: while tr record runs, what it has read is kept beside the
+ * output in the directory rec_spool_path(FILE), "FILE.spool":
+ *   owner     the recording tr's pid and the output's name
+ *   meta.dat  a trace.dat (v6) with everything but the pages: header
+ *             files, formats, kallsyms, printk formats, options; written
+ *             before recording starts
+ *   cmdlines  saved_cmdlines as of the last flush (renamed into place)
+ *   cpuN.raw  CPU N's sub-buffers as the reader wrote them (rec_opts.spool)
+ * At a clean end the output is written from them and the directory goes.
+ * After a crash rec_restore() makes the output of what is there.  The
+ * functions return 0 or -errno with tr_fail() set.
+ */
+char *rec_spool_path(const char *output);
+/*
+ * Make the directory and its owner file.  One that exists is never reused:
+ * -EBUSY while its owner lives, else -EEXIST (a crash's leftovers).
+ */
+int rec_spool_create(const char *dir, const char *output);
+/* The owner's pid (0 if unknown); *alive if it is a running tr. */
+pid_t rec_spool_owner(const char *dir, bool *alive);
+/* meta.dat for recorder r of instance in, with the formats of what set_event enables. */
+int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir);
+int rec_spool_cmdlines(const char *dir);
+void rec_spool_remove(const char *dir);
+
+struct rec_restore_result {
+	int cpus;
+	uint64_t bytes;		/* page data recovered */
+	uint64_t file_bytes;
+};
+/*
+ * Write to fd the trace.dat a dead recording's spool holds: meta.dat's
+ * header and formats, the last cmdlines, every CPU's whole sub-buffers,
+ * in the version of flags (REC_FILE_V7 | REC_ZIP(z), or 0 for v6).  The
+ * file's recording tool reads "tr ... (restored ...)".  -EBUSY while the
+ * owner still runs.  The spool is left for the caller to remove.
+ */
+int rec_restore(const char *dir, int fd, unsigned flags, struct rec_restore_result *res);
+
+/*
  * tr record's whole session: set-up (tracer first, then readers, then
  * events and triggers with the recorder's own pids filtered out unless
  * no_filter), pid scoping (pids, or follow: the command's pid; children:
@@ -312,7 +371,23 @@ struct rec_record_opts {
 	const struct session_buf *more;
 	size_t nmore;
 	int fd;				/* the output file, opened by the caller */
+	const char *output;		/* its name, for the spool's owner file */
 	const char *tmp_dir;		/* the per-CPU temp files: beside the output, or --temp */
+	/*
+	 * Keep the recording recoverable (see the spool above): the spool
+	 * directory, which rec_record() makes and, once the file is written,
+	 * removes; or NULL for anonymous temp files in tmp_dir.  The readers
+	 * write out what they hold, and cmdlines is rewritten, every flush_ms
+	 * (0: REC_FLUSH_MS).
+	 */
+	const char *spool_dir;
+	unsigned flush_ms;
+	/*
+	 * With a spool: stop once the file would pass this many bytes (its
+	 * header, as meta.dat measures it, and the pages; 0: no limit).
+	 * -EINVAL with a message when the header alone leaves no room.
+	 */
+	uint64_t max_size;
 	/* The readers: rec_opts' idle_ms (0: its default), poll_only and rt_prio. */
 	unsigned idle_ms;
 	bool poll_only;
@@ -328,6 +403,7 @@ struct rec_record_opts {
 	void *progress_arg;
 };
 #define REC_PROGRESS_MS 500
+#define REC_FLUSH_MS 1000
 
 struct rec_record_result {
 	int end;			/* enum session_end: why recording stopped */
@@ -336,6 +412,8 @@ struct rec_record_result {
 	struct rec_summary sum;		/* ring-buffer recordings */
 	bool latency;			/* a max-latency tracer: max_us and latency_bytes */
 	uint64_t max_us, latency_bytes;
+	bool spool_kept;		/* the file was not written whole: the spool stays */
+	bool max_size_reached;		/* stopped at opts.max_size */
 };
 
 int rec_record(const struct rec_record_opts *o, struct rec_record_result *res);

@@ -183,6 +183,15 @@ uint64_t session_elapsed_ns(const struct session *s);
 void session_free(struct session *s);
 
 /*
+ * Sessions whose tr died (SIGKILL, the OOM killer): their lock in
+ * $TR_STATE_DIR (default /run/tr) is held by no one and their journal of
+ * changes is still there.  For each, "pid N, instance 'X'" (or "pid N,
+ * the top-level buffer") is added to dead; with adopt, the journal joins
+ * the state file that tr reset undoes, and the lock goes.  0 or -errno.
+ */
+int session_orphans(bool adopt, struct strv *dead);
+
+/*
  * The selectors to enable: those of the ftrace system are left out (they
  * have no enable file; they are checked and must carry no filter), and
  * each other one gets own_filter (session_pid_filter()), ANDed with its

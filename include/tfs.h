@@ -111,6 +111,18 @@ bool tfs_state_has(const char *value);
 /* Forget notes of this undo value: what they would remove is gone already. */
 void tfs_state_forget(const char *value);
 
+/*
+ * A live session's journal: the undo table as it stands, in the state
+ * file's format, written whole to path (under path.new, then renamed), so
+ * that what a killed tr changed can still be undone.  0 or -errno.
+ */
+int tfs_journal(const char *path);
+/*
+ * A dead session's journal joins the state file (tr reset undoes it, as a
+ * kept tr start's) and path goes.  0 or -errno.
+ */
+int tfs_state_adopt(const char *path);
+
 /* The state file written by tfs_keep(): $TR_STATE_DIR/state, default /run/tr. */
 char *tfs_state_path(void);
 

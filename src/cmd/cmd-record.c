@@ -69,9 +69,13 @@ struct args {
 	struct opt_run run;
 	char **command;
 	struct opt_file_format ff;
+	unsigned flush_ms;
+	uint64_t max_size;
+	char *spool;		/* OUTPUT.spool: what a crash leaves (rec.h) */
 };
 
-enum { OPT_FAIL_ON_LOSS = 0x100, OPT_INSTANCE, OPT_POLL, OPT_TEMP, OPT_MODULE, OPT_USER };
+enum { OPT_FAIL_ON_LOSS = 0x100, OPT_INSTANCE, OPT_POLL, OPT_TEMP, OPT_MODULE, OPT_USER,
+       OPT_FLUSH_INTERVAL, OPT_MAX_SIZE };
 
 static const struct argp_option options[] = {
 	{ NULL, 'B', "NAME", 0, "Record the instance NAME as a buffer of its own: the options "
@@ -106,6 +110,9 @@ static const struct argp_option options[] = {
 	  "output's directory)", 0 },
 	{ "user", OPT_USER, "USER", 0, "Run COMMAND as USER (its uid, gid and groups); tracing "
 	  "stays root's", 0 },
+	{ "flush-interval", OPT_FLUSH_INTERVAL, "TIME", 0, "Write what was read to FILE.spool "
+	  "at least this often (default 1s), for tr restore after a crash", 0 },
+	{ "max-size", OPT_MAX_SIZE, "SIZE", 0, "Stop before FILE grows past SIZE (k, M, G)", 0 },
 	{ 0 }
 };
 
@@ -302,6 +309,18 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "empty user name");
 		a->user = arg;
 		return 0;
+	case OPT_MAX_SIZE:
+		if (parse_size(arg, &a->max_size) || !a->max_size)
+			argp_error(state, "bad size '%s': give bytes with k, M or G, as 100M", arg);
+		return 0;
+	case OPT_FLUSH_INTERVAL: {
+		uint64_t ns;
+
+		if (parse_duration(arg, &ns) || ns < 1000000 || ns > 3600000000000ull)
+			argp_error(state, "bad flush interval '%s': give 1ms to 1h", arg);
+		a->flush_ms = (unsigned)(ns / 1000000);
+		return 0;
+	}
 	case ARGP_KEY_ARG:
 		/* COMMAND and everything after it are the command's. */
 		a->command = &state->argv[state->next - 1];
@@ -381,6 +400,11 @@ static int finish(const struct args *a, const struct rec_record_result *res)
 	if (sum->dropped_bytes)
 		tr_warn("no room for %llu bytes of events: the newest were left out",
 			(unsigned long long)sum->dropped_bytes);
+	if (res->max_size_reached && !a->quiet)
+		fprintf(stderr, "stopped at --max-size: '%s' would have grown past it\n", a->output);
+	if (res->spool_kept)
+		tr_warn("what was recorded is kept in '%s': 'tr restore %s' writes it", a->spool,
+			a->output);
 	if (res->reader_err)
 		return EXIT_RUNTIME;
 	if (a->fail_on_loss && sum->total.lost) {
@@ -542,6 +566,14 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	dir = a.temp_dir ? xstrdup(a.temp_dir) : dir_of(a.output);
+	/* With --temp the spool goes there too: it is where the per-CPU data lives. */
+	if (a.temp_dir) {
+		const char *base = strrchr(a.output, '/');
+
+		a.spool = xasprintf("%s/%s.spool", a.temp_dir, base ? base + 1 : a.output);
+	} else {
+		a.spool = rec_spool_path(a.output);
+	}
 	/* Only a person at a terminal wants it; logs and pipes get the summary alone. */
 	status_line = !a.quiet && isatty(STDERR_FILENO);
 	/* The first buffer is the session's own; the others (-B ... -B ...) go beside it. */
@@ -563,12 +595,18 @@ int cmd_record(int argc, char **argv)
 						  .poll_only = a.poll, .rt_prio = a.rt_prio,
 						  .keep_at_end = a.keep, .run_user = a.user,
 						  .run_uid = a.uid, .run_gid = a.gid,
+						  .output = a.output,
+						  .spool_dir = a.spool, .flush_ms = a.flush_ms,
+						  .max_size = a.max_size,
 						  .file_flags = file_flags(&a),
 						  .progress = status_line ? status_draw : NULL,
 						  .progress_arg = &st },
 		       &res)) {
 		status_erase(&st);
 		tr_report(-EIO, "cannot record");
+		if (res.spool_kept)
+			tr_warn("what was recorded is kept in '%s': 'tr restore %s' writes it",
+				a.spool, a.output);
 		/* Nothing was recorded: leave no empty file behind. */
 		if (created && !res.sum.cpu && !res.latency)
 			unlink(a.output);
@@ -588,6 +626,7 @@ out:
 	}
 	free(dir);
 	free(more);
+	free(a.spool);
 	rec_summary_free(&res.sum);
 	for (size_t i = 0; i < a.ndone; i++) {
 		evsel_list_free(&a.done[i].ev.list);

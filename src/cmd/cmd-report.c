@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cmd.h"
 #include "fmt-filter.h"
@@ -273,6 +274,23 @@ static const struct argp argp = {
 	NULL, NULL, NULL
 };
 
+/*
+ * A recording whose tr died leaves FILE empty and FILE.spool beside it
+ * (tr record): say how to get the file.
+ */
+static void spool_hint(const struct strv *inputs)
+{
+	for (size_t i = 0; i < inputs->n; i++) {
+		char *spool = xasprintf("%s.spool", inputs->v[i]);
+		struct stat st;
+
+		if (!stat(spool, &st) && S_ISDIR(st.st_mode))
+			tr_warn("'%s' holds a recording that ended abruptly: 'tr restore %s' "
+				"writes it", spool, inputs->v[i]);
+		free(spool);
+	}
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static char buf[1 << 20];
@@ -288,8 +306,10 @@ int cmd_report(int argc, char **argv)
 	a.r.ts_offsets = a.offs;
 	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
 	r = fmt_report_run(&a.r, stdout);
-	if (r)
+	if (r) {
 		tr_report(r, "report");
+		spool_hint(&a.r.inputs);
+	}
 	fflush(stdout);
 	strv_free(&a.r.inputs);
 	strv_free(&a.r.filters);

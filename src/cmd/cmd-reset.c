@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tr reset: back to defaults.  Undoes what earlier tr start/stop runs kept
+ * tr reset: back to defaults.  Undoes what earlier tr start/stop runs kept,
+ * and what live sessions whose tr died left (session_orphans())
  * (restoring buffer sizes and options, removing the instances, triggers and
  * probes tr created), then puts the top-level buffer (or -B NAME) to the
  * kernel's defaults.  -a also removes every instance and dynamic event,
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "session.h"
 #include "tfs.h"
 
 struct args {
@@ -128,6 +130,14 @@ int cmd_reset(int argc, char **argv)
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	if (a.inst.name && cmd_instance_open(a.inst.name, false, &in))
 		return tr_report(-ENOENT, "reset"), EXIT_RUNTIME;
+	/* What a tr that died left (its journal) is undone like what tr start kept. */
+	{
+		struct strv dead = { 0 };
+
+		if (session_orphans(true, &dead))
+			tr_report(-EIO, "cannot undo what a tr that died left");
+		strv_free(&dead);
+	}
 	/* -B: only what tr kept inside that instance; else everything. */
 	r = tfs_state_undo(in ? in->dir : NULL);
 	if (r)

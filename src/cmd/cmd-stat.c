@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "session.h"
 #include "tfs.h"
 
 static const struct argp argp = { NULL, opt_instance_only_parse, NULL,
@@ -121,6 +122,25 @@ static void show_instance(struct tfs_inst *in)
 	show_cpu_stats(in);
 }
 
+/* What a tr that died left set up, in one line on stderr. */
+static void orphans_note(void)
+{
+	struct strv dead = { 0 };
+	char *all = NULL;
+
+	session_orphans(false, &dead);
+	for (size_t i = 0; i < dead.n; i++) {
+		char *t = xasprintf("%s%s%s", all ? all : "", all ? "; " : "", dead.v[i]);
+
+		free(all);
+		all = t;
+	}
+	if (all)
+		tr_warn("left set up by a tr that died (%s): 'tr reset' puts it back", all);
+	free(all);
+	strv_free(&dead);
+}
+
 int cmd_stat(int argc, char **argv)
 {
 	struct opt_instance a = { 0 };
@@ -128,6 +148,7 @@ int cmd_stat(int argc, char **argv)
 	struct tfs_inst *in;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	orphans_note();
 	if (a.name) {
 		if (cmd_instance_open(a.name, false, &in))
 			return tr_report(-ENOENT, "stat"), EXIT_RUNTIME;

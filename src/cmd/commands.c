@@ -20,6 +20,8 @@ const struct tr_cmd tr_commands[] = {
 	{ "record", cmd_record, "Record events into a trace.dat file", CMD_TRACEFS },
 	{ "extract", cmd_extract, "Save what is in the ring buffer now to a trace.dat file",
 	  CMD_TRACEFS },
+	{ "restore", cmd_restore, "Write the trace.dat of a recording whose tr died, from its "
+	  "spool", 0 },
 	{ "report", cmd_report, "Print a recorded trace, merged and formatted like the kernel does", 0 },
 	{ "convert", cmd_convert,
 	  "Rewrite a trace.dat in the other file version or compression, or in Perfetto's format",

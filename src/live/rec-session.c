@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "evsel.h"
@@ -64,9 +65,20 @@ struct progress_ctx {
 	const struct rec_record_opts *o;
 	struct session *sess;
 	uint64_t *lost;
+	unsigned flush_ms;		/* the spool's, or 0 */
+	uint64_t next_progress, next_flush;	/* session_elapsed_ns() due times */
 };
 
-/* The session's tick: gather the figures and hand them to the caller's progress. */
+static unsigned flush_ms(const struct rec_record_opts *o)
+{
+	return o->spool_dir ? (o->flush_ms ? o->flush_ms : REC_FLUSH_MS) : 0;
+}
+
+/*
+ * The session's tick: every flush_ms the spool's cmdlines (the readers
+ * flush on their own), every REC_PROGRESS_MS the figures for the caller's
+ * progress.
+ */
 static int progress_tick(void *arg, bool fd_ready)
 {
 	struct progress_ctx *p = arg;
@@ -77,6 +89,22 @@ static int progress_tick(void *arg, bool fd_ready)
 	(void)fd_ready;
 	if (!r || !pr.elapsed_ns)
 		return 0;
+	if (p->flush_ms && pr.elapsed_ns >= p->next_flush) {
+		/* Half an interval early counts as on time: ticks come a little late or early. */
+		p->next_flush = pr.elapsed_ns + p->flush_ms * 500000ull;
+		/*
+		 * A name missing from the spool costs a "<...>" in a restored
+		 * file: go on, unless the directory is gone (removed while
+		 * recording), where nothing written now would be kept.
+		 */
+		int e = rec_spool_cmdlines(p->o->spool_dir);
+
+		if (e == -ENOENT)
+			return e;
+	}
+	if (!p->o->progress || pr.elapsed_ns < p->next_progress)
+		return 0;
+	p->next_progress = pr.elapsed_ns + REC_PROGRESS_MS * 500000ull;
 	pr.ncpus = rec_ncpus(r);
 	if (!p->lost)
 		p->lost = xcalloc(pr.ncpus ? pr.ncpus : 1, sizeof(*p->lost));
@@ -121,6 +149,30 @@ static int progress_tick(void *arg, bool fd_ready)
 }
 
 /*
+ * --max-size: the pages may take what the header (meta.dat, whose size the
+ * file's header will have give or take the statistics options) leaves,
+ * less a page per CPU and buffer for alignment and 64 KiB for the options
+ * added at the end.  Version 7 compresses, so it only comes out smaller.
+ */
+static int set_budget(struct rec *r, const char *spool, uint64_t max)
+{
+	char *meta = xasprintf("%s/meta.dat", spool);
+	uint64_t room = 2ull * (rec_ncpus(r) + 2) * rec_page_size(r) + (64 << 10), head;
+	struct stat st;
+	int e = stat(meta, &st) ? -errno : 0;
+
+	free(meta);
+	if (e)
+		return tr_fail(e, "cannot read the spool's header: %s", strerror(-e));
+	head = (uint64_t)st.st_size + room;
+	if (max < head + (uint64_t)rec_ncpus(r) * rec_page_size(r))
+		return tr_fail(-EINVAL, "--max-size is too small: the file's header and formats "
+			       "alone take %llu KiB here", (unsigned long long)(head >> 10));
+	rec_set_budget(r, max - head);
+	return 0;
+}
+
+/*
  * The session (session.h) applies the set-up in its order; then the file:
  * the ring buffer's pages, or under a max-latency tracer the trace text.
  */
@@ -129,7 +181,9 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	bool latency = setup_latency_tracer(o->setup->tracer);
 	struct session *sess = NULL;
 	struct rec *snap = NULL;
-	struct progress_ctx prog = { .o = o };
+	struct progress_ctx prog = { .o = o, .flush_ms = latency ? 0 : flush_ms(o) };
+	const char *spool = latency ? NULL : o->spool_dir;
+	unsigned tick_ms = prog.flush_ms;
 	struct rec_file_buf *more = xcalloc(o->nmore ? o->nmore : 1, sizeof(*more));
 	bool mapped_ok = !has_snapshot_trigger(o->setup);
 	int r;
@@ -137,6 +191,12 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	memset(res, 0, sizeof(*res));
 	for (size_t i = 0; i < o->nmore; i++)
 		mapped_ok &= !has_snapshot_trigger(o->more[i].setup);
+	if (o->progress && !latency && (!tick_ms || tick_ms > REC_PROGRESS_MS))
+		tick_ms = REC_PROGRESS_MS;
+	if (spool && (r = rec_spool_create(spool, o->output))) {
+		free(more);
+		return r;
+	}
 	r = session_open(&(struct session_opts){
 				 .inst = o->inst, .command = o->command,
 				 .setup = o->setup, .events = o->events,
@@ -145,13 +205,15 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 				 .more = o->more, .nmore = o->nmore,
 				 .keep_at_end = o->keep_at_end, .run_user = o->run_user,
 				 .run_uid = o->run_uid, .run_gid = o->run_gid,
-				 .rec = { .tmp_dir = o->tmp_dir, .wake_percent = 5,
-					  .wake_by_size = true, .idle_ms = o->idle_ms,
-					  .poll_only = o->poll_only, .rt_prio = o->rt_prio,
+				 .rec = { .tmp_dir = spool ? spool : o->tmp_dir,
+					  .spool = spool, .flush_ms = prog.flush_ms,
+					  .wake_percent = 5, .wake_by_size = true,
+					  .idle_ms = o->idle_ms, .poll_only = o->poll_only,
+					  .rt_prio = o->rt_prio,
 					  /* A mapped buffer refuses to arm a snapshot. */
 					  .reader = mapped_ok ? REC_READER_AUTO : REC_READER_SPLICE },
-				 .tick = o->progress && !latency ? progress_tick : NULL,
-				 .tick_ms = o->progress && !latency ? REC_PROGRESS_MS : 0,
+				 .tick = tick_ms ? progress_tick : NULL,
+				 .tick_ms = tick_ms,
 				 .arg = &prog },
 			 &sess);
 	prog.sess = sess;
@@ -160,6 +222,16 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	 * as the recording ends, matching the max buffer (cleared by the
 	 * session's clearing of the buffer), as trace-cmd leaves it.
 	 */
+	/* What is needed to read the pages goes to the spool before the first page. */
+	if (!r && spool && !(r = rec_spool_meta(session_rec(sess), o->inst, spool)))
+		rec_spool_cmdlines(spool);
+	/* No room even for that: record all the same, only a crash would lose it. */
+	if (r == -ENOSPC && !o->max_size) {
+		tr_warn("%s: a crash would lose this recording", tr_failure());
+		r = 0;
+	}
+	if (!r && spool && o->max_size)
+		r = set_budget(session_rec(sess), spool, o->max_size);
 	/* The output is emptied now that the recording can start (see cmd-record.c). */
 	if (!r && ftruncate(o->fd, 0) && errno != EINVAL)
 		r = tr_fail(-errno, "cannot write the trace file: %s", strerror(errno));
@@ -169,6 +241,10 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	if (r && sess && session_end(sess) == SESSION_READER_FAILED && session_rec(sess)) {
 		res->reader_err = r;
 		r = 0;
+		if (rec_error(session_rec(sess)) == -EFBIG) {
+			res->max_size_reached = true;
+			res->reader_err = 0;
+		}
 	}
 	if (r)
 		goto out;
@@ -186,8 +262,15 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 						 session_more_stats_before(sess, i) };
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
 			   o->file_flags, snap, more, o->nmore, session_clocks(sess), &res->sum);
+	/* The spool goes once the file is whole on disk, not before. */
+	if (spool && (r || (fdatasync(o->fd) && errno != EINVAL))) {
+		res->spool_kept = true;
+		spool = NULL;
+	}
 out:
 	free(more);
+	if (spool)
+		rec_spool_remove(spool);
 	free(prog.lost);
 	rec_free(snap);
 	session_free(sess);

@@ -3,6 +3,7 @@
  * One live tracing session (see session.h): readers, the command, the
  * tracing_on sequence and the wait, shared by record, stream, hist and top.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -44,6 +45,8 @@ struct session {
 	int status;		/* wait status once reaped, -1 before */
 	int lock_fd;
 	char *lock_path;	/* unlinked at the end, while still locked */
+	char *journal;		/* the undo table beside the lock (tfs_journal()), or NULL */
+	int free_fd;		/* free_buffer, held open: see hold_free_buffer() */
 	enum session_end end;
 	char *own_filter;	/* session_own_filter() */
 	uint64_t t0;
@@ -190,6 +193,90 @@ static void drop_lock(int fd, char *path)
 			unlink(path);
 		close(fd);
 	}
+}
+
+/*
+ * The journal: what the session changed, as tr reset undoes it, kept up to
+ * date beside the lock so that a tr killed mid-session can be cleaned up
+ * after (session_orphans()).  A failure only costs that.
+ */
+static void journal(struct session *s)
+{
+	if (s->journal && tfs_journal(s->journal))
+		tr_warn("cannot write '%s': a crash would leave tracing set up", s->journal);
+}
+
+int session_orphans(bool adopt, struct strv *dead)
+{
+	const char *dir = getenv("TR_STATE_DIR");
+	DIR *d;
+	struct dirent *de;
+	int first = 0;
+
+	if (!dir || !*dir)
+		dir = "/run/tr";
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		char *lock, *jpath, pid[32] = "";
+		int fd;
+		ssize_t got;
+
+		if (strncmp(de->d_name, "session", 7) || n < 12 ||
+		    strcmp(de->d_name + n - 5, ".lock"))
+			continue;
+		lock = xasprintf("%s/%s", dir, de->d_name);
+		jpath = xasprintf("%s/%.*s.undo", dir, (int)(n - 5), de->d_name);
+		fd = open(lock, O_RDWR | O_CLOEXEC);
+		/* A lock no one holds, with a journal: its tr died mid-session. */
+		if (fd >= 0 && !access(jpath, F_OK) && !flock(fd, LOCK_EX | LOCK_NB)) {
+			const char *name = de->d_name[7] == '-' ? de->d_name + 8 : NULL;
+			int r = 0;
+
+			got = pread(fd, pid, sizeof(pid) - 1, 0);
+			pid[got > 0 ? got : 0] = '\0';
+			if (name)
+				strv_push_owned(dead, xasprintf("pid %s, instance '%.*s'",
+								 *pid ? str_rstrip(pid) : "?",
+								 (int)(strlen(name) - 5), name));
+			else
+				strv_push_owned(dead, xasprintf("pid %s, the top-level buffer",
+								 *pid ? str_rstrip(pid) : "?"));
+			if (adopt && !(r = tfs_state_adopt(jpath)))
+				unlink(lock);
+			if (r && !first)
+				first = tr_fail(r, "cannot take over '%s': %s", jpath, strerror(-r));
+		}
+		if (fd >= 0)
+			close(fd);
+		free(lock);
+		free(jpath);
+	}
+	if (d)
+		closedir(d);
+	return first;
+}
+
+/*
+ * The kernel's own guard for a tracer that dies: while free_buffer is open
+ * the buffer is the tracer's; when it is closed, by the tracer or by its
+ * death for any reason, the kernel shrinks the buffer to nothing and, with
+ * the disable_on_free option, turns tracing off (Documentation/trace/
+ * ftrace.rst).  The size is saved first so a clean end puts it back (the
+ * descriptor is closed in session_free(), before tr restores tracefs).
+ * Kernels without the option still free the buffer.
+ */
+static void hold_free_buffer(struct session *s)
+{
+	char *path;
+
+	if (!tfs_exists(s->o.inst, "free_buffer") || tfs_save(s->o.inst, "buffer_size_kb"))
+		return;
+	if (tfs_exists(s->o.inst, "options/disable_on_free") &&
+	    tfs_set(s->o.inst, "options/disable_on_free", "1"))
+		return;
+	path = tfs_path(s->o.inst, "free_buffer");
+	s->free_fd = open(path, O_WRONLY | O_CLOEXEC);
 	free(path);
 }
 
@@ -329,6 +416,7 @@ int session_open(const struct session_opts *o, struct session **out)
 	s->o.rec.inst = o->inst;
 	s->go_fd = -1;
 	s->lock_fd = -1;
+	s->free_fd = -1;
 	s->status = -1;
 	if (o->passive) {
 		s->o.no_readers = true;
@@ -344,6 +432,9 @@ int session_open(const struct session_opts *o, struct session **out)
 		return tr_fail(-ENOENT, "cannot run '%s': command not found", o->command[0]);
 	tr_phase("session open");
 	r = o->passive ? 0 : take_lock(o->inst, &s->lock_fd, &s->lock_path);
+	if (!r && s->lock_path)
+		s->journal = xasprintf("%.*s.undo",
+				       (int)(strlen(s->lock_path) - strlen(".lock")), s->lock_path);
 	for (size_t i = 0; !r && i < s->o.nmore; i++)
 		r = take_lock(s->o.more[i].inst, &s->more[i].lock_fd, &s->more[i].lock_path);
 	if (!r)
@@ -369,12 +460,17 @@ int session_open(const struct session_opts *o, struct session **out)
 		if (!tracer_set(in) && (r = tfs_set(in, "tracing_on", "0")))
 			tr_fail(r, "cannot turn tracing off in '%s': %s", in->name, strerror(-r));
 	}
+	if (!r && !o->passive)
+		hold_free_buffer(s);
 	if (!r && !s->o.no_readers)
 		r = rec_open(&s->o.rec, &s->rec);
 	for (size_t i = 0; !r && i < s->o.nmore; i++) {
 		struct rec_opts ro = s->o.rec;
 
 		ro.inst = s->o.more[i].inst;
+		/* The spool holds the first buffer's CPUs (cpuN.raw): the others' in temp files. */
+		ro.spool = NULL;
+		ro.flush_ms = 0;
 		r = rec_open(&ro, &s->more[i].rec);
 	}
 	if (r)
@@ -389,6 +485,7 @@ int session_open(const struct session_opts *o, struct session **out)
 		}
 	}
 	r = apply_events(s);
+	journal(s);
 	tr_phase("events enabled");
 	return r;
 }
@@ -662,6 +759,7 @@ int session_run(struct session *s)
 	r = tfs_set(in, "tracing_on", "1");
 	if (r)
 		return tr_fail(r, "cannot turn tracing on: %s", strerror(-r));
+	journal(s);
 	s->t0 = tr_now_ns();
 	tr_phase("tracing on");
 	release_child(s);
@@ -730,6 +828,9 @@ void session_free(struct session *s)
 			tfs_write(s->o.more[i].inst, "trace", "", false);
 	}
 	rec_free(s->rec);
+	/* The kernel frees the buffer now; tr puts its size back as it restores tracefs. */
+	if (s->free_fd >= 0)
+		close(s->free_fd);
 	free(s->before);
 	free(s->own_filter);
 	for (size_t i = 0; i < s->o.nmore; i++) {
@@ -738,6 +839,10 @@ void session_free(struct session *s)
 		drop_lock(s->more[i].lock_fd, s->more[i].lock_path);
 	}
 	free(s->more);
+	/* The journal goes first, while the lock still holds. */
+	if (s->lock_fd >= 0 && s->journal)
+		unlink(s->journal);
+	free(s->journal);
 	drop_lock(s->lock_fd, s->lock_path);
 	free(s);
 }

@@ -62,6 +62,7 @@ struct reader {
 	uint32_t cur_off;	/* bytes of its data already handed over */
 	bool cur_valid;
 	uint64_t cur_ts;	/* the time stamp at cur_off (what follows is relative to it) */
+	uint64_t flushed_ns;	/* when the last opts.flush_ms hand-over ended */
 	struct rec_cpu_stat st;
 };
 
@@ -79,6 +80,8 @@ struct rec {
 	int finished;
 	bool go, quit, stopped, failed;
 	int err;
+	uint64_t budget;	/* rec_set_budget(): page data all CPUs may write, 0: no limit */
+	uint64_t used;		/* of it, taken (atomic) */
 	/* Fault injection for tests: TR_FAULT_READER=CPU:PAGES (see rec_open). */
 	int fault_cpu;
 	uint64_t fault_bytes;
@@ -145,15 +148,54 @@ static int stage_flush(struct reader *rd)
 	return e;
 }
 
+/*
+ * rec_set_budget(): take up to *len bytes (whole pages) of what is left of
+ * the budget for a file sink; *len is cut to what was granted.  -EFBIG
+ * when not one page is left: the recording has reached its size.
+ */
+static int reserve(struct reader *rd, size_t *len)
+{
+	struct rec *r = rd->r;
+	uint64_t used = __atomic_load_n(&r->used, __ATOMIC_RELAXED), grant;
+
+	if (!r->budget || r->o.fn)
+		return 0;
+	do {
+		grant = used < r->budget ? r->budget - used : 0;
+		if (grant > *len)
+			grant = *len;
+		grant -= grant % r->page_size;
+		if (!grant)
+			return -EFBIG;
+	} while (!__atomic_compare_exchange_n(&r->used, &used, used + grant, false,
+					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+	*len = grant;
+	return 0;
+}
+
+static void unreserve(struct reader *rd, size_t len)
+{
+	if (rd->r->budget && !rd->r->o.fn && len)
+		__atomic_fetch_sub(&rd->r->used, len, __ATOMIC_RELAXED);
+}
+
 /* Hand data to the sink: write it to the temp file or call back. */
 static int sink(struct reader *rd, const char *p, size_t len)
 {
 	struct rec *r = rd->r;
 
+	size_t want = len;
+	int e;
+
 	if (r->o.fn) {
 		scan_pages(rd, p, len);
 		return r->o.fn(r->o.arg, rd->cpu, p, len);
 	}
+	/* Past the budget the pages are dropped and the reader stops with -EFBIG. */
+	if ((e = reserve(rd, &want)))
+		return e;
+	if (want < len)
+		return (e = sink(rd, p, want)) ? e : -EFBIG;
 	if (!rd->stage)
 		return write_out(rd, p, len);
 	/*
@@ -181,10 +223,16 @@ static int sink(struct reader *rd, const char *p, size_t len)
  */
 static ssize_t splice_pass(struct reader *rd)
 {
-	ssize_t n = splice(rd->fd, NULL, rd->pipe[1], NULL, rd->pipe_size,
-			   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+	size_t want = rd->pipe_size;
+	int e = rd->r->o.fn ? 0 : reserve(rd, &want);
+	ssize_t n = e ? -1 : splice(rd->fd, NULL, rd->pipe[1], NULL, want,
+				    SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
 	ssize_t left;
 
+	if (e)
+		return e;
+	if (!rd->r->o.fn)
+		unreserve(rd, n > 0 ? want - n : want);
 	if (n < 0)
 		return errno == EAGAIN || errno == EINTR ? 0 : -errno;
 	if (n == 0)
@@ -483,6 +531,44 @@ static int flush(struct reader *rd)
 	return n < 0 ? (int)n : 0;
 }
 
+/*
+ * opts.flush_ms: once that long has passed since the last time, take what
+ * the buffer holds (the page the kernel is writing too) and write out
+ * what is staged, so the file is never more than flush_ms behind what the
+ * kernel recorded.  Returns 0 or -errno.
+ */
+static int flush_due(struct reader *rd)
+{
+	uint64_t now;
+	ssize_t n;
+
+	if (!rd->r->o.flush_ms)
+		return 0;
+	now = now_ns();
+	if (now - rd->flushed_ns < rd->r->o.flush_ms * 1000000ull)
+		return 0;
+	while ((n = partial_pass(rd)) > 0)
+		;
+	rd->flushed_ns = now_ns();
+	return n < 0 ? (int)n : stage_flush(rd);
+}
+
+/* How long an idle reader may wait: idle_ms, or less when a flush is due sooner. */
+static int wait_ms(const struct reader *rd)
+{
+	const struct rec_opts *o = &rd->r->o;
+	uint64_t due, now;
+
+	if (!o->flush_ms)
+		return (int)o->idle_ms;
+	due = rd->flushed_ns + o->flush_ms * 1000000ull;
+	now = now_ns();
+	if (due <= now)
+		return 0;
+	return (due - now) / 1000000 + 1 < o->idle_ms ? (int)((due - now) / 1000000 + 1)
+						       : (int)o->idle_ms;
+}
+
 static void reader_fail(struct reader *rd, int err)
 {
 	struct rec *r = rd->r;
@@ -615,6 +701,7 @@ static void *reader_main(void *arg)
 	pthread_mutex_unlock(&r->lock);
 	if (r->quit)
 		return NULL;
+	rd->flushed_ns = now_ns();
 
 	while (!r->o.drain) {
 		uint64_t t = burst ? 0 : now_ns();
@@ -635,6 +722,8 @@ static void *reader_main(void *arg)
 		if (!n && (err = stage_flush(rd)))
 			break;
 		if (__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE))
+			break;
+		if ((err = flush_due(rd)))
 			break;
 		if (n > 0 && r->fault_bytes && rd->cpu == r->fault_cpu &&
 		    taken(rd) >= r->fault_bytes) {
@@ -664,7 +753,7 @@ static void *reader_main(void *arg)
 		/* --poll: no wake-up from the kernel, only the stop and the sleep. */
 		if (r->o.poll_only)
 			p[0].fd = -1;
-		switch (poll(p, 2, r->o.idle_ms)) {
+		switch (poll(p, 2, wait_ms(rd))) {
 		case 0:
 			/* Quiet for a while: a live consumer wants what is there. */
 			if (r->o.partial) {
@@ -786,7 +875,16 @@ static int reader_open(struct rec *r, struct reader *rd, int cpu)
 	rd->buf = xmalloc(rd->buf_size);
 sink:
 	e = 0;
-	if (r->o.tmp_dir) {
+	if (r->o.tmp_dir && r->o.spool) {
+		char *name = xasprintf("%s/cpu%d.raw", r->o.tmp_dir, cpu);
+
+		rd->out = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (rd->out < 0) {
+			e = -errno;
+			tr_fail(e, "cannot create '%s': %s", name, strerror(-e));
+		}
+		free(name);
+	} else if (r->o.tmp_dir) {
 		rd->out = tmpfile_in(r->o.tmp_dir);
 		if (rd->out < 0) {
 			e = rd->out;
@@ -1034,6 +1132,13 @@ int rec_start(struct rec *r)
 	pthread_cond_broadcast(&r->cond);
 	pthread_mutex_unlock(&r->lock);
 	return 0;
+}
+
+void rec_set_budget(struct rec *r, uint64_t bytes)
+{
+	r->budget = bytes - bytes % r->page_size;
+	if (bytes && !r->budget)
+		r->budget = r->page_size;
 }
 
 int rec_event_fd(const struct rec *r)

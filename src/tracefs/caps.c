@@ -47,6 +47,7 @@ static const char *const names[CAP__COUNT] = {
 	[CAP_MMAP] = "mmap",
 	[CAP_CLOCKS] = "clocks",
 	[CAP_BUFFERS] = "buffers",
+	[CAP_DISABLE_ON_FREE] = "disable_on_free",
 };
 
 static struct {
@@ -477,6 +478,17 @@ static void probe_one(enum tr_cap c)
 			set(c, true, xasprintf("%s (current: %s)", str_rstrip(buf), cur));
 			free(cur);
 		}
+		break;
+	case CAP_DISABLE_ON_FREE:
+		if (!tfs_exists(NULL, "free_buffer"))
+			set(c, false, xstrdup("no 'free_buffer' file: a tr that dies leaves tracing on "
+					      "and its buffer as large as it made it"));
+		else if (!tfs_exists(NULL, "options/disable_on_free"))
+			set(c, false, xstrdup("no disable_on_free option: a tr that dies leaves tracing "
+					      "on (free_buffer still frees its buffer)"));
+		else
+			set(c, true, xstrdup("a tr that dies stops tracing and frees its buffer "
+					     "(free_buffer, disable_on_free)"));
 		break;
 	case CAP_BUFFERS: {
 		char *kb = NULL, *sub = NULL, *norm;

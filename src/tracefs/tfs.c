@@ -773,6 +773,22 @@ static void put_escaped(FILE *f, const char *s)
 	}
 }
 
+/* The undo table as state file lines, oldest first. */
+static void put_undo(FILE *f)
+{
+	static const char *const kinds[] = { "set", "append", "instance" };
+
+	for (size_t k = 0; k < T.nundo; k++) {
+		if (!T.undo[k].path[0])
+			continue;
+		fprintf(f, "%s\t", kinds[T.undo[k].kind]);
+		put_escaped(f, T.undo[k].path);
+		fputc('\t', f);
+		put_escaped(f, T.undo[k].value ? T.undo[k].value : "");
+		fputc('\n', f);
+	}
+}
+
 /*
  * The state file accumulates across tr start runs: the first saved value of
  * a file is the one before tr touched it, so it is never overwritten.
@@ -790,17 +806,7 @@ int tfs_keep(void)
 		r = -errno;
 		tr_detail_set("cannot write state file '%s': %s", path, strerror(errno));
 	} else {
-		static const char *const kinds[] = { "set", "append", "instance" };
-
-		for (size_t k = 0; k < T.nundo; k++) {
-			if (!T.undo[k].path[0])
-				continue;
-			fprintf(f, "%s\t", kinds[T.undo[k].kind]);
-			put_escaped(f, T.undo[k].path);
-			fputc('\t', f);
-			put_escaped(f, T.undo[k].value ? T.undo[k].value : "");
-			fputc('\n', f);
-		}
+		put_undo(f);
 		if (fclose(f))
 			r = -errno;
 	}
@@ -811,6 +817,48 @@ int tfs_keep(void)
 	T.nundo = 0;
 	free(path);
 	free(dir);
+	return r;
+}
+
+int tfs_journal(const char *path)
+{
+	char *tmp = xasprintf("%s.new", path);
+	FILE *f = fopen(tmp, "we");
+	int r = 0;
+
+	if (!f) {
+		r = -errno;
+	} else {
+		put_undo(f);
+		if (fclose(f))
+			r = -errno;
+		if (!r && rename(tmp, path))
+			r = -errno;
+	}
+	if (r)
+		unlink(tmp);
+	free(tmp);
+	return r;
+}
+
+int tfs_state_adopt(const char *path)
+{
+	char *state = tfs_state_path(), *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int r = read_file(path, &buf, &len);
+
+	if (!r) {
+		f = fopen(state, "ae");
+		if (!f || fwrite(buf, 1, len, f) != len)
+			r = -errno;
+		if (f && fclose(f) && !r)
+			r = -errno;
+	}
+	if (!r)
+		unlink(path);
+	free(buf);
+	free(state);
 	return r;
 }
 

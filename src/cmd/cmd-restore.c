@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tr restore: complete the trace.dat of a recording whose tr died (SIGKILL,
+ * the OOM killer, a power cut of the session) from the spool it kept
+ * beside the output, FILE.spool (rec.h): header, formats, kallsyms and
+ * options from its start, cmdlines and every CPU's pages as of its last
+ * flush.  The file is written under a temporary name and renamed into
+ * place; then the spool is removed.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "rec.h"
+#include "tfw.h"
+
+struct args {
+	const char *file, *input, *output;
+	struct opt_file_format ff;
+	bool quiet, keep;
+};
+
+enum { OPT_KEEP = 0x100 };
+
+static const struct argp_option options[] = {
+	{ "input", 'i', "SPOOL", 0, "Read the spool directory SPOOL (default FILE.spool)", 0 },
+	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default: the recording's, FILE)", 0 },
+	{ "keep", OPT_KEEP, NULL, 0, "Keep the spool once the file is written", 0 },
+	{ "quiet", 'q', NULL, 0, "Print no summary", 0 },
+	{ 0 }
+};
+
+static error_t parse(int key, char *arg, struct argp_state *state)
+{
+	struct args *a = state->input;
+
+	switch (key) {
+	case ARGP_KEY_INIT:
+		opt_bind_file_format(state, &a->ff);
+		return 0;
+	case 'i':
+	case 'o':
+		if (!*arg)
+			argp_error(state, "empty %s name", key == 'i' ? "spool" : "output file");
+		*(key == 'i' ? &a->input : &a->output) = arg;
+		return 0;
+	case OPT_KEEP:
+		a->keep = true;
+		return 0;
+	case 'q':
+		a->quiet = true;
+		return 0;
+	case ARGP_KEY_ARG:
+		if (a->file)
+			argp_error(state, "unexpected argument '%s'", arg);
+		a->file = arg;
+		return 0;
+	case ARGP_KEY_END:
+		if (a->file && (a->input || a->output))
+			argp_error(state, "give FILE, or -i SPOOL and -o FILE, not both");
+		if (!a->file && !(a->input && a->output))
+			argp_error(state, "nothing to restore: give FILE (its spool is FILE.spool), "
+					  "or -i SPOOL -o FILE");
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+static const struct argp_child children[] = {
+	{ &opt_file_format_argp, 0, "File:", 0 },
+	{ 0 }
+};
+
+static const struct argp argp = {
+	options, parse, "FILE\n-i SPOOL -o FILE",
+	"Write the trace.dat of a recording that ended abruptly (tr record killed) from the "
+	"spool it left beside its output, FILE.spool.\v"
+	"tr record keeps what it has read in FILE.spool while it runs, at most --flush-interval "
+	"(1 s) behind the kernel, and removes it once FILE is written.  If tr died instead, "
+	"FILE is empty and the spool holds the recording: tr restore writes FILE from it "
+	"(header, formats and kernel symbols from the start, the task names and every CPU's "
+	"events as of the last flush) and removes the spool.  'tr report --stat' shows the "
+	"file was restored.  Version 7 with zstd unless --file-version or --compression say "
+	"otherwise.",
+	children, NULL, NULL
+};
+
+static unsigned file_flags(const struct args *a)
+{
+	if (a->ff.version == 6)
+		return 0;
+	return REC_FILE_V7 | REC_ZIP(a->ff.zip < 0 ? TFW_ZIP_ZSTD : a->ff.zip);
+}
+
+int cmd_restore(int argc, char **argv)
+{
+	struct args a = { .ff.zip = -1 };
+	struct rec_restore_result res;
+	char *spool, *tmp;
+	struct stat st;
+	int fd, r, status = EXIT_RUNTIME;
+
+	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	if (!a.output)
+		a.output = a.file;
+	spool = a.input ? xstrdup(a.input) : rec_spool_path(a.file);
+	if (stat(spool, &st) || !S_ISDIR(st.st_mode)) {
+		const char *why = "not a directory";
+
+		if (stat(spool, &st))
+			why = strerror(errno);
+		tr_error("cannot restore from '%s': %s", spool, why);
+		free(spool);
+		return EXIT_RUNTIME;
+	}
+	tmp = xasprintf("%s.XXXXXX", a.output);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		tr_error("cannot write '%s': %s", a.output, strerror(errno));
+		goto out;
+	}
+	r = rec_restore(spool, fd, file_flags(&a), &res);
+	if (!r && fchmod(fd, 0644))
+		r = tr_fail(-errno, "cannot write '%s': %s", a.output, strerror(errno));
+	if (!r && fdatasync(fd))
+		r = tr_fail(-errno, "cannot write '%s': %s", a.output, strerror(errno));
+	if (close(fd) && !r)
+		r = tr_fail(-errno, "cannot write '%s': %s", a.output, strerror(errno));
+	if (!r && rename(tmp, a.output))
+		r = tr_fail(-errno, "cannot write '%s': %s", a.output, strerror(errno));
+	if (r) {
+		unlink(tmp);
+		tr_report(r, "cannot restore '%s'", a.output);
+		goto out;
+	}
+	if (!a.keep)
+		rec_spool_remove(spool);
+	if (!a.quiet)
+		fprintf(stderr, "restored '%s' from '%s': %d CPUs, %llu bytes of events, "
+			"%llu bytes in all\n", a.output, spool, res.cpus,
+			(unsigned long long)res.bytes, (unsigned long long)res.file_bytes);
+	status = EXIT_OK;
+out:
+	free(tmp);
+	free(spool);
+	return status;
+}

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The spool: what tr record keeps beside its output while it records, so
+ * that a process killed at any instant leaves a recording that
+ * rec_restore() completes (see rec.h).  What is needed to read the pages
+ * is written before the first page, as SQLite writes its journal before
+ * the database: meta.dat when recording starts, then the readers' pages
+ * into cpuN.raw as they come, and cmdlines at each flush.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rec.h"
+#include "tfile-edit.h"
+#include "tfile.h"
+#include "tfw.h"
+
+char *rec_spool_path(const char *output)
+{
+	return xasprintf("%s.spool", output);
+}
+
+/* Write a small file whole under a temporary name, then rename it over name. */
+static int put_file(const char *dir, const char *name, const char *data, size_t len)
+{
+	char *tmp = xasprintf("%s/.%s.new", dir, name), *path = xasprintf("%s/%s", dir, name);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), e = 0;
+
+	if (fd < 0) {
+		e = -errno;
+		goto out;
+	}
+	while (len) {
+		ssize_t w = write(fd, data, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			e = w < 0 ? -errno : -EIO;
+			break;
+		}
+		data += w;
+		len -= w;
+	}
+	if (close(fd) && !e)
+		e = -errno;
+	if (!e && rename(tmp, path))
+		e = -errno;
+	if (e)
+		unlink(tmp);
+out:
+	if (e)
+		tr_fail(e, "cannot write '%s': %s", path, strerror(-e));
+	free(tmp);
+	free(path);
+	return e;
+}
+
+pid_t rec_spool_owner(const char *dir, bool *alive)
+{
+	char *path = xasprintf("%s/owner", dir), *text = NULL, comm[64] = "";
+	long pid = 0;
+	size_t len;
+
+	*alive = false;
+	if (!read_file(path, &text, &len))
+		pid = strtol(text, NULL, 10);
+	free(path);
+	free(text);
+	if (pid > 0) {
+		/* A pid taken since by another program is not the recording. */
+		char *p = xasprintf("/proc/%ld/comm", pid);
+		FILE *f = fopen(p, "re");
+
+		if (f && fgets(comm, sizeof(comm), f))
+			*alive = !strcmp(comm, "tr\n");
+		if (f)
+			fclose(f);
+		free(p);
+	}
+	return (pid_t)pid;
+}
+
+int rec_spool_create(const char *dir, const char *output)
+{
+	char *owner;
+	int e;
+
+	if (mkdir(dir, 0755)) {
+		bool alive;
+		pid_t pid;
+
+		e = -errno;
+		if (e != -EEXIST)
+			return tr_fail(e, "cannot create '%s': %s", dir, strerror(-e));
+		pid = rec_spool_owner(dir, &alive);
+		if (alive)
+			return tr_fail(-EBUSY, "cannot record to '%s': tr %d is recording there",
+				       output, (int)pid);
+		/* Never overwrite what a dead recording left: it is all there is of it. */
+		return tr_fail(-EEXIST, "cannot record to '%s': '%s' holds an unfinished "
+			       "recording; run 'tr restore %s' or remove it", output, dir, output);
+	}
+	owner = xasprintf("%d\n%s\n", (int)getpid(), output);
+	e = put_file(dir, "owner", owner, strlen(owner));
+	free(owner);
+	if (e)
+		rmdir(dir);
+	return e;
+}
+
+int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir)
+{
+	struct strv all = { 0 };
+	struct tfw_buffer bufs[2];
+	struct tfw_src *none;
+	struct tfw_result res;
+	struct tfw_meta m;
+	char *set = NULL, *tmp, *path;
+	size_t nbufs = 0;
+	int fd, e;
+
+	if (!tfs_read(in, "set_event", &set)) {
+		char *save = NULL;
+
+		for (char *l = strtok_r(set, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+			strv_push(&all, l);
+		free(set);
+	}
+	e = tfw_meta_gather(&m, in, &all);
+	strv_free(&all);
+	if (e)
+		return e;
+	if (m.cpus < rec_ncpus(r))
+		m.cpus = rec_ncpus(r);
+	m.page_size = rec_page_size(r);
+	m.version = 6;
+	none = xcalloc(m.cpus, sizeof(*none));
+	for (int c = 0; c < m.cpus; c++)
+		none[c].fd = -1;
+	if (in->name)
+		bufs[nbufs++] = (struct tfw_buffer){ NULL, none };
+	bufs[nbufs++] = (struct tfw_buffer){ in->name, none };
+	tmp = xasprintf("%s/.meta.dat.new", dir);
+	path = xasprintf("%s/meta.dat", dir);
+	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		e = -errno;
+	} else {
+		e = tfw_write(fd, &m, bufs, nbufs, 0, &res);
+		/* Kernel symbols are most of it: a file system short of room goes without. */
+		if (e == -ENOSPC && m.kallsyms.len) {
+			tfw_meta_drop_kallsyms(&m);
+			e = ftruncate(fd, 0) ? -errno : tfw_write(fd, &m, bufs, nbufs, 0, &res);
+		}
+		if (close(fd) && !e)
+			e = -errno;
+		if (!e && rename(tmp, path))
+			e = -errno;
+		if (e)
+			unlink(tmp);
+	}
+	if (e)
+		tr_fail(e, "cannot write '%s': %s", path, strerror(-e));
+	free(tmp);
+	free(path);
+	free(none);
+	tfw_meta_free(&m);
+	return e;
+}
+
+int rec_spool_cmdlines(const char *dir)
+{
+	char *path = tfs_path(NULL, "saved_cmdlines"), *text = NULL;
+	size_t len;
+	int e = read_file(path, &text, &len);
+
+	free(path);
+	/* A kernel without saved_cmdlines leaves meta.dat's (none): not the spool's failure. */
+	if (e)
+		return 0;
+	e = put_file(dir, "cmdlines", text, len);
+	free(text);
+	return e;
+}
+
+void rec_spool_remove(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *p;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		p = xasprintf("%s/%s", dir, de->d_name);
+		unlink(p);
+		free(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
+/*
+ * The VERSION option's first string (the recording tool) says the file was
+ * restored: tr report --stat prints it as "recorded by:", and trace-cmd
+ * reads no further than it.
+ */
+static void mark_restored(struct tfw_meta *m)
+{
+	static const char note[] = " (restored by tr restore: the recording ended abruptly)";
+
+	for (size_t i = 0; i < m->nopts; i++) {
+		struct tfw_opt *o = &m->opts[i];
+		size_t first = strnlen(o->data.data, o->data.len);
+		struct tfw_blob b = { 0 };
+
+		if (o->id != TFW_OPT_VERSION)
+			continue;
+		tfw_blob_append(&b, o->data.data, first);
+		tfw_blob_append(&b, note, sizeof(note) - 1);
+		if (first < o->data.len)
+			tfw_blob_append(&b, o->data.data + first, o->data.len - first);
+		else
+			tfw_blob_append(&b, "", 1);
+		free(o->data.data);
+		o->data = b;
+		return;
+	}
+}
+
+int rec_restore(const char *dir, int fd, unsigned flags, struct rec_restore_result *res)
+{
+	char *path = xasprintf("%s/meta.dat", dir), *cmd = NULL;
+	struct tfw_buffer *bufs = NULL;
+	struct tfw_src *src = NULL, *none = NULL;
+	struct tfile *tf = NULL;
+	struct tfw_result tres;
+	struct tfw_meta m;
+	size_t nbufs = 0, len;
+	bool alive;
+	pid_t pid;
+	int e;
+
+	memset(res, 0, sizeof(*res));
+	memset(&m, 0, sizeof(m));
+	pid = rec_spool_owner(dir, &alive);
+	if (alive) {
+		e = tr_fail(-EBUSY, "cannot restore '%s': tr %d is still recording into it", dir,
+			    (int)pid);
+		goto out;
+	}
+	e = tfile_open(path, TFILE_KEEP_FORMATS | TFILE_LAZY_KALLSYMS, &tf);
+	if (e) {
+		if (e == -ENOENT)
+			tr_fail(e, "cannot restore '%s': it has no meta.dat (the recording ended "
+				   "before its first event was read)", dir);
+		goto out;
+	}
+	e = tfile_meta(tf, &m);
+	if (e)
+		goto out;
+	free(path);
+	path = xasprintf("%s/cmdlines", dir);
+	if (!read_file(path, &cmd, &len)) {
+		free(m.cmdlines.data);
+		m.cmdlines = (struct tfw_blob){ cmd, len };
+		cmd = NULL;
+	}
+	mark_restored(&m);
+	/* The recorded buffer is the last of meta.dat's; an empty top level may come first. */
+	none = xcalloc(m.cpus, sizeof(*none));
+	src = xcalloc(m.cpus, sizeof(*src));
+	bufs = xcalloc(tfile_nbuffers(tf) + 1, sizeof(*bufs));
+	for (int c = 0; c < m.cpus; c++) {
+		struct stat st;
+		char *raw = xasprintf("%s/cpu%d.raw", dir, c);
+
+		none[c].fd = -1;
+		src[c].fd = open(raw, O_RDONLY | O_CLOEXEC);
+		/* A page cut short by the kill is left out: whole sub-buffers only. */
+		if (src[c].fd >= 0 && !fstat(src[c].fd, &st))
+			src[c].size = (uint64_t)st.st_size - (uint64_t)st.st_size % m.page_size;
+		res->bytes += src[c].size;
+		free(raw);
+	}
+	for (int i = 0; i < tfile_nbuffers(tf); i++) {
+		const char *name = tfile_buffer(tf, i)->name;
+		bool last = i == tfile_nbuffers(tf) - 1;
+
+		bufs[nbufs++] = (struct tfw_buffer){ name[0] ? name : NULL, last ? src : none };
+	}
+	if (!nbufs)
+		bufs[nbufs++] = (struct tfw_buffer){ NULL, src };
+	if (flags & REC_FILE_V7) {
+		m.version = 7;
+		m.zip = REC_ZIP_OF(flags);
+	} else {
+		m.version = 6;
+	}
+	e = tfw_write(fd, &m, bufs, nbufs, 0, &tres);
+	res->file_bytes = tres.bytes;
+	res->cpus = m.cpus;
+	if (e)
+		tr_fail(e, "cannot write the restored file: %s", strerror(-e));
+out:
+	for (int c = 0; src && c < m.cpus; c++)
+		if (src[c].fd >= 0)
+			close(src[c].fd);
+	free(src);
+	free(none);
+	free(bufs);
+	free(cmd);
+	free(path);
+	tfw_meta_free(&m);
+	tfile_close(tf);
+	return e;
+}

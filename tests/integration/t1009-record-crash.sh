@@ -1,0 +1,160 @@
+#!/bin/bash
+# tr record killed with SIGKILL: what it read up to its last flush is kept
+# in FILE.spool, tr restore writes the trace.dat from it (tr report and
+# trace-cmd report read it), and nothing recorded more than the flush
+# interval before the kill is missing.  The kernel stopped tracing and
+# freed the buffer when tr died (free_buffer, disable_on_free); tr stat
+# names the leftovers and tr reset removes them.
+. "$(dirname "$0")/lib.sh"
+test_kernels full debian
+
+test_requires instances events
+
+# Note: a command run in the background is "$TR", not the tr function, so
+# that $! is tr itself and SIGKILL reaches it.
+
+# writer CPU MARKER: write "cCPU 1", "cCPU 2"... to MARKER from CPU, in
+# batches of 50 with a short rest (about 20k a second: no loss at -b 1408),
+# putting the last number written in last.CPU after each batch, until the
+# file "run" goes.
+writer() {
+	taskset -c "$1" bash -c '
+		exec 3>>"$2"; i=0
+		while [ -e run ]; do
+			for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 \
+				 21 22 23 24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39 40 \
+				 41 42 43 44 45 46 47 48 49 50; do
+				i=$((i + 1)); echo "c$1 $i" >&3
+			done
+			echo $i >last.tmp.$1 && mv last.tmp.$1 last.$1
+			sleep 0.002
+		done' writer "$1" "$2"
+}
+
+# check_cpu CPU FILE AT_LEAST: FILE's markers of writer CPU (one number a
+# line) run without a gap from the first and reach AT_LEAST.
+check_cpu() {
+	awk -v cpu="c$1" -v want="$3" '
+		$1 == cpu { n++; if (n > 1 && $2 != last + 1) { printf "%s: gap after %d: %d\n", cpu, last, $2; bad = 1 }
+			   if (n == 1) first = $2; last = $2 }
+		END { if (!n) { print cpu ": no markers"; exit 1 }
+		      if (first > want) { printf "%s: starts at %d, after %d\n", cpu, first, want; bad = 1 }
+		      if (last < want) { printf "%s: ends at %d, before %d\n", cpu, last, want; bad = 1 }
+		      printf "%s: %d..%d, %d markers (want at least up to %d)\n", cpu, first, last, n, want
+		      exit bad }' "$2"
+}
+
+marks_tr() {
+	"$TR" report -i "$1" 2>/dev/null | sed -n 's/^.*\] *[0-9.]*: tracing_mark_write: //p'
+}
+
+# One trial: record, start the writers, wait a random while, note what they
+# have written, let the flush interval (1 s) and half a second more pass,
+# SIGKILL tr, restore, and check.
+trial() {
+	local inst=$1 n=$2 pid w0 w1 at0 at1
+	rm -f last.* run "k$n.dat"
+	touch run
+	"$TR" record -q -B "$inst" -b 1408 -e ftrace:print -o "k$n.dat" 2>"err$n" &
+	pid=$!
+	test_wait_recording "$inst" || return 1
+	writer 0 "$TRACEFS/instances/$inst/trace_marker" & w0=$!
+	writer 1 "$TRACEFS/instances/$inst/trace_marker" & w1=$!
+	sleep "0.$((RANDOM % 9 + 1))"
+	while [ ! -e last.0 ] || [ ! -e last.1 ]; do sleep 0.05; done
+	at0=$(cat last.0) at1=$(cat last.1)
+	sleep 1.5
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	rm -f run
+	wait $w0 $w1
+	echo "trial $n: killed with c0 past $at0, c1 past $at1"
+	if test_have disable_on_free; then
+		test "$(cat "$TRACEFS/instances/$inst/tracing_on")" = 0 || return 1
+	fi
+	size=$(cat "$TRACEFS/instances/$inst/buffer_size_kb") &&
+	test "${size%% *}" -lt 1408 &&
+	tr stat >/dev/null 2>orphans$n &&
+	test_grep "left set up by a tr that died (pid $pid, instance '$inst'): 'tr reset' puts it back" \
+		orphans$n &&
+	tr reset -B "$inst" &&
+	test ! -d "$TRACEFS/instances/$inst" &&
+	tr stat >/dev/null 2>orphans$n.after &&
+	test_must_be_empty orphans$n.after &&
+	test -d "k$n.dat.spool" &&
+	test ! -s "k$n.dat" &&
+	test_must_fail tr report -i "k$n.dat" >/dev/null 2>report$n &&
+	test_grep "'k$n.dat.spool' holds a recording that ended abruptly: 'tr restore k$n.dat' writes it" \
+		report$n &&
+	tr restore "k$n.dat" 2>restore$n &&
+	test_grep "restored 'k$n.dat' from 'k$n.dat.spool'" restore$n &&
+	test ! -e "k$n.dat.spool" &&
+	marks_tr "k$n.dat" >marks$n &&
+	check_cpu 0 marks$n "$at0" &&
+	check_cpu 1 marks$n "$at1" &&
+	tr report -i "k$n.dat" --stat >stat$n &&
+	test_grep "recorded by: .*restored by tr restore: the recording ended abruptly" stat$n &&
+	if command -v trace-cmd >/dev/null; then
+		trace-cmd report -i "k$n.dat" 2>/dev/null |
+			sed -n "s/.* print: *[^ ]*: //p" >tc$n &&
+		test_cmp marks$n tc$n
+	fi
+}
+
+test_expect_success 'SIGKILL at random moments: every marker up to the last flush is restored, the kernel stopped tracing, tr reset cleans up' '
+	test "$(nproc)" -ge 2 &&
+	for n in 1 2 3 4 5; do
+		inst=$(test_instance)-$n &&
+		test_when_finished "tr reset -B $inst 2>/dev/null || :" &&
+		trial "$inst" $n || return 1
+	done
+'
+
+test_expect_success 'a clean end leaves no spool behind' '
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -e ftrace:print -o clean.dat \
+		sh -c "echo one >$TRACEFS/instances/$inst/trace_marker" &&
+	test -s clean.dat &&
+	test ! -e clean.dat.spool &&
+	marks_tr clean.dat >actual &&
+	echo one >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'a dead recording'"'"'s spool is never overwritten' '
+	mkdir busy.dat.spool &&
+	echo 999999999 >busy.dat.spool/owner &&
+	inst=$(test_instance) &&
+	test_must_fail tr record -q -B "$inst" -e ftrace:print -o busy.dat true 2>err &&
+	test_grep "holds an unfinished recording; run .tr restore busy.dat." err &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
+test_expect_success 'tr restore: a missing spool, and bad arguments' '
+	test_must_fail tr restore nosuch.dat 2>err &&
+	test_grep "cannot restore from .nosuch.dat.spool.: No such file or directory" err &&
+	test_expect_code 64 tr restore 2>err &&
+	test_grep "nothing to restore" err &&
+	test_expect_code 64 tr restore a.dat -i x 2>err &&
+	test_grep "not both" err
+'
+
+test_expect_success 'tr restore -i SPOOL -o FILE, in version 6' '
+	inst=$(test_instance)
+	"$TR" record -q -B "$inst" -e ftrace:print -o s.dat 2>err &
+	pid=$! &&
+	test_wait_recording "$inst" &&
+	echo "before the kill" >"$TRACEFS/instances/$inst/trace_marker" &&
+	sleep 1.5 &&
+	kill -9 $pid && { wait $pid 2>/dev/null || :; } &&
+	tr reset -B "$inst" &&
+	mv s.dat.spool elsewhere &&
+	tr restore -q --file-version 6 -i elsewhere -o other.dat &&
+	test ! -e elsewhere &&
+	head -c 11 other.dat | tail -c 1 >v && echo 6 | head -c 1 >expect && test_cmp expect v &&
+	marks_tr other.dat >actual &&
+	echo "before the kill" >expect &&
+	test_cmp expect actual
+'
+
+test_done
