@@ -31,6 +31,7 @@
 #include "cmd.h"
 #include "parse.h"
 #include "caps.h"
+#include "net.h"
 #include "rec.h"
 #include "session.h"
 #include "setup.h"
@@ -46,6 +47,8 @@ struct args {
 	struct opt_run run;
 	char **command;
 	struct opt_file_format ff;
+	const char *net;	/* -N HOST:PORT as given */
+	struct rec_net rn;
 };
 
 enum { OPT_FAIL_ON_LOSS = 0x100 };
@@ -54,6 +57,8 @@ static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.dat)", 0 },
 	/* -F is the print filter of report and stream (tr.1, OPTION LETTERS). */
 	{ NULL, 'F', NULL, OPTION_HIDDEN, NULL, 0 },
+	{ "net", 'N', "HOST:PORT", 0, "Send the recording to 'tr listen' or 'trace-cmd listen' "
+				      "at HOST:PORT instead of writing a file", 0 },
 	{ "quiet", 'q', NULL, 0, "Print no summary and no status line", 0 },
 	{ "verbose", 'v', NULL, 0, "Also say which reader each CPU used (mmap, splice, read) "
 				   "and its wake-up figures", 0 },
@@ -80,6 +85,15 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		argp_error(state, "-F filters what report and stream print; to trace only COMMAND "
 				  "use --follow (trace-cmd record's -F)");
 		return 0;
+	case 'N': {
+		char *host;
+
+		if (net_hostport_parse(arg, &host, &a->rn.port))
+			argp_error(state, "%s", tr_failure());
+		a->net = arg;
+		a->rn.host = host;
+		return 0;
+	}
 	case 'q':
 		a->quiet = true;
 		return 0;
@@ -98,6 +112,12 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		opt_check_follow(state, a->run.follow, a->command, &a->setup);
 		if (!a->ev.list.n && !a->setup.tracer)
 			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
+		if (a->net && a->output)
+			argp_error(state, "-N sends the recording to a listener: no -o");
+		if (a->net && (setup_latency_tracer(a->setup.tracer) || a->ff.version || a->ff.zip >= 0))
+			argp_error(state, "-N sends the ring buffer's pages as trace-cmd does: no latency "
+					  "tracer, --file-version or --compression (the listener "
+					  "chooses)");
 		if (setup_latency_tracer(a->setup.tracer) && a->inst.name)
 			argp_error(state, "latency tracer '%s' works in the top-level buffer only, "
 					  "not with -B", a->setup.tracer);
@@ -156,7 +176,9 @@ static int finish(const struct args *a, const struct rec_record_result *res)
 	if (a->verbose)
 		rec_readers_print(stderr, sum);
 	if (!a->quiet)
-		rec_summary_print(stderr, sum, a->output);
+		rec_summary_print(stderr, sum, a->net ? NULL : a->output);
+	if (!a->quiet && a->net)
+		fprintf(stderr, "sent to '%s'\n", a->net);
 	if (sum->fell_back_v6)
 		tr_warn("no room to compress '%s': it was written as version 6", a->output);
 	if (sum->dropped_kallsyms)
@@ -234,12 +256,14 @@ int cmd_record(int argc, char **argv)
 	struct args a = { .ff.zip = -1 };
 	struct rec_record_result res = { 0 };
 	struct status st = { 0 };
-	bool status_line, created;
+	bool status_line, created = false;
 	struct tfs_inst *in;
 	char *dir = NULL;
 	int fd = -1, status = EXIT_RUNTIME;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	if (a.net)
+		goto record;
 	if (!a.output)
 		a.output = "trace.dat";
 	/*
@@ -256,6 +280,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	dir = dir_of(a.output);
+record:
 	/* Only a person at a terminal wants it; logs and pipes get the summary alone. */
 	status_line = !a.quiet && isatty(STDERR_FILENO);
 	if (cmd_instance_open(a.inst.name, true, &in) ||
@@ -263,7 +288,7 @@ int cmd_record(int argc, char **argv)
 						  .events = &a.ev.list, .follow = a.run.follow,
 						  .no_filter = a.run.no_filter, .command = a.command,
 						  .duration_ns = a.run.duration_ns, .fd = fd,
-						  .tmp_dir = dir,
+						  .tmp_dir = dir, .net = a.net ? &a.rn : NULL,
 						  .file_flags = file_flags(&a),
 						  .progress = status_line ? status_draw : NULL,
 						  .progress_arg = &st },
@@ -271,7 +296,7 @@ int cmd_record(int argc, char **argv)
 		status_erase(&st);
 		tr_report(-EIO, "cannot record");
 		/* Nothing was recorded: leave no empty file behind. */
-		if (created && !res.sum.cpu && !res.latency)
+		if (created && !res.sum.cpu && !res.latency && !a.net)
 			unlink(a.output);
 		goto out;
 	}
@@ -283,6 +308,7 @@ out:
 		status = EXIT_RUNTIME;
 	}
 	free(dir);
+	free((char *)a.rn.host);
 	rec_summary_free(&res.sum);
 	evsel_list_free(&a.ev.list);
 	setup_free(&a.setup);

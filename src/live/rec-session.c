@@ -118,7 +118,10 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 				 .setup = o->setup, .events = o->events,
 				 .no_filter = o->no_filter, .follow = o->follow,
 				 .duration_ns = o->duration_ns, .no_readers = latency,
-				 .rec = { .tmp_dir = o->tmp_dir, .wake_percent = 5,
+				 /* -N: the pages go to the listener, not to temp files. */
+				 .rec = { .tmp_dir = o->net ? NULL : o->tmp_dir,
+					  .fn = o->net ? rec_net_page : NULL, .arg = o->net,
+					  .wake_percent = 5,
 					  .wake_by_size = true,
 					  /* A mapped buffer refuses to arm a snapshot. */
 					  .reader = has_snapshot_trigger(o->setup) ? REC_READER_SPLICE
@@ -134,7 +137,9 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	 * session's clearing of the buffer), as trace-cmd leaves it.
 	 */
 	/* The output is emptied now that the recording can start (see cmd-record.c). */
-	if (!r && ftruncate(o->fd, 0) && errno != EINVAL)
+	if (!r && o->net)
+		r = rec_net_start(o->net, session_rec(sess), o->inst);
+	else if (!r && ftruncate(o->fd, 0) && errno != EINVAL)
 		r = tr_fail(-errno, "cannot write the trace file: %s", strerror(errno));
 	if (!r)
 		r = session_run(sess);
@@ -147,6 +152,11 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		goto out;
 	res->end = session_end(sess);
 	res->child_status = session_child_status(sess);
+	if (o->net) {
+		r = rec_net_end(o->net, session_rec(sess), o->inst, session_stats_before(sess),
+				&res->sum);
+		goto out;
+	}
 	if (latency) {
 		res->latency = true;
 		r = rec_write_latency(o->fd, o->inst, &res->max_us, &res->latency_bytes);
@@ -157,6 +167,8 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
 			   o->file_flags, snap, session_clocks(sess), &res->sum);
 out:
+	if (o->net)
+		rec_net_free(o->net);
 	free(prog.lost);
 	rec_free(snap);
 	session_free(sess);
