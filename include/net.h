@@ -79,6 +79,16 @@ struct net_listen_opts {
 #define NET_SETUP_MS 30000
 #define NET_IDLE_MS 60000
 
+/*
+ * A client's file: the metadata it sent (meta_fd, a trace.dat of version 6
+ * or 7 up to its options; a v6 one is given an empty CPU table at its end
+ * to be read) and the pages of ncpus CPUs (cpu_bytes[i] bytes of cpu_fd[i],
+ * whole sub-buffers used), written to out_fd in version (6, 7) and zip.
+ * *size: the file's size.  0 or -errno with tr_fail().
+ */
+int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cpu_bytes,
+		   int out_fd, int version, int zip, uint64_t *size);
+
 /* Serve until *o->stop; waits for the clients being served.  0 or -errno. */
 int net_listen(const struct net_listen_opts *o);
 

@@ -494,11 +494,12 @@ static int create_output(struct client *c, char **path)
  * v6 one needs its "flyrecord" table to be read: an empty one, as long as
  * the most CPUs a file may have here.  A v7 one reads as it is.
  */
-static int meta_finish(struct client *c)
+static int meta_finish(int meta_fd)
 {
 	char head[12] = { 0 };
+	off_t end = lseek(meta_fd, 0, SEEK_END);
 
-	if (pread(c->meta_fd, head, sizeof(head), 0) != (ssize_t)sizeof(head))
+	if (end < 0 || pread(meta_fd, head, sizeof(head), 0) != (ssize_t)sizeof(head))
 		return -EBADMSG;
 	if (head[10] == '6') {
 		size_t n = 10 + 16 * NETMSG_MAX_CPUS;
@@ -506,30 +507,29 @@ static int meta_finish(struct client *c)
 		int e;
 
 		memcpy(z, "flyrecord", 10);
-		e = file_write(c->meta_fd, z, n);
+		e = pwrite(meta_fd, z, n, end) == (ssize_t)n ? 0 : -EIO;
 		free(z);
 		return e;
 	}
 	return 0;
 }
 
-/* Write the client's file; under s->lock (tr_fail()'s message is shared). */
-static int assemble(struct client *c, char **path, uint64_t *size)
+int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cpu_bytes,
+		   int out_fd, int version, int zip, uint64_t *size)
 {
-	const struct net_listen_opts *o = c->s->o;
 	struct tfile *tf = NULL;
 	struct tfw_meta m;
-	struct tfw_src *src = NULL;
+	struct tfw_src *src;
 	struct tfw_buffer b;
 	struct tfw_result res = { 0 };
 	char proc[64];
-	int fd, e;
+	int e;
 
-	*path = NULL;
-	e = meta_finish(c);
+	*size = 0;
+	e = meta_finish(meta_fd);
 	if (e)
 		return tr_fail(e, "the metadata is not a trace file");
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", c->meta_fd);
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", meta_fd);
 	e = tfile_open(proc, TFILE_KEEP_FORMATS | TFILE_LAZY_KALLSYMS, &tf);
 	if (!e)
 		e = tfile_meta(tf, &m);
@@ -537,31 +537,41 @@ static int assemble(struct client *c, char **path, uint64_t *size)
 		tfile_close(tf);
 		return e;
 	}
-	if (m.cpus < c->ncpus)
-		m.cpus = c->ncpus;
-	m.version = o->version;
-	m.zip = o->version == 7 ? o->zip : TFW_ZIP_NONE;
-	src = xcalloc(m.cpus, sizeof(*src));
+	if (m.cpus < ncpus)
+		m.cpus = ncpus;
+	m.version = version;
+	m.zip = version == 7 ? zip : TFW_ZIP_NONE;
+	src = xcalloc(m.cpus ? m.cpus : 1, sizeof(*src));
 	for (int i = 0; i < m.cpus; i++) {
-		src[i].fd = i < c->ncpus ? c->tfd[i] : -1;
+		src[i].fd = i < ncpus ? cpu_fd[i] : -1;
 		/* Whole sub-buffers only: a connection may break inside one. */
-		src[i].size = i < c->ncpus ? c->bytes[i] / m.page_size * m.page_size : 0;
+		src[i].size = i < ncpus ? cpu_bytes[i] / m.page_size * m.page_size : 0;
 	}
 	b = (struct tfw_buffer){ NULL, src };
-	fd = create_output(c, path);
-	if (fd < 0) {
-		e = tr_fail(fd, "cannot create the output file: %s", strerror(-fd));
-	} else {
-		e = tfw_write(fd, &m, &b, 1, 0, &res);
-		if (e)
-			tr_fail(e, "cannot write '%s': %s", *path, strerror(-e));
-		if (close(fd) && !e)
-			e = tr_fail(-errno, "cannot write '%s': %s", *path, strerror(errno));
-	}
+	e = tfw_write(out_fd, &m, &b, 1, 0, &res);
+	if (e)
+		tr_fail(e, "cannot write the file: %s", strerror(-e));
 	*size = res.bytes;
 	free(src);
 	tfw_meta_free(&m);
 	tfile_close(tf);
+	return e;
+}
+
+/* Write the client's file; under s->lock (tr_fail()'s message is shared). */
+static int assemble(struct client *c, char **path, uint64_t *size)
+{
+	const struct net_listen_opts *o = c->s->o;
+	int fd, e;
+
+	*size = 0;
+	*path = NULL;
+	fd = create_output(c, path);
+	if (fd < 0)
+		return tr_fail(fd, "cannot create the output file: %s", strerror(-fd));
+	e = net_file_write(c->meta_fd, c->ncpus, c->tfd, c->bytes, fd, o->version, o->zip, size);
+	if (close(fd) && !e)
+		e = tr_fail(-errno, "cannot write '%s': %s", *path, strerror(errno));
 	return e;
 }
 
