@@ -135,7 +135,10 @@ static int temp_file(const char *dir)
 	return fd;
 }
 
-/* Wait for fd to be readable before the client's deadline: 1, 0 at the deadline, -1. */
+/*
+ * Wait for fd to be readable before the client's deadline: 1, 0 at the
+ * deadline, -1 on an error, -2 when the listener is stopping.
+ */
 static int wait_in(struct client *c, int fd)
 {
 	for (;;) {
@@ -143,7 +146,9 @@ static int wait_in(struct client *c, int fd)
 		uint64_t now = now_ms(), left;
 		int r;
 
-		if (now >= c->deadline_ms || *c->s->o->stop)
+		if (*c->s->o->stop)
+			return -2;
+		if (now >= c->deadline_ms)
 			return 0;
 		left = c->deadline_ms - now;
 		r = poll(&p, 1, left > 200 ? 200 : (int)left);
@@ -164,7 +169,8 @@ static int read_exact(struct client *c, void *buf, size_t n, const char **why)
 		ssize_t r;
 
 		if (w <= 0) {
-			*why = w ? "connection error" : "handshake timed out";
+			*why = w == -2 ? "the listener is stopping" : w ? "connection error"
+							       : "handshake timed out";
 			return -1;
 		}
 		r = read(c->ctl, p, n);
@@ -193,7 +199,8 @@ static int next_msg(struct client *c, struct netmsg *m, const char **why)
 		if (t > 0)
 			return t;
 		if ((w = wait_in(c, c->ctl)) <= 0) {
-			*why = w ? "connection error" : "timed out in the set-up";
+			*why = w == -2 ? "the listener is stopping" : w ? "connection error"
+							       : "timed out in the set-up";
 			return -1;
 		}
 		r = read(c->ctl, c->rbuf + c->rlen, sizeof(c->rbuf) - c->rlen);
