@@ -33,6 +33,17 @@ stop_listener() {
 	wait "$1" 2>/dev/null || :
 }
 
+# listener_ends PID LOG: stopped by SIGTERM, it exits 0 with no sanitizer report.
+listener_ends() {
+	local rc=0
+	kill "$1" && wait "$1" || rc=$?
+	if [ $rc != 0 ] || grep -E "Sanitizer|runtime error" "$2" >&2; then
+		echo "listener: status $rc" >&2
+		cat "$2" >&2
+		return 1
+	fi
+}
+
 # wait_log PATTERN N LOG: up to 60 s for N lines matching PATTERN.
 wait_log() {
 	local i
@@ -54,7 +65,7 @@ marks() {
 write_marks='for i in $(seq 1 $2); do echo "$3 $i" >'"$TRACEFS"'/instances/$1/trace_marker; done'
 
 test_expect_success 'tr record -N into tr listen: every marker once, in order, as a local recording' '
-	mkdir out &&
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out &&
 	test_when_finished "stop_listener $LPID" &&
 	inst=$(test_instance) &&
@@ -75,11 +86,12 @@ test_expect_success 'tr record -N into tr listen: every marker once, in order, a
 	fi &&
 	test_grep -c "connected" l.log >n && echo 1 >one && test_cmp one n &&
 	test $(ls -A out | wc -l) = 1 &&
-	test ! -d "$TRACEFS/instances/$inst"
+	test ! -d "$TRACEFS/instances/$inst" &&
+	listener_ends $LPID l.log
 '
 
 test_expect_success 'eight clients at once: eight complete files' '
-	mkdir out &&
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out &&
 	test_when_finished "stop_listener $LPID" &&
 	pids= &&
@@ -98,11 +110,12 @@ test_expect_success 'eight clients at once: eight complete files' '
 		echo $c >>seen || exit 1
 	done &&
 	sort -u seen | wc -l >n && echo 8 >eight && test_cmp eight n &&
-	test_must_fail grep -E "refused|early|no file" l.log
+	test_must_fail grep -E "refused|early|no file" l.log &&
+	listener_ends $LPID l.log
 '
 
 test_expect_success 'a client outside --allow is refused with one line; the listener serves on' '
-	mkdir out &&
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out --allow 127.0.0.2 &&
 	test_when_finished "stop_listener $LPID" &&
 	test_expect_code 1 tr record -e sched:sched_process_exit -N 127.0.0.1:$LPORT true 2>err &&
@@ -116,7 +129,7 @@ test_expect_success 'a client outside --allow is refused with one line; the list
 '
 
 test_expect_success 'garbage and a cut message: one line each, no file, the listener serves on' '
-	mkdir out &&
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out &&
 	test_when_finished "stop_listener $LPID" &&
 	python3 "$peer" $LPORT garbage &&
@@ -132,11 +145,12 @@ test_expect_success 'garbage and a cut message: one line each, no file, the list
 	tr record -q -B "$inst" -e sched:sched_process_exit -N 127.0.0.1:$LPORT \
 		sh -c "$write_marks" _ "$inst" 50 after &&
 	wait_log "ended: wrote" 1 l.log &&
-	marks out/*.dat >m && seq 1 50 | sed "s/^/after /" >expect && test_cmp expect m
+	marks out/*.dat >m && seq 1 50 | sed "s/^/after /" >expect && test_cmp expect m &&
+	listener_ends $LPID l.log
 '
 
 test_expect_success 'over --max-clients: refused with one line, served once a slot frees' '
-	mkdir out &&
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out --max-clients 1 &&
 	test_when_finished "stop_listener $LPID" &&
 	mkfifo hold &&
@@ -158,7 +172,7 @@ test_expect_success 'over --max-clients: refused with one line, served once a sl
 '
 
 test_expect_success 'over --max-size: the client is stopped, its file reads up to there' '
-	mkdir out &&
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out --max-size 64k &&
 	test_when_finished "stop_listener $LPID" &&
 	inst=$(test_instance) &&
@@ -172,7 +186,8 @@ test_expect_success 'over --max-size: the client is stopped, its file reads up t
 	n=$(wc -l <m) && test $n -lt 20000 &&
 	# Whole sub-buffers: no marker twice, and each CPU'"'"'s in order.
 	sort m | uniq -d >dups && test_must_be_empty dups &&
-	test ! -d "$TRACEFS/instances/$inst"
+	test ! -d "$TRACEFS/instances/$inst" &&
+	listener_ends $LPID l.log
 '
 
 tc_free_port() {
@@ -181,9 +196,9 @@ tc_free_port() {
 
 test_expect_success 'tr record -N into trace-cmd listen' '
 	command -v trace-cmd >/dev/null || exit 0
-	mkdir out &&
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	port=$(tc_free_port) &&
-	trace-cmd listen -p $port -d out >tc.log 2>&1 &
+	{ trace-cmd listen -p $port -d out >tc.log 2>&1 & } &&
 	tpid=$! &&
 	test_when_finished "kill $tpid 2>/dev/null; wait $tpid 2>/dev/null || :" &&
 	hex=$(printf "%04X" $port) &&
@@ -203,7 +218,7 @@ test_expect_success 'tr record -N into trace-cmd listen' '
 
 test_expect_success 'trace-cmd record -N -t into tr listen' '
 	command -v trace-cmd >/dev/null || exit 0
-	mkdir out &&
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out &&
 	test_when_finished "stop_listener $LPID" &&
 	inst=$(test_instance) &&
@@ -215,12 +230,13 @@ test_expect_success 'trace-cmd record -N -t into tr listen' '
 	marks "$f" >actual && test_cmp expect actual &&
 	trace-cmd report -i "$f" 2>/dev/null | sed -n "s/.*tracing_mark_write: //p" >tc &&
 	test_cmp expect tc &&
-	test ! -d "$TRACEFS/instances/$inst"
+	test ! -d "$TRACEFS/instances/$inst" &&
+	listener_ends $LPID l.log
 '
 
 test_expect_success 'trace-cmd record -N without -t (UDP data): one line saying why' '
 	command -v trace-cmd >/dev/null || exit 0
-	mkdir out &&
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out &&
 	test_when_finished "stop_listener $LPID" &&
 	inst=$(test_instance) &&
