@@ -66,6 +66,7 @@ struct net_listen_opts {
 	int zip;		/* v7: enum tfw_zip */
 	unsigned setup_ms;	/* handshake and metadata; 0: NET_SETUP_MS */
 	unsigned idle_ms;	/* silence on every connection of a client; 0: NET_IDLE_MS */
+	const char *psk_file;	/* TLS 1.3 with this pre-shared key on every connection, or NULL */
 	net_log_fn log;		/* one line per connection, refusal and end */
 	void *log_arg;
 	volatile sig_atomic_t *stop;	/* set by a signal handler: stop serving */
@@ -100,8 +101,9 @@ int net_listen(const struct net_listen_opts *o);
  * (net_send_pages(), from one thread per CPU at a time), and net_finish().
  */
 struct net_client;
+/* psk_file: TLS 1.3 with that key (tr listen --psk), or NULL for plain. */
 int net_connect(const char *host, uint16_t port, int ncpus, uint32_t page_size,
-		struct net_client **out);
+		const char *psk_file, struct net_client **out);
 /* The trace.dat file up to and including its options, as SEND_DATA then FIN_DATA. */
 int net_send_meta(struct net_client *c, const void *buf, size_t len);
 int net_send_pages(struct net_client *c, int cpu, const void *pages, size_t len);

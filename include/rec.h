@@ -289,6 +289,7 @@ struct net_client;
 struct rec_net {
 	const char *host;
 	uint16_t port;
+	const char *psk_file;	/* TLS with this key (tr listen --psk), or NULL */
 	struct net_client *client;
 	uint64_t *bytes;	/* sent, per CPU */
 };

@@ -28,9 +28,10 @@ struct args {
 	int max_clients;
 	uint64_t max_size;
 	struct opt_file_format ff;
+	const char *psk;
 };
 
-enum { OPT_BIND = 0x100, OPT_ALLOW, OPT_MAX_CLIENTS, OPT_MAX_SIZE };
+enum { OPT_BIND = 0x100, OPT_ALLOW, OPT_MAX_CLIENTS, OPT_MAX_SIZE, OPT_PSK };
 
 static const struct argp_option options[] = {
 	{ "port", 'p', "PORT", 0, "Listen on PORT (0: any free port, said in the log)", 0 },
@@ -42,6 +43,8 @@ static const struct argp_option options[] = {
 					 "only). Repeatable", 0 },
 	{ "max-clients", OPT_MAX_CLIENTS, "N", 0, "Serve at most N clients at once (default 16)",
 	  0 },
+	{ "psk", OPT_PSK, "FILE", 0, "TLS 1.3 with the pre-shared key in FILE: only 'tr record -N "
+				     "--psk' with the same file gets in", 0 },
 	{ "max-size", OPT_MAX_SIZE, "SIZE", 0, "Stop a client after SIZE of events (default 4G); "
 					       "its file keeps what came", 0 },
 	{ 0 }
@@ -79,6 +82,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "%s", tr_failure());
 		a->nallow++;
 		return 0;
+	case OPT_PSK:
+		a->psk = arg;
+		return 0;
 	case OPT_MAX_CLIENTS:
 		if (parse_int(arg, 1, 1024, &a->max_clients))
 			argp_error(state, "bad --max-clients '%s' (1 to 1024)", arg);
@@ -112,7 +118,8 @@ static const struct argp argp = {
 	"overwriting one (.1.dat, .2.dat ...); version 7 with zstd unless --file-version or "
 	"--compression say otherwise.  Without --allow only loopback clients are served.  The "
 	"protocol has no authentication: a client that may connect may write files of up to "
-	"--max-size into DIR.  One line per connection, refusal and end goes to stderr.",
+	"--max-size into DIR, unless --psk is given (then only tr clients with the same key, "
+	"over TLS).  One line per connection, refusal and end goes to stderr.",
 	children, NULL, NULL
 };
 
@@ -154,7 +161,7 @@ int cmd_listen(int argc, char **argv)
 		free(a.allow);
 		return EXIT_RUNTIME;
 	}
-	for (int i = 0; i < a.nallow; i++)
+	for (int i = 0; i < a.nallow && !a.psk; i++)
 		if (!net_cidr_loopback(&a.allow[i])) {
 			tr_warn("--allow lets other machines in without authentication: anyone in "
 				"those ranges who reaches the port can write files of up to "
@@ -165,7 +172,8 @@ int cmd_listen(int argc, char **argv)
 		.bind = a.bind, .port = a.port, .dir = a.dir, .prefix = a.prefix,
 		.allow = a.allow, .nallow = a.nallow, .max_clients = a.max_clients,
 		.max_size = a.max_size, .version = a.ff.version == 6 ? 6 : 7,
-		.zip = a.ff.zip < 0 ? TFW_ZIP_ZSTD : a.ff.zip, .log = log_line, .log_arg = &a,
+		.zip = a.ff.zip < 0 ? TFW_ZIP_ZSTD : a.ff.zip, .psk_file = a.psk,
+		.log = log_line, .log_arg = &a,
 		.stop = &tr_stop, .ready = ready });
 	free(a.allow);
 	if (e) {

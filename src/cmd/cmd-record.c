@@ -51,7 +51,7 @@ struct args {
 	struct rec_net rn;
 };
 
-enum { OPT_FAIL_ON_LOSS = 0x100 };
+enum { OPT_FAIL_ON_LOSS = 0x100, OPT_PSK };
 
 static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.dat)", 0 },
@@ -59,6 +59,8 @@ static const struct argp_option options[] = {
 	{ NULL, 'F', NULL, OPTION_HIDDEN, NULL, 0 },
 	{ "net", 'N', "HOST:PORT", 0, "Send the recording to 'tr listen' or 'trace-cmd listen' "
 				      "at HOST:PORT instead of writing a file", 0 },
+	{ "psk", OPT_PSK, "FILE", 0, "With -N: TLS 1.3 with the pre-shared key in FILE (tr listen "
+				     "--psk with the same file)", 0 },
 	{ "quiet", 'q', NULL, 0, "Print no summary and no status line", 0 },
 	{ "verbose", 'v', NULL, 0, "Also say which reader each CPU used (mmap, splice, read) "
 				   "and its wake-up figures", 0 },
@@ -94,6 +96,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->rn.host = host;
 		return 0;
 	}
+	case OPT_PSK:
+		a->rn.psk_file = arg;
+		return 0;
 	case 'q':
 		a->quiet = true;
 		return 0;
@@ -112,6 +117,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		opt_check_follow(state, a->run.follow, a->command, &a->setup);
 		if (!a->ev.list.n && !a->setup.tracer)
 			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
+		if (a->rn.psk_file && !a->net)
+			argp_error(state, "--psk goes with -N");
 		if (a->net && a->output)
 			argp_error(state, "-N sends the recording to a listener: no -o");
 		if (a->net && (setup_latency_tracer(a->setup.tracer) || a->ff.version || a->ff.zip >= 0))

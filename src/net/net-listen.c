@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "net-local.h"
 #include "net.h"
 #include "netmsg.h"
 #include "tfile-edit.h"
@@ -38,14 +39,15 @@ struct client {
 	struct server *s;
 	pthread_t th;
 	bool done;		/* the thread has finished: join it (under s->lock) */
-	int ctl;
+	struct net_conn ctl;
 	struct sockaddr_storage peer;
 	char who[80];		/* "HOST:PORT" for the log */
 	char host[64];
 	uint16_t port;
 	int ncpus;
 	uint32_t page_size;
-	int *lfd, *dfd, *tfd;
+	int *lfd, *tfd;
+	struct net_conn *dc;	/* the data connections */
 	uint64_t *bytes;
 	int meta_fd;
 	uint64_t meta_len, total;
@@ -60,6 +62,7 @@ struct server {
 	pthread_mutex_t lock;	/* the log, the slots, tr_fail()'s message, the writer */
 	struct client **slots;
 	int nslots;
+	struct net_tls *tls;	/* --psk, or NULL */
 };
 
 static uint64_t now_ms(void)
@@ -85,12 +88,12 @@ static void slog(struct server *s, const char *fmt, ...)
 	pthread_mutex_unlock(&s->lock);
 }
 
-static int write_all(int fd, const void *buf, size_t n)
+static int write_all(struct net_conn *fd, const void *buf, size_t n)
 {
 	const char *p = buf;
 
 	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+		ssize_t w = net_conn_write(fd, p, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -148,6 +151,9 @@ static int wait_in(struct client *c, int fd)
 
 		if (*c->s->o->stop)
 			return -2;
+		/* TLS may hold decrypted bytes that poll() cannot see. */
+		if (fd == c->ctl.fd && net_conn_pending(&c->ctl))
+			return 1;
 		if (now >= c->deadline_ms)
 			return 0;
 		left = c->deadline_ms - now;
@@ -165,7 +171,7 @@ static int read_exact(struct client *c, void *buf, size_t n, const char **why)
 	char *p = buf;
 
 	while (n) {
-		int w = wait_in(c, c->ctl);
+		int w = wait_in(c, c->ctl.fd);
 		ssize_t r;
 
 		if (w <= 0) {
@@ -173,8 +179,8 @@ static int read_exact(struct client *c, void *buf, size_t n, const char **why)
 							       : "handshake timed out";
 			return -1;
 		}
-		r = read(c->ctl, p, n);
-		if (r < 0 && errno == EINTR)
+		r = net_conn_read(&c->ctl, p, n);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r <= 0) {
 			*why = "connection closed in the handshake";
@@ -198,13 +204,13 @@ static int next_msg(struct client *c, struct netmsg *m, const char **why)
 			return -1;
 		if (t > 0)
 			return t;
-		if ((w = wait_in(c, c->ctl)) <= 0) {
+		if ((w = wait_in(c, c->ctl.fd)) <= 0) {
 			*why = w == -2 ? "the listener is stopping" : w ? "connection error"
 							       : "timed out in the set-up";
 			return -1;
 		}
-		r = read(c->ctl, c->rbuf + c->rlen, sizeof(c->rbuf) - c->rlen);
-		if (r < 0 && errno == EINTR)
+		r = net_conn_read(&c->ctl, c->rbuf + c->rlen, sizeof(c->rbuf) - c->rlen);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r <= 0) {
 			*why = c->rlen ? "connection closed inside a message"
@@ -229,7 +235,7 @@ static int handshake(struct client *c, struct netmsg_tinit *t, const char **why)
 	struct netmsg m;
 	ssize_t used;
 
-	if (write_all(c->ctl, NETMSG_GREETING, 8)) {
+	if (write_all(&c->ctl, NETMSG_GREETING, 8)) {
 		*why = "connection closed in the handshake";
 		return -1;
 	}
@@ -250,14 +256,14 @@ static int handshake(struct client *c, struct netmsg_tinit *t, const char **why)
 		*why = "not protocol v3 (trace-cmd before 2.8?)";
 		return -1;
 	}
-	if (write_all(c->ctl, NETMSG_V3_REPLY, sizeof(NETMSG_V3_REPLY)) ||
+	if (write_all(&c->ctl, NETMSG_V3_REPLY, sizeof(NETMSG_V3_REPLY)) ||
 	    read_exact(c, magic, sizeof(magic), why))
 		return -1;
 	if (memcmp(magic, NETMSG_MAGIC, sizeof(magic))) {
 		*why = "bad magic in the handshake";
 		return -1;
 	}
-	if (write_all(c->ctl, NETMSG_OK, 2)) {
+	if (write_all(&c->ctl, NETMSG_OK, 2)) {
 		*why = "connection closed in the handshake";
 		return -1;
 	}
@@ -280,7 +286,7 @@ static int open_ports(struct client *c, const char **why)
 	uint8_t buf[NETMSG_MAX];
 	int r = -1;
 
-	if (getsockname(c->ctl, (struct sockaddr *)&local, &len)) {
+	if (getsockname(c->ctl.fd, (struct sockaddr *)&local, &len)) {
 		*why = "cannot read the local address";
 		goto out;
 	}
@@ -301,7 +307,7 @@ static int open_ports(struct client *c, const char **why)
 		ports[i] = ntohs(a.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port
 							 : ((struct sockaddr_in *)&a)->sin_port);
 	}
-	if (write_all(c->ctl, buf, netmsg_put_rinit(buf, ports, c->ncpus))) {
+	if (write_all(&c->ctl, buf, netmsg_put_rinit(buf, ports, c->ncpus))) {
 		*why = "connection closed in the set-up";
 		goto out;
 	}
@@ -325,8 +331,10 @@ static bool same_host(const struct sockaddr_storage *a, const struct sockaddr_st
 /* Control messages after TINIT: metadata, its end, CLOSE.  0, or -1 with *why. */
 static int control(struct client *c, const char **why)
 {
-	ssize_t r = read(c->ctl, c->rbuf + c->rlen, sizeof(c->rbuf) - c->rlen);
+	ssize_t r;
 
+next:
+	r = net_conn_read(&c->ctl, c->rbuf + c->rlen, sizeof(c->rbuf) - c->rlen);
 	if (r < 0 && (errno == EINTR || errno == EAGAIN))
 		return 0;
 	if (r <= 0) {
@@ -340,8 +348,12 @@ static int control(struct client *c, const char **why)
 
 		if (t < 0)
 			return -1;
-		if (!t)
+		if (!t) {
+			/* Room is made for a whole message: TLS may have more now. */
+			if (net_conn_pending(&c->ctl))
+				goto next;
 			return 0;
+		}
 		switch (m.cmd) {
 		case NETMSG_SEND_DATA:
 			if (c->meta_done) {
@@ -374,13 +386,14 @@ static int control(struct client *c, const char **why)
 
 static int data_in(struct client *c, int i, char *buf, size_t cap)
 {
-	ssize_t r = read(c->dfd[i], buf, cap);
+	ssize_t r;
 
+next:
+	r = net_conn_read(&c->dc[i], buf, cap);
 	if (r < 0 && (errno == EINTR || errno == EAGAIN))
 		return 0;
 	if (r <= 0) {
-		close(c->dfd[i]);
-		c->dfd[i] = -1;
+		net_conn_close(&c->dc[i]);
 		return 0;
 	}
 	if (c->total + r > c->s->o->max_size) {
@@ -391,7 +404,45 @@ static int data_in(struct client *c, int i, char *buf, size_t cap)
 		return -1;
 	c->bytes[i] += r;
 	c->total += r;
+	if (!c->over && net_conn_pending(&c->dc[i]))
+		goto next;
 	return 0;
+}
+
+/* A data connection: from the client's address, TLS if the listener has a key. */
+static void take_data(struct client *c, int i)
+{
+	struct sockaddr_storage a;
+	socklen_t alen = sizeof(a);
+	struct timeval tv = { .tv_sec = 10 };
+	char h[64];
+	uint16_t port;
+	int fd = accept4(c->lfd[i], (struct sockaddr *)&a, &alen, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	net_peer_name((struct sockaddr *)&a, h, sizeof(h), &port);
+	if (!same_host(&a, &c->peer)) {
+		slog(c->s, "%s: refused a data connection from %s:%u (not the client's address)",
+		     c->who, h, port);
+		close(fd);
+		return;
+	}
+	c->dc[i].fd = fd;
+	if (c->s->tls) {
+		/* The handshake, bounded, before the stream is read without blocking. */
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		if (net_conn_tls(&c->dc[i], c->s->tls)) {
+			slog(c->s, "%s: refused a data connection from %s:%u (TLS failed)", c->who,
+			     h, port);
+			net_conn_close(&c->dc[i]);
+			return;
+		}
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	close(c->lfd[i]);
+	c->lfd[i] = -1;
 }
 
 /*
@@ -414,15 +465,27 @@ static const char *serve(struct client *c)
 		uint64_t now;
 		int k;
 
-		p[0] = (struct pollfd){ .fd = c->closed ? -1 : c->ctl, .events = POLLIN };
+		bool pending = !c->closed && net_conn_pending(&c->ctl);
+
+		p[0] = (struct pollfd){ .fd = c->closed ? -1 : c->ctl.fd, .events = POLLIN };
 		for (int i = 0; i < c->ncpus; i++) {
 			p[1 + i] = (struct pollfd){ .fd = c->lfd[i], .events = POLLIN };
-			p[1 + c->ncpus + i] = (struct pollfd){ .fd = c->dfd[i], .events = POLLIN };
-			open_data |= c->dfd[i] >= 0 || (!c->closed && c->lfd[i] >= 0);
+			p[1 + c->ncpus + i] = (struct pollfd){ .fd = c->dc[i].fd, .events = POLLIN };
+			open_data |= c->dc[i].fd >= 0 || (!c->closed && c->lfd[i] >= 0);
+			pending |= net_conn_pending(&c->dc[i]);
 		}
 		if (c->closed && !open_data)
 			break;
-		k = poll(p, n, 200);
+		k = poll(p, n, pending ? 0 : 200);
+		if (pending) {
+			/* What TLS decrypted already is read as if poll() had seen it. */
+			k = k < 0 ? 1 : k + 1;
+			if (!c->closed && net_conn_pending(&c->ctl))
+				p[0].revents |= POLLIN;
+			for (int i = 0; i < c->ncpus; i++)
+				if (net_conn_pending(&c->dc[i]))
+					p[1 + c->ncpus + i].revents |= POLLIN;
+		}
 		now = now_ms();
 		if (*o->stop) {
 			why = "the listener is stopping";
@@ -443,27 +506,9 @@ static const char *serve(struct client *c)
 		if (p[0].revents && control(c, &why))
 			break;
 		for (int i = 0; i < c->ncpus && !why; i++) {
-			if (p[1 + i].revents) {
-				struct sockaddr_storage a;
-				socklen_t alen = sizeof(a);
-				int fd = accept4(c->lfd[i], (struct sockaddr *)&a, &alen,
-						 SOCK_CLOEXEC | SOCK_NONBLOCK);
-
-				if (fd >= 0 && !same_host(&a, &c->peer)) {
-					char h[64];
-					uint16_t port;
-
-					net_peer_name((struct sockaddr *)&a, h, sizeof(h), &port);
-					slog(c->s, "%s: refused a data connection from %s:%u "
-						   "(not the client's address)", c->who, h, port);
-					close(fd);
-				} else if (fd >= 0) {
-					c->dfd[i] = fd;
-					close(c->lfd[i]);
-					c->lfd[i] = -1;
-				}
-			}
-			if (p[1 + c->ncpus + i].revents && c->dfd[i] >= 0 &&
+			if (p[1 + i].revents && c->lfd[i] >= 0)
+				take_data(c, i);
+			if (p[1 + c->ncpus + i].revents && c->dc[i].fd >= 0 &&
 			    data_in(c, i, buf, cap))
 				why = "cannot write a temp file";
 			if (c->over)
@@ -629,8 +674,17 @@ static void *client_run(void *arg)
 	struct timeval tv = { .tv_sec = s->o->setup_ms / 1000 + 1 };
 
 	/* A peer that reads nothing cannot hold a write for longer than the set-up. */
-	setsockopt(c->ctl, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	setsockopt(c->ctl.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	c->deadline_ms = now_ms() + s->o->setup_ms;
+	if (s->tls) {
+		/* The TLS handshake reads with the set-up's time limit too. */
+		setsockopt(c->ctl.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		if (net_conn_tls(&c->ctl, s->tls)) {
+			slog(s, "%s: refused: TLS handshake failed (another --psk, or none)",
+			     c->who);
+			goto out;
+		}
+	}
 	if (handshake(c, &t, &why)) {
 		slog(s, "%s: refused: %s", c->who, why);
 		goto out;
@@ -638,11 +692,11 @@ static void *client_run(void *arg)
 	c->ncpus = t.cpus;
 	c->page_size = t.page_size;
 	c->lfd = xmalloc(c->ncpus * sizeof(int));
-	c->dfd = xmalloc(c->ncpus * sizeof(int));
+	c->dc = xmalloc(c->ncpus * sizeof(*c->dc));
 	c->tfd = xmalloc(c->ncpus * sizeof(int));
 	c->bytes = xcalloc(c->ncpus, sizeof(uint64_t));
 	for (int i = 0; i < c->ncpus; i++)
-		c->lfd[i] = c->dfd[i] = c->tfd[i] = -1;
+		c->lfd[i] = c->tfd[i] = -1, c->dc[i] = (struct net_conn){ .fd = -1 };
 	c->meta_fd = temp_file(s->o->dir);
 	for (int i = 0; i < c->ncpus && c->meta_fd >= 0; i++)
 		if ((c->tfd[i] = temp_file(s->o->dir)) < 0)
@@ -663,15 +717,13 @@ out:
 	for (int i = 0; c->lfd && i < c->ncpus; i++) {
 		if (c->lfd[i] >= 0)
 			close(c->lfd[i]);
-		if (c->dfd[i] >= 0)
-			close(c->dfd[i]);
+		net_conn_close(&c->dc[i]);
 		if (c->tfd[i] >= 0)
 			close(c->tfd[i]);
 	}
 	if (c->meta_fd >= 0)
 		close(c->meta_fd);
-	close(c->ctl);
-	c->ctl = -1;
+	net_conn_close(&c->ctl);
 	pthread_mutex_lock(&s->lock);
 	c->done = true;
 	pthread_mutex_unlock(&s->lock);
@@ -681,7 +733,7 @@ out:
 static void client_free(struct client *c)
 {
 	free(c->lfd);
-	free(c->dfd);
+	free(c->dc);
 	free(c->tfd);
 	free(c->bytes);
 	free(c);
@@ -778,9 +830,13 @@ int net_listen(const struct net_listen_opts *opts)
 		o.setup_ms = NET_SETUP_MS;
 	if (!o.idle_ms)
 		o.idle_ms = NET_IDLE_MS;
-	e = open_listener(&o, &lfd, &port);
-	if (e)
+	if (o.psk_file && (e = net_tls_load(o.psk_file, true, &s.tls)))
 		return e;
+	e = open_listener(&o, &lfd, &port);
+	if (e) {
+		net_tls_free(s.tls);
+		return e;
+	}
 	pthread_mutex_init(&s.lock, NULL);
 	s.nslots = o.max_clients;
 	s.slots = xcalloc(s.nslots, sizeof(*s.slots));
@@ -820,7 +876,7 @@ int net_listen(const struct net_listen_opts *opts)
 		}
 		c = xcalloc(1, sizeof(*c));
 		c->s = &s;
-		c->ctl = fd;
+		c->ctl = (struct net_conn){ .fd = fd };
 		c->meta_fd = -1;
 		c->peer = a;
 		snprintf(c->host, sizeof(c->host), "%s", host);
@@ -838,6 +894,7 @@ int net_listen(const struct net_listen_opts *opts)
 	reap(&s, true);
 	close(lfd);
 	free(s.slots);
+	net_tls_free(s.tls);
 	pthread_mutex_destroy(&s.lock);
 	return 0;
 }

@@ -149,6 +149,25 @@ test_expect_success 'garbage and a cut message: one line each, no file, the list
 	listener_ends $LPID l.log
 '
 
+test_expect_success 'a client gone mid-stream leaves a file that reads up to the break' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	start_listener l.log -d out --file-version 6 &&
+	test_when_finished "stop_listener $LPID" &&
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -b 64 -e sched:sched_process_exit -N 127.0.0.1:$LPORT \
+		sh -c "$write_marks" _ "$inst" 3000 cut &&
+	wait_log "ended: wrote" 1 l.log &&
+	whole=$(echo out/*.dat) && mv "$whole" whole.dat &&
+	python3 "$peer" $LPORT cut:whole.dat &&
+	wait_log "ended early (connection lost)" 1 l.log &&
+	f=$(echo out/*.dat) && test -f "$f" &&
+	marks whole.dat >all && marks "$f" >got &&
+	test $(wc -l <got) -gt 100 && test $(wc -l <got) -lt 3000 &&
+	sort all >all.s && sort got >got.s && comm -13 all.s got.s >extra &&
+	test_must_be_empty extra && sort got | uniq -d >dups && test_must_be_empty dups &&
+	listener_ends $LPID l.log
+'
+
 test_expect_success 'over --max-clients: refused with one line, served once a slot frees' '
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out --max-clients 1 &&
@@ -188,6 +207,32 @@ test_expect_success 'over --max-size: the client is stopped, its file reads up t
 	sort m | uniq -d >dups && test_must_be_empty dups &&
 	test ! -d "$TRACEFS/instances/$inst" &&
 	listener_ends $LPID l.log
+'
+
+test_expect_success '--psk: TLS between tr'"'"'s ends; another key is refused with one line' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	python3 -c "import os; print(os.urandom(32).hex())" >key &&
+	python3 -c "import os; print(os.urandom(32).hex())" >other &&
+	start_listener l.log -d out --psk key &&
+	test_when_finished "stop_listener $LPID" &&
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -e sched:sched_process_exit -N 127.0.0.1:$LPORT --psk key \
+		sh -c "$write_marks" _ "$inst" 1000 psk &&
+	wait_log "ended: wrote" 1 l.log &&
+	seq 1 1000 | sed "s/^/psk /" >expect &&
+	marks out/*.dat >actual && test_cmp expect actual &&
+	test_expect_code 1 tr record -q -e sched:sched_process_exit -N 127.0.0.1:$LPORT \
+		--psk other true 2>err &&
+	test_grep "cannot send to .*refused the key" err &&
+	wait_log "refused: TLS handshake failed" 1 l.log &&
+	test_grep -c "refused" l.log >n && echo 1 >one && test_cmp one n &&
+	test $(ls out | wc -l) = 1 &&
+	listener_ends $LPID l.log &&
+	echo short >short &&
+	test_expect_code 1 tr listen -p 0 --psk short 2>err &&
+	test_grep "too short" err &&
+	test_expect_code 64 tr record -e sched --psk key true 2>err &&
+	test_grep "goes with -N" err
 '
 
 tc_free_port() {
