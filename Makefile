@@ -10,7 +10,7 @@
 CC      ?= gcc
 PREFIX  ?= /usr/local
 DESTDIR ?=
-PKGS    := libtracefs libtraceevent ncursesw libzstd zlib
+PKGS    := libtracefs libtraceevent ncursesw libzstd zlib libssl libcrypto
 CFLAGS  ?= -O2 -g
 # CI sets CI=true: warnings are errors there.
 WERROR  ?= $(filter true,$(CI))
@@ -118,7 +118,7 @@ build/replay/plain-%: tests/fuzz/fuzz-%.c $(FUZZ_DEPS) $(PLAIN_LIB)
 
 replay: $(REPLAY_BINS)
 
-# make fuzz [FUZZ_TIME=seconds] [FUZZ_TARGET=report|hist|convert|split|top|args]: run the fuzzers
+# make fuzz [FUZZ_TIME=seconds] [FUZZ_TARGET=report|hist|convert|split|top|args|netmsg]: run the fuzzers
 # (niced, one at a time) from the seed corpus; see tests/fuzz/README.md.
 FUZZ_TIME ?= 600
 fuzz:

@@ -278,6 +278,13 @@ enum {
 /* v7's compression (enum tfw_zip) goes in the flags' top byte. */
 #define REC_ZIP(z) ((unsigned)(z) << 24)
 #define REC_ZIP_OF(flags) ((int)((flags) >> 24))
+/*
+ * The summary alone, for a recording that wrote no file (tr record -N):
+ * events and losses from the stats before[] and now, bytes as read.
+ */
+void rec_summarize(struct rec *r, const struct tfs_inst *in, const struct rec_kstats *before,
+		   struct rec_summary *sum);
+/* path NULL: no "wrote" line (nothing was written locally). */
 void rec_summary_print(FILE *f, const struct rec_summary *s, const char *path);
 /* One line per CPU: the reader it used (and why not mmap), and its figures. */
 void rec_readers_print(FILE *f, const struct rec_summary *s);
@@ -360,6 +367,29 @@ struct rec_progress {
 };
 
 struct session_buf;
+/*
+ * tr record -N's network sink (rec-net.c): the pages of each CPU go to a
+ * listener (net.h) as they are read, after the file's metadata.  Set host
+ * and port; rec_record() does the rest when rec_record_opts.net is set.
+ */
+struct net_client;
+struct rec_net {
+	const char *host;
+	uint16_t port;
+	const char *psk_file;	/* TLS with this key (tr listen --psk), or NULL */
+	struct net_client *client;
+	uint64_t *bytes;	/* sent, per CPU */
+};
+/* The callback sink (arg: the struct rec_net). */
+int rec_net_page(void *arg, int cpu, const void *pages, size_t len);
+/* Connect for r's CPUs and send the metadata of what in has enabled now. */
+int rec_net_start(struct rec_net *n, struct rec *r, struct tfs_inst *in);
+/* Fill the summary, end the recording with the listener, free the client. */
+int rec_net_end(struct rec_net *n, struct rec *r, struct tfs_inst *in,
+		const struct rec_kstats *before, struct rec_summary *sum);
+/* Drop the connection (after a failure); safe to call again. */
+void rec_net_free(struct rec_net *n);
+
 struct rec_record_opts {
 	struct tfs_inst *inst;
 	const struct tr_setup *setup;	/* tracer, clock, options, pids, triggers */
@@ -371,6 +401,7 @@ struct rec_record_opts {
 	const struct session_buf *more;
 	size_t nmore;
 	int fd;				/* the output file, opened by the caller */
+	struct rec_net *net;		/* or, instead of fd, a listener (tr record -N) */
 	const char *output;		/* its name, for the spool's owner file */
 	const char *tmp_dir;		/* the per-CPU temp files: beside the output, or --temp */
 	/*

@@ -32,6 +32,7 @@
 #include "cmd.h"
 #include "parse.h"
 #include "caps.h"
+#include "net.h"
 #include "rec.h"
 #include "session.h"
 #include "setup.h"
@@ -72,10 +73,12 @@ struct args {
 	unsigned flush_ms;
 	uint64_t max_size;
 	char *spool;		/* OUTPUT.spool: what a crash leaves (rec.h) */
+	const char *net;	/* -N HOST:PORT as given */
+	struct rec_net rn;
 };
 
 enum { OPT_FAIL_ON_LOSS = 0x100, OPT_INSTANCE, OPT_POLL, OPT_TEMP, OPT_MODULE, OPT_USER,
-       OPT_FLUSH_INTERVAL, OPT_MAX_SIZE };
+       OPT_FLUSH_INTERVAL, OPT_MAX_SIZE, OPT_PSK };
 
 static const struct argp_option options[] = {
 	{ NULL, 'B', "NAME", 0, "Record the instance NAME as a buffer of its own: the options "
@@ -87,6 +90,10 @@ static const struct argp_option options[] = {
 	{ "output", 'o', "FILE", 0, "Write the trace to FILE (default trace.dat)", 0 },
 	/* -F is the print filter of report and stream (tr.1, OPTION LETTERS). */
 	{ NULL, 'F', NULL, OPTION_HIDDEN, NULL, 0 },
+	{ "net", 'N', "HOST:PORT", 0, "Send the recording to 'tr listen' or 'trace-cmd listen' "
+				      "at HOST:PORT instead of writing a file", 0 },
+	{ "psk", OPT_PSK, "FILE", 0, "With -N: TLS 1.3 with the pre-shared key in FILE (tr listen "
+				     "--psk with the same file)", 0 },
 	{ "quiet", 'q', NULL, 0, "Print no summary and no status line", 0 },
 	{ "verbose", 'v', NULL, 0, "Also say which reader each CPU used (mmap, splice, read) "
 				   "and its wake-up figures", 0 },
@@ -254,6 +261,18 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		argp_error(state, "-F filters what report and stream print; to trace only COMMAND "
 				  "use --follow (trace-cmd record's -F)");
 		return 0;
+	case 'N': {
+		char *host;
+
+		if (net_hostport_parse(arg, &host, &a->rn.port))
+			argp_error(state, "%s", tr_failure());
+		a->net = arg;
+		a->rn.host = host;
+		return 0;
+	}
+	case OPT_PSK:
+		a->rn.psk_file = arg;
+		return 0;
 	case 'q':
 		a->quiet = true;
 		return 0;
@@ -335,6 +354,20 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 						  "traces: give one with -p (function, function_graph)");
 		if (a->user && !a->command)
 			argp_error(state, "--user says who runs COMMAND: give one");
+		if (a->rn.psk_file && !a->net)
+			argp_error(state, "--psk goes with -N");
+		if (a->net && a->output)
+			argp_error(state, "-N sends the recording to a listener: no -o");
+		if (a->net && a->ndone > 1)
+			argp_error(state, "-N sends one buffer, as trace-cmd does: no second -B");
+		if (a->net && (a->temp_dir || a->max_size || a->flush_ms))
+			argp_error(state, "-N keeps nothing on this machine: no --temp, --max-size "
+					  "or --flush-interval");
+		if (a->net && (setup_latency_tracer(a->done[0].setup.tracer) || a->ff.version ||
+			       a->ff.zip >= 0))
+			argp_error(state, "-N sends the ring buffer's pages as trace-cmd does: no latency "
+					  "tracer, --file-version or --compression (the listener "
+					  "chooses)");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -389,7 +422,9 @@ static int finish(const struct args *a, const struct rec_record_result *res)
 	if (a->verbose)
 		rec_readers_print(stderr, sum);
 	if (!a->quiet)
-		rec_summary_print(stderr, sum, a->output);
+		rec_summary_print(stderr, sum, a->net ? NULL : a->output);
+	if (!a->quiet && a->net)
+		fprintf(stderr, "sent to '%s'\n", a->net);
 	if (sum->fell_back_v6)
 		tr_warn("no room to compress '%s': it was written as version 6", a->output);
 	if (sum->dropped_kallsyms)
@@ -537,21 +572,23 @@ int cmd_record(int argc, char **argv)
 	struct args a = { .ff.zip = -1 };
 	struct rec_record_result res = { 0 };
 	struct status st = { 0 };
-	bool status_line, created;
+	bool status_line, created = false;
 	struct tfs_inst *in = NULL;
 	struct session_buf *more = NULL;
 	char *dir = NULL;
 	int fd = -1, status = EXIT_RUNTIME, r = 0;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
-	if (!a.output)
-		a.output = "trace.dat";
 	if (a.user && lookup_user(&a)) {
 		status = EXIT_USAGE;
 		goto out;
 	}
 	if (a.ignore_missing && drop_missing(&a))
 		goto out;
+	if (a.net)
+		goto record;
+	if (!a.output)
+		a.output = "trace.dat";
 	/*
 	 * An output we cannot write fails before tracefs is touched.  An old
 	 * file is emptied only when the recording starts (rec_record()): a
@@ -574,6 +611,7 @@ int cmd_record(int argc, char **argv)
 	} else {
 		a.spool = rec_spool_path(a.output);
 	}
+record:
 	/* Only a person at a terminal wants it; logs and pipes get the summary alone. */
 	status_line = !a.quiet && isatty(STDERR_FILENO);
 	/* The first buffer is the session's own; the others (-B ... -B ...) go beside it. */
@@ -598,6 +636,7 @@ int cmd_record(int argc, char **argv)
 						  .output = a.output,
 						  .spool_dir = a.spool, .flush_ms = a.flush_ms,
 						  .max_size = a.max_size,
+						  .net = a.net ? &a.rn : NULL,
 						  .file_flags = file_flags(&a),
 						  .progress = status_line ? status_draw : NULL,
 						  .progress_arg = &st },
@@ -608,7 +647,7 @@ int cmd_record(int argc, char **argv)
 			tr_warn("what was recorded is kept in '%s': 'tr restore %s' writes it",
 				a.spool, a.output);
 		/* Nothing was recorded: leave no empty file behind. */
-		if (created && !res.sum.cpu && !res.latency)
+		if (created && !res.sum.cpu && !res.latency && !a.net)
 			unlink(a.output);
 		goto out;
 	}
@@ -627,6 +666,7 @@ out:
 	free(dir);
 	free(more);
 	free(a.spool);
+	free((char *)a.rn.host);
 	rec_summary_free(&res.sum);
 	for (size_t i = 0; i < a.ndone; i++) {
 		evsel_list_free(&a.done[i].ev.list);

@@ -181,8 +181,9 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	bool latency = setup_latency_tracer(o->setup->tracer);
 	struct session *sess = NULL;
 	struct rec *snap = NULL;
-	struct progress_ctx prog = { .o = o, .flush_ms = latency ? 0 : flush_ms(o) };
-	const char *spool = latency ? NULL : o->spool_dir;
+	struct progress_ctx prog = { .o = o, .flush_ms = latency || o->net ? 0 : flush_ms(o) };
+	/* -N sends the pages away: there is nothing on this machine to spool. */
+	const char *spool = latency || o->net ? NULL : o->spool_dir;
 	unsigned tick_ms = prog.flush_ms;
 	struct rec_file_buf *more = xcalloc(o->nmore ? o->nmore : 1, sizeof(*more));
 	bool mapped_ok = !has_snapshot_trigger(o->setup);
@@ -205,7 +206,9 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 				 .more = o->more, .nmore = o->nmore,
 				 .keep_at_end = o->keep_at_end, .run_user = o->run_user,
 				 .run_uid = o->run_uid, .run_gid = o->run_gid,
-				 .rec = { .tmp_dir = spool ? spool : o->tmp_dir,
+				 /* -N: the pages go to the listener, not to temp files. */
+				 .rec = { .tmp_dir = o->net ? NULL : spool ? spool : o->tmp_dir,
+					  .fn = o->net ? rec_net_page : NULL, .arg = o->net,
 					  .spool = spool, .flush_ms = prog.flush_ms,
 					  .wake_percent = 5, .wake_by_size = true,
 					  .idle_ms = o->idle_ms, .poll_only = o->poll_only,
@@ -233,7 +236,9 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	if (!r && spool && o->max_size)
 		r = set_budget(session_rec(sess), spool, o->max_size);
 	/* The output is emptied now that the recording can start (see cmd-record.c). */
-	if (!r && ftruncate(o->fd, 0) && errno != EINVAL)
+	if (!r && o->net)
+		r = rec_net_start(o->net, session_rec(sess), o->inst);
+	else if (!r && ftruncate(o->fd, 0) && errno != EINVAL)
 		r = tr_fail(-errno, "cannot write the trace file: %s", strerror(errno));
 	if (!r)
 		r = session_run(sess);
@@ -250,6 +255,11 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		goto out;
 	res->end = session_end(sess);
 	res->child_status = session_child_status(sess);
+	if (o->net) {
+		r = rec_net_end(o->net, session_rec(sess), o->inst, session_stats_before(sess),
+				&res->sum);
+		goto out;
+	}
 	if (latency) {
 		res->latency = true;
 		r = rec_write_latency(o->fd, o->inst, &res->max_us, &res->latency_bytes);
@@ -271,6 +281,8 @@ out:
 	free(more);
 	if (spool)
 		rec_spool_remove(spool);
+	if (o->net)
+		rec_net_free(o->net);
 	free(prog.lost);
 	rec_free(snap);
 	session_free(sess);

@@ -273,6 +273,19 @@ static void summarize(struct rec *r, int ncpus, const struct rec_kstats *before,
 	}
 }
 
+void rec_summarize(struct rec *r, const struct tfs_inst *in, const struct rec_kstats *before,
+		   struct rec_summary *sum)
+{
+	int ncpus = rec_ncpus(r);
+	struct rec_kstats *after = xcalloc(ncpus ? ncpus : 1, sizeof(*after));
+
+	memset(sum, 0, sizeof(*sum));
+	for (int c = 0; c < ncpus; c++)
+		rec_kstats_read(in, c, &after[c], NULL);
+	summarize(r, ncpus, before, after, 0, sum);
+	free(after);
+}
+
 /* A recorder's temp files as the sources of one buffer of cpus CPUs. */
 static struct tfw_src *sources(struct rec *r, int cpus)
 {
@@ -565,6 +578,8 @@ void rec_summary_print(FILE *f, const struct rec_summary *s, const char *path)
 		human(b, sizeof(b), s->snapshot_bytes);
 		fprintf(f, "snapshot buffer: %s, kept as buffer 'snapshot'\n", b);
 	}
+	if (!path)
+		return;
 	human(b, sizeof(b), s->file_bytes);
 	fprintf(f, "wrote '%s' (%s)\n", path, b);
 }

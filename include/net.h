@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Recordings over the network, in trace-cmd's protocol v3 (netmsg.h):
+ * the listener behind tr listen, and the client half tr record -N uses.
+ *
+ * The listener is safe to leave running (redis's protected mode is the
+ * model): it binds 127.0.0.1 unless told otherwise, takes peers only from
+ * the --allow ranges (loopback when none is given), serves at most
+ * max_clients at once, stops a client whose data passes max_size (its file
+ * is still written, readable up to there), gives each client a time limit
+ * for the handshake and for silence, and parses every byte with netmsg.c.
+ * Each connection, refusal and end is one line through opts.log; the
+ * listener goes on serving the others.
+ *
+ * Each client's recording becomes one trace.dat in dir, named
+ * PREFIX.HOST:PORT.dat from the peer's address and port (".N" is added
+ * before ".dat" rather than overwrite a file), written by tr's own writer
+ * (tfw.h) in the version and compression asked for, whatever the client
+ * sent: its metadata (the v6 or v7 file up to the options) is read with
+ * tfile.h and the CPUs' pages copied as they came.  A client that breaks
+ * off after its metadata leaves a file of the whole pages it sent.
+ *
+ * Errors: 0 or a negative errno with tr_fail() set.
+ */
+#ifndef TR_NET_H
+#define TR_NET_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+/* An address range of --allow: "10.0.0.0/8", "::1", "192.168.1.7". */
+struct net_cidr {
+	int family;		/* AF_INET or AF_INET6 */
+	uint8_t addr[16];
+	int bits;
+};
+/* Parse a range (an address alone is /32 or /128).  0 or -EINVAL with tr_fail(). */
+int net_cidr_parse(const char *s, struct net_cidr *c);
+/* Does the peer address fall in the range?  (IPv4-mapped IPv6 counts as IPv4.) */
+bool net_cidr_match(const struct net_cidr *c, const struct sockaddr *sa);
+bool net_cidr_loopback(const struct net_cidr *c);
+
+/*
+ * "HOST:PORT", "[V6ADDR]:PORT" or "PORT" (localhost) into host and port
+ * (host malloc'd).  0 or -EINVAL with tr_fail().
+ */
+int net_hostport_parse(const char *s, char **host, uint16_t *port);
+
+/* A peer's address as the file name takes it: digits, letters, '.', ':' and '-' only. */
+void net_peer_name(const struct sockaddr *sa, char *host, size_t n, uint16_t *port);
+
+typedef void (*net_log_fn)(void *arg, const char *line);
+
+struct net_listen_opts {
+	const char *bind;	/* address to listen on; NULL: 127.0.0.1 */
+	uint16_t port;
+	const char *dir;	/* where the files go; NULL: "." */
+	const char *prefix;	/* file names' prefix; NULL: "trace" */
+	const struct net_cidr *allow;	/* peers allowed; none: loopback only */
+	int nallow;
+	int max_clients;	/* at once; 0: NET_MAX_CLIENTS */
+	uint64_t max_size;	/* page data per client; 0: NET_MAX_SIZE */
+	int version;		/* of the files written: 6 or 7 */
+	int zip;		/* v7: enum tfw_zip */
+	unsigned setup_ms;	/* handshake and metadata; 0: NET_SETUP_MS */
+	unsigned idle_ms;	/* silence on every connection of a client; 0: NET_IDLE_MS */
+	const char *psk_file;	/* TLS 1.3 with this pre-shared key on every connection, or NULL */
+	net_log_fn log;		/* one line per connection, refusal and end */
+	void *log_arg;
+	volatile sig_atomic_t *stop;	/* set by a signal handler: stop serving */
+	/* Called once listening (the port, when opts.port was 0), or NULL. */
+	void (*ready)(void *arg, uint16_t port);
+};
+
+#define NET_MAX_CLIENTS 16
+#define NET_MAX_SIZE (4ULL << 30)
+#define NET_MAX_META (256u << 20)	/* a client's metadata (kallsyms is the most of it) */
+#define NET_SETUP_MS 30000
+#define NET_IDLE_MS 60000
+
+/*
+ * A client's file: the metadata it sent (meta_fd, a trace.dat of version 6
+ * or 7 up to its options; a v6 one is given an empty CPU table at its end
+ * to be read) and the pages of ncpus CPUs (cpu_bytes[i] bytes of cpu_fd[i],
+ * whole sub-buffers used), written to out_fd in version (6, 7) and zip.
+ * *size: the file's size.  0 or -errno with tr_fail().
+ */
+int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cpu_bytes,
+		   int out_fd, int version, int zip, uint64_t *size);
+
+/* Serve until *o->stop; waits for the clients being served.  0 or -errno. */
+int net_listen(const struct net_listen_opts *o);
+
+/*
+ * The client: connect to a listener (tr's or trace-cmd's), shake hands and
+ * announce ncpus CPUs of page_size sub-buffers; the listener answers with a
+ * port per CPU, and a data connection is made to each.  Then send the
+ * metadata (net_send_meta(), before any page), the pages of each CPU
+ * (net_send_pages(), from one thread per CPU at a time), and net_finish().
+ */
+struct net_client;
+/* psk_file: TLS 1.3 with that key (tr listen --psk), or NULL for plain. */
+int net_connect(const char *host, uint16_t port, int ncpus, uint32_t page_size,
+		const char *psk_file, struct net_client **out);
+/* The trace.dat file up to and including its options, as SEND_DATA then FIN_DATA. */
+int net_send_meta(struct net_client *c, const void *buf, size_t len);
+int net_send_pages(struct net_client *c, int cpu, const void *pages, size_t len);
+/* Close the data connections, then send CLOSE.  0 or -errno. */
+int net_finish(struct net_client *c);
+void net_client_free(struct net_client *c);
+
+#endif

@@ -1,0 +1,302 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The client half of trace-cmd's protocol v3 (net.h, netmsg.h): what
+ * trace-cmd record -N does towards a listener, for tr record -N.  Data
+ * always goes over TCP (trace-cmd's -t): its UDP default drops pages.
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "net-local.h"
+#include "net.h"
+#include "netmsg.h"
+#include "tr.h"
+
+/* The handshake, and the listener's answer to CLOSE, are each given this long. */
+#define CLIENT_TIMEOUT_S 30
+
+struct net_client {
+	struct net_conn ctl;
+	int ncpus;
+	struct net_conn *data;
+	struct net_tls *tls;
+	char *where;	/* "HOST:PORT", for messages */
+};
+
+static int write_all(struct net_conn *c, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = net_conn_write(c, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EPIPE;
+		p += w;
+		n -= w;
+	}
+	return 0;
+}
+
+static int read_all(struct net_conn *c, void *buf, size_t n)
+{
+	char *p = buf;
+
+	while (n) {
+		ssize_t r = net_conn_read(c, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		if (!r)
+			return -ECONNRESET;
+		p += r;
+		n -= r;
+	}
+	return 0;
+}
+
+static void set_timeout(int fd, int seconds)
+{
+	struct timeval tv = { .tv_sec = seconds };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+}
+
+static int connect_to(const struct sockaddr *sa, socklen_t len)
+{
+	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	set_timeout(fd, CLIENT_TIMEOUT_S);
+	if (connect(fd, sa, len)) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+/* Read one whole message into buf (NETMSG_MAX bytes). */
+static int read_msg(struct net_conn *fd, uint8_t *buf, struct netmsg *m, const char **why)
+{
+	uint32_t size;
+	ssize_t t;
+	int e = read_all(fd, buf, NETMSG_HDR);
+
+	if (e)
+		return e;
+	size = (uint32_t)buf[0] << 24 | buf[1] << 16 | buf[2] << 8 | buf[3];
+	if (size < NETMSG_HDR || size > NETMSG_MAX) {
+		*why = "message of a bad size";
+		return -EBADMSG;
+	}
+	e = read_all(fd, buf + NETMSG_HDR, size - NETMSG_HDR);
+	if (e)
+		return e;
+	t = netmsg_take(buf, size, m, why);
+	return t < 0 ? (int)t : 0;
+}
+
+static int fail(struct net_client *c, int e, const char *what, const char *why)
+{
+	if (e == -EBADMSG)
+		return tr_fail(e, "cannot send to '%s': %s: %s", c->where, what, why);
+	return tr_fail(e, "cannot send to '%s': %s: %s", c->where, what,
+		       e == -ETIMEDOUT ? "no answer" : e == -ECONNRESET ? "connection closed"
+									: strerror(-e));
+}
+
+int net_connect(const char *host, uint16_t port, int ncpus, uint32_t page_size,
+		const char *psk_file, struct net_client **out)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL, *ai;
+	struct sockaddr_storage peer;
+	socklen_t plen = sizeof(peer);
+	struct net_client *c = xcalloc(1, sizeof(*c));
+	uint8_t buf[NETMSG_MAX];
+	uint16_t ports[NETMSG_MAX_CPUS];
+	const char *why = "";
+	struct netmsg m;
+	uint32_t n;
+	char sport[8];
+	int e;
+
+	*out = NULL;
+	c->ctl.fd = -1;
+	if (psk_file && (e = net_tls_load(psk_file, false, &c->tls))) {
+		free(c);
+		return e;
+	}
+	c->where = xasprintf(strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);
+	if (ncpus < 1 || (unsigned)ncpus > NETMSG_MAX_CPUS) {
+		e = tr_fail(-EINVAL, "cannot send to '%s': %d CPUs (at most %u)", c->where, ncpus,
+			    NETMSG_MAX_CPUS);
+		goto fail;
+	}
+	snprintf(sport, sizeof(sport), "%u", port);
+	e = getaddrinfo(host, sport, &hints, &res);
+	if (e) {
+		e = tr_fail(-EHOSTUNREACH, "cannot send to '%s': %s", c->where, gai_strerror(e));
+		goto fail;
+	}
+	e = -ECONNREFUSED;
+	for (ai = res; ai && c->ctl.fd < 0; ai = ai->ai_next)
+		if ((c->ctl.fd = connect_to(ai->ai_addr, ai->ai_addrlen)) < 0)
+			e = c->ctl.fd;
+	freeaddrinfo(res);
+	if (c->ctl.fd < 0) {
+		e = fail(c, e, "cannot connect", "");
+		goto fail;
+	}
+	if (c->tls && (e = net_conn_tls(&c->ctl, c->tls))) {
+		e = fail(c, e == -EACCES ? -EBADMSG : e, "TLS",
+			 "the listener refused the key (--psk), or speaks no TLS");
+		goto fail;
+	}
+	/* The listener says what it is; v3 is asked for; the magic; "OK". */
+	if ((e = read_all(&c->ctl, buf, 8)) || memcmp(buf, NETMSG_GREETING, 8)) {
+		e = fail(c, e ? e : -EBADMSG, "the handshake", "not a trace-cmd listener");
+		goto fail;
+	}
+	if ((e = write_all(&c->ctl, NETMSG_V3, sizeof(NETMSG_V3))) ||
+	    (e = read_all(&c->ctl, buf, 3)) ||
+	    (memcmp(buf, NETMSG_V3_REPLY, 3) && (e = -EBADMSG)) ||
+	    (e = write_all(&c->ctl, NETMSG_MAGIC, NETMSG_MAGIC_LEN)) ||
+	    (e = read_all(&c->ctl, buf, 2)) || (memcmp(buf, NETMSG_OK, 2) && (e = -EBADMSG))) {
+		e = fail(c, e, "the handshake", "the listener does not speak protocol v3");
+		goto fail;
+	}
+	e = write_all(&c->ctl, buf, netmsg_put_tinit(buf, ncpus, page_size));
+	if (!e)
+		e = read_msg(&c->ctl, buf, &m, &why);
+	if (!e && m.cmd != NETMSG_RINIT) {
+		why = "the listener refused the recording";
+		e = -EBADMSG;
+	}
+	if (!e)
+		e = netmsg_rinit_parse(&m, ports, NETMSG_MAX_CPUS, &n, &why);
+	if (!e && n != (uint32_t)ncpus) {
+		why = "the listener answered for another CPU count";
+		e = -EBADMSG;
+	}
+	if (e) {
+		e = fail(c, e, "the set-up", why);
+		goto fail;
+	}
+	/* Each CPU's data connection goes to the address the control one reached. */
+	if (getpeername(c->ctl.fd, (struct sockaddr *)&peer, &plen)) {
+		e = fail(c, -errno, "the set-up", "");
+		goto fail;
+	}
+	c->ncpus = ncpus;
+	c->data = xmalloc(ncpus * sizeof(*c->data));
+	for (int i = 0; i < ncpus; i++)
+		c->data[i] = (struct net_conn){ .fd = -1 };
+	for (int i = 0; i < ncpus; i++) {
+		if (peer.ss_family == AF_INET6)
+			((struct sockaddr_in6 *)&peer)->sin6_port = htons(ports[i]);
+		else
+			((struct sockaddr_in *)&peer)->sin_port = htons(ports[i]);
+		c->data[i].fd = connect_to((struct sockaddr *)&peer, plen);
+		if (c->data[i].fd < 0) {
+			e = fail(c, c->data[i].fd, "cannot open a data connection", "");
+			goto fail;
+		}
+		if (c->tls && (e = net_conn_tls(&c->data[i], c->tls))) {
+			e = fail(c, e, "TLS on a data connection", "");
+			goto fail;
+		}
+		/* Pages wait as long as the listener needs: the ring buffer is the limit. */
+		set_timeout(c->data[i].fd, 0);
+	}
+	*out = c;
+	return 0;
+fail:
+	net_client_free(c);
+	return e;
+}
+
+int net_send_meta(struct net_client *c, const void *buf, size_t len)
+{
+	const char *p = buf;
+	uint8_t hdr[NETMSG_HDR];
+	int e = 0;
+
+	while (len && !e) {
+		uint32_t n = len > NETMSG_MAX_DATA ? NETMSG_MAX_DATA : len;
+
+		netmsg_put_data_hdr(hdr, n);
+		e = write_all(&c->ctl, hdr, sizeof(hdr));
+		if (!e)
+			e = write_all(&c->ctl, p, n);
+		p += n;
+		len -= n;
+	}
+	if (!e)
+		e = write_all(&c->ctl, hdr, netmsg_put(hdr, NETMSG_FIN_DATA));
+	return e ? fail(c, e, "the metadata", "") : 0;
+}
+
+int net_send_pages(struct net_client *c, int cpu, const void *pages, size_t len)
+{
+	if (cpu < 0 || cpu >= c->ncpus)
+		return -EINVAL;
+	return write_all(&c->data[cpu], pages, len);
+}
+
+int net_finish(struct net_client *c)
+{
+	uint8_t buf[NETMSG_MAX];
+	int e = 0;
+
+	for (int i = 0; i < c->ncpus; i++)
+		net_conn_close(&c->data[i]);
+	if (!e)
+		e = write_all(&c->ctl, buf, netmsg_put(buf, NETMSG_CLOSE));
+	if (e)
+		return fail(c, e, "the end of the recording", "");
+	/*
+	 * Wait for the listener to close: it then has every byte (closing
+	 * first could reset the connection under what it has not read yet).
+	 */
+	if (!c->ctl.ssl)
+		shutdown(c->ctl.fd, SHUT_WR);
+	for (;;) {
+		ssize_t r = net_conn_read(&c->ctl, buf, sizeof(buf));
+
+		if (r > 0 || (r < 0 && errno == EINTR))
+			continue;
+		if (r < 0 && errno != ECONNRESET)
+			return fail(c, errno == EAGAIN ? -ETIMEDOUT : -errno,
+				    "the end of the recording", "");
+		return 0;
+	}
+}
+
+void net_client_free(struct net_client *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; c->data && i < c->ncpus; i++)
+		net_conn_close(&c->data[i]);
+	net_conn_close(&c->ctl);
+	net_tls_free(c->tls);
+	free(c->data);
+	free(c->where);
+	free(c);
+}

@@ -1,0 +1,900 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tr listen's server (net.h): trace-cmd's protocol v3 on the listening
+ * side, with the limits a server left running needs.  One thread per
+ * client; each thread polls the client's control connection, its per-CPU
+ * listening sockets and then its data connections, so a client costs one
+ * thread whatever its CPU count.  Pages go to unlinked temp files beside
+ * the output; at the end the file is written by tfw.h from the client's
+ * metadata (read back with tfile.h) and those pages.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "net-local.h"
+#include "net.h"
+#include "netmsg.h"
+#include "tfile-edit.h"
+#include "tfile.h"
+#include "tfw.h"
+#include "tr.h"
+
+struct server;
+
+struct client {
+	struct server *s;
+	pthread_t th;
+	bool done;		/* the thread has finished: join it (under s->lock) */
+	struct net_conn ctl;
+	struct sockaddr_storage peer;
+	char who[80];		/* "HOST:PORT" for the log */
+	char host[64];
+	uint16_t port;
+	int ncpus;
+	uint32_t page_size;
+	int *lfd, *tfd;
+	struct net_conn *dc;	/* the data connections */
+	uint64_t *bytes;
+	int meta_fd;
+	uint64_t meta_len, total;
+	bool meta_done, closed, over;
+	uint8_t rbuf[2 * NETMSG_MAX];
+	size_t rlen;
+	uint64_t deadline_ms, last_ms;
+};
+
+struct server {
+	const struct net_listen_opts *o;
+	pthread_mutex_t lock;	/* the log, the slots, tr_fail()'s message, the writer */
+	struct client **slots;
+	int nslots;
+	struct net_tls *tls;	/* --psk, or NULL */
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+static void slog(struct server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void slog(struct server *s, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&s->lock);
+	if (s->o->log)
+		s->o->log(s->o->log_arg, line);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static int write_all(struct net_conn *fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = net_conn_write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= w;
+	}
+	return 0;
+}
+
+static int file_write(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		n -= w;
+	}
+	return 0;
+}
+
+/* An unlinked temp file in dir. */
+static int temp_file(const char *dir)
+{
+	int fd = open(dir, O_RDWR | O_TMPFILE | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		char *path = xasprintf("%s/.tr-listen-XXXXXX", dir);
+
+		fd = mkostemp(path, O_CLOEXEC);
+		if (fd >= 0)
+			unlink(path);
+		free(path);
+	}
+	return fd;
+}
+
+/*
+ * Wait for fd to be readable before the client's deadline: 1, 0 at the
+ * deadline, -1 on an error, -2 when the listener is stopping.
+ */
+static int wait_in(struct client *c, int fd)
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint64_t now = now_ms(), left;
+		int r;
+
+		if (*c->s->o->stop)
+			return -2;
+		/* TLS may hold decrypted bytes that poll() cannot see. */
+		if (fd == c->ctl.fd && net_conn_pending(&c->ctl))
+			return 1;
+		if (now >= c->deadline_ms)
+			return 0;
+		left = c->deadline_ms - now;
+		r = poll(&p, 1, left > 200 ? 200 : (int)left);
+		if (r < 0 && errno != EINTR)
+			return -1;
+		if (r > 0)
+			return 1;
+	}
+}
+
+/* Read exactly n handshake bytes; 0, or -1 with *why. */
+static int read_exact(struct client *c, void *buf, size_t n, const char **why)
+{
+	char *p = buf;
+
+	while (n) {
+		int w = wait_in(c, c->ctl.fd);
+		ssize_t r;
+
+		if (w <= 0) {
+			*why = w == -2 ? "the listener is stopping" : w ? "connection error"
+							       : "handshake timed out";
+			return -1;
+		}
+		r = net_conn_read(&c->ctl, p, n);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r <= 0) {
+			*why = "connection closed in the handshake";
+			return -1;
+		}
+		p += r;
+		n -= r;
+	}
+	return 0;
+}
+
+/* Fill rbuf until it holds one whole message, and take it. */
+static int next_msg(struct client *c, struct netmsg *m, const char **why)
+{
+	for (;;) {
+		ssize_t t = netmsg_take(c->rbuf, c->rlen, m, why);
+		int w;
+		ssize_t r;
+
+		if (t < 0)
+			return -1;
+		if (t > 0)
+			return t;
+		if ((w = wait_in(c, c->ctl.fd)) <= 0) {
+			*why = w == -2 ? "the listener is stopping" : w ? "connection error"
+							       : "timed out in the set-up";
+			return -1;
+		}
+		r = net_conn_read(&c->ctl, c->rbuf + c->rlen, sizeof(c->rbuf) - c->rlen);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r <= 0) {
+			*why = c->rlen ? "connection closed inside a message"
+				       : "connection closed in the set-up";
+			return -1;
+		}
+		c->rlen += r;
+	}
+}
+
+static void consume(struct client *c, size_t n)
+{
+	memmove(c->rbuf, c->rbuf + n, c->rlen - n);
+	c->rlen -= n;
+}
+
+/* The greeting, the version, the magic, TINIT: 0, or -1 with *why. */
+static int handshake(struct client *c, struct netmsg_tinit *t, const char **why)
+{
+	char ver[64], magic[NETMSG_MAGIC_LEN];
+	size_t n = 0;
+	struct netmsg m;
+	ssize_t used;
+
+	if (write_all(&c->ctl, NETMSG_GREETING, 8)) {
+		*why = "connection closed in the handshake";
+		return -1;
+	}
+	/* The version string, a byte at a time: nothing after it may be swallowed. */
+	for (;;) {
+		ssize_t k;
+
+		if (read_exact(c, ver + n, 1, why))
+			return -1;
+		n++;
+		k = netmsg_take_str(ver, n, sizeof(ver), why);
+		if (k < 0)
+			return -1;
+		if (k > 0)
+			break;
+	}
+	if (strcmp(ver, NETMSG_V3)) {
+		*why = "not protocol v3 (trace-cmd before 2.8?)";
+		return -1;
+	}
+	if (write_all(&c->ctl, NETMSG_V3_REPLY, sizeof(NETMSG_V3_REPLY)) ||
+	    read_exact(c, magic, sizeof(magic), why))
+		return -1;
+	if (memcmp(magic, NETMSG_MAGIC, sizeof(magic))) {
+		*why = "bad magic in the handshake";
+		return -1;
+	}
+	if (write_all(&c->ctl, NETMSG_OK, 2)) {
+		*why = "connection closed in the handshake";
+		return -1;
+	}
+	if ((used = next_msg(c, &m, why)) < 0 || netmsg_tinit_parse(&m, t, why))
+		return -1;
+	consume(c, used);
+	if (!t->tcp) {
+		*why = "data over UDP is not supported (use trace-cmd record -t)";
+		return -1;
+	}
+	return 0;
+}
+
+/* A listening socket per CPU on the address the client reached, and RINIT. */
+static int open_ports(struct client *c, const char **why)
+{
+	struct sockaddr_storage local;
+	socklen_t len = sizeof(local);
+	uint16_t *ports = xcalloc(c->ncpus, sizeof(*ports));
+	uint8_t buf[NETMSG_MAX];
+	int r = -1;
+
+	if (getsockname(c->ctl.fd, (struct sockaddr *)&local, &len)) {
+		*why = "cannot read the local address";
+		goto out;
+	}
+	for (int i = 0; i < c->ncpus; i++) {
+		struct sockaddr_storage a = local;
+		socklen_t alen = len;
+
+		if (a.ss_family == AF_INET6)
+			((struct sockaddr_in6 *)&a)->sin6_port = 0;
+		else
+			((struct sockaddr_in *)&a)->sin_port = 0;
+		c->lfd[i] = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (c->lfd[i] < 0 || bind(c->lfd[i], (struct sockaddr *)&a, alen) ||
+		    listen(c->lfd[i], 1) || getsockname(c->lfd[i], (struct sockaddr *)&a, &alen)) {
+			*why = "cannot open a data port";
+			goto out;
+		}
+		ports[i] = ntohs(a.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port
+							 : ((struct sockaddr_in *)&a)->sin_port);
+	}
+	if (write_all(&c->ctl, buf, netmsg_put_rinit(buf, ports, c->ncpus))) {
+		*why = "connection closed in the set-up";
+		goto out;
+	}
+	r = 0;
+out:
+	free(ports);
+	return r;
+}
+
+static bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return false;
+	if (a->ss_family == AF_INET)
+		return !memcmp(&((const struct sockaddr_in *)a)->sin_addr,
+			       &((const struct sockaddr_in *)b)->sin_addr, 4);
+	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+		       &((const struct sockaddr_in6 *)b)->sin6_addr, 16);
+}
+
+/* Control messages after TINIT: metadata, its end, CLOSE.  0, or -1 with *why. */
+static int control(struct client *c, const char **why)
+{
+	ssize_t r;
+
+next:
+	r = net_conn_read(&c->ctl, c->rbuf + c->rlen, sizeof(c->rbuf) - c->rlen);
+	if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (r <= 0) {
+		*why = c->rlen ? "connection closed inside a message" : "connection lost";
+		return -1;
+	}
+	c->rlen += r;
+	for (;;) {
+		struct netmsg m;
+		ssize_t t = netmsg_take(c->rbuf, c->rlen, &m, why);
+
+		if (t < 0)
+			return -1;
+		if (!t) {
+			/* Room is made for a whole message: TLS may have more now. */
+			if (net_conn_pending(&c->ctl))
+				goto next;
+			return 0;
+		}
+		switch (m.cmd) {
+		case NETMSG_SEND_DATA:
+			if (c->meta_done) {
+				*why = "metadata after its end";
+				return -1;
+			}
+			if (c->meta_len + m.data_len > NET_MAX_META) {
+				*why = "metadata over 256 MB";
+				return -1;
+			}
+			if (file_write(c->meta_fd, m.data, m.data_len)) {
+				*why = "cannot write a temp file";
+				return -1;
+			}
+			c->meta_len += m.data_len;
+			break;
+		case NETMSG_FIN_DATA:
+			c->meta_done = true;
+			break;
+		case NETMSG_CLOSE:
+			c->closed = true;
+			break;
+		default:
+			*why = "unexpected message";
+			return -1;
+		}
+		consume(c, t);
+	}
+}
+
+static int data_in(struct client *c, int i, char *buf, size_t cap)
+{
+	ssize_t r;
+
+next:
+	r = net_conn_read(&c->dc[i], buf, cap);
+	if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (r <= 0) {
+		net_conn_close(&c->dc[i]);
+		return 0;
+	}
+	if (c->total + r > c->s->o->max_size) {
+		r = c->s->o->max_size - c->total;
+		c->over = true;
+	}
+	if (file_write(c->tfd[i], buf, r))
+		return -1;
+	c->bytes[i] += r;
+	c->total += r;
+	if (!c->over && net_conn_pending(&c->dc[i]))
+		goto next;
+	return 0;
+}
+
+/* A data connection: from the client's address, TLS if the listener has a key. */
+static void take_data(struct client *c, int i)
+{
+	struct sockaddr_storage a;
+	socklen_t alen = sizeof(a);
+	struct timeval tv = { .tv_sec = 10 };
+	char h[64];
+	uint16_t port;
+	int fd = accept4(c->lfd[i], (struct sockaddr *)&a, &alen, SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	net_peer_name((struct sockaddr *)&a, h, sizeof(h), &port);
+	if (!same_host(&a, &c->peer)) {
+		slog(c->s, "%s: refused a data connection from %s:%u (not the client's address)",
+		     c->who, h, port);
+		close(fd);
+		return;
+	}
+	c->dc[i].fd = fd;
+	if (c->s->tls) {
+		/* The handshake, bounded, before the stream is read without blocking. */
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		if (net_conn_tls(&c->dc[i], c->s->tls)) {
+			slog(c->s, "%s: refused a data connection from %s:%u (TLS failed)", c->who,
+			     h, port);
+			net_conn_close(&c->dc[i]);
+			return;
+		}
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	close(c->lfd[i]);
+	c->lfd[i] = -1;
+}
+
+/*
+ * After RINIT: take the data connections and read everything until the
+ * client has said CLOSE and closed them, or broke off, or went silent.
+ * Returns NULL when it ended well, else why not.
+ */
+static const char *serve(struct client *c)
+{
+	int n = 1 + 2 * c->ncpus;
+	struct pollfd *p = xcalloc(n, sizeof(*p));
+	size_t cap = 256 << 10;
+	char *buf = xmalloc(cap);
+	const char *why = NULL;
+	const struct net_listen_opts *o = c->s->o;
+
+	c->last_ms = now_ms();
+	while (!why) {
+		bool open_data = false;
+		uint64_t now;
+		int k;
+
+		bool pending = !c->closed && net_conn_pending(&c->ctl);
+
+		p[0] = (struct pollfd){ .fd = c->closed ? -1 : c->ctl.fd, .events = POLLIN };
+		for (int i = 0; i < c->ncpus; i++) {
+			p[1 + i] = (struct pollfd){ .fd = c->lfd[i], .events = POLLIN };
+			p[1 + c->ncpus + i] = (struct pollfd){ .fd = c->dc[i].fd, .events = POLLIN };
+			open_data |= c->dc[i].fd >= 0 || (!c->closed && c->lfd[i] >= 0);
+			pending |= net_conn_pending(&c->dc[i]);
+		}
+		if (c->closed && !open_data)
+			break;
+		k = poll(p, n, pending ? 0 : 200);
+		if (pending) {
+			/* What TLS decrypted already is read as if poll() had seen it. */
+			k = k < 0 ? 1 : k + 1;
+			if (!c->closed && net_conn_pending(&c->ctl))
+				p[0].revents |= POLLIN;
+			for (int i = 0; i < c->ncpus; i++)
+				if (net_conn_pending(&c->dc[i]))
+					p[1 + c->ncpus + i].revents |= POLLIN;
+		}
+		now = now_ms();
+		if (*o->stop) {
+			why = "the listener is stopping";
+			break;
+		}
+		if (k < 0 && errno != EINTR) {
+			why = "poll failed";
+			break;
+		}
+		if (k <= 0) {
+			if (!c->meta_done && now >= c->deadline_ms)
+				why = "no metadata in time";
+			else if (now - c->last_ms >= o->idle_ms)
+				why = "silent for too long";
+			continue;
+		}
+		c->last_ms = now;
+		if (p[0].revents && control(c, &why))
+			break;
+		for (int i = 0; i < c->ncpus && !why; i++) {
+			if (p[1 + i].revents && c->lfd[i] >= 0)
+				take_data(c, i);
+			if (p[1 + c->ncpus + i].revents && c->dc[i].fd >= 0 &&
+			    data_in(c, i, buf, cap))
+				why = "cannot write a temp file";
+			if (c->over)
+				why = "over --max-size";
+		}
+	}
+	free(p);
+	free(buf);
+	return why;
+}
+
+/* PREFIX.HOST:PORT.dat in dir, or with .N before .dat: never an existing file. */
+static int create_output(struct client *c, char **path)
+{
+	const struct net_listen_opts *o = c->s->o;
+
+	for (int i = 0; i < 1000; i++) {
+		char *p = i ? xasprintf("%s/%s.%s:%u.%d.dat", o->dir, o->prefix, c->host, c->port, i)
+			    : xasprintf("%s/%s.%s:%u.dat", o->dir, o->prefix, c->host, c->port);
+		int fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+
+		if (fd >= 0) {
+			*path = p;
+			return fd;
+		}
+		free(p);
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+/*
+ * The metadata the client sent is a trace.dat file up to its options.  A
+ * v6 one needs its "flyrecord" table to be read: an empty one, as long as
+ * the most CPUs a file may have here.  A v7 one reads as it is.
+ */
+static int meta_finish(int meta_fd)
+{
+	char head[12] = { 0 };
+	off_t end = lseek(meta_fd, 0, SEEK_END);
+
+	if (end < 0 || pread(meta_fd, head, sizeof(head), 0) != (ssize_t)sizeof(head))
+		return -EBADMSG;
+	if (head[10] == '6') {
+		size_t n = 10 + 16 * NETMSG_MAX_CPUS;
+		char *z = xcalloc(1, n);
+		int e;
+
+		memcpy(z, "flyrecord", 10);
+		e = pwrite(meta_fd, z, n, end) == (ssize_t)n ? 0 : -EIO;
+		free(z);
+		return e;
+	}
+	return 0;
+}
+
+int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cpu_bytes,
+		   int out_fd, int version, int zip, uint64_t *size)
+{
+	struct tfile *tf = NULL;
+	struct tfw_meta m;
+	struct tfw_src *src;
+	struct tfw_buffer b;
+	struct tfw_result res = { 0 };
+	char proc[64];
+	int e;
+
+	*size = 0;
+	e = meta_finish(meta_fd);
+	if (e)
+		return tr_fail(e, "the metadata is not a trace file");
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", meta_fd);
+	e = tfile_open(proc, TFILE_KEEP_FORMATS | TFILE_LAZY_KALLSYMS, &tf);
+	if (!e)
+		e = tfile_meta(tf, &m);
+	if (e) {
+		tfile_close(tf);
+		return e;
+	}
+	if (m.cpus < ncpus)
+		m.cpus = ncpus;
+	m.version = version;
+	m.zip = version == 7 ? zip : TFW_ZIP_NONE;
+	src = xcalloc(m.cpus ? m.cpus : 1, sizeof(*src));
+	for (int i = 0; i < m.cpus; i++) {
+		src[i].fd = i < ncpus ? cpu_fd[i] : -1;
+		/* Whole sub-buffers only: a connection may break inside one. */
+		src[i].size = i < ncpus ? cpu_bytes[i] / m.page_size * m.page_size : 0;
+	}
+	b = (struct tfw_buffer){ NULL, src };
+	e = tfw_write(out_fd, &m, &b, 1, 0, &res);
+	if (e)
+		tr_fail(e, "cannot write the file: %s", strerror(-e));
+	*size = res.bytes;
+	free(src);
+	tfw_meta_free(&m);
+	tfile_close(tf);
+	return e;
+}
+
+/* Write the client's file; under s->lock (tr_fail()'s message is shared). */
+static int assemble(struct client *c, char **path, uint64_t *size)
+{
+	const struct net_listen_opts *o = c->s->o;
+	int fd, e;
+
+	*size = 0;
+	*path = NULL;
+	fd = create_output(c, path);
+	if (fd < 0)
+		return tr_fail(fd, "cannot create the output file: %s", strerror(-fd));
+	e = net_file_write(c->meta_fd, c->ncpus, c->tfd, c->bytes, fd, o->version, o->zip, size);
+	if (close(fd) && !e)
+		e = tr_fail(-errno, "cannot write '%s': %s", *path, strerror(errno));
+	return e;
+}
+
+static void client_end(struct client *c, const char *why)
+{
+	struct server *s = c->s;
+	char *path = NULL;
+	uint64_t size = 0;
+	int e;
+
+	if (!c->meta_done) {
+		slog(s, "%s: ended, no file: %s before the metadata was complete", c->who,
+		     why ? why : "closed");
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	e = assemble(c, &path, &size);
+	if (s->o->log) {
+		char line[768];
+		const char *name = path ? strrchr(path, '/') + 1 : "";
+
+		if (e)
+			snprintf(line, sizeof(line), "%s: ended, no file: %s", c->who,
+				 tr_failure() ? tr_failure() : strerror(-e));
+		else if (why)
+			snprintf(line, sizeof(line), "%s: ended early (%s): wrote '%s' (%llu bytes, "
+				 "%llu of events)", c->who, why, name, (unsigned long long)size,
+				 (unsigned long long)c->total);
+		else
+			snprintf(line, sizeof(line), "%s: ended: wrote '%s' (%llu bytes, %llu of "
+				 "events)", c->who, name, (unsigned long long)size,
+				 (unsigned long long)c->total);
+		s->o->log(s->o->log_arg, line);
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (e && path)
+		unlink(path);
+	free(path);
+}
+
+static void *client_run(void *arg)
+{
+	struct client *c = arg;
+	struct server *s = c->s;
+	struct netmsg_tinit t;
+	const char *why = NULL;
+
+	struct timeval tv = { .tv_sec = s->o->setup_ms / 1000 + 1 };
+
+	/* A peer that reads nothing cannot hold a write for longer than the set-up. */
+	setsockopt(c->ctl.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	c->deadline_ms = now_ms() + s->o->setup_ms;
+	if (s->tls) {
+		/* The TLS handshake reads with the set-up's time limit too. */
+		setsockopt(c->ctl.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		if (net_conn_tls(&c->ctl, s->tls)) {
+			slog(s, "%s: refused: TLS handshake failed (another --psk, or none)",
+			     c->who);
+			goto out;
+		}
+	}
+	if (handshake(c, &t, &why)) {
+		slog(s, "%s: refused: %s", c->who, why);
+		goto out;
+	}
+	c->ncpus = t.cpus;
+	c->page_size = t.page_size;
+	c->lfd = xmalloc(c->ncpus * sizeof(int));
+	c->dc = xmalloc(c->ncpus * sizeof(*c->dc));
+	c->tfd = xmalloc(c->ncpus * sizeof(int));
+	c->bytes = xcalloc(c->ncpus, sizeof(uint64_t));
+	for (int i = 0; i < c->ncpus; i++)
+		c->lfd[i] = c->tfd[i] = -1, c->dc[i] = (struct net_conn){ .fd = -1 };
+	c->meta_fd = temp_file(s->o->dir);
+	for (int i = 0; i < c->ncpus && c->meta_fd >= 0; i++)
+		if ((c->tfd[i] = temp_file(s->o->dir)) < 0)
+			break;
+	if (c->meta_fd < 0 || c->tfd[c->ncpus - 1] < 0) {
+		slog(s, "%s: refused: cannot create temp files in '%s': %s", c->who, s->o->dir,
+		     strerror(errno));
+		goto out;
+	}
+	if (open_ports(c, &why)) {
+		slog(s, "%s: refused: %s", c->who, why);
+		goto out;
+	}
+	slog(s, "%s: recording %d CPUs", c->who, c->ncpus);
+	why = serve(c);
+	client_end(c, why);
+out:
+	for (int i = 0; c->lfd && i < c->ncpus; i++) {
+		if (c->lfd[i] >= 0)
+			close(c->lfd[i]);
+		net_conn_close(&c->dc[i]);
+		if (c->tfd[i] >= 0)
+			close(c->tfd[i]);
+	}
+	if (c->meta_fd >= 0)
+		close(c->meta_fd);
+	net_conn_close(&c->ctl);
+	pthread_mutex_lock(&s->lock);
+	c->done = true;
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+static void client_free(struct client *c)
+{
+	free(c->lfd);
+	free(c->dc);
+	free(c->tfd);
+	free(c->bytes);
+	free(c);
+}
+
+/* Join the clients that have finished; the number still running. */
+static int reap(struct server *s, bool all)
+{
+	int running = 0;
+
+	for (int i = 0; i < s->nslots; i++) {
+		struct client *c = s->slots[i];
+		bool done;
+
+		if (!c)
+			continue;
+		pthread_mutex_lock(&s->lock);
+		done = c->done;
+		pthread_mutex_unlock(&s->lock);
+		if (!done && !all) {
+			running++;
+			continue;
+		}
+		pthread_join(c->th, NULL);
+		client_free(c);
+		s->slots[i] = NULL;
+	}
+	return running;
+}
+
+static bool allowed(const struct net_listen_opts *o, const struct sockaddr *sa)
+{
+	static struct net_cidr loop4 = { .family = AF_INET, .addr = { 127 }, .bits = 8 };
+	static struct net_cidr loop6 = { .family = AF_INET6, .addr = { [15] = 1 }, .bits = 128 };
+
+	if (!o->nallow)
+		return net_cidr_match(&loop4, sa) || net_cidr_match(&loop6, sa);
+	for (int i = 0; i < o->nallow; i++)
+		if (net_cidr_match(&o->allow[i], sa))
+			return true;
+	return false;
+}
+
+static int open_listener(const struct net_listen_opts *o, int *out, uint16_t *port)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE |
+								 AI_NUMERICHOST };
+	struct addrinfo *res = NULL;
+	struct sockaddr_storage a;
+	socklen_t alen = sizeof(a);
+	const char *bind_to = o->bind ? o->bind : "127.0.0.1";
+	char sport[8];
+	int fd, one = 1, e;
+
+	snprintf(sport, sizeof(sport), "%u", o->port);
+	e = getaddrinfo(bind_to, sport, &hints, &res);
+	if (e)
+		return tr_fail(-EINVAL, "cannot listen on '%s': %s", bind_to, gai_strerror(e));
+	fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd >= 0)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 64) ||
+	    getsockname(fd, (struct sockaddr *)&a, &alen)) {
+		e = -errno;
+		if (fd >= 0)
+			close(fd);
+		freeaddrinfo(res);
+		return tr_fail(e, "cannot listen on %s port %u: %s", bind_to, o->port,
+			       strerror(-e));
+	}
+	freeaddrinfo(res);
+	*port = ntohs(a.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port
+					      : ((struct sockaddr_in *)&a)->sin_port);
+	*out = fd;
+	return 0;
+}
+
+int net_listen(const struct net_listen_opts *opts)
+{
+	struct net_listen_opts o = *opts;
+	struct server s = { .o = &o };
+	uint16_t port = 0;
+	int lfd = -1, e;
+
+	if (!o.dir)
+		o.dir = ".";
+	if (!o.prefix)
+		o.prefix = "trace";
+	if (!o.max_clients)
+		o.max_clients = NET_MAX_CLIENTS;
+	if (!o.max_size)
+		o.max_size = NET_MAX_SIZE;
+	if (!o.setup_ms)
+		o.setup_ms = NET_SETUP_MS;
+	if (!o.idle_ms)
+		o.idle_ms = NET_IDLE_MS;
+	if (o.psk_file && (e = net_tls_load(o.psk_file, true, &s.tls)))
+		return e;
+	e = open_listener(&o, &lfd, &port);
+	if (e) {
+		net_tls_free(s.tls);
+		return e;
+	}
+	pthread_mutex_init(&s.lock, NULL);
+	s.nslots = o.max_clients;
+	s.slots = xcalloc(s.nslots, sizeof(*s.slots));
+	if (o.ready)
+		o.ready(o.log_arg, port);
+	while (!*o.stop) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		struct sockaddr_storage a;
+		socklen_t alen = sizeof(a);
+		struct client *c;
+		char host[64];
+		uint16_t cport;
+		int fd, slot = -1, running;
+
+		if (poll(&p, 1, 200) <= 0) {
+			reap(&s, false);
+			continue;
+		}
+		fd = accept4(lfd, (struct sockaddr *)&a, &alen, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		net_peer_name((struct sockaddr *)&a, host, sizeof(host), &cport);
+		if (!allowed(&o, (struct sockaddr *)&a)) {
+			slog(&s, "%s:%u: refused: address not allowed (see --allow)", host, cport);
+			close(fd);
+			continue;
+		}
+		running = reap(&s, false);
+		for (int i = 0; i < s.nslots && slot < 0; i++)
+			if (!s.slots[i])
+				slot = i;
+		if (slot < 0) {
+			slog(&s, "%s:%u: refused: %d clients already (--max-clients)", host, cport,
+			     running);
+			close(fd);
+			continue;
+		}
+		c = xcalloc(1, sizeof(*c));
+		c->s = &s;
+		c->ctl = (struct net_conn){ .fd = fd };
+		c->meta_fd = -1;
+		c->peer = a;
+		snprintf(c->host, sizeof(c->host), "%s", host);
+		c->port = cport;
+		snprintf(c->who, sizeof(c->who), "%s:%u", host, cport);
+		slog(&s, "%s: connected", c->who);
+		if (pthread_create(&c->th, NULL, client_run, c)) {
+			slog(&s, "%s: refused: cannot start a thread", c->who);
+			close(fd);
+			free(c);
+			continue;
+		}
+		s.slots[slot] = c;
+	}
+	reap(&s, true);
+	close(lfd);
+	free(s.slots);
+	net_tls_free(s.tls);
+	pthread_mutex_destroy(&s.lock);
+	return 0;
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * TLS 1.3 with an external pre-shared key for tr's own ends (net-local.h):
+ * no certificates, both sides prove they hold the key, and the traffic is
+ * encrypted.  The key is the SHA-256 of the --psk file's content, so any
+ * secret of 16 bytes or more will do (openssl rand -hex 32 >key).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/sha.h>
+#include <openssl/ssl.h>
+
+#include "net-local.h"
+#include "tr.h"
+
+#define PSK_IDENTITY "tr"
+/* A cipher suite every TLS 1.3 OpenSSL has; the PSK's hash is its hash. */
+#define PSK_SUITE "TLS_AES_128_GCM_SHA256"
+static const unsigned char suite_id[2] = { 0x13, 0x01 };
+
+struct net_tls {
+	SSL_CTX *ctx;
+	SSL_SESSION *sess;
+};
+
+static SSL_SESSION *session_of(SSL *ssl, const unsigned char *key, size_t n)
+{
+	const SSL_CIPHER *cipher = SSL_CIPHER_find(ssl, suite_id);
+	SSL_SESSION *s = cipher ? SSL_SESSION_new() : NULL;
+
+	if (s && (!SSL_SESSION_set1_master_key(s, key, n) || !SSL_SESSION_set_cipher(s, cipher) ||
+		  !SSL_SESSION_set_protocol_version(s, TLS1_3_VERSION))) {
+		SSL_SESSION_free(s);
+		s = NULL;
+	}
+	return s;
+}
+
+static struct net_tls *tls_of(SSL *ssl)
+{
+	return SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl));
+}
+
+static int use_session(SSL *ssl, const EVP_MD *md, const unsigned char **id, size_t *idlen,
+		       SSL_SESSION **sess)
+{
+	struct net_tls *t = tls_of(ssl);
+
+	(void)md;
+	*id = (const unsigned char *)PSK_IDENTITY;
+	*idlen = strlen(PSK_IDENTITY);
+	SSL_SESSION_up_ref(t->sess);
+	*sess = t->sess;
+	return 1;
+}
+
+static int find_session(SSL *ssl, const unsigned char *id, size_t idlen, SSL_SESSION **sess)
+{
+	struct net_tls *t = tls_of(ssl);
+
+	*sess = NULL;
+	if (idlen != strlen(PSK_IDENTITY) || memcmp(id, PSK_IDENTITY, idlen))
+		return 1;	/* no such key: the handshake fails */
+	SSL_SESSION_up_ref(t->sess);
+	*sess = t->sess;
+	return 1;
+}
+
+int net_tls_load(const char *psk_file, bool server, struct net_tls **out)
+{
+	struct net_tls *t = xcalloc(1, sizeof(*t));
+	unsigned char key[SHA256_DIGEST_LENGTH];
+	char *text = NULL;
+	size_t len = 0;
+	SSL *probe;
+	int e;
+
+	*out = NULL;
+	e = read_file(psk_file, &text, &len);
+	if (e) {
+		free(t);
+		return tr_fail(e, "cannot read the key '%s': %s", psk_file, strerror(-e));
+	}
+	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+		len--;
+	if (len < 16) {
+		free(text);
+		free(t);
+		return tr_fail(-EINVAL, "key '%s' is too short: give 16 bytes or more "
+					"(openssl rand -hex 32)", psk_file);
+	}
+	SHA256((unsigned char *)text, len, key);
+	OPENSSL_cleanse(text, len);
+	free(text);
+	t->ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
+	if (!t->ctx || !SSL_CTX_set_min_proto_version(t->ctx, TLS1_3_VERSION) ||
+	    !SSL_CTX_set_ciphersuites(t->ctx, PSK_SUITE))
+		goto fail;
+	SSL_CTX_set_app_data(t->ctx, t);
+	/*
+	 * OpenSSL writes with write(): a peer gone must be an error to handle
+	 * (a recorder puts tracefs back), not SIGPIPE killing the process.
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	if (server) {
+		SSL_CTX_set_psk_find_session_callback(t->ctx, find_session);
+		/*
+		 * No session tickets: a client never reads its data connections,
+		 * and unread bytes make its close() a reset, which throws away
+		 * what the listener has not read yet.
+		 */
+		SSL_CTX_set_num_tickets(t->ctx, 0);
+	}
+	else
+		SSL_CTX_set_psk_use_session_callback(t->ctx, use_session);
+	/* A session needs an SSL to find its cipher by. */
+	probe = SSL_new(t->ctx);
+	if (probe)
+		t->sess = session_of(probe, key, sizeof(key));
+	SSL_free(probe);
+	OPENSSL_cleanse(key, sizeof(key));
+	if (!t->sess)
+		goto fail;
+	*out = t;
+	return 0;
+fail:
+	OPENSSL_cleanse(key, sizeof(key));
+	net_tls_free(t);
+	return tr_fail(-EIO, "cannot set up TLS: %s",
+		       ERR_reason_error_string(ERR_get_error()) ?: "OpenSSL failed");
+}
+
+void net_tls_free(struct net_tls *t)
+{
+	if (!t)
+		return;
+	SSL_SESSION_free(t->sess);
+	SSL_CTX_free(t->ctx);
+	free(t);
+}
+
+int net_conn_tls(struct net_conn *c, struct net_tls *t)
+{
+	int r;
+
+	c->ssl = SSL_new(t->ctx);
+	if (!c->ssl || !SSL_set_fd(c->ssl, c->fd))
+		return -ENOMEM;
+	r = SSL_is_server(c->ssl) ? SSL_accept(c->ssl) : SSL_connect(c->ssl);
+	ERR_clear_error();
+	return r == 1 ? 0 : -EACCES;
+}
+
+ssize_t net_conn_read(struct net_conn *c, void *buf, size_t n)
+{
+	int r;
+
+	if (!c->ssl)
+		return read(c->fd, buf, n);
+	r = SSL_read(c->ssl, buf, n > INT32_MAX ? INT32_MAX : (int)n);
+	if (r > 0)
+		return r;
+	switch (SSL_get_error(c->ssl, r)) {
+	case SSL_ERROR_ZERO_RETURN:
+		return 0;
+	case SSL_ERROR_WANT_READ:
+	case SSL_ERROR_WANT_WRITE:
+		errno = EAGAIN;
+		return -1;
+	case SSL_ERROR_SYSCALL:
+		ERR_clear_error();
+		if (!errno)
+			return 0;	/* the peer went away without close_notify */
+		return -1;
+	default:
+		ERR_clear_error();
+		errno = EPROTO;
+		return -1;
+	}
+}
+
+ssize_t net_conn_write(struct net_conn *c, const void *buf, size_t n)
+{
+	int r;
+
+	if (!c->ssl)
+		return send(c->fd, buf, n, MSG_NOSIGNAL);
+	r = SSL_write(c->ssl, buf, n > INT32_MAX ? INT32_MAX : (int)n);
+	if (r > 0)
+		return r;
+	if (SSL_get_error(c->ssl, r) == SSL_ERROR_WANT_WRITE ||
+	    SSL_get_error(c->ssl, r) == SSL_ERROR_WANT_READ) {
+		errno = EAGAIN;
+		return -1;
+	}
+	ERR_clear_error();
+	if (!errno)
+		errno = EPIPE;
+	return -1;
+}
+
+bool net_conn_pending(const struct net_conn *c)
+{
+	/* Records read from the socket but not yet decrypted count: poll() cannot see them. */
+	return c->ssl && (SSL_pending(c->ssl) > 0 || SSL_has_pending(c->ssl));
+}
+
+void net_conn_close(struct net_conn *c)
+{
+	if (c->ssl) {
+		SSL_shutdown(c->ssl);
+		SSL_free(c->ssl);
+		c->ssl = NULL;
+	}
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * trace-cmd's protocol v3 messages, encoded and parsed (netmsg.h).  The
+ * parser trusts no field: every size is checked against what the buffer
+ * holds before anything is read, and no count is used to allocate.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "netmsg.h"
+
+static const char *const names[NETMSG_NR] = {
+	"CLOSE", "TINIT", "RINIT", "SEND_DATA", "FIN_DATA", "NOT_SUPP", "TRACE_REQ",
+	"TRACE_RESP", "CLOSE_RESP", "TIME_SYNC", "TRACE_PROXY", "CONT",
+};
+
+/* The fixed part of each command, as trace-cmd sizes it (its packed structs). */
+static const uint32_t body_size[NETMSG_NR] = {
+	[NETMSG_TINIT] = 12, [NETMSG_RINIT] = 4, [NETMSG_TRACE_REQ] = 16,
+	[NETMSG_TRACE_RESP] = 16 + 8 + 16 + 4, [NETMSG_TIME_SYNC] = 16 + 4,
+	[NETMSG_TRACE_PROXY] = 16 + 8,
+};
+
+const char *netmsg_name(uint32_t cmd)
+{
+	return cmd < NETMSG_NR ? names[cmd] : "unknown";
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+ssize_t netmsg_take(const void *buf, size_t len, struct netmsg *m, const char **why)
+{
+	const uint8_t *p = buf;
+	uint32_t size, cmd, csize;
+
+	if (len < NETMSG_HDR)
+		return 0;
+	size = be32(p);
+	cmd = be32(p + 4);
+	csize = be32(p + 8);
+	if (size < NETMSG_HDR || size > NETMSG_MAX) {
+		*why = size < NETMSG_HDR ? "message shorter than its header"
+					 : "message over 8192 bytes";
+		return -EBADMSG;
+	}
+	if (cmd >= NETMSG_NR) {
+		*why = "unknown message type";
+		return -EBADMSG;
+	}
+	if (csize > size - NETMSG_HDR) {
+		*why = "message's command part larger than the message";
+		return -EBADMSG;
+	}
+	if (len < size)
+		return 0;
+	m->cmd = cmd;
+	m->body = p + NETMSG_HDR;
+	m->body_len = csize;
+	m->data = p + NETMSG_HDR + csize;
+	m->data_len = size - NETMSG_HDR - csize;
+	return size;
+}
+
+ssize_t netmsg_take_str(const void *buf, size_t len, size_t max, const char **why)
+{
+	const uint8_t *nul = memchr(buf, 0, len < max ? len : max);
+
+	if (nul)
+		return nul - (const uint8_t *)buf + 1;
+	if (len >= max) {
+		*why = "handshake string too long";
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int netmsg_tinit_parse(const struct netmsg *m, struct netmsg_tinit *t, const char **why)
+{
+	uint32_t nopt;
+	const uint8_t *p, *end;
+
+	memset(t, 0, sizeof(*t));
+	if (m->cmd != NETMSG_TINIT || m->body_len < body_size[NETMSG_TINIT]) {
+		*why = m->cmd != NETMSG_TINIT ? "expected TINIT" : "short TINIT";
+		return -EBADMSG;
+	}
+	t->cpus = be32(m->body);
+	t->page_size = be32(m->body + 4);
+	nopt = be32(m->body + 8);
+	if (!t->cpus || t->cpus > NETMSG_MAX_CPUS) {
+		*why = "CPU count out of range";
+		return -EBADMSG;
+	}
+	if (t->page_size < 4096 || t->page_size > (64u << 20) ||
+	    (t->page_size & (t->page_size - 1))) {
+		*why = "page size out of range";
+		return -EBADMSG;
+	}
+	p = m->data;
+	end = m->data + m->data_len;
+	for (uint32_t i = 0; i < nopt; i++) {
+		const uint8_t *nul = p < end ? memchr(p, 0, end - p) : NULL;
+
+		if (!nul) {
+			*why = "TINIT option not NUL-terminated";
+			return -EBADMSG;
+		}
+		if (!strcmp((const char *)p, "tcp"))
+			t->tcp = true;
+		else if (!strcmp((const char *)p, "vsock"))
+			t->vsock = true;
+		p = nul + 1;
+	}
+	return 0;
+}
+
+/* Strict decimal 1..65535 in [p, nul). */
+static int port_of(const uint8_t *p, const uint8_t *nul, uint16_t *out)
+{
+	uint32_t v = 0;
+
+	if (p == nul || nul - p > 5)
+		return -1;
+	for (; p < nul; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (*p - '0');
+	}
+	if (!v || v > 65535)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int netmsg_rinit_parse(const struct netmsg *m, uint16_t *ports, uint32_t max, uint32_t *n,
+		       const char **why)
+{
+	const uint8_t *p, *end;
+	uint32_t cpus;
+
+	*n = 0;
+	if (m->cmd != NETMSG_RINIT || m->body_len < body_size[NETMSG_RINIT]) {
+		*why = m->cmd != NETMSG_RINIT ? "expected RINIT" : "short RINIT";
+		return -EBADMSG;
+	}
+	cpus = be32(m->body);
+	if (!cpus || cpus > max) {
+		*why = "RINIT's CPU count out of range";
+		return -EBADMSG;
+	}
+	p = m->data;
+	end = m->data + m->data_len;
+	for (uint32_t i = 0; i < cpus; i++) {
+		const uint8_t *nul = p < end ? memchr(p, 0, end - p) : NULL;
+
+		if (!nul || port_of(p, nul, &ports[i])) {
+			*why = "bad port in RINIT";
+			return -EBADMSG;
+		}
+		p = nul + 1;
+	}
+	*n = cpus;
+	return 0;
+}
+
+static size_t put_hdr(uint8_t *buf, uint32_t cmd, uint32_t size)
+{
+	put_be32(buf, size);
+	put_be32(buf + 4, cmd);
+	put_be32(buf + 8, body_size[cmd]);
+	memset(buf + NETMSG_HDR, 0, body_size[cmd]);
+	return size;
+}
+
+size_t netmsg_put(uint8_t *buf, uint32_t cmd)
+{
+	return put_hdr(buf, cmd, NETMSG_HDR + body_size[cmd]);
+}
+
+size_t netmsg_put_tinit(uint8_t *buf, uint32_t cpus, uint32_t page_size)
+{
+	size_t n = put_hdr(buf, NETMSG_TINIT, NETMSG_HDR + 12 + 4);
+
+	put_be32(buf + NETMSG_HDR, cpus);
+	put_be32(buf + NETMSG_HDR + 4, page_size);
+	put_be32(buf + NETMSG_HDR + 8, 1);
+	memcpy(buf + NETMSG_HDR + 12, "tcp", 4);
+	return n;
+}
+
+size_t netmsg_put_rinit(uint8_t *buf, const uint16_t *ports, uint32_t n)
+{
+	size_t off = NETMSG_HDR + 4;
+
+	if (!n || n > NETMSG_MAX_CPUS)
+		return 0;
+	for (uint32_t i = 0; i < n; i++) {
+		char d[8];
+		int k = 0;
+		uint32_t v = ports[i];
+
+		do
+			d[k++] = '0' + v % 10;
+		while ((v /= 10));
+		while (k)
+			buf[off++] = d[--k];
+		buf[off++] = 0;
+	}
+	put_hdr(buf, NETMSG_RINIT, off);
+	put_be32(buf + NETMSG_HDR, n);
+	return off;
+}
+
+void netmsg_put_data_hdr(uint8_t *hdr, uint32_t n)
+{
+	put_be32(hdr, NETMSG_HDR + n);
+	put_be32(hdr + 4, NETMSG_SEND_DATA);
+	put_be32(hdr + 8, 0);
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Seeds for fuzz-netmsg: a client's control stream (trace-cmd's protocol v3)
+carrying the metadata of tests/data's files, and hostile variants: cut short,
+sizes out of range, counts past the data.  Usage: make-netmsg-seeds.py DIR"""
+import os
+import struct
+import sys
+
+root = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..')
+out = sys.argv[1]
+os.makedirs(out, exist_ok=True)
+
+
+def msg(cmd, body=b'', data=b''):
+    return struct.pack('>III', 12 + len(body) + len(data), cmd, len(body)) + body + data
+
+
+def tinit(cpus=2, page=4096, opts=(b'tcp',)):
+    return msg(1, struct.pack('>III', cpus, page, len(opts)), b''.join(o + b'\0' for o in opts))
+
+
+def stream(meta, cpus=2):
+    s = b'-1V3\0' + b'766679\0\0' + tinit(cpus)
+    for i in range(0, len(meta), 8180):
+        s += msg(3, data=meta[i:i + 8180])
+    return s + msg(4) + msg(0)
+
+
+def prefix(name):
+    d = open(os.path.join(root, 'tests', 'data', name), 'rb').read()
+    if d[10:11] == b'6':
+        return d[:d.index(b'flyrecord\0')]
+    return d
+
+
+seeds = {
+    'v6-meta': stream(prefix('report-v6.dat')),
+    'v7-meta': stream(prefix('report-v7.dat')),
+    'v7-zlib-meta': stream(prefix('report-v7-zlib.dat'), cpus=4),
+    'no-tcp': b'-1V3\0766679\0\0' + tinit(opts=()),
+    'v1-client': b'2\0' + b'4096\0' + b'0\0',
+    'rinit': b'-1V3\0766679\0\0' + msg(2, struct.pack('>I', 2), b'40000\0' + b'40001\0'),
+}
+full = seeds['v6-meta']
+for cut in (5, 13, 20, 40, len(full) // 2, len(full) - 13):
+    seeds['cut-%d' % cut] = full[:cut]
+hostile = b'-1V3\0766679\0\0'
+seeds['size-over-8192'] = hostile + struct.pack('>III', 8193, 3, 0)
+seeds['size-under-12'] = hostile + struct.pack('>III', 11, 3, 0)
+seeds['cmd-unknown'] = hostile + struct.pack('>III', 12, 77, 0)
+seeds['cmd-size-past-end'] = hostile + struct.pack('>III', 12, 1, 12)
+seeds['tinit-cpus-huge'] = hostile + tinit(cpus=0xffffffff)
+seeds['tinit-page-odd'] = hostile + tinit(page=4097)
+seeds['tinit-opts-past-data'] = hostile + msg(1, struct.pack('>III', 2, 4096, 1000), b'tcp\0')
+seeds['tinit-opt-no-nul'] = hostile + msg(1, struct.pack('>III', 2, 4096, 1), b'tcp')
+seeds['rinit-bad-port'] = hostile + msg(2, struct.pack('>I', 1), b'99999\0')
+seeds['meta-garbage'] = hostile + tinit() + msg(3, data=b'\x17\x08\x44tracing6\0' + b'\xff' * 64) + msg(4)
+seeds['meta-v7-garbage'] = hostile + tinit() + msg(3, data=b'\x17\x08\x44tracing7\0' + b'\x00' * 64) + msg(4)
+seeds['garbage'] = bytes(range(256)) * 4
+for name, data in seeds.items():
+    with open(os.path.join(out, name), 'wb') as f:
+        f.write(data)

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""A misbehaving client of tr listen, for t1210-listen.sh (loopback only).
+
+    netpeer.py PORT MODE [SOURCE_ADDR]
+
+MODE: hold (connect and say nothing until stdin closes), garbage (bytes that
+are no handshake), truncated (a good set-up, then half a message and
+close), bigmsg (a good set-up, then a message header of 100000 bytes),
+cut:FILE (the metadata of the v6 FILE, then the pages of its last buffer,
+the last page of each CPU cut in half, and gone without CLOSE: a client
+that died mid-stream).
+Each waits (at most 20 s) for the listener to close, and prints what it
+was told last."""
+import socket
+import struct
+import sys
+
+port, mode = int(sys.argv[1]), sys.argv[2]
+s = socket.socket()
+s.settimeout(20)
+if len(sys.argv) > 3:
+    s.bind((sys.argv[3], 0))
+s.connect(('127.0.0.1', port))
+
+
+def read(n):
+    b = b''
+    while len(b) < n:
+        c = s.recv(n - len(b))
+        if not c:
+            raise SystemExit('closed after %r' % b)
+        b += c
+    return b
+
+
+def setup(cpus=1):
+    assert read(8) == b'tracecmd'
+    s.sendall(b'-1V3\0')
+    assert read(3) == b'V3\0'
+    s.sendall(b'766679\0\0')
+    assert read(2) == b'OK'
+    s.sendall(struct.pack('>IIIIII', 28, 1, 12, cpus, 4096, 1) + b'tcp\0')
+    size = struct.unpack('>I', read(4))[0]
+    return [int(p) for p in read(size - 4)[12:].split(b'\0')[:cpus]]
+
+
+if mode == 'hold':
+    read(8)
+    sys.stdin.read()
+    s.close()
+    print('closed')
+    sys.exit(0)
+elif mode == 'garbage':
+    read(8)
+    s.sendall(bytes(range(1, 200)))
+elif mode == 'truncated':
+    setup()
+    s.sendall(struct.pack('>III', 8000, 3, 0) + b'x' * 100)
+    s.shutdown(socket.SHUT_WR)
+elif mode.startswith('cut:'):
+    d = open(mode[4:], 'rb').read()
+    first = d.index(b'flyrecord\0')
+    last = d.rindex(b'flyrecord\0')
+    ports = setup(2)
+    meta = d[:first]
+    for i in range(0, len(meta), 8180):
+        part = meta[i:i + 8180]
+        s.sendall(struct.pack('>III', 12 + len(part), 3, 0) + part)
+    s.sendall(struct.pack('>III', 12, 4, 0))
+    for cpu, port in enumerate(ports):
+        off, size = struct.unpack('<QQ', d[last + 10 + 16 * cpu:last + 26 + 16 * cpu])
+        c = socket.create_connection(('127.0.0.1', port), timeout=20)
+        c.sendall(d[off:off + size - 2048])
+        c.close()
+    s.close()
+    print('closed')
+    sys.exit(0)
+elif mode == 'bigmsg':
+    setup()
+    s.sendall(struct.pack('>III', 100000, 3, 0))
+try:
+    while s.recv(4096):
+        pass
+except OSError:
+    pass
+print('closed')

@@ -1,0 +1,312 @@
+#!/bin/bash
+# tr listen and tr record -N over loopback: the received file holds every
+# marker once and in order; eight clients at once; each refusal (an address
+# outside --allow, over --max-clients, over --max-size, garbage, a cut
+# message) is one log line and the listener goes on serving; and trace-cmd
+# on either side.  Nothing leaves loopback; every wait is bounded; each
+# listener is stopped by its pid.
+. "$(dirname "$0")/lib.sh"
+test_kernels full debian
+
+test_requires instances events
+
+peer=$TEST_ROOT/tests/integration/netpeer.py
+
+# start_listener LOG ARGS...: tr listen on a free port in the background;
+# sets LPID and LPORT.  The caller stops it with stop_listener.
+start_listener() {
+	local log=$1 i
+	shift
+	"$TR" listen -p 0 "$@" 2>"$log" &
+	LPID=$!
+	for i in $(seq 100); do
+		LPORT=$(sed -n 's/.*listening on .* port \([0-9]*\)$/\1/p' "$log")
+		[ -n "$LPORT" ] && return 0
+		sleep 0.1
+	done
+	cat "$log" >&2
+	return 1
+}
+
+stop_listener() {
+	kill "$1" 2>/dev/null || :
+	wait "$1" 2>/dev/null || :
+}
+
+# listener_ends PID LOG: stopped by SIGTERM, it exits 0 with no sanitizer report.
+listener_ends() {
+	local rc=0
+	kill "$1" && wait "$1" || rc=$?
+	if [ $rc != 0 ] || grep -E "Sanitizer|runtime error" "$2" >&2; then
+		echo "listener: status $rc" >&2
+		cat "$2" >&2
+		return 1
+	fi
+}
+
+# wait_log PATTERN N LOG: up to 60 s for N lines matching PATTERN.
+wait_log() {
+	local i
+	for i in $(seq 600); do
+		[ "$(grep -c -- "$1" "$3")" -ge "$2" ] && return 0
+		sleep 0.1
+	done
+	echo "wait_log: fewer than $2 lines '$1' in $3:" >&2
+	cat "$3" >&2
+	return 1
+}
+
+# marks FILE: the text of its trace_marker lines, as tr report prints them.
+marks() {
+	"$TR" report -i "$1" | sed -n 's/^.*\] *[0-9.]*: tracing_mark_write: //p'
+}
+
+# write_marks INST N TAG: N numbered markers into an instance.
+write_marks='for i in $(seq 1 $2); do echo "$3 $i" >'"$TRACEFS"'/instances/$1/trace_marker; done'
+
+test_expect_success 'tr record -N into tr listen: every marker once, in order, as a local recording' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	start_listener l.log -d out &&
+	test_when_finished "stop_listener $LPID" &&
+	inst=$(test_instance) &&
+	tr record -B "$inst" -e sched:sched_process_exit -N 127.0.0.1:$LPORT \
+		sh -c "$write_marks" _ "$inst" 2000 mark 2>summary &&
+	test_grep "sent to .127.0.0.1:$LPORT." summary &&
+	test_grep "^ *total " summary &&
+	wait_log "ended: wrote" 1 l.log &&
+	tr record -B "$inst" -e sched:sched_process_exit -o local.dat \
+		sh -c "$write_marks" _ "$inst" 2000 mark 2>/dev/null &&
+	seq 1 2000 | sed "s/^/mark /" >expect &&
+	marks local.dat >local && test_cmp expect local &&
+	f=$(echo out/trace.127.0.0.1:*.dat) && test -f "$f" &&
+	marks "$f" >actual && test_cmp expect actual &&
+	if command -v trace-cmd >/dev/null; then
+		trace-cmd report -i "$f" 2>/dev/null | sed -n "s/.*tracing_mark_write: //p" >tc &&
+		test_cmp expect tc
+	fi &&
+	test_grep -c "connected" l.log >n && echo 1 >one && test_cmp one n &&
+	test $(ls -A out | wc -l) = 1 &&
+	test ! -d "$TRACEFS/instances/$inst" &&
+	listener_ends $LPID l.log
+'
+
+test_expect_success 'eight clients at once: eight complete files' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	start_listener l.log -d out &&
+	test_when_finished "stop_listener $LPID" &&
+	pids= &&
+	for c in 1 2 3 4 5 6 7 8; do
+		"$TR" record -q -B "$(test_instance)-$c" -e sched:sched_process_exit \
+			-N 127.0.0.1:$LPORT sh -c "$write_marks" _ "$(test_instance)-$c" 300 "c$c" &
+		pids="$pids $!"
+	done &&
+	for p in $pids; do test_wait_exit $p 120; done &&
+	wait_log "ended: wrote" 8 l.log &&
+	test $(ls out | wc -l) = 8 &&
+	for f in out/*.dat; do
+		marks "$f" >m &&
+		c=$(sed -n "1s/^c\([0-9]\) 1$/\1/p" m) && test -n "$c" &&
+		seq 1 300 | sed "s/^/c$c /" >expect && test_cmp expect m &&
+		echo $c >>seen || exit 1
+	done &&
+	sort -u seen | wc -l >n && echo 8 >eight && test_cmp eight n &&
+	test_must_fail grep -E "refused|early|no file" l.log &&
+	listener_ends $LPID l.log
+'
+
+test_expect_success 'a client outside --allow is refused with one line; the listener serves on' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	start_listener l.log -d out --allow 127.0.0.2 &&
+	test_when_finished "stop_listener $LPID" &&
+	test_expect_code 1 tr record -e sched:sched_process_exit -N 127.0.0.1:$LPORT true 2>err &&
+	test_grep "cannot send to" err &&
+	wait_log "refused: address not allowed" 1 l.log &&
+	test_grep -c "127.0.0.1:.*refused" l.log >n && echo 1 >one && test_cmp one n &&
+	python3 "$peer" $LPORT garbage 127.0.0.2 &&
+	wait_log "127.0.0.2:.*refused: handshake string too long\|127.0.0.2:.*refused: not protocol" 1 l.log &&
+	kill -0 $LPID &&
+	test_must_be_empty_dir() { test -z "$(ls -A "$1")"; } && test_must_be_empty_dir out
+'
+
+test_expect_success 'garbage and a cut message: one line each, no file, the listener serves on' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	start_listener l.log -d out &&
+	test_when_finished "stop_listener $LPID" &&
+	python3 "$peer" $LPORT garbage &&
+	python3 "$peer" $LPORT truncated &&
+	python3 "$peer" $LPORT bigmsg &&
+	wait_log "ended, no file" 2 l.log &&
+	wait_log "refused:" 1 l.log &&
+	test_grep -c "refused:" l.log >n && echo 1 >one && test_cmp one n &&
+	test_grep "ended, no file: connection closed inside a message" l.log &&
+	test_grep "ended, no file: message over 8192 bytes" l.log &&
+	test -z "$(ls -A out)" &&
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -e sched:sched_process_exit -N 127.0.0.1:$LPORT \
+		sh -c "$write_marks" _ "$inst" 50 after &&
+	wait_log "ended: wrote" 1 l.log &&
+	marks out/*.dat >m && seq 1 50 | sed "s/^/after /" >expect && test_cmp expect m &&
+	listener_ends $LPID l.log
+'
+
+test_expect_success 'a client gone mid-stream leaves a file that reads up to the break' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	start_listener l.log -d out --file-version 6 &&
+	test_when_finished "stop_listener $LPID" &&
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -b 64 -e sched:sched_process_exit -N 127.0.0.1:$LPORT \
+		sh -c "$write_marks" _ "$inst" 3000 cut &&
+	wait_log "ended: wrote" 1 l.log &&
+	whole=$(echo out/*.dat) && mv "$whole" whole.dat &&
+	python3 "$peer" $LPORT cut:whole.dat &&
+	wait_log "ended early (connection lost)" 1 l.log &&
+	f=$(echo out/*.dat) && test -f "$f" &&
+	marks whole.dat >all && marks "$f" >got &&
+	test $(wc -l <got) -gt 100 && test $(wc -l <got) -lt 3000 &&
+	sort all >all.s && sort got >got.s && comm -13 all.s got.s >extra &&
+	test_must_be_empty extra && sort got | uniq -d >dups && test_must_be_empty dups &&
+	listener_ends $LPID l.log
+'
+
+test_expect_success 'over --max-clients: refused with one line, served once a slot frees' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	start_listener l.log -d out --max-clients 1 &&
+	test_when_finished "stop_listener $LPID" &&
+	mkfifo hold &&
+	{ python3 "$peer" $LPORT hold <hold >/dev/null & } &&
+	hpid=$! &&
+	exec 9>hold &&
+	test_when_finished "exec 9>&-; wait $hpid || :" &&
+	wait_log "connected" 1 l.log &&
+	test_expect_code 1 tr record -q -e sched:sched_process_exit -N 127.0.0.1:$LPORT true &&
+	wait_log "refused: 1 clients already (--max-clients)" 1 l.log &&
+	exec 9>&- && test_wait_exit $hpid 30 &&
+	wait_log "refused: connection closed in the handshake" 1 l.log &&
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -e sched:sched_process_exit -N 127.0.0.1:$LPORT \
+		sh -c "$write_marks" _ "$inst" 10 later &&
+	wait_log "ended: wrote" 1 l.log &&
+	test $(ls out | wc -l) = 1 &&
+	test_grep -c "max-clients" l.log >n && echo 1 >one && test_cmp one n
+'
+
+test_expect_success 'over --max-size: the client is stopped, its file reads up to there' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	start_listener l.log -d out --max-size 64k &&
+	test_when_finished "stop_listener $LPID" &&
+	inst=$(test_instance) &&
+	{ tr record -q -B "$inst" -b 1024 -e sched:sched_process_exit \
+		-N 127.0.0.1:$LPORT sh -c "$write_marks" _ "$inst" 20000 big 2>err || :; } &&
+	wait_log "ended early (over --max-size)" 1 l.log &&
+	test_grep -c "max-size" l.log >n && echo 1 >one && test_cmp one n &&
+	f=$(echo out/*.dat) && test -f "$f" &&
+	test $(stat -c %s "$f") -gt 0 &&
+	marks "$f" >m && test -s m &&
+	n=$(wc -l <m) && test $n -lt 20000 &&
+	# Whole sub-buffers: no marker twice, and each CPU'"'"'s in order.
+	sort m | uniq -d >dups && test_must_be_empty dups &&
+	test ! -d "$TRACEFS/instances/$inst" &&
+	listener_ends $LPID l.log
+'
+
+test_expect_success '--psk: TLS between tr'"'"'s ends; another key is refused with one line' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	python3 -c "import os; print(os.urandom(32).hex())" >key &&
+	python3 -c "import os; print(os.urandom(32).hex())" >other &&
+	start_listener l.log -d out --psk key &&
+	test_when_finished "stop_listener $LPID" &&
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -e sched:sched_process_exit -N 127.0.0.1:$LPORT --psk key \
+		sh -c "$write_marks" _ "$inst" 1000 psk &&
+	wait_log "ended: wrote" 1 l.log &&
+	seq 1 1000 | sed "s/^/psk /" >expect &&
+	marks out/*.dat >actual && test_cmp expect actual &&
+	test_expect_code 1 tr record -q -e sched:sched_process_exit -N 127.0.0.1:$LPORT \
+		--psk other true 2>err &&
+	test_grep "cannot send to .*refused the key" err &&
+	wait_log "refused: TLS handshake failed" 1 l.log &&
+	test_grep -c "refused" l.log >n && echo 1 >one && test_cmp one n &&
+	test $(ls out | wc -l) = 1 &&
+	listener_ends $LPID l.log &&
+	echo short >short &&
+	test_expect_code 1 tr listen -p 0 --psk short 2>err &&
+	test_grep "too short" err &&
+	test_expect_code 64 tr record -e sched --psk key true 2>err &&
+	test_grep "goes with -N" err
+'
+
+tc_free_port() {
+	python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])"
+}
+
+test_expect_success 'tr record -N into trace-cmd listen' '
+	command -v trace-cmd >/dev/null || exit 0
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	port=$(tc_free_port) &&
+	{ trace-cmd listen -p $port -d out >tc.log 2>&1 & } &&
+	tpid=$! &&
+	test_when_finished "kill $tpid 2>/dev/null; wait $tpid 2>/dev/null || :" &&
+	hex=$(printf "%04X" $port) &&
+	for i in $(seq 100); do
+		grep -q ":$hex 00000000:0000 0A" /proc/net/tcp && break
+		sleep 0.1
+	done &&
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -e sched:sched_process_exit -N 127.0.0.1:$port \
+		sh -c "$write_marks" _ "$inst" 1000 tc &&
+	f=$(echo out/trace.*.dat) && test -f "$f" &&
+	seq 1 1000 | sed "s/^/tc /" >expect &&
+	marks "$f" >actual && test_cmp expect actual &&
+	trace-cmd report -i "$f" 2>/dev/null | sed -n "s/.*tracing_mark_write: //p" >tc &&
+	test_cmp expect tc
+'
+
+test_expect_success 'trace-cmd record -N -t into tr listen' '
+	command -v trace-cmd >/dev/null || exit 0
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	start_listener l.log -d out &&
+	test_when_finished "stop_listener $LPID" &&
+	inst=$(test_instance) &&
+	TC_NET=127.0.0.1:$LPORT "$TEST_ROOT/tests/data/tc-record.sh" "$inst" - -t \
+		-e sched:sched_process_exit sh -c "$write_marks" _ "$inst" 1000 fromtc &&
+	wait_log "ended: wrote" 1 l.log &&
+	f=$(echo out/trace.127.0.0.1:*.dat) && test -f "$f" &&
+	seq 1 1000 | sed "s/^/fromtc /" >expect &&
+	marks "$f" >actual && test_cmp expect actual &&
+	trace-cmd report -i "$f" 2>/dev/null | sed -n "s/.*tracing_mark_write: //p" >tc &&
+	test_cmp expect tc &&
+	test ! -d "$TRACEFS/instances/$inst" &&
+	listener_ends $LPID l.log
+'
+
+test_expect_success 'trace-cmd record -N without -t (UDP data): one line saying why' '
+	command -v trace-cmd >/dev/null || exit 0
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	start_listener l.log -d out &&
+	test_when_finished "stop_listener $LPID" &&
+	inst=$(test_instance) &&
+	{ TC_NET=127.0.0.1:$LPORT "$TEST_ROOT/tests/data/tc-record.sh" "$inst" - \
+		-e sched:sched_process_exit true 2>/dev/null || :; } &&
+	wait_log "refused: data over UDP is not supported" 1 l.log &&
+	test -z "$(ls -A out)"
+'
+
+test_expect_success 'bad arguments: usage errors, nothing started' '
+	test_expect_code 64 tr listen 2>err && test_grep "give the port" err &&
+	test_expect_code 64 tr listen -p 70000 2>err && test_grep "bad port" err &&
+	test_expect_code 64 tr listen -p 1 --allow 10.0.0.0/33 2>err &&
+	test_grep "bad address range" err &&
+	test_expect_code 64 tr listen -p 1 --max-size 12x 2>err &&
+	test_expect_code 64 tr listen -p 1 -o a/b 2>err &&
+	test_expect_code 1 tr listen -p 1 -d /nonexistent 2>err &&
+	test_grep "cannot write in ./nonexistent." err &&
+	test_expect_code 64 tr record -e sched -N nohost 2>err &&
+	test_grep "bad address" err &&
+	test_expect_code 64 tr record -e sched -N 127.0.0.1:1 -o x.dat 2>err &&
+	test_grep "no -o" err &&
+	test_expect_code 1 tr record -q -e sched:sched_process_exit -N 127.0.0.1:1 true 2>err &&
+	test_grep "cannot send to .127.0.0.1:1.: cannot connect" err &&
+	test ! -e trace.dat
+'
+
+test_done
