@@ -15,6 +15,13 @@
  * With a snapshot trigger (--trigger SYS:EV:snapshot...) the instance's
  * snapshot buffer is saved too, at the end, as the file's buffer
  * "snapshot".
+ *
+ * Several buffers, as trace-cmd's -B: each -B NAME starts a buffer whose
+ * options (the set-up and event groups) are those up to the next -B; the
+ * top level's are those before the first.  Parsing fills one struct
+ * buf_args at a time in place and moves it to done[] at each -B; the
+ * first buffer is the session's own, the others go beside it
+ * (session_buf), and all end up in one file.
  */
 #include <errno.h>
 #include <fcntl.h>
