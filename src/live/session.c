@@ -193,6 +193,7 @@ static void drop_lock(int fd, char *path)
 			unlink(path);
 		close(fd);
 	}
+	free(path);
 }
 
 /*
