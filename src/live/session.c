@@ -269,9 +269,22 @@ int session_orphans(bool adopt, struct strv *dead)
  */
 static void hold_free_buffer(struct session *s)
 {
-	char *path;
+	char *path, *size = NULL;
+	bool one_size;
 
-	if (!tfs_exists(s->o.inst, "free_buffer") || tfs_save(s->o.inst, "buffer_size_kb"))
+	/*
+	 * Not with -k (the recording is to go on after tr ends, and closing
+	 * free_buffer would stop it), and not when the CPUs' buffers differ
+	 * in size (buffer_size_kb reads "X": the kernel's freeing would lose
+	 * sizes tr could not write back as one value).
+	 */
+	if (s->o.keep_at_end || !tfs_exists(s->o.inst, "free_buffer") ||
+	    tfs_read(s->o.inst, "buffer_size_kb", &size))
+		return;
+	one_size = size[strspn(size, "0123456789")] == '\n' ||
+		   !size[strspn(size, "0123456789")];
+	free(size);
+	if (!one_size || tfs_save(s->o.inst, "buffer_size_kb"))
 		return;
 	if (tfs_exists(s->o.inst, "options/disable_on_free") &&
 	    tfs_set(s->o.inst, "options/disable_on_free", "1"))
