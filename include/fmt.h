@@ -85,7 +85,21 @@ struct fmt_opts {
 	 * common_preempt_count, as the trace file prints them.
 	 */
 	bool irq_info;
+	/*
+	 * text: the kernel's trace options that change its trace file's lines,
+	 * over those the recording had ("raw,nocontext-info"; fmt_kopts_check
+	 * says which): raw, hex and bin (the kernel's raw, hex and binary
+	 * records), context-info (the task, CPU and time columns), irq-info,
+	 * record-tgid (a TGID column), latency-format and verbose (the latency
+	 * tracers' columns), fields (every field as name=value), annotate ("#####
+	 * CPU N buffer started ####" after an overrun), printk-msg-only
+	 * (markers' messages alone), trace_printk.  NULL: the recording's.
+	 */
+	const char *kopts;
 };
+
+/* Are these words (commas or white space between) options kopts takes?  -EINVAL with the first that is not. */
+int fmt_kopts_check(const char *text, char *bad, size_t n);
 
 /*
  * The irq-info column of a record's common_flags and common_preempt_count
@@ -194,6 +208,19 @@ void fmt_src_graph_opts(struct fmt_src *s, const char *text);
  * the source prints in the graph's layout.
  */
 bool fmt_src_graph(struct fmt_src *s);
+/*
+ * The trace options the source's recording had whose effect tr cannot
+ * make from a file, named with why ("sym-userobj (...)"), or NULL.
+ */
+const char *fmt_src_missing(struct fmt_src *s);
+/* The recorded buffer overran (annotate then marks where each CPU's records start). */
+void fmt_src_overran(struct fmt_src *s, bool overran);
+/*
+ * The kernel's trace file header for the source's options: "# tracer:",
+ * the entries line (entries in the buffer, of written) and #P:, the column
+ * legend; the latency header under latency-format.
+ */
+void fmt_header(struct fmt *f, struct fmt_src *s, uint64_t entries, uint64_t written);
 
 /*
  * The function_graph view prints a call whose exit is the next record of
@@ -303,6 +330,7 @@ struct fmt_report {
 	bool stat;			/* --stat */
 	bool mem;			/* --mem: fmt_mem's table, one input */
 	bool first, last;		/* --first-event, --last-event */
+	bool header;			/* --header: the kernel's trace file header, not "cpus=N" */
 	/* --buffer: only these buffers ("top" is the top level); empty = all */
 	struct strv buffers;
 	/* --pid, --comm: only these tasks */

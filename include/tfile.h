@@ -70,8 +70,9 @@ struct tfile_info {
 	bool tsc2nsec;		/* timestamps are converted to ns (TSC2NSEC option) */
 	/*
 	 * The text-shaping trace options at record time (tr's option:
-	 * funcgraph-*, sym-offset, sym-addr, print-parent, and the eprobes'
-	 * dynamic_events lines), or NULL.
+	 * funcgraph-*, sym-offset, sym-addr, print-parent, raw, hex, bin,
+	 * context-info, ... (tfs_text_options()), "tracer:NAME", and the
+	 * eprobes' dynamic_events lines), or NULL.
 	 */
 	char *graph_opts;
 	struct tfile_clocks clocks;	/* valid when tr record stored a pairing */

@@ -145,9 +145,12 @@ int tfs_list_dir(const struct tfs_inst *in, const char *dir, struct strv *names)
 /*
  * The instance's options that shape the kernel's text beyond each event's
  * format, a line each as trace_options lists them ("nosym-offset\n"):
- * funcgraph-*, sym-offset, sym-addr, print-parent; then the eprobes'
- * lines of dynamic_events ("e:grp/ep sched.sched_switch ..."), whose text
- * names the event each is on.  Malloc'ed; "" for none.
+ * funcgraph-*, sym-offset, sym-addr, print-parent, raw, hex, bin, verbose,
+ * context-info, annotate, latency-format, fields, record-tgid, irq-info,
+ * userstacktrace, sym-userobj, printk-msg-only, trace_printk; then
+ * "tracer:NAME" (current_tracer); then the eprobes' lines of
+ * dynamic_events ("e:grp/ep sched.sched_switch ..."), whose text names the
+ * event each is on.  Malloc'ed; "" for none.
  */
 char *tfs_text_options(const struct tfs_inst *in);
 /* The tracer an option file belongs to (func_stack_trace: "function"), or NULL. */

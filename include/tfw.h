@@ -51,9 +51,10 @@ enum tfw_option {
 	/*
 	 * The recording tool: "tr 0.1.0", NUL, then tr's own settings that
 	 * shape the report (tfs_text_options()) -- the recorded instance's
-	 * funcgraph-* options and sym-offset, sym-addr and print-parent as
-	 * trace_options lists them ("funcgraph-cpu\nnosym-offset\n..."), then
-	 * the eprobes' dynamic_events lines -- NUL.  trace-cmd and KernelShark
+	 * funcgraph-* options and the others that shape the kernel's text
+	 * (sym-offset, raw, context-info, ...) as trace_options lists them
+	 * ("funcgraph-cpu\nnosym-offset\n..."), "tracer:NAME", then the
+	 * eprobes' dynamic_events lines -- NUL.  trace-cmd and KernelShark
 	 * read the version up to its NUL and nothing more, without a word; an
 	 * option id of tr's own would have them warn "unknown option".
 	 */

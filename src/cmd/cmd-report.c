@@ -28,13 +28,14 @@ struct args {
 	int64_t all_off;
 	bool no_graph;
 	char *graph_opts;	/* --graph-opt, joined by commas */
+	char *kopts;		/* -O, joined by commas */
 };
 
 enum {
 	OPT_MEM = 0x1f0,
 	OPT_CPU = 0x100, OPT_EVENTS, OPT_STAT, OPT_FIRST, OPT_LAST, OPT_FORMAT, OPT_PLUGINS,
 	OPT_BUFFER, OPT_COMM, OPT_TS_DIFF, OPT_TS_OFFSET, OPT_NO_GRAPH, OPT_IRQ_INFO,
-	OPT_GRAPH_OPT,
+	OPT_GRAPH_OPT, OPT_HEADER,
 };
 
 static const struct argp_option options[] = {
@@ -75,6 +76,14 @@ static const struct argp_option options[] = {
 	  "Lay the call graph out as under these function_graph options instead of those the "
 	  "recording had: cpu, proc, abstime, overhead, duration, irqs, tail, retval, "
 	  "retval-hex, overrun, each with 'no' to clear it (e.g. proc,nocpu). Repeatable", 0 },
+	{ "option", 'O', "LIST", 0,
+	  "Print as the kernel's trace file does under these trace options instead of those the "
+	  "recording had: raw, hex, bin, context-info, irq-info, record-tgid, latency-format, "
+	  "verbose, fields, annotate, printk-msg-only, trace_printk, each with 'no' to clear it "
+	  "(e.g. nocontext-info,fields). Repeatable", 0 },
+	{ "header", OPT_HEADER, NULL, 0,
+	  "Start with the kernel's trace file header (# tracer:, entries-in-buffer/entries-written, "
+	  "#P:, the column legend) instead of cpus=N", 0 },
 	{ "events", OPT_EVENTS, NULL, 0, "List the event formats stored in the file", 0 },
 	{ "stat", OPT_STAT, NULL, 0,
 	  "Counts per CPU and per event, lost events, time span and the file's metadata", 0 },
@@ -210,6 +219,22 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->r.fo.graph_opts = all;
 		return 0;
 	}
+	case 'O': {
+		char bad[64], *all;
+
+		if (fmt_kopts_check(arg, bad, sizeof(bad)))
+			argp_error(state, "bad trace option '%s' (raw, hex, bin, context-info, irq-info, "
+					  "record-tgid, latency-format, verbose, fields, annotate, "
+					  "printk-msg-only, trace_printk; 'no' in front clears)", bad);
+		all = a->kopts ? xasprintf("%s,%s", a->kopts, arg) : xstrdup(arg);
+		free(a->kopts);
+		a->kopts = all;
+		a->r.fo.kopts = all;
+		return 0;
+	}
+	case OPT_HEADER:
+		a->r.header = true;
+		return 0;
 	case OPT_EVENTS:
 		a->r.list_events = true;
 		return 0;
@@ -244,6 +269,12 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-R, -t, --ts-diff and --irq-info are for text output");
 		if (a->r.fo.irq_info && (a->r.list_events || a->r.stat))
 			argp_error(state, "--irq-info does not go with --events or --stat");
+		if ((a->kopts || a->r.header) &&
+		    (a->r.list_events || a->r.stat || a->r.fo.kind != FMT_TEXT || a->r.fo.lib))
+			argp_error(state, "-O and --header are for text output (not --events, --stat, "
+					  "--format)");
+		if (a->r.header && (a->r.first || a->r.last))
+			argp_error(state, "--header does not go with --first-event or --last-event");
 		if (a->r.fo.ts_diff && (a->r.list_events || a->r.stat))
 			argp_error(state, "--ts-diff does not go with --events or --stat");
 		/*
@@ -319,5 +350,6 @@ int cmd_report(int argc, char **argv)
 	free(a.offs);
 	free(a.off_set);
 	free(a.graph_opts);
+	free(a.kopts);
 	return r ? EXIT_RUNTIME : EXIT_OK;
 }

@@ -7,10 +7,13 @@
 #define TR_FMT_LOCAL_H
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "fmt.h"
 
 struct tep_event;
+struct tep_handle;
 
 struct fmt_line {
 	char *p;
@@ -49,5 +52,42 @@ void fmt_prog_free(struct fmt_prog *p);
 bool fmt_user_event(const struct tep_event *e);
 void fmt_user_text(struct tep_handle *tep, struct tep_event *e, const void *data,
 		   uint32_t size, struct fmt_line *out);
+
+/*
+ * The kernel's trace options that shape its trace file's lines
+ * (fmt-kopts.c), as a recording stored them or the user overrode them.
+ */
+struct fmt_kopts {
+	bool raw, hex, bin, context, irq, tgid, lat, verbose, fields, annotate, msg_only, printk;
+	bool userstack, userobj;
+	bool irq_said;		/* irq-info was named either way (not so in older files) */
+	char tracer[32];	/* current_tracer, "" when not stored */
+};
+
+/* The kernel's defaults but irq-info: context-info and trace_printk set. */
+void fmt_kopts_default(struct fmt_kopts *o);
+/* Apply one word of n bytes ("raw", "noraw", "tracer:nop"): 1 if it is one of ours, else 0. */
+int fmt_kopts_word(struct fmt_kopts *o, const char *w, size_t n);
+/* The options set whose effect tr cannot make from a recording, with why, into buf. */
+void fmt_kopts_missing(const struct fmt_kopts *o, char *buf, size_t n);
+
+enum fmt_kmode { FMT_KRAW, FMT_KHEX, FMT_KBIN };
+/* bin, hex or raw: the pid, CPU and timestamp in front of the event (with context-info). */
+void fmt_kctx(struct fmt_line *l, enum fmt_kmode m, int pid, int cpu, uint64_t ts, bool swap);
+/* The event's part under bin, hex or raw (see fmt-kopts.c). */
+void fmt_kbody(struct fmt_line *l, enum fmt_kmode m, struct tep_handle *tep, struct tep_event *e,
+	       int type, const uint8_t *data, uint32_t size, const char *text, size_t text_len);
+/* The text printk_formats gives an address, or NULL. */
+typedef const char *(*fmt_kstring_fn)(void *ctx, uint64_t addr);
+/* The fields option's text of a record, with its newline. */
+void fmt_kfields(struct fmt_line *l, struct tep_handle *tep, struct tep_event *e, int type,
+		 const uint8_t *data, uint32_t size, fmt_kstring_fn kstr, void *ctx);
+/* latency-format: the columns before the time (irq is fmt_irq_info's), and the time. */
+void fmt_klat_ctx(struct fmt_line *l, bool verbose, const char *comm, int pid, int cpu,
+		  unsigned flags, unsigned pc, uint64_t idx, const char irq[6]);
+void fmt_klat_time(struct fmt_line *l, bool verbose, bool in_ns, uint64_t ts, uint64_t next);
+/* The kernel's trace file header under these options. */
+void fmt_kheader(struct fmt_line *l, const struct fmt_kopts *o, const char *release,
+		 uint64_t entries, uint64_t written, int ncpus);
 
 #endif

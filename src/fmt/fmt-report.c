@@ -664,6 +664,44 @@ static const struct btf *file_btf(struct run *x, struct tfile *tf)
 	return x->btf;
 }
 
+/* The overruns per_cpu/cpuN/stats counted when the file was written ("overrun: N"). */
+static uint64_t file_overruns(struct tfile *tf)
+{
+	const struct strv *st = &tfile_info(tf)->cpustats;
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < st->n; i++) {
+		const char *p = strstr(st->v[i], "overrun:");
+
+		if (p)
+			n += strtoull(p + 8, NULL, 10);
+	}
+	return n;
+}
+
+/* --header: the kernel's trace file header of each file, its entries counted. */
+static int print_headers(struct run *x)
+{
+	struct tfile_event ev;
+	int r = 0;
+
+	for (size_t i = 0; i < x->nin && !r; i++) {
+		uint64_t n = 0;
+
+		for (size_t k = 0; k < x->ncur && !r; k++) {
+			if (x->cur[k].in != &x->in[i])
+				continue;
+			while ((r = tfile_cursor_next(x->cur[k].c, &ev)) == 1)
+				n++;
+		}
+		if (r < 0)
+			return r;
+		r = 0;
+		fmt_header(x->f, x->in[i].src, n, n + file_overruns(x->in[i].tf));
+	}
+	return open_cursors(x);
+}
+
 static int setup_input(struct run *x, struct input *in, int width)
 {
 	struct tep_handle *tep = tfile_tep(in->tf);
@@ -687,6 +725,14 @@ static int setup_input(struct run *x, struct input *in, int width)
 	fmt_src_graph_opts(in->src, tfile_info(in->tf)->graph_opts);
 	fmt_src_cmdlines(in->src, tfile_cmdlines(in->tf));
 	fmt_src_tgids(in->src, tfile_tgids(in->tf));
+	fmt_src_overran(in->src, file_overruns(in->tf) > 0);
+	if (x->r->fo.kind == FMT_TEXT && !x->r->fo.lib && !x->r->stat && !x->r->list_events) {
+		const char *m = fmt_src_missing(in->src);
+
+		if (m)
+			tr_warn("'%s': tr prints these trace options of the recording as it can: %s",
+				tfile_path(in->tf), m);
+	}
 	for (size_t k = 0; k < x->r->filters.n; k++) {
 		int err = fmt_src_filter(in->src, x->r->filters.v[k]);
 
@@ -809,7 +855,11 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 	err = learn_comms(&x);
 	if (err)
 		goto out;
-	if (r->fo.kind == FMT_TEXT && !r->first && !r->last)
+	if (r->header) {
+		err = print_headers(&x);
+		if (err)
+			goto out;
+	} else if (r->fo.kind == FMT_TEXT && !r->first && !r->last)
 		for (size_t i = 0; i < x.nin; i++) {
 			/*
 			 * With several files, trace-cmd names each, right-aligned to

@@ -131,6 +131,15 @@ struct fmt_src {
 	size_t ngraphs;
 	bool irq_done;
 	uint64_t irq_lo, irq_hi;
+	/* The kernel's trace options that shape its lines (fmt-kopts.c). */
+	struct fmt_kopts ko;
+	bool ko_line;		/* one of them leaves tr's usual line: kernel_line() prints */
+	bool irq_col;		/* tr's usual line shows the irq-info column */
+	bool overran;		/* the buffer overran: annotate marks each CPU's start */
+	uint8_t *started;	/* annotate: CPUs whose first event was printed, by number */
+	int nstarted;
+	char release[65];	/* the kernel's, for the latency header */
+	char missing[512];
 	struct fmt_src *next;
 };
 
@@ -172,6 +181,15 @@ struct fmt {
 	fmt_peek_fn peek;	/* the function_graph view's look-ahead (fmt_lookahead) */
 	fmt_skip_fn skip;
 	void *peek_ctx;
+	uint64_t idx;		/* records printed, as the kernel's iterator counts them */
+	/*
+	 * latency-format: a line waits for the next record, whose time its
+	 * time column needs; pend holds it, and its time goes in at pend_at.
+	 */
+	struct fmt_line pend, tmp;
+	size_t pend_at;
+	uint64_t pend_ts;
+	bool pending, pend_verbose, pend_ns;
 };
 
 /* ---- the line buffer ---- */
@@ -287,8 +305,12 @@ struct fmt *fmt_new(FILE *out, const struct fmt_opts *o)
 	return f;
 }
 
+static void lat_release(struct fmt *f, uint64_t next);
+
 int fmt_flush(struct fmt *f)
 {
+	if (f->pending)
+		lat_release(f, f->pend_ts);
 	if (fflush(f->out) && !f->err)
 		f->err = -errno;
 	return f->err;
@@ -303,6 +325,8 @@ void fmt_free(struct fmt *f)
 	trace_seq_destroy(&f->seq);
 	free(f->ln.p);
 	free(f->txt.p);
+	free(f->pend.p);
+	free(f->tmp.p);
 	free(f);
 }
 
@@ -379,6 +403,7 @@ void fmt_src_free(struct fmt_src *s)
 	free(s->filters);
 	free(s->task_pids);
 	strv_free(&s->task_comms);
+	free(s->started);
 	free(s);
 }
 
@@ -1115,6 +1140,7 @@ void fmt_src_kernel(struct fmt_src *s, const char *release)
 
 	if (release && sscanf(release, "%u.%u", &a, &b) == 2 && a < 256 && b < 256)
 		s->env.kver = a << 8 | b;
+	snprintf(s->release, sizeof(s->release), "%s", release ? release : "");
 }
 
 void fmt_src_tep_symbols(struct fmt_src *s)
@@ -1959,11 +1985,58 @@ static void learn_eprobe(struct fmt_src *s, const char *line)
 	strv_push_owned(&s->ep_events, ev);
 }
 
+/*
+ * Only these options take the line from tr's usual one (irq-info is a
+ * column of it; annotate matters only when the buffer overran).
+ */
+static void ko_update(struct fmt_src *s)
+{
+	const struct fmt_kopts *k = &s->ko;
+
+	s->ko_line = s->f->o.kind == FMT_TEXT && !s->f->o.lib &&
+		     (k->raw || k->hex || k->bin || !k->context || k->lat || k->fields || k->tgid ||
+		      (k->msg_only && k->printk) || (k->annotate && s->overran));
+}
+
+/* Apply "raw,nocontext-info" (commas or white space) to the kernel's options. */
+static void kopts_apply(struct fmt_kopts *o, const char *text)
+{
+	for (const char *p = text; p && *p;) {
+		size_t n = strcspn(p, ", \t\n");
+
+		if (n)
+			fmt_kopts_word(o, p, n);
+		p += n;
+		p += strspn(p, ", \t\n");
+	}
+}
+
+int fmt_kopts_check(const char *text, char *bad, size_t n)
+{
+	struct fmt_kopts o;
+
+	fmt_kopts_default(&o);
+	for (const char *p = text; p && *p;) {
+		size_t k = strcspn(p, ", \t\n");
+
+		if (k && (!fmt_kopts_word(&o, p, k) || !strncmp(p, "tracer:", 7))) {
+			snprintf(bad, n, "%.*s", (int)k, p);
+			return -EINVAL;
+		}
+		p += k;
+		p += strspn(p, ", \t\n");
+	}
+	return 0;
+}
+
 void fmt_src_graph_opts(struct fmt_src *s, const char *text)
 {
+	struct fmt_kopts u;
+
 	/* The kernel's defaults where the file does not say. */
 	s->env.sym_offset = s->env.sym_addr = s->env.no_parent = false;
 	fmt_graph_opts_default(&s->gopts);
+	fmt_kopts_default(&s->ko);
 	for (const char *p = text; p && *p; p += strcspn(p, "\n"), p += *p == '\n') {
 		char *line = xasprintf("%.*s", (int)strcspn(p, "\n"), p);
 		bool no = !strncmp(line, "no", 2);
@@ -1977,12 +2050,47 @@ void fmt_src_graph_opts(struct fmt_src *s, const char *text)
 			s->env.sym_addr = !no;
 		else if (!strcmp(w, "print-parent"))
 			s->env.no_parent = no;
-		else
+		else if (!fmt_kopts_word(&s->ko, line, strlen(line)))
 			fmt_graph_opts_apply(&s->gopts, line, false, NULL, 0);
 		free(line);
 	}
 	/* The command checked the user's words: any error is theirs, reported there. */
 	fmt_graph_opts_apply(&s->gopts, s->f->o.graph_opts, false, NULL, 0);
+	kopts_apply(&s->ko, s->f->o.kopts);
+	if (s->f->o.irq_info)
+		s->ko.irq = true;
+	/*
+	 * tr's usual line shows the irq-info column when asked (--irq-info,
+	 * -O irq-info), not for the recording's irq-info (set by default):
+	 * its layout stays trace-cmd's.  The kernel's lines follow the file.
+	 */
+	fmt_kopts_default(&u);
+	kopts_apply(&u, s->f->o.kopts);
+	s->irq_col = s->f->o.irq_info || (u.irq_said && u.irq);
+	ko_update(s);
+}
+
+const char *fmt_src_missing(struct fmt_src *s)
+{
+	struct fmt_kopts o = s->ko;
+
+	/* What the source has is no loss. */
+	if (s->ntgids)
+		o.tgid = false;
+	fmt_kopts_missing(&o, s->missing, sizeof(s->missing));
+	return s->missing[0] ? s->missing : NULL;
+}
+
+void fmt_src_overran(struct fmt_src *s, bool overran)
+{
+	s->overran = overran;
+	ko_update(s);
+}
+
+void fmt_header(struct fmt *f, struct fmt_src *s, uint64_t entries, uint64_t written)
+{
+	fmt_kheader(&f->ln, &s->ko, s->release, entries, written, s->ncpus);
+	emit(f);
 }
 
 bool fmt_src_graph(struct fmt_src *s)
@@ -2134,6 +2242,152 @@ static void graph_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, co
 		f->skip(f->peek_ctx);
 }
 
+static void write_out(struct fmt *f, const char *p, size_t n)
+{
+	if (n && fwrite_unlocked(p, 1, n, f->out) != n && !f->err)
+		f->err = errno ? -errno : -EIO;
+}
+
+/* Print the waiting latency-format line, with next the time of the record after it. */
+static void lat_release(struct fmt *f, uint64_t next)
+{
+	f->pending = false;
+	f->tmp.len = 0;
+	fmt_klat_time(&f->tmp, f->pend_verbose, f->pend_ns, f->pend_ts, next);
+	write_out(f, f->pend.p, f->pend_at);
+	write_out(f, f->tmp.p, f->tmp.len);
+	write_out(f, f->pend.p + f->pend_at, f->pend.len - f->pend_at);
+}
+
+/* The line in f->ln waits for the next record; the one waiting before goes out. */
+static void lat_hold(struct fmt *f, struct fmt_src *s, size_t time_at, uint64_t ts)
+{
+	struct fmt_line t;
+
+	if (f->pending)
+		lat_release(f, ts);
+	t = f->pend;
+	f->pend = f->ln;
+	f->ln = t;
+	f->ln.len = 0;
+	f->pend_at = time_at;
+	f->pend_ts = ts;
+	f->pend_verbose = s->ko.verbose;
+	f->pend_ns = s->clock_ns;
+	f->pending = true;
+}
+
+static bool is_ftrace(const struct ev_info *ei, const char *name)
+{
+	return ei->event && !strcmp(ei->event->system, "ftrace") && !strcmp(ei->event->name, name);
+}
+
+/*
+ * A record's line as the kernel's print_trace_line() makes it under the
+ * options that change it (fmt_src.ko_line): printk-msg-only, bin, hex,
+ * raw, then annotate, the context columns (latency-format's or the usual
+ * ones with the TGID) and fields.
+ */
+static void kernel_line(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
+			const struct tfile_event *ev, int id, int pid, struct tep_record *rec)
+{
+	const struct fmt_kopts *k = &s->ko;
+	const uint8_t *d = ev->data;
+	unsigned flags = 0, pc = 0;
+	size_t time_at = 0, name_at, text_at;
+	char irq[6];
+
+	puts_(f, prefix);
+	if (k->printk && k->msg_only &&
+	    (is_ftrace(ei, "print") || is_ftrace(ei, "bprint") || is_ftrace(ei, "bputs"))) {
+		char *msg;
+
+		f->txt.len = 0;
+		event_text(f, s, ei, rec, false, &f->txt);
+		/* "tracing_mark_write: text", "func: text": the message alone. */
+		msg = memmem(f->txt.p, f->txt.len, ": ", 2);
+		if (msg)
+			put(f, msg + 2, f->txt.len - (size_t)(msg + 2 - f->txt.p));
+		else
+			put(f, f->txt.p, f->txt.len);
+		putc_(f, '\n');
+		f->idx++;
+		return;
+	}
+	if (k->bin || k->hex || k->raw) {
+		enum fmt_kmode m = k->bin ? FMT_KBIN : k->hex ? FMT_KHEX : FMT_KRAW;
+
+		if (k->context)
+			fmt_kctx(&f->ln, m, pid, ev->cpu, ev->ts, s->swap);
+		f->txt.len = 0;
+		if (ei->event && !strcmp(ei->event->system, "ftrace"))
+			event_text(f, s, ei, rec, false, &f->txt);
+		fmt_kbody(&f->ln, m, s->tep, ei->event, id, d, ev->size, f->txt.p ? f->txt.p : "",
+			  f->txt.len);
+		f->idx++;
+		return;
+	}
+	if (k->annotate && s->overran && ev->cpu >= 0 && ev->cpu < 65536) {
+		if (ev->cpu >= s->nstarted) {
+			int n = ev->cpu + 1;
+
+			s->started = xrealloc(s->started, n);
+			memset(s->started + s->nstarted, 0, n - s->nstarted);
+			s->nstarted = n;
+		}
+		if (!s->started[ev->cpu]) {
+			s->started[ev->cpu] = 1;
+			/* The kernel's iterator leaves out its first two records. */
+			if (f->idx > 1)
+				fmt_line_printf(&f->ln, "##### CPU %u buffer started ####\n", ev->cpu);
+		}
+	}
+	if (s->flags_off >= 0 && ev->size > (uint32_t)s->flags_off)
+		flags = d[s->flags_off];
+	if (s->pc_off >= 0 && ev->size > (uint32_t)s->pc_off)
+		pc = d[s->pc_off];
+	fmt_irq_info(flags, pc, s->env.kver, irq);
+	if (k->context && k->lat) {
+		fmt_klat_ctx(&f->ln, k->verbose, fmt_src_comm(s, pid), pid, ev->cpu, flags, pc, f->idx,
+			     irq);
+		time_at = f->ln.len;
+	} else if (k->context) {
+		/* trace_print_context(): the kernel's widths, not trace-cmd's. */
+		fmt_line_printf(&f->ln, "%16s-%-7d ", fmt_src_comm(s, pid), pid);
+		if (k->tgid) {
+			int tg = tgid_of(s, pid);
+
+			if (tg > 0)
+				fmt_line_printf(&f->ln, "(%7d) ", tg);
+			else
+				puts_(f, "(-------) ");
+		}
+		fmt_line_printf(&f->ln, "[%03d] ", ev->cpu);
+		if (k->irq)
+			put(f, irq, 5);
+		put_time(f, s, ev->ts);
+		if (f->o.ts_diff)
+			put_delta(f, ev->ts);
+		puts_(f, ": ");
+	}
+	if (k->fields) {
+		fmt_kfields(&f->ln, s->tep, ei->event, id, d, ev->size, kstring, s);
+	} else {
+		name_at = f->ln.len;
+		if (ei->event)
+			fmt_line_printf(&f->ln, "%s: ", ei->event->name);
+		text_at = f->ln.len;
+		if (event_text(f, s, ei, rec, f->o.raw, &f->ln) == KPROG_LINE) {
+			memmove(f->ln.p + name_at, f->ln.p + text_at, f->ln.len - text_at);
+			f->ln.len -= text_at - name_at;
+		}
+		putc_(f, '\n');
+	}
+	f->idx++;
+	if (k->context && k->lat)
+		lat_hold(f, s, time_at, ev->ts);
+}
+
 int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct tfile_event *ev)
 {
 	struct tep_record rec;
@@ -2194,12 +2448,17 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 		break;
 	}
 	default:
+		if (s->ko_line) {
+			kernel_line(f, s, ei, prefix, ev, id, pid, &rec);
+			break;
+		}
+		f->idx++;
 		puts_(f, prefix);
 		put_comm_pid(f, s, pid);
 		puts_(f, " [");
 		put_u(f, ev->cpu, 3, true);
 		puts_(f, "]");
-		if (f->o.irq_info)
+		if (s->irq_col)
 			put_irq_info(f, s, ev);
 		put_time(f, s, ev->ts);
 		if (f->o.ts_diff)

@@ -226,10 +226,6 @@ static int stream_new(const struct stream_opts *o, FILE *out, struct stream **ou
 		fmt_src_vmemmap(s->src, fmt_running_vmemmap());
 		if (!uname(&u))
 			fmt_src_kernel(s->src, u.release);
-		/* How the instance prints addresses (sym-offset, ...), as a file keeps it. */
-		text = tfs_text_options(o->inst);
-		fmt_src_graph_opts(s->src, text);
-		free(text);
 		if (!load_text(NULL, "printk_formats", &text))
 			fmt_src_printk(s->src, text);
 		free(text);
@@ -252,6 +248,16 @@ static void stream_attach(struct stream *s, struct rec *rec)
 	s->q = xcalloc(s->ncpus, sizeof(*s->q));
 	s->work = xcalloc(s->ncpus, sizeof(*s->work));
 	s->layout = *rec_layout(rec);
+	/*
+	 * How the instance prints (sym-offset, raw, context-info, ...), as a
+	 * file keeps it: the options set up by now, -O among them.
+	 */
+	if (!s->o.fo.lib) {
+		char *text = tfs_text_options(s->o.inst);
+
+		fmt_src_graph_opts(s->src, text);
+		free(text);
+	}
 	/* The clock set up by now is the one the timestamps count in. */
 	if (!load_text(s->o.inst, "trace_clock", &s->clock))
 		fmt_src_clock(s->src, s->clock, false);

@@ -592,6 +592,21 @@ int tfs_inst_list(struct strv *names)
 	return list_names(xasprintf("%s/instances", T.root), true, names);
 }
 
+/* Beside funcgraph-*: the options the kernel's printer reads (trace.c, trace_output.c). */
+static const char *const text_opts[] = {
+	"sym-offset", "sym-addr", "print-parent", "raw", "hex", "bin", "verbose", "context-info",
+	"annotate", "latency-format", "fields", "record-tgid", "irq-info", "userstacktrace",
+	"sym-userobj", "printk-msg-only", "trace_printk", NULL
+};
+
+static bool strv_has(const char *const *v, const char *s)
+{
+	for (; *v; v++)
+		if (!strcmp(*v, s))
+			return true;
+	return false;
+}
+
 char *tfs_text_options(const struct tfs_inst *in)
 {
 	struct strv names = { 0 };
@@ -604,8 +619,7 @@ char *tfs_text_options(const struct tfs_inst *in)
 		const char *n = names.v[i];
 		char *file, *val = NULL;
 
-		if (strncmp(n, "funcgraph-", 10) && strcmp(n, "sym-offset") && strcmp(n, "sym-addr") &&
-		    strcmp(n, "print-parent"))
+		if (strncmp(n, "funcgraph-", 10) && !strv_has(text_opts, n))
 			continue;
 		file = xasprintf("options/%s", n);
 		if (!tfs_read(in, file, &val))
@@ -613,6 +627,13 @@ char *tfs_text_options(const struct tfs_inst *in)
 		free(val);
 		free(file);
 	}
+	/* The tracer heads the kernel's trace file ("# tracer: nop"). */
+	if (!tfs_read(in, "current_tracer", &text)) {
+		str_rstrip(text);
+		fprintf(f, "tracer:%s\n", text);
+	}
+	free(text);
+	text = NULL;
 	/* Eprobes print the event they are on, which their formats do not say. */
 	if (!tfs_read(NULL, "dynamic_events", &text))
 		for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))

@@ -1,0 +1,159 @@
+#!/bin/bash
+# tr report and tr stream follow the kernel's output options (raw, hex,
+# bin, context-info, fields, record-tgid, latency-format, verbose,
+# irq-info, annotate) as the recording had them: each compared with the
+# kernel's own trace file of the same instance under the same option.
+# The header legends are 6.18's (the host's); guest kernels are not named
+# until their legends are checked.
+. "$(dirname "$0")/lib.sh"
+
+# kernel_vs_tr OPTION...: an instance with the options set, a few
+# processes and markers, then the kernel's trace text (k.txt) and tr's
+# report --header of the extracted buffer (r.txt, its buffer prefix taken out).
+kernel_vs_tr() {
+	local inst o=() x
+	inst=$(test_instance)
+	for x in "$@"; do o+=(-O "$x"); done
+	# A test may call this more than once: each time a fresh instance.
+	tr reset -B $inst >/dev/null 2>&1; rmdir $TRACEFS/instances/$inst 2>/dev/null
+	test_when_finished "tr reset -B $inst >/dev/null 2>&1 || :; rmdir $TRACEFS/instances/$inst 2>/dev/null || :"
+	tr start -B $inst -b 256 -e sched:sched_process_exec -e sched:sched_process_exit "${o[@]}" &&
+	/bin/true && sh -c true &&
+	printf 'kopts mark\n' >$TRACEFS/instances/$inst/trace_marker &&
+	printf '\x2a\x00\x00\x00raw\x01\x02' >$TRACEFS/instances/$inst/trace_marker_raw &&
+	tr stop -B $inst &&
+	cat $TRACEFS/instances/$inst/trace >k.txt &&
+	tr extract -B $inst -q -o t.dat &&
+	tr report -i t.dat --header >r.raw 2>r.err &&
+	sed "s/^$inst: //" r.raw >r.txt
+}
+
+# The same lines but for the blanks between columns (tr's usual layout
+# keeps trace-cmd's widths).
+squeeze() { sed -e 's/  */ /g' "$1"; }
+
+for opt in raw hex nocontext-info fields "fields nocontext-info"; do
+	test_expect_success "report under '$opt' is the kernel's trace text" '
+		kernel_vs_tr '"$opt"' &&
+		test_cmp k.txt r.txt &&
+		test_must_be_empty r.err
+	'
+done
+
+test_expect_success 'report under raw: the raw layout, for every kind of record' '
+	kernel_vs_tr raw &&
+	test_grep -E "^[0-9]+ [0-9]+ [0-9]+ type: [0-9]+$" r.txt &&
+	test_grep -E "^[0-9]+ [0-9]+ [0-9]+ # [0-9a-f]+ kopts mark$" r.txt &&
+	test_grep -E "^[0-9]+ [0-9]+ [0-9]+ # 2a buf: 72 61 77 01 02" r.txt
+'
+
+test_expect_success 'report under verbose, noirq-info: the legend and lines as the kernel (blanks aside)' '
+	kernel_vs_tr verbose &&
+	! grep -q TASK-PID r.txt &&
+	tr report -i t.dat --header --irq-info | sed "s/^trtest-[^:]*: //" >r.txt &&
+	squeeze k.txt >k.sq && squeeze r.txt >r.sq &&
+	test_cmp k.sq r.sq &&
+	kernel_vs_tr noirq-info &&
+	test_grep "TASK-PID     CPU#     TIMESTAMP" r.txt &&
+	squeeze k.txt >k.sq && squeeze r.txt >r.sq &&
+	test_cmp k.sq r.sq
+'
+
+test_expect_success 'report under bin: the kernel bytes, records as pid, cpu, ts and type' '
+	kernel_vs_tr bin &&
+	cmp k.txt r.txt &&
+	python3 - r.txt <<-\PY
+	import struct, sys
+	d = open(sys.argv[1], "rb").read()
+	body = d[d.index(b"|\n", d.index(b"TIMESTAMP")) + 2:]
+	n = 0
+	while body:
+	    pid, cpu, ts = struct.unpack("<iiQ", body[:16])
+	    end = body.index(b"\n", 16)
+	    assert body[16:22] == b"type: ", body[:40]
+	    assert pid > 0 and 0 <= cpu < 4096 and ts > 0
+	    body = body[end + 1:]
+	    n += 1
+	assert n >= 5, n
+	PY
+'
+
+test_expect_success 'report under record-tgid: the TGID column, named where the file cannot fill it' '
+	kernel_vs_tr record-tgid &&
+	test_grep "TASK-PID       TGID    CPU#" r.txt &&
+	test_grep -E "^ +true-[0-9]+ +\(-------\) \[[0-9]{3}\] " r.txt &&
+	test_grep "record-tgid (no saved_tgids in the file" r.err &&
+	test $(wc -l <r.err) = 1 &&
+	grep -v "^#" k.txt | sed "s/(  *[0-9]*)/(-------)/" >k.tg &&
+	grep -v "^#" r.txt >r.tg &&
+	test_cmp k.tg r.tg
+'
+
+test_expect_success 'report under latency-format (and verbose): the kernel lines, its header but the model' '
+	for v in "" verbose; do
+		kernel_vs_tr latency-format $v &&
+		test_grep "^# nop latency trace v1.1.5 on $(uname -r)$" r.txt &&
+		sed "s/(M:[^ ]* /(M:unknown /" k.txt >k.lat &&
+		test_cmp k.lat r.txt &&
+		test_grep "latency-format (its times count from boot" r.err || return 1
+	done
+'
+
+test_expect_success '-O over the recording: tr report -O nocontext-info,fields, -O raw' '
+	kernel_vs_tr &&
+	tr report -i t.dat -O nocontext-info -O fields >o.txt &&
+	grep -v "^cpus=" o.txt | sed "s/^ *trtest-[^:]*: //" >o.lines &&
+	test_grep -E "^sched_process_exec: filename=/bin/true pid=0x[0-9a-f]+ \([0-9]+\) old_pid=0x[0-9a-f]+ \([0-9]+\)$" o.lines &&
+	test_grep -x "UNKNOWN TYPE 5" o.lines &&
+	test_must_fail grep -vE "^(sched_process_e[a-z]+: [a-z_]+=.* [a-z_]+=.*|UNKNOWN TYPE [0-9]+)$" o.lines &&
+	tr report -i t.dat -O raw | sed "s/^trtest-[^:]*: //" >r2.txt &&
+	test_grep -E "^[0-9]+ [0-9]+ [0-9]+ type: [0-9]+$" r2.txt &&
+	test_expect_code 64 tr report -i t.dat -O bogus 2>err &&
+	test_grep "bad trace option .bogus." err &&
+	test_expect_code 64 tr report -i t.dat -O raw --format json 2>err &&
+	test_expect_code 64 tr report -i t.dat --header --stat 2>err
+'
+
+test_expect_success 'report --header of an ordinary recording: the kernel header, then the lines' '
+	kernel_vs_tr &&
+	head -12 k.txt >k.head && head -12 r.txt >r.head &&
+	test_cmp k.head r.head &&
+	tr report -i t.dat | head -1 | test_grep "^cpus=" -
+'
+
+test_expect_success 'annotate: after an overrun, each CPU after the first records is marked' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst >/dev/null 2>&1 || :; rmdir $TRACEFS/instances/$inst 2>/dev/null || :" &&
+	tr start -B $inst -b 4 &&
+	for c in 0 1; do
+		taskset -c $c sh -c "i=0; while [ \$i -lt 600 ]; do echo ann-\$i; i=\$((i+1)); done" \
+			>$TRACEFS/instances/$inst/trace_marker 2>/dev/null || :
+	done &&
+	tr stop -B $inst &&
+	cat $TRACEFS/instances/$inst/trace >k.txt &&
+	tr extract -B $inst -q -o t.dat &&
+	tr report -i t.dat --header | sed "s/^$inst: //" | grep -v "^CPU:[0-9]* \[LOST" >r.txt &&
+	test_cmp k.txt r.txt &&
+	if [ $(nproc) -gt 1 ]; then test_grep "^##### CPU [0-9]* buffer started ####$" r.txt; fi
+'
+
+test_expect_success 'stream follows the instance options it sets: -O raw, -O nocontext-info' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	for o in raw nocontext-info; do
+		( exec "$TR" stream -B $inst -O $o >out.$o 2>err.$o ) &
+		pid=$! &&
+		for i in $(seq 100); do
+			echo stream-kopts >$TRACEFS/instances/$inst/trace_marker
+			sleep 0.2
+			grep -q stream-kopts out.$o 2>/dev/null && break
+		done &&
+		kill -INT $pid && test_wait_exit $pid 20 || return 1
+	done &&
+	test_grep -E "^[0-9]+ [0-9]+ [0-9]+ # [0-9a-f]+ stream-kopts$" out.raw &&
+	test_grep -x "tracing_mark_write: stream-kopts" out.nocontext-info &&
+	test "$(cat $TRACEFS/instances/$inst/options/raw)" = 0
+'
+
+test_done
