@@ -51,6 +51,7 @@ struct buf_args {
 	const char *name;	/* NULL: the top level */
 	struct opt_events ev;
 	struct tr_setup setup;
+	bool module;		/* --module was given (it needs a function tracer) */
 };
 
 struct args {
@@ -66,6 +67,7 @@ struct args {
 	size_t ndone;
 	const char *instance;	/* --instance: the whole command in one instance */
 	bool keep, ignore_missing, poll;
+	bool module;		/* --module in the buffer being read */
 	int rt_prio;
 	unsigned idle_ms;
 	const char *temp_dir;
@@ -150,7 +152,8 @@ static void next_buffer(struct argp_state *state, struct args *a, const char *na
 		if (a->done[i].name && !strcmp(a->done[i].name, name))
 			argp_error(state, "instance '%s' is given twice with -B", name);
 	a->done = xrealloc(a->done, (a->ndone + 1) * sizeof(*a->done));
-	a->done[a->ndone++] = (struct buf_args){ a->cur, a->ev, a->setup };
+	a->done[a->ndone++] = (struct buf_args){ a->cur, a->ev, a->setup, a->module };
+	a->module = false;
 	memset(&a->ev, 0, sizeof(a->ev));
 	memset(&a->setup, 0, sizeof(a->setup));
 	a->cur = name;
@@ -169,7 +172,8 @@ static void check_buffers(struct argp_state *state, struct args *a)
 	if (a->instance)
 		a->cur = a->instance;
 	a->done = xrealloc(a->done, (a->ndone + 1) * sizeof(*a->done));
-	a->done[a->ndone++] = (struct buf_args){ a->cur, a->ev, a->setup };
+	a->done[a->ndone++] = (struct buf_args){ a->cur, a->ev, a->setup, a->module };
+	a->module = false;
 	memset(&a->ev, 0, sizeof(a->ev));
 	memset(&a->setup, 0, sizeof(a->setup));
 	for (size_t i = 0; i < a->ndone; i++) {
@@ -229,14 +233,6 @@ static void check_buffers(struct argp_state *state, struct args *a)
 }
 
 /* Did --module (or -l GLOB:mod:MOD) filter a buffer's functions by module? */
-static bool has_module(const struct tr_setup *s)
-{
-	for (size_t i = 0; i < s->ftrace_filter.n; i++)
-		if (strstr(s->ftrace_filter.v[i], ":mod:"))
-			return true;
-	return false;
-}
-
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
 	struct args *a = state->input;
@@ -307,6 +303,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		f = xasprintf("*:mod:%s", arg);
 		strv_push(&a->setup.ftrace_filter, f);
 		free(f);
+		a->module = true;
 		return 0;
 	}
 	case 'r':
@@ -356,7 +353,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		check_buffers(state, a);
 		opt_check_follow(state, a->run.follow, a->command, &a->done[0].setup);
 		for (size_t i = 0; i < a->ndone; i++)
-			if (has_module(&a->done[i].setup) && !a->done[i].setup.tracer)
+			if (a->done[i].module && !a->done[i].setup.tracer)
 				argp_error(state, "--module filters the functions a function tracer "
 						  "traces: give one with -p (function, function_graph)");
 		if (a->user && !a->command)
