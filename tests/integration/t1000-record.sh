@@ -146,11 +146,11 @@ test_expect_success 'a full file system fails cleanly and keeps a readable file'
 		2>err &&
 	test_grep "no space left" err &&
 	marks small/full.dat | cut -d" " -f2 >actual &&
-	test "$(wc -l <actual)" -gt 10 &&
-	test "$(head -n 1 actual)" = 1 &&
+	{ test "$(wc -l <actual)" -gt 10 || { echo "DIAG: $(wc -l <actual) marks"; cat err; false; }; } &&
+	{ test "$(head -n 1 actual)" = 1 || { echo "DIAG: first $(head -n 1 actual)"; cat err; false; }; } &&
 	sort -n -u actual >sorted &&
 	test_cmp sorted actual &&
-	test $(ls -A small | wc -l) = 1 &&
+	{ test $(ls -A small | wc -l) = 1 || { echo "DIAG:"; ls -laR small; cat err; false; }; } &&
 	test ! -d "$TRACEFS/instances/$inst"
 '
 
