@@ -11,6 +11,7 @@
 #include <argp.h>
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,6 +75,13 @@ static int open_tracefs(void)
  * the command decides the status; restoring tracefs or flushing stdout can
  * only turn success into failure.
  */
+static bool stdout_reader_gone(void)
+{
+	struct pollfd p = { .fd = STDOUT_FILENO };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLERR);
+}
+
 static int run_builtin(const struct tr_cmd *cmd, int argc, char **argv)
 {
 	char *name = xasprintf("tr %s", cmd->name);
@@ -98,8 +106,12 @@ static int run_builtin(const struct tr_cmd *cmd, int argc, char **argv)
 	caps_free();
 	free(name);
 	if (fflush(stdout) || ferror(stdout)) {
-		/* The reader went away (tr list | head): not our failure. */
-		if (errno == EPIPE)
+		/*
+		 * The reader went away (tr stream | head): not our failure.  The
+		 * EPIPE of the failed write may be long overwritten by now, so
+		 * ask the descriptor too: a pipe without a reader polls POLLERR.
+		 */
+		if (errno == EPIPE || stdout_reader_gone())
 			return status;
 		tr_error("write failure on standard output: %s", strerror(errno));
 		return EXIT_RUNTIME;

@@ -106,34 +106,30 @@ void opt_bind(struct argp_state *state, struct opt_instance *inst, struct opt_ev
 	}
 }
 
-void opt_bind_cpus(struct argp_state *state, struct tr_cpus *cpus)
+/* Hand input to the command's child group g (the shared groups' owner, see owner()). */
+static void bind_child(struct argp_state *state, const struct argp *g, void *input)
 {
 	const struct argp *a = owner(state->root_argp);
 	const struct argp_child *c = a ? a->children : NULL;
 
 	for (int i = 0; c && c[i].argp; i++)
-		if (c[i].argp == &opt_cpus_argp)
-			state->child_inputs[i] = cpus;
+		if (c[i].argp == g)
+			state->child_inputs[i] = input;
+}
+
+void opt_bind_cpus(struct argp_state *state, struct tr_cpus *cpus)
+{
+	bind_child(state, &opt_cpus_argp, cpus);
 }
 
 void opt_bind_file_format(struct argp_state *state, struct opt_file_format *ff)
 {
-	const struct argp *a = owner(state->root_argp);
-	const struct argp_child *c = a ? a->children : NULL;
-
-	for (int i = 0; c && c[i].argp; i++)
-		if (c[i].argp == &opt_file_format_argp)
-			state->child_inputs[i] = ff;
+	bind_child(state, &opt_file_format_argp, ff);
 }
 
 void opt_bind_run(struct argp_state *state, struct opt_run *run)
 {
-	const struct argp *a = owner(state->root_argp);
-	const struct argp_child *c = a ? a->children : NULL;
-
-	for (int i = 0; c && c[i].argp; i++)
-		if (c[i].argp == &opt_run_argp)
-			state->child_inputs[i] = run;
+	bind_child(state, &opt_run_argp, run);
 }
 
 enum { OPT_DURATION = 0x380, OPT_FOLLOW, OPT_NO_FILTER };
@@ -159,12 +155,7 @@ const struct argp opt_duration_argp = { duration_options, duration_parse, NULL, 
 
 void opt_bind_duration(struct argp_state *state, uint64_t *duration_ns)
 {
-	const struct argp *a = owner(state->root_argp);
-	const struct argp_child *c = a ? a->children : NULL;
-
-	for (int i = 0; c && c[i].argp; i++)
-		if (c[i].argp == &opt_duration_argp)
-			state->child_inputs[i] = duration_ns;
+	bind_child(state, &opt_duration_argp, duration_ns);
 }
 
 const struct argp_child opt_duration_children[] = {

@@ -68,6 +68,7 @@ struct evmap {
 	uint32_t gid;
 	struct pf_buf desc;
 	bool desc_written;
+	uint8_t gtype[GEN_MAX_FIELDS];	/* each field's type in the descriptor (gen_type) */
 };
 
 /* The columns of one bundle's compact_sched. */
@@ -545,7 +546,8 @@ static void describe(struct conv *x, struct evmap *m)
 		pf_str(&m->desc, FDESC_NAME, tf->name);
 		pf_uint(&m->desc, FDESC_NUMBER, (uint64_t)++num);
 		pf_uint(&m->desc, FDESC_LABEL, LABEL_OPTIONAL);
-		pf_uint(&m->desc, FDESC_TYPE, (uint64_t)gen_type(tf));
+		m->gtype[num - 1] = (uint8_t)gen_type(tf);
+		pf_uint(&m->desc, FDESC_TYPE, m->gtype[num - 1]);
 		pf_close(&m->desc, f);
 	}
 }
@@ -828,9 +830,8 @@ static void put_dense(struct conv *x, struct evmap *m, const struct tfile_event 
 		const char *s;
 		size_t n;
 		uint64_t v;
-		int type = gen_type(tf);
+		int type = m->gtype[num++];
 
-		num++;
 		if (type == TYPE_FIXED64) {
 			if (field_num(x, tf, d, ev->size, &v))
 				pf_fixed64(&x->pkt, num, v);

@@ -188,4 +188,12 @@ test_expect_success 'a bad filter is shown as typed, not with tr'"'"'s own pid c
 	test ! -d "$TRACEFS/instances/$inst"
 '
 
+test_expect_success 'a reader that goes away (| head) ends the stream quietly, tracefs put back' '
+	inst=$(test_instance) &&
+	tr stream -B "$inst" -e sched:sched_switch --duration 3 2>err | head -n 1 >one &&
+	test "$(wc -l <one)" = 1 &&
+	{ ! test -s err || { cat err; false; }; } &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
 test_done
