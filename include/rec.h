@@ -328,6 +328,12 @@ pid_t rec_spool_owner(const char *dir, bool *alive);
 /* meta.dat for recorder r of instance in, with the formats of what set_event enables. */
 int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir);
 int rec_spool_cmdlines(const char *dir);
+/*
+ * Before the output fd is written: where its file system has no room for
+ * the header twice, drop the spool's copy (meta.dat, cmdlines) so the pages
+ * need not be cut.  True if it did: the spool can no longer be restored.
+ */
+bool rec_spool_make_room(const char *dir, int fd);
 void rec_spool_remove(const char *dir);
 
 struct rec_restore_result {

@@ -186,7 +186,7 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	const char *spool = latency || o->net ? NULL : o->spool_dir;
 	unsigned tick_ms = prog.flush_ms;
 	struct rec_file_buf *more = xcalloc(o->nmore ? o->nmore : 1, sizeof(*more));
-	bool mapped_ok = !has_snapshot_trigger(o->setup);
+	bool mapped_ok = !has_snapshot_trigger(o->setup), shed = false;
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -270,10 +270,11 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	for (size_t i = 0; i < o->nmore; i++)
 		more[i] = (struct rec_file_buf){ session_more_rec(sess, i), o->more[i].inst,
 						 session_more_stats_before(sess, i) };
+	shed = spool && rec_spool_make_room(spool, o->fd);
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
 			   o->file_flags, snap, more, o->nmore, session_clocks(sess), &res->sum);
-	/* The spool goes once the file is whole on disk, not before. */
-	if (spool && (r || (fdatasync(o->fd) && errno != EINVAL))) {
+	/* The spool goes once the file is whole on disk, not before (nor is kept unrestorable). */
+	if (spool && !shed && (r || (fdatasync(o->fd) && errno != EINVAL))) {
 		res->spool_kept = true;
 		spool = NULL;
 	}

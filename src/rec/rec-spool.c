@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "rec.h"
@@ -188,6 +189,50 @@ int rec_spool_cmdlines(const char *dir)
 	e = put_file(dir, "cmdlines", text, len);
 	free(text);
 	return e;
+}
+
+/* Room beside the header for moving pages from cpuN.raw, some at a time. */
+#define REC_SPOOL_SPARE (64u << 10)
+
+static void unlink_in(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+
+	unlink(p);
+	free(p);
+}
+
+static uint64_t file_size(const char *dir, const char *name)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	struct stat st;
+	uint64_t n = stat(p, &st) ? 0 : (uint64_t)st.st_blocks * 512;
+
+	free(p);
+	return n;
+}
+
+bool rec_spool_make_room(const char *dir, int fd)
+{
+	uint64_t held = file_size(dir, "meta.dat") + file_size(dir, "cmdlines"), avail;
+	struct statvfs sv;
+
+	if (!held || fstatvfs(fd, &sv))
+		return false;
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	/*
+	 * The output's header is the spool's meta.dat and cmdlines over again,
+	 * and room for it plus a few pages to move at a time is all that
+	 * writing the output needs (the pages move out of cpuN.raw).  Short of
+	 * that, the file is written by cutting pages: better to give up the
+	 * spool's copy, and with it recovery should tr die in the next moments,
+	 * than to lose the pages for certain.
+	 */
+	if (avail >= held + REC_SPOOL_SPARE)
+		return false;
+	unlink_in(dir, "meta.dat");
+	unlink_in(dir, "cmdlines");
+	return true;
 }
 
 void rec_spool_remove(const char *dir)

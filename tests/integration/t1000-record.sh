@@ -139,10 +139,13 @@ test_expect_success 'an unwritable output fails before tracing starts' '
 test_expect_success 'a full file system fails cleanly and keeps a readable file' '
 	inst=$(test_instance) &&
 	mkdir small &&
-	mount -t tmpfs -o size=64k tmpfs small &&
+	# Room for the header twice (the spool holds a copy while recording;
+	# saved_cmdlines alone grows to 100 KiB on a long-running host) and
+	# for some pages, then full.
+	mount -t tmpfs -o size=512k tmpfs small &&
 	test_when_finished "umount $TEST_TMP/small" &&
 	test_expect_code 1 tr record -B "$inst" -e ftrace:print -o small/full.dat \
-		sh -c "for i in \$(seq 1 5000); do echo \"mark \$i with some padding to fill pages\" >$TRACEFS/instances/$inst/trace_marker; done" \
+		sh -c "for i in \$(seq 1 30000); do echo \"mark \$i with some padding to fill pages\" >$TRACEFS/instances/$inst/trace_marker; done" \
 		2>err &&
 	test_grep "no space left" err &&
 	marks small/full.dat | cut -d" " -f2 >actual &&
