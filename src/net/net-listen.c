@@ -328,7 +328,10 @@ static bool same_host(const struct sockaddr_storage *a, const struct sockaddr_st
 		       &((const struct sockaddr_in6 *)b)->sin6_addr, 16);
 }
 
-/* Control messages after TINIT: metadata, its end, CLOSE.  0, or -1 with *why. */
+/*
+ * Control messages after TINIT: metadata, its end, CLOSE.  0; 1 with *why
+ * when the connection ended without CLOSE; -1 with *why on a bad message.
+ */
 static int control(struct client *c, const char **why)
 {
 	ssize_t r;
@@ -339,7 +342,7 @@ next:
 		return 0;
 	if (r <= 0) {
 		*why = c->rlen ? "connection closed inside a message" : "connection lost";
-		return -1;
+		return 1;
 	}
 	c->rlen += r;
 	for (;;) {
@@ -456,7 +459,7 @@ static const char *serve(struct client *c)
 	struct pollfd *p = xcalloc(n, sizeof(*p));
 	size_t cap = 256 << 10;
 	char *buf = xmalloc(cap);
-	const char *why = NULL;
+	const char *why = NULL, *lost = NULL;
 	const struct net_listen_opts *o = c->s->o;
 
 	c->last_ms = now_ms();
@@ -503,8 +506,22 @@ static const char *serve(struct client *c)
 			continue;
 		}
 		c->last_ms = now;
-		if (p[0].revents && control(c, &why))
-			break;
+		if (p[0].revents && (k = control(c, &why))) {
+			if (k < 0)
+				break;
+			/*
+			 * The client is gone (its process or its host died) without
+			 * CLOSE: what it sent on the data connections before that is
+			 * still in their buffers, and in its connections not yet
+			 * taken.  Read on until they end (or go silent).
+			 */
+			lost = why;
+			why = NULL;
+			c->closed = true;
+			for (int i = 0; i < c->ncpus; i++)
+				if (c->lfd[i] >= 0)
+					take_data(c, i);
+		}
 		for (int i = 0; i < c->ncpus && !why; i++) {
 			if (p[1 + i].revents && c->lfd[i] >= 0)
 				take_data(c, i);
@@ -517,7 +534,7 @@ static const char *serve(struct client *c)
 	}
 	free(p);
 	free(buf);
-	return why;
+	return why ? why : lost;
 }
 
 /* PREFIX.HOST:PORT.dat in dir, or with .N before .dat: never an existing file. */
