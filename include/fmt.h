@@ -148,6 +148,12 @@ void fmt_src_kallsyms(struct fmt_src *s, const char *text);
 /* Or: the tep handle has the symbols already (tracefs_local_events loads them). */
 void fmt_src_tep_symbols(struct fmt_src *s);
 /*
+ * Or: load(arg) gives the tep handle its symbols, called the first time
+ * libtraceevent prints an event (the kernel's printer has its own table
+ * from fmt_src_kallsyms; parsing them twice was a twentieth of a report).
+ */
+void fmt_src_tep_symbols_loader(struct fmt_src *s, void (*load)(void *arg), void *arg);
+/*
  * Or, live, where reading every format and kallsyms up front would cost
  * more than the rest of the start: load them as the records need them.
  * event(ctx, tep, id) puts the format of event id into tep, once for each

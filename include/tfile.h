@@ -127,6 +127,8 @@ int tfile_parse_event(struct tep_handle *tep, const char *buf, size_t n, const c
 
 /* The kallsyms text (loading them as above), or NULL if the file has none. */
 const char *tfile_kallsyms(struct tfile *tf);
+/* The same text, not handed to the tep handle (a printer with its own table). */
+const char *tfile_kallsyms_text(const struct tfile *tf);
 /* printk_formats text ("0xADDR : \"string\"" lines), or NULL. */
 const char *tfile_printk(const struct tfile *tf);
 /* With TFILE_KEEP_FORMATS: the format file of system:name, or NULL. */

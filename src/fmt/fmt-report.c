@@ -179,6 +179,8 @@ static bool names_tasks(struct tep_handle *tep)
  * events occur, so the kallsyms are parsed only when one prints symbols
  * (or the text is raw or from plugins, which may).
  */
+static void load_tep_kallsyms(void *tf) { tfile_load_kallsyms(tf); }
+
 static int learn_comms(struct run *x)
 {
 	struct tfile_event ev;
@@ -212,9 +214,12 @@ static int learn_comms(struct run *x)
 	for (size_t i = 0; i < x->nin; i++)
 		if (!walked[i] || x->r->plugins || x->r->fo.raw ||
 		    fmt_src_needs_symbols(x->in[i].src)) {
-			tfile_load_kallsyms(x->in[i].tf);
-			if (!x->r->fo.lib)
-				fmt_src_kallsyms(x->in[i].src, tfile_kallsyms(x->in[i].tf));
+			if (x->r->fo.lib) {
+				tfile_load_kallsyms(x->in[i].tf);
+				continue;
+			}
+			fmt_src_kallsyms(x->in[i].src, tfile_kallsyms_text(x->in[i].tf));
+			fmt_src_tep_symbols_loader(x->in[i].src, load_tep_kallsyms, x->in[i].tf);
 		}
 	free(walked);
 	return open_cursors(x);

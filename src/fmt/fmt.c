@@ -118,6 +118,8 @@ struct fmt_src {
 	fmt_load_btf_fn btf_fn;	/* where btf comes from at its first use, or NULL */
 	void *btf_ctx;
 	bool tep_syms;		/* the tep's own symbol table can be asked */
+	void (*tep_load)(void *arg);	/* or will have, once this is called */
+	void *tep_load_arg;
 	uint64_t vmemmap_default;	/* vmemmap_base without KASLR */
 	bool vmemmap_learned;	/* from a folio and its pfn in the trace */
 	const char *clock;	/* the clock last given, by pointer */
@@ -1150,6 +1152,12 @@ void fmt_src_tep_symbols(struct fmt_src *s)
 		vmemmap_guess(s);
 }
 
+void fmt_src_tep_symbols_loader(struct fmt_src *s, void (*load)(void *arg), void *arg)
+{
+	s->tep_load = load;
+	s->tep_load_arg = arg;
+}
+
 void fmt_src_kallsyms(struct fmt_src *s, const char *text)
 {
 	size_t cap = 0;
@@ -1645,6 +1653,10 @@ static void lib_text(struct fmt *f, struct fmt_src *s, struct tep_record *rec, b
 	void *data = rec->data;
 
 	rec->data = safe_record(s, data, rec->size);
+	if (s->tep_load) {
+		s->tep_load(s->tep_load_arg);
+		s->tep_load = NULL;
+	}
 	trace_seq_reset(&f->seq);
 	tep_print_event(s->tep, &f->seq, rec, "%s", raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
 	rec->data = data;

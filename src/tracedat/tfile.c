@@ -431,6 +431,8 @@ const char *tfile_kallsyms(struct tfile *tf)
 	return tf->kallsyms;
 }
 
+const char *tfile_kallsyms_text(const struct tfile *tf) { return tf->kallsyms; }
+
 const char *tfile_printk(const struct tfile *tf) { return tf->printk; }
 
 const char *tfile_format(const struct tfile *tf, const char *system, const char *name)
