@@ -119,6 +119,11 @@ struct fmt_src {
 	void *btf_ctx;
 	bool tep_syms;		/* the tep's own symbol table can be asked */
 	void (*tep_load)(void *arg);	/* or will have, once this is called */
+	/* The last symbols found, by address: a trace names few, often. */
+	struct ksym_hit {
+		uint64_t addr, start, size;
+		const char *name, *mod;
+	} ksym_cache[64];
 	void *tep_load_arg;
 	uint64_t vmemmap_default;	/* vmemmap_base without KASLR */
 	bool vmemmap_learned;	/* from a folio and its pfn in the trace */
@@ -265,9 +270,10 @@ static inline void put_u(struct fmt *f, uint64_t v, int width, bool zero)
 		v /= 10;
 	} while (v);
 	grow(f, (n > width ? n : width));
-	while (width > n) {
-		f->ln.p[f->ln.len++] = zero ? '0' : ' ';
-		width--;
+	/* memset, not a loop of stores through f->ln.p (see put_comm_pid). */
+	if (width > n) {
+		memset(f->ln.p + f->ln.len, zero ? '0' : ' ', width - n);
+		f->ln.len += width - n;
 	}
 	memcpy(f->ln.p + f->ln.len, tmp + sizeof(tmp) - n, n);
 	f->ln.len += n;
@@ -1235,6 +1241,7 @@ static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, u
 {
 	struct fmt_src *s = ctx;
 	size_t lo = 0, hi = s->nksyms, i, j;
+	struct ksym_hit *hit;
 
 	/* A user-space address (a page fault's, a uprobe's) is no symbol's. */
 	if (!kernel_half(s, addr))
@@ -1253,6 +1260,14 @@ static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, u
 		*start = st;
 		*size = sz;
 		*mod = NULL;
+		return true;
+	}
+	hit = &s->ksym_cache[(addr >> 4 ^ addr >> 12) & 63];
+	if (hit->name && hit->addr == addr) {
+		*name = hit->name;
+		*start = hit->start;
+		*size = hit->size;
+		*mod = hit->mod;
 		return true;
 	}
 	while (lo < hi) {
@@ -1277,6 +1292,7 @@ static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, u
 	*start = s->ksyms[i].addr;
 	*size = s->ksyms[j].addr - s->ksyms[i].addr;
 	*mod = s->ksyms[i].mod;
+	*hit = (struct ksym_hit){ addr, *start, *size, *name, *mod };
 	return true;
 }
 
@@ -1484,37 +1500,40 @@ static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
 {
 	const char *comm = fmt_src_comm(s, pid);
 	size_t n = strlen(comm);
-	char tmp[16];
-	int d = 0;
+	char tmp[16], *o;
+	int d = 0, k = 0;
+	unsigned v;
 
-	grow(f, 40);
-	/* "%16s-%-5d" */
-	while (n < 16) {
-		f->ln.p[f->ln.len++] = ' ';
-		n++;
+	grow(f, n + 40);
+	/*
+	 * "%16s-%-5d", through a local pointer: stores through f->ln.p would
+	 * make the compiler reload f->ln at every byte (a sixth of a report).
+	 */
+	o = f->ln.p + f->ln.len;
+	if (n < 16) {
+		memset(o, ' ', 16 - n);
+		o += 16 - n;
 	}
-	put(f, comm, strlen(comm));
-	f->ln.p[f->ln.len++] = '-';
+	memcpy(o, comm, n);
+	o += n;
+	*o++ = '-';
 	if (pid < 0) {
-		f->ln.p[f->ln.len++] = '-';
-		d++;
-		pid = -pid;
-	}
-	{
-		int v = pid, k = 0;
-
-		do {
-			tmp[k++] = '0' + v % 10;
-			v /= 10;
-		} while (v);
-		d += k;
-		while (k)
-			f->ln.p[f->ln.len++] = tmp[--k];
-	}
-	while (d < 5) {
-		f->ln.p[f->ln.len++] = ' ';
+		*o++ = '-';
 		d++;
 	}
+	v = pid < 0 ? -(unsigned)pid : (unsigned)pid;
+	do {
+		tmp[k++] = '0' + v % 10;
+		v /= 10;
+	} while (v);
+	d += k;
+	while (k)
+		*o++ = tmp[--k];
+	if (d < 5) {
+		memset(o, ' ', 5 - d);
+		o += 5 - d;
+	}
+	f->ln.len = o - f->ln.p;
 }
 
 /*
