@@ -87,7 +87,7 @@ struct args {
 };
 
 enum { OPT_FAIL_ON_LOSS = 0x100, OPT_INSTANCE, OPT_POLL, OPT_TEMP, OPT_MODULE, OPT_USER,
-       OPT_FLUSH_INTERVAL, OPT_MAX_SIZE, OPT_PSK };
+       OPT_FLUSH_INTERVAL, OPT_MAX_SIZE, OPT_PSK, OPT_PROFILE };
 
 static const struct argp_option options[] = {
 	{ NULL, 'B', "NAME", 0, "Record the instance NAME as a buffer of its own: the options "
@@ -114,6 +114,10 @@ static const struct argp_option options[] = {
 	  "error: the others are recorded", 0 },
 	{ "stacktrace", 'T', NULL, 0, "A kernel stack trace with every event of the buffer "
 	  "(the stacktrace option)", 0 },
+	{ "profile", OPT_PROFILE, NULL, 0, "Record what tr report --profile reads, in the buffer "
+	  "(as -e after -B): sched_switch with the stack of each blocking one (a stacktrace "
+	  "trigger), sched_wakeup, raw_syscalls and, where the kernel has them, the page fault "
+	  "events", 0 },
 	{ "module", OPT_MODULE, "MOD", 0, "Function tracers: trace only the functions of module "
 	  "MOD (set_ftrace_filter :mod:MOD). Repeatable", 0 },
 	{ "rt-prio", 'r', "PRIO", 0, "Run the readers at SCHED_FIFO priority PRIO (1-99) "
@@ -232,7 +236,33 @@ static void check_buffers(struct argp_state *state, struct args *a)
 	setup_free(&all);
 }
 
-/* Did --module (or -l GLOB:mod:MOD) filter a buffer's functions by module? */
+/*
+ * --profile: the events fmt-tprof reads, in the buffer being read.  The
+ * stack of a switch is wanted only where the task blocks (prev_state has
+ * a state bit; 0 and 0x100 are preemptions), and a trigger with a filter
+ * writes it after the event, where the profile looks for it.
+ */
+static void add_profile(struct argp_state *state, struct args *a)
+{
+	static const char *const always[] = { "sched:sched_switch", "sched:sched_wakeup",
+					      "raw_syscalls:sys_enter", "raw_syscalls:sys_exit" };
+	static const char *const faults[] = { "page_fault_user", "page_fault_kernel" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(always); i++)
+		if (evsel_add(&a->ev.list, always[i]))
+			argp_error(state, "%s", tr_failure());
+	for (size_t i = 0; i < ARRAY_SIZE(faults); i++) {
+		char *path = xasprintf("events/exceptions/%s", faults[i]);
+		char *sel = xasprintf("exceptions:%s", faults[i]);
+
+		if (tfs_exists(NULL, path) && evsel_add(&a->ev.list, sel))
+			argp_error(state, "%s", tr_failure());
+		free(path);
+		free(sel);
+	}
+	strv_push(&a->setup.triggers, "sched:sched_switch:stacktrace if prev_state & 255");
+}
+
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
 	struct args *a = state->input;
@@ -294,6 +324,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'T':
 		/* The buffer's option, as -O stacktrace: it follows -B. */
 		strv_push(&a->setup.options, "stacktrace");
+		return 0;
+	case OPT_PROFILE:
+		add_profile(state, a);
 		return 0;
 	case OPT_MODULE: {
 		char *f;

@@ -17,6 +17,7 @@
 #include <event-parse.h>
 
 #include "btf.h"
+#include "fmt-tprof.h"
 #include "fmt.h"
 
 struct input {
@@ -320,6 +321,51 @@ static int print_mem(struct run *x)
 		fmt_mem_print(mem, x->out);
 	}
 	fmt_mem_free(mem);
+	return r;
+}
+
+static void tprof_name(void *arg, unsigned nr, const char *name)
+{
+	fmt_tprof_syscall_name(arg, nr, name);
+}
+
+/* --profile: every record of every buffer, in time order, into the task profile. */
+static int print_profile(struct run *x)
+{
+	struct tep_handle *tep = tfile_tep(x->in[0].tf);
+	struct fmt_tprof *p = fmt_tprof_new();
+	struct fmt_tprof_src *src = fmt_tprof_src_new(tep, p);
+	struct fmt_tprof_opts o = { x->r->by_comm, fmt_tprof_src_sym, tep };
+	struct fmt_merge *m;
+	struct tfile_event *ev;
+	uint64_t last = 0;
+	struct cur *c;
+	int r = 0;
+
+	if (!src) {
+		fmt_tprof_free(p);
+		return tr_fail(-ENOENT, "'%s' has no sched_switch events to profile (record "
+					"--profile)", tfile_path(x->in[0].tf));
+	}
+	tfile_load_kallsyms(x->in[0].tf);
+	/* The names of this machine's system calls: a recording is mostly read where it was made. */
+	syscall_names(tprof_name, p);
+	m = fmt_merge_new();
+	for (size_t i = 0; i < x->ncur && !r; i++)
+		r = fmt_merge_add(m, cur_next, &x->cur[i], &x->cur[i]);
+	while (!r && (r = fmt_merge_next(m, &ev, (void **)&c)) == 1) {
+		r = 0;
+		fmt_tprof_src_event(src, ev);
+		last = ev->ts > last ? ev->ts : last;
+	}
+	fmt_merge_free(m);
+	if (r >= 0) {
+		r = 0;
+		fmt_tprof_end(p, last);
+		fmt_tprof_print(p, x->out, &o);
+	}
+	fmt_tprof_src_free(src);
+	fmt_tprof_free(p);
 	return r;
 }
 
@@ -849,6 +895,10 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 	}
 	if (r->mem) {
 		err = print_mem(&x);
+		goto out;
+	}
+	if (r->profile) {
+		err = print_profile(&x);
 		goto out;
 	}
 	/* Learn names first: a damaged file is then found before anything is printed. */
