@@ -271,7 +271,8 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		more[i] = (struct rec_file_buf){ session_more_rec(sess, i), o->more[i].inst,
 						 session_more_stats_before(sess, i) };
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
-			   o->file_flags, snap, more, o->nmore, session_clocks(sess), &res->sum);
+			   o->file_flags, snap, more, o->nmore, session_clocks(sess), o->ts_offset,
+			   &res->sum);
 	/* The spool goes once the file is whole on disk, not before. */
 	if (spool && (r || (fdatasync(o->fd) && errno != EINVAL))) {
 		res->spool_kept = true;
