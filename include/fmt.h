@@ -335,6 +335,8 @@ struct fmt_report {
 	bool list_events;		/* --events */
 	bool stat;			/* --stat */
 	bool mem;			/* --mem: fmt_mem's table, one input */
+	bool profile;			/* --profile: the task profile (fmt-tprof.h), one input */
+	bool by_comm;			/* --by-comm: its tasks merged by name */
 	bool first, last;		/* --first-event, --last-event */
 	bool header;			/* --header: the kernel's trace file header, not "cpus=N" */
 	/* --buffer: only these buffers ("top" is the top level); empty = all */

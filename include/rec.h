@@ -246,13 +246,16 @@ struct rec_file_buf {
  * time, each a BUFFER of its name after in's (the top level first, empty
  * when in is an instance); their events' formats come from their
  * set_event too, and sum counts them with in's.  clocks, if not NULL, holds the clock pairing's start
- * (rec_clock_pair() below).  Fills sum; returns 0 or -errno with
+ * (rec_clock_pair() below); with REC_FILE_DATE the file gets its wall-clock
+ * offset from it (the DATE option, in microseconds, as trace-cmd record
+ * --date writes it), and a ts_offset other than 0 is stored as the OFFSET
+ * option (ns, as --ts-offset).  Readers add both to every timestamp.  Fills sum; returns 0 or -errno with
  * tr_fail() set.
  */
 int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv *events,
 		   const struct rec_kstats *before, unsigned flags, struct rec *snap,
 		   const struct rec_file_buf *more, size_t nmore,
-		   const struct tfile_clocks *clocks, struct rec_summary *sum);
+		   const struct tfile_clocks *clocks, int64_t ts_offset, struct rec_summary *sum);
 
 /*
  * The clock pairing: the instance's trace clock (per_cpu/cpu0/stats "now
@@ -274,6 +277,8 @@ enum {
 	REC_FORMATS_FROM_DATA = 1 << 1,
 	/* Write trace.dat version 7 (version 6 without it). */
 	REC_FILE_V7 = 1 << 2,
+	/* Store the wall-clock offset (the DATE option): reports print dates. */
+	REC_FILE_DATE = 1 << 3,
 };
 /* v7's compression (enum tfw_zip) goes in the flags' top byte. */
 #define REC_ZIP(z) ((unsigned)(z) << 24)
@@ -434,7 +439,8 @@ struct rec_record_opts {
 	const char *run_user;
 	uid_t run_uid;
 	gid_t run_gid;
-	unsigned file_flags;		/* REC_FILE_V7 | REC_ZIP(z), or 0 for v6 */
+	unsigned file_flags;		/* REC_FILE_V7 | REC_ZIP(z) | REC_FILE_DATE, or 0 for v6 */
+	int64_t ts_offset;		/* stored as the OFFSET option (rec_write_file()) */
 	/* Called every REC_PROGRESS_MS while recording, or NULL. */
 	void (*progress)(void *arg, const struct rec_progress *p);
 	void *progress_arg;

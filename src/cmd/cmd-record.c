@@ -67,6 +67,8 @@ struct args {
 	size_t ndone;
 	const char *instance;	/* --instance: the whole command in one instance */
 	bool keep, ignore_missing, poll;
+	bool date, has_ts_offset;	/* --date, --ts-offset */
+	int64_t ts_offset;
 	bool module;		/* --module in the buffer being read */
 	int rt_prio;
 	unsigned idle_ms;
@@ -87,7 +89,7 @@ struct args {
 };
 
 enum { OPT_FAIL_ON_LOSS = 0x100, OPT_INSTANCE, OPT_POLL, OPT_TEMP, OPT_MODULE, OPT_USER,
-       OPT_FLUSH_INTERVAL, OPT_MAX_SIZE, OPT_PSK };
+       OPT_FLUSH_INTERVAL, OPT_MAX_SIZE, OPT_PSK, OPT_PROFILE, OPT_DATE, OPT_TS_OFFSET };
 
 static const struct argp_option options[] = {
 	{ NULL, 'B', "NAME", 0, "Record the instance NAME as a buffer of its own: the options "
@@ -114,6 +116,10 @@ static const struct argp_option options[] = {
 	  "error: the others are recorded", 0 },
 	{ "stacktrace", 'T', NULL, 0, "A kernel stack trace with every event of the buffer "
 	  "(the stacktrace option)", 0 },
+	{ "profile", OPT_PROFILE, NULL, 0, "Record what tr report --profile reads, in the buffer "
+	  "(as -e after -B): sched_switch with the stack of each blocking one (a stacktrace "
+	  "trigger), sched_wakeup, raw_syscalls and, where the kernel has them, the page fault "
+	  "events", 0 },
 	{ "module", OPT_MODULE, "MOD", 0, "Function tracers: trace only the functions of module "
 	  "MOD (set_ftrace_filter :mod:MOD). Repeatable", 0 },
 	{ "rt-prio", 'r', "PRIO", 0, "Run the readers at SCHED_FIFO priority PRIO (1-99) "
@@ -126,6 +132,11 @@ static const struct argp_option options[] = {
 	  "output's directory)", 0 },
 	{ "user", OPT_USER, "USER", 0, "Run COMMAND as USER (its uid, gid and groups); tracing "
 	  "stays root's", 0 },
+	{ "date", OPT_DATE, NULL, 0, "Store the wall-clock time of the trace clock's zero, so "
+	  "reports (tr's and trace-cmd's) print timestamps as dates: seconds since the epoch "
+	  "(trace-cmd's --date; a clock in nanoseconds)", 0 },
+	{ "ts-offset", OPT_TS_OFFSET, "NS", 0, "Store NS nanoseconds (may be negative) to add to "
+	  "every timestamp when the file is read (trace-cmd's --ts-offset)", 0 },
 	{ "flush-interval", OPT_FLUSH_INTERVAL, "TIME", 0, "Write what was read to FILE.spool "
 	  "at least this often (default 1s), for tr restore after a crash", 0 },
 	{ "max-size", OPT_MAX_SIZE, "SIZE", 0, "Stop before FILE grows past SIZE (k, M, G)", 0 },
@@ -232,7 +243,33 @@ static void check_buffers(struct argp_state *state, struct args *a)
 	setup_free(&all);
 }
 
-/* Did --module (or -l GLOB:mod:MOD) filter a buffer's functions by module? */
+/*
+ * --profile: the events fmt-tprof reads, in the buffer being read.  The
+ * stack of a switch is wanted only where the task blocks (prev_state has
+ * a state bit; 0 and 0x100 are preemptions), and a trigger with a filter
+ * writes it after the event, where the profile looks for it.
+ */
+static void add_profile(struct argp_state *state, struct args *a)
+{
+	static const char *const always[] = { "sched:sched_switch", "sched:sched_wakeup",
+					      "raw_syscalls:sys_enter", "raw_syscalls:sys_exit" };
+	static const char *const faults[] = { "page_fault_user", "page_fault_kernel" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(always); i++)
+		if (evsel_add(&a->ev.list, always[i]))
+			argp_error(state, "%s", tr_failure());
+	for (size_t i = 0; i < ARRAY_SIZE(faults); i++) {
+		char *path = xasprintf("events/exceptions/%s", faults[i]);
+		char *sel = xasprintf("exceptions:%s", faults[i]);
+
+		if (tfs_exists(NULL, path) && evsel_add(&a->ev.list, sel))
+			argp_error(state, "%s", tr_failure());
+		free(path);
+		free(sel);
+	}
+	strv_push(&a->setup.triggers, "sched:sched_switch:stacktrace if prev_state & 255");
+}
+
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
 	struct args *a = state->input;
@@ -294,6 +331,21 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'T':
 		/* The buffer's option, as -O stacktrace: it follows -B. */
 		strv_push(&a->setup.options, "stacktrace");
+		return 0;
+	case OPT_PROFILE:
+		add_profile(state, a);
+		return 0;
+	case OPT_DATE:
+		if (a->has_ts_offset)
+			argp_error(state, "--date and --ts-offset exclude each other");
+		a->date = true;
+		return 0;
+	case OPT_TS_OFFSET:
+		if (a->date)
+			argp_error(state, "--date and --ts-offset exclude each other");
+		if (parse_i64(arg, &a->ts_offset))
+			argp_error(state, "bad time offset '%s' (nanoseconds, e.g. -1500000)", arg);
+		a->has_ts_offset = true;
 		return 0;
 	case OPT_MODULE: {
 		char *f;
@@ -501,9 +553,11 @@ static void status_erase(struct status *st)
  */
 static unsigned file_flags(const struct args *a)
 {
+	unsigned date = a->date ? REC_FILE_DATE : 0;
+
 	if (a->ff.version == 6)
-		return 0;
-	return REC_FILE_V7 | REC_ZIP(a->ff.zip < 0 ? TFW_ZIP_ZSTD : a->ff.zip);
+		return date;
+	return REC_FILE_V7 | REC_ZIP(a->ff.zip < 0 ? TFW_ZIP_ZSTD : a->ff.zip) | date;
 }
 
 /* --user: the uid, gid and name COMMAND runs with; a usage error for an unknown user. */
@@ -642,6 +696,7 @@ record:
 						  .max_size = a.max_size,
 						  .net = a.net ? &a.rn : NULL,
 						  .file_flags = file_flags(&a),
+						  .ts_offset = a.ts_offset,
 						  .progress = status_line ? status_draw : NULL,
 						  .progress_arg = &st },
 		       &res)) {

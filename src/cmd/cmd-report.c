@@ -32,7 +32,7 @@ struct args {
 };
 
 enum {
-	OPT_MEM = 0x1f0,
+	OPT_MEM = 0x1f0, OPT_PROFILE, OPT_BY_COMM,
 	OPT_CPU = 0x100, OPT_EVENTS, OPT_STAT, OPT_FIRST, OPT_LAST, OPT_FORMAT, OPT_PLUGINS,
 	OPT_BUFFER, OPT_COMM, OPT_TS_DIFF, OPT_TS_OFFSET, OPT_NO_GRAPH, OPT_IRQ_INFO,
 	OPT_GRAPH_OPT, OPT_HEADER,
@@ -90,6 +90,12 @@ static const struct argp_option options[] = {
 	{ "mem", OPT_MEM, NULL, 0, "Slab allocations per call site from kmem events (trace-cmd's "
 	  "mem): allocs, bytes requested and allocated, waste, frees, still allocated at the "
 	  "end", 0 },
+	{ "profile", OPT_PROFILE, NULL, 0, "Per task, from the scheduler's events (record "
+	  "--profile): time run, runnable (preempted, and wake-up to run) and blocked per state, "
+	  "with their distributions; system calls and page faults if recorded; the stacks it "
+	  "blocked at if sched_switch had them (record -T)", 0 },
+	{ "by-comm", OPT_BY_COMM, NULL, 0, "With --profile: one entry per task name, its tasks' "
+	  "figures added", 0 },
 	{ "first-event", OPT_FIRST, NULL, 0, "Only the first event of each CPU", 0 },
 	{ "last-event", OPT_LAST, NULL, 0, "Only the last event of each CPU", 0 },
 	{ 0 }
@@ -244,6 +250,12 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_MEM:
 		a->r.mem = true;
 		return 0;
+	case OPT_PROFILE:
+		a->r.profile = true;
+		return 0;
+	case OPT_BY_COMM:
+		a->r.by_comm = true;
+		return 0;
 	case OPT_FIRST:
 		a->r.first = true;
 		return 0;
@@ -255,11 +267,16 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		add_input(a, arg);
 		return 0;
 	case ARGP_KEY_END:
-		if (a->r.list_events + a->r.stat + a->r.mem + (a->r.first || a->r.last) > 1)
-			argp_error(state, "--events, --stat, --mem and --first-event/--last-event "
-					  "exclude each other");
+		if (a->r.list_events + a->r.stat + a->r.mem + a->r.profile +
+		    (a->r.first || a->r.last) > 1)
+			argp_error(state, "--events, --stat, --mem, --profile and "
+					  "--first-event/--last-event exclude each other");
 		if (a->r.mem && (a->format || a->r.inputs.n > 1))
 			argp_error(state, "--mem reads one file and prints its own table");
+		if (a->r.profile && (a->format || a->r.inputs.n > 1))
+			argp_error(state, "--profile reads one file and prints its own table");
+		if (a->r.by_comm && !a->r.profile)
+			argp_error(state, "--by-comm goes with --profile");
 		if (a->r.invert && !a->r.filters.n)
 			argp_error(state, "-v goes with -F");
 		if (a->format && (a->r.list_events || a->r.stat))

@@ -17,6 +17,7 @@
 #include <event-parse.h>
 
 #include "btf.h"
+#include "fmt-tprof.h"
 #include "fmt.h"
 
 struct input {
@@ -328,6 +329,51 @@ static int print_mem(struct run *x)
 	return r;
 }
 
+static void tprof_name(void *arg, unsigned nr, const char *name)
+{
+	fmt_tprof_syscall_name(arg, nr, name);
+}
+
+/* --profile: every record of every buffer, in time order, into the task profile. */
+static int print_profile(struct run *x)
+{
+	struct tep_handle *tep = tfile_tep(x->in[0].tf);
+	struct fmt_tprof *p = fmt_tprof_new();
+	struct fmt_tprof_src *src = fmt_tprof_src_new(tep, p);
+	struct fmt_tprof_opts o = { x->r->by_comm, fmt_tprof_src_sym, tep };
+	struct fmt_merge *m;
+	struct tfile_event *ev;
+	uint64_t last = 0;
+	struct cur *c;
+	int r = 0;
+
+	if (!src) {
+		fmt_tprof_free(p);
+		return tr_fail(-ENOENT, "'%s' has no sched_switch events to profile (record "
+					"--profile)", tfile_path(x->in[0].tf));
+	}
+	tfile_load_kallsyms(x->in[0].tf);
+	/* The names of this machine's system calls: a recording is mostly read where it was made. */
+	syscall_names(tprof_name, p);
+	m = fmt_merge_new();
+	for (size_t i = 0; i < x->ncur && !r; i++)
+		r = fmt_merge_add(m, cur_next, &x->cur[i], &x->cur[i]);
+	while (!r && (r = fmt_merge_next(m, &ev, (void **)&c)) == 1) {
+		r = 0;
+		fmt_tprof_src_event(src, ev);
+		last = ev->ts > last ? ev->ts : last;
+	}
+	fmt_merge_free(m);
+	if (r >= 0) {
+		r = 0;
+		fmt_tprof_end(p, last);
+		fmt_tprof_print(p, x->out, &o);
+	}
+	fmt_tprof_src_free(src);
+	fmt_tprof_free(p);
+	return r;
+}
+
 /* --first-event / --last-event: one line per buffer and CPU. */
 static int print_ends(struct run *x)
 {
@@ -472,26 +518,109 @@ static void print_info(FILE *o, struct tfile *tf)
 	fputc('\n', o);
 }
 
+/* Add one input's counts by event id to counts[], by name (files may number events apart). */
+static void add_counts(struct run *x, size_t i, const uint64_t *by_id, struct ev_count **counts,
+		       size_t *ncounts)
+{
+	for (int id = 0; id < 65536; id++) {
+		const char *sys, *name;
+		char *full;
+		size_t k;
+
+		if (!by_id[id])
+			continue;
+		name = fmt_src_event_name(x->in[i].src, id, &sys);
+		if (name)
+			full = xasprintf("%s:%s", sys, name);
+		else
+			full = xasprintf("(unknown id %d)", id);
+		for (k = 0; k < *ncounts && strcmp((*counts)[k].name, full); k++)
+			;
+		if (k < *ncounts) {
+			(*counts)[k].n += by_id[id];
+			free(full);
+			continue;
+		}
+		*counts = xrealloc(*counts, (*ncounts + 1) * sizeof(**counts));
+		(*counts)[(*ncounts)++] = (struct ev_count){ .name = full, .n = by_id[id] };
+	}
+}
+
+static void free_counts(struct ev_count *counts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(counts[i].name);
+	free(counts);
+}
+
+/*
+ * A file with several buffers: each one's events and losses over its
+ * CPUs, and its counts per event (by_buf[b], by event id).
+ */
+static void print_buffer_stats(struct run *x, size_t i, uint64_t **by_buf)
+{
+	const struct tfile *tf = x->in[i].tf;
+
+	for (int b = 0; b < tfile_nbuffers(tf); b++) {
+		const struct tfile_buffer *tb = tfile_buffer(tf, b);
+		uint64_t events = 0, lost = 0;
+		struct ev_count *counts = NULL;
+		size_t ncounts = 0;
+		bool unknown = false;
+
+		if (!buffer_wanted(x->r, tb))
+			continue;
+		for (size_t k = 0; k < x->ncur; k++) {
+			struct cur *c = &x->cur[k];
+
+			if (c->in != &x->in[i] || c->buffer != b)
+				continue;
+			events += c->events;
+			lost += c->lost;
+			unknown |= c->lost_unknown;
+		}
+		fprintf(x->out, "  %-20s %12" PRIu64 " events %10" PRIu64 " lost%s%s%s\n",
+			tb->name[0] ? tb->name : "(top)", events, lost, unknown ? " (and more)" : "",
+			x->nin > 1 ? "  " : "", x->nin > 1 ? tfile_path(tf) : "");
+		if (by_buf[b])
+			add_counts(x, i, by_buf[b], &counts, &ncounts);
+		if (ncounts > 1)
+			qsort(counts, ncounts, sizeof(*counts), cmp_count);
+		for (size_t k = 0; k < ncounts; k++)
+			fprintf(x->out, "    %-38s %12" PRIu64 "\n", counts[k].name, counts[k].n);
+		free_counts(counts, ncounts);
+	}
+}
+
 static int print_stat(struct run *x)
 {
 	FILE *o = x->out;
 	uint64_t total = 0, lost = 0, first = UINT64_MAX, last = 0;
-	bool lost_unknown = false;
+	bool lost_unknown = false, several = false;
 	struct ev_count *counts = NULL;
 	size_t ncounts = 0;
 	struct tfile_event ev;
+	uint64_t ***by_buf = xcalloc(x->nin, sizeof(*by_buf));
 	int r = 0;
 
 	for (size_t i = 0; i < x->nin; i++)
 		print_info(o, x->in[i].tf);
 	for (size_t i = 0; i < x->nin && !r; i++) {
 		uint64_t *by_id = xcalloc(65536, sizeof(*by_id));
+		int nbuf = tfile_nbuffers(x->in[i].tf);
 
+		by_buf[i] = xcalloc(nbuf, sizeof(*by_buf[i]));
 		for (size_t k = 0; k < x->ncur; k++) {
 			struct cur *c = &x->cur[k];
+			uint64_t *bb = NULL;
 
 			if (c->in != &x->in[i])
 				continue;
+			if (nbuf > 1) {
+				if (!by_buf[i][c->buffer])
+					by_buf[i][c->buffer] = xcalloc(65536, sizeof(uint64_t));
+				bb = by_buf[i][c->buffer];
+			}
 			while ((r = cur_read(c, &ev)) == 1) {
 				int id;
 
@@ -508,6 +637,8 @@ static int print_stat(struct run *x)
 				if (ev.ts > last)
 					last = ev.ts;
 				by_id[id < 0 ? 0 : id]++;
+				if (bb)
+					bb[id < 0 ? 0 : id]++;
 			}
 			if (r < 0)
 				break;
@@ -516,28 +647,8 @@ static int print_stat(struct run *x)
 			lost += c->lost;
 			lost_unknown |= c->lost_unknown;
 		}
-		for (int id = 0; id < 65536 && !r; id++) {
-			const char *sys, *name;
-			char *full;
-			size_t k;
-
-			if (!by_id[id])
-				continue;
-			name = fmt_src_event_name(x->in[i].src, id, &sys);
-			if (name)
-				full = xasprintf("%s:%s", sys, name);
-			else
-				full = xasprintf("(unknown id %d)", id);
-			for (k = 0; k < ncounts && strcmp(counts[k].name, full); k++)
-				;
-			if (k < ncounts) {
-				counts[k].n += by_id[id];
-				free(full);
-				continue;
-			}
-			counts = xrealloc(counts, (ncounts + 1) * sizeof(*counts));
-			counts[ncounts++] = (struct ev_count){ .name = full, .n = by_id[id] };
-		}
+		if (!r)
+			add_counts(x, i, by_id, &counts, &ncounts);
 		free(by_id);
 	}
 	if (r < 0)
@@ -576,10 +687,22 @@ static int print_stat(struct run *x)
 	fprintf(o, "per event:\n");
 	for (size_t i = 0; i < ncounts; i++)
 		fprintf(o, "  %-40s %12" PRIu64 "\n", counts[i].name, counts[i].n);
+	for (size_t i = 0; i < x->nin; i++)
+		several |= tfile_nbuffers(x->in[i].tf) > 1;
+	if (several) {
+		fprintf(o, "per buffer:\n");
+		for (size_t i = 0; i < x->nin; i++)
+			if (tfile_nbuffers(x->in[i].tf) > 1)
+				print_buffer_stats(x, i, by_buf[i]);
+	}
 out:
-	for (size_t i = 0; i < ncounts; i++)
-		free(counts[i].name);
-	free(counts);
+	free_counts(counts, ncounts);
+	for (size_t i = 0; i < x->nin; i++) {
+		for (int b = 0; by_buf[i] && b < tfile_nbuffers(x->in[i].tf); b++)
+			free(by_buf[i][b]);
+		free(by_buf[i]);
+	}
+	free(by_buf);
 	return r;
 }
 
@@ -854,6 +977,10 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 	}
 	if (r->mem) {
 		err = print_mem(&x);
+		goto out;
+	}
+	if (r->profile) {
+		err = print_profile(&x);
 		goto out;
 	}
 	/* Learn names first: a damaged file is then found before anything is printed. */

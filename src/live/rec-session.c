@@ -272,7 +272,8 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 						 session_more_stats_before(sess, i) };
 	shed = spool && rec_spool_make_room(spool, o->fd);
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
-			   o->file_flags, snap, more, o->nmore, session_clocks(sess), &res->sum);
+			   o->file_flags, snap, more, o->nmore, session_clocks(sess), o->ts_offset,
+			   &res->sum);
 	/* The spool goes once the file is whole on disk, not before (nor is kept unrestorable). */
 	if (spool && !shed && (r || (fdatasync(o->fd) && errno != EINVAL))) {
 		res->spool_kept = true;

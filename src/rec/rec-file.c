@@ -68,6 +68,33 @@ int rec_clock_pair(const struct tfs_inst *in, int i, struct tfile_clocks *c)
 }
 
 /*
+ * --date: the wall clock less the trace clock at the start, in
+ * microseconds (trace-cmd's DATE option), so a report's times are dates;
+ * --ts-offset: its nanoseconds as the OFFSET option.  Both are text that
+ * readers take with strtoll(, 0): a signed decimal suits them.
+ */
+static void add_time_options(struct tfw_meta *m, unsigned flags, const struct tfile_clocks *c,
+			     int64_t ts_offset)
+{
+	char text[32];
+
+	if (flags & REC_FILE_DATE) {
+		if (c && c->valid) {
+			long long us = ((long long)c->real[0] - (long long)c->trace[0]) / 1000;
+
+			snprintf(text, sizeof(text), "%lld", us);
+			tfw_meta_add_option(m, TFW_OPT_DATE, text, strlen(text) + 1);
+		} else {
+			tr_warn("--date: the trace clock does not count nanoseconds: no date stored");
+		}
+	}
+	if (ts_offset) {
+		snprintf(text, sizeof(text), "%lld", (long long)ts_offset);
+		tfw_meta_add_option(m, TFW_OPT_OFFSET, text, strlen(text) + 1);
+	}
+}
+
+/*
  * The pairing goes after the VERSION option's text options, as a third
  * NUL-terminated string (the second is written even when empty):
  * "clock-pairing T B M R T B M R", start then end.  trace-cmd reads the
@@ -347,7 +374,7 @@ static void summarize_more(const struct rec_file_buf *b, struct rec_summary *sum
 int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv *events,
 		   const struct rec_kstats *before, unsigned flags, struct rec *snap,
 		   const struct rec_file_buf *more, size_t nmore,
-		   const struct tfile_clocks *clocks, struct rec_summary *sum)
+		   const struct tfile_clocks *clocks, int64_t ts_offset, struct rec_summary *sum)
 {
 	int ncpus = rec_ncpus(r), e;
 	struct rec_kstats *after = xcalloc(ncpus ? ncpus : 1, sizeof(*after));
@@ -409,6 +436,7 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		if (!rec_clock_pair(in, 1, &pair))
 			add_clock_pairing(&m, &pair);
 	}
+	add_time_options(&m, flags, clocks, ts_offset);
 	summarize(r, ncpus, before, after, flags, sum);
 	if (nmore) {
 		sum->nbufs = nmore + 1;

@@ -2,7 +2,8 @@
 /*
  * Fuzz target: the trace.dat reader and the formatter, as `tr report` runs
  * them.  The input is a whole trace.dat; the hash of its tail picks text,
- * raw text, JSON, CSV, --stat, --first/--last-event or --events.
+ * raw text, JSON, CSV, --stat, --first/--last-event, --events, --mem or
+ * --profile (by task or by name).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,7 +19,7 @@ static void run(const char *path, uint32_t h)
 	FILE *out;
 
 	strv_push(&r.inputs, path);
-	switch (h % 8) {
+	switch (h % 11) {
 	case 0: break;
 	case 1: r.plugins = true; break;	/* libtraceevent's plugins print these */
 	case 2: r.fo.raw = true; r.fo.ns = true; break;
@@ -27,6 +28,9 @@ static void run(const char *path, uint32_t h)
 	case 5: r.stat = true; break;
 	case 6: r.first = r.last = true; break;
 	case 7: r.list_events = true; break;
+	case 8: r.mem = true; break;
+	case 9: r.profile = true; break;
+	case 10: r.profile = r.by_comm = true; break;
 	}
 	if (h & 0x100)
 		strv_push(&r.filters, "common_pid != 1");
@@ -43,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* The replay of the hostile set wants every mode of each file, not the hash's one. */
 	if (getenv("TR_FUZZ_ALL_MODES")) {
-		for (uint32_t m = 0; m < 8; m++)
+		for (uint32_t m = 0; m < 11; m++)
 			run(path, m | (m & 1 ? 0x100 : 0));
 		return 0;
 	}

@@ -79,7 +79,21 @@ test_expect_success 'trace-cmd report reads the same buffers' '
 test_expect_success 'report --stat names the buffers and counts each' '
 	tr report --stat -i multi.dat >stat &&
 	test_grep -E "^buffers: +\(top\) $a $b$" stat &&
-	test_grep -E "buffer $a$" stat && test_grep -E "buffer $b$" stat
+	test_grep -E "buffer $a$" stat && test_grep -E "buffer $b$" stat &&
+	# Per buffer: its counts of sched events as the report of that buffer alone has
+	# them, and an events total that adds up its lines.
+	sed -n "/^per buffer:/,\$p" stat >per &&
+	for buf in top "$a" "$b"; do
+		name=$buf && [ "$buf" != top ] || name="(top)"
+		tr report --buffer "$buf" -i multi.dat | grep -oE " sched_[a-z_]+: " | tr -d " :" |
+			sort | uniq -c | awk "{ print \"sched:\" \$2, \$1 }" >expect &&
+		test -s expect &&
+		awk -v n="$name" "\$1 == n && \$3 == \"events\" { p = 1; next }
+			p && /^    / { print \$1, \$2; next } { p = 0 }" per >got &&
+		grep "^sched:" got | sort >actual && test_cmp expect actual &&
+		total=$(awk -v n="$name" "\$1 == n && \$3 == \"events\" { print \$2 }" per) &&
+		test "$total" = "$(awk "{ t += \$2 } END { print t + 0 }" got)" || return 1
+	done
 '
 
 test_expect_success 'the summary has a line per buffer' '
