@@ -622,6 +622,9 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 		struct tfile_tsync t;
 		char why[128];
 
+		/* As trace-cmd: one without room for its header says nothing. */
+		if (n < 16)
+			return 0;
 		if (tfile_tsync_parse(p, n, tf->info.big_endian, &t, why, sizeof(why)))
 			return tfile_bad(tf, -EBADMSG, 0, "corrupt option TIME_SHIFT at offset %llu: %s",
 					 (unsigned long long)off, why);
