@@ -486,9 +486,9 @@ def main():
                 struct.pack_into('<' + {2: 'H', 4: 'I', 8: 'Q'}[size], b, off, v)
                 put('tsync-absurd-%s-%03d-%x.dat' % (name, i, v), b)
     # Times and offsets at the ends of 64 bits: the interpolation wraps, no trap.
-    big = 2**63 - 1
-    for label, smp in (('ends', ((-big - 1, -big - 1, -1, 0), (big, big, -1, 63))),
-                       ('minus1', ((-big - 1, 0, 1, 0), (big, big, 1, 0))),
+    i64max = 2**63 - 1
+    for label, smp in (('ends', ((-i64max - 1, -i64max - 1, -1, 0), (i64max, i64max, -1, 63))),
+                       ('minus1', ((-i64max - 1, 0, 1, 0), (i64max, i64max, 1, 0))),
                        ('frac64', ((0, 0, 1, 64), (10, 0, 1, 0)))):
         put('tsync-%s-v7.dat' % label, v7(base(opts=tsync_opts(samples=smp))).b)
     # The CPU count option alone: v6 refuses more than 65,536; v7 must too (defect 10).
