@@ -199,6 +199,11 @@ bool fmt_clock_in_ns(const char *clock);
  */
 void fmt_src_cpus(struct fmt_src *s, int ncpus);
 /*
+ * The file (machine) the source's events come from, for JSON's "file" key
+ * when several files are merged; NULL for none (the default).
+ */
+void fmt_src_file(struct fmt_src *s, const char *name);
+/*
  * The trace options the recording had that shape the text, as a file
  * stores them (tfile_info()->graph_opts: "funcgraph-cpu\nnofuncgraph-proc\n
  * sym-offset\n..."): funcgraph-*, and sym-offset, sym-addr and print-parent

@@ -54,6 +54,61 @@ struct tfile_clocks {
 	uint64_t trace[2], boot[2], mono[2], real[2];
 };
 
+/*
+ * trace-cmd's host-guest time sync (the TIME_SHIFT option, which the host
+ * writes into each guest's file): per guest CPU, samples of the offset
+ * (and scaling) from the guest's clock to the host's, taken at guest
+ * times.  A guest timestamp ts on CPU c becomes, with samples a and b
+ * around it (the first two or the last two outside them):
+ *
+ *   cor = a.offset                                          without INTERPOLATE
+ *   cor = a.offset + ((ts - a.time) * (b.offset - a.offset) + d / 2) / d,
+ *         d = b.time - a.time                               with INTERPOLATE
+ *   host = ((ts * a.scaling) >> a.fraction) + cor
+ *
+ * in 64-bit two's complement with C's division, as trace-cmd computes it
+ * (so a file reads the same in both); one sample is ts + offset, unscaled;
+ * a CPU without samples, or past the array, keeps its time.  The samples
+ * are sorted by time, the first of equal times kept.
+ */
+struct tfile_ts_sample {
+	int64_t time, offset, scaling, fraction;
+};
+
+struct tfile_tsync {
+	uint64_t peer_id;	/* the host's trace id (its TRACEID option) */
+	uint32_t flags;		/* TFILE_TSYNC_INTERPOLATE */
+	int ncpus;
+	struct tfile_tsync_cpu {
+		uint32_t n;
+		struct tfile_ts_sample *s;
+	} *cpus;
+	uint64_t nsamples;	/* of all CPUs */
+};
+
+#define TFILE_TSYNC_INTERPOLATE 0x1
+
+/*
+ * Parse a TIME_SHIFT option's n bytes: 0, or -EBADMSG with why (a phrase,
+ * "the samples of CPU 1 run past the option") and *out empty.  Every count
+ * is checked against the bytes there; a fraction outside 0-63 is refused
+ * (no shift of a 64-bit time is that).  The fractions may be missing
+ * altogether (trace-cmd 2.9 wrote none): then they are 0.
+ */
+int tfile_tsync_parse(const uint8_t *p, size_t n, bool big_endian, struct tfile_tsync *out,
+		      char *why, size_t whylen);
+void tfile_tsync_free(struct tfile_tsync *t);
+/* A guest timestamp of CPU cpu on the host's clock. */
+uint64_t tfile_tsync_apply(const struct tfile_tsync *t, int cpu, uint64_t ts);
+
+/* A GUEST option (in the host's file): a guest recorded with it. */
+struct tfile_guest {
+	char *name;
+	uint64_t trace_id;	/* the guest file's TRACEID */
+	int nvcpus;
+	int *pids;		/* per guest CPU: the host task that ran it (0: not said) */
+};
+
 /* The file's metadata, for --stat. */
 struct tfile_info {
 	int version;
@@ -76,6 +131,15 @@ struct tfile_info {
 	 */
 	char *graph_opts;
 	struct tfile_clocks clocks;	/* valid when tr record stored a pairing */
+	bool has_trace_id;	/* TRACEID: the recording's id, which its guests' */
+	uint64_t trace_id;	/*   TIME_SHIFT options name as their peer */
+	/*
+	 * TIME_SHIFT: this is a guest's file and its cursors' times are on the
+	 * host's clock (ev->raw_ts keeps the guest's); NULL otherwise.
+	 */
+	struct tfile_tsync *tsync;
+	struct tfile_guest *guests;	/* GUEST options (well-formed ones), file order */
+	int nguests;
 	struct strv options;	/* names of the options present */
 	struct strv cpustats;	/* per_cpu/cpuN/stats at record time */
 	uint64_t file_size;

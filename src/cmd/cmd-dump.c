@@ -65,6 +65,38 @@ static const char *buffer_label(const struct tfile_buffer *b)
 	return b->name[0] ? b->name : "(top)";
 }
 
+/* The several-machine options, decoded (trace-cmd dump shows them so). */
+static void print_machines(const struct tfile_info *in)
+{
+	const struct tfile_tsync *t = in->tsync;
+
+	if (in->has_trace_id)
+		printf("trace id:     0x%" PRIx64 "\n", in->trace_id);
+	if (t) {
+		printf("time shift:   to the host of trace id 0x%" PRIx64 ", flags 0x%x%s, %d CPUs\n",
+		       t->peer_id, t->flags,
+		       t->flags & TFILE_TSYNC_INTERPOLATE ? " (interpolate)" : "", t->ncpus);
+		for (int c = 0; c < t->ncpus; c++) {
+			printf("  cpu %d: %u samples\n", c, t->cpus[c].n);
+			for (uint32_t i = 0; i < t->cpus[c].n; i++) {
+				const struct tfile_ts_sample *s = &t->cpus[c].s[i];
+
+				printf("    time %" PRId64 "  offset %" PRId64 "  scaling %" PRId64
+				       "  fraction %" PRId64 "\n", s->time, s->offset, s->scaling,
+				       s->fraction);
+			}
+		}
+	}
+	for (int k = 0; k < in->nguests; k++) {
+		const struct tfile_guest *g = &in->guests[k];
+
+		printf("guest:        '%s', trace id 0x%" PRIx64 ", %d vCPUs\n", g->name,
+		       g->trace_id, g->nvcpus);
+		for (int c = 0; c < g->nvcpus; c++)
+			printf("  vcpu %d: host task %d\n", c, g->pids[c]);
+	}
+}
+
 static void print_layout(struct tfile *tf)
 {
 	const struct tfile_info *in = tfile_info(tf);
@@ -97,6 +129,7 @@ static void print_layout(struct tfile *tf)
 	for (size_t i = 0; i < n; i++)
 		printf("  %12" PRIu64 " %12u %4u  %s\n", opt[i].offset, opt[i].size, opt[i].id,
 		       opt[i].name ? opt[i].name : "(unknown)");
+	print_machines(in);
 	printf("buffers:      %d\n", tfile_nbuffers(tf));
 	for (int i = 0; i < tfile_nbuffers(tf); i++) {
 		const struct tfile_buffer *b = tfile_buffer(tf, i);

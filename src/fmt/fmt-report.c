@@ -50,6 +50,13 @@ struct run {
 	size_t ncur;
 };
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 /* The cursor's next record, its time moved by the input's --ts-offset. */
 static int cur_read(struct cur *c, struct tfile_event *ev)
 {
@@ -482,6 +489,90 @@ static void put_clock(FILE *o, const char *clock)
 		fprintf(o, "%.*s", (int)n, clock);
 }
 
+/* The input whose TRACEID a guest's TIME_SHIFT names, or NULL. */
+static struct input *host_of(struct run *x, const struct tfile_tsync *t)
+{
+	for (size_t i = 0; i < x->nin; i++) {
+		const struct tfile_info *in = tfile_info(x->in[i].tf);
+
+		if (in->has_trace_id && in->trace_id == t->peer_id && !in->tsync)
+			return &x->in[i];
+	}
+	return NULL;
+}
+
+/* The name the host's GUEST option gives the guest file tf, or NULL. */
+static const char *guest_name(struct input *host, struct tfile *tf)
+{
+	const struct tfile_info *h = tfile_info(host->tf), *g = tfile_info(tf);
+
+	for (int k = 0; g->has_trace_id && k < h->nguests; k++)
+		if (h->guests[k].trace_id == g->trace_id)
+			return h->guests[k].name;
+	return NULL;
+}
+
+/*
+ * With several files (or a guest's), say whose clock each file's times are
+ * on: a guest's moved to its host's by its time shift, the rest as recorded
+ * (files from tr listen's several hosts: nothing relates their clocks).
+ */
+static void print_clocks(struct run *x)
+{
+	for (size_t i = 0; i < x->nin; i++) {
+		struct tfile *tf = x->in[i].tf;
+		const struct tfile_tsync *t = tfile_info(tf)->tsync;
+		const char *name = base_name(tfile_path(tf));
+		struct input *host;
+		const char *guest;
+
+		if (!t) {
+			if (x->nin > 1)
+				fprintf(x->out, "# %s: clock as recorded\n", name);
+			continue;
+		}
+		host = host_of(x, t);
+		guest = host ? guest_name(host, tf) : NULL;
+		if (host)
+			fprintf(x->out, "# %s: clock moved to %s's", name,
+				base_name(tfile_path(host->tf)));
+		else
+			fprintf(x->out, "# %s: clock moved to its host's (trace id 0x%" PRIx64
+				", not among the files)", name, t->peer_id);
+		if (guest)
+			fprintf(x->out, " (guest '%s')", guest);
+		fprintf(x->out, ", by a time shift of %" PRIu64 " sample%s\n", t->nsamples,
+			t->nsamples == 1 ? "" : "s");
+	}
+}
+
+static void print_tsync_info(FILE *o, const struct tfile_info *in)
+{
+	const struct tfile_tsync *t = in->tsync;
+
+	if (in->has_trace_id)
+		fprintf(o, "trace id:       0x%" PRIx64 "\n", in->trace_id);
+	if (t) {
+		int with = 0;
+
+		for (int c = 0; c < t->ncpus; c++)
+			with += t->cpus[c].n > 0;
+		fprintf(o, "time shift:     to the clock of trace id 0x%" PRIx64 ", %" PRIu64
+			" sample%s on %d CPU%s%s\n", t->peer_id, t->nsamples,
+			t->nsamples == 1 ? "" : "s", with, with == 1 ? "" : "s",
+			t->flags & TFILE_TSYNC_INTERPOLATE ? ", interpolated" : "");
+	}
+	for (int k = 0; k < in->nguests; k++) {
+		const struct tfile_guest *g = &in->guests[k];
+
+		fprintf(o, "guest:          %s, trace id 0x%" PRIx64 ", %d vCPU%s", g->name,
+			g->trace_id, g->nvcpus, g->nvcpus == 1 ? "" : "s");
+		for (int c = 0; c < g->nvcpus && c < 64; c++)
+			fprintf(o, "%s%d", c ? " " : " (host tasks ", g->pids[c]);
+		fprintf(o, "%s\n", !g->nvcpus ? "" : g->nvcpus > 64 ? " ...)" : ")");
+	}
+}
+
 static void print_info(FILE *o, struct tfile *tf)
 {
 	const struct tfile_info *in = tfile_info(tf);
@@ -504,6 +595,7 @@ static void print_info(FILE *o, struct tfile *tf)
 		fprintf(o, "recorded by:    %s\n", in->tracer_version);
 	if (in->ts_offset)
 		fprintf(o, "time offset:    %" PRId64 " ns\n", in->ts_offset);
+	print_tsync_info(o, in);
 	fprintf(o, "event formats:  %d\n", in->nformats);
 	fprintf(o, "options:       ");
 	for (size_t k = 0; k < in->options.n; k++)
@@ -725,13 +817,6 @@ static void print_formats(struct run *x)
 	}
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 static char *file_format(void *ctx, const char *system, const char *name)
 {
 	const char *t = tfile_format(ctx, system, name);
@@ -850,6 +935,8 @@ static int setup_input(struct run *x, struct input *in, int width)
 			fmt_src_vmemmap(in->src, fmt_running_vmemmap());
 	}
 	fmt_src_cpus(in->src, tfile_info(in->tf)->cpus);
+	if (x->nin > 1)
+		fmt_src_file(in->src, base_name(tfile_path(in->tf)));
 	fmt_src_graph_opts(in->src, tfile_info(in->tf)->graph_opts);
 	fmt_src_cmdlines(in->src, tfile_cmdlines(in->tf));
 	fmt_src_tgids(in->src, tfile_tgids(in->tf));
@@ -1008,6 +1095,8 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 					namew = n;
 			}
 		}
+	if (r->fo.kind == FMT_TEXT && !r->fo.lib && !r->first && !r->last)
+		print_clocks(&x);
 	err = print_latency(&x);
 	if (err)
 		goto out;

@@ -133,6 +133,7 @@ struct fmt_src {
 	/* The function_graph view: one printer per buffer (by its prefix pointer). */
 	bool graph_seen;
 	int ncpus;
+	char *file;		/* fmt_src_file: JSON's "file", or NULL */
 	struct fmt_graph_opts gopts;	/* the file's, then fmt_opts.graph_opts */
 	struct { const char *prefix; struct fmt_graph *g; } *graphs;
 	size_t ngraphs;
@@ -397,6 +398,7 @@ void fmt_src_free(struct fmt_src *s)
 	for (size_t i = 0; i < s->ngraphs; i++)
 		fmt_graph_free(s->graphs[i].g);
 	free(s->graphs);
+	free(s->file);
 	free(s->ksym_text);
 	free(s->ksyms);
 	for (size_t i = 0; i < s->kstr_cap; i++)
@@ -1970,6 +1972,10 @@ static void json_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, con
 		puts_(f, ",\"buffer\":");
 		put_json_str(f, prefix, n);
 	}
+	if (s->file) {
+		puts_(f, ",\"file\":");
+		put_json_str(f, s->file, strlen(s->file));
+	}
 	if (!ei->event) {
 		puts_(f, ",\"event\":null}\n");
 		return;
@@ -1992,6 +1998,12 @@ static void json_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, con
 void fmt_src_cpus(struct fmt_src *s, int ncpus)
 {
 	s->ncpus = ncpus;
+}
+
+void fmt_src_file(struct fmt_src *s, const char *name)
+{
+	free(s->file);
+	s->file = name ? xstrdup(name) : NULL;
 }
 
 /*

@@ -166,8 +166,11 @@ static void release_behind(struct tfile_cursor *c, uint64_t upto)
 	c->dropped = upto;
 }
 
-static uint64_t adjust_ts(const struct tfile *tf, uint64_t ts)
+/* In trace-cmd's order: the host's clock, then TSC to ns, then the offsets. */
+static uint64_t adjust_ts(const struct tfile *tf, int cpu, uint64_t ts)
 {
+	if (tf->info.tsync)
+		ts = tfile_tsync_apply(tf->info.tsync, cpu, ts);
 	if (tf->tsc2nsec)
 		ts = (uint64_t)(((unsigned __int128)ts * tf->tsc_mult) >> tf->tsc_shift) +
 		     tf->tsc_offset;
@@ -195,7 +198,7 @@ int tfile_cursor_next(struct tfile_cursor *c, struct tfile_event *ev)
 			r = tfile_page_next(&c->pg, ev, &bad);
 			if (r == 1) {
 				ev->raw_ts = ev->ts;
-				ev->ts = adjust_ts(c->tf, ev->ts);
+				ev->ts = adjust_ts(c->tf, c->cpu->cpu, ev->ts);
 				ev->cpu = c->cpu->cpu;
 				return 1;
 			}

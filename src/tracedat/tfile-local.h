@@ -69,6 +69,9 @@ struct tfile {
 	uint64_t tsc_offset;
 };
 
+/* A GUEST option (tfile-tsync.c): 0, or -EBADMSG for one that is not well formed. */
+int tfile_guest_parse(const uint8_t *p, size_t n, bool big_endian, struct tfile_guest *out);
+
 int tfile_bad(const struct tfile *tf, int err, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 

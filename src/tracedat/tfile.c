@@ -613,6 +613,41 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 			tf->info.cpus = cpus;
 		}
 		return 0;
+	case OPT_TRACEID:
+		/* As trace-cmd: a shorter one says nothing. */
+		if (n >= 8) {
+			tf->info.has_trace_id = true;
+			tf->info.trace_id = swap_n(tf, p, 8);
+		}
+		return 0;
+	case OPT_TIME_SHIFT: {
+		struct tfile_tsync t;
+		char why[128];
+
+		/* As trace-cmd: one without room for its header says nothing. */
+		if (n < 16)
+			return 0;
+		if (tfile_tsync_parse(p, n, tf->info.big_endian, &t, why, sizeof(why)))
+			return tfile_bad(tf, -EBADMSG, 0, "corrupt option TIME_SHIFT at offset %llu: %s",
+					 (unsigned long long)off, why);
+		/* A later one replaces an earlier one, as in trace-cmd. */
+		if (!tf->info.tsync)
+			tf->info.tsync = xcalloc(1, sizeof(*tf->info.tsync));
+		tfile_tsync_free(tf->info.tsync);
+		*tf->info.tsync = t;
+		return 0;
+	}
+	case OPT_GUEST: {
+		struct tfile_guest g;
+
+		/* Only names a guest: a malformed one is left out, as trace-cmd does. */
+		if (tf->info.nguests < 4096 && !tfile_guest_parse(p, n, tf->info.big_endian, &g)) {
+			tf->info.guests = xrealloc(tf->info.guests, (tf->info.nguests + 1) *
+								    sizeof(*tf->info.guests));
+			tf->info.guests[tf->info.nguests++] = g;
+		}
+		return 0;
+	}
 	case OPT_TSC2NSEC:
 		if (n >= 16) {
 			tf->tsc2nsec = true;
@@ -1150,6 +1185,13 @@ void tfile_close(struct tfile *tf)
 	free(tf->info.clock);
 	strv_free(&tf->info.options);
 	strv_free(&tf->info.cpustats);
+	tfile_tsync_free(tf->info.tsync);
+	free(tf->info.tsync);
+	for (int i = 0; i < tf->info.nguests; i++) {
+		free(tf->info.guests[i].name);
+		free(tf->info.guests[i].pids);
+	}
+	free(tf->info.guests);
 	strv_free(&tf->formats);
 	free(tf->cmdlines);
 	free(tf->tgids);

@@ -10,6 +10,9 @@
 #   report-two.dat       version 7, zstd, the top-level buffer and an instance
 #   *.N                  trace-cmd report -N of each
 #   report-v7.plain/.R   trace-cmd report and report -N -R of report-v7.dat
+#   report-marks.dat     version 7, by tr record: 20 numbered markers, the
+#                        top-level buffer (t1111 makes host and guest files
+#                        of it; trace-cmd shifts a guest's top level only)
 #
 # The kallsyms and printk formats are dropped (they are most of a small file), so addresses
 # print as numbers: trace-cmd's expected output is made from the same file.
@@ -79,6 +82,13 @@ for pair in v6:report-v6 v7n:report-v7 v7n:report-v7-zlib lostn:report-lost twon
 	[ "$src" = v6 ] && f=$here/report-v6.dat
 	trace-cmd report -N "$f" >"$here/$dst.N"
 done
+# Markers by tr record (its own instance; the file's top-level buffer).
+"$here/../../tr" record -q -e ftrace:print -o "$tmp/marks.dat" sh -c \
+	'for i in $(seq 1 20); do echo "mark $i" >'"$T"'/trace_marker; sleep 0.01; done'
+"$here/../../tr" convert -q -i "$tmp/marks.dat" --compression none -o "$tmp/marksn.dat"
+python3 "$here/rewrite-dat.py" "$tmp/marksn.dat" "$here/report-marks.dat" --no-kallsyms \
+	--no-printk --keep-pids "$(sed -nE 's/^.*-([0-9]+) +\[[0-9]+\].*mark 1$/\1/p' \
+	<("$here/../../tr" report -i "$tmp/marks.dat"))"
 trace-cmd report "$tmp/v7n.dat" >"$here/report-v7.plain"
 trace-cmd report -N -R "$tmp/v7n.dat" >"$here/report-v7.R"
 [ "$(cat "$T/tracing_on")" = 1 ] || echo "gen: warning: tracing_on is 0 now" >&2

@@ -3,13 +3,24 @@
 # tests can have inputs trace-cmd on this machine cannot write:
 #
 #   rewrite-dat.py IN OUT [--zip none|zlib|zstd] [--no-kallsyms] [--no-printk]
-#                  [--keep-pids PID,...] [--chunk PAGES]
+#                  [--keep-pids PID,...] [--chunk PAGES] [--trace-id ID]
+#                  [--time-shift 'PEER FLAGS CPU...'] [--guest 'NAME ID PID,...']
+#                  [--option ID=HEX]...
 #
 # --zip zlib|zstd (v7 only) compresses every metadata section and the trace
 # data in chunks of --chunk pages, as trace-cmd does; zstd needs the zstd
 # program.  --no-kallsyms and --no-printk drop the kallsyms and the printk
 # formats, which are most of a small file; --keep-pids keeps only those
 # pids' saved_cmdlines.  Written from trace-cmd.dat.v6(5) and v7(5).
+#
+# The several-machine options, added after the others (as trace-cmd's
+# lib/trace-cmd/trace-input.c reads them): --trace-id ID (TRACEID);
+# --time-shift 'PEER FLAGS CPU0 CPU1 ...' (TIME_SHIFT: the host's trace id,
+# 1 to interpolate, and per guest CPU its samples "TIME:OFFSET[:SCALING[:FRAC]]"
+# joined by ',', or '-' for none; --no-frac leaves the fraction bits out, as
+# trace-cmd 2.9 did); --guest 'NAME ID PID0,PID1,...' (GUEST: a guest's name,
+# its file's trace id and the host task of each vCPU); --option ID=HEX any
+# option as raw bytes, for hostile inputs.  Numbers take 0x.
 import struct
 import subprocess
 import sys
@@ -94,6 +105,9 @@ def rewrite_v6(d, r, pos, args):
     if tag == b'options  \0':
         while True:
             oid = r.u(p, 2)
+            if oid == 0:
+                for xid, body in extra_options(args, e):
+                    out += struct.pack(e + 'HI', xid, len(body)) + body
             out += d[p:p + 2]
             p += 2
             if oid == 0:
@@ -106,6 +120,8 @@ def rewrite_v6(d, r, pos, args):
         tag = d[p:p + 10]
         out += tag
         p += 10
+    elif extra_options(args, e):
+        sys.exit('rewrite-dat: this v6 file has no options to add to')
     if tag != b'flyrecord\0':
         sys.exit('rewrite-dat: only flyrecord v6 files')
     tables = [(None, p)] + buffers
@@ -132,6 +148,40 @@ def rewrite_v6(d, r, pos, args):
         struct.pack_into(e + 'QQ', out, at, len(out) if blob else len(out), len(blob))
         out += blob
     return bytes(out)
+
+
+def extra_options(args, e):
+    """The options asked for on the command line: [(id, bytes)]."""
+    out = []
+    num = lambda t: int(t, 0)
+    if args['trace_id'] is not None:
+        out.append((11, struct.pack(e + 'Q', args['trace_id'] & (2**64 - 1))))
+    if args['time_shift'] is not None:
+        f = args['time_shift'].split()
+        cpus = [[] if c == '-' else [[num(v) for v in smp.split(':')] for smp in c.split(',')]
+                for c in f[2:]]
+        body = struct.pack(e + 'QII', num(f[0]) & (2**64 - 1), num(f[1]), len(cpus))
+        for smps in cpus:
+            body += struct.pack(e + 'I', len(smps))
+            for k, dflt in ((0, 0), (1, 0), (2, 1)):
+                for smp in smps:
+                    body += struct.pack(e + 'q', smp[k] if len(smp) > k else dflt)
+        if not args['no_frac']:
+            for smps in cpus:
+                for smp in smps:
+                    body += struct.pack(e + 'q', smp[3] if len(smp) > 3 else 0)
+        out.append((12, body))
+    for g in args['guests']:
+        name, gid, pids = g.split()
+        pids = [num(p) for p in pids.split(',')]
+        body = name.encode() + b'\0' + struct.pack(e + 'QI', num(gid), len(pids))
+        for i, pid in enumerate(pids):
+            body += struct.pack(e + 'II', i, pid)
+        out.append((13, body))
+    for o in args['raw']:
+        oid, hexdata = o.split('=', 1)
+        out.append((num(oid), bytes.fromhex(hexdata)))
+    return out
 
 
 def trim_cmdlines(text, keep):
@@ -247,6 +297,7 @@ def rewrite_v7(d, r, pos, args):
             continue                    # strings and latency text: not copied
         else:
             new_opts.append((oid, body))
+    new_opts += extra_options(args, e)
     opt_at = len(out)
     payload = b''
     for oid, body in new_opts:
@@ -259,7 +310,8 @@ def rewrite_v7(d, r, pos, args):
 
 def main():
     argv = sys.argv[1:]
-    args = {'zip': 'none', 'no_kallsyms': False, 'no_printk': False, 'chunk': 4, 'keep': None}
+    args = {'zip': 'none', 'no_kallsyms': False, 'no_printk': False, 'chunk': 4, 'keep': None,
+            'trace_id': None, 'time_shift': None, 'no_frac': False, 'guests': [], 'raw': []}
     files = []
     while argv:
         a = argv.pop(0)
@@ -273,6 +325,16 @@ def main():
             args['keep'] = set(x.encode() for x in argv.pop(0).split(','))
         elif a == '--chunk':
             args['chunk'] = int(argv.pop(0))
+        elif a == '--trace-id':
+            args['trace_id'] = int(argv.pop(0), 0)
+        elif a == '--time-shift':
+            args['time_shift'] = argv.pop(0)
+        elif a == '--no-frac':
+            args['no_frac'] = True
+        elif a == '--guest':
+            args['guests'].append(argv.pop(0))
+        elif a == '--option':
+            args['raw'].append(argv.pop(0))
         else:
             files.append(a)
     if len(files) != 2 or args['zip'] not in ('none', 'zlib', 'zstd'):

@@ -20,6 +20,10 @@
 #   text-*      saved cmdlines, printk formats and kallsyms at their edges
 #               (200,000 empty lines, numbers out of range, no separators)
 #   gap-*       timestamps 5 s and 2^62 ns apart
+#   tsync-*     the several-machine options (TRACEID, TIME_SHIFT, GUEST): good
+#               ones (v6, v7), the v7 one cut at every field and each number
+#               in it absurd; sample counts past the option, fraction bits of
+#               64, times that overflow the interpolation
 #
 # Each file is small (the bomb is 17 KB).  tests/fuzz/replay runs every one
 # through both fuzz targets; tr must give a clean error or a clean report
@@ -165,6 +169,38 @@ def meta_parts(w, o):
     w.raw(HEADER_EVENT)
 
 
+def machine_opts(w, o):
+    """o['opts']: (id, name, parts), each part bytes or (value, size, what)."""
+    for oid, name, parts in o.get('opts', ()):
+        w.cut(name + ' option')
+        w.num(oid, 2, name + ' option id')
+        w.num(sum(len(p) if isinstance(p, bytes) else p[1] for p in parts), 4,
+              name + ' option size')
+        for p in parts:
+            if isinstance(p, bytes):
+                w.raw(p)
+            else:
+                w.cut(name + ' ' + p[2])
+                w.num(p[0], p[1], name + ' ' + p[2])
+
+
+def tsync_opts(samples=((1000, -500, 1, 0), (2000, -700, 1, 0), (9000, 100, 3, 1)),
+               flags=1, peer=0x99):
+    """TRACEID, a TIME_SHIFT with CPU 0's samples and one for CPU 1, a GUEST."""
+    ts = [(peer, 8, 'peer'), (flags, 4, 'flags'), (2, 4, 'cpus'),
+          (len(samples), 4, 'cpu 0 count')]
+    for k, what in enumerate(('time', 'offset', 'scaling')):
+        ts += [(s[k] & (2**64 - 1), 8, 'cpu 0 %s %d' % (what, i)) for i, s in enumerate(samples)]
+    ts += [(1, 4, 'cpu 1 count'), (500, 8, 'cpu 1 time'), (7, 8, 'cpu 1 offset'),
+           (1, 8, 'cpu 1 scaling')]
+    ts += [(s[3] & (2**64 - 1), 8, 'cpu 0 fraction %d' % i) for i, s in enumerate(samples)]
+    ts += [(0, 8, 'cpu 1 fraction')]
+    guest = [b'vm\0', (0x1234, 8, 'trace id'), (2, 4, 'vcpus'), (0, 4, 'vcpu 0'),
+             (300, 4, 'pid 0'), (1, 4, 'vcpu 1'), (301, 4, 'pid 1')]
+    return [(11, 'TRACEID', [(0x1234, 8, 'id')]), (12, 'TIME_SHIFT', ts),
+            (13, 'GUEST', guest)]
+
+
 def v6(o):
     w = W()
     w.raw(MAGIC + b'6\0' + bytes([0, 8]))
@@ -199,6 +235,7 @@ def v6(o):
     w.num(8, 2, 'CPUCOUNT option id')
     w.num(4, 4, 'CPUCOUNT option size')
     w.num(o['cpus'], 4, 'CPUCOUNT')
+    machine_opts(w, o)
     w.num(0, 2, 'options end')
     w.cut('flyrecord')
     w.raw(b'flyrecord\0')
@@ -313,6 +350,7 @@ def v7(o, kind='none', chunk_pages=1, chunks=None, instances=()):
     w.num(8, 2, 'CPUCOUNT option id')
     w.num(4, 4, 'CPUCOUNT option size')
     w.num(o['cpus'], 4, 'CPUCOUNT')
+    machine_opts(w, o)
     body = b''
     for name in (b'',) + tuple(instances):
         what = 'BUFFER' if not name else 'BUFFER ' + name.decode()
@@ -427,6 +465,32 @@ def main():
                 b = bytearray(w.b)
                 struct.pack_into('<' + {2: 'H', 4: 'I', 8: 'Q'}[size], b, off, v)
                 put('absurd-%s-%03d-%x.dat' % (name, i, v), b)
+    # The several-machine options: every field cut short and every number absurd.
+    put('tsync-good-v6.dat', v6(base(opts=tsync_opts())).b)
+    for name, w in (('v7', v7(base(opts=tsync_opts()))),):
+        put('tsync-good-%s.dat' % name, w.b)
+        opt_at = min(off for off, what in w.cuts if what == 'TRACEID option')
+        for off, what in w.cuts:
+            if off > opt_at and off < len(w.b):
+                # The option's size still says the whole: a cut option runs
+                # into what follows; also one whose size says the cut.
+                put('tsync-cut-%s-%d.dat' % (name, off), w.b[:off])
+        for i, (off, size, what) in enumerate(w.nums):
+            if not what.startswith(('TRACEID', 'TIME_SHIFT', 'GUEST')):
+                continue
+            vals = [0, 0x7fffffff, 0xffffffff] if size == 4 else [0, 0xffff]
+            if size == 8:
+                vals = [0, 0x7fffffffffffffff, 0x8000000000000000, 0xffffffffffffffff]
+            for v in vals:
+                b = bytearray(w.b)
+                struct.pack_into('<' + {2: 'H', 4: 'I', 8: 'Q'}[size], b, off, v)
+                put('tsync-absurd-%s-%03d-%x.dat' % (name, i, v), b)
+    # Times and offsets at the ends of 64 bits: the interpolation wraps, no trap.
+    i64max = 2**63 - 1
+    for label, smp in (('ends', ((-i64max - 1, -i64max - 1, -1, 0), (i64max, i64max, -1, 63))),
+                       ('minus1', ((-i64max - 1, 0, 1, 0), (i64max, i64max, 1, 0))),
+                       ('frac64', ((0, 0, 1, 64), (10, 0, 1, 0)))):
+        put('tsync-%s-v7.dat' % label, v7(base(opts=tsync_opts(samples=smp))).b)
     # The CPU count option alone: v6 refuses more than 65,536; v7 must too (defect 10).
     for v in (0xffffffff, 1000000000, 65537):
         w = v7(base(cpus=2))

@@ -255,7 +255,8 @@ static void cpu_pages(struct buf *p0, struct buf *p1, bool be)
 	free(e1.p);
 }
 
-static struct buf build_v6(bool be)
+/* extra: more options, each "id (2 bytes), size (4), data", in the file's byte order */
+static struct buf build_v6_opts(bool be, const struct buf *extra)
 {
 	struct buf f = { .be = be }, p0 = { 0 }, p1 = { 0 };
 	size_t table;
@@ -267,6 +268,8 @@ static struct buf build_v6(bool be)
 	putn(&f, 5, 2);				/* uname */
 	putn(&f, 6, 4);
 	puts0(&f, "Linux");
+	if (extra)
+		put(&f, extra->p, extra->n);
 	putn(&f, 0, 2);
 	put(&f, "flyrecord", 10);
 	table = f.n;
@@ -282,6 +285,11 @@ static struct buf build_v6(bool be)
 	free(p0.p);
 	free(p1.p);
 	return f;
+}
+
+static struct buf build_v6(bool be)
+{
+	return build_v6_opts(be, NULL);
 }
 
 /* A v7 section: header then payload, compressed with zlib if asked. */
@@ -496,6 +504,61 @@ TEST(v7_file)
 }
 
 /*
+ * A guest's file (TIME_SHIFT: CPU 0 is 5000 ns behind the host, CPU 1 has no
+ * samples) reads on the host's clock; raw_ts keeps the guest's.  A
+ * TIME_SHIFT that does not hold what it says is an error naming it.
+ */
+TEST(v6_time_shift)
+{
+	for (int be = 0; be <= 1; be++) {
+		struct buf o = { .be = be }, f;
+		char *path, out[256];
+		struct tfile *tf;
+
+		putn(&o, 11, 2), putn(&o, 8, 4), putn(&o, 0x42, 8);	/* TRACEID */
+		putn(&o, 12, 2), putn(&o, 8 + 4 + 4 + 4 + 24 + 4, 4);	/* TIME_SHIFT */
+		putn(&o, 0x99, 8), putn(&o, 0, 4), putn(&o, 2, 4);
+		putn(&o, 1, 4), putn(&o, 500, 8), putn(&o, 5000, 8), putn(&o, 1, 8);
+		putn(&o, 0, 4);
+		f = build_v6_opts(be, &o);
+		path = write_tmp(&f, f.n);
+		CHECK(read_all(path, out, sizeof(out)) == 0);
+		CHECK_STR(out, "0:6010:100 0:6030:101 1:1015:102 ");
+		CHECK(tfile_open(path, 0, &tf) == 0);
+		if (tf) {
+			const struct tfile_info *in = tfile_info(tf);
+			struct tfile_cursor *c;
+			struct tfile_event e;
+
+			CHECK(in->has_trace_id && in->trace_id == 0x42);
+			CHECK(in->tsync && in->tsync->peer_id == 0x99 && in->tsync->ncpus == 2);
+			CHECK(tfile_cursor_open(tf, 0, 0, &c) == 0);
+			CHECK(tfile_cursor_next(c, &e) == 1 && e.raw_ts == 1010 && e.ts == 6010);
+			tfile_cursor_free(c);
+			tfile_close(tf);
+		}
+		unlink(path);
+		free(path);
+		free(f.p);
+		/* One byte short of its sample. */
+		free(o.p);
+		o = (struct buf){ .be = be };
+		putn(&o, 12, 2), putn(&o, 8 + 4 + 4 + 4 + 23, 4);
+		putn(&o, 0x99, 8), putn(&o, 0, 4), putn(&o, 1, 4);
+		putn(&o, 1, 4), putn(&o, 500, 8), putn(&o, 5000, 8), putn(&o, 1, 7);
+		f = build_v6_opts(be, &o);
+		path = write_tmp(&f, f.n);
+		CHECK(tfile_open(path, 0, &tf) == -EBADMSG);
+		CHECK(tr_failure() && strstr(tr_failure(), "corrupt option TIME_SHIFT at offset") &&
+		      strstr(tr_failure(), "run past its end"));
+		unlink(path);
+		free(path);
+		free(f.p);
+		free(o.p);
+	}
+}
+
+/*
  * Cut each file at every length: each must fail with one message naming
  * the file (or succeed, where the cut only loses padding), never crash.
  */
@@ -607,6 +670,6 @@ TEST(v6_latency_text)
 	free(f.p);
 }
 
-UNIT_MAIN(T(page_events_and_time), T(page_lost_events), T(page_malformed), T(v6_file),
+UNIT_MAIN(T(page_events_and_time), T(page_lost_events), T(page_malformed), T(v6_file), T(v6_time_shift),
 	  T(v7_file), T(truncated_everywhere), T(corrupt_bytes), T(not_a_trace),
 	  T(v6_latency_text))
