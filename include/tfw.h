@@ -59,6 +59,13 @@ enum tfw_option {
 	 * option id of tr's own would have them warn "unknown option".
 	 */
 	TFW_OPT_VERSION = 9,
+	TFW_OPT_PROCMAPS = 10,
+	/* Host and guest (trace-cmd record -A; net.h writes them): the recording's 8-byte id, */
+	TFW_OPT_TRACEID = 11,
+	/* in a guest's file the host's id and the clock offsets measured, */
+	TFW_OPT_TIME_SHIFT = 12,
+	/* in the host's file each guest's name, id and CPUs. */
+	TFW_OPT_GUEST = 13,
 };
 
 /* Compression of a v7 file's sections and page data. */
