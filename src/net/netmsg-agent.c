@@ -15,7 +15,7 @@
 enum { PARAM_ARGS = 0, PARAM_PROTOS = 1 };
 
 #define REQ_BODY 16u
-#define RESP_BODY 44u
+#define RESP_BODY 40u
 #define TSYNC_BODY 20u
 
 static uint32_t be32(const uint8_t *p)

@@ -82,7 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		for (int i = 0; i < ncpus; i++)
 			fds[i] = -1;
-		net_file_write(meta, ncpus, fds, bytes, out, pick & 1 ? 7 : 6, TFW_ZIP_ZSTD, &sz);
+		net_file_write(meta, ncpus, fds, bytes, out, pick & 1 ? 7 : 6, TFW_ZIP_ZSTD, NULL, 0,
+			       &sz);
 		tr_detail_clear();
 		close(out);
 		free(fds);
