@@ -200,8 +200,11 @@ int net_agent_start(struct net_agent_job *j, int ncpus, int clk, const void *met
 			j->ts_running = true;
 	}
 	if (!e) {
+		/* A trace-cmd host reads it only after its first clock sync. */
 		what = "send the metadata";
+		net_set_timeout(j->ctl.fd, AGENT_SEND_MS);
 		e = send_meta(&j->ctl, meta, len);
+		net_set_timeout(j->ctl.fd, AGENT_REQ_MS);
 	}
 	for (int i = 0; !e && i < ncpus; i++) {
 		what = "take a data connection";

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -113,6 +114,7 @@ int net_dial(const char *host, uint16_t port, int timeout_ms)
 			continue;
 		}
 		net_set_timeout(fd, timeout_ms);
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen)) {
 			e = errno == EINPROGRESS ? -ETIMEDOUT : -errno;
 			close(fd);
@@ -192,8 +194,10 @@ int net_accept_from(int lfd, const struct sockaddr_storage *peer, int ms)
 		if (fd < 0)
 			continue;
 		/* Another machine at a port the agent opened for this host: not its business. */
-		if (net_same_host(&from, peer))
+		if (net_same_host(&from, peer)) {
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 			return fd;
+		}
 		close(fd);
 	}
 }

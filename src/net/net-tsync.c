@@ -12,9 +12,12 @@
  * marker write.
  */
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 
 #include "net-local.h"
@@ -77,12 +80,22 @@ static int send_tsync(struct net_conn *c, const char *proto, uint32_t id, const 
 	return net_write_all(c, buf, netmsg_put_tsync(buf, proto, id, p, len));
 }
 
-/* Read one TIME_SYNC of protocol proto: its id and payload (into buf). */
+/*
+ * Read one TIME_SYNC of protocol proto: its id and payload (into buf).
+ * Note that trace-cmd writes a message's header and its payload with two
+ * write()s: under Nagle the second waits for the ACK of the first, which
+ * a receiver in delayed-ACK ("pingpong") mode holds up to 40 ms, and one
+ * direction of every probe would be that much late (an offset wrong by
+ * 20 ms).  TCP_QUICKACK before each read has this side ACK at once.
+ */
 static int recv_tsync(struct net_conn *c, uint8_t *buf, const char *proto, struct netmsg_tsync *t,
 		      const char **why)
 {
 	struct netmsg m;
-	int e = net_read_msg(c, buf, &m, why);
+	int one = 1, e;
+
+	setsockopt(c->fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
+	e = net_read_msg(c, buf, &m, why);
 
 	if (!e)
 		e = netmsg_tsync_parse(&m, t, why);
