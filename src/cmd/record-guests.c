@@ -171,7 +171,8 @@ void guests_free(struct guest_args *g, struct rec_guest *rg, size_t n, bool fail
 	for (size_t i = 0; i < n; i++) {
 		if (rg && rg[i].fd >= 0)
 			close(rg[i].fd);
-		if (failed && g[i].created)
+		/* A guest that wrote nothing leaves no file either. */
+		if (g[i].created && (failed || (rg && rg[i].error && !rg[i].res.file_bytes)))
 			unlink(g[i].path);
 		if (rg)
 			free(rg[i].error);

@@ -36,6 +36,7 @@ struct net_agent_job {
 	char who[80];
 	uint64_t trace_id;
 	bool ptp, started, closed, got_close;
+	bool refused;		/* said in its one line already */
 	int ncpus;
 	struct net_conn *data;
 	uint64_t sent;		/* bytes, added to by every CPU's reader */
@@ -245,7 +246,9 @@ static void job_end(struct net_agent_job *j, int e)
 			alog(j->o, "%s: clock sync stopped: %s", j->who,
 			     j->ts_err == -EBADMSG ? j->ts_why : strerror(-j->ts_err));
 	}
-	if (e)
+	if (j->refused)
+		;
+	else if (e)
 		alog(j->o, "%s: ended: %s", j->who, tr_failure() ? tr_failure() : strerror(-e));
 	else
 		alog(j->o, "%s: ended: %llu bytes of events sent", j->who,
@@ -292,7 +295,7 @@ static void serve_one(const struct net_agent_opts *o, struct net_tls *tls, int f
 		     e == -ETIMEDOUT ? "no request in time"
 		     : e == -ECONNRESET ? "closed before its request"
 		     : e == -EBADMSG || e == -EINVAL || e == -EACCES ? why : strerror(-e));
-		j->started = true;	/* no answer to a peer that never asked */
+		j->started = j->refused = true;	/* no answer to a peer that never asked */
 		job_end(j, 0);
 		free(j);
 		return;

@@ -134,6 +134,7 @@ test_expect_success 'hostile hosts: one line each, the agent serves on' '
 	test_grep "refused: TRACE_REQ has more than 64 arguments" a.log &&
 	test_grep "refused: closed before its request" a.log &&
 	test $(grep -c "refused:" a.log) = 6 &&
+	test_must_fail grep -q "ended" a.log &&
 	test ! -d "$TRACEFS/instances/$ag" &&
 	tr record -q -B "$host" -e sched:sched_process_exit -A g@127.0.0.1:$APORT \
 		sh -c "$pairs" _ "$host" "$ag" 3 &&
@@ -160,6 +161,70 @@ test_expect_success 'no agent at the port: one line, no files' '
 	test_grep "cannot record guest .g. at .127.0.0.1:$port.: cannot connect" err &&
 	test $(wc -l <err) = 1 &&
 	test ! -e trace.dat && test ! -e trace-g.dat
+'
+
+# trace-cmd's time sync leaves its instance (clock_synch-N) behind: remove the new ones.
+tc_sync_cleanup='for d in "$TRACEFS"/instances/clock_synch-*; do
+	[ -d "$d" ] && ! grep -qx "$d" "$TEST_TMP/synch.before" && rmdir "$d"
+done; :'
+tc_sync_note() {
+	ls -d "$TRACEFS"/instances/clock_synch-* >"$TEST_TMP/synch.before" 2>/dev/null || :
+}
+
+tc_free_port() {
+	python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])"
+}
+
+test_expect_success 'tr record -A with trace-cmd agent -N' '
+	command -v trace-cmd >/dev/null || exit 0
+	cd "$(mktemp -d -p "$TEST_TMP")" &&
+	host=$(test_instance) && port=$(tc_free_port) &&
+	tc_sync_note && test_when_finished "$tc_sync_cleanup" &&
+	{ "$TEST_ROOT/tests/data/tc-agent.sh" -N 127.0.0.1 -p $port >tc.log 2>&1 & } &&
+	tpid=$! &&
+	test_when_finished "kill $tpid 2>/dev/null; wait $tpid 2>/dev/null || :" &&
+	hex=$(printf "%04X" $port) &&
+	for i in $(seq 100); do
+		grep -q ":$hex 00000000:0000 0A" /proc/net/tcp && break
+		sleep 0.1
+	done &&
+	# trace-cmd agent starts tracing a while after it answers: the markers wait for it
+	tr record -B "$host" -e sched:sched_process_exit -A tc@127.0.0.1:$port \
+		--tsync-interval 200 sh -c "sleep 2; $pairs; sleep 0.5" _ "$host" .. 5 2>summary &&
+	test_grep "^guest tc: wrote .trace-tc.dat. (.*clock offset" summary &&
+	marks trace-tc.dat >actual && seq 1 5 | sed "s/^/guest /" >expect && test_cmp expect actual &&
+	trace-cmd report -i trace.dat -i trace-tc.dat 2>/dev/null |
+		sed -n "s/.*tracing_mark_write: //p" >merged &&
+	for i in $(seq 1 5); do echo "host $i"; echo "guest $i"; done >expect &&
+	test_cmp expect merged &&
+	trace-cmd dump --options -i trace-tc.dat 2>/dev/null >guest.opt &&
+	n=$(sed -n "s/^\([0-9]*\) \[samples count for CPU 0\]/\1/p" guest.opt) &&
+	test "$n" -ge 3 &&
+	kill $tpid && wait $tpid || :
+'
+
+test_expect_success 'trace-cmd record -A with tr agent' '
+	command -v trace-cmd >/dev/null || exit 0
+	cd "$(mktemp -d -p "$TEST_TMP")" &&
+	ag=$(test_instance)-ag && host=$(test_instance) &&
+	tc_sync_note && test_when_finished "$tc_sync_cleanup" &&
+	start_agent a.log --instance "$ag" &&
+	test_when_finished "stop_agent $APID" &&
+	"$TEST_ROOT/tests/data/tc-record.sh" "$host" tc.dat -C mono -e sched:sched_process_exit \
+		-A 127.0.0.1:$APORT -e sched:sched_process_exit \
+		sh -c "sleep 0.5; $pairs" _ "$host" "$ag" 5 &&
+	test -s tc-127.0.0.1.dat &&
+	marks tc-127.0.0.1.dat >actual && seq 1 5 | sed "s/^/guest /" >expect &&
+	test_cmp expect actual &&
+	trace-cmd report -i tc.dat -i tc-127.0.0.1.dat 2>/dev/null |
+		sed -n "s/.*tracing_mark_write: //p" >merged &&
+	for i in $(seq 1 5); do echo "host $i"; echo "guest $i"; done >expect &&
+	test_cmp expect merged &&
+	trace-cmd dump --options -i tc-127.0.0.1.dat 2>/dev/null >guest.opt &&
+	test_grep "samples count for CPU 0" guest.opt &&
+	wait_log "ended: [0-9]* bytes of events sent" 1 a.log &&
+	test_grep "recording [0-9]* CPUs, clock sync ptp" a.log &&
+	agent_ends $APID a.log
 '
 
 test_expect_success 'bad arguments: usage errors, nothing started' '
