@@ -176,9 +176,8 @@ bool net_agent_closed(struct net_agent_job *j);
  * recording runs, the offset is measured every interval_ms (0: only at
  * the start and the end).  net_guest_stop() ends it: CLOSE, the last
  * measurement, every page.  net_guest_write() writes the guest's file
- * with its offsets as a TIME_SHIFT option (trace-cmd's layout: the host's
- * trace id, the interpolate flag, per CPU the times, offsets, scalings of
- * 1, then fractions of 0), which trace-cmd report applies.
+ * with its offsets as a TIME_SHIFT option (tfw_opt_time_shift()), which
+ * trace-cmd report applies.
  */
 struct net_guest;
 struct net_guest_opts {
@@ -204,8 +203,8 @@ int net_guest_open(const struct net_guest_opts *o, struct net_guest **out);
 int net_guest_stop(struct net_guest *g);
 int net_guest_write(struct net_guest *g, int fd, int version, int zip,
 		    struct net_guest_result *res);
-/* The GUEST option of the host's file: name, the guest's trace id, CPUs (and no pids). */
-void net_guest_option(const struct net_guest *g, void **data, size_t *len);
+/* The GUEST option of the host's file (tfw_opt_guest()). */
+void net_guest_option(const struct net_guest *g, struct tfw_opt *opt);
 void net_guest_free(struct net_guest *g);
 /* A random trace id, as trace-cmd makes one per recording. */
 uint64_t net_trace_id(void);

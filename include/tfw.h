@@ -68,6 +68,21 @@ enum tfw_option {
 	TFW_OPT_GUEST = 13,
 };
 
+/*
+ * The options of a host-and-guest recording (tfw-guest.c), into o (its
+ * data malloc'd): TRACEID, the recording's id; TIME_SHIFT, in a guest's
+ * file, the host's id, TFW_TSYNC_INTERPOLATE, and for each of cpus CPUs
+ * the n measurements (ts[i] the guest's time, offsets[i] the host's clock
+ * minus the guest's), scalings of 1 and fractions of 0; GUEST, in the
+ * host's file, a guest's name, id and CPUs (no host tasks known: -1).
+ */
+#define TFW_TSYNC_INTERPOLATE 1u
+struct tfw_opt;
+void tfw_opt_traceid(struct tfw_opt *o, uint64_t id);
+void tfw_opt_time_shift(struct tfw_opt *o, uint64_t host_id, int cpus, uint32_t n,
+			const int64_t *ts, const int64_t *offsets);
+void tfw_opt_guest(struct tfw_opt *o, const char *name, uint64_t guest_id, int cpus);
+
 /* Compression of a v7 file's sections and page data. */
 enum tfw_zip {
 	TFW_ZIP_NONE,

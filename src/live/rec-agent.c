@@ -38,8 +38,7 @@ void rec_guests_finish(const struct rec_record_opts *o, struct tfw_opt **opts, s
 	struct tfw_opt *v = xcalloc(o->nguests + 1, sizeof(*v));
 	size_t n = 0;
 
-	v[n].id = TFW_OPT_TRACEID;
-	tfw_blob_append(&v[n++].data, &o->trace_id, sizeof(o->trace_id));
+	tfw_opt_traceid(&v[n++], o->trace_id);
 	/* Every guest is told to stop first: they end together, as they began. */
 	for (size_t i = 0; i < o->nguests; i++) {
 		struct rec_guest *g = &o->guests[i];
@@ -49,17 +48,13 @@ void rec_guests_finish(const struct rec_record_opts *o, struct tfw_opt **opts, s
 	}
 	for (size_t i = 0; i < o->nguests; i++) {
 		struct rec_guest *g = &o->guests[i];
-		void *data;
-		size_t len;
 
 		if (!g->g)
 			continue;
 		if (net_guest_write(g->g, g->fd, version, version == 7 ? REC_ZIP_OF(o->file_flags) : 0,
 				    &g->res) && !g->error)
 			g->error = xstrdup(tr_failure());
-		net_guest_option(g->g, &data, &len);
-		v[n].id = TFW_OPT_GUEST;
-		v[n++].data = (struct tfw_blob){ data, len };
+		net_guest_option(g->g, &v[n++]);
 	}
 	*opts = v;
 	*nopts = n;
@@ -83,11 +78,13 @@ int rec_agent_record(struct net_agent_job *job, struct tfs_inst *in, const struc
 		     const struct evsel_list *events, int clk)
 {
 	struct session *sess = NULL;
-	uint64_t id = net_agent_trace_id(job);
-	struct tfw_opt traceid = { TFW_OPT_TRACEID, { (char *)&id, sizeof(id) } };
+	struct tfw_opt traceid;
 	void *meta = NULL;
 	size_t len = 0;
-	int r = session_open(&(struct session_opts){
+	int r;
+
+	tfw_opt_traceid(&traceid, net_agent_trace_id(job));
+	r = session_open(&(struct session_opts){
 				     .inst = in, .setup = setup, .events = events,
 				     .rec = { .fn = net_agent_send_pages, .arg = job,
 					      .wake_percent = 5, .wake_by_size = true,
@@ -100,6 +97,7 @@ int rec_agent_record(struct net_agent_job *job, struct tfs_inst *in, const struc
 	if (!r)
 		r = net_agent_start(job, rec_ncpus(session_rec(sess)), clk, meta, len);
 	free(meta);
+	free(traceid.data.data);
 	if (!r)
 		r = session_run(sess);
 	/* The host that stopped reading ended it: what it took is what it has. */

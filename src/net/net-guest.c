@@ -28,7 +28,6 @@
 #include "tr.h"
 
 #define GUEST_MS 30000		/* each answer the agent owes, and its last pages after CLOSE */
-#define TSYNC_INTERPOLATE 1u
 
 struct net_guest {
 	struct net_guest_opts o;
@@ -356,32 +355,6 @@ int net_guest_stop(struct net_guest *g)
 	return 0;
 }
 
-/* trace-cmd's TIME_SHIFT: every CPU gets the same samples (one clock for all of them). */
-static void time_shift(const struct net_guest *g, struct tfw_opt *opt)
-{
-	size_t n = g->nsync, per = 4 + 3 * 8 * n, len = 16 + g->ncpus * (per + 8 * n);
-	char *p = xcalloc(1, len), *q = p;
-	uint32_t flags = TSYNC_INTERPOLATE, cpus = g->ncpus, count = n;
-	int64_t one = 1;
-
-	memcpy(q, &g->o.trace_id, 8);
-	memcpy(q + 8, &flags, 4);
-	memcpy(q + 12, &cpus, 4);
-	q += 16;
-	for (int c = 0; c < g->ncpus; c++) {
-		memcpy(q, &count, 4);
-		q += 4;
-		memcpy(q, g->sync_ts, 8 * n);
-		q += 8 * n;
-		memcpy(q, g->sync_off, 8 * n);
-		q += 8 * n;
-		for (size_t i = 0; i < n; i++, q += 8)
-			memcpy(q, &one, 8);
-	}
-	/* The fractions (all 0) follow for every CPU: the calloc left them. */
-	*opt = (struct tfw_opt){ TFW_OPT_TIME_SHIFT, { p, len } };
-}
-
 int net_guest_write(struct net_guest *g, int fd, int version, int zip,
 		    struct net_guest_result *res)
 {
@@ -404,30 +377,18 @@ int net_guest_write(struct net_guest *g, int fd, int version, int zip,
 		res->data_bytes += g->bytes[i];
 	if (g->meta_fd < 0)
 		return tr_fail(-ENODATA, "guest '%s' sent no metadata", g->o.name);
+	/* Every CPU gets the same measurements: the clock is one for all of them. */
 	if (g->nsync)
-		time_shift(g, &opt);
+		tfw_opt_time_shift(&opt, g->o.trace_id, g->ncpus, g->nsync, g->sync_ts, g->sync_off);
 	e = net_file_write(g->meta_fd, g->ncpus, g->tfd, g->bytes, fd, version, zip, &opt,
 			   g->nsync ? 1 : 0, &res->file_bytes);
 	free(opt.data.data);
 	return e;
 }
 
-void net_guest_option(const struct net_guest *g, void **data, size_t *len)
+void net_guest_option(const struct net_guest *g, struct tfw_opt *opt)
 {
-	size_t n = strlen(g->o.name) + 1;
-	uint32_t cpus = g->ncpus;
-	char *p;
-
-	*len = n + 8 + 4 + 8 * (size_t)g->ncpus;
-	*data = p = xmalloc(*len);
-	memcpy(p, g->o.name, n);
-	memcpy(p + n, &g->trace_id, 8);
-	memcpy(p + n + 8, &cpus, 4);
-	p += n + 12;
-	for (int32_t c = 0, pid = -1; c < g->ncpus; c++, p += 8) {
-		memcpy(p, &c, 4);
-		memcpy(p + 4, &pid, 4);
-	}
+	tfw_opt_guest(opt, g->o.name, g->trace_id, g->ncpus);
 }
 
 void net_guest_free(struct net_guest *g)
