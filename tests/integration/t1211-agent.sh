@@ -200,7 +200,7 @@ test_expect_success 'tr record -A with trace-cmd agent -N' '
 	trace-cmd dump --options -i trace-tc.dat 2>/dev/null >guest.opt &&
 	n=$(sed -n "s/^\([0-9]*\) \[samples count for CPU 0\]/\1/p" guest.opt) &&
 	test "$n" -ge 3 &&
-	kill $tpid && wait $tpid || :
+	{ kill $tpid; wait $tpid || :; }
 '
 
 test_expect_success 'trace-cmd record -A with tr agent' '
