@@ -143,6 +143,7 @@ int cmd_stat(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_record(int argc, char **argv);
 int cmd_listen(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
 int cmd_extract(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_restore(int argc, char **argv);

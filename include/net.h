@@ -87,8 +87,10 @@ struct net_listen_opts {
  * whole sub-buffers used), written to out_fd in version (6, 7) and zip.
  * *size: the file's size.  0 or -errno with tr_fail().
  */
+struct tfw_opt;
 int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cpu_bytes,
-		   int out_fd, int version, int zip, uint64_t *size);
+		   int out_fd, int version, int zip, const struct tfw_opt *extra, size_t nextra,
+		   uint64_t *size);
 
 /* Serve until *o->stop; waits for the clients being served.  0 or -errno. */
 int net_listen(const struct net_listen_opts *o);
@@ -110,5 +112,101 @@ int net_send_pages(struct net_client *c, int cpu, const void *pages, size_t len)
 /* Close the data connections, then send CLOSE.  0 or -errno. */
 int net_finish(struct net_client *c);
 void net_client_free(struct net_client *c);
+
+
+/*
+ * ---- Host and guest (net-agent.c, net-guest.c): trace-cmd's agent
+ * protocol (netmsg.h), over TCP. ----
+ *
+ * The trace clock both sides record with must be one a program can read
+ * (the time sync notes times with clock_gettime()): mono, mono_raw, boot
+ * or tai.  Its clockid, or -EINVAL for any other.
+ */
+int net_clock_id(const char *trace_clock);
+
+/*
+ * The agent (tr agent): serves one host at a time, on bind (127.0.0.1 by
+ * default) and from the --allow ranges (loopback when none), each
+ * request checked (netmsg_agent_args_parse()) and then run by run():
+ * which records, calling net_agent_start() once it knows its CPUs and
+ * metadata, sending each CPU's sub-buffers with net_agent_send_pages() and
+ * ending when net_agent_closed() says the host asked or went away.  It
+ * returns 0 or -errno with tr_fail().  The ports of the CPUs and the time
+ * sync are PORT+1, PORT+2, ... (the first free ones; any with port 0), so
+ * that a virtual machine's port forwarding can name them; they take only
+ * the host of the control connection, within 10 s.  A request takes 10 s
+ * at most; a time sync is at most 100 measurements a second.  Each
+ * connection, refusal and end is one line through log.
+ */
+struct netmsg_agent_args;
+struct net_agent_job;
+struct net_agent_opts {
+	const char *bind;	/* NULL: 127.0.0.1 */
+	uint16_t port;
+	const struct net_cidr *allow;
+	int nallow;
+	const char *psk_file;	/* TLS 1.3 with this key on every connection, or NULL */
+	net_log_fn log;
+	void *log_arg;
+	volatile sig_atomic_t *stop;
+	void (*ready)(void *arg, uint16_t port);
+	/* clockid: net_clock_id() of args->clock, or -1 for no time sync. */
+	int (*run)(void *arg, struct net_agent_job *job, const struct netmsg_agent_args *args);
+	void *run_arg;
+};
+int net_agent_serve(const struct net_agent_opts *o);
+/*
+ * Answer the host (TRACE_RESP with ncpus ports), take its time sync and
+ * data connections and send the metadata (the trace.dat file up to its
+ * options; a TRACEID option of net_agent_trace_id() in it).  clk: the
+ * recording's clockid for the time sync, or -1 for none.  0 or -errno.
+ */
+int net_agent_start(struct net_agent_job *j, int ncpus, int clk, const void *meta, size_t len);
+uint64_t net_agent_trace_id(const struct net_agent_job *j);
+/* The recorder's callback sink (arg: the job). */
+int net_agent_send_pages(void *job, int cpu, const void *pages, size_t len);
+/* Has the host sent CLOSE, or gone?  Does not block. */
+bool net_agent_closed(struct net_agent_job *j);
+
+/*
+ * A guest, from the host's side (tr record -A): net_guest_open() asks the
+ * agent at host:port to record with argv (netmsg_agent_args's options),
+ * measures the clock offset once, reads the agent's metadata and starts a
+ * thread per CPU taking its pages into a temp file in tmp_dir.  While the
+ * recording runs, the offset is measured every interval_ms (0: only at
+ * the start and the end).  net_guest_stop() ends it: CLOSE, the last
+ * measurement, every page.  net_guest_write() writes the guest's file
+ * with its offsets as a TIME_SHIFT option (tfw_opt_time_shift()), which
+ * trace-cmd report applies.
+ */
+struct net_guest;
+struct net_guest_opts {
+	const char *name, *host;
+	uint16_t port;
+	const char *const *argv;
+	uint32_t argc;
+	uint64_t trace_id;	/* the host's (its file's TRACEID) */
+	int clock;		/* clockid of the trace clock */
+	unsigned interval_ms;
+	const char *psk_file;
+	const char *tmp_dir;
+	uint64_t max_size;	/* of page data; 0: NET_MAX_SIZE */
+};
+struct net_guest_result {
+	int cpus;
+	uint64_t data_bytes, file_bytes;
+	int nsync;		/* measurements */
+	int64_t offset_min, offset_max;	/* ns, host minus guest */
+	bool max_size_reached;
+};
+int net_guest_open(const struct net_guest_opts *o, struct net_guest **out);
+int net_guest_stop(struct net_guest *g);
+int net_guest_write(struct net_guest *g, int fd, int version, int zip,
+		    struct net_guest_result *res);
+/* The GUEST option of the host's file (tfw_opt_guest()). */
+void net_guest_option(const struct net_guest *g, struct tfw_opt *opt);
+void net_guest_free(struct net_guest *g);
+/* A random trace id, as trace-cmd makes one per recording. */
+uint64_t net_trace_id(void);
 
 #endif

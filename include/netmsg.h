@@ -112,4 +112,116 @@ void netmsg_put_data_hdr(uint8_t *hdr, uint32_t n);
 
 const char *netmsg_name(uint32_t cmd);
 
+/*
+ * ---- The agent's messages (netmsg-agent.c): tr agent and tr record -A, as
+ * trace-cmd's agent and record -A speak them (trace-msg.c, trace-agent.c,
+ * trace-timesync-ptp.c).  On the agent's port the host sends TRACE_REQ;
+ * the agent answers TRACE_RESP with a port per CPU and one for the time
+ * sync; the host connects to the time sync port (the PTP-like exchange
+ * below runs there), reads the agent's metadata (SEND_DATA... FIN_DATA) on
+ * the control connection, connects to each CPU's port and reads the raw
+ * sub-buffers; CLOSE ends the recording, CLOSE_RESP is the agent's answer.
+ */
+#define NETMSG_PNAME 16		/* a time sync protocol's name field */
+#define NETMSG_MAX_ARGS 64	/* a request's arguments */
+#define NETMSG_MAX_ARG 256	/* bytes of one argument, its NUL included */
+
+struct netmsg_trace_req {
+	uint64_t trace_id;	/* the host's */
+	uint32_t argc;
+	const char *argv[NETMSG_MAX_ARGS];	/* NUL-terminated, inside the message */
+	bool ptp;		/* the host offers the "ptp" time sync */
+};
+/*
+ * Parse a TRACE_REQ: its parameters (the record arguments, the time sync
+ * protocols offered) each within the message, at most NETMSG_MAX_ARGS
+ * arguments of at most NETMSG_MAX_ARG bytes.  0 or -EBADMSG with *why.
+ */
+int netmsg_trace_req_parse(const struct netmsg *m, struct netmsg_trace_req *r, const char **why);
+/* 0 when the arguments do not fit one message. */
+size_t netmsg_put_trace_req(uint8_t *buf, uint64_t trace_id, uint32_t argc,
+			    const char *const *argv, bool ptp);
+
+struct netmsg_trace_resp {
+	uint32_t cpus, page_size;
+	uint64_t trace_id;	/* the agent's */
+	char proto[NETMSG_PNAME + 1];	/* "ptp", or "" for no time sync */
+	uint16_t tsync_port;
+};
+/* Parse a TRACE_RESP and its ports (at most max).  0 or -EBADMSG with *why. */
+int netmsg_trace_resp_parse(const struct netmsg *m, struct netmsg_trace_resp *r, uint16_t *ports,
+			    uint32_t max, const char **why);
+/* 0 when cpus exceeds NETMSG_MAX_CPUS. */
+size_t netmsg_put_trace_resp(uint8_t *buf, const struct netmsg_trace_resp *r,
+			     const uint16_t *ports);
+
+/*
+ * TIME_SYNC: a protocol name and a message id, then a payload.  The host
+ * drives it with protocol "none": PROBE {u16 CPU, the host's byte order}
+ * asks for one measurement, STOP ends.  Each measurement is the "ptp"
+ * exchange, led by the agent:
+ *
+ *   agent: START {be32 series, be32 flags}     host: START (echoed)
+ *   agent: PROBE {be32 n} for n = 1..339       host: PROBE {be32 n}, noting its clock
+ *   agent: END                                 host: PROBES {be32 series, be32 count,
+ *                                                     678 x {be64 ts, be32 n}}
+ *   agent: OFFSET {be64 ts, be64 offset}: host clock - agent clock at agent time ts
+ *
+ * The agent notes its clock before sending each probe and when its echo
+ * comes back; the offset is that of the probe with the shortest round trip.
+ */
+#define NETMSG_TSYNC_NONE "none"
+#define NETMSG_TSYNC_PTP "ptp"
+enum { NETMSG_TSYNC_PROBE = 1, NETMSG_TSYNC_STOP = 2 };
+enum { NETMSG_PTP_START = 1, NETMSG_PTP_PROBE = 2, NETMSG_PTP_PROBES = 3, NETMSG_PTP_OFFSET = 4,
+       NETMSG_PTP_END = 5 };
+#define NETMSG_PTP_LOOP 339u
+#define NETMSG_PTP_PROBES_LEN (8u + 2 * NETMSG_PTP_LOOP * 12u)
+/* Flags of START: the fastest probe decides; trace-cmd notes times with trace markers. */
+#define NETMSG_PTP_FASTEST 1u
+#define NETMSG_PTP_MARKER 2u
+
+struct netmsg_tsync {
+	char proto[NETMSG_PNAME + 1];
+	uint32_t id;
+	const uint8_t *payload;
+	uint32_t len;
+};
+int netmsg_tsync_parse(const struct netmsg *m, struct netmsg_tsync *t, const char **why);
+/* len <= NETMSG_MAX_DATA - 20. */
+size_t netmsg_put_tsync(uint8_t *buf, const char *proto, uint32_t id, const void *payload,
+			uint32_t len);
+
+/* The host's PROBES: its clock at each probe n (host[n - 1]; 0: not seen). */
+void netmsg_ptp_put_probes(uint8_t *payload, uint32_t series, const int64_t *host, uint32_t n);
+/*
+ * Read a PROBES payload into host[NETMSG_PTP_LOOP] (0 where the host saw
+ * no probe).  0 or -EBADMSG with *why.
+ */
+int netmsg_ptp_probes_parse(const uint8_t *payload, uint32_t len, int64_t *host,
+			    const char **why);
+/*
+ * The offset from the n probes: sent[i] and back[i] the agent's clock,
+ * host[i] the host's (0: lost).  The probe of the shortest round trip
+ * gives *offset = host - (sent + back) / 2 at *ts = (sent + back) / 2, and
+ * *rtt its round trip.  0, or -ENODATA when no probe is whole.
+ */
+int netmsg_ptp_offset(const int64_t *sent, const int64_t *back, const int64_t *host, uint32_t n,
+		      int64_t *offset, int64_t *ts, int64_t *rtt);
+
+/*
+ * The record arguments an agent takes from a host, checked: -e SELECTOR,
+ * -f FILTER (of the -e before it), -C CLOCK; nothing else (trace-cmd's
+ * host sends "-C CLOCK" and its -A options).  events[i] and filters[i]
+ * (NULL: none) point into argv.  0 or -EINVAL with *why.
+ */
+struct netmsg_agent_args {
+	const char *events[NETMSG_MAX_ARGS];
+	const char *filters[NETMSG_MAX_ARGS];
+	uint32_t nevents;
+	const char *clock;
+};
+int netmsg_agent_args_parse(uint32_t argc, const char *const *argv, struct netmsg_agent_args *a,
+			    const char **why);
+
 #endif

@@ -56,6 +56,7 @@
 #include <sys/types.h>
 
 #include "page.h"
+#include "net.h"
 #include "tfs.h"
 
 struct rec;
@@ -249,13 +250,14 @@ struct rec_file_buf {
  * (rec_clock_pair() below); with REC_FILE_DATE the file gets its wall-clock
  * offset from it (the DATE option, in microseconds, as trace-cmd record
  * --date writes it), and a ts_offset other than 0 is stored as the OFFSET
- * option (ns, as --ts-offset).  Readers add both to every timestamp.  Fills sum; returns 0 or -errno with
+ * option (ns, as --ts-offset).  Readers add both to every timestamp.  extra[] are options added as they are.  Fills sum; returns 0 or -errno with
  * tr_fail() set.
  */
 int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv *events,
 		   const struct rec_kstats *before, unsigned flags, struct rec *snap,
 		   const struct rec_file_buf *more, size_t nmore,
-		   const struct tfile_clocks *clocks, int64_t ts_offset, struct rec_summary *sum);
+		   const struct tfile_clocks *clocks, int64_t ts_offset, const struct tfw_opt *extra,
+		   size_t nextra, struct rec_summary *sum);
 
 /*
  * The clock pairing: the instance's trace clock (per_cpu/cpu0/stats "now
@@ -400,6 +402,14 @@ int rec_net_end(struct rec_net *n, struct rec *r, struct tfs_inst *in,
 		const struct rec_kstats *before, struct rec_summary *sum);
 /* Drop the connection (after a failure); safe to call again. */
 void rec_net_free(struct rec_net *n);
+/*
+ * The v6 file up to and including its options (and extra[]) for the events
+ * enabled in in now: the metadata trace-cmd's protocol sends before any
+ * page.  *buf is malloc'd.  0 or -errno with tr_fail().
+ */
+struct tfw_opt;
+int rec_net_meta(struct rec *r, struct tfs_inst *in, const struct tfw_opt *extra, size_t nextra,
+		 void **buf, size_t *len);
 
 struct rec_record_opts {
 	struct tfs_inst *inst;
@@ -441,6 +451,15 @@ struct rec_record_opts {
 	gid_t run_gid;
 	unsigned file_flags;		/* REC_FILE_V7 | REC_ZIP(z) | REC_FILE_DATE, or 0 for v6 */
 	int64_t ts_offset;		/* stored as the OFFSET option (rec_write_file()) */
+	/*
+	 * tr record -A: guests recorded with the host (rec-agent.c), each
+	 * connected once the host's readers are open, stopped once they are
+	 * drained, and written to its fd in file_flags' format; the host's
+	 * file gets a TRACEID option (trace_id) and a GUEST option for each.
+	 */
+	struct rec_guest *guests;
+	size_t nguests;
+	uint64_t trace_id;
 	/* Called every REC_PROGRESS_MS while recording, or NULL. */
 	void (*progress)(void *arg, const struct rec_progress *p);
 	void *progress_arg;
@@ -460,5 +479,34 @@ struct rec_record_result {
 };
 
 int rec_record(const struct rec_record_opts *o, struct rec_record_result *res);
+
+/* A guest of tr record -A: what the caller fills, and how it went. */
+struct rec_guest {
+	struct net_guest_opts net;	/* net.h */
+	int fd;				/* its file, opened by the caller */
+	struct net_guest *g;
+	struct net_guest_result res;
+	char *error;			/* its failure's message (malloc'd), or NULL */
+};
+/* (rec-agent.c) Connect every guest; 0 or the first failure (the others are let go). */
+int rec_guests_open(const struct rec_record_opts *o);
+/*
+ * Stop and write every guest, each failure left in its error; the options
+ * for the host's file (TRACEID, then a GUEST per guest written) in *opts.
+ */
+void rec_guests_finish(const struct rec_record_opts *o, struct tfw_opt **opts, size_t *nopts);
+void rec_guests_free(const struct rec_record_opts *o);
+
+/*
+ * tr agent's recording of one request (rec-agent.c): a session in
+ * instance in with setup and events, its pages into the host's data
+ * connections (net_agent_send_pages()), its metadata with a TRACEID
+ * option; until the host sends CLOSE or goes, a reader fails, or tr_stop.
+ * clk: the trace clock's clockid for the time sync, or -1.  *bytes: what
+ * was sent.  0 or -errno with tr_fail().
+ */
+struct net_agent_job;
+int rec_agent_record(struct net_agent_job *job, struct tfs_inst *in, const struct tr_setup *setup,
+		     const struct evsel_list *events, int clk);
 
 #endif

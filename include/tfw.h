@@ -59,7 +59,29 @@ enum tfw_option {
 	 * option id of tr's own would have them warn "unknown option".
 	 */
 	TFW_OPT_VERSION = 9,
+	TFW_OPT_PROCMAPS = 10,
+	/* Host and guest (trace-cmd record -A; net.h writes them): the recording's 8-byte id, */
+	TFW_OPT_TRACEID = 11,
+	/* in a guest's file the host's id and the clock offsets measured, */
+	TFW_OPT_TIME_SHIFT = 12,
+	/* in the host's file each guest's name, id and CPUs. */
+	TFW_OPT_GUEST = 13,
 };
+
+/*
+ * The options of a host-and-guest recording (tfw-guest.c), into o (its
+ * data malloc'd): TRACEID, the recording's id; TIME_SHIFT, in a guest's
+ * file, the host's id, TFW_TSYNC_INTERPOLATE, and for each of cpus CPUs
+ * the n measurements (ts[i] the guest's time, offsets[i] the host's clock
+ * minus the guest's), scalings of 1 and fractions of 0; GUEST, in the
+ * host's file, a guest's name, id and CPUs (no host tasks known: -1).
+ */
+#define TFW_TSYNC_INTERPOLATE 1u
+struct tfw_opt;
+void tfw_opt_traceid(struct tfw_opt *o, uint64_t id);
+void tfw_opt_time_shift(struct tfw_opt *o, uint64_t host_id, int cpus, uint32_t n,
+			const int64_t *ts, const int64_t *offsets);
+void tfw_opt_guest(struct tfw_opt *o, const char *name, uint64_t guest_id, int cpus);
 
 /* Compression of a v7 file's sections and page data. */
 enum tfw_zip {

@@ -45,6 +45,7 @@
 #include "setup.h"
 #include "tfs.h"
 #include "tfw.h"
+#include "record-local.h"
 
 /* One buffer's options: those between its -B and the next (the top level's: before the first). */
 struct buf_args {
@@ -52,6 +53,7 @@ struct buf_args {
 	struct opt_events ev;
 	struct tr_setup setup;
 	bool module;		/* --module was given (it needs a function tracer) */
+	const char *guest;	/* -A NAME@ADDR:PORT: these are a guest's options */
 };
 
 struct args {
@@ -86,10 +88,16 @@ struct args {
 	char *spool;		/* OUTPUT.spool: what a crash leaves (rec.h) */
 	const char *net;	/* -N HOST:PORT as given */
 	struct rec_net rn;
+	const char *cur_guest;	/* the -A whose options are being read, or NULL */
+	struct guest_args *guests;	/* taken out of done[] at the end of the line */
+	size_t nguests;
+	unsigned tsync_ms;
+	bool has_tsync;
 };
 
 enum { OPT_FAIL_ON_LOSS = 0x100, OPT_INSTANCE, OPT_POLL, OPT_TEMP, OPT_MODULE, OPT_USER,
-       OPT_FLUSH_INTERVAL, OPT_MAX_SIZE, OPT_PSK, OPT_PROFILE, OPT_DATE, OPT_TS_OFFSET };
+       OPT_FLUSH_INTERVAL, OPT_MAX_SIZE, OPT_PSK, OPT_PROFILE, OPT_DATE, OPT_TS_OFFSET,
+       OPT_TSYNC };
 
 static const struct argp_option options[] = {
 	{ NULL, 'B', "NAME", 0, "Record the instance NAME as a buffer of its own: the options "
@@ -103,8 +111,14 @@ static const struct argp_option options[] = {
 	{ NULL, 'F', NULL, OPTION_HIDDEN, NULL, 0 },
 	{ "net", 'N', "HOST:PORT", 0, "Send the recording to 'tr listen' or 'trace-cmd listen' "
 				      "at HOST:PORT instead of writing a file", 0 },
-	{ "psk", OPT_PSK, "FILE", 0, "With -N: TLS 1.3 with the pre-shared key in FILE (tr listen "
-				     "--psk with the same file)", 0 },
+	{ "agent", 'A', "NAME@ADDR:PORT", 0, "Also record the machine whose 'tr agent --tcp' or "
+	  "'trace-cmd agent -N' is at ADDR:PORT into OUTPUT-NAME.dat, its clock offset measured "
+	  "and stored there: the -e, -f and -C after it are its own (default: this machine's "
+	  "events). Repeatable", 0 },
+	{ "tsync-interval", OPT_TSYNC, "MS", 0, "With -A: measure the guests' clock offsets every "
+	  "MS milliseconds while recording (default: at the start and the end)", 0 },
+	{ "psk", OPT_PSK, "FILE", 0, "With -N or -A: TLS 1.3 with the pre-shared key in FILE (tr "
+				     "listen --psk, tr agent --psk with the same file)", 0 },
 	{ "quiet", 'q', NULL, 0, "Print no summary and no status line", 0 },
 	{ "verbose", 'v', NULL, 0, "Also say which reader each CPU used (mmap, splice, read) "
 				   "and its wake-up figures", 0 },
@@ -152,6 +166,17 @@ static bool setup_unused(const struct tr_setup *s)
 	       !s->has_thresh && !s->func_stack && !s->cpus.set;
 }
 
+/* The buffer (or guest) read so far moves to done[]; the groups fill a fresh one. */
+static void push_buffer(struct args *a)
+{
+	a->done = xrealloc(a->done, (a->ndone + 1) * sizeof(*a->done));
+	a->done[a->ndone++] = (struct buf_args){ a->cur, a->ev, a->setup, a->module, a->cur_guest };
+	a->module = false;
+	a->cur_guest = NULL;
+	memset(&a->ev, 0, sizeof(a->ev));
+	memset(&a->setup, 0, sizeof(a->setup));
+}
+
 /* The buffer read so far moves to done[]; the groups fill a fresh one for name. */
 static void next_buffer(struct argp_state *state, struct args *a, const char *name)
 {
@@ -162,12 +187,16 @@ static void next_buffer(struct argp_state *state, struct args *a, const char *na
 	for (size_t i = 0; i < a->ndone; i++)
 		if (a->done[i].name && !strcmp(a->done[i].name, name))
 			argp_error(state, "instance '%s' is given twice with -B", name);
-	a->done = xrealloc(a->done, (a->ndone + 1) * sizeof(*a->done));
-	a->done[a->ndone++] = (struct buf_args){ a->cur, a->ev, a->setup, a->module };
-	a->module = false;
-	memset(&a->ev, 0, sizeof(a->ev));
-	memset(&a->setup, 0, sizeof(a->setup));
+	push_buffer(a);
 	a->cur = name;
+}
+
+/* -A: what was read goes to done[]; what follows is the guest's. */
+static void next_guest(struct args *a, const char *spec)
+{
+	push_buffer(a);
+	a->cur = NULL;
+	a->cur_guest = spec;
 }
 
 /*
@@ -180,13 +209,24 @@ static void check_buffers(struct argp_state *state, struct args *a)
 {
 	struct tr_setup all = { 0 };
 
+	push_buffer(a);
+	/* The guests' options leave done[], which is this machine's buffers. */
+	for (size_t i = 0; i < a->ndone; i++) {
+		struct guest_args *g;
+
+		if (!a->done[i].guest)
+			continue;
+		a->guests = xrealloc(a->guests, (a->nguests + 1) * sizeof(*a->guests));
+		g = memset(&a->guests[a->nguests++], 0, sizeof(*g));
+		guest_spec(state, g, a->done[i].guest);
+		g->ev = a->done[i].ev;
+		g->setup = a->done[i].setup;
+		memmove(&a->done[i], &a->done[i + 1], (a->ndone - i - 1) * sizeof(*a->done));
+		a->ndone--;
+		i--;
+	}
 	if (a->instance)
-		a->cur = a->instance;
-	a->done = xrealloc(a->done, (a->ndone + 1) * sizeof(*a->done));
-	a->done[a->ndone++] = (struct buf_args){ a->cur, a->ev, a->setup, a->module };
-	a->module = false;
-	memset(&a->ev, 0, sizeof(a->ev));
-	memset(&a->setup, 0, sizeof(a->setup));
+		a->done[0].name = a->instance;
 	for (size_t i = 0; i < a->ndone; i++) {
 		struct tr_setup *s = &a->done[i].setup;
 
@@ -285,6 +325,26 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-B and --instance exclude each other");
 		next_buffer(state, a, arg);
 		return 0;
+	case 'A': {
+		struct guest_args g = { 0 };
+
+		/* Said now, not at the end of the line. */
+		guest_spec(state, &g, arg);
+		free(g.name);
+		free(g.host);
+		next_guest(a, arg);
+		return 0;
+	}
+	case OPT_TSYNC: {
+		int ms;
+
+		if (parse_int(arg, 1, 3600000, &ms))
+			argp_error(state, "bad --tsync-interval '%s' (milliseconds, 1 to 3600000)",
+				   arg);
+		a->tsync_ms = ms;
+		a->has_tsync = true;
+		return 0;
+	}
 	case OPT_INSTANCE:
 		if (a->ndone)
 			argp_error(state, "-B and --instance exclude each other");
@@ -410,8 +470,21 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 						  "traces: give one with -p (function, function_graph)");
 		if (a->user && !a->command)
 			argp_error(state, "--user says who runs COMMAND: give one");
-		if (a->rn.psk_file && !a->net)
-			argp_error(state, "--psk goes with -N");
+		if (a->rn.psk_file && !a->net && !a->nguests)
+			argp_error(state, "--psk goes with -N or -A");
+		if (a->has_tsync && !a->nguests)
+			argp_error(state, "--tsync-interval goes with -A");
+		if (a->nguests && (a->net || setup_latency_tracer(a->done[0].setup.tracer)))
+			argp_error(state, "-A records into files here: no -N, no latency tracer");
+		if (a->nguests) {
+			struct tr_setup **host = xcalloc(a->ndone, sizeof(*host));
+
+			for (size_t i = 0; i < a->ndone; i++)
+				host[i] = &a->done[i].setup;
+			guests_check(state, a->guests, a->nguests, &a->done[0].ev.list, host,
+				     a->ndone);
+			free(host);
+		}
 		if (a->net && a->output)
 			argp_error(state, "-N sends the recording to a listener: no -o");
 		if (a->net && a->ndone > 1)
@@ -633,6 +706,7 @@ int cmd_record(int argc, char **argv)
 	bool status_line, created = false;
 	struct tfs_inst *in = NULL;
 	struct session_buf *more = NULL;
+	struct rec_guest *rg = NULL;
 	char *dir = NULL;
 	int fd = -1, status = EXIT_RUNTIME, r = 0;
 
@@ -669,6 +743,14 @@ int cmd_record(int argc, char **argv)
 	} else {
 		a.spool = rec_spool_path(a.output);
 	}
+	if (a.nguests) {
+		rg = xcalloc(a.nguests, sizeof(*rg));
+		for (size_t i = 0; i < a.nguests; i++)
+			rg[i].fd = -1;
+		if (guests_open(a.guests, a.nguests, a.output, dir, a.rn.psk_file, a.tsync_ms,
+				net_trace_id(), rg))
+			goto out;
+	}
 record:
 	/* Only a person at a terminal wants it; logs and pipes get the summary alone. */
 	status_line = !a.quiet && isatty(STDERR_FILENO);
@@ -697,6 +779,8 @@ record:
 						  .net = a.net ? &a.rn : NULL,
 						  .file_flags = file_flags(&a),
 						  .ts_offset = a.ts_offset,
+						  .guests = rg, .nguests = a.nguests,
+						  .trace_id = rg ? rg[0].net.trace_id : 0,
 						  .progress = status_line ? status_draw : NULL,
 						  .progress_arg = &st },
 		       &res)) {
@@ -712,6 +796,8 @@ record:
 	}
 	status_erase(&st);
 	status = finish(&a, &res);
+	if (!guests_report(a.guests, rg, a.nguests, a.quiet) && status == EXIT_OK)
+		status = EXIT_RUNTIME;
 	/* -k: what the recording set up outlives it, until tr reset. */
 	if (a.keep && tfs_keep()) {
 		tr_report(-EIO, "cannot keep the set-up");
@@ -722,6 +808,7 @@ out:
 		tr_error("cannot write '%s': %s", a.output, strerror(errno));
 		status = EXIT_RUNTIME;
 	}
+	guests_free(a.guests, rg, a.nguests, status != EXIT_OK && !res.sum.cpu);
 	free(dir);
 	free(more);
 	free(a.spool);

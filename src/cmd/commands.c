@@ -19,6 +19,8 @@ const struct tr_cmd tr_commands[] = {
 	{ "show", cmd_show, "Print the trace, trace_pipe, snapshot or any control file", CMD_TRACEFS },
 	{ "record", cmd_record, "Record events into a trace.dat file", CMD_TRACEFS },
 	{ "listen", cmd_listen, "Receive recordings from tr record -N and trace-cmd record -N", 0 },
+	{ "agent", cmd_agent, "Record on request of tr record -A or trace-cmd record -A",
+	  CMD_TRACEFS },
 	{ "extract", cmd_extract, "Save what is in the ring buffer now to a trace.dat file",
 	  CMD_TRACEFS },
 	{ "restore", cmd_restore, "Write the trace.dat of a recording whose tr died, from its "

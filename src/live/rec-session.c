@@ -19,6 +19,7 @@
 #include "session.h"
 #include "setup.h"
 #include "tfs.h"
+#include "tfw.h"
 #include "trigger.h"
 
 /* Is one of the session's triggers a snapshot? */
@@ -187,6 +188,8 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	unsigned tick_ms = prog.flush_ms;
 	struct rec_file_buf *more = xcalloc(o->nmore ? o->nmore : 1, sizeof(*more));
 	bool mapped_ok = !has_snapshot_trigger(o->setup), shed = false;
+	struct tfw_opt *gopts = NULL;
+	size_t ngopts = 0;
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -235,6 +238,9 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	}
 	if (!r && spool && o->max_size)
 		r = set_budget(session_rec(sess), spool, o->max_size);
+	/* The guests start with the host: their readers first, then tracing, as the host's. */
+	if (!r && o->nguests)
+		r = rec_guests_open(o);
 	/* The output is emptied now that the recording can start (see cmd-record.c). */
 	if (!r && o->net)
 		r = rec_net_start(o->net, session_rec(sess), o->inst);
@@ -270,10 +276,12 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	for (size_t i = 0; i < o->nmore; i++)
 		more[i] = (struct rec_file_buf){ session_more_rec(sess, i), o->more[i].inst,
 						 session_more_stats_before(sess, i) };
+	if (o->nguests)
+		rec_guests_finish(o, &gopts, &ngopts);
 	shed = spool && rec_spool_make_room(spool, o->fd);
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
 			   o->file_flags, snap, more, o->nmore, session_clocks(sess), o->ts_offset,
-			   &res->sum);
+			   gopts, ngopts, &res->sum);
 	/* The spool goes once the file is whole on disk, not before (nor is kept unrestorable). */
 	if (spool && !shed && (r || (fdatasync(o->fd) && errno != EINVAL))) {
 		res->spool_kept = true;
@@ -281,6 +289,10 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	}
 out:
 	free(more);
+	for (size_t i = 0; i < ngopts; i++)
+		free(gopts[i].data.data);
+	free(gopts);
+	rec_guests_free(o);
 	if (spool)
 		rec_spool_remove(spool);
 	if (o->net)

@@ -584,7 +584,8 @@ static int meta_finish(int meta_fd)
 }
 
 int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cpu_bytes,
-		   int out_fd, int version, int zip, uint64_t *size)
+		   int out_fd, int version, int zip, const struct tfw_opt *extra, size_t nextra,
+		   uint64_t *size)
 {
 	struct tfile *tf = NULL;
 	struct tfw_meta m;
@@ -608,6 +609,8 @@ int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cp
 	}
 	if (m.cpus < ncpus)
 		m.cpus = ncpus;
+	for (size_t i = 0; i < nextra; i++)
+		tfw_meta_add_option(&m, extra[i].id, extra[i].data.data, extra[i].data.len);
 	m.version = version;
 	m.zip = version == 7 ? zip : TFW_ZIP_NONE;
 	src = xcalloc(m.cpus ? m.cpus : 1, sizeof(*src));
@@ -638,7 +641,8 @@ static int assemble(struct client *c, char **path, uint64_t *size)
 	fd = create_output(c, path);
 	if (fd < 0)
 		return tr_fail(fd, "cannot create the output file: %s", strerror(-fd));
-	e = net_file_write(c->meta_fd, c->ncpus, c->tfd, c->bytes, fd, o->version, o->zip, size);
+	e = net_file_write(c->meta_fd, c->ncpus, c->tfd, c->bytes, fd, o->version, o->zip,
+			   NULL, 0, size);
 	if (close(fd) && !e)
 		e = tr_fail(-errno, "cannot write '%s': %s", *path, strerror(errno));
 	return e;

@@ -10,7 +10,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 struct net_tls;
 struct ssl_st;
@@ -40,5 +42,44 @@ ssize_t net_conn_write(struct net_conn *c, const void *buf, size_t n);
 /* Bytes TLS has decrypted and not handed over (poll() does not see them). */
 bool net_conn_pending(const struct net_conn *c);
 void net_conn_close(struct net_conn *c);
+
+
+/* ---- net-io.c: the blocking helpers the agent and its host share ---- */
+struct netmsg;
+struct sockaddr_storage;
+/* Whole writes and reads; a read past SO_RCVTIMEO is -ETIMEDOUT, the peer's end -ECONNRESET. */
+int net_write_all(struct net_conn *c, const void *buf, size_t n);
+int net_read_all(struct net_conn *c, void *buf, size_t n);
+/* One whole message into buf (NETMSG_MAX bytes).  0, -EBADMSG with *why, or -errno. */
+int net_read_msg(struct net_conn *c, uint8_t *buf, struct netmsg *m, const char **why);
+/* SO_RCVTIMEO and SO_SNDTIMEO (0: none). */
+void net_set_timeout(int fd, int ms);
+/* Wait up to ms for fd to be readable (TLS's pending bytes count): 1, 0 on timeout, -errno. */
+int net_wait_in(const struct net_conn *c, int ms);
+/* Connect to host:port (every address it resolves to, in turn): a fd or -errno. */
+int net_dial(const char *host, uint16_t port, int timeout_ms);
+/* A socket listening on addr's address and port (0: any free one): a fd or -errno. */
+int net_listen_at(const struct sockaddr_storage *addr, uint16_t port, uint16_t *bound);
+/*
+ * Accept one connection on lfd from the host of peer (any port), within
+ * ms; others are closed.  A fd, -ETIMEDOUT, or -errno.
+ */
+int net_accept_from(int lfd, const struct sockaddr_storage *peer, int ms);
+bool net_same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
+
+/* ---- net-tsync.c: the "ptp" exchange (netmsg.h) ---- */
+/*
+ * The host's side of one measurement, led by the agent: *offset (host
+ * clock minus the agent's) at the agent's time *ts.  0, -EBADMSG with
+ * *why, or -errno.
+ */
+int net_tsync_measure(struct net_conn *c, clockid_t clk, uint16_t cpu, int64_t *offset,
+		      int64_t *ts, const char **why);
+/*
+ * The agent's side: serve measurements until the host's STOP (0), its
+ * end of the connection (0), an error (-errno), or *stop and then 10 s
+ * without a STOP.
+ */
+int net_tsync_serve(struct net_conn *c, clockid_t clk, volatile int *stop, const char **why);
 
 #endif

@@ -17,7 +17,7 @@ static const char *const names[NETMSG_NR] = {
 /* The fixed part of each command, as trace-cmd sizes it (its packed structs). */
 static const uint32_t body_size[NETMSG_NR] = {
 	[NETMSG_TINIT] = 12, [NETMSG_RINIT] = 4, [NETMSG_TRACE_REQ] = 16,
-	[NETMSG_TRACE_RESP] = 16 + 8 + 16 + 4, [NETMSG_TIME_SYNC] = 16 + 4,
+	[NETMSG_TRACE_RESP] = 12 + 8 + 16 + 4, [NETMSG_TIME_SYNC] = 16 + 4,
 	[NETMSG_TRACE_PROXY] = 16 + 8,
 };
 

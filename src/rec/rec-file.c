@@ -374,7 +374,8 @@ static void summarize_more(const struct rec_file_buf *b, struct rec_summary *sum
 int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv *events,
 		   const struct rec_kstats *before, unsigned flags, struct rec *snap,
 		   const struct rec_file_buf *more, size_t nmore,
-		   const struct tfile_clocks *clocks, int64_t ts_offset, struct rec_summary *sum)
+		   const struct tfile_clocks *clocks, int64_t ts_offset, const struct tfw_opt *extra,
+		   size_t nextra, struct rec_summary *sum)
 {
 	int ncpus = rec_ncpus(r), e;
 	struct rec_kstats *after = xcalloc(ncpus ? ncpus : 1, sizeof(*after));
@@ -430,6 +431,8 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		m.zip = REC_ZIP_OF(flags);
 	}
 	add_stats_options(&m, ncpus, texts);
+	for (size_t i = 0; i < nextra; i++)
+		tfw_meta_add_option(&m, extra[i].id, extra[i].data.data, extra[i].data.len);
 	if (clocks && clocks->valid) {
 		struct tfile_clocks pair = *clocks;
 

@@ -34,8 +34,8 @@ int rec_net_page(void *arg, int cpu, const void *pages, size_t len)
 	return e;
 }
 
-/* The v6 file up to its options for the events enabled in in now. */
-static int meta_prefix(struct rec *r, struct tfs_inst *in, void **buf, size_t *len)
+int rec_net_meta(struct rec *r, struct tfs_inst *in, const struct tfw_opt *extra, size_t nextra,
+		 void **buf, size_t *len)
 {
 	struct tfw_meta m;
 	struct strv events = { 0 };
@@ -59,6 +59,8 @@ static int meta_prefix(struct rec *r, struct tfs_inst *in, void **buf, size_t *l
 		m.cpus = rec_ncpus(r);
 	m.page_size = rec_page_size(r);
 	m.version = 6;
+	for (size_t i = 0; i < nextra; i++)
+		tfw_meta_add_option(&m, extra[i].id, extra[i].data.data, extra[i].data.len);
 	none = xcalloc(m.cpus, sizeof(*none));
 	for (int c = 0; c < m.cpus; c++)
 		none[c].fd = -1;
@@ -92,7 +94,7 @@ int rec_net_start(struct rec_net *n, struct rec *r, struct tfs_inst *in)
 	n->bytes = xcalloc(rec_ncpus(r) ? rec_ncpus(r) : 1, sizeof(*n->bytes));
 
 	if (!e)
-		e = meta_prefix(r, in, &meta, &len);
+		e = rec_net_meta(r, in, NULL, 0, &meta, &len);
 	if (!e)
 		e = net_send_meta(n->client, meta, len);
 	free(meta);

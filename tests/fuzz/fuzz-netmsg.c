@@ -8,6 +8,12 @@
  * payloads are the metadata, which, after FIN_DATA, go through
  * net_file_write() as the listener writes a client's file (with no pages:
  * those are copied, never parsed).
+ *
+ * An input that does not open with the v3 handshake is what an agent and
+ * its host send each other (tr agent, tr record -A): messages in the same
+ * cuts, TRACE_REQ parsed and its arguments checked as the agent does,
+ * TRACE_RESP as the host does, TIME_SYNC and the ptp PROBES inside it,
+ * with the offset worked out from them.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,6 +27,55 @@
 #include "tfw.h"
 #include "tr.h"
 
+/* The agent's and its host's messages (netmsg.h's second half). */
+static void agent_stream(const uint8_t *data, size_t size, size_t cut)
+{
+	static uint16_t ports[NETMSG_MAX_CPUS];
+	static int64_t host[NETMSG_PTP_LOOP], sent[NETMSG_PTP_LOOP], back[NETMSG_PTP_LOOP];
+	size_t pos = 0, have = cut < size ? cut : size;
+	const char *why;
+
+	while (pos < size) {
+		struct netmsg m;
+		struct netmsg_trace_req req;
+		struct netmsg_trace_resp resp;
+		struct netmsg_agent_args args;
+		struct netmsg_tsync t;
+		int64_t off, ts, rtt;
+		ssize_t k = netmsg_take(data + pos, have - pos, &m, &why);
+
+		if (k < 0)
+			break;
+		if (!k) {
+			if (have == size)
+				break;
+			have = have + cut > size ? size : have + cut;
+			continue;
+		}
+		pos += k;
+		switch (m.cmd) {
+		case NETMSG_TRACE_REQ:
+			if (!netmsg_trace_req_parse(&m, &req, &why))
+				netmsg_agent_args_parse(req.argc, req.argv, &args, &why);
+			break;
+		case NETMSG_TRACE_RESP:
+			netmsg_trace_resp_parse(&m, &resp, ports, NETMSG_MAX_CPUS, &why);
+			break;
+		case NETMSG_TIME_SYNC:
+			if (netmsg_tsync_parse(&m, &t, &why) || t.id != NETMSG_PTP_PROBES)
+				break;
+			if (netmsg_ptp_probes_parse(t.payload, t.len, host, &why))
+				break;
+			for (uint32_t i = 0; i < NETMSG_PTP_LOOP; i++) {
+				sent[i] = host[i] - 100 - (int64_t)(i % 7);
+				back[i] = host[i] + 100 + (int64_t)(i % 5);
+			}
+			netmsg_ptp_offset(sent, back, host, NETMSG_PTP_LOOP, &off, &ts, &rtt);
+			break;
+		}
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint32_t pick = fuzz_pick(data, size);
@@ -33,6 +88,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ssize_t k;
 
 	(void)fuzz_file;
+	if (size < sizeof(NETMSG_V3) || memcmp(data, NETMSG_V3, sizeof(NETMSG_V3))) {
+		agent_stream(data, size, cut);
+		return 0;
+	}
 	k = netmsg_take_str(data, size, 64, &why);
 	if (k <= 0)
 		return 0;
@@ -82,7 +141,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		for (int i = 0; i < ncpus; i++)
 			fds[i] = -1;
-		net_file_write(meta, ncpus, fds, bytes, out, pick & 1 ? 7 : 6, TFW_ZIP_ZSTD, &sz);
+		net_file_write(meta, ncpus, fds, bytes, out, pick & 1 ? 7 : 6, TFW_ZIP_ZSTD, NULL, 0,
+			       &sz);
 		tr_detail_clear();
 		close(out);
 		free(fds);

@@ -57,6 +57,47 @@ seeds['rinit-bad-port'] = hostile + msg(2, struct.pack('>I', 1), b'99999\0')
 seeds['meta-garbage'] = hostile + tinit() + msg(3, data=b'\x17\x08\x44tracing6\0' + b'\xff' * 64) + msg(4)
 seeds['meta-v7-garbage'] = hostile + tinit() + msg(3, data=b'\x17\x08\x44tracing7\0' + b'\x00' * 64) + msg(4)
 seeds['garbage'] = bytes(range(256)) * 4
+
+
+# The agent's messages (tr agent, tr record -A): requests, answers, time sync.
+def params(*ps):
+    return b''.join(struct.pack('>II', i, len(d)) + d for i, d in ps)
+
+
+def args(*a):
+    return struct.pack('>I', len(a)) + b''.join(x + b'\0' for x in a)
+
+
+def req(ps):
+    return msg(6, struct.pack('>IIQ', 0, 0, 0x1234), ps)
+
+
+def tsync(proto, mid, payload=b''):
+    return msg(9, proto.ljust(16, b'\0') + struct.pack('>I', mid), payload)
+
+
+good = params((0, args(b'-e', b'sched:sched_switch', b'-f', b'prev_pid==1', b'-C', b'mono')),
+              (1, b'ptp\0\0'))
+seeds['agent-req'] = req(good)
+seeds['agent-req-bad-option'] = req(params((0, args(b'-p', b'function'))))
+seeds['agent-req-65-args'] = req(params((0, args(*([b'-e'] * 65)))))
+seeds['agent-req-arg-no-nul'] = req(params((0, struct.pack('>I', 1) + b'-e')))
+seeds['agent-req-param-past-end'] = req(struct.pack('>II', 0, 4000) + b'abc')
+seeds['agent-req-args-twice'] = req(params((0, args()), (0, args())))
+resp = struct.pack('>IIIQ', 0, 2, 4096, 0x2d9ffa29c7d69b0e) + b'ptp'.ljust(16, b'\0') + \
+    struct.pack('>I', 1502)
+seeds['agent-resp'] = msg(7, resp, b'1500\0' + b'1501\0')
+seeds['agent-resp-cpus-huge'] = msg(7, struct.pack('>IIIQ', 0, 99999, 4096, 1) +
+                                    b'ptp'.ljust(16, b'\0') + struct.pack('>I', 1), b'1\0')
+probes = struct.pack('>II', 7, 339) + b''.join(struct.pack('>qI', 1000 + i, i + 1)
+                                               for i in range(339)) + bytes(339 * 12)
+seeds['agent-tsync'] = (tsync(b'none', 1, b'\0\0') + tsync(b'ptp', 1, struct.pack('>II', 1, 3)) +
+                        tsync(b'ptp', 2, struct.pack('>I', 1)) + tsync(b'ptp', 5) +
+                        tsync(b'ptp', 3, probes) + tsync(b'ptp', 4, struct.pack('>qq', 5, 6)))
+seeds['agent-probes-count-huge'] = tsync(b'ptp', 3, struct.pack('>II', 7, 0xffffffff))
+seeds['agent-probes-ids-wild'] = tsync(b'ptp', 3, struct.pack('>II', 7, 3) +
+                                       struct.pack('>qI', 1, 0) + struct.pack('>qI', 2, 340) +
+                                       struct.pack('>qI', 3, 0xffffffff))
 for name, data in seeds.items():
     with open(os.path.join(out, name), 'wb') as f:
         f.write(data)

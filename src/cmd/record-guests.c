@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tr record -A NAME@ADDR:PORT (record-local.h): the guests' part of the
+ * command line, their files (trace-cmd's layout: trace.dat's guest NAME
+ * in trace-NAME.dat) and their lines in the summary.  The recording is
+ * rec_record()'s (rec.h), the protocol net.h's.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "net.h"
+#include "netmsg.h"
+#include "record-local.h"
+#include "tr.h"
+
+void guest_spec(struct argp_state *state, struct guest_args *g, const char *spec)
+{
+	const char *at = strchr(spec, '@');
+	size_t n = at ? (size_t)(at - spec) : 0;
+
+	g->spec = spec;
+	if (!at || !n || n > 64 || spec[0] == '.' ||
+	    strspn(spec, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n)
+		argp_error(state, "bad guest '%s': give NAME@ADDR:PORT, NAME of letters, digits, "
+				  "'_', '-' and '.' (not first)", spec);
+	if (!strchr(at + 1, ':') || net_hostport_parse(at + 1, &g->host, &g->port))
+		argp_error(state, "bad guest '%s': give NAME@ADDR:PORT", spec);
+	g->name = xasprintf("%.*s", (int)n, spec);
+}
+
+/* Only -e, -f and -C mean something to an agent. */
+static bool only_clock(const struct tr_setup *s)
+{
+	return !s->tracer && !s->buffer_kb && !s->options.n && !s->triggers.n &&
+	       !s->ftrace_filter.n && !s->ftrace_notrace.n && !s->graph_function.n &&
+	       !s->graph_notrace.n && !s->tracer_opts.n && !s->has_max_graph_depth &&
+	       !s->has_thresh && !s->func_stack && !s->cpus.set && !s->cmdlines_size &&
+	       !s->pids.n && !s->notrace_pids.n && !s->children;
+}
+
+static void check_clock(struct argp_state *state, const char *clock, const char *who)
+{
+	if (net_clock_id(clock) < 0)
+		argp_error(state, "-A measures the guests' clock offset with a clock a program can "
+				  "read: clock '%s' of %s cannot be; give -C mono, mono_raw, boot or "
+				  "tai", clock, who);
+}
+
+void guests_check(struct argp_state *state, struct guest_args *g, size_t n,
+		  const struct evsel_list *host_ev, struct tr_setup **host, size_t nhost)
+{
+	const char *clock = host[0]->clock ? host[0]->clock : "mono";
+
+	check_clock(state, clock, "this machine");
+	for (size_t i = 0; i < nhost; i++) {
+		if (host[i]->clock && strcmp(host[i]->clock, clock))
+			argp_error(state, "-A records every buffer with one clock: '%s' and '%s' "
+					  "differ", clock, host[i]->clock);
+		host[i]->clock = clock;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct evsel_list *l = &g[i].ev.list;
+
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(g[k].name, g[i].name))
+				argp_error(state, "guest '%s' is given twice with -A", g[i].name);
+		if (!only_clock(&g[i].setup))
+			argp_error(state, "an agent records events: after -A %s give only -e, -f and "
+					  "-C", g[i].spec);
+		if (g[i].setup.clock)
+			check_clock(state, g[i].setup.clock, g[i].name);
+		for (size_t k = 0; !l->n && k < host_ev->n; k++) {
+			evsel_add(l, host_ev->v[k].spec);
+			if (host_ev->v[k].filter)
+				evsel_add_filter(l, host_ev->v[k].filter);
+		}
+		if (!l->n)
+			argp_error(state, "nothing to record in guest '%s': give it events with -e "
+					  "(after -A, or before it for this machine and every guest)",
+				   g[i].name);
+		for (size_t k = 0; k < l->n; k++) {
+			strv_push(&g[i].argv, "-e");
+			strv_push(&g[i].argv, l->v[k].spec);
+			if (l->v[k].filter) {
+				strv_push(&g[i].argv, "-f");
+				strv_push(&g[i].argv, l->v[k].filter);
+			}
+		}
+		strv_push(&g[i].argv, "-C");
+		strv_push(&g[i].argv, g[i].setup.clock ? g[i].setup.clock : clock);
+		if (g[i].argv.n > NETMSG_MAX_ARGS)
+			argp_error(state, "too many events for guest '%s' (at most %d)", g[i].name,
+				   NETMSG_MAX_ARGS / 2 - 1);
+	}
+}
+
+/* trace-cmd's name for a guest's file: "-NAME" before the output's extension. */
+static char *guest_path(const char *output, const char *name)
+{
+	const char *base = strrchr(output, '/'), *dot;
+
+	base = base ? base + 1 : output;
+	dot = strrchr(base, '.');
+	if (!dot || dot == base)
+		return xasprintf("%s-%s", output, name);
+	return xasprintf("%.*s-%s%s", (int)(dot - output), output, name, dot);
+}
+
+int guests_open(struct guest_args *g, size_t n, const char *output, const char *tmp_dir,
+		const char *psk, unsigned interval_ms, uint64_t trace_id, struct rec_guest *rg)
+{
+	for (size_t i = 0; i < n; i++) {
+		int fd;
+
+		g[i].path = guest_path(output, g[i].name);
+		fd = open(g[i].path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		g[i].created = fd >= 0;
+		if (fd < 0 && errno == EEXIST)
+			fd = open(g[i].path, O_RDWR | O_CLOEXEC);
+		rg[i].fd = fd;
+		if (fd < 0) {
+			tr_error("cannot write '%s': %s", g[i].path, strerror(errno));
+			return -errno;
+		}
+		rg[i].net = (struct net_guest_opts){
+			.name = g[i].name, .host = g[i].host, .port = g[i].port,
+			.argv = (const char *const *)g[i].argv.v, .argc = g[i].argv.n,
+			.trace_id = trace_id,
+			.clock = net_clock_id(g[i].argv.v[g[i].argv.n - 1]),
+			.interval_ms = interval_ms, .psk_file = psk, .tmp_dir = tmp_dir };
+	}
+	return 0;
+}
+
+bool guests_report(const struct guest_args *g, const struct rec_guest *rg, size_t n, bool quiet)
+{
+	bool ok = true;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct net_guest_result *r = &rg[i].res;
+
+		if (rg[i].error) {
+			tr_warn("guest '%s': %s", g[i].name, rg[i].error);
+			ok = false;
+			continue;
+		}
+		if (quiet)
+			continue;
+		fprintf(stderr, "guest %s: wrote '%s' (%d CPUs, %.1f MB of events)", g[i].name,
+			g[i].path, r->cpus, r->data_bytes / 1e6);
+		if (r->nsync)
+			fprintf(stderr, ", clock offset %+lld ns (%d measurements, spread %lld ns)",
+				(long long)r->offset_min + (r->offset_max - r->offset_min) / 2,
+				r->nsync, (long long)(r->offset_max - r->offset_min));
+		else
+			fputs(", no clock sync", stderr);
+		fputc('\n', stderr);
+		if (r->max_size_reached)
+			tr_warn("guest '%s' sent more than 4G of events: the rest was left out",
+				g[i].name);
+	}
+	return ok;
+}
+
+void guests_free(struct guest_args *g, struct rec_guest *rg, size_t n, bool failed)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (rg && rg[i].fd >= 0)
+			close(rg[i].fd);
+		/* A guest that wrote nothing leaves no file either. */
+		if (g[i].created && (failed || (rg && rg[i].error && !rg[i].res.file_bytes)))
+			unlink(g[i].path);
+		if (rg)
+			free(rg[i].error);
+		free(g[i].name);
+		free(g[i].host);
+		free(g[i].path);
+		strv_free(&g[i].argv);
+		evsel_list_free(&g[i].ev.list);
+		setup_free(&g[i].setup);
+	}
+	free(g);
+	free(rg);
+}

@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The agent (net.h): tr agent's server, speaking trace-cmd's agent
+ * protocol (netmsg.h) to tr record -A and trace-cmd record -A.  One host
+ * at a time, in the order trace-cmd's agent keeps: TRACE_REQ, TRACE_RESP,
+ * the host's time sync connection, the metadata, the data connections,
+ * the recording until CLOSE, CLOSE_RESP.  Every wait is bounded but the
+ * recording's own, which the host ends (or its going away does).
+ */
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "net-local.h"
+#include "net.h"
+#include "netmsg.h"
+#include "tr.h"
+
+#define AGENT_REQ_MS 10000	/* the request, each connection the host owes, a message */
+#define AGENT_SEND_MS 30000	/* a host that stops reading pages: the reader gives up */
+#define AGENT_PORT_TRIES 256
+
+struct net_agent_job {
+	const struct net_agent_opts *o;
+	struct net_tls *tls;
+	struct net_conn ctl, ts;
+	struct sockaddr_storage peer, local;
+	char who[80];
+	uint64_t trace_id;
+	bool ptp, started, closed, got_close;
+	bool refused;		/* said in its one line already */
+	int ncpus;
+	struct net_conn *data;
+	uint64_t sent;		/* bytes, added to by every CPU's reader */
+	pthread_t ts_thread;
+	bool ts_running;
+	volatile int ts_stop;
+	int ts_err, clk;
+	const char *ts_why;
+	uint8_t buf[NETMSG_MAX];
+};
+
+static void alog(const struct net_agent_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void alog(const struct net_agent_opts *o, const char *fmt, ...)
+{
+	char line[768];
+	va_list ap;
+
+	if (!o->log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	o->log(o->log_arg, line);
+}
+
+uint64_t net_agent_trace_id(const struct net_agent_job *j)
+{
+	return j->trace_id;
+}
+
+int net_agent_send_pages(void *job, int cpu, const void *pages, size_t len)
+{
+	struct net_agent_job *j = job;
+	int e;
+
+	if (cpu < 0 || cpu >= j->ncpus)
+		return -EINVAL;
+	e = net_write_all(&j->data[cpu], pages, len);
+	if (!e)
+		__atomic_add_fetch(&j->sent, len, __ATOMIC_RELAXED);
+	return e;
+}
+
+bool net_agent_closed(struct net_agent_job *j)
+{
+	while (!j->closed) {
+		struct netmsg m;
+		const char *why = "";
+		uint8_t reply[NETMSG_HDR + 64];
+		int e = net_wait_in(&j->ctl, 0);
+
+		if (e == 0)
+			break;
+		e = e < 0 ? e : net_read_msg(&j->ctl, j->buf, &m, &why);
+		if (e || m.cmd == NETMSG_CLOSE) {
+			j->closed = true;
+			j->got_close = !e;
+			if (e)
+				alog(j->o, "%s: the host went away: %s", j->who,
+				     e == -EBADMSG ? why : strerror(-e));
+			break;
+		}
+		/* Anything else is answered as trace-cmd does, and the recording goes on. */
+		if (m.cmd != NETMSG_NOT_SUPP)
+			net_write_all(&j->ctl, reply, netmsg_put(reply, NETMSG_NOT_SUPP));
+	}
+	return j->closed;
+}
+
+static void *ts_main(void *arg)
+{
+	struct net_agent_job *j = arg;
+
+	j->ts_err = net_tsync_serve(&j->ts, j->clk, &j->ts_stop, &j->ts_why);
+	return NULL;
+}
+
+/* A socket on the control connection's address; with a fixed agent port, the next free one. */
+static int open_port(struct net_agent_job *j, uint16_t *next, uint16_t *bound)
+{
+	for (int i = 0; i < AGENT_PORT_TRIES; i++) {
+		int fd = net_listen_at(&j->local, *next, bound);
+
+		if (fd >= 0 || !*next || *next == 65535) {
+			if (fd >= 0 && *next)
+				*next = *bound + 1;
+			return fd;
+		}
+		(*next)++;
+	}
+	return -EADDRINUSE;
+}
+
+static int send_meta(struct net_conn *c, const uint8_t *p, size_t len)
+{
+	uint8_t hdr[NETMSG_HDR];
+	int e = 0;
+
+	while (len && !e) {
+		uint32_t n = len > NETMSG_MAX_DATA ? NETMSG_MAX_DATA : len;
+
+		netmsg_put_data_hdr(hdr, n);
+		e = net_write_all(c, hdr, sizeof(hdr));
+		if (!e)
+			e = net_write_all(c, p, n);
+		p += n;
+		len -= n;
+	}
+	return e ? e : net_write_all(c, hdr, netmsg_put(hdr, NETMSG_FIN_DATA));
+}
+
+/* Accept the host's connection on lfd as c (TLS with --psk). */
+static int take(struct net_agent_job *j, int lfd, struct net_conn *c)
+{
+	int fd = net_accept_from(lfd, &j->peer, AGENT_REQ_MS);
+
+	if (fd < 0)
+		return fd;
+	c->fd = fd;
+	net_set_timeout(fd, AGENT_REQ_MS);
+	return j->tls ? net_conn_tls(c, j->tls) : 0;
+}
+
+int net_agent_start(struct net_agent_job *j, int ncpus, int clk, const void *meta, size_t len)
+{
+	struct netmsg_trace_resp r = { .page_size = (uint32_t)sysconf(_SC_PAGESIZE),
+				       .trace_id = j->trace_id };
+	uint16_t *ports = NULL, next = j->o->port ? j->o->port + 1 : 0;
+	int *lfd = NULL, tlfd = -1, e = 0;
+	const char *what = "open a port";
+
+	if (ncpus < 1 || (unsigned)ncpus > NETMSG_MAX_CPUS)
+		return tr_fail(-EINVAL, "%d CPUs: at most %u", ncpus, NETMSG_MAX_CPUS);
+	j->started = true;
+	j->clk = clk;
+	j->ncpus = ncpus;
+	j->data = xmalloc(ncpus * sizeof(*j->data));
+	lfd = xmalloc(ncpus * sizeof(*lfd));
+	ports = xmalloc(ncpus * sizeof(*ports));
+	for (int i = 0; i < ncpus; i++) {
+		j->data[i] = (struct net_conn){ .fd = -1 };
+		lfd[i] = -1;
+	}
+	for (int i = 0; i < ncpus && e >= 0; i++)
+		e = lfd[i] = open_port(j, &next, &ports[i]);
+	if (e >= 0 && j->ptp && clk >= 0) {
+		e = tlfd = open_port(j, &next, &r.tsync_port);
+		strcpy(r.proto, NETMSG_TSYNC_PTP);
+	}
+	if (e >= 0) {
+		e = 0;
+		r.cpus = ncpus;
+		what = "answer the request";
+		e = net_write_all(&j->ctl, j->buf, netmsg_put_trace_resp(j->buf, &r, ports));
+	}
+	if (!e && tlfd >= 0) {
+		what = "take the time sync connection";
+		j->ts = (struct net_conn){ .fd = -1 };
+		e = take(j, tlfd, &j->ts);
+		if (!e && !(e = -pthread_create(&j->ts_thread, NULL, ts_main, j)))
+			j->ts_running = true;
+	}
+	if (!e) {
+		/* A trace-cmd host reads it only after its first clock sync. */
+		what = "send the metadata";
+		net_set_timeout(j->ctl.fd, AGENT_SEND_MS);
+		e = send_meta(&j->ctl, meta, len);
+		net_set_timeout(j->ctl.fd, AGENT_REQ_MS);
+	}
+	for (int i = 0; !e && i < ncpus; i++) {
+		what = "take a data connection";
+		e = take(j, lfd[i], &j->data[i]);
+		/* Pages wait for a slow host, not for one that stopped reading. */
+		if (!e)
+			net_set_timeout(j->data[i].fd, AGENT_SEND_MS);
+	}
+	for (int i = 0; i < ncpus; i++)
+		if (lfd[i] >= 0)
+			close(lfd[i]);
+	if (tlfd >= 0)
+		close(tlfd);
+	free(lfd);
+	free(ports);
+	if (e)
+		return tr_fail(e, "cannot %s: %s", what,
+			       e == -ETIMEDOUT ? "the host did not come" : strerror(-e));
+	alog(j->o, "%s: recording %d CPUs%s", j->who, ncpus,
+	     tlfd >= 0 ? ", clock sync ptp" : ", no clock sync");
+	return 0;
+}
+
+static void job_end(struct net_agent_job *j, int e)
+{
+	uint8_t msg[NETMSG_HDR + 64];
+
+	for (int i = 0; j->data && i < j->ncpus; i++)
+		net_conn_close(&j->data[i]);
+	if (!e && j->got_close)
+		net_write_all(&j->ctl, msg, netmsg_put(msg, NETMSG_CLOSE_RESP));
+	else if (!j->started)
+		net_write_all(&j->ctl, msg, netmsg_put(msg, NETMSG_NOT_SUPP));
+	if (j->ts_running) {
+		__atomic_store_n(&j->ts_stop, 1, __ATOMIC_RELEASE);
+		pthread_join(j->ts_thread, NULL);
+		if (j->ts_err)
+			alog(j->o, "%s: clock sync stopped: %s", j->who,
+			     j->ts_err == -EBADMSG ? j->ts_why : strerror(-j->ts_err));
+	}
+	if (j->refused)
+		;
+	else if (e)
+		alog(j->o, "%s: ended: %s", j->who, tr_failure() ? tr_failure() : strerror(-e));
+	else
+		alog(j->o, "%s: ended: %llu bytes of events sent", j->who,
+		     (unsigned long long)j->sent);
+	net_conn_close(&j->ts);
+	net_conn_close(&j->ctl);
+	free(j->data);
+}
+
+/* One host, from its connection to the end of its recording. */
+static void serve_one(const struct net_agent_opts *o, struct net_tls *tls, int fd,
+		      const struct sockaddr_storage *peer)
+{
+	struct net_agent_job *j = xcalloc(1, sizeof(*j));
+	struct netmsg_trace_req req;
+	struct netmsg_agent_args args;
+	socklen_t len = sizeof(j->local);
+	char host[64];
+	uint16_t port;
+	const char *why = "";
+	struct netmsg m;
+	int e;
+
+	j->o = o;
+	j->tls = tls;
+	j->ctl = (struct net_conn){ .fd = fd };
+	j->ts = (struct net_conn){ .fd = -1 };
+	j->peer = *peer;
+	net_peer_name((const struct sockaddr *)peer, host, sizeof(host), &port);
+	snprintf(j->who, sizeof(j->who), "%s:%u", host, port);
+	getsockname(fd, (struct sockaddr *)&j->local, &len);
+	net_set_timeout(fd, AGENT_REQ_MS);
+	e = tls ? net_conn_tls(&j->ctl, tls) : 0;
+	if (e)
+		why = "TLS handshake failed (another key, or no TLS: see --psk)";
+	if (!e)
+		e = net_read_msg(&j->ctl, j->buf, &m, &why);
+	if (!e)
+		e = netmsg_trace_req_parse(&m, &req, &why);
+	if (!e)
+		e = netmsg_agent_args_parse(req.argc, req.argv, &args, &why);
+	if (e) {
+		alog(o, "%s: refused: %s", j->who,
+		     e == -ETIMEDOUT ? "no request in time"
+		     : e == -ECONNRESET ? "closed before its request"
+		     : e == -EBADMSG || e == -EINVAL || e == -EACCES ? why : strerror(-e));
+		j->started = j->refused = true;	/* no answer to a peer that never asked */
+		job_end(j, 0);
+		free(j);
+		return;
+	}
+	j->ptp = req.ptp;
+	j->trace_id = net_trace_id();
+	alog(o, "%s: connected: %u events%s%s", j->who, args.nevents, args.clock ? ", clock " : "",
+	     args.clock ? args.clock : "");
+	e = o->run(o->run_arg, j, &args);
+	job_end(j, e);
+	free(j);
+}
+
+static bool allowed(const struct net_agent_opts *o, const struct sockaddr *sa)
+{
+	static struct net_cidr loop4 = { .family = AF_INET, .addr = { 127 }, .bits = 8 };
+	static struct net_cidr loop6 = { .family = AF_INET6, .addr = { [15] = 1 }, .bits = 128 };
+
+	if (!o->nallow)
+		return net_cidr_match(&loop4, sa) || net_cidr_match(&loop6, sa);
+	for (int i = 0; i < o->nallow; i++)
+		if (net_cidr_match(&o->allow[i], sa))
+			return true;
+	return false;
+}
+
+int net_agent_serve(const struct net_agent_opts *o)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE | AI_NUMERICHOST };
+	struct addrinfo *res = NULL;
+	struct sockaddr_storage a = { 0 };
+	const char *bind_to = o->bind ? o->bind : "127.0.0.1";
+	struct net_tls *tls = NULL;
+	uint16_t port;
+	int lfd, e;
+
+	e = getaddrinfo(bind_to, NULL, &hints, &res);
+	if (e)
+		return tr_fail(-EINVAL, "cannot listen on '%s': %s", bind_to, gai_strerror(e));
+	memcpy(&a, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	if (o->psk_file && (e = net_tls_load(o->psk_file, true, &tls)))
+		return e;
+	lfd = net_listen_at(&a, o->port, &port);
+	if (lfd < 0) {
+		net_tls_free(tls);
+		return tr_fail(lfd, "cannot listen on %s port %u: %s", bind_to, o->port,
+			       strerror(-lfd));
+	}
+	if (o->ready)
+		o->ready(o->log_arg, port);
+	while (!*o->stop) {
+		struct pollfd p = { .fd = lfd, .events = POLLIN };
+		struct sockaddr_storage peer;
+		socklen_t len = sizeof(peer);
+		char host[64];
+		uint16_t pport;
+		int fd;
+
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		fd = accept4(lfd, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!allowed(o, (struct sockaddr *)&peer)) {
+			net_peer_name((struct sockaddr *)&peer, host, sizeof(host), &pport);
+			alog(o, "%s:%u: refused: address not allowed (see --allow)", host, pport);
+			close(fd);
+			continue;
+		}
+		serve_one(o, tls, fd, &peer);
+	}
+	close(lfd);
+	net_tls_free(tls);
+	return 0;
+}
