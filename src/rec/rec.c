@@ -169,9 +169,14 @@ static int sink(struct reader *rd, const char *p, size_t len)
 		scan_pages(rd, p, len);
 		return r->o.fn(r->o.arg, rd->cpu, p, len);
 	}
-	/* Past the budget the pages are dropped and the reader stops with -EFBIG. */
+	/*
+	 * Past the budget the pages are dropped and the reader stops with
+	 * -EFBIG; with rotation the rest goes to the next part.
+	 */
 	if ((e = reserve(rd, &want)))
 		return e;
+	if (want < len && r->rot_fn)
+		return (e = sink(rd, p, want)) ? e : sink(rd, p + want, len - want);
 	if (want < len)
 		return (e = sink(rd, p, want)) ? e : -EFBIG;
 	if (!rd->stage)
