@@ -84,7 +84,9 @@ while kill -0 $pid 2>/dev/null; do
 done
 wait $pid || echo "soak: tr record failed" >&2
 cat "$work/gen" "$work/summary"
-parts=$(ls "$work"/soak.dat.[0-9]* 2>/dev/null | sort -t. -k3 -rn)
+# The parts, oldest (highest number) first.
+parts=$(for f in "$work"/soak.dat.[0-9]*; do [ -e "$f" ] && echo "${f##*.} $f"; done |
+	sort -rn | cut -d" " -f2)
 echo "tr: RSS ${rss_early} KiB at ${early} s, ${rss_end} KiB at the end" \
 	"($(awk -v a="$rss_early" -v b="$rss_end" 'BEGIN { if (a) printf "%+.1f%%", (b - a) * 100 / a }'))"
 echo "tr: disk at most $disk_max bytes, limit $(((N + 2) * limit)) ((N + 2) x $SIZE)," \
