@@ -186,6 +186,8 @@ typedef int (*rec_rotate_fn)(void *arg, const int *fds, const uint64_t *sizes, i
 int rec_set_rotate(struct rec *r, rec_rotate_fn fn, void *arg);
 /* Segments handed to the rotate function so far. */
 uint64_t rec_rotations(const struct rec *r);
+/* What stopped the recording when it was the rotate function's error (its message), or NULL. */
+const char *rec_failure(const struct rec *r);
 int rec_start(struct rec *r);
 /* Readable when a reader stopped on an error, or when every drain finished. */
 int rec_event_fd(const struct rec *r);
@@ -490,6 +492,7 @@ struct rec_record_result {
 	bool spool_kept;		/* the file was not written whole: the spool stays */
 	bool max_size_reached;		/* stopped at opts.max_size */
 	uint64_t rotations;		/* parts written as OUTPUT.1 (opts.rotate) */
+	char failure[256];		/* why reader_err: a part not written, or "" */
 };
 
 int rec_record(const struct rec_record_opts *o, struct rec_record_result *res);

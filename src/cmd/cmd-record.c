@@ -433,7 +433,9 @@ static int finish(const struct args *a, const struct rec_record_result *res)
 					  a->output);
 		return EXIT_OK;
 	}
-	if (res->reader_err == -ENOSPC)
+	if (res->failure[0])
+		tr_error("%s: recording stopped early", res->failure);
+	else if (res->reader_err == -ENOSPC)
 		tr_warn("no space left on the file system of '%s': recording stopped early",
 			a->output);
 	else if (res->reader_err)

@@ -257,6 +257,9 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	if (r && sess && session_end(sess) == SESSION_READER_FAILED && session_rec(sess)) {
 		res->reader_err = r;
 		r = 0;
+		if (rec_failure(session_rec(sess)))
+			snprintf(res->failure, sizeof(res->failure), "%s",
+				 rec_failure(session_rec(sess)));
 		if (rec_error(session_rec(sess)) == -EFBIG) {
 			res->max_size_reached = true;
 			res->reader_err = 0;

@@ -79,6 +79,7 @@ struct rec {
 	pthread_t rot_thread;
 	pthread_cond_t rot_cond;	/* the rotator's: a segment is ready, or quit */
 	uint64_t rotations;
+	char rot_failure[256];	/* why a part was not written (rec_failure()) */
 	/*
 	 * What rec_spool_meta() gathered (kallsyms in an unlinked file), kept
 	 * for rec_write_file(), which so need not gather it again; or NULL.

@@ -80,8 +80,11 @@ static void *rotator(void *arg)
 		pthread_mutex_lock(&r->lock);
 		r->rot_pending = false;
 		r->rotations++;
-		if (e && !r->err)
+		if (e && !r->err) {
 			r->err = e;
+			snprintf(r->rot_failure, sizeof(r->rot_failure), "%s",
+				 tr_failure() ? tr_failure() : strerror(-e));
+		}
 		pthread_cond_broadcast(&r->cond);
 		if (e) {
 			__atomic_store_n(&r->failed, true, __ATOMIC_RELEASE);
@@ -218,4 +221,14 @@ void rec_rot_stop(struct rec *r)
 	pthread_mutex_unlock(&r->lock);
 	pthread_join(r->rot_thread, NULL);
 	r->rot_running = false;
+}
+
+const char *rec_failure(const struct rec *r)
+{
+	const char *m;
+
+	pthread_mutex_lock((pthread_mutex_t *)&r->lock);
+	m = r->rot_failure[0] ? r->rot_failure : NULL;
+	pthread_mutex_unlock((pthread_mutex_t *)&r->lock);
+	return m;
 }

@@ -135,6 +135,30 @@ test_expect_success '--rotate: parts within the size, each readable, together ev
 	fi
 '
 
+test_expect_success '--rotate: a part that cannot be written ends the recording with one line naming it, exit 1' '
+	inst=$(test_instance) &&
+	test_when_finished "rm -f run; tr instance destroy $inst" &&
+	mkdir p.dat.rotating &&
+	touch run &&
+	tr instance create "$inst" || return 1
+	"$TR" record -B "$inst" -b 1408 --file-version 6 --max-size 8M --rotate 2 \
+		-e ftrace:print -o p.dat --duration 20s 2>err &
+	pid=$!
+	test_wait_recording "$inst" || return 1
+	writer 0 "$TRACEFS/instances/$inst/trace_marker" &
+	w0=$!
+	test_expect_code 1 wait $pid &&
+	rm -f run &&
+	wait $w0 &&
+	cat err &&
+	test_grep "^tr: cannot write .p.dat.rotating.: Is a directory: recording stopped early$" err &&
+	test "$(grep -c "^tr: " err)" = 1 &&
+	test ! -e p.dat.1 && test ! -e p.dat.spool &&
+	marks_tr p.dat >marks &&
+	test -s marks &&
+	gap_free marks
+'
+
 test_expect_success '--rotate needs --max-size and a count' '
 	test_expect_code 64 tr record --rotate 3 -e ftrace:print -o x.dat true 2>err &&
 	test_grep "rotate says how many parts of --max-size to keep: give --max-size" err &&
