@@ -79,7 +79,7 @@ static void *rotator(void *arg)
 		}
 		pthread_mutex_lock(&r->lock);
 		r->rot_pending = false;
-		r->rotations++;
+		r->rotations += !e;
 		if (e && !r->err) {
 			r->err = e;
 			snprintf(r->rot_failure, sizeof(r->rot_failure), "%s",
