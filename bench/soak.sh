@@ -60,8 +60,10 @@ cc -O2 -o "$work/markgen" "$here/markgen.c"
 # missing FILES...: markers lost between each writer's first and last kept one.
 missing() {
 	for f in "$@"; do
-		"$TR" report -i "$f" 2>/dev/null | sed -n 's/.*tracing_mark_write: gen \([0-9]* [0-9]*\)$/\1/p'
-	done | awk '{ if (($1 in last) && $2 > last[$1] + 1) miss += $2 - last[$1] - 1
+		"$TR" report -i "$f" 2>/dev/null
+	done | awk '!/tracing_mark_write: gen [0-9]+ [0-9]+$/ { next }
+		   { $1 = $(NF - 1); $2 = $NF }
+		   { if (($1 in last) && $2 > last[$1] + 1) miss += $2 - last[$1] - 1
 		       if (!($1 in last) || $2 > last[$1]) last[$1] = $2; n++ }
 		     END { printf "%d kept, %d missing in between\n", n, miss }'
 }
