@@ -131,7 +131,15 @@ test_expect_success '--rotate: parts within the size, each readable, together ev
 		      exit (bad || miss > lost) }" marks &&
 	if command -v trace-cmd >/dev/null; then
 		marks_rotated tc >tc &&
-		test_cmp marks tc
+		{ test_cmp marks tc || {
+			# DIAG: what tr report said of each file, and how many markers each holds.
+			for f in r.dat*; do
+				echo "DIAG: $f: tr $(marks_tr "$f" | wc -l), trace-cmd" \
+					"$(trace-cmd report -i "$f" 2>/dev/null | grep -c " print: ")"
+				"$TR" report -i "$f" 2>&1 >/dev/null | tail -n 3
+			done
+			false
+		}; }
 	fi
 '
 
