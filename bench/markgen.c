@@ -3,14 +3,16 @@
  * markgen: write numbered lines into a trace_marker as fast as possible,
  * for benchmarking recorders.
  *
- *   markgen TRACE_MARKER EVENTS [WRITERS]
+ *   markgen TRACE_MARKER EVENTS [WRITERS [RATE]]
  *
  * WRITERS processes (default 1), writer i pinned to CPU i modulo the CPU
  * count, share EVENTS between them and start together.  Each line is
  * "gen W SEQ".  Prints "generated N events in S s (R/s)" and exits 0 if
  * every write succeeded.  Also prints "markgen cpu S" (user + system seconds
  * of the writers) so a benchmark can subtract it from a recorder that ran
- * markgen as its command.
+ * markgen as its command.  RATE (events per second, all writers together;
+ * default 0, as fast as possible) paces them, every 1000 events, for a
+ * long recording at a steady rate (bench/soak.sh).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,9 +54,24 @@ static size_t line(char *buf, int w, unsigned long long seq)
 	return n;
 }
 
+static double rate;	/* each writer's events per second, 0: no pacing */
+
+/* Sleep until event i of a writer that started at t0 is due. */
+static void pace(unsigned long long i, double t0)
+{
+	double due = t0 + i / rate, t = now();
+
+	if (due > t) {
+		struct timespec ts = { (time_t)(due - t), (long)((due - t - (time_t)(due - t)) * 1e9) };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
 static int writer(const char *path, int w, unsigned long long first, unsigned long long count,
 		  int go)
 {
+	double t0;
 	cpu_set_t set;
 	char buf[64], c;
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -69,9 +86,12 @@ static int writer(const char *path, int w, unsigned long long first, unsigned lo
 	sched_setaffinity(0, sizeof(set), &set);
 	if (read(go, &c, 1) < 0)
 		return 1;
+	t0 = now();
 	for (unsigned long long i = 0; i < count; i++) {
 		size_t n = line(buf, w, first + i);
 
+		if (rate > 0 && i % 1000 == 0)
+			pace(i, t0);
 		if (write(fd, buf, n) != (ssize_t)n) {
 			fprintf(stderr, "markgen: write: %s\n", strerror(errno));
 			return 1;
@@ -87,14 +107,17 @@ int main(int argc, char **argv)
 	double t0, t1;
 
 	if (argc < 3) {
-		fprintf(stderr, "usage: markgen TRACE_MARKER EVENTS [WRITERS]\n");
+		fprintf(stderr, "usage: markgen TRACE_MARKER EVENTS [WRITERS [RATE]]\n");
 		return 2;
 	}
 	events = strtoull(argv[2], NULL, 10);
 	if (argc > 3)
 		writers = atoi(argv[3]);
-	if (writers < 1 || writers > 64 || pipe(p))
+	if (argc > 4)
+		rate = strtod(argv[4], NULL);
+	if (writers < 1 || writers > 64 || rate < 0 || pipe(p))
 		return 2;
+	rate /= writers;
 	per = events / writers;
 	for (int w = 0; w < writers; w++) {
 		unsigned long long count = w == writers - 1 ? events - per * (writers - 1) : per;

@@ -170,6 +170,25 @@ size_t rec_tids(const struct rec *r, pid_t *tids, size_t max);
  * what they wrote.  Call before rec_start().
  */
 void rec_set_budget(struct rec *r, uint64_t bytes);
+/*
+ * Rotation: with a budget, a full recording is not stopped but cut into
+ * segments of at most the budget each.  The reader that finds no room
+ * starts the next segment, and each reader moves to it with a new file
+ * (the spool's cpuN.raw; the last one's is renamed cpuN.rot) as it next
+ * takes pages, or within its idle wait.  Once every reader has left a
+ * segment, fn(arg, fds, sizes, ncpus) is called on a thread of the
+ * recorder's own with that segment's files (indexed by CPU, -1 and 0 for
+ * none), which it must not close; then they are closed and removed.
+ * Only one segment waits at a time: a reader that fills the next before
+ * the last is written waits, its pages kept in the ring buffer.  An error
+ * from fn stops the recording like a reader's.  Call before rec_start().
+ */
+typedef int (*rec_rotate_fn)(void *arg, const int *fds, const uint64_t *sizes, int ncpus);
+int rec_set_rotate(struct rec *r, rec_rotate_fn fn, void *arg);
+/* Segments handed to the rotate function so far. */
+uint64_t rec_rotations(const struct rec *r);
+/* What stopped the recording when it was the rotate function's error (its message), or NULL. */
+const char *rec_failure(const struct rec *r);
 int rec_start(struct rec *r);
 /* Readable when a reader stopped on an error, or when every drain finished. */
 int rec_event_fd(const struct rec *r);
@@ -343,6 +362,25 @@ int rec_spool_cmdlines(const char *dir);
 bool rec_spool_make_room(const char *dir, int fd);
 void rec_spool_remove(const char *dir);
 
+/*
+ * Reading a dead recording without restoring it (tr report FILE): when
+ * output is empty or missing and its spool is there, *fd is an unnamed
+ * temp file in the spool holding what rec_restore() would write (v6, not
+ * compressed, so it is quick).  -ENOENT (no message) when there is no
+ * such spool; -EBUSY while its owner records; other -errno with tr_fail().
+ */
+int rec_spool_peek(const char *output, int *fd);
+
+/*
+ * A rotating recording's full segment (rec_set_rotate()'s fds and sizes)
+ * as OUTPUT.1, a trace.dat of meta.dat's header and formats and the
+ * command names of now, in the version of flags: OUTPUT.keep is removed,
+ * OUTPUT.k becomes OUTPUT.k+1, and the new file, written as
+ * OUTPUT.rotating, is renamed OUTPUT.1.
+ */
+int rec_spool_rotate(const char *dir, const char *output, unsigned keep, unsigned flags,
+		     const int *fds, const uint64_t *sizes, int ncpus);
+
 struct rec_restore_result {
 	int cpus;
 	uint64_t bytes;		/* page data recovered */
@@ -440,6 +478,12 @@ struct rec_record_opts {
 	 * -EINVAL with a message when the header alone leaves no room.
 	 */
 	uint64_t max_size;
+	/*
+	 * With max_size: instead of stopping, roll over (rec_spool_rotate()):
+	 * each full part becomes OUTPUT.1, the earlier ones move up to
+	 * OUTPUT.rotate, older ones are removed; the last part is OUTPUT.
+	 */
+	unsigned rotate;
 	/* The readers: rec_opts' idle_ms (0: its default), poll_only and rt_prio. */
 	unsigned idle_ms;
 	bool poll_only;
@@ -466,6 +510,8 @@ struct rec_record_opts {
 };
 #define REC_PROGRESS_MS 500
 #define REC_FLUSH_MS 1000
+/* --rotate: at most this many earlier parts. */
+#define REC_ROTATE_MAX 1000
 
 struct rec_record_result {
 	int end;			/* enum session_end: why recording stopped */
@@ -476,6 +522,8 @@ struct rec_record_result {
 	uint64_t max_us, latency_bytes;
 	bool spool_kept;		/* the file was not written whole: the spool stays */
 	bool max_size_reached;		/* stopped at opts.max_size */
+	uint64_t rotations;		/* parts written as OUTPUT.1 (opts.rotate) */
+	char failure[256];		/* why reader_err: a part not written, or "" */
 };
 
 int rec_record(const struct rec_record_opts *o, struct rec_record_result *res);

@@ -85,6 +85,7 @@ struct args {
 	struct opt_file_format ff;
 	unsigned flush_ms;
 	uint64_t max_size;
+	unsigned rotate;	/* --rotate N: parts kept beside the output */
 	char *spool;		/* OUTPUT.spool: what a crash leaves (rec.h) */
 	const char *net;	/* -N HOST:PORT as given */
 	struct rec_net rn;
@@ -96,8 +97,8 @@ struct args {
 };
 
 enum { OPT_FAIL_ON_LOSS = 0x100, OPT_INSTANCE, OPT_POLL, OPT_TEMP, OPT_MODULE, OPT_USER,
-       OPT_FLUSH_INTERVAL, OPT_MAX_SIZE, OPT_PSK, OPT_PROFILE, OPT_DATE, OPT_TS_OFFSET,
-       OPT_TSYNC };
+       OPT_FLUSH_INTERVAL, OPT_MAX_SIZE, OPT_ROTATE, OPT_PSK, OPT_PROFILE, OPT_DATE,
+       OPT_TS_OFFSET, OPT_TSYNC };
 
 static const struct argp_option options[] = {
 	{ NULL, 'B', "NAME", 0, "Record the instance NAME as a buffer of its own: the options "
@@ -154,6 +155,8 @@ static const struct argp_option options[] = {
 	{ "flush-interval", OPT_FLUSH_INTERVAL, "TIME", 0, "Write what was read to FILE.spool "
 	  "at least this often (default 1s), for tr restore after a crash", 0 },
 	{ "max-size", OPT_MAX_SIZE, "SIZE", 0, "Stop before FILE grows past SIZE (k, M, G)", 0 },
+	{ "rotate", OPT_ROTATE, "N", 0, "With --max-size: instead of stopping, move each full "
+	  "part to FILE.1 (FILE.1 to FILE.2, ...), keeping N of them; the last part is FILE", 0 },
 	{ 0 }
 };
 
@@ -448,6 +451,15 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (parse_size(arg, &a->max_size) || !a->max_size)
 			argp_error(state, "bad size '%s': give bytes with k, M or G, as 100M", arg);
 		return 0;
+	case OPT_ROTATE: {
+		uint64_t n;
+
+		if (parse_u64(arg, &n) || !n || n > REC_ROTATE_MAX)
+			argp_error(state, "bad number of parts '%s': give 1 to %u", arg,
+				   REC_ROTATE_MAX);
+		a->rotate = (unsigned)n;
+		return 0;
+	}
 	case OPT_FLUSH_INTERVAL: {
 		uint64_t ns;
 
@@ -489,6 +501,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-N sends the recording to a listener: no -o");
 		if (a->net && a->ndone > 1)
 			argp_error(state, "-N sends one buffer, as trace-cmd does: no second -B");
+		if (a->rotate && !a->max_size)
+			argp_error(state, "--rotate says how many parts of --max-size to keep: "
+					  "give --max-size");
 		if (a->net && (a->temp_dir || a->max_size || a->flush_ms))
 			argp_error(state, "-N keeps nothing on this machine: no --temp, --max-size "
 					  "or --flush-interval");
@@ -543,7 +558,9 @@ static int finish(const struct args *a, const struct rec_record_result *res)
 					  a->output);
 		return EXIT_OK;
 	}
-	if (res->reader_err == -ENOSPC)
+	if (res->failure[0])
+		tr_error("%s: recording stopped early", res->failure);
+	else if (res->reader_err == -ENOSPC)
 		tr_warn("no space left on the file system of '%s': recording stopped early",
 			a->output);
 	else if (res->reader_err)
@@ -564,6 +581,10 @@ static int finish(const struct args *a, const struct rec_record_result *res)
 	if (sum->dropped_bytes)
 		tr_warn("no room for %llu bytes of events: the newest were left out",
 			(unsigned long long)sum->dropped_bytes);
+	if (res->rotations && !a->quiet)
+		fprintf(stderr, "rotated %llu times at --max-size: the earlier parts are '%s.1' "
+			"(newest) to '%s.%u'\n", (unsigned long long)res->rotations, a->output,
+			a->output, res->rotations < a->rotate ? (unsigned)res->rotations : a->rotate);
 	if (res->max_size_reached && !a->quiet)
 		fprintf(stderr, "stopped at --max-size: '%s' would have grown past it\n", a->output);
 	if (res->spool_kept)
@@ -775,7 +796,7 @@ record:
 						  .run_uid = a.uid, .run_gid = a.gid,
 						  .output = a.output,
 						  .spool_dir = a.spool, .flush_ms = a.flush_ms,
-						  .max_size = a.max_size,
+						  .max_size = a.max_size, .rotate = a.rotate,
 						  .net = a.net ? &a.rn : NULL,
 						  .file_flags = file_flags(&a),
 						  .ts_offset = a.ts_offset,

@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "fmt-filter.h"
 #include "fmt.h"
 #include "parse.h"
+#include "rec.h"
 
 enum { MAX_CPUS = 4096 };
 
@@ -324,26 +326,32 @@ static const struct argp argp = {
 
 /*
  * A recording whose tr died leaves FILE empty and FILE.spool beside it
- * (tr record): say how to get the file.
+ * (tr record): read what the spool holds, as tr restore would write it,
+ * from a temp file (fds[i], closed by the caller), and say so.
  */
-static void spool_hint(const struct strv *inputs)
+static int read_spools(struct strv *inputs, int *fds)
 {
 	for (size_t i = 0; i < inputs->n; i++) {
-		char *spool = xasprintf("%s.spool", inputs->v[i]);
-		struct stat st;
+		int e = rec_spool_peek(inputs->v[i], &fds[i]);
 
-		if (!stat(spool, &st) && S_ISDIR(st.st_mode))
-			tr_warn("'%s' holds a recording that ended abruptly: 'tr restore %s' "
-				"writes it", spool, inputs->v[i]);
-		free(spool);
+		if (e == -ENOENT)
+			continue;
+		if (e)
+			return tr_report(e, "cannot read '%s'", inputs->v[i]);
+		tr_warn("'%s' is a recording that ended abruptly: reading '%s.spool' "
+			"('tr restore %s' writes the file)", inputs->v[i], inputs->v[i],
+			inputs->v[i]);
+		free(inputs->v[i]);
+		inputs->v[i] = xasprintf("/proc/self/fd/%d", fds[i]);
 	}
+	return 0;
 }
 
 int cmd_report(int argc, char **argv)
 {
 	static char buf[1 << 20];
 	struct args a = { 0 };
-	int r;
+	int r, *fds;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	if (!a.r.inputs.n)
@@ -353,12 +361,17 @@ int cmd_report(int argc, char **argv)
 			a.offs[i] = a.all_off;
 	a.r.ts_offsets = a.offs;
 	setvbuf(stdout, buf, _IOFBF, sizeof(buf));
-	r = fmt_report_run(&a.r, stdout);
-	if (r) {
+	fds = xcalloc(a.r.inputs.n, sizeof(*fds));
+	for (size_t i = 0; i < a.r.inputs.n; i++)
+		fds[i] = -1;
+	r = read_spools(&a.r.inputs, fds);
+	if (!r && (r = fmt_report_run(&a.r, stdout)))
 		tr_report(r, "report");
-		spool_hint(&a.r.inputs);
-	}
 	fflush(stdout);
+	for (size_t i = 0; i < a.r.inputs.n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(fds);
 	strv_free(&a.r.inputs);
 	strv_free(&a.r.filters);
 	strv_free(&a.r.buffers);

@@ -173,6 +173,15 @@ static int set_budget(struct rec *r, const char *spool, uint64_t max)
 	return 0;
 }
 
+/* The rotator's callback (rec_set_rotate()): a full part becomes OUTPUT.1. */
+static int rotate_part(void *arg, const int *fds, const uint64_t *sizes, int ncpus)
+{
+	const struct rec_record_opts *o = arg;
+
+	return rec_spool_rotate(o->spool_dir, o->output, o->rotate, o->file_flags, fds, sizes,
+				ncpus);
+}
+
 /*
  * The session (session.h) applies the set-up in its order; then the file:
  * the ring buffer's pages, or under a max-latency tracer the trace text.
@@ -238,6 +247,8 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	}
 	if (!r && spool && o->max_size)
 		r = set_budget(session_rec(sess), spool, o->max_size);
+	if (!r && spool && o->max_size && o->rotate)
+		r = rec_set_rotate(session_rec(sess), rotate_part, (void *)o);
 	/* The guests start with the host: their readers first, then tracing, as the host's. */
 	if (!r && o->nguests)
 		r = rec_guests_open(o);
@@ -252,6 +263,9 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	if (r && sess && session_end(sess) == SESSION_READER_FAILED && session_rec(sess)) {
 		res->reader_err = r;
 		r = 0;
+		if (rec_failure(session_rec(sess)))
+			snprintf(res->failure, sizeof(res->failure), "%s",
+				 rec_failure(session_rec(sess)));
 		if (rec_error(session_rec(sess)) == -EFBIG) {
 			res->max_size_reached = true;
 			res->reader_err = 0;
@@ -260,6 +274,7 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	if (r)
 		goto out;
 	res->end = session_end(sess);
+	res->rotations = session_rec(sess) ? rec_rotations(session_rec(sess)) : 0;
 	res->child_status = session_child_status(sess);
 	if (o->net) {
 		r = rec_net_end(o->net, session_rec(sess), o->inst, session_stats_before(sess),
@@ -282,8 +297,16 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
 			   o->file_flags, snap, more, o->nmore, session_clocks(sess), o->ts_offset,
 			   gopts, ngopts, &res->sum);
-	/* The spool goes once the file is whole on disk, not before (nor is kept unrestorable). */
-	if (spool && !shed && (r || (fdatasync(o->fd) && errno != EINVAL))) {
+	if (r)
+		tr_fail(r, "cannot write '%s': %s", o->output, strerror(-r));
+	/*
+	 * The spool goes once the file is whole on disk, not before (nor is
+	 * kept unrestorable).  A file system that fails writes (EIO) may say
+	 * so only here, at writeback.
+	 */
+	if (!r && fdatasync(o->fd) && errno != EINVAL)
+		r = tr_fail(-errno, "cannot write '%s': %s", o->output, strerror(errno));
+	if (spool && !shed && r) {
 		res->spool_kept = true;
 		spool = NULL;
 	}

@@ -283,7 +283,17 @@ static void mark_restored(struct tfw_meta *m)
 	}
 }
 
-int rec_restore(const char *dir, int fd, unsigned flags, struct rec_restore_result *res)
+/*
+ * Write to fd a trace.dat of the spool's meta.dat (header, formats,
+ * kallsyms, options), the command names of cmdlines (the spool's file,
+ * or saved_cmdlines now with fresh) and the pages fill(arg, src, cpus,
+ * page_size) puts in src (cpus entries, indexed by CPU, fd -1 for none).
+ * With restored the recording tool says so and the fds fill opened are
+ * closed here.  0 or -errno with tr_fail().
+ */
+static int write_spooled(const char *dir, int fd, unsigned flags, bool restored, bool fresh,
+			 int (*fill)(void *arg, struct tfw_src *src, int cpus, uint32_t page_size),
+			 void *arg, uint64_t *file_bytes)
 {
 	char *path = xasprintf("%s/meta.dat", dir), *cmd = NULL;
 	struct tfw_buffer *bufs = NULL;
@@ -292,52 +302,43 @@ int rec_restore(const char *dir, int fd, unsigned flags, struct rec_restore_resu
 	struct tfw_result tres;
 	struct tfw_meta m;
 	size_t nbufs = 0, len;
-	bool alive;
-	pid_t pid;
 	int e;
 
-	memset(res, 0, sizeof(*res));
 	memset(&m, 0, sizeof(m));
-	pid = rec_spool_owner(dir, &alive);
-	if (alive) {
-		e = tr_fail(-EBUSY, "cannot restore '%s': tr %d is still recording into it", dir,
-			    (int)pid);
-		goto out;
-	}
 	e = tfile_open(path, TFILE_KEEP_FORMATS | TFILE_LAZY_KALLSYMS, &tf);
 	if (e) {
-		if (e == -ENOENT)
+		if (e == -ENOENT && restored)
 			tr_fail(e, "cannot restore '%s': it has no meta.dat (the recording ended "
 				   "before its first event was read)", dir);
+		else if (e == -ENOENT)
+			tr_fail(e, "cannot read '%s': %s", path, strerror(-e));
 		goto out;
 	}
 	e = tfile_meta(tf, &m);
 	if (e)
 		goto out;
 	free(path);
-	path = xasprintf("%s/cmdlines", dir);
-	if (!read_file(path, &cmd, &len)) {
+	path = fresh ? tfs_path(NULL, "saved_cmdlines") : xasprintf("%s/cmdlines", dir);
+	if (read_file(path, &cmd, &len) && fresh) {
+		free(path);
+		path = xasprintf("%s/cmdlines", dir);
+	}
+	if (cmd || !read_file(path, &cmd, &len)) {
 		free(m.cmdlines.data);
 		m.cmdlines = (struct tfw_blob){ cmd, len };
 		cmd = NULL;
 	}
-	mark_restored(&m);
+	if (restored)
+		mark_restored(&m);
 	/* The recorded buffer is the last of meta.dat's; an empty top level may come first. */
 	none = xcalloc(m.cpus, sizeof(*none));
 	src = xcalloc(m.cpus, sizeof(*src));
 	bufs = xcalloc(tfile_nbuffers(tf) + 1, sizeof(*bufs));
-	for (int c = 0; c < m.cpus; c++) {
-		struct stat st;
-		char *raw = xasprintf("%s/cpu%d.raw", dir, c);
-
-		none[c].fd = -1;
-		src[c].fd = open(raw, O_RDONLY | O_CLOEXEC);
-		/* A page cut short by the kill is left out: whole sub-buffers only. */
-		if (src[c].fd >= 0 && !fstat(src[c].fd, &st))
-			src[c].size = (uint64_t)st.st_size - (uint64_t)st.st_size % m.page_size;
-		res->bytes += src[c].size;
-		free(raw);
-	}
+	for (int c = 0; c < m.cpus; c++)
+		none[c].fd = src[c].fd = -1;
+	e = fill(arg, src, m.cpus, m.page_size);
+	if (e)
+		goto out;
 	for (int i = 0; i < tfile_nbuffers(tf); i++) {
 		const char *name = tfile_buffer(tf, i)->name;
 		bool last = i == tfile_nbuffers(tf) - 1;
@@ -353,12 +354,11 @@ int rec_restore(const char *dir, int fd, unsigned flags, struct rec_restore_resu
 		m.version = 6;
 	}
 	e = tfw_write(fd, &m, bufs, nbufs, 0, &tres);
-	res->file_bytes = tres.bytes;
-	res->cpus = m.cpus;
+	*file_bytes = tres.bytes;
 	if (e)
-		tr_fail(e, "cannot write the restored file: %s", strerror(-e));
+		tr_fail(e, "cannot write the trace file: %s", strerror(-e));
 out:
-	for (int c = 0; src && c < m.cpus; c++)
+	for (int c = 0; restored && src && c < m.cpus; c++)
 		if (src[c].fd >= 0)
 			close(src[c].fd);
 	free(src);
@@ -368,5 +368,129 @@ out:
 	free(path);
 	tfw_meta_free(&m);
 	tfile_close(tf);
+	return e;
+}
+
+struct raw_files {
+	const char *dir;
+	struct rec_restore_result *res;
+};
+
+/* Each CPU's cpuN.raw, as far as its last whole sub-buffer. */
+static int open_raw(void *arg, struct tfw_src *src, int cpus, uint32_t page_size)
+{
+	struct raw_files *rf = arg;
+
+	rf->res->cpus = cpus;
+	for (int c = 0; c < cpus; c++) {
+		char *raw = xasprintf("%s/cpu%d.raw", rf->dir, c);
+		struct stat st;
+
+		src[c].fd = open(raw, O_RDONLY | O_CLOEXEC);
+		free(raw);
+		/* A page cut short by the kill is left out: whole sub-buffers only. */
+		if (src[c].fd >= 0 && !fstat(src[c].fd, &st))
+			src[c].size = (uint64_t)st.st_size - (uint64_t)st.st_size % page_size;
+		rf->res->bytes += src[c].size;
+	}
+	return 0;
+}
+
+int rec_restore(const char *dir, int fd, unsigned flags, struct rec_restore_result *res)
+{
+	struct raw_files rf = { dir, res };
+	bool alive;
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	pid = rec_spool_owner(dir, &alive);
+	if (alive)
+		return tr_fail(-EBUSY, "cannot restore '%s': tr %d is still recording into it",
+			       dir, (int)pid);
+	return write_spooled(dir, fd, flags, true, false, open_raw, &rf, &res->file_bytes);
+}
+
+struct segment {
+	const int *fds;
+	const uint64_t *sizes;
+	int ncpus;
+};
+
+static int segment_src(void *arg, struct tfw_src *src, int cpus, uint32_t page_size)
+{
+	const struct segment *sg = arg;
+
+	(void)page_size;
+	for (int c = 0; c < cpus && c < sg->ncpus; c++) {
+		src[c].fd = sg->fds[c];
+		src[c].size = sg->fds[c] >= 0 ? sg->sizes[c] : 0;
+	}
+	return 0;
+}
+
+/* OUTPUT.n, or OUTPUT itself for 0. */
+static char *numbered(const char *output, unsigned n)
+{
+	return n ? xasprintf("%s.%u", output, n) : xstrdup(output);
+}
+
+int rec_spool_rotate(const char *dir, const char *output, unsigned keep, unsigned flags,
+		     const int *fds, const uint64_t *sizes, int ncpus)
+{
+	struct segment sg = { fds, sizes, ncpus };
+	char *tmp = xasprintf("%s.rotating", output), *p = numbered(output, keep);
+	uint64_t bytes;
+	int fd, e = 0;
+
+	/* The oldest goes first, so the new one never takes a place beyond the N kept. */
+	if (unlink(p) && errno != ENOENT)
+		e = tr_fail(-errno, "cannot remove '%s': %s", p, strerror(errno));
+	free(p);
+	fd = e ? -1 : open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (!e && fd < 0)
+		e = tr_fail(-errno, "cannot write '%s': %s", tmp, strerror(errno));
+	if (!e && (e = write_spooled(dir, fd, flags, false, true, segment_src, &sg, &bytes)))
+		tr_fail(e, "cannot write '%s': %s", tmp, strerror(-e));
+	if (fd >= 0 && close(fd) && !e)
+		e = tr_fail(-errno, "cannot write '%s': %s", tmp, strerror(errno));
+	for (unsigned k = keep; !e && k > 1; k--) {
+		char *from = numbered(output, k - 1), *to = numbered(output, k);
+
+		if (rename(from, to) && errno != ENOENT)
+			e = tr_fail(-errno, "cannot rename '%s': %s", from, strerror(errno));
+		free(from);
+		free(to);
+	}
+	p = numbered(output, 1);
+	if (!e && rename(tmp, p))
+		e = tr_fail(-errno, "cannot rename '%s': %s", tmp, strerror(errno));
+	if (e)
+		unlink(tmp);
+	free(p);
+	free(tmp);
+	return e;
+}
+
+int rec_spool_peek(const char *output, int *fd)
+{
+	char *dir = rec_spool_path(output);
+	struct rec_restore_result res;
+	struct stat st;
+	int e = 0;
+
+	*fd = -1;
+	/* Only where the recording did not end: its output empty or gone, its spool there. */
+	if ((!stat(output, &st) && st.st_size) || stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		free(dir);
+		return -ENOENT;
+	}
+	*fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (*fd < 0) {
+		e = tr_fail(-errno, "cannot make a temp file in '%s': %s", dir, strerror(errno));
+	} else if ((e = rec_restore(dir, *fd, 0, &res))) {
+		close(*fd);
+		*fd = -1;
+	}
+	free(dir);
 	return e;
 }

@@ -22,6 +22,7 @@
 
 #include "rec.h"
 #include "rec-mmap.h"
+#include "rec-local.h"
 
 /* The readers' scheduling priority (see reader_main). */
 #define REC_READER_NICE -20
@@ -39,55 +40,7 @@
  */
 #define REC_STAGE_SUBBUFS 16
 
-struct reader {
-	struct rec *r;
-	int cpu;
-	int fd;			/* trace_pipe_raw */
-	int pipe[2];
-	int out;		/* temp file (file sink) or -1 */
-	pthread_t thread;
-	bool running;
-	pid_t tid;
-	size_t pipe_size;
-	char *buf;		/* page_size * n, for read() and the callback sink */
-	size_t buf_size;
-	char *stage;		/* mmap file sink: sub-buffers not yet written */
-	size_t stage_len, stage_size;
-	/* The mapped buffer (reader mmap): the meta page and the sub-buffers. */
-	struct tr_trace_buffer_meta *meta;
-	size_t meta_len;
-	char *map;
-	size_t map_len;
-	uint32_t cur_id;	/* the sub-buffer GET_READER gave last */
-	uint32_t cur_off;	/* bytes of its data already handed over */
-	bool cur_valid;
-	uint64_t cur_ts;	/* the time stamp at cur_off (what follows is relative to it) */
-	uint64_t flushed_ns;	/* when the last opts.flush_ms hand-over ended */
-	struct rec_cpu_stat st;
-};
-
-struct rec {
-	struct rec_opts o;
-	uint32_t page_size;
-	struct tfile_layout layout;
-	int nreaders;
-	struct reader *rd;
-	int stop_fd;		/* eventfd: readers leave their wait */
-	int event_fd;		/* eventfd: a reader failed, or all drains are done */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	int ready;		/* readers that have set their tid */
-	int finished;
-	bool go, quit, stopped, failed;
-	int err;
-	uint64_t budget;	/* rec_set_budget(): page data all CPUs may write, 0: no limit */
-	uint64_t used;		/* of it, taken (atomic) */
-	/* Fault injection for tests: TR_FAULT_READER=CPU:PAGES (see rec_open). */
-	int fault_cpu;
-	uint64_t fault_bytes;
-};
-
-static void notify(int fd)
+void rec_notify(int fd)
 {
 	uint64_t one = 1;
 
@@ -136,8 +89,7 @@ static int write_out(struct reader *rd, const char *p, size_t len)
 	return 0;
 }
 
-/* Write what the mapped reader has gathered. */
-static int stage_flush(struct reader *rd)
+int rec_stage_flush(struct reader *rd)
 {
 	int e;
 
@@ -151,32 +103,58 @@ static int stage_flush(struct reader *rd)
 /*
  * rec_set_budget(): take up to *len bytes (whole pages) of what is left of
  * the budget for a file sink; *len is cut to what was granted.  -EFBIG
- * when not one page is left: the recording has reached its size.
+ * when not one page is left: the recording has reached its size; with
+ * rotation the next segment starts instead (rec-rotate.c).
  */
 static int reserve(struct reader *rd, size_t *len)
 {
 	struct rec *r = rd->r;
-	uint64_t used = __atomic_load_n(&r->used, __ATOMIC_RELAXED), grant;
+	uint64_t v, used, grant;
+	int e;
 
 	if (!r->budget || r->o.fn)
 		return 0;
-	do {
+	for (;;) {
+		v = __atomic_load_n(&r->used, __ATOMIC_ACQUIRE);
+		if (r->rot_fn && (uint16_t)(v >> REC_SEG_SHIFT) != rd->seg) {
+			if ((e = rec_rot_follow(rd, (uint16_t)(v >> REC_SEG_SHIFT))))
+				return e;
+			continue;
+		}
+		used = v & REC_USED_MASK;
 		grant = used < r->budget ? r->budget - used : 0;
 		if (grant > *len)
 			grant = *len;
 		grant -= grant % r->page_size;
-		if (!grant)
-			return -EFBIG;
-	} while (!__atomic_compare_exchange_n(&r->used, &used, used + grant, false,
-					      __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+		if (!grant) {
+			if (!r->rot_fn)
+				return -EFBIG;
+			if ((e = rec_rot_next(rd, v)))
+				return e;
+			continue;
+		}
+		if (__atomic_compare_exchange_n(&r->used, &v, v + grant, false, __ATOMIC_ACQ_REL,
+						__ATOMIC_RELAXED))
+			break;
+	}
 	*len = grant;
 	return 0;
 }
 
+/* Give back what was reserved and not used, unless a new segment has begun since. */
 static void unreserve(struct reader *rd, size_t len)
 {
-	if (rd->r->budget && !rd->r->o.fn && len)
-		__atomic_fetch_sub(&rd->r->used, len, __ATOMIC_RELAXED);
+	struct rec *r = rd->r;
+	uint64_t v;
+
+	if (!r->budget || r->o.fn || !len)
+		return;
+	v = __atomic_load_n(&r->used, __ATOMIC_ACQUIRE);
+	do {
+		if (r->rot_fn && (uint16_t)(v >> REC_SEG_SHIFT) != rd->seg)
+			return;
+	} while (!__atomic_compare_exchange_n(&r->used, &v, v - len, false, __ATOMIC_ACQ_REL,
+					      __ATOMIC_RELAXED));
 }
 
 /* Hand data to the sink: write it to the temp file or call back. */
@@ -191,9 +169,14 @@ static int sink(struct reader *rd, const char *p, size_t len)
 		scan_pages(rd, p, len);
 		return r->o.fn(r->o.arg, rd->cpu, p, len);
 	}
-	/* Past the budget the pages are dropped and the reader stops with -EFBIG. */
+	/*
+	 * Past the budget the pages are dropped and the reader stops with
+	 * -EFBIG; with rotation the rest goes to the next part.
+	 */
 	if ((e = reserve(rd, &want)))
 		return e;
+	if (want < len && r->rot_fn)
+		return (e = sink(rd, p, want)) ? e : sink(rd, p + want, len - want);
 	if (want < len)
 		return (e = sink(rd, p, want)) ? e : -EFBIG;
 	if (!rd->stage)
@@ -205,7 +188,7 @@ static int sink(struct reader *rd, const char *p, size_t len)
 	 */
 	scan_pages(rd, p, len);
 	if (rd->stage_len + len > rd->stage_size) {
-		int e = stage_flush(rd);
+		int e = rec_stage_flush(rd);
 
 		if (e)
 			return e;
@@ -214,7 +197,7 @@ static int sink(struct reader *rd, const char *p, size_t len)
 		return write_out(rd, p, len);
 	memcpy(rd->stage + rd->stage_len, p, len);
 	rd->stage_len += len;
-	return rd->stage_len == rd->stage_size ? stage_flush(rd) : 0;
+	return rd->stage_len == rd->stage_size ? rec_stage_flush(rd) : 0;
 }
 
 /*
@@ -519,7 +502,7 @@ static int flush(struct reader *rd)
 	if (rd->st.rd.kind == REC_READER_MMAP) {
 		while ((n = mmap_pass(rd, true)) > 0 && !over_limit(rd))
 			;
-		return n < 0 ? (int)n : stage_flush(rd);
+		return n < 0 ? (int)n : rec_stage_flush(rd);
 	}
 	if (rd->st.rd.kind == REC_READER_SPLICE)
 		while ((n = splice_pass(rd)) > 0 && !over_limit(rd))
@@ -550,7 +533,7 @@ static int flush_due(struct reader *rd)
 	while ((n = partial_pass(rd)) > 0)
 		;
 	rd->flushed_ns = now_ns();
-	return n < 0 ? (int)n : stage_flush(rd);
+	return n < 0 ? (int)n : rec_stage_flush(rd);
 }
 
 /* How long an idle reader may wait: idle_ms, or less when a flush is due sooner. */
@@ -586,8 +569,8 @@ static void reader_fail(struct reader *rd, int err)
 		r->err = err;
 	pthread_mutex_unlock(&r->lock);
 	__atomic_store_n(&r->failed, true, __ATOMIC_RELEASE);
-	notify(r->stop_fd);
-	notify(r->event_fd);
+	rec_notify(r->stop_fd);
+	rec_notify(r->event_fd);
 }
 
 /*
@@ -705,7 +688,13 @@ static void *reader_main(void *arg)
 
 	while (!r->o.drain) {
 		uint64_t t = burst ? 0 : now_ns();
-		ssize_t n = pass(rd);
+		uint16_t seg = (uint16_t)(__atomic_load_n(&r->used, __ATOMIC_ACQUIRE) >> REC_SEG_SHIFT);
+		ssize_t n;
+
+		/* An idle reader leaves a full segment too, so that it can be written. */
+		if (r->rot_fn && seg != rd->seg && (err = rec_rot_follow(rd, seg)))
+			break;
+		n = pass(rd);
 		struct pollfd p[2] = { { .fd = rd->fd, .events = POLLIN },
 				       { .fd = r->stop_fd, .events = POLLIN } };
 
@@ -719,7 +708,7 @@ static void *reader_main(void *arg)
 		if (!n && burst)
 			burst_end(rd, &burst, burst_t0);
 		/* Caught up: what was gathered goes to the file before we wait. */
-		if (!n && (err = stage_flush(rd)))
+		if (!n && (err = rec_stage_flush(rd)))
 			break;
 		if (__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE))
 			break;
@@ -778,12 +767,13 @@ out:
 	if (!err && !__atomic_load_n(&r->failed, __ATOMIC_ACQUIRE))
 		err = flush(rd);
 	else if (!err)
-		err = stage_flush(rd);	/* keep what was taken from the ring */
+		err = rec_stage_flush(rd);	/* keep what was taken from the ring */
 	if (err)
 		reader_fail(rd, err);
+	rec_rot_end(rd);
 	pthread_mutex_lock(&r->lock);
 	if (++r->finished == r->nreaders && r->o.drain)
-		notify(r->event_fd);
+		rec_notify(r->event_fd);
 	pthread_mutex_unlock(&r->lock);
 	return NULL;
 }
@@ -822,6 +812,29 @@ static int tmpfile_in(const char *dir)
 		free(p);
 	}
 	return fd < 0 ? -errno : fd;
+}
+
+int rec_out_open(struct rec *r, int cpu, int *fd)
+{
+	int e = 0;
+
+	if (r->o.spool) {
+		char *name = xasprintf("%s/cpu%d.raw", r->o.tmp_dir, cpu);
+
+		*fd = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (*fd < 0) {
+			e = -errno;
+			tr_fail(e, "cannot create '%s': %s", name, strerror(-e));
+		}
+		free(name);
+	} else {
+		*fd = tmpfile_in(r->o.tmp_dir);
+		if (*fd < 0) {
+			e = *fd;
+			tr_fail(e, "cannot make a temp file in '%s': %s", r->o.tmp_dir, strerror(-e));
+		}
+	}
+	return e;
 }
 
 static int reader_open(struct rec *r, struct reader *rd, int cpu)
@@ -874,23 +887,7 @@ static int reader_open(struct rec *r, struct reader *rd, int cpu)
 	rd->buf_size = rd->pipe_size;
 	rd->buf = xmalloc(rd->buf_size);
 sink:
-	e = 0;
-	if (r->o.tmp_dir && r->o.spool) {
-		char *name = xasprintf("%s/cpu%d.raw", r->o.tmp_dir, cpu);
-
-		rd->out = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (rd->out < 0) {
-			e = -errno;
-			tr_fail(e, "cannot create '%s': %s", name, strerror(-e));
-		}
-		free(name);
-	} else if (r->o.tmp_dir) {
-		rd->out = tmpfile_in(r->o.tmp_dir);
-		if (rd->out < 0) {
-			e = rd->out;
-			tr_fail(e, "cannot make a temp file in '%s': %s", r->o.tmp_dir, strerror(-e));
-		}
-	}
+	e = r->o.tmp_dir && !r->o.fn ? rec_out_open(r, cpu, &rd->out) : 0;
 out:
 	free(path);
 	free(file);
@@ -999,6 +996,7 @@ int rec_open(const struct rec_opts *o, struct rec **out)
 	}
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
+	pthread_cond_init(&r->rot_cond, NULL);
 	r->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	r->event_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	e = cpu_list(o->inst, &cpus, &n);
@@ -1010,7 +1008,8 @@ int rec_open(const struct rec_opts *o, struct rec **out)
 	r->rd = xcalloc(n ? n : 1, sizeof(*r->rd));
 	r->nreaders = n;
 	for (int i = 0; i < n; i++)
-		r->rd[i].fd = r->rd[i].out = r->rd[i].pipe[0] = r->rd[i].pipe[1] = -1;
+		r->rd[i].fd = r->rd[i].out = r->rd[i].old_out = r->rd[i].pipe[0] =
+			r->rd[i].pipe[1] = -1;
 	/* Readers are numbered by CPU; per_cpu lists them in any order. */
 	for (int i = 0; i < n; i++)
 		for (int j = i + 1; j < n; j++)
@@ -1160,12 +1159,14 @@ int rec_stop(struct rec *r)
 {
 	if (!r->stopped) {
 		__atomic_store_n(&r->stopped, true, __ATOMIC_RELEASE);
-		notify(r->stop_fd);
+		rec_notify(r->stop_fd);
 		for (int i = 0; i < r->nreaders; i++)
 			if (r->rd[i].running) {
 				pthread_join(r->rd[i].thread, NULL);
 				r->rd[i].running = false;
 			}
+		/* A segment the readers left at the end is written before the last file. */
+		rec_rot_stop(r);
 		/*
 		 * The mapped buffers count in our RSS (the whole buffer, from
 		 * the start): give them back before the file is written.
@@ -1243,6 +1244,7 @@ void rec_free(struct rec *r)
 	pthread_mutex_unlock(&r->lock);
 	if (r->go)
 		rec_stop(r);
+	rec_rot_stop(r);
 	for (int i = 0; i < r->nreaders; i++) {
 		struct reader *rd = &r->rd[i];
 
@@ -1257,6 +1259,8 @@ void rec_free(struct rec *r)
 			close(rd->pipe[1]);
 		if (rd->out >= 0)
 			close(rd->out);
+		if (rd->old_out >= 0)
+			close(rd->old_out);
 		free(rd->buf);
 		free(rd->stage);
 	}
@@ -1267,6 +1271,7 @@ void rec_free(struct rec *r)
 		close(r->event_fd);
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->cond);
+	pthread_cond_destroy(&r->rot_cond);
 	free(r);
 }
 

@@ -68,6 +68,113 @@ test_expect_success '--max-size stops the recording before the file or its spool
 	fi
 '
 
+# The markers of FILE.N .. FILE.1 and FILE, in that order, by tr report (or by trace-cmd with tc).
+marks_rotated() {
+	for f in $(ls r.dat.[0-9]* | sort -t. -k3 -rn) r.dat; do
+		if [ "${1:-}" = tc ]; then
+			trace-cmd report -i "$f" 2>/dev/null |
+				sed -n "s/.* print: *[^ ]*: \(c[01] [0-9]*\).*/\1/p"
+		else
+			marks_tr "$f"
+		fi
+	done
+}
+
+test_expect_success '--rotate: parts within the size, each readable, together every event not lost' '
+	test "$(nproc)" -ge 2 &&
+	inst=$(test_instance) &&
+	test_when_finished "rm -f run; tr instance destroy $inst" &&
+	limit=$((12 * 1024 * 1024)) &&
+	touch run &&
+	tr instance create "$inst" || return 1
+	"$TR" record -B "$inst" -b 1408 --file-version 6 --max-size 12M --rotate 2 \
+		-e ftrace:print -o r.dat --duration 12s 2>summary &
+	pid=$!
+	test_wait_recording "$inst" || return 1
+	writer 0 "$TRACEFS/instances/$inst/trace_marker" &
+	w0=$!
+	writer 1 "$TRACEFS/instances/$inst/trace_marker" &
+	w1=$!
+	max=0 big=0
+	while kill -0 $pid 2>/dev/null; do
+		s=$(du -scb r.dat* 2>/dev/null | tail -n 1 | cut -f1)
+		if [ -n "$s" ] && [ "$s" -gt "$max" ]; then max=$s; fi
+		for f in r.dat.[0-9]*; do
+			test -f "$f" || continue
+			s=$(stat -c %s "$f" 2>/dev/null) &&
+			if [ "$s" -gt "$big" ]; then big=$s; fi
+		done
+		sleep 0.1
+	done
+	wait $pid || return 1
+	rm -f run
+	wait $w0 $w1
+	cat summary &&
+	echo "on disk at most $max bytes, a part at most $big, limit $limit" &&
+	test "$max" -le $((4 * limit)) &&
+	test "$big" -le "$limit" &&
+	test "$(stat -c %s r.dat)" -le "$limit" &&
+	n=$(sed -n "s/^rotated \([0-9]*\) times at --max-size.*/\1/p" summary) &&
+	test "$n" -gt 2 &&
+	test -f r.dat.1 && test -f r.dat.2 && test ! -e r.dat.3 &&
+	test ! -e r.dat.spool && test ! -e r.dat.rotating &&
+	marks_rotated >marks &&
+	test "$(wc -l <marks)" -gt 1000 &&
+	# The oldest parts are gone: the markers start after the first.
+	test "$(head -n 1 marks | cut -d" " -f2)" -gt 1 &&
+	lost=$(awk "\$1 == \"total\" { print \$3 }" summary) &&
+	awk -v lost="$lost" "{ if ((\$1 in last) && \$2 != last[\$1] + 1) {
+			if (\$2 <= last[\$1]) { print \"out of order: \" \$0; bad = 1 }
+			miss += \$2 - last[\$1] - 1 }
+		last[\$1] = \$2 }
+		END { printf \"%d markers missing, %d reported lost\\n\", miss, lost
+		      exit (bad || miss > lost) }" marks &&
+	if command -v trace-cmd >/dev/null; then
+		marks_rotated tc >tc &&
+		{ test_cmp marks tc || {
+			# DIAG: what tr report said of each file, and how many markers each holds.
+			for f in r.dat*; do
+				echo "DIAG: $f: tr $(marks_tr "$f" | wc -l), trace-cmd" \
+					"$(trace-cmd report -i "$f" 2>/dev/null | grep -c " print: ")"
+				"$TR" report -i "$f" 2>&1 >/dev/null | tail -n 3
+			done
+			false
+		}; }
+	fi
+'
+
+test_expect_success '--rotate: a part that cannot be written ends the recording with one line naming it, exit 1' '
+	inst=$(test_instance) &&
+	test_when_finished "rm -f run; tr instance destroy $inst" &&
+	mkdir p.dat.rotating &&
+	touch run &&
+	tr instance create "$inst" || return 1
+	"$TR" record -B "$inst" -b 1408 --file-version 6 --max-size 8M --rotate 2 \
+		-e ftrace:print -o p.dat --duration 20s 2>err &
+	pid=$!
+	test_wait_recording "$inst" || return 1
+	writer 0 "$TRACEFS/instances/$inst/trace_marker" &
+	w0=$!
+	test_expect_code 1 wait $pid &&
+	rm -f run &&
+	wait $w0 &&
+	cat err &&
+	test_grep "^tr: cannot write .p.dat.rotating.: Is a directory: recording stopped early$" err &&
+	test "$(grep -c "^tr: " err)" = 1 &&
+	test ! -e p.dat.1 && test ! -e p.dat.spool &&
+	marks_tr p.dat >marks &&
+	test -s marks &&
+	gap_free marks
+'
+
+test_expect_success '--rotate needs --max-size and a count' '
+	test_expect_code 64 tr record --rotate 3 -e ftrace:print -o x.dat true 2>err &&
+	test_grep "rotate says how many parts of --max-size to keep: give --max-size" err &&
+	test_expect_code 64 tr record --max-size 10M --rotate 0 -e ftrace:print -o x.dat true 2>err &&
+	test_grep "bad number of parts .0.: give 1 to 1000" err &&
+	test ! -e x.dat
+'
+
 test_expect_success '--max-size smaller than the header is refused, leaving nothing' '
 	inst=$(test_instance) &&
 	test_must_fail tr record -B "$inst" --max-size 64k -e ftrace:print -o small.dat true 2>err &&
@@ -91,5 +198,56 @@ test_expect_success 'the output directory removed while recording: one line nami
 	test_grep "cannot write .out/k.dat.spool/cmdlines.: No such file or directory" err &&
 	test ! -d "$TRACEFS/instances/$inst"
 '
+
+test_expect_success 'a read-only output directory: one line naming the file, exit 1, tracefs untouched' '
+	inst=$(test_instance) &&
+	mkdir ro &&
+	mount -t tmpfs -o ro,size=1m tmpfs ro &&
+	test_when_finished "umount $TEST_TMP/ro" &&
+	test_expect_code 1 tr record -B "$inst" -e ftrace:print -o ro/k.dat true 2>err &&
+	cat err &&
+	test "$(wc -l <err)" = 1 &&
+	test_grep "^tr: cannot write .ro/k.dat.: Read-only file system$" err &&
+	test -z "$(ls -A ro)" &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+
+# A file system whose device starts failing every write mid-recording: the
+# device-mapper error target swapped in under a mounted ext4.
+if command -v dmsetup >/dev/null && command -v losetup >/dev/null &&
+   command -v mkfs.ext4 >/dev/null && grep -qw device-mapper /proc/devices; then
+test_expect_success 'a file system failing writes with EIO: an error naming the file, exit 1, tracefs put back' '
+	inst=$(test_instance) &&
+	dm=tr-eio-$$ &&
+	truncate -s 64M eio.img &&
+	loop=$(losetup -f --show eio.img) &&
+	test_when_finished "losetup -d $loop" &&
+	sectors=$(blockdev --getsz "$loop") &&
+	dmsetup create "$dm" --table "0 $sectors linear $loop 0" &&
+	test_when_finished "dmsetup remove $dm" &&
+	mkfs.ext4 -q "/dev/mapper/$dm" &&
+	mkdir eio &&
+	mount "/dev/mapper/$dm" eio &&
+	test_when_finished "umount -l $TEST_TMP/eio" || return 1
+	"$TR" record -B "$inst" -e ftrace:print -o eio/k.dat --flush-interval 100ms \
+		--duration 8s 2>err &
+	pid=$!
+	test_wait_recording "$inst" || return 1
+	for i in $(seq 1 500); do echo "mark $i" >"$TRACEFS/instances/$inst/trace_marker"; done
+	sleep 0.5
+	dmsetup suspend "$dm" &&
+	dmsetup load "$dm" --table "0 $sectors error" &&
+	dmsetup resume "$dm" || return 1
+	for i in $(seq 501 5000); do
+		echo "mark $i" >"$TRACEFS/instances/$inst/trace_marker" 2>/dev/null || break
+	done
+	test_expect_code 1 wait $pid &&
+	cat err &&
+	test_grep -E "^tr: cannot (write|create|rename) .eio/k.dat[^ ]*.: (Input/output error|Read-only file system)" err &&
+	test ! -d "$TRACEFS/instances/$inst"
+'
+else
+	test_skip 'a file system failing writes with EIO' 'no device-mapper (dmsetup, losetup, mkfs.ext4 and the kernel driver)'
+fi
 
 test_done

@@ -1,0 +1,106 @@
+#!/bin/bash
+# A long recording with --rotate at a steady marker rate: does tr stay
+# bounded (RSS, disk) and lose nothing trace-cmd would keep?
+#
+#   bench/soak.sh [DURATION]
+#
+# DURATION (default 30m; s, m or h) of numbered trace_marker lines from
+# bench/markgen at RATE events/s (default 100000, two writers, one per
+# CPU), recorded by tr record -b BUF_KB (default 1408) --max-size SIZE
+# (default 64M) --rotate N (default 4).  Every second it samples tr's RSS
+# and the disk use of the output, its rotated parts and its spool.  Prints
+# RSS after the first minute (or a third of a shorter run) and at the end,
+# the most disk used against the limit ((N + 2) x SIZE, tr-record(1)), the
+# rotations, and the events lost (the summary's count, and the markers
+# missing between the first and last one kept).  With TRACE_CMD=1 (the
+# default where trace-cmd is installed) trace-cmd record then takes the
+# same run at the same buffer size, without a size limit, and its loss is
+# printed beside tr's.
+#
+# Needs root.  tr records an instance of its own (tr-soak), trace-cmd the
+# top-level buffer (its -B fails on hosts that refuse the function-filter
+# files); the run holds the tests' tracefs lock throughout.  Not part of
+# make check.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/.." && pwd)
+TR=${TR:-$root/tr}
+TRACEFS=${TRACEFS:-/sys/kernel/tracing}
+DURATION=${1:-30m}
+RATE=${RATE:-100000}
+BUF_KB=${BUF_KB:-1408}
+SIZE=${SIZE:-64M}
+N=${N:-4}
+TRACE_CMD=${TRACE_CMD:-$(command -v trace-cmd >/dev/null && echo 1 || echo 0)}
+
+case $DURATION in
+*h) secs=$((${DURATION%h} * 3600)) ;;
+*m) secs=$((${DURATION%m} * 60)) ;;
+*s) secs=${DURATION%s} ;;
+*) secs=$DURATION ;;
+esac
+case $SIZE in
+*G) limit=$((${SIZE%G} << 30)) ;;
+*M) limit=$((${SIZE%M} << 20)) ;;
+*k) limit=$((${SIZE%k} << 10)) ;;
+*) limit=$SIZE ;;
+esac
+events=$((RATE * secs))
+early=$((secs < 180 ? secs / 3 : 60))
+
+if command -v flock >/dev/null && [ -z "${TR_TRACEFS_LOCKED:-}" ]; then
+	exec 9>"${TMPDIR:-/tmp}/tr-tracefs.lock"
+	flock 9
+fi
+work=$(mktemp -d "${SOAK_DIR:-/tmp}/tr-soak.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+[ -x "$TR" ] || { echo "soak: build tr first (make tr)" >&2; exit 1; }
+cc -O2 -o "$work/markgen" "$here/markgen.c"
+
+# missing FILES...: markers lost between each writer's first and last kept one.
+missing() {
+	for f in "$@"; do
+		"$TR" report -i "$f" 2>/dev/null
+	done | awk '!/tracing_mark_write: gen [0-9]+ [0-9]+$/ { next }
+		   { $1 = $(NF - 1); $2 = $NF }
+		   { if (($1 in last) && $2 > last[$1] + 1) miss += $2 - last[$1] - 1
+		       if (!($1 in last) || $2 > last[$1]) last[$1] = $2; n++ }
+		     END { printf "%d kept, %d missing in between\n", n, miss }'
+}
+
+echo "soak: $DURATION at $RATE events/s, -b $BUF_KB, --max-size $SIZE --rotate $N"
+"$TR" record -B tr-soak -b "$BUF_KB" --max-size "$SIZE" --rotate "$N" -e ftrace:print \
+	-o "$work/soak.dat" "$work/markgen" "$TRACEFS/instances/tr-soak/trace_marker" \
+	"$events" 2 "$RATE" \
+	>"$work/gen" 2>"$work/summary" &
+pid=$!
+t=0 rss_early=0 rss_end=0 disk_max=0
+while kill -0 $pid 2>/dev/null; do
+	rss=$(awk '/^VmRSS/ { print $2 }' /proc/$pid/status 2>/dev/null || echo 0)
+	[ -n "$rss" ] && [ "$rss" -gt 0 ] && rss_end=$rss
+	[ $t = $early ] && rss_early=$rss_end
+	disk=$(du -scb "$work"/soak.dat* 2>/dev/null | tail -n 1 | cut -f1)
+	[ "${disk:-0}" -gt $disk_max ] && disk_max=$disk
+	sleep 1
+	t=$((t + 1))
+done
+wait $pid || echo "soak: tr record failed" >&2
+cat "$work/gen" "$work/summary"
+# The parts, oldest (highest number) first.
+parts=$(for f in "$work"/soak.dat.[0-9]*; do [ -e "$f" ] && echo "${f##*.} $f"; done |
+	sort -rn | cut -d" " -f2)
+echo "tr: RSS ${rss_early} KiB at ${early} s, ${rss_end} KiB at the end" \
+	"($(awk -v a="$rss_early" -v b="$rss_end" 'BEGIN { if (a) printf "%+.1f%%", (b - a) * 100 / a }'))"
+echo "tr: disk at most $disk_max bytes, limit $(((N + 2) * limit)) ((N + 2) x $SIZE)," \
+	"largest part $(stat -c %s $parts "$work/soak.dat" | sort -n | tail -n 1)"
+echo "tr: lost $(awk '$1 == "total" { print $3 }' "$work/summary") (summary);" \
+	"$(missing $parts "$work/soak.dat")"
+rm -f "$work"/soak.dat*
+
+if [ "$TRACE_CMD" = 1 ]; then
+	"$here/trace-cmd-ns.sh" record -q -b "$BUF_KB" -e sched:sched_process_exit \
+		-o "$work/tc.dat" "$work/markgen" "$TRACEFS/trace_marker" "$events" 2 "$RATE" \
+		>"$work/gen" 2>"$work/err" || echo "soak: trace-cmd record failed" >&2
+	echo "trace-cmd: $(trace-cmd report -i "$work/tc.dat" 2>/dev/null | grep -c ': gen [0-9]') of" \
+		"$events markers kept; $(missing "$work/tc.dat")"
+fi
