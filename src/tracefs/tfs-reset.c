@@ -6,10 +6,8 @@
  * because some hosts refuse even a write of the current value.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "tfs.h"
 
@@ -120,19 +118,6 @@ int tfs_reset_defaults(struct tfs_inst *in)
 			first = r;
 			tr_fail(r, "cannot reset '%s': %s", defaults[i].file, strerror(-r));
 		}
-	}
-	/*
-	 * The kernel keeps a per-CPU "ignore this task" flag for pid filtering,
-	 * and it was seen stuck on (6.18, both pid files empty: every event but
-	 * trace_marker's dropped, silently).  Setting a pid list and clearing it
-	 * resets the flag on every CPU; empty files are not written above.
-	 */
-	{
-		char pid[24];
-
-		snprintf(pid, sizeof(pid), "%d", (int)getpid());
-		if (!tfs_write(in, "set_event_pid", pid, false))
-			tfs_write(in, "set_event_pid", "", false);
 	}
 	r = reset_event_files(in);
 	if (r && !first)

@@ -325,6 +325,21 @@ static bool saved(const char *path)
 	return false;
 }
 
+/*
+ * A pid file that reads empty can still hold a list, emptied by the kernel
+ * as its tasks exited (event-fork, function-fork): a list with no pid in it
+ * filters out every task, silently -- only trace_marker's records still
+ * come (seen on 6.18 after --follow -c).  Clearing the file (O_TRUNC) takes
+ * the list away, so these are written even when they read as wanted.
+ */
+static bool pid_list(const char *path)
+{
+	const char *b = base_name(path);
+
+	return !strcmp(b, "set_event_pid") || !strcmp(b, "set_event_notrace_pid") ||
+	       !strcmp(b, "set_ftrace_pid") || !strcmp(b, "set_ftrace_notrace_pid");
+}
+
 static int set_path(const char *path, const char *value)
 {
 	char *raw = NULL, *cur, *want;
@@ -372,7 +387,7 @@ int tfs_ensure(const struct tfs_inst *in, const char *file, const char *value)
 	if (!r) {
 		cur = tfs_normalize(p, raw);
 		want = tfs_normalize(p, value);
-		if (strcmp(cur, want))
+		if (strcmp(cur, want) || pid_list(p))
 			r = logged_write(p, value, false);
 		free(cur);
 		free(want);
@@ -679,7 +694,7 @@ static bool unchanged(const char *path, const char *value)
 	char *raw = NULL, *cur;
 	bool same;
 
-	if (read_file(path, &raw, NULL))
+	if (pid_list(path) || read_file(path, &raw, NULL))
 		return false;
 	cur = tfs_normalize(path, raw);
 	same = !strcmp(cur, value);

@@ -192,6 +192,21 @@ test_expect_success '--follow records only the command; -c adds its children' '
 	test $(grep -c "comm=true" out2) = 2
 '
 
+# The kernel empties set_event_pid as the followed tasks exit, but keeps
+# the (empty) list, which then filters out every task: the file must be
+# cleared at the end although it reads as it did before.
+test_expect_success 'after --follow -c a kept buffer records every task again' '
+	inst=$(test_instance) &&
+	mkdir "$TRACEFS/instances/$inst" &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	tr record -q -B "$inst" --follow -c -e sched:sched_switch -o f3.dat sleep 0.1 &&
+	test_must_be_empty "$TRACEFS/instances/$inst/set_event_pid" &&
+	ev=$TRACEFS/instances/$inst/events/sched/sched_switch/enable &&
+	echo 1 >"$ev" && sleep 0.3 && echo 0 >"$ev" &&
+	grep -c "sched_switch:" "$TRACEFS/instances/$inst/trace" >n &&
+	test "$(cat n)" -gt 0
+'
+
 test_expect_success '-P records only those pids (set_event_pid, no own-pid filters)' '
 	inst=$(test_instance)
 	sleep 30 &
