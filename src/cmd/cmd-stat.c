@@ -100,6 +100,8 @@ static void show_instance(struct tfs_inst *in)
 	show_value(in, "tracer:", "current_tracer");
 	show_value(in, "tracing_on:", "tracing_on");
 	show_value(in, "clock:", "trace_clock");
+	/* absolute while a hist trigger keeps timestamps (the buffer writes no deltas). */
+	show_value(in, "timestamp_mode:", "timestamp_mode");
 	show_value(in, "buffer_size_kb:", "buffer_size_kb");
 	show_value(in, "buffer_total_kb:", "buffer_total_size_kb");
 	show_value(in, "subbuf_size_kb:", "buffer_subbuf_size_kb");

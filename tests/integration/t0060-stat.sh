@@ -19,6 +19,23 @@ test_expect_success 'stat shows tracer, events, filters and triggers of an insta
 	test_grep -E "^  buffer_size_kb: +[0-9]+$" out
 '
 
+test_expect_success 'stat shows the timestamp mode and the total buffer size as the kernel has them' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst" &&
+	tr start -B $inst -b 1024 &&
+	tr stat -B $inst >out &&
+	mode=$(sed -nE "s/.*\[([a-z]+)\].*/\1/p" $TRACEFS/instances/$inst/timestamp_mode) &&
+	test -n "$mode" &&
+	test_grep -E "^  timestamp_mode: +$mode$" out &&
+	total=$(cat $TRACEFS/instances/$inst/buffer_total_size_kb) &&
+	n=$(ls -d $TRACEFS/instances/$inst/per_cpu/cpu* | wc -l) &&
+	size=$(cat $TRACEFS/instances/$inst/buffer_size_kb) &&
+	test "$size" -ge 1024 && test "$size" -lt 1100 &&
+	test "$total" = $((size * n)) &&
+	test_grep -E "^  buffer_total_kb: +$total$" out &&
+	test_grep -E "^  buffer_size_kb: +$size$" out
+'
+
 test_expect_success 'stat shows per-CPU statistics, one row per CPU' '
 	inst=$(test_instance) &&
 	mkdir $TRACEFS/instances/$inst &&
