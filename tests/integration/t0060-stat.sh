@@ -36,6 +36,23 @@ test_expect_success 'stat shows the timestamp mode and the total buffer size as 
 	test_grep -E "^  buffer_size_kb: +$size$" out
 '
 
+test_expect_success 'stat shows each system'"'"'s enable state: 1 all, X some' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst" &&
+	tr start -B $inst -e sched:sched_switch -e irq &&
+	I=$TRACEFS/instances/$inst &&
+	test "$(cat $I/events/sched/enable)" = X &&
+	test "$(cat $I/events/irq/enable)" = 1 &&
+	tr stat -B $inst >out &&
+	sed -n "/^  systems enabled:/,/^  event filters:/p" out >sys &&
+	test_grep -E "^ +(systems enabled: +)?irq: 1 \(all events\)$" sys &&
+	test_grep -E "^ +(systems enabled: +)?sched: X \(some events\)$" sys &&
+	test $(grep -c ": [1X] (" sys) = 2 &&
+	echo 0 >$I/events/enable &&
+	tr stat -B $inst >out &&
+	test_grep -E "^  systems enabled: +none$" out
+'
+
 test_expect_success 'stat shows per-CPU statistics, one row per CPU' '
 	inst=$(test_instance) &&
 	mkdir $TRACEFS/instances/$inst &&
