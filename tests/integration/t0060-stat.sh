@@ -53,6 +53,34 @@ test_expect_success 'stat shows each system'"'"'s enable state: 1 all, X some' '
 	test_grep -E "^  systems enabled: +none$" out
 '
 
+# With overwrite off a full buffer drops the new events and keeps the old
+# ones (stat: dropped, no overrun); with it on, the old ones are overrun.
+test_expect_success '-O nooverwrite: a full buffer drops new events, stat counts them' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst" &&
+	tr start -B $inst -b 16 -O nooverwrite &&
+	I=$TRACEFS/instances/$inst &&
+	test "$(cat $I/options/overwrite)" = 0 &&
+	# The kernel refuses the markers that do not fit (EIO).
+	{ taskset -c 0 sh -c "for i in \$(seq 3000); do echo marker-number-\$i >$I/trace_marker; done" 2>/dev/null || :; } &&
+	tr stat -B $inst >out &&
+	row=$(grep -E "^ +0 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$" out) &&
+	set -- $row &&
+	echo "cpu 0: entries $2 overrun $3 dropped $5" &&
+	test $3 = 0 && test $5 -gt 0 &&
+	test_grep -E "marker-number-1$" $I/trace &&
+	test_must_fail grep -E "marker-number-3000$" $I/trace &&
+	tr start -B $inst -O overwrite &&
+	echo >$I/trace &&
+	taskset -c 0 sh -c "for i in \$(seq 3000); do echo marker-number-\$i >$I/trace_marker; done" &&
+	tr stat -B $inst >out &&
+	row=$(grep -E "^ +0 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+$" out) &&
+	set -- $row &&
+	test $3 -gt 0 && test $5 = 0 &&
+	test_must_fail grep -E "marker-number-1$" $I/trace &&
+	test_grep -E "marker-number-3000$" $I/trace
+'
+
 test_expect_success 'stat shows per-CPU statistics, one row per CPU' '
 	inst=$(test_instance) &&
 	mkdir $TRACEFS/instances/$inst &&
