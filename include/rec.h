@@ -73,6 +73,13 @@ const char *rec_reader_name(int kind);
 int rec_reader_parse(const char *name);
 
 typedef int (*rec_page_fn)(void *arg, int cpu, const void *pages, size_t len);
+/*
+ * A callback sink's reader found its CPU's buffer empty after handing over
+ * all it held (partial pages too): every event that CPU recorded before now
+ * has been handed over.  Called from that CPU's reader thread, after the
+ * pages it handed over (the live merge's watermark, stream.c).
+ */
+typedef void (*rec_idle_fn)(void *arg, int cpu);
 
 struct rec_opts {
 	struct tfs_inst *inst;
@@ -98,6 +105,7 @@ struct rec_opts {
 	enum rec_reader reader;
 	bool no_splice;		/* use read() even for full pages (for measuring) */
 	bool partial;		/* also hand over partly filled pages when idle (live output) */
+	rec_idle_fn idle;	/* with partial: told when an idle reader emptied its buffer */
 	bool no_pin;		/* do not run each reader on the CPU it reads */
 	/*
 	 * Wake the readers when this much of a CPU's buffer is full (the
@@ -196,6 +204,8 @@ int rec_event_fd(const struct rec *r);
 int rec_error(const struct rec *r);
 /* Flush and join the readers.  Returns rec_error(). */
 int rec_stop(struct rec *r);
+/* Is there a reader for this CPU (below rec_ncpus(), offline CPUs have none)? */
+bool rec_has_cpu(const struct rec *r, int cpu);
 const struct rec_cpu_stat *rec_cpu_stat(const struct rec *r, int cpu);
 /* File sink: CPU cpu's temp file (its size is rec_cpu_stat()->bytes). */
 int rec_cpu_fd(const struct rec *r, int cpu);

@@ -3,6 +3,7 @@
  * tr list: what the kernel offers.  -e [GLOB] events (--fields adds each
  * event's format fields), -s systems, -t tracers, -o options, -C clocks,
  * -B instances, -f [GLOB] functions.  Events when nothing is asked.
+ * -B NAME with -o or -C: that instance's options or clock instead.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@ struct args {
 	unsigned what;
 	const char *event_glob;
 	const char *func_glob;
+	const char *inst;	/* -B NAME: -o and -C of this instance */
 	bool fields;
 };
 
@@ -34,7 +36,8 @@ static const struct argp_option options[] = {
 	{ "tracers", 't', NULL, 0, "Available tracers", 0 },
 	{ "options", 'o', NULL, 0, "Trace options and their values", 0 },
 	{ "clocks", 'C', NULL, 0, "Trace clocks, the current one in brackets", 0 },
-	{ "instances", 'B', NULL, 0, "Instances", 0 },
+	{ "instances", 'B', "NAME", OPTION_ARG_OPTIONAL,
+	  "Instances; with NAME, the -o options and -C clocks of that instance", 0 },
 	{ "functions", 'f', "GLOB", OPTION_ARG_OPTIONAL, "Traceable functions, matching GLOB if given", 0 },
 	{ 0 }
 };
@@ -67,6 +70,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'B':
 		a->what |= W_INSTANCES;
+		a->inst = arg;
 		return 0;
 	case 'f':
 		a->what |= W_FUNCTIONS;
@@ -77,6 +81,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			a->event_glob = arg;
 		else if (last == 'f' && !a->func_glob)
 			a->func_glob = arg;
+		else if (last == 'B' && !a->inst)
+			a->inst = arg;
 		else
 			argp_error(state, "unexpected argument '%s'", arg);
 		return 0;
@@ -85,6 +91,10 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			a->what = W_EVENTS;
 		if (a->fields && !(a->what & W_EVENTS))
 			argp_error(state, "--fields goes with -e");
+		if (a->inst && !(a->what & (W_OPTIONS | W_CLOCKS)))
+			argp_error(state, "-B NAME goes with -o or -C");
+		if (a->inst)
+			a->what &= ~W_INSTANCES;
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -175,10 +185,10 @@ static int list_events(const struct args *a, bool systems)
 	return 0;
 }
 
-static int print_words(const char *file)
+static int print_words(const struct tfs_inst *in, const char *file)
 {
 	char *buf = NULL, *tok, *save = NULL;
-	int r = tfs_read(NULL, file, &buf);
+	int r = tfs_read(in, file, &buf);
 
 	if (r)
 		return tr_report(r, "cannot read %s", file);
@@ -193,18 +203,18 @@ static int print_words(const char *file)
  * also has the files of the other tracers' options (the kernel makes them
  * when a tracer registers), which are listed after, with their tracer.
  */
-static int list_options(void)
+static int list_options(const struct tfs_inst *in)
 {
 	char *buf = NULL, *line, *save = NULL;
 	struct strv shown = { 0 }, files = { 0 };
-	int r = tfs_read(NULL, "trace_options", &buf);
+	int r = tfs_read(in, "trace_options", &buf);
 
 	if (r)
 		return tr_report(r, "cannot read trace_options");
 	/* trace_options says "noirq-info" for an option that is off. */
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *file = xasprintf("options/%s", line);
-		bool off = !tfs_exists(NULL, file) && !strncmp(line, "no", 2);
+		bool off = !tfs_exists(in, file) && !strncmp(line, "no", 2);
 		const char *name = off ? line + 2 : line, *owner = tfs_option_tracer(name);
 
 		if (owner)
@@ -215,7 +225,7 @@ static int list_options(void)
 		free(file);
 	}
 	free(buf);
-	tfs_list_dir(NULL, "options", &files);
+	tfs_list_dir(in, "options", &files);
 	for (size_t i = 0; i < files.n; i++) {
 		char *file, *val = NULL;
 		const char *owner = tfs_option_tracer(files.v[i]);
@@ -223,7 +233,7 @@ static int list_options(void)
 		if (strv_contains(&shown, files.v[i]))
 			continue;
 		file = xasprintf("options/%s", files.v[i]);
-		if (!tfs_read(NULL, file, &val))
+		if (!tfs_read(in, file, &val))
 			printf("%-24s %-3s  tracer %s (not current)\n", files.v[i],
 			       val[0] == '1' ? "on" : "off", owner ? owner : "other than the current");
 		free(val);
@@ -276,19 +286,24 @@ static int list_functions(const char *glob)
 int cmd_list(int argc, char **argv)
 {
 	struct args a = { 0 };
+	struct tfs_inst *in = NULL;
 	int r = 0;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	if (a.inst && (r = cmd_instance_open(a.inst, false, &in))) {
+		tr_report(r, "list");
+		return EXIT_RUNTIME;
+	}
 	if (a.what & W_SYSTEMS)
 		r |= list_events(&a, true);
 	if (a.what & W_EVENTS)
 		r |= list_events(&a, false);
 	if (a.what & W_TRACERS)
-		r |= print_words("available_tracers");
+		r |= print_words(NULL, "available_tracers");
 	if (a.what & W_OPTIONS)
-		r |= list_options();
+		r |= list_options(in);
 	if (a.what & W_CLOCKS)
-		r |= print_words("trace_clock");
+		r |= print_words(in, "trace_clock");
 	if (a.what & W_INSTANCES)
 		r |= list_instances();
 	if (a.what & W_FUNCTIONS)

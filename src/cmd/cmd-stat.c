@@ -64,6 +64,31 @@ static void show_per_event(struct tfs_inst *in, const char *label, const char *f
 		printf("  %-17s none\n", label);
 }
 
+/*
+ * Each system's enable file as the kernel has it, for the systems with any
+ * event on: 1 (all of its events) or X (some).
+ */
+static void show_system_enable(struct tfs_inst *in)
+{
+	struct strv sys = { 0 };
+	size_t shown = 0;
+
+	if (tfs_list_dir(in, "events", &sys))
+		return;
+	for (size_t i = 0; i < sys.n; i++) {
+		char *file = xasprintf("events/%s/enable", sys.v[i]), *raw = NULL;
+
+		if (!tfs_read(in, file, &raw) && (raw[0] == '1' || raw[0] == 'X'))
+			printf("  %-17s %s: %c (%s)\n", shown++ ? "" : "systems enabled:", sys.v[i],
+			       raw[0], raw[0] == '1' ? "all events" : "some events");
+		free(raw);
+		free(file);
+	}
+	if (!shown)
+		printf("  %-17s none\n", "systems enabled:");
+	strv_free(&sys);
+}
+
 static void show_cpu_stats(struct tfs_inst *in)
 {
 	printf("  %-17s %5s %10s %10s %10s %10s\n", "per-cpu stats:", "cpu", "entries", "overrun",
@@ -100,6 +125,8 @@ static void show_instance(struct tfs_inst *in)
 	show_value(in, "tracer:", "current_tracer");
 	show_value(in, "tracing_on:", "tracing_on");
 	show_value(in, "clock:", "trace_clock");
+	/* absolute while a hist trigger keeps timestamps (the buffer writes no deltas). */
+	show_value(in, "timestamp_mode:", "timestamp_mode");
 	show_value(in, "buffer_size_kb:", "buffer_size_kb");
 	show_value(in, "buffer_total_kb:", "buffer_total_size_kb");
 	show_value(in, "subbuf_size_kb:", "buffer_subbuf_size_kb");
@@ -113,6 +140,7 @@ static void show_instance(struct tfs_inst *in)
 			printf("  %-17s none\n", "events:");
 		free(ev);
 	}
+	show_system_enable(in);
 	show_per_event(in, "event filters:", "filter");
 	show_per_event(in, "triggers:", "trigger");
 	show_value(in, "function filter:", "set_ftrace_filter");

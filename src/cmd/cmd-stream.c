@@ -25,9 +25,10 @@ struct args {
 	struct fmt_opts fo;
 	struct opt_run run;
 	char **command;
+	uint64_t max_delay_ns;
 };
 
-enum { OPT_FORMAT = 0x100, OPT_IRQ_INFO };
+enum { OPT_FORMAT = 0x100, OPT_IRQ_INFO, OPT_MAX_DELAY };
 
 static const struct argp_option options[] = {
 	{ "report-filter", 'F', "FILTER", 0,
@@ -40,6 +41,10 @@ static const struct argp_option options[] = {
 	{ "irq-info", OPT_IRQ_INFO, NULL, 0,
 	  "Show the kernel's irq-info column after the CPU (e.g. d..2.), as its trace file does",
 	  0 },
+	{ "max-delay", OPT_MAX_DELAY, "DURATION", 0,
+	  "Hold each event at most this long (default 100ms) for the other CPUs' readers to catch "
+	  "up, so that events print in time order across CPUs; 0: print each batch as it comes",
+	  0 },
 	{ 0 }
 };
 
@@ -49,6 +54,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 
 	switch (key) {
 	case ARGP_KEY_INIT:
+		a->max_delay_ns = STREAM_MAX_DELAY_NS;
 		opt_bind(state, &a->inst, &a->ev, &a->setup);
 		opt_bind_run(state, &a->run);
 		return 0;
@@ -88,6 +94,10 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_IRQ_INFO:
 		a->fo.irq_info = true;
 		return 0;
+	case OPT_MAX_DELAY:
+		if (parse_duration(arg, &a->max_delay_ns) || a->max_delay_ns > 60000000000ull)
+			argp_error(state, "bad --max-delay '%s' (a duration up to 60s)", arg);
+		return 0;
 	case ARGP_KEY_ARG:
 		/* COMMAND and everything after it are the command's. */
 		a->command = &state->argv[state->next - 1];
@@ -124,7 +134,8 @@ int cmd_stream(int argc, char **argv)
 						      .invert = a.invert, .setup = &a.setup,
 						      .events = &a.ev.list, .no_filter = a.run.no_filter,
 						      .follow = a.run.follow, .command = a.command,
-						      .duration_ns = a.run.duration_ns },
+						      .duration_ns = a.run.duration_ns,
+						      .max_delay_ns = a.max_delay_ns },
 			       stdout);
 	if (r)
 		tr_report(r, "stream");

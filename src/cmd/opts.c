@@ -270,7 +270,7 @@ int opt_action(struct argp_state *state, const char *arg, const char *const *wor
 static const struct argp_option event_options[] = {
 	{ "event", 'e', "SEL", 0,
 	  "Event selector: SYSTEM:EVENT, SYSTEM:*, SYSTEM, EVENT, all; globs allowed. Repeatable", 0 },
-	{ "filter", 'f', "FILTER", 0, "Event filter for the preceding -e (the kernel checks it)", 0 },
+	{ "filter", 'f', "FILTER", 0, "Event filter for the preceding -e (the kernel checks it); '' clears the event's filter", 0 },
 	{ 0 }
 };
 

@@ -344,7 +344,10 @@ int session_events_to_enable(const struct evsel_list *in, const char *own_filter
 			continue;
 		}
 		evsel_add(out, e->spec);
-		if (e->filter && own_filter) {
+		/* -f '' clears the event's filter: tr's own clauses alone then, if any. */
+		if (e->filter && !*e->filter && own_filter) {
+			evsel_add_filter(out, own_filter);
+		} else if (e->filter && own_filter) {
 			char *f = xasprintf("(%s) && %s", e->filter, own_filter);
 
 			evsel_add_filter(out, f);

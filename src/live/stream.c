@@ -2,11 +2,10 @@
 /*
  * Live formatting (see stream.h).
  *
- * Note that events are merged within a batch, not across batches: an event
- * a CPU hands over late can print after a later event of another CPU that
- * was already printed.  The readers hand over partly filled pages when idle
- * and batches are taken every STREAM_BATCH_MS, so this only happens when one CPU's
- * reader lags the others, as with trace-cmd stream.
+ * Note that the readers hand over partly filled sub-buffers only after
+ * their CPU was quiet for a while (rec_opts.idle_ms), so a CPU's events
+ * can come long after a busy CPU's later ones: stream-order.c holds each
+ * event until the other CPUs have caught up with it, or --max-delay.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -22,19 +21,18 @@
 #include "stream.h"
 
 
+/* One hand-over of a reader: its place in the queue, and when it came. */
+struct chunk {
+	size_t off, len;
+	uint64_t seq, ns;
+};
+
 struct queue {
 	uint8_t *buf;
 	size_t len, cap;
-};
-
-struct cursor {
-	const struct tfile_layout *l;
-	const uint8_t *buf;
-	size_t len, pos;
-	struct tfile_page pg;
-	bool loaded;
-	int cpu;
-	uint64_t *bad;		/* the stream's count of corrupt sub-buffers */
+	struct chunk *ch;
+	size_t nch, chcap;
+	uint64_t idle_seq;	/* the reader's last report of an empty buffer */
 };
 
 struct stream {
@@ -48,8 +46,10 @@ struct stream {
 	struct tfile_layout layout;
 	int ncpus;
 	pthread_mutex_t lock;
+	uint64_t seq;		/* orders the hand-overs and idle reports (under lock) */
 	struct queue *q;	/* filled by the reader threads */
 	struct queue *work;	/* taken by the formatting thread */
+	struct stream_order *order;
 	char *clock;		/* the instance's trace_clock, for the time column */
 	struct btf *btf;	/* this kernel's constants, for the kernel's printer */
 };
@@ -59,47 +59,32 @@ static int on_pages(void *arg, int cpu, const void *pages, size_t len)
 {
 	struct stream *s = arg;
 	struct queue *q = &s->q[cpu];
+	uint64_t now = tr_now_ns();
 
 	pthread_mutex_lock(&s->lock);
 	if (q->len + len > q->cap) {
 		q->cap = (q->len + len) * 2;
 		q->buf = xrealloc(q->buf, q->cap);
 	}
+	if (q->nch == q->chcap) {
+		q->chcap = q->chcap ? q->chcap * 2 : 16;
+		q->ch = xrealloc(q->ch, q->chcap * sizeof(*q->ch));
+	}
 	memcpy(q->buf + q->len, pages, len);
+	q->ch[q->nch++] = (struct chunk){ q->len, len, ++s->seq, now };
 	q->len += len;
 	pthread_mutex_unlock(&s->lock);
 	return 0;
 }
 
-static int next_event(void *ctx, struct tfile_event *ev)
+/* Called from a CPU's reader thread when it found the buffer empty. */
+static void on_idle(void *arg, int cpu)
 {
-	struct cursor *c = ctx;
-	uint32_t bad;
+	struct stream *s = arg;
 
-	for (;;) {
-		int r;
-
-		if (!c->loaded) {
-			if (c->pos + c->l->page_size > c->len)
-				return 0;
-			/* page.h's rule: count a corrupt sub-buffer, skip it, go on. */
-			if (tfile_page_load(&c->pg, c->l, c->buf + c->pos, c->l->page_size, &bad)) {
-				(*c->bad)++;
-				c->pos += c->l->page_size;
-				continue;
-			}
-			c->pos += c->l->page_size;
-			c->loaded = true;
-		}
-		r = tfile_page_next(&c->pg, ev, &bad);
-		if (r == 1) {
-			ev->cpu = c->cpu;
-			return 1;
-		}
-		if (r < 0)
-			(*c->bad)++;
-		c->loaded = false;
-	}
+	pthread_mutex_lock(&s->lock);
+	s->q[cpu].idle_seq = ++s->seq;
+	pthread_mutex_unlock(&s->lock);
 }
 
 static int load_text(const struct tfs_inst *in, const char *file, char **out)
@@ -123,15 +108,28 @@ static char *live_format(void *ctx, const char *system, const char *name)
 	return text;
 }
 
-/* Format what the readers have handed over so far, merged by time. */
-static int drain(struct stream *s)
+struct hold_ctx {
+	struct stream *s;
+	const struct chunk *ch;
+};
+
+static int hold_event(void *arg, const struct tfile_event *ev)
 {
-	struct cursor *cur = xcalloc(s->ncpus, sizeof(*cur));
-	struct fmt_merge *m = fmt_merge_new();
-	struct tfile_event *ev;
+	struct hold_ctx *h = arg;
+
+	stream_order_add(h->s->order, ev, h->ch->seq, h->ch->ns);
+	return 0;
+}
+
+/*
+ * Take what the readers have handed over so far, and print what may print
+ * by now (all of it at the end), in time order across CPUs.
+ */
+static int drain(struct stream *s, bool all)
+{
+	struct tfile_walk_stats st = { 0 };
+	struct tfile_event ev;
 	char *text = NULL;
-	void *tag;
-	int r = 0;
 
 	pthread_mutex_lock(&s->lock);
 	for (int i = 0; i < s->ncpus; i++) {
@@ -140,29 +138,31 @@ static int drain(struct stream *s)
 		s->work[i] = s->q[i];
 		s->q[i] = t;
 		s->q[i].len = 0;
+		s->q[i].nch = 0;
+		s->q[i].idle_seq = s->work[i].idle_seq;
 	}
 	pthread_mutex_unlock(&s->lock);
+	for (int i = 0; i < s->ncpus; i++) {
+		struct queue *w = &s->work[i];
+
+		for (size_t k = 0; k < w->nch; k++)
+			tfile_pages_walk(&s->layout, i, w->buf + w->ch[k].off, w->ch[k].len,
+					 hold_event, &(struct hold_ctx){ s, &w->ch[k] }, &st);
+		if (w->idle_seq)
+			stream_order_idle(s->order, i, w->idle_seq);
+	}
+	s->bad_pages += st.bad_pages;
+	stream_order_due(s->order, tr_now_ns(), all);
 	/* The kernel saves task names as it records events: learn the new ones. */
 	if (!load_text(NULL, "saved_cmdlines", &text)) {
 		fmt_src_cmdlines(s->src, text);
 		free(text);
 	}
-	for (int i = 0; i < s->ncpus && !r; i++) {
-		cur[i] = (struct cursor){ &s->layout, s->work[i].buf, s->work[i].len, 0, { 0 },
-					  false, i, &s->bad_pages };
-		if (s->work[i].len)
-			r = fmt_merge_add(m, next_event, &cur[i], NULL);
+	while (stream_order_next(s->order, &ev) == 1) {
+		fmt_src_learn(s->src, &ev);
+		fmt_event(s->fmt, s->src, "", &ev);
 	}
-	while (!r && (r = fmt_merge_next(m, &ev, &tag)) == 1) {
-		fmt_src_learn(s->src, ev);
-		fmt_event(s->fmt, s->src, "", ev);
-		r = 0;
-	}
-	if (!r)
-		r = fmt_flush(s->fmt);
-	fmt_merge_free(m);
-	free(cur);
-	return r;
+	return fmt_flush(s->fmt);
 }
 
 /* This kernel's BTF, read when a format first names a constant (it is megabytes). */
@@ -237,7 +237,7 @@ static int stream_new(const struct stream_opts *o, FILE *out, struct stream **ou
 
 static void stream_rec_opts(struct stream *s, struct rec_opts *ro)
 {
-	*ro = (struct rec_opts){ .fn = on_pages, .arg = s, .partial = true,
+	*ro = (struct rec_opts){ .fn = on_pages, .idle = on_idle, .arg = s, .partial = true,
 				 .idle_ms = STREAM_BATCH_MS / 2, .wake_percent = 5 };
 }
 
@@ -248,6 +248,10 @@ static void stream_attach(struct stream *s, struct rec *rec)
 	s->q = xcalloc(s->ncpus, sizeof(*s->q));
 	s->work = xcalloc(s->ncpus, sizeof(*s->work));
 	s->layout = *rec_layout(rec);
+	s->order = stream_order_new(s->ncpus, s->o.max_delay_ns);
+	for (int i = 0; i < s->ncpus; i++)
+		if (!rec_has_cpu(rec, i))
+			stream_order_idle(s->order, i, UINT64_MAX);
 	/*
 	 * How the instance prints (sym-offset, raw, context-info, ...), as a
 	 * file keeps it: the options set up by now, -O among them.
@@ -269,7 +273,7 @@ static int stream_tick(void *arg, bool fd_ready)
 	int r;
 
 	(void)fd_ready;
-	r = drain(s);
+	r = drain(s, false);
 	if (r == -EPIPE)
 		return 1;	/* the reader of the output went away: end quietly */
 	if (r && !tr_failure())
@@ -279,7 +283,7 @@ static int stream_tick(void *arg, bool fd_ready)
 
 static int stream_finish(struct stream *s)
 {
-	int r = drain(s);
+	int r = drain(s, true);
 
 	if (r == -EPIPE)
 		r = 0;
@@ -304,14 +308,27 @@ static void stream_free(struct stream *s)
 	session_lazy_free(s->lazy);
 	for (int i = 0; s->q && i < s->ncpus; i++) {
 		free(s->q[i].buf);
+		free(s->q[i].ch);
 		free(s->work[i].buf);
+		free(s->work[i].ch);
 	}
+	stream_order_free(s->order);
 	free(s->q);
 	free(s->work);
 	free(s->clock);
 	btf_free(s->btf);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+/* Often enough that nothing waits much past --max-delay, and never less than 10 ms. */
+static unsigned stream_tick_ms(const struct stream_opts *o)
+{
+	uint64_t ms = o->max_delay_ns / 2000000;
+
+	if (!o->max_delay_ns || ms > STREAM_BATCH_MS)
+		return STREAM_BATCH_MS;
+	return ms < 10 ? 10 : (unsigned)ms;
 }
 
 int stream_run(const struct stream_opts *o, FILE *out)
@@ -327,7 +344,7 @@ int stream_run(const struct stream_opts *o, FILE *out)
 					    .command = o->command, .setup = o->setup,
 					    .events = o->events, .no_filter = o->no_filter,
 					    .follow = o->follow, .tick = stream_tick,
-					    .tick_ms = STREAM_BATCH_MS, .arg = s };
+					    .tick_ms = stream_tick_ms(o), .arg = s };
 		stream_rec_opts(s, &so.rec);
 		r = session_open(&so, &sess);
 	}

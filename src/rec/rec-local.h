@@ -82,6 +82,9 @@ struct rec {
 	/* Fault injection for tests: TR_FAULT_READER=CPU:PAGES (see rec_open). */
 	int fault_cpu;
 	uint64_t fault_bytes;
+	/* TR_DELAY_READER=CPU:MS: that CPU's reader lags (see rec_open). */
+	int delay_cpu;
+	unsigned delay_ms;
 };
 
 void rec_notify(int fd);

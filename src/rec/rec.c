@@ -167,6 +167,11 @@ static int sink(struct reader *rd, const char *p, size_t len)
 
 	if (r->o.fn) {
 		scan_pages(rd, p, len);
+		if (r->delay_ms && rd->cpu == r->delay_cpu) {
+			struct timespec ts = { r->delay_ms / 1000, r->delay_ms % 1000 * 1000000L };
+
+			nanosleep(&ts, NULL);
+		}
 		return r->o.fn(r->o.arg, rd->cpu, p, len);
 	}
 	/*
@@ -750,6 +755,8 @@ static void *reader_main(void *arg)
 					;
 				if (n < 0)
 					err = (int)n;
+				else if (r->o.idle)
+					r->o.idle(r->o.arg, rd->cpu);
 			}
 			break;
 		case -1:
@@ -914,6 +921,19 @@ int rec_open(const struct rec_opts *o, struct rec **out)
 		if (sscanf(getenv("TR_FAULT_READER"), "%u:%u", &cpu, &pages) == 2 && pages) {
 			r->fault_cpu = cpu;
 			r->fault_bytes = pages;	/* in pages until the page size is known */
+		}
+	}
+	/*
+	 * TR_DELAY_READER=CPU:MS makes CPU's reader sleep MS before each
+	 * hand-over to a callback sink: the tests' way to have one CPU's
+	 * reader lag the others (tr stream's ordering across CPUs).
+	 */
+	if (getenv("TR_DELAY_READER")) {
+		unsigned cpu, ms;
+
+		if (sscanf(getenv("TR_DELAY_READER"), "%u:%u", &cpu, &ms) == 2 && ms <= 60000) {
+			r->delay_cpu = cpu;
+			r->delay_ms = ms;
 		}
 	}
 	if (!r->o.idle_ms)
@@ -1183,6 +1203,11 @@ static const struct reader *find_cpu(const struct rec *r, int cpu)
 		if (r->rd[i].cpu == cpu)
 			return &r->rd[i];
 	return NULL;
+}
+
+bool rec_has_cpu(const struct rec *r, int cpu)
+{
+	return find_cpu(r, cpu);
 }
 
 const struct rec_cpu_stat *rec_cpu_stat(const struct rec *r, int cpu)

@@ -286,7 +286,8 @@ int setup_events(struct tfs_inst *in, const struct evsel_list *events)
 		if (!m[i].filter)
 			continue;
 		f = xasprintf("events/%s/%s/filter", m[i].system, m[i].event);
-		r = tfs_set(in, f, m[i].filter);
+		/* -f '': the kernel clears an event's filter when written "0". */
+		r = tfs_set(in, f, *m[i].filter ? m[i].filter : "0");
 		if (r == -EINVAL && tr_detail() && strstr(tr_detail(), "Field not found") &&
 		    sel_matches(m, n, m[i].sel) > 1) {
 			skip[i] = true;

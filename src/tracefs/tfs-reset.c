@@ -125,6 +125,10 @@ int tfs_reset_defaults(struct tfs_inst *in)
 	r = tfs_write(in, "trace", "", false);
 	if (r && !first)
 		first = tr_fail(r, "cannot clear the buffer: %s", strerror(-r));
+	/* The kernel's reasons for writes refused before: stale once all is reset. */
+	r = tfs_write(in, "error_log", "", false);
+	if (r && r != -ENOENT && !first)
+		first = tr_fail(r, "cannot clear 'error_log': %s", strerror(-r));
 	r = tfs_ensure(in, "tracing_on", "1");
 	if (r && !first)
 		first = tr_fail(r, "cannot turn tracing back on: %s", strerror(-r));

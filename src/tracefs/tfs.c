@@ -191,8 +191,11 @@ char *tfs_normalize(const char *file, const char *raw)
 	const char *b = base_name(file);
 	char *v;
 
-	/* "local [global] ...", and hwlat_detector/mode's "none [round-robin] per-cpu". */
-	if (!strcmp(b, "trace_clock") || !strcmp(b, "mode"))
+	/*
+	 * "local [global] ...", hwlat_detector/mode's "none [round-robin]
+	 * per-cpu", timestamp_mode's "[delta] absolute".
+	 */
+	if (!strcmp(b, "trace_clock") || !strcmp(b, "mode") || !strcmp(b, "timestamp_mode"))
 		return selected_word(raw);
 	if (!strcmp(b, "buffer_size_kb") || !strcmp(b, "buffer_total_size_kb")) {
 		/* "7 (expanded: 1408)": the size the buffer will have once used. */

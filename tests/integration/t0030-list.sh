@@ -46,6 +46,27 @@ test_expect_success 'list -o prints options with on/off' '
 	test_grep -E "^overwrite +(on|off)$" out
 '
 
+test_expect_success 'list -o -B NAME shows that instance'"'"'s own option values and clock' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	I=$TRACEFS/instances/$inst &&
+	top=$(cat $TRACEFS/options/irq-info) &&
+	echo $((1 - top)) >$I/options/irq-info &&
+	want=$(test "$(cat $I/options/irq-info)" = 1 && echo on || echo off) &&
+	tr list -o -B $inst >out &&
+	test_grep -E "^irq-info +$want$" out &&
+	tr list -o >top &&
+	test_must_fail grep -E "^irq-info +$want$" top &&
+	echo global >$I/trace_clock &&
+	tr list -C -B $inst >out &&
+	test_grep -x "\[global\]" out &&
+	test_expect_code 1 tr list -o -B no-such-instance-tr 2>err &&
+	test_grep "no such instance .no-such-instance-tr." err &&
+	test_expect_code 64 tr list -B $inst 2>err &&
+	test_grep -- "-B NAME goes with -o or -C" err
+'
+
 test_expect_success 'list -C marks the current clock' '
 	tr list -C >out &&
 	test $(grep -c "^\[" out) = 1 &&

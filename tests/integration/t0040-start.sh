@@ -30,6 +30,19 @@ test_expect_success 'start with a glob and a filter on the preceding -e' '
 	test "$(cat $I/events/irq/irq_handler_entry/filter)" = none
 '
 
+test_expect_success 'an empty -f clears the filter of that event alone' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst" &&
+	tr start -B $inst -e sched:sched_switch -f "prev_pid == 1" -e sched:sched_wakeup -f "pid == 1" &&
+	I=$TRACEFS/instances/$inst &&
+	echo "traceoff if prev_pid == 999999" >$I/events/sched/sched_switch/trigger &&
+	tr start -B $inst -e sched:sched_switch -f "" &&
+	test "$(cat $I/events/sched/sched_switch/filter)" = none &&
+	test "$(cat $I/events/sched/sched_wakeup/filter)" = "pid == 1" &&
+	test_grep "^1" $I/events/sched/sched_switch/enable &&
+	test_grep "^traceoff:unlimited if prev_pid == 999999" $I/events/sched/sched_switch/trigger
+'
+
 test_expect_success 'start -e SYSTEM enables the whole system' '
 	inst=$(test_instance) &&
 	test_when_finished "tr reset -B $inst" &&

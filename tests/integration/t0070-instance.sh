@@ -67,7 +67,10 @@ test_expect_success 'reset -B puts an instance back to defaults' '
 	echo "enable_event:sched:sched_wakeup if prev_pid == 2" >$I/events/sched/sched_switch/trigger &&
 	echo hello >$I/trace_marker &&
 	echo 0 >$I/tracing_on &&
+	{ echo "prev_pid ==" >$I/events/sched/sched_switch/filter 2>/dev/null || :; } &&
+	if test -f $I/error_log; then test_grep "prev_pid ==" $I/error_log; fi &&
 	tr reset -B $inst &&
+	{ ! test -f $I/error_log || test_must_be_empty $I/error_log; } &&
 	test "$(cat $I/events/sched/sched_switch/enable)" = 0 &&
 	test "$(cat $I/events/sched/sched_switch/filter)" = none &&
 	test_must_fail grep -v "^#" $I/events/sched/sched_switch/trigger &&

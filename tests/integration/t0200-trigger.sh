@@ -16,6 +16,22 @@ test_expect_success 'add, list and del an event trigger' '
 	test_must_fail grep stacktrace out
 '
 
+test_expect_success 'del removes one trigger and leaves the others of the event and of other events' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "tr reset -B $inst; rmdir $TRACEFS/instances/$inst" &&
+	tr trigger add -B $inst -e sched:sched_switch "stacktrace:5 if prev_pid == 999999" &&
+	tr trigger add -B $inst -e sched:sched_switch "traceoff:3 if prev_pid == 999998" &&
+	tr trigger add -B $inst -e sched:sched_wakeup "traceoff:2 if pid == 999997" &&
+	tr trigger del -B $inst -e sched:sched_switch traceoff &&
+	grep -v "^#" $TRACEFS/instances/$inst/events/sched/sched_switch/trigger >sw &&
+	echo "stacktrace:count=5 if prev_pid == 999999" >expect &&
+	test_cmp expect sw &&
+	test_grep "^traceoff:count=2 if pid == 999997" $TRACEFS/instances/$inst/events/sched/sched_wakeup/trigger &&
+	tr trigger list -B $inst >out &&
+	test $(wc -l <out) = 2
+'
+
 test_expect_success 'triggers on trace_marker writes (ftrace:print, not in available_events)' '
 	inst=$(test_instance) &&
 	mkdir $TRACEFS/instances/$inst &&

@@ -89,6 +89,18 @@ test_expect_success 'report under record-tgid: the TGID column, named where the 
 	test_cmp k.tg r.tg
 '
 
+test_expect_success 'start -O stacktrace: the kernel stack of each event, as the kernel prints it' '
+	test -e "$TRACEFS/options/stacktrace" || { say "# no stacktrace option here"; return 0; }
+	kernel_vs_tr stacktrace &&
+	test_grep "sched_process_exec: filename=/bin/true" k.txt &&
+	grep -A2 "sched_process_exec: filename=/bin/true" k.txt >after &&
+	test_grep "<stack trace>" after &&
+	test_grep -E "^ => [a-z_0-9.]+" after &&
+	tr report -i t.dat --header --irq-info | sed "s/^trtest-[^:]*: //" >r.txt &&
+	squeeze k.txt >k.sq && squeeze r.txt >r.sq &&
+	test_cmp k.sq r.sq
+'
+
 test_expect_success 'report under latency-format (and verbose): the kernel lines, its header but the model' '
 	for v in "" verbose; do
 		kernel_vs_tr latency-format $v &&

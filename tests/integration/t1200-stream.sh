@@ -117,11 +117,100 @@ test_expect_success '--irq-info shows the kernel'"'"'s flags column' '
 	test_grep "is for text output" err
 '
 
+# stream_two_cpus INST ARGS...: stream INST while a writer on CPU 0 and one
+# on CPU 1 each write 150 markers, 4 ms apart (out, err).
+stream_two_cpus() {
+	local inst=$1 pid i m w0 w1
+	shift
+	m=$TRACEFS/instances/$inst/trace_marker
+	( exec "$TR" stream -B $inst "$@" >out 2>err ) &
+	pid=$!
+	test_when_finished "kill -9 $pid 2>/dev/null || :"
+	for i in $(seq 100); do
+		taskset -c 0 sh -c "echo stream-ready >$m"
+		sleep 0.2
+		grep -q stream-ready out 2>/dev/null && break
+	done
+	taskset -c 0 sh -c "for i in \$(seq 150); do echo cpu0-\$i >$m; sleep 0.004; done" &
+	w0=$!
+	taskset -c 1 sh -c "for i in \$(seq 150); do echo cpu1-\$i >$m; sleep 0.004; done" &
+	w1=$!
+	wait $w0 $w1
+	sleep 2
+	kill -INT $pid
+	test_wait_exit $pid 30
+}
+
+# backwards FILE: how often a marker's timestamp is earlier than the one before.
+backwards() {
+	awk '/: tracing_mark_write: cpu[01]-/ { t = $3 + 0; if (t < last) n++; last = t }
+	     END { print n + 0 }' "$1"
+}
+
+# TR_DELAY_READER=CPU:MS (rec.c, for tests) makes CPU 1's reader sleep
+# 300 ms before each hand-over: its events come long after CPU 0's.
+if [ "$(nproc)" -lt 2 ] || ! taskset -c 1 true 2>/dev/null; then
+	test_skip 'a lagging CPU reader: events still print in time order' 'needs CPUs 0 and 1'
+	test_skip 'an event is held no longer than --max-delay' 'needs CPUs 0 and 1'
+else
+test_expect_success 'a lagging CPU reader: events still print in time order' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	TR_DELAY_READER=1:300 stream_two_cpus $inst --max-delay 2s &&
+	test $(grep -c "\[000\] .*: tracing_mark_write: cpu0-" out) = 150 &&
+	test $(grep -c "\[001\] .*: tracing_mark_write: cpu1-" out) = 150 &&
+	test "$(backwards out)" = 0 &&
+	{ ! test -s err || { cat err; false; }; } &&
+	# The same without the hold-back goes back in time: the test sees it.
+	TR_DELAY_READER=1:300 stream_two_cpus $inst --max-delay 0 &&
+	test $(grep -c ": tracing_mark_write: cpu[01]-" out) = 300 &&
+	test "$(backwards out)" -gt 0
+'
+
+# CPU 1'"'"'s reader sleeps 2.5 s on its first hand-over, so CPU 1 never
+# catches up with the marker written on CPU 0 after it: the marker waits
+# for --max-delay (300 ms), no less, and not much more.
+test_expect_success 'an event is held no longer than --max-delay' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	m=$TRACEFS/instances/$inst/trace_marker &&
+	{ ( TR_DELAY_READER=1:2500 exec "$TR" stream -B $inst --max-delay 300ms >out 2>err ) & } &&
+	pid=$! &&
+	test_when_finished "kill -9 $pid 2>/dev/null || :" &&
+	for i in $(seq 100); do
+		taskset -c 0 sh -c "echo stream-ready >$m" &&
+		sleep 0.2 &&
+		if grep -q stream-ready out; then break; fi
+	done &&
+	taskset -c 1 sh -c "echo on-cpu1 >$m" &&
+	sleep 0.2 &&
+	start=$(date +%s%N) &&
+	taskset -c 0 sh -c "echo on-cpu0 >$m" &&
+	until grep -q on-cpu0 out; do
+		test $(( ($(date +%s%N) - start) / 1000000 )) -lt 5000 || break
+		sleep 0.01
+	done &&
+	ms=$(( ($(date +%s%N) - start) / 1000000 )) &&
+	echo "on-cpu0 printed after $ms ms" &&
+	test_grep on-cpu0 out &&
+	test $ms -ge 280 && test $ms -lt 1500 &&
+	kill -INT $pid &&
+	test_wait_exit $pid 30 &&
+	test_grep on-cpu1 out
+'
+fi
+
 test_expect_success 'bad options are usage errors' '
 	test_expect_code 64 tr stream --format xml 2>err &&
 	test_grep "unknown format '"'"'xml'"'"'" err &&
 	test_expect_code 64 tr stream --duration 5x 2>err &&
 	test_grep "bad duration" err &&
+	test_expect_code 64 tr stream --max-delay 5x 2>err &&
+	test_grep "bad --max-delay .5x." err &&
+	test_expect_code 64 tr stream --max-delay 2m 2>err &&
+	test_grep "a duration up to 60s" err &&
 	test_expect_code 64 tr stream --follow -e sched:sched_switch 2>err &&
 	test_grep "needs a COMMAND" err &&
 	test_expect_code 64 tr stream -c -e sched:sched_switch 2>err &&
