@@ -348,6 +348,8 @@ pid_t rec_spool_owner(const char *dir, bool *alive);
 int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir);
 int rec_spool_cmdlines(const char *dir);
 void rec_spool_remove(const char *dir);
+/* Remove meta.dat and cmdlines, to make room (the pages stay). */
+void rec_spool_drop_meta(const char *dir);
 
 /*
  * Reading a dead recording without restoring it (tr report FILE): when

@@ -280,6 +280,14 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		r = rec_write_latency(o->fd, o->inst, &res->max_us, &res->latency_bytes);
 		goto out;
 	}
+	/*
+	 * A full disk: the spool's own files (meta.dat, cmdlines, tens of KiB)
+	 * would take the room the file needs for its pages, the more of it the
+	 * earlier the disk filled (t1000's 64 KiB tmpfs kept no page at all
+	 * when cmdlines had been written first).  The pages stay.
+	 */
+	if (spool && res->reader_err == -ENOSPC)
+		rec_spool_drop_meta(spool);
 	if (has_snapshot_trigger(o->setup))
 		snap = read_snapshot(o->inst, o->tmp_dir);
 	for (size_t i = 0; i < o->nmore; i++)

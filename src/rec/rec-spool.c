@@ -197,6 +197,18 @@ int rec_spool_cmdlines(const char *dir)
 	return e;
 }
 
+void rec_spool_drop_meta(const char *dir)
+{
+	static const char *const names[] = { "meta.dat", "cmdlines" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char *p = xasprintf("%s/%s", dir, names[i]);
+
+		unlink(p);
+		free(p);
+	}
+}
+
 void rec_spool_remove(const char *dir)
 {
 	DIR *d = opendir(dir);
