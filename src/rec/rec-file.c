@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rec-local.h"
 #include "rec.h"
 #include "tfile.h"
 #include "tfw.h"
@@ -337,6 +338,63 @@ static void add_set_events(struct tfs_inst *in, struct strv *names)
 	free(set);
 }
 
+/* Does m hold the format of event sys:ev (its text begins "name: EV")? */
+static bool has_format(const struct tfw_meta *m, const char *sys, const char *ev)
+{
+	size_t len = strlen(ev);
+
+	for (size_t i = 0; i < m->nsystems; i++) {
+		if (strcmp(m->systems[i].name, sys))
+			continue;
+		for (size_t k = 0; k < m->systems[i].n; k++) {
+			const struct tfw_blob *f = &m->systems[i].formats[k];
+
+			if (f->len > len + 7 && !strncmp(f->data, "name: ", 6) &&
+			    !strncmp(f->data + 6, ev, len) && f->data[6 + len] == '\n')
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Take the header the spool's meta.dat was written from (rec_spool_meta())
+ * instead of gathering it again, which would read /proc/kallsyms and the
+ * formats a second time; the command names are read anew.  Only where it
+ * has the format of every event in names; else -ENOENT, m untouched.
+ */
+static int take_spool_meta(struct rec *r, const struct strv *names, struct tfw_meta *m)
+{
+	char *path, *cmd = NULL;
+	size_t len;
+
+	if (!r->meta)
+		return -ENOENT;
+	for (size_t i = 0; i < names->n; i++) {
+		const char *colon = strchr(names->v[i], ':');
+		char *sys;
+		bool ok;
+
+		if (!colon)
+			continue;
+		sys = xasprintf("%.*s", (int)(colon - names->v[i]), names->v[i]);
+		ok = !strcmp(sys, "ftrace") || has_format(r->meta, sys, colon + 1);
+		free(sys);
+		if (!ok)
+			return -ENOENT;
+	}
+	*m = *r->meta;
+	free(r->meta);
+	r->meta = NULL;
+	path = tfs_path(NULL, "saved_cmdlines");
+	if (!read_file(path, &cmd, &len)) {
+		free(m->cmdlines.data);
+		m->cmdlines = (struct tfw_blob){ cmd, len };
+	}
+	free(path);
+	return 0;
+}
+
 /*
  * A further buffer's counts, added to sum's per-CPU and total ones, and
  * its own line in sum->bufs (slot i).
@@ -406,7 +464,9 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 	add_set_events(in, &all);
 	for (size_t i = 0; i < nmore; i++)
 		add_set_events(more[i].inst, &all);
-	e = tfw_meta_gather(&m, in, &all);
+	e = 0;
+	if (snap || nmore || (flags & REC_FORMATS_FROM_DATA) || take_spool_meta(r, &all, &m))
+		e = tfw_meta_gather(&m, in, &all);
 	strv_free(&all);
 	if (e) {
 		for (int c = 0; c < ncpus; c++)

@@ -12,6 +12,7 @@
 
 #include "rec.h"
 #include "tfile.h"
+#include "tfw.h"
 
 /* rec.used: the segment number above this bit, the bytes taken in it below. */
 #define REC_SEG_SHIFT 48
@@ -79,6 +80,11 @@ struct rec {
 	pthread_cond_t rot_cond;	/* the rotator's: a segment is ready, or quit */
 	uint64_t rotations;
 	char rot_failure[256];	/* why a part was not written (rec_failure()) */
+	/*
+	 * What rec_spool_meta() gathered (kallsyms in an unlinked file), kept
+	 * for rec_write_file(), which so need not gather it again; or NULL.
+	 */
+	struct tfw_meta *meta;
 	/* Fault injection for tests: TR_FAULT_READER=CPU:PAGES (see rec_open). */
 	int fault_cpu;
 	uint64_t fault_bytes;
@@ -86,6 +92,7 @@ struct rec {
 	int delay_cpu;
 	unsigned delay_ms;
 };
+
 
 void rec_notify(int fd);
 /* Write what the mapped reader has gathered (it was reserved already). */

@@ -17,6 +17,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "rec-local.h"
 #include "rec.h"
 #include "tfile-edit.h"
 #include "tfile.h"
@@ -172,7 +173,13 @@ int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir)
 	free(tmp);
 	free(path);
 	free(none);
-	tfw_meta_free(&m);
+	/* Kept for the file at the end (rec_write_file()): gathering is most of start-up. */
+	if (!e && !r->meta) {
+		r->meta = xmalloc(sizeof(*r->meta));
+		*r->meta = m;
+	} else {
+		tfw_meta_free(&m);
+	}
 	return e;
 }
 

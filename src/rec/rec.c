@@ -1297,6 +1297,9 @@ void rec_free(struct rec *r)
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->cond);
 	pthread_cond_destroy(&r->rot_cond);
+	if (r->meta)
+		tfw_meta_free(r->meta);
+	free(r->meta);
 	free(r);
 }
 

@@ -16,8 +16,9 @@ writer() {
 		done' writer "$1" "$2"
 }
 
+# (Whether tr report prints the irq-info flags before the time varies from file to file.)
 marks_tr() {
-	"$TR" report -i "$1" 2>/dev/null | sed -n 's/^.*\] *[0-9.]*: tracing_mark_write: \(c[01] [0-9]*\).*/\1/p'
+	"$TR" report -i "$1" 2>/dev/null | sed -n 's/^.*\] [^:]*: tracing_mark_write: \(c[01] [0-9]*\).*/\1/p'
 }
 
 # The markers of each writer run without a gap from its first.
