@@ -131,24 +131,6 @@ static int open_port(struct net_agent_job *j, uint16_t *next, uint16_t *bound)
 	return -EADDRINUSE;
 }
 
-static int send_meta(struct net_conn *c, const uint8_t *p, size_t len)
-{
-	uint8_t hdr[NETMSG_HDR];
-	int e = 0;
-
-	while (len && !e) {
-		uint32_t n = len > NETMSG_MAX_DATA ? NETMSG_MAX_DATA : len;
-
-		netmsg_put_data_hdr(hdr, n);
-		e = net_write_all(c, hdr, sizeof(hdr));
-		if (!e)
-			e = net_write_all(c, p, n);
-		p += n;
-		len -= n;
-	}
-	return e ? e : net_write_all(c, hdr, netmsg_put(hdr, NETMSG_FIN_DATA));
-}
-
 /* Accept the host's connection on lfd as c (TLS with --psk). */
 static int take(struct net_agent_job *j, int lfd, struct net_conn *c)
 {
@@ -204,7 +186,7 @@ int net_agent_start(struct net_agent_job *j, int ncpus, int clk, const void *met
 		/* A trace-cmd host reads it only after its first clock sync. */
 		what = "send the metadata";
 		net_set_timeout(j->ctl.fd, AGENT_SEND_MS);
-		e = send_meta(&j->ctl, meta, len);
+		e = net_put_meta(&j->ctl, meta, len);
 		net_set_timeout(j->ctl.fd, AGENT_REQ_MS);
 	}
 	for (int i = 0; !e && i < ncpus; i++) {

@@ -31,57 +31,13 @@ struct net_client {
 	char *where;	/* "HOST:PORT", for messages */
 };
 
-static int write_all(struct net_conn *c, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n) {
-		ssize_t w = net_conn_write(c, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EPIPE;
-		p += w;
-		n -= w;
-	}
-	return 0;
-}
-
-static int read_all(struct net_conn *c, void *buf, size_t n)
-{
-	char *p = buf;
-
-	while (n) {
-		ssize_t r = net_conn_read(c, p, n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
-		if (!r)
-			return -ECONNRESET;
-		p += r;
-		n -= r;
-	}
-	return 0;
-}
-
-static void set_timeout(int fd, int seconds)
-{
-	struct timeval tv = { .tv_sec = seconds };
-
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-}
-
 static int connect_to(const struct sockaddr *sa, socklen_t len)
 {
 	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
 		return -errno;
-	set_timeout(fd, CLIENT_TIMEOUT_S);
+	net_set_timeout(fd, CLIENT_TIMEOUT_S * 1000);
 	if (connect(fd, sa, len)) {
 		int e = -errno;
 
@@ -89,27 +45,6 @@ static int connect_to(const struct sockaddr *sa, socklen_t len)
 		return e;
 	}
 	return fd;
-}
-
-/* Read one whole message into buf (NETMSG_MAX bytes). */
-static int read_msg(struct net_conn *fd, uint8_t *buf, struct netmsg *m, const char **why)
-{
-	uint32_t size;
-	ssize_t t;
-	int e = read_all(fd, buf, NETMSG_HDR);
-
-	if (e)
-		return e;
-	size = (uint32_t)buf[0] << 24 | buf[1] << 16 | buf[2] << 8 | buf[3];
-	if (size < NETMSG_HDR || size > NETMSG_MAX) {
-		*why = "message of a bad size";
-		return -EBADMSG;
-	}
-	e = read_all(fd, buf + NETMSG_HDR, size - NETMSG_HDR);
-	if (e)
-		return e;
-	t = netmsg_take(buf, size, m, why);
-	return t < 0 ? (int)t : 0;
 }
 
 static int fail(struct net_client *c, int e, const char *what, const char *why)
@@ -169,21 +104,21 @@ int net_connect(const char *host, uint16_t port, int ncpus, uint32_t page_size,
 		goto fail;
 	}
 	/* The listener says what it is; v3 is asked for; the magic; "OK". */
-	if ((e = read_all(&c->ctl, buf, 8)) || memcmp(buf, NETMSG_GREETING, 8)) {
+	if ((e = net_read_all(&c->ctl, buf, 8)) || memcmp(buf, NETMSG_GREETING, 8)) {
 		e = fail(c, e ? e : -EBADMSG, "the handshake", "not a trace-cmd listener");
 		goto fail;
 	}
-	if ((e = write_all(&c->ctl, NETMSG_V3, sizeof(NETMSG_V3))) ||
-	    (e = read_all(&c->ctl, buf, 3)) ||
+	if ((e = net_write_all(&c->ctl, NETMSG_V3, sizeof(NETMSG_V3))) ||
+	    (e = net_read_all(&c->ctl, buf, 3)) ||
 	    (memcmp(buf, NETMSG_V3_REPLY, 3) && (e = -EBADMSG)) ||
-	    (e = write_all(&c->ctl, NETMSG_MAGIC, NETMSG_MAGIC_LEN)) ||
-	    (e = read_all(&c->ctl, buf, 2)) || (memcmp(buf, NETMSG_OK, 2) && (e = -EBADMSG))) {
+	    (e = net_write_all(&c->ctl, NETMSG_MAGIC, NETMSG_MAGIC_LEN)) ||
+	    (e = net_read_all(&c->ctl, buf, 2)) || (memcmp(buf, NETMSG_OK, 2) && (e = -EBADMSG))) {
 		e = fail(c, e, "the handshake", "the listener does not speak protocol v3");
 		goto fail;
 	}
-	e = write_all(&c->ctl, buf, netmsg_put_tinit(buf, ncpus, page_size));
+	e = net_write_all(&c->ctl, buf, netmsg_put_tinit(buf, ncpus, page_size));
 	if (!e)
-		e = read_msg(&c->ctl, buf, &m, &why);
+		e = net_read_msg(&c->ctl, buf, &m, &why);
 	if (!e && m.cmd != NETMSG_RINIT) {
 		why = "the listener refused the recording";
 		e = -EBADMSG;
@@ -222,7 +157,7 @@ int net_connect(const char *host, uint16_t port, int ncpus, uint32_t page_size,
 			goto fail;
 		}
 		/* Pages wait as long as the listener needs: the ring buffer is the limit. */
-		set_timeout(c->data[i].fd, 0);
+		net_set_timeout(c->data[i].fd, 0);
 	}
 	*out = c;
 	return 0;
@@ -233,22 +168,8 @@ fail:
 
 int net_send_meta(struct net_client *c, const void *buf, size_t len)
 {
-	const char *p = buf;
-	uint8_t hdr[NETMSG_HDR];
-	int e = 0;
+	int e = net_put_meta(&c->ctl, buf, len);
 
-	while (len && !e) {
-		uint32_t n = len > NETMSG_MAX_DATA ? NETMSG_MAX_DATA : len;
-
-		netmsg_put_data_hdr(hdr, n);
-		e = write_all(&c->ctl, hdr, sizeof(hdr));
-		if (!e)
-			e = write_all(&c->ctl, p, n);
-		p += n;
-		len -= n;
-	}
-	if (!e)
-		e = write_all(&c->ctl, hdr, netmsg_put(hdr, NETMSG_FIN_DATA));
 	return e ? fail(c, e, "the metadata", "") : 0;
 }
 
@@ -256,7 +177,7 @@ int net_send_pages(struct net_client *c, int cpu, const void *pages, size_t len)
 {
 	if (cpu < 0 || cpu >= c->ncpus)
 		return -EINVAL;
-	return write_all(&c->data[cpu], pages, len);
+	return net_write_all(&c->data[cpu], pages, len);
 }
 
 int net_finish(struct net_client *c)
@@ -267,7 +188,7 @@ int net_finish(struct net_client *c)
 	for (int i = 0; i < c->ncpus; i++)
 		net_conn_close(&c->data[i]);
 	if (!e)
-		e = write_all(&c->ctl, buf, netmsg_put(buf, NETMSG_CLOSE));
+		e = net_write_all(&c->ctl, buf, netmsg_put(buf, NETMSG_CLOSE));
 	if (e)
 		return fail(c, e, "the end of the recording", "");
 	/*

@@ -55,6 +55,25 @@ int net_read_all(struct net_conn *c, void *buf, size_t n)
 	return 0;
 }
 
+int net_put_meta(struct net_conn *c, const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint8_t hdr[NETMSG_HDR];
+	int e = 0;
+
+	while (len && !e) {
+		uint32_t n = len > NETMSG_MAX_DATA ? NETMSG_MAX_DATA : len;
+
+		netmsg_put_data_hdr(hdr, n);
+		e = net_write_all(c, hdr, sizeof(hdr));
+		if (!e)
+			e = net_write_all(c, p, n);
+		p += n;
+		len -= n;
+	}
+	return e ? e : net_write_all(c, hdr, netmsg_put(hdr, NETMSG_FIN_DATA));
+}
+
 int net_read_msg(struct net_conn *c, uint8_t *buf, struct netmsg *m, const char **why)
 {
 	uint32_t size;

@@ -88,23 +88,6 @@ static void slog(struct server *s, const char *fmt, ...)
 	pthread_mutex_unlock(&s->lock);
 }
 
-static int write_all(struct net_conn *fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n) {
-		ssize_t w = net_conn_write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= w;
-	}
-	return 0;
-}
-
 static int file_write(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;
@@ -235,7 +218,7 @@ static int handshake(struct client *c, struct netmsg_tinit *t, const char **why)
 	struct netmsg m;
 	ssize_t used;
 
-	if (write_all(&c->ctl, NETMSG_GREETING, 8)) {
+	if (net_write_all(&c->ctl, NETMSG_GREETING, 8)) {
 		*why = "connection closed in the handshake";
 		return -1;
 	}
@@ -256,14 +239,14 @@ static int handshake(struct client *c, struct netmsg_tinit *t, const char **why)
 		*why = "not protocol v3 (trace-cmd before 2.8?)";
 		return -1;
 	}
-	if (write_all(&c->ctl, NETMSG_V3_REPLY, sizeof(NETMSG_V3_REPLY)) ||
+	if (net_write_all(&c->ctl, NETMSG_V3_REPLY, sizeof(NETMSG_V3_REPLY)) ||
 	    read_exact(c, magic, sizeof(magic), why))
 		return -1;
 	if (memcmp(magic, NETMSG_MAGIC, sizeof(magic))) {
 		*why = "bad magic in the handshake";
 		return -1;
 	}
-	if (write_all(&c->ctl, NETMSG_OK, 2)) {
+	if (net_write_all(&c->ctl, NETMSG_OK, 2)) {
 		*why = "connection closed in the handshake";
 		return -1;
 	}
@@ -307,7 +290,7 @@ static int open_ports(struct client *c, const char **why)
 		ports[i] = ntohs(a.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port
 							 : ((struct sockaddr_in *)&a)->sin_port);
 	}
-	if (write_all(&c->ctl, buf, netmsg_put_rinit(buf, ports, c->ncpus))) {
+	if (net_write_all(&c->ctl, buf, netmsg_put_rinit(buf, ports, c->ncpus))) {
 		*why = "connection closed in the set-up";
 		goto out;
 	}

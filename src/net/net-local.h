@@ -44,12 +44,14 @@ bool net_conn_pending(const struct net_conn *c);
 void net_conn_close(struct net_conn *c);
 
 
-/* ---- net-io.c: the blocking helpers the agent and its host share ---- */
+/* ---- net-io.c: the blocking helpers of the agent, its host and tr record -N ---- */
 struct netmsg;
 struct sockaddr_storage;
 /* Whole writes and reads; a read past SO_RCVTIMEO is -ETIMEDOUT, the peer's end -ECONNRESET. */
 int net_write_all(struct net_conn *c, const void *buf, size_t n);
 int net_read_all(struct net_conn *c, void *buf, size_t n);
+/* The metadata as SEND_DATA messages, then FIN_DATA: 0 or -errno. */
+int net_put_meta(struct net_conn *c, const void *buf, size_t len);
 /* One whole message into buf (NETMSG_MAX bytes).  0, -EBADMSG with *why, or -errno. */
 int net_read_msg(struct net_conn *c, uint8_t *buf, struct netmsg *m, const char **why);
 /* SO_RCVTIMEO and SO_SNDTIMEO (0: none). */
