@@ -58,7 +58,7 @@ pf_counts() {
 
 # tr report --stat's events per name ("name count", sorted), the system left off.
 tr_counts() {
-	tr report --stat -i "$1" | sed -n '/^per event:/,$p' | sed 1d |
+	tr report --stat -i "$1" | sed -n '/^per event:/,/^per buffer:/p' | sed '1d;/^per buffer:/d' |
 		awk '{ n = $1; sub(/^[^:]*:/, "", n); c[n] += $2 } END { for (n in c) print n, c[n] }' |
 		sort
 }
@@ -182,8 +182,8 @@ test_expect_success 'two files are two machines, each with its uname and events'
 		tpq two.pftrace "select c.machine_id, count(*) from sched s join cpu c on s.ucpu = c.id
 				 group by 1 order by 1;" >sched &&
 		printf "0,%s\n1,%s\n" \
-			"$(tr report --stat -i "$DATA/report-v6.dat" | sed -n "s/^ *sched:sched_switch *//p")" \
-			"$(tr report --stat -i "$DATA/report-v7.dat" | sed -n "s/^ *sched:sched_switch *//p")" \
+			"$(tr report --stat -i "$DATA/report-v6.dat" | sed -n "/^per buffer:/q; s/^ *sched:sched_switch *//p")" \
+			"$(tr report --stat -i "$DATA/report-v7.dat" | sed -n "/^per buffer:/q; s/^ *sched:sched_switch *//p")" \
 			>expect.sched &&
 		test_cmp expect.sched sched &&
 		import_errors two.pftrace >errors && test_must_be_empty errors
