@@ -289,6 +289,14 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		   size_t nextra, struct rec_summary *sum);
 
 /*
+ * The kernel's conversion of the TSC to nanoseconds, as perf hands it to
+ * user space (time_mult, time_shift of a perf event's mapped page), the
+ * same on every CPU: what trace-cmd's --tsc2nsec stores.  0, or
+ * -EOPNOTSUPP with tr_fail() set where the kernel does not give one.
+ */
+int rec_tsc2nsec(uint32_t *mult, uint32_t *shift);
+
+/*
  * The clock pairing: the instance's trace clock (per_cpu/cpu0/stats "now
  * ts", to the microsecond) read between two readings of CLOCK_BOOTTIME,
  * CLOCK_MONOTONIC and CLOCK_REALTIME (the midpoints taken), into slot i of
@@ -505,6 +513,8 @@ struct rec_record_opts {
 	gid_t run_gid;
 	unsigned file_flags;		/* REC_FILE_V7 | REC_ZIP(z) | REC_FILE_DATE, or 0 for v6 */
 	int64_t ts_offset;		/* stored as the OFFSET option (rec_write_file()) */
+	/* --tsc2nsec (rec_tsc2nsec()): stored as the TSC2NSEC option, 0: none. */
+	uint32_t tsc_mult, tsc_shift;
 	/*
 	 * tr record -A: guests recorded with the host (rec-agent.c), each
 	 * connected once the host's readers are open, stopped once they are

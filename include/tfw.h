@@ -66,6 +66,8 @@ enum tfw_option {
 	TFW_OPT_TIME_SHIFT = 12,
 	/* in the host's file each guest's name, id and CPUs. */
 	TFW_OPT_GUEST = 13,
+	/* --tsc2nsec: the x86-tsc clock's multiplier (4 bytes), shift (4) and offset (8). */
+	TFW_OPT_TSC2NSEC = 14,
 };
 
 /*

@@ -71,6 +71,8 @@ struct args {
 	bool keep, ignore_missing, poll;
 	bool date, has_ts_offset;	/* --date, --ts-offset */
 	int64_t ts_offset;
+	bool tsc2nsec;			/* --tsc2nsec, and the kernel's conversion */
+	uint32_t tsc_mult, tsc_shift;
 	bool module;		/* --module in the buffer being read */
 	int rt_prio;
 	unsigned idle_ms;
@@ -98,7 +100,7 @@ struct args {
 
 enum { OPT_FAIL_ON_LOSS = 0x100, OPT_INSTANCE, OPT_POLL, OPT_TEMP, OPT_MODULE, OPT_USER,
        OPT_FLUSH_INTERVAL, OPT_MAX_SIZE, OPT_ROTATE, OPT_PSK, OPT_PROFILE, OPT_DATE,
-       OPT_TS_OFFSET, OPT_TSYNC };
+       OPT_TS_OFFSET, OPT_TSYNC, OPT_TSC2NSEC };
 
 static const struct argp_option options[] = {
 	{ NULL, 'B', "NAME", 0, "Record the instance NAME as a buffer of its own: the options "
@@ -152,6 +154,10 @@ static const struct argp_option options[] = {
 	  "(trace-cmd's --date; a clock in nanoseconds)", 0 },
 	{ "ts-offset", OPT_TS_OFFSET, "NS", 0, "Store NS nanoseconds (may be negative) to add to "
 	  "every timestamp when the file is read (trace-cmd's --ts-offset)", 0 },
+	{ "tsc2nsec", OPT_TSC2NSEC, NULL, 0, "Record with the x86-tsc clock and store the "
+	  "kernel's conversion of the TSC to nanoseconds, which reports (tr's and "
+	  "trace-cmd's) apply (trace-cmd's --tsc2nsec; where the kernel gives user space "
+	  "the conversion)", 0 },
 	{ "flush-interval", OPT_FLUSH_INTERVAL, "TIME", 0, "Write what was read to FILE.spool "
 	  "at least this often (default 1s), for tr restore after a crash", 0 },
 	{ "max-size", OPT_MAX_SIZE, "SIZE", 0, "Stop before FILE grows past SIZE (k, M, G)", 0 },
@@ -313,6 +319,21 @@ static void add_profile(struct argp_state *state, struct args *a)
 	strv_push(&a->setup.triggers, "sched:sched_switch:stacktrace if prev_state & 255");
 }
 
+/* --tsc2nsec: every buffer records with x86-tsc; -N and -A have other clocks' files. */
+static void check_tsc2nsec(struct argp_state *state, struct args *a)
+{
+	if (a->net || a->nguests)
+		argp_error(state, "--tsc2nsec goes with a local file: no -N or -A");
+	for (size_t i = 0; i < a->ndone; i++) {
+		struct tr_setup *s = &a->done[i].setup;
+
+		if (s->clock && strcmp(s->clock, "x86-tsc"))
+			argp_error(state, "--tsc2nsec records with the x86-tsc clock: no -C %s",
+				   s->clock);
+		s->clock = "x86-tsc";
+	}
+}
+
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
 	struct args *a = state->input;
@@ -402,6 +423,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (a->has_ts_offset)
 			argp_error(state, "--date and --ts-offset exclude each other");
 		a->date = true;
+		return 0;
+	case OPT_TSC2NSEC:
+		a->tsc2nsec = true;
 		return 0;
 	case OPT_TS_OFFSET:
 		if (a->date)
@@ -501,6 +525,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-N sends the recording to a listener: no -o");
 		if (a->net && a->ndone > 1)
 			argp_error(state, "-N sends one buffer, as trace-cmd does: no second -B");
+		if (a->tsc2nsec)
+			check_tsc2nsec(state, a);
 		if (a->rotate && !a->max_size)
 			argp_error(state, "--rotate says how many parts of --max-size to keep: "
 					  "give --max-size");
@@ -738,6 +764,11 @@ int cmd_record(int argc, char **argv)
 	}
 	if (a.ignore_missing && drop_missing(&a))
 		goto out;
+	/* Before anything is changed: a kernel without the conversion is the user's to know. */
+	if (a.tsc2nsec && (r = rec_tsc2nsec(&a.tsc_mult, &a.tsc_shift))) {
+		tr_report(r, "cannot record with --tsc2nsec");
+		goto out;
+	}
 	if (a.net)
 		goto record;
 	if (!a.output)
@@ -800,6 +831,7 @@ record:
 						  .net = a.net ? &a.rn : NULL,
 						  .file_flags = file_flags(&a),
 						  .ts_offset = a.ts_offset,
+						  .tsc_mult = a.tsc_mult, .tsc_shift = a.tsc_shift,
 						  .guests = rg, .nguests = a.nguests,
 						  .trace_id = rg ? rg[0].net.trace_id : 0,
 						  .progress = status_line ? status_draw : NULL,

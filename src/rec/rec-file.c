@@ -5,9 +5,12 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -65,6 +68,60 @@ int rec_clock_pair(const struct tfs_inst *in, int i, struct tfile_clocks *c)
 	c->boot[i] = b0 + (b1 - b0) / 2;
 	c->mono[i] = m0 + (m1 - m0) / 2;
 	c->real[i] = r0 + (r1 - r0) / 2;
+	return 0;
+}
+
+/* One CPU's conversion, from a dummy software event's mapped page. */
+static int tsc_conv_cpu(int cpu, uint32_t *mult, uint32_t *shift)
+{
+	struct perf_event_attr a = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(a),
+				     .config = PERF_COUNT_SW_DUMMY, .exclude_kernel = 1 };
+	long page = sysconf(_SC_PAGESIZE);
+	volatile struct perf_event_mmap_page *p;
+	uint32_t seq;
+	bool cap;
+	int fd = (int)syscall(SYS_perf_event_open, &a, 0, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	p = mmap(NULL, page, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -errno;
+	/* The kernel updates the page under a sequence count. */
+	do {
+		seq = p->lock;
+		__sync_synchronize();
+		cap = p->cap_user_time;
+		*mult = p->time_mult;
+		*shift = p->time_shift;
+		__sync_synchronize();
+	} while (p->lock != seq);
+	munmap((void *)p, page);
+	return cap && *mult ? 0 : -EOPNOTSUPP;
+}
+
+int rec_tsc2nsec(uint32_t *mult, uint32_t *shift)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	uint32_t m = 0, s = 0;
+	int e = 0;
+
+	for (int cpu = 0; cpu < n && !e; cpu++) {
+		e = tsc_conv_cpu(cpu, &m, &s);
+		if (!e && cpu && (m != *mult || s != *shift))
+			return tr_fail(-EOPNOTSUPP, "cannot convert the TSC to nanoseconds: CPU %d's "
+				       "multiplier and shift differ from CPU 0's", cpu);
+		*mult = m;
+		*shift = s;
+	}
+	if (e == -EOPNOTSUPP)
+		return tr_fail(e, "cannot convert the TSC to nanoseconds: the kernel gives user "
+			       "space no conversion (perf's cap_user_time is 0: the TSC is not "
+			       "the clocksource, or not stable)");
+	if (e)
+		return tr_fail(e, "cannot read the TSC's conversion (perf_event_open): %s",
+			       strerror(-e));
 	return 0;
 }
 
