@@ -293,6 +293,15 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 						 session_more_stats_before(sess, i) };
 	if (o->nguests)
 		rec_guests_finish(o, &gopts, &ngopts);
+	if (o->tsc_mult) {
+		/* trace-cmd's layout: multiplier, shift, offset (none: 0). */
+		uint8_t *d = xcalloc(1, 16);
+
+		memcpy(d, &o->tsc_mult, 4);
+		memcpy(d + 4, &o->tsc_shift, 4);
+		gopts = xrealloc(gopts, (ngopts + 1) * sizeof(*gopts));
+		gopts[ngopts++] = (struct tfw_opt){ TFW_OPT_TSC2NSEC, { (char *)d, 16 } };
+	}
 	shed = spool && rec_spool_make_room(spool, o->fd);
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
 			   o->file_flags, snap, more, o->nmore, session_clocks(sess), o->ts_offset,

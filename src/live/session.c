@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -323,6 +324,70 @@ static bool is_ftrace_sel(const struct evsel *e)
 	return e->system && !strcmp(e->system, "ftrace");
 }
 
+/* own_filter with "common_pid" read as another field ("next_pid", "pid"). */
+static char *own_on(const char *own_filter, const char *field)
+{
+	char *f = xstrdup(""), *t;
+	const char *p = own_filter, *q;
+
+	while ((q = strstr(p, "common_pid"))) {
+		t = xasprintf("%s%.*s%s", f, (int)(q - p), p, field);
+		free(f);
+		f = t;
+		p = q + strlen("common_pid");
+	}
+	t = xasprintf("%s%s", f, p);
+	free(f);
+	return t;
+}
+
+/* Does selector e, without a filter of its own, take in sched:NAME? */
+static bool takes_sched(const struct evsel *e, const char *name)
+{
+	if (e->filter || e->user)
+		return false;
+	if (e->bare)
+		return !fnmatch(e->spec, "sched", 0) || !fnmatch(e->spec, name, 0);
+	return (!e->system || !fnmatch(e->system, "sched", 0)) &&
+	       (!e->event || !fnmatch(e->event, name, 0));
+}
+
+/*
+ * tr's own pids filtered out of a switch or a wake-up by the task it is
+ * done by (common_pid) would take the switches from tr's readers to other
+ * tasks, and their wake-ups, with them: those tasks would seem to run
+ * from nowhere (report --profile counted a spinner's run time short by a
+ * third under load).  These keep every switch or wake-up that has another
+ * task on its other side, as the kernel's set_event_notrace_pid does.
+ */
+static void add_sched_filters(const struct evsel_list *in, const char *own_filter,
+			      struct evsel_list *out)
+{
+	static const struct {
+		const char *name, *field;
+	} ev[] = { { "sched_switch", "next_pid" }, { "sched_wakeup", "pid" },
+		   { "sched_waking", "pid" }, { "sched_wakeup_new", "pid" } };
+
+	for (size_t k = 0; k < ARRAY_SIZE(ev); k++) {
+		bool taken = false;
+
+		for (size_t i = 0; i < in->n && !taken; i++)
+			taken = takes_sched(&in->v[i], ev[k].name);
+		if (taken) {
+			char *other = own_on(own_filter, ev[k].field),
+			     *spec = xasprintf("sched:%s", ev[k].name),
+			     *f = xasprintf("(%s) || (%s)", own_filter, other);
+
+			/* After the selector that took it in: its filter is the last written. */
+			evsel_add(out, spec);
+			evsel_add_filter(out, f);
+			free(other);
+			free(spec);
+			free(f);
+		}
+	}
+}
+
 int session_events_to_enable(const struct evsel_list *in, const char *own_filter,
 			     struct evsel_list *out)
 {
@@ -357,6 +422,8 @@ int session_events_to_enable(const struct evsel_list *in, const char *own_filter
 			evsel_add_filter(out, e->filter ? e->filter : own_filter);
 		}
 	}
+	if (own_filter)
+		add_sched_filters(in, own_filter, out);
 	return 0;
 }
 
