@@ -55,6 +55,13 @@ error_t opt_instance_only_parse(int key, char *arg, struct argp_state *state);
  * index of arg, or 0; opt_action() fails the parse with
  * "unknown action 'X' (a, b or c)" instead of returning 0.
  */
+/*
+ * tr listen's and tr agent's log: one line on stderr with the local date
+ * and time (the net layer's log callback; arg unused), and the first one,
+ * "listening on ADDR port PORT" (ADDR NULL: the loopback default).
+ */
+void opt_log_line(void *arg, const char *line);
+void opt_log_listening(const char *bind, uint16_t port);
 int opt_action_find(const char *arg, const char *const *words);
 int opt_action(struct argp_state *state, const char *arg, const char *const *words);
 

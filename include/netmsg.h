@@ -84,6 +84,8 @@ ssize_t netmsg_take(const void *buf, size_t len, struct netmsg *m, const char **
  * 0 when more are needed, -EBADMSG when max bytes hold no NUL.
  */
 ssize_t netmsg_take_str(const void *buf, size_t len, size_t max, const char **why);
+/* A port as a strict decimal 1..65535 in [p, nul): 0, or -1. */
+int netmsg_port_of(const uint8_t *p, const uint8_t *nul, uint16_t *out);
 
 /* TINIT's content: the client's CPU count, sub-buffer size and "tcp" option. */
 struct netmsg_tinit {

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cmd.h"
 #include "net.h"
@@ -107,26 +106,11 @@ static const struct argp argp = {
 	NULL, NULL, NULL
 };
 
-static void log_line(void *arg, const char *line)
-{
-	char when[32];
-	time_t t = time(NULL);
-	struct tm tm;
-
-	(void)arg;
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
-	fprintf(stderr, "%s %s\n", when, line);
-	fflush(stderr);
-}
-
 static void ready(void *arg, uint16_t port)
 {
 	const struct args *a = arg;
-	char line[128];
 
-	snprintf(line, sizeof(line), "listening on %s port %u", a->bind ? a->bind : "127.0.0.1",
-		 port);
-	log_line(NULL, line);
+	opt_log_listening(a->bind, port);
 }
 
 /* One request: its events and clock, recorded in the instance, then put back. */
@@ -152,7 +136,7 @@ static int run(void *arg, struct net_agent_job *job, const struct netmsg_agent_a
 
 		snprintf(line, sizeof(line), "clock '%s' is not one a program can read: no clock "
 			 "sync (ask for mono, mono_raw, boot or tai)", clock);
-		log_line(NULL, line);
+		opt_log_line(NULL, line);
 	}
 	setup.clock = clock;
 	if (!r)
@@ -180,7 +164,7 @@ int cmd_agent(int argc, char **argv)
 		}
 	e = net_agent_serve(&(struct net_agent_opts){
 		.bind = a.bind, .port = a.port, .allow = a.allow, .nallow = a.nallow,
-		.psk_file = a.psk, .log = log_line, .log_arg = &a, .stop = &tr_stop,
+		.psk_file = a.psk, .log = opt_log_line, .log_arg = &a, .stop = &tr_stop,
 		.ready = ready, .run = run, .run_arg = &a });
 	free(a.allow);
 	if (e) {

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -123,26 +122,11 @@ static const struct argp argp = {
 	children, NULL, NULL
 };
 
-static void log_line(void *arg, const char *line)
-{
-	char when[32];
-	time_t t = time(NULL);
-	struct tm tm;
-
-	(void)arg;
-	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
-	fprintf(stderr, "%s %s\n", when, line);
-	fflush(stderr);
-}
-
 static void ready(void *arg, uint16_t port)
 {
 	const struct args *a = arg;
-	char line[128];
 
-	snprintf(line, sizeof(line), "listening on %s port %u", a->bind ? a->bind : "127.0.0.1",
-		 port);
-	log_line(NULL, line);
+	opt_log_listening(a->bind, port);
 }
 
 int cmd_listen(int argc, char **argv)
@@ -173,7 +157,7 @@ int cmd_listen(int argc, char **argv)
 		.allow = a.allow, .nallow = a.nallow, .max_clients = a.max_clients,
 		.max_size = a.max_size, .version = a.ff.version == 6 ? 6 : 7,
 		.zip = a.ff.zip < 0 ? TFW_ZIP_ZSTD : a.ff.zip, .psk_file = a.psk,
-		.log = log_line, .log_arg = &a,
+		.log = opt_log_line, .log_arg = &a,
 		.stop = &tr_stop, .ready = ready });
 	free(a.allow);
 	if (e) {

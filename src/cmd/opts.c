@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd.h"
 #include "tfw.h"
@@ -533,3 +534,23 @@ const struct argp_child opt_live_children[] = {
 	{ &opt_run_argp, 0, "Run:", 0 },
 	{ 0 }
 };
+
+void opt_log_line(void *arg, const char *line)
+{
+	char when[32];
+	time_t t = time(NULL);
+	struct tm tm;
+
+	(void)arg;
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
+	fprintf(stderr, "%s %s\n", when, line);
+	fflush(stderr);
+}
+
+void opt_log_listening(const char *bind, uint16_t port)
+{
+	char line[128];
+
+	snprintf(line, sizeof(line), "listening on %s port %u", bind ? bind : "127.0.0.1", port);
+	opt_log_line(NULL, line);
+}

@@ -174,24 +174,6 @@ size_t netmsg_put_trace_req(uint8_t *buf, uint64_t trace_id, uint32_t argc,
 	return off;
 }
 
-/* Strict decimal 1..65535 in [p, nul). */
-static int port_of(const uint8_t *p, const uint8_t *nul, uint16_t *out)
-{
-	uint32_t v = 0;
-
-	if (p == nul || nul - p > 5)
-		return -1;
-	for (; p < nul; p++) {
-		if (*p < '0' || *p > '9')
-			return -1;
-		v = v * 10 + (*p - '0');
-	}
-	if (!v || v > 65535)
-		return -1;
-	*out = v;
-	return 0;
-}
-
 int netmsg_trace_resp_parse(const struct netmsg *m, struct netmsg_trace_resp *r, uint16_t *ports,
 			    uint32_t max, const char **why)
 {
@@ -218,7 +200,7 @@ int netmsg_trace_resp_parse(const struct netmsg *m, struct netmsg_trace_resp *r,
 	for (uint32_t i = 0; i < r->cpus; i++) {
 		const uint8_t *nul = p < end ? memchr(p, 0, end - p) : NULL;
 
-		if (!nul || port_of(p, nul, &ports[i]))
+		if (!nul || netmsg_port_of(p, nul, &ports[i]))
 			return bad(why, "bad port in TRACE_RESP");
 		p = nul + 1;
 	}

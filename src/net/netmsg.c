@@ -126,7 +126,7 @@ int netmsg_tinit_parse(const struct netmsg *m, struct netmsg_tinit *t, const cha
 }
 
 /* Strict decimal 1..65535 in [p, nul). */
-static int port_of(const uint8_t *p, const uint8_t *nul, uint16_t *out)
+int netmsg_port_of(const uint8_t *p, const uint8_t *nul, uint16_t *out)
 {
 	uint32_t v = 0;
 
@@ -164,7 +164,7 @@ int netmsg_rinit_parse(const struct netmsg *m, uint16_t *ports, uint32_t max, ui
 	for (uint32_t i = 0; i < cpus; i++) {
 		const uint8_t *nul = p < end ? memchr(p, 0, end - p) : NULL;
 
-		if (!nul || port_of(p, nul, &ports[i])) {
+		if (!nul || netmsg_port_of(p, nul, &ports[i])) {
 			*why = "bad port in RINIT";
 			return -EBADMSG;
 		}
