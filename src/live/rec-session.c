@@ -76,6 +76,20 @@ static unsigned flush_ms(const struct rec_record_opts *o)
 }
 
 /*
+ * The events the kernel wrote into a CPU's buffer since before[]: read,
+ * still there, or overwritten.  Not what the readers took: they wake when
+ * the kernel says (buffer_percent), so on a quiet buffer the figures of
+ * what was read stay at zero for seconds while events come in.
+ */
+static uint64_t written(const struct rec_kstats *k, const struct rec_kstats *before)
+{
+	uint64_t now = k->read + k->entries + k->overrun;
+	uint64_t was = before ? before->read + before->entries + before->overrun : 0;
+
+	return now > was ? now - was : 0;
+}
+
+/*
  * The session's tick: every flush_ms the spool's cmdlines (the readers
  * flush on their own), every REC_PROGRESS_MS the figures for the caller's
  * progress.
@@ -116,12 +130,11 @@ static int progress_tick(void *arg, bool fd_ready)
 		pr.bytes += __atomic_load_n(&rec_cpu_stat(r, c)->bytes, __ATOMIC_RELAXED);
 		if (rec_kstats_read(p->o->inst, c, &k, NULL))
 			continue;
+		pr.events += written(&k, before ? &before[c] : NULL);
 		if (before) {
-			k.read -= before[c].read;
 			k.overrun -= before[c].overrun;
 			k.dropped -= before[c].dropped;
 		}
-		pr.events += k.read;
 		p->lost[c] = k.overrun + k.dropped;
 	}
 	/* The further buffers (-B ... -B ...) count in the same figures. */
@@ -135,12 +148,11 @@ static int progress_tick(void *arg, bool fd_ready)
 			pr.bytes += __atomic_load_n(&rec_cpu_stat(mr, c)->bytes, __ATOMIC_RELAXED);
 			if (rec_kstats_read(p->o->more[i].inst, c, &k, NULL))
 				continue;
+			pr.events += written(&k, mb ? &mb[c] : NULL);
 			if (mb) {
-				k.read -= mb[c].read;
 				k.overrun -= mb[c].overrun;
 				k.dropped -= mb[c].dropped;
 			}
-			pr.events += k.read;
 			p->lost[c] += k.overrun + k.dropped;
 		}
 	}
