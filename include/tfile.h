@@ -150,6 +150,7 @@ enum {
 	TFILE_KEEP_FORMATS = 1 << 0,	/* keep the format texts for tfile_formats() */
 	TFILE_NO_KALLSYMS = 1 << 1,	/* skip loading kallsyms (nothing is formatted) */
 	TFILE_LAZY_KALLSYMS = 1 << 2,	/* keep them; tfile_load_kallsyms() parses them */
+	TFILE_LAZY_FORMATS = 1 << 3,	/* ftrace's at open, the events' by tfile_load_event() */
 };
 
 struct tfile;
@@ -188,6 +189,18 @@ void tfile_load_kallsyms(struct tfile *tf);
  * parser.  0 or the tep_errno.
  */
 int tfile_parse_event(struct tep_handle *tep, const char *buf, size_t n, const char *sys);
+
+/*
+ * With TFILE_LAZY_FORMATS: parse event id's format into the tep handle
+ * (0, also when it is there already; -ENOENT when the file has none).  A
+ * file holds every event's format, and a report of a few events spent a
+ * sixth of its time parsing the others.  tfile_load_events() parses them
+ * all, for what looks events up by name or walks them.
+ */
+int tfile_load_event(struct tfile *tf, int id);
+void tfile_load_events(struct tfile *tf);
+/* Has any event (parsed or not) a field whose name contains part? */
+bool tfile_has_field(struct tfile *tf, const char *part);
 
 /* The kallsyms text (loading them as above), or NULL if the file has none. */
 const char *tfile_kallsyms(struct tfile *tf);

@@ -170,17 +170,6 @@ static void list_cursors(struct run *x)
 }
 
 /* Does any event in this file name tasks in its fields (so learning pays)? */
-static bool names_tasks(struct tep_handle *tep)
-{
-	int n = tep_get_events_count(tep);
-	struct tep_event **list = tep_list_events(tep, TEP_EVENT_SORT_ID);
-
-	for (int i = 0; list && i < n && list[i]; i++)
-		for (struct tep_format_field *f = list[i]->format.fields; f; f = f->next)
-			if (strstr(f->name, "comm"))
-				return true;
-	return false;
-}
 
 /*
  * First pass: names of tasks that saved_cmdlines does not know, and which
@@ -188,6 +177,13 @@ static bool names_tasks(struct tep_handle *tep)
  * (or the text is raw or from plugins, which may).
  */
 static void load_tep_kallsyms(void *tf) { tfile_load_kallsyms(tf); }
+
+/* fmt_src_lazy(): tfile_load_event() of the file whose tep it is (TFILE_LAZY_FORMATS). */
+static int load_event(void *tf, struct tep_handle *tep, int id)
+{
+	(void)tep;
+	return tfile_load_event(tf, id);
+}
 
 static int learn_comms(struct run *x)
 {
@@ -198,7 +194,7 @@ static int learn_comms(struct run *x)
 	for (size_t i = 0; i < x->ncur; i++) {
 		struct cur *c = &x->cur[i];
 
-		if (!names_tasks(tfile_tep(c->in->tf))) {
+		if (!tfile_has_field(c->in->tf, "comm")) {
 			/*
 			 * The first record still says whether the CPU ran the
 			 * function_graph tracer, so that its view starts at the top.
@@ -923,6 +919,7 @@ static int setup_input(struct run *x, struct input *in, int width)
 	if (x->r->plugins)
 		in->plugins = tep_load_plugins(tep);
 	in->src = fmt_src_new(x->f, tep);
+	fmt_src_lazy(in->src, load_event, NULL, in->tf);
 	if (!x->r->fo.lib) {
 		char *rel = uname_release(in->tf);
 
@@ -1020,6 +1017,13 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 	/* The kernel's printer parses the print fmts from the formats' text. */
 	if (!r->stat && !r->fo.lib && !r->fo.raw)
 		flags |= TFILE_KEEP_FORMATS;
+	/*
+	 * Printing looks events up by the records' ids: their formats are
+	 * parsed as they come.  What looks them up by name or walks them
+	 * (filters, the tables) has them all.
+	 */
+	if (!r->list_events && !r->stat && !r->mem && !r->profile && !r->filters.n)
+		flags |= TFILE_LAZY_FORMATS;
 	x.nin = r->inputs.n;
 	x.in = xcalloc(x.nin, sizeof(*x.in));
 	for (size_t i = 0; i < x.nin && !err; i++)

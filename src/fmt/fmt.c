@@ -184,6 +184,9 @@ struct fmt {
 	bool mismatch;		/* a check failed (reported once) */
 	struct fmt_src *srcs;
 	int err;
+	uint64_t sec;		/* put_time(): the last seconds printed, */
+	char sec_txt[32];	/* as " %5llu." */
+	int sec_len;		/* (0: none yet) */
 	uint64_t last_ts;	/* ts_diff: the previous printed event's */
 	bool have_last;
 	fmt_peek_fn peek;	/* the function_graph view's look-ahead (fmt_lookahead) */
@@ -260,16 +263,40 @@ void fmt_line_printf(struct fmt_line *l, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * v's decimal digits, written backwards ending at end; their count.  Two
+ * at a time from a table: a digit at a time was a twelfth of a report.
+ */
+static inline int u_digits(char *end, uint64_t v)
+{
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char *o = end;
+
+	while (v >= 100) {
+		unsigned r = v % 100;
+
+		v /= 100;
+		*--o = pairs[2 * r + 1];
+		*--o = pairs[2 * r];
+	}
+	if (v >= 10) {
+		*--o = pairs[2 * v + 1];
+		*--o = pairs[2 * v];
+	} else {
+		*--o = '0' + v;
+	}
+	return end - o;
+}
+
 /* Unsigned decimal, right-aligned in width (0: no padding), zero-padded if zero. */
 static inline void put_u(struct fmt *f, uint64_t v, int width, bool zero)
 {
 	char tmp[24];
-	int n = 0;
+	int n = u_digits(tmp + sizeof(tmp), v);
 
-	do {
-		tmp[sizeof(tmp) - 1 - n++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
 	grow(f, (n > width ? n : width));
 	/* memset, not a loop of stores through f->ln.p (see put_comm_pid). */
 	if (width > n) {
@@ -1524,13 +1551,10 @@ static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
 		d++;
 	}
 	v = pid < 0 ? -(unsigned)pid : (unsigned)pid;
-	do {
-		tmp[k++] = '0' + v % 10;
-		v /= 10;
-	} while (v);
+	k = u_digits(tmp + sizeof(tmp), v);
+	memcpy(o, tmp + sizeof(tmp) - k, k);
+	o += k;
 	d += k;
-	while (k)
-		*o++ = tmp[--k];
 	if (d < 5) {
 		memset(o, ' ', 5 - d);
 		o += 5 - d;
@@ -1557,13 +1581,33 @@ static void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
 		put_u(f, ts, 12, false);
 		return;
 	}
-	putc_(f, ' ');
 	t = f->o.ns ? ts : (ts + 500) / 1000;
 	if (t > p10 || !f->o.lib) {
-		put_u(f, t / p10, 5, false);
-		putc_(f, '.');
-		put_u(f, t % p10, f->o.ns ? 9 : 6, true);
+		uint64_t sec = t / p10;
+		int w = f->o.ns ? 9 : 6, n;
+		char *o;
+
+		/* The seconds change once in many events: kept as text. */
+		if (!f->sec_len || sec != f->sec) {
+			char tmp[24];
+
+			n = u_digits(tmp + sizeof(tmp), sec);
+			f->sec_len = n < 5 ? 6 : n + 1;
+			memset(f->sec_txt, ' ', f->sec_len - n);
+			memcpy(f->sec_txt + f->sec_len - n, tmp + sizeof(tmp) - n, n);
+			f->sec_txt[f->sec_len++] = '.';
+			f->sec = sec;
+		}
+		/* A whole sec_txt, whatever its length: a copy of fixed size is inlined. */
+		grow(f, sizeof(f->sec_txt) + w);
+		o = f->ln.p + f->ln.len;
+		memcpy(o, f->sec_txt, sizeof(f->sec_txt));
+		o += f->sec_len;
+		n = u_digits(o + w, t % p10);
+		memset(o, '0', w - n);
+		f->ln.len += f->sec_len + w;
 	} else {
+		putc_(f, ' ');
 		put_u(f, t, 12, false);
 	}
 }

@@ -44,6 +44,13 @@ struct tfile {
 	bool kallsyms_loaded;	/* handed to the tep already */
 	char *printk;		/* printk_formats text, for the kernel's printer */
 	struct strv formats;
+	/* TFILE_LAZY_FORMATS: the events' formats not parsed yet. */
+	struct tfile_lazy {
+		int id;
+		char *sys, *text;	/* text NUL-terminated */
+		size_t len;
+	} *lazy;
+	size_t nlazy;
 	char *header_page;
 	size_t header_page_len;
 	char *header_event;	/* kept whole for tfile_meta() */

@@ -9,6 +9,7 @@
  * against the bytes that are really there before touching them, and
  * allocations are bounded by the TFILE_MAX_* limits.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -245,7 +246,7 @@ int tfile_parse_event(struct tep_handle *tep, const char *buf, size_t n, const c
 	return e;
 }
 
-static int add_format(struct tfile *tf, const char *sys, const uint8_t *p, uint64_t n)
+static void parse_format(struct tfile *tf, const char *sys, const char *p, size_t n)
 {
 	struct fmt_check chk;
 
@@ -254,12 +255,50 @@ static int add_format(struct tfile *tf, const char *sys, const uint8_t *p, uint6
 	 * finds safe (a format with a print fmt withheld prints its fields).
 	 * An event tep cannot parse prints as unknown; the rest still work.
 	 */
-	fmt_check_format((const char *)p, n, &chk);
+	fmt_check_format(p, n, &chk);
 	if (chk.verdict == FMT_CHECK_OK)
-		tfile_parse_event(tf->tep, (const char *)p, n, sys);
+		tfile_parse_event(tf->tep, p, n, sys);
 	else
 		tfile_parse_event(tf->tep, chk.safe, chk.safe_len, sys);
 	free(chk.safe);
+}
+
+/* The "ID: N" line of a format text, or -1. */
+static int format_id(const char *p, size_t n)
+{
+	const char *l = memmem(p, n, "\nID: ", 5);
+	long id = -1;
+
+	if (l) {
+		char buf[16];
+		size_t k = 0;
+
+		for (l += 5; k < sizeof(buf) - 1 && l < p + n && *l >= '0' && *l <= '9'; l++)
+			buf[k++] = *l;
+		buf[k] = '\0';
+		if (k && k < 6)
+			id = strtol(buf, NULL, 10);
+	}
+	return id <= 0xffff ? (int)id : -1;
+}
+
+static int add_format(struct tfile *tf, const char *sys, const uint8_t *p, uint64_t n,
+		      bool lazy)
+{
+	int id = lazy ? format_id((const char *)p, n) : -1;
+
+	if (id >= 0) {
+		struct tfile_lazy *l;
+
+		tf->lazy = xrealloc(tf->lazy, (tf->nlazy + 1) * sizeof(*tf->lazy));
+		l = &tf->lazy[tf->nlazy++];
+		l->id = id;
+		l->sys = xstrdup(sys);
+		l->text = dup_text(p, n);
+		l->len = n;
+	} else {
+		parse_format(tf, sys, (const char *)p, n);
+	}
 	tf->info.nformats++;
 	if (tf->flags & TFILE_KEEP_FORMATS) {
 		char *s = xmalloc(strlen(sys) + n + 2);
@@ -281,7 +320,7 @@ static int parse_ftrace_events(struct tfile *tf, struct rd *r)
 		const uint8_t *p = rd_take(r, n);
 
 		if (p)
-			add_format(tf, "ftrace", p, n);
+			add_format(tf, "ftrace", p, n, false);
 	}
 	return r->err;
 }
@@ -299,10 +338,75 @@ static int parse_event_formats(struct tfile *tf, struct rd *r)
 			const uint8_t *p = rd_take(r, n);
 
 			if (p)
-				add_format(tf, sys, p, n);
+				add_format(tf, sys, p, n, tf->flags & TFILE_LAZY_FORMATS);
 		}
 	}
 	return r->err;
+}
+
+static void lazy_parse(struct tfile *tf, struct tfile_lazy *l)
+{
+	parse_format(tf, l->sys, l->text, l->len);
+	free(l->sys);
+	free(l->text);
+	l->sys = l->text = NULL;
+}
+
+int tfile_load_event(struct tfile *tf, int id)
+{
+	/* Once per event id met: a walk of some thousand is nothing beside its parse. */
+	for (size_t i = 0; i < tf->nlazy; i++)
+		if (tf->lazy[i].id == id && tf->lazy[i].text)
+			lazy_parse(tf, &tf->lazy[i]);
+	return tep_find_event(tf->tep, id) ? 0 : -ENOENT;
+}
+
+void tfile_load_events(struct tfile *tf)
+{
+	for (size_t i = 0; i < tf->nlazy; i++)
+		if (tf->lazy[i].text)
+			lazy_parse(tf, &tf->lazy[i]);
+}
+
+/* A "\tfield:TYPE NAME[N];" line's NAME. */
+static bool field_has(const char *line, const char *end, const char *part)
+{
+	const char *semi = memchr(line, ';', end - line), *b, *nm;
+
+	if (!semi)
+		return false;
+	b = semi;
+	while (b > line && b[-1] == ']')
+		while (b > line && *--b != '[')
+			;
+	for (nm = b; nm > line && (isalnum((unsigned char)nm[-1]) || nm[-1] == '_'); nm--)
+		;
+	return memmem(nm, b - nm, part, strlen(part)) != NULL;
+}
+
+bool tfile_has_field(struct tfile *tf, const char *part)
+{
+	int n = tep_get_events_count(tf->tep);
+	struct tep_event **list = tep_list_events(tf->tep, TEP_EVENT_SORT_ID);
+
+	for (int i = 0; list && i < n && list[i]; i++)
+		for (struct tep_format_field *f = list[i]->format.fields; f; f = f->next)
+			if (strstr(f->name, part))
+				return true;
+	for (size_t i = 0; i < tf->nlazy; i++) {
+		const char *t = tf->lazy[i].text, *end, *l;
+
+		for (l = t; l && *l; l = end ? end + 1 : NULL) {
+			end = strchr(l, '\n');
+			if (!end)
+				end = l + strlen(l);
+			if (!strncmp(l, "\tfield:", 7) && field_has(l, end, part))
+				return true;
+			if (!*end)
+				break;
+		}
+	}
+	return false;
 }
 
 static int parse_kallsyms(struct tfile *tf, struct rd *r)
@@ -1171,6 +1275,11 @@ void tfile_close(struct tfile *tf)
 		munmap((void *)tf->map, tf->size);
 	if (tf->tep)
 		tep_free(tf->tep);
+	for (size_t i = 0; i < tf->nlazy; i++) {
+		free(tf->lazy[i].sys);
+		free(tf->lazy[i].text);
+	}
+	free(tf->lazy);
 	for (int i = 0; i < tf->nbuffers; i++) {
 		free(tf->buffers[i].name);
 		free(tf->buffers[i].clock);
