@@ -2,13 +2,17 @@
 """Round trips between a host and a guest, each end marking its side in a
 trace_marker file, for the clock-sync causality check (t1212).
 
-  pingpong.py serve PORT MARKER   (guest) listen on 0.0.0.0:PORT; for each
-        line "I" received write "guest recv I" to MARKER, then answer "I".
-        A connection that sends "q" ends the server.  Prints "pingpong ready".
-  pingpong.py ping PORT N MARKER [PAUSE_MS]  (host) connect to
-        127.0.0.1:PORT; N times: write "host send I" to MARKER, send "I",
-        wait for the answer, write "host reply I", then pause (default 0),
-        so that the round trips span several clock-sync measurements.
+  pingpong.py serve PORT TRACEFS   (guest) listen on 0.0.0.0:PORT; a
+        connection names the buffer to mark in ("B NAME" for the instance
+        NAME, "B -" for the top level), then for each line "I" received
+        the server writes "guest recv I" to that buffer's trace_marker and
+        answers "I".  A connection that sends "q" ends the server.  Prints
+        "pingpong ready".
+  pingpong.py ping PORT N MARKER [PAUSE_MS [BUFFER]]  (host) connect to
+        127.0.0.1:PORT, name the guest's BUFFER (default "-"); N times:
+        write "host send I" to MARKER, send "I", wait for the answer, write
+        "host reply I", then pause (default 0), so that the round trips
+        span several clock-sync measurements.
   pingpong.py quit PORT           (host) tell the server to end.
 
 Each marker is written before the byte that another side's marker depends
@@ -47,7 +51,7 @@ def readline(f):
     return line.strip().decode()
 
 
-def serve(port, marker):
+def serve(port, tracefs):
     ls = socket.socket()
     ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     ls.bind(("0.0.0.0", port))
@@ -62,10 +66,14 @@ def serve(port, marker):
             first = readline(f)
             if first == "q":
                 return
-            # The instance exists only while the agent records: open it
+            buf = first[2:]
+            if not first.startswith("B ") or "/" in buf or buf.startswith("."):
+                raise OSError("bad first line %r" % first)
+            # An agent's instance exists only while it records: open it
             # once the host, which runs under tr record -A, is here.
-            fd = os.open(marker, os.O_WRONLY)
-            i = first
+            fd = os.open(os.path.join(tracefs, "" if buf == "-" else "instances/" + buf,
+                                      "trace_marker"), os.O_WRONLY)
+            i = readline(f)
             while True:
                 mark(fd, "guest recv %s" % i)
                 c.sendall(("%s\n" % i).encode())
@@ -79,10 +87,11 @@ def serve(port, marker):
             c.close()
 
 
-def ping(port, n, marker, pause):
+def ping(port, n, marker, pause, buf):
     fd = os.open(marker, os.O_WRONLY)
     s = connect(port)
     f = s.makefile("rb")
+    s.sendall(("B %s\n" % buf).encode())
     for i in range(1, n + 1):
         mark(fd, "host send %d" % i)
         s.sendall(("%d\n" % i).encode())
@@ -99,7 +108,8 @@ def main():
         serve(int(sys.argv[2]), sys.argv[3])
     elif what == "ping":
         pause = int(sys.argv[5]) / 1000 if len(sys.argv) > 5 else 0
-        ping(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], pause)
+        buf = sys.argv[6] if len(sys.argv) > 6 else "-"
+        ping(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], pause, buf)
     elif what == "quit":
         s = connect(int(sys.argv[2]))
         s.sendall(b"q\n")
