@@ -154,6 +154,34 @@ test_expect_success 'a host outside --allow is refused with one line' '
 	agent_ends $APID a.log
 '
 
+test_expect_success '--psk: TLS between tr record -A and tr agent; another key is refused with one line' '
+	cd "$(mktemp -d -p "$TEST_TMP")" &&
+	python3 -c "import os; print(os.urandom(32).hex())" >key &&
+	python3 -c "import os; print(os.urandom(32).hex())" >other &&
+	ag=$(test_instance)-ag && host=$(test_instance) &&
+	start_agent a.log --instance "$ag" --psk key &&
+	test_when_finished "stop_agent $APID" &&
+	tr record -q -B "$host" -e sched:sched_process_exit -A g@127.0.0.1:$APORT --psk key \
+		sh -c "$pairs" _ "$host" "$ag" 5 &&
+	marks trace-g.dat >actual && seq 1 5 | sed "s/^/guest /" >expect && test_cmp expect actual &&
+	wait_log "ended: [0-9]* bytes of events sent" 1 a.log &&
+	mkdir wrong && cd wrong &&
+	test_expect_code 1 tr record -e sched:sched_process_exit -A g@127.0.0.1:$APORT \
+		--psk ../other true 2>err &&
+	test_grep "cannot record guest .g. at .127.0.0.1:$APORT.: .*refused the key" err &&
+	test $(wc -l <err) = 1 &&
+	wait_log "refused: TLS handshake failed" 1 ../a.log &&
+	test $(grep -c "refused" ../a.log) = 1 &&
+	# a host without TLS: refused the same way, nothing written either
+	test_expect_code 1 tr record -e sched:sched_process_exit -A g@127.0.0.1:$APORT true 2>err2 &&
+	test $(wc -l <err2) = 1 &&
+	wait_log "refused: TLS handshake failed" 2 ../a.log &&
+	test $(grep -c "refused" ../a.log) = 2 &&
+	test "$(ls -A)" = "$(printf "err\nerr2")" &&
+	test ! -d "$TRACEFS/instances/$ag" &&
+	cd .. && agent_ends $APID a.log
+'
+
 test_expect_success 'no agent at the port: one line, no files' '
 	cd "$(mktemp -d -p "$TEST_TMP")" &&
 	port=$(python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])") &&
