@@ -4,10 +4,12 @@
 # measured clock offset is stored as trace-cmd does (TIME_SHIFT in the
 # guest's file, TRACEID and GUEST in the host's: trace-cmd dump reads them)
 # and trace-cmd report's merged timeline puts every guest marker between
-# the host markers written before and after it.  The agent binds loopback,
-# refuses hosts outside --allow and hostile peers with one line each and
-# serves on; bad arguments are usage errors.  Every wait is bounded; each
-# agent is stopped by its pid.
+# the host markers written before and after it.  With --psk on both ends
+# they speak TLS; another key, or none, is refused with one line at each end
+# and nothing written.  The agent binds loopback, refuses hosts outside
+# --allow and hostile peers with one line each and serves on; bad
+# arguments are usage errors.  Every wait is bounded; each agent is stopped
+# by its pid.
 . "$(dirname "$0")/lib.sh"
 test_kernels full debian
 
