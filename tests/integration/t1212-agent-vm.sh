@@ -110,7 +110,13 @@ fi
 
 test_expect_success 'the guest is up: tr agent on its NIC, the round-trip server' '
 	wait_vm "listening on 0.0.0.0 port $P$" &&
-	wait_vm "pingpong ready"
+	wait_vm "pingpong ready" &&
+	# QEMU forwards from 127.0.0.1 only: no other machine reaches the guest
+	for p in $P $((P + 8)); do
+		hex=$(printf "%04X" $p) &&
+		grep -q "0100007F:$hex 00000000:0000 0A" /proc/net/tcp &&
+		test_must_fail grep -q "00000000:$hex 00000000:0000 0A" /proc/net/tcp || exit 1
+	done
 '
 
 # causal_order REPORT N MIN: REPORT's markers read "host send I", "guest
