@@ -165,7 +165,10 @@ int net_agent_start(struct net_agent_job *j, int ncpus, int clk, const void *met
 uint64_t net_agent_trace_id(const struct net_agent_job *j);
 /* The recorder's callback sink (arg: the job). */
 int net_agent_send_pages(void *job, int cpu, const void *pages, size_t len);
-/* Has the host sent CLOSE, or gone?  Does not block. */
+/*
+ * Has the host sent CLOSE, or gone?  Does not block.  A host that connects
+ * meanwhile is refused (closed, one line: busy).
+ */
 bool net_agent_closed(struct net_agent_job *j);
 
 /*

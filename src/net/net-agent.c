@@ -45,6 +45,7 @@ struct net_agent_job {
 	volatile int ts_stop;
 	int ts_err, clk;
 	const char *ts_why;
+	int lfd;		/* the agent's listening socket: hosts that come meanwhile */
 	uint8_t buf[NETMSG_MAX];
 };
 
@@ -81,8 +82,11 @@ int net_agent_send_pages(void *job, int cpu, const void *pages, size_t len)
 	return e;
 }
 
+static void refuse_busy(struct net_agent_job *j);
+
 bool net_agent_closed(struct net_agent_job *j)
 {
+	refuse_busy(j);
 	while (!j->closed) {
 		struct netmsg m;
 		const char *why = "";
@@ -241,7 +245,7 @@ static void job_end(struct net_agent_job *j, int e)
 }
 
 /* One host, from its connection to the end of its recording. */
-static void serve_one(const struct net_agent_opts *o, struct net_tls *tls, int fd,
+static void serve_one(const struct net_agent_opts *o, struct net_tls *tls, int lfd, int fd,
 		      const struct sockaddr_storage *peer)
 {
 	struct net_agent_job *j = xcalloc(1, sizeof(*j));
@@ -259,6 +263,7 @@ static void serve_one(const struct net_agent_opts *o, struct net_tls *tls, int f
 	j->ctl = (struct net_conn){ .fd = fd };
 	j->ts = (struct net_conn){ .fd = -1 };
 	j->peer = *peer;
+	j->lfd = lfd;
 	net_peer_name((const struct sockaddr *)peer, host, sizeof(host), &port);
 	snprintf(j->who, sizeof(j->who), "%s:%u", host, port);
 	getsockname(fd, (struct sockaddr *)&j->local, &len);
@@ -302,6 +307,33 @@ static bool allowed(const struct net_agent_opts *o, const struct sockaddr *sa)
 		if (net_cidr_match(&o->allow[i], sa))
 			return true;
 	return false;
+}
+
+/*
+ * One host at a time: one that connects while another's recording runs is
+ * told so in the log and closed at once, rather than left to time out in
+ * the listen queue (its tr record -A then fails at its request).
+ */
+static void refuse_busy(struct net_agent_job *j)
+{
+	struct pollfd p = { .fd = j->lfd, .events = POLLIN };
+
+	while (poll(&p, 1, 0) == 1) {
+		struct sockaddr_storage peer;
+		socklen_t len = sizeof(peer);
+		char host[64];
+		uint16_t port;
+		int fd = accept4(j->lfd, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return;
+		net_peer_name((struct sockaddr *)&peer, host, sizeof(host), &port);
+		if (allowed(j->o, (struct sockaddr *)&peer))
+			alog(j->o, "%s:%u: refused: busy recording for %s", host, port, j->who);
+		else
+			alog(j->o, "%s:%u: refused: address not allowed (see --allow)", host, port);
+		close(fd);
+	}
 }
 
 int net_agent_serve(const struct net_agent_opts *o)
@@ -349,7 +381,7 @@ int net_agent_serve(const struct net_agent_opts *o)
 			close(fd);
 			continue;
 		}
-		serve_one(o, tls, fd, &peer);
+		serve_one(o, tls, lfd, fd, &peer);
 	}
 	close(lfd);
 	net_tls_free(tls);

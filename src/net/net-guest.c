@@ -75,7 +75,8 @@ static int64_t mono_ns(void)
 
 static int fail(struct net_guest *g, int e, const char *what, const char *why)
 {
-	if (e == -EBADMSG)
+	/* A failed TLS handshake is -EACCES: "Permission denied" would not say which key. */
+	if (e == -EBADMSG || (e == -EACCES && *why))
 		return tr_fail(e, "cannot record guest '%s' at '%s': %s: %s", g->o.name, g->where,
 			       what, why);
 	return tr_fail(e, "cannot record guest '%s' at '%s': %s: %s", g->o.name, g->where, what,

@@ -4,10 +4,13 @@
 # measured clock offset is stored as trace-cmd does (TIME_SHIFT in the
 # guest's file, TRACEID and GUEST in the host's: trace-cmd dump reads them)
 # and trace-cmd report's merged timeline puts every guest marker between
-# the host markers written before and after it.  The agent binds loopback,
-# refuses hosts outside --allow and hostile peers with one line each and
-# serves on; bad arguments are usage errors.  Every wait is bounded; each
-# agent is stopped by its pid.
+# the host markers written before and after it.  With --psk on both ends
+# they speak TLS; another key, or none, is refused with one line at each end
+# and nothing written.  The agent binds loopback, refuses hosts outside
+# --allow, hostile peers and a second host while it records with one line
+# each and serves on; bad
+# arguments are usage errors.  Every wait is bounded; each agent is stopped
+# by its pid.
 . "$(dirname "$0")/lib.sh"
 test_kernels full debian
 
@@ -151,6 +154,61 @@ test_expect_success 'a host outside --allow is refused with one line' '
 	test $(wc -l <err) = 1 &&
 	wait_log "127.0.0.1:[0-9]*: refused: address not allowed" 1 a.log &&
 	test ! -e trace.dat && test ! -e trace-g.dat &&
+	agent_ends $APID a.log
+'
+
+test_expect_success '--psk: TLS between tr record -A and tr agent; another key is refused with one line' '
+	cd "$(mktemp -d -p "$TEST_TMP")" &&
+	python3 -c "import os; print(os.urandom(32).hex())" >key &&
+	python3 -c "import os; print(os.urandom(32).hex())" >other &&
+	ag=$(test_instance)-ag && host=$(test_instance) &&
+	start_agent a.log --instance "$ag" --psk key &&
+	test_when_finished "stop_agent $APID" &&
+	tr record -q -B "$host" -e sched:sched_process_exit -A g@127.0.0.1:$APORT --psk key \
+		sh -c "$pairs" _ "$host" "$ag" 5 &&
+	marks trace-g.dat >actual && seq 1 5 | sed "s/^/guest /" >expect && test_cmp expect actual &&
+	wait_log "ended: [0-9]* bytes of events sent" 1 a.log &&
+	mkdir wrong && cd wrong &&
+	test_expect_code 1 tr record -e sched:sched_process_exit -A g@127.0.0.1:$APORT \
+		--psk ../other true 2>err &&
+	test_grep "cannot record guest .g. at .127.0.0.1:$APORT.: .*refused the key" err &&
+	test $(wc -l <err) = 1 &&
+	wait_log "refused: TLS handshake failed" 1 ../a.log &&
+	test $(grep -c "refused" ../a.log) = 1 &&
+	# a host without TLS: refused the same way, nothing written either
+	test_expect_code 1 tr record -e sched:sched_process_exit -A g@127.0.0.1:$APORT true 2>err2 &&
+	test $(wc -l <err2) = 1 &&
+	wait_log "refused: TLS handshake failed" 2 ../a.log &&
+	test $(grep -c "refused" ../a.log) = 2 &&
+	test "$(ls -A)" = "$(printf "err\nerr2")" &&
+	test ! -d "$TRACEFS/instances/$ag" &&
+	cd .. && agent_ends $APID a.log
+'
+
+test_expect_success 'a second host while the agent records: refused with one line, the first goes on' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir second &&
+	ag=$(test_instance)-ag && host=$(test_instance) &&
+	start_agent a.log --instance "$ag" &&
+	test_when_finished "stop_agent $APID" &&
+	# the first recording writes its markers once the second host was refused (touch go)
+	{ tr record -q -B "$host" -e sched:sched_process_exit -A g@127.0.0.1:$APORT \
+		sh -c "i=0; while [ ! -e go ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done; $pairs" \
+		_ "$host" "$ag" 5 2>first.err & } &&
+	rpid=$! &&
+	test_when_finished "kill $rpid 2>/dev/null || :" &&
+	wait_log "recording [0-9]* CPUs" 1 a.log &&
+	(cd second && test_expect_code 1 tr record -e sched:sched_process_exit \
+		-A g2@127.0.0.1:$APORT true 2>err) &&
+	test_grep "cannot record guest .g2. at .127.0.0.1:$APORT.: the request: connection closed" second/err &&
+	test $(wc -l <second/err) = 1 &&
+	test "$(ls -A second)" = err &&
+	wait_log "refused: busy recording for 127.0.0.1:[0-9]*$" 1 a.log &&
+	test $(grep -c "refused" a.log) = 1 &&
+	touch go &&
+	test_wait_exit $rpid 60 &&
+	marks trace-g.dat >actual && seq 1 5 | sed "s/^/guest /" >expect && test_cmp expect actual &&
+	marks trace.dat >actual && seq 1 5 | sed "s/^/host /" >expect && test_cmp expect actual &&
+	wait_log "ended: [0-9]* bytes of events sent" 1 a.log &&
 	agent_ends $APID a.log
 '
 
