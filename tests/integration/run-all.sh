@@ -1,8 +1,10 @@
 #!/bin/bash
 # Run every integration test file (t[0-9]*.sh) and print one summary line:
 #   TIER: N passed, N failed, N skipped
-# --tier NAME labels the run (host, vm-full, vm-debian61) and is exported as
-# TR_TIER so tests can state tier-specific expectations.  The suite also
+# --tier NAME labels the run (host, host-guest, vm-full, vm-debian61) and is
+# exported as TR_TIER so tests can state tier-specific expectations.  The
+# host tier leaves the files that boot a guest (test_boots_guest) to the
+# host-guest tier, which runs only those, on this host too.  The suite also
 # checks that it left tracefs exactly as it found it.
 set -u
 tier=host
@@ -25,15 +27,22 @@ vm-debian61) kernel=debian ;;
 *) kernel= ;;
 esac
 declares() { grep -qE "^test_kernels( +[a-z0-9]+)* +$2( |\$)" "$1"; }
+boots() { grep -qE "^test_boots_guest *\$" "$1"; }
 if [ ${#files[@]} -eq 0 ]; then
-	left=0
+	left=0 booting=0
 	for f in "$here"/t[0-9]*.sh; do
-		if [ -z "$kernel" ] || [ "${TR_SUITE_ALL:-0}" = 1 ] || declares "$f" "$kernel"; then
+		if [ "$tier" = host-guest ]; then
+			boots "$f" && files+=("$f")
+		elif [ "$tier" = host ] && boots "$f"; then
+			booting=$((booting + 1))
+		elif [ -z "$kernel" ] || [ "${TR_SUITE_ALL:-0}" = 1 ] || declares "$f" "$kernel"; then
 			files+=("$f")
 		else
 			left=$((left + 1))
 		fi
 	done
+	[ $booting -eq 0 ] ||
+		echo "# $tier: $booting files that boot a guest (test_boots_guest) are left to the host-guest tier"
 	[ $left -eq 0 ] ||
 		echo "# $tier: $left files not named for this kernel (test_kernels) are left to the host tier; TR_SUITE_ALL=1 runs them"
 fi
@@ -69,7 +78,8 @@ tracefs_state() {
 # suite at a time, and single test files wait for it too (lib.sh).
 # -o: the lock's descriptor is not inherited, so a stray background process
 # of a test cannot hold it after the suite.
-if [ "$tier" = host ] && [ -z "${TR_TRACEFS_LOCKED:-}" ] && command -v flock >/dev/null; then
+if { [ "$tier" = host ] || [ "$tier" = host-guest ]; } && [ -z "${TR_TRACEFS_LOCKED:-}" ] &&
+	command -v flock >/dev/null; then
 	export TR_TRACEFS_LOCKED=1
 	exec flock -o "${TMPDIR:-/tmp}/tr-tracefs.lock" bash "$0" --tier "$tier" "$@"
 fi

@@ -8,10 +8,12 @@
 # line to the guest, which marks "recv I" and answers, and the host marks
 # "reply I"; over 100 round trips every guest mark lies between its send
 # and reply on the merged timeline.  The measured offset's spread and the
-# margins are printed as comment lines.  Runs on the host tier only;
+# margins are printed as comment lines.  Runs on the host, in the
+# host-guest tier (after make check has prepared the guest kernels);
 # skipped (with the reason) without qemu or the cached Debian kernel.  Every
 # wait is bounded; the guest is stopped by pid at the end.
 . "$(dirname "$0")/lib.sh"
+test_boots_guest
 
 test_requires instances events
 
