@@ -117,7 +117,8 @@ int rec_spool_create(const char *dir, const char *output)
 	return e;
 }
 
-int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir)
+int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const struct tfw_opt *extra,
+		   size_t nextra)
 {
 	struct strv all = { 0 };
 	struct tfw_buffer bufs[2];
@@ -143,6 +144,8 @@ int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir)
 		m.cpus = rec_ncpus(r);
 	m.page_size = rec_page_size(r);
 	m.version = 6;
+	for (size_t i = 0; i < nextra; i++)
+		tfw_meta_add_option(&m, extra[i].id, extra[i].data.data, extra[i].data.len);
 	none = xcalloc(m.cpus, sizeof(*none));
 	for (int c = 0; c < m.cpus; c++)
 		none[c].fd = -1;
@@ -173,6 +176,9 @@ int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir)
 	free(tmp);
 	free(path);
 	free(none);
+	/* The output gets extra[] from its own caller: the kept header goes without. */
+	for (size_t i = 0; i < nextra; i++)
+		free(m.opts[--m.nopts].data.data);
 	/* Kept for the file at the end (rec_write_file()): gathering is most of start-up. */
 	if (!e && !r->meta) {
 		r->meta = xmalloc(sizeof(*r->meta));
