@@ -301,10 +301,12 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 						 session_more_stats_before(sess, i) };
 	if (o->nguests)
 		rec_guests_finish(o, &gopts, &ngopts);
-	gopts = xrealloc(gopts, (ngopts + ntopts + 1) * sizeof(*gopts));
-	memcpy(gopts + ngopts, topts, ntopts * sizeof(*topts));
-	ngopts += ntopts;
-	ntopts = 0;
+	if (ntopts) {
+		gopts = xrealloc(gopts, (ngopts + ntopts) * sizeof(*gopts));
+		memcpy(gopts + ngopts, topts, ntopts * sizeof(*topts));
+		ngopts += ntopts;
+		ntopts = 0;
+	}
 	shed = spool && rec_spool_make_room(spool, o->fd);
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
 			   o->file_flags, snap, more, o->nmore, session_clocks(sess), gopts, ngopts,
