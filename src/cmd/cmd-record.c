@@ -841,10 +841,12 @@ record:
 						  .progress_arg = &st },
 		       &res)) {
 		status_erase(&st);
-		tr_report(-EIO, "cannot record");
-		if (res.spool_kept)
-			tr_warn("what was recorded is kept in '%s': 'tr restore %s' writes it",
-				a.spool, a.output);
+		/* One line: what failed, and where the recording is (a failing disk, EIO). */
+		if (res.spool_kept && tr_failure())
+			tr_error("%s; what was recorded is kept in '%s': 'tr restore %s' writes it",
+				 tr_failure(), a.spool, a.output);
+		else
+			tr_report(-EIO, "cannot record");
 		/* Nothing was recorded: leave no empty file behind. */
 		if (created && !res.sum.cpu && !res.latency && !a.net)
 			unlink(a.output);
