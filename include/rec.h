@@ -421,6 +421,7 @@ struct rec_restore_result {
 	int cpus;
 	uint64_t bytes;		/* page data recovered */
 	uint64_t file_bytes;
+	bool rotated;		/* a full part not yet written out is in the file too */
 };
 /*
  * Write to fd the trace.dat a dead recording's spool holds: meta.dat's
@@ -430,6 +431,15 @@ struct rec_restore_result {
  * owner still runs.  The spool is left for the caller to remove.
  */
 int rec_restore(const char *dir, int fd, unsigned flags, struct rec_restore_result *res);
+/*
+ * A rotating recording that died while writing a part out leaves
+ * OUTPUT.rotating: cut short while the spool still holds the part
+ * (cpuN.rot, which rec_restore() puts before the last part's pages), and
+ * then removed; else whole, and then moved into place as OUTPUT.1 as
+ * rec_spool_rotate() would have (returns 1).  0 when there is nothing to
+ * do; -errno with tr_fail().  Call before the spool is removed.
+ */
+int rec_spool_settle(const char *dir, const char *output);
 
 /*
  * tr record's whole session: set-up (tracer first, then readers, then
