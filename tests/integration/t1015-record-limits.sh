@@ -97,7 +97,7 @@ test_expect_success '--rotate: parts within the size, each readable, together ev
 	limit=$((12 * 1024 * 1024)) &&
 	touch run &&
 	tr instance create "$inst" || return 1
-	"$TR" record -B "$inst" -b 1408 --file-version 6 --max-size 12M --rotate 2 \
+	"$TR" record -B "$inst" -b 1408 --file-version 6 --max-size 12M --rotate 2 --date \
 		-e ftrace:print -o r.dat --duration 12s 2>summary &
 	pid=$!
 	test_wait_recording "$inst" || return 1
@@ -128,6 +128,11 @@ test_expect_success '--rotate: parts within the size, each readable, together ev
 	test "$n" -gt 2 &&
 	test -f r.dat.1 && test -f r.dat.2 && test ! -e r.dat.3 &&
 	test ! -e r.dat.spool && test ! -e r.dat.rotating &&
+	# Every part carries --date (from the spool'"'"'s header), as the last does.
+	for f in r.dat.2 r.dat.1 r.dat; do
+		tr report --stat -i "$f" >stat &&
+		test_grep "^options:.* date" stat || return 1
+	done &&
 	marks_rotated >marks &&
 	test "$(wc -l <marks)" -gt 1000 &&
 	# The oldest parts are gone: the markers start after the first.
