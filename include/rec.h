@@ -275,18 +275,31 @@ struct rec_file_buf {
  * named "snapshot".  more[] are further instances recorded at the same
  * time, each a BUFFER of its name after in's (the top level first, empty
  * when in is an instance); their events' formats come from their
- * set_event too, and sum counts them with in's.  clocks, if not NULL, holds the clock pairing's start
- * (rec_clock_pair() below); with REC_FILE_DATE the file gets its wall-clock
- * offset from it (the DATE option, in microseconds, as trace-cmd record
- * --date writes it), and a ts_offset other than 0 is stored as the OFFSET
- * option (ns, as --ts-offset).  Readers add both to every timestamp.  extra[] are options added as they are.  Fills sum; returns 0 or -errno with
- * tr_fail() set.
+ * set_event too, and sum counts them with in's.  clocks, if not NULL,
+ * holds the clock pairing's start (rec_clock_pair() below).  extra[] are
+ * options added as they are (rec_time_options(), a guest's).  Fills sum;
+ * returns 0 or -errno with tr_fail() set.
  */
 int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv *events,
 		   const struct rec_kstats *before, unsigned flags, struct rec *snap,
 		   const struct rec_file_buf *more, size_t nmore,
-		   const struct tfile_clocks *clocks, int64_t ts_offset, const struct tfw_opt *extra,
-		   size_t nextra, struct rec_summary *sum);
+		   const struct tfile_clocks *clocks, const struct tfw_opt *extra, size_t nextra,
+		   struct rec_summary *sum);
+
+/*
+ * The options that say how to read a recording's times, appended to
+ * *opts (*nopts entries, their data malloc'd): with REC_FILE_DATE in
+ * flags, DATE, the wall clock less in's trace clock now, in microseconds
+ * (as trace-cmd record --date writes it; a warning and none for a clock
+ * not in nanoseconds); a ts_offset other than 0 as OFFSET (ns, as
+ * --ts-offset); a tsc_mult other than 0 as TSC2NSEC (rec_tsc2nsec()).
+ * Readers add DATE and OFFSET to every timestamp.  Read once, after the
+ * trace clock is set and before tracing starts, so that every file of the
+ * recording carries the same: the output, the spool's meta.dat (and so a
+ * restored file and each rotated part), a listener's (-N).
+ */
+void rec_time_options(const struct tfs_inst *in, unsigned flags, int64_t ts_offset,
+		      uint32_t tsc_mult, uint32_t tsc_shift, struct tfw_opt **opts, size_t *nopts);
 
 /*
  * The kernel's conversion of the TSC to nanoseconds, as perf hands it to
@@ -369,8 +382,13 @@ char *rec_spool_path(const char *output);
 int rec_spool_create(const char *dir, const char *output);
 /* The owner's pid (0 if unknown); *alive if it is a running tr. */
 pid_t rec_spool_owner(const char *dir, bool *alive);
-/* meta.dat for recorder r of instance in, with the formats of what set_event enables. */
-int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir);
+/*
+ * meta.dat for recorder r of instance in, with the formats of what
+ * set_event enables and the options extra[] (rec_time_options()), which a
+ * restored file and each rotated part take from it.
+ */
+int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const struct tfw_opt *extra,
+		   size_t nextra);
 int rec_spool_cmdlines(const char *dir);
 /*
  * Before the output fd is written: where its file system has no room for
@@ -403,6 +421,7 @@ struct rec_restore_result {
 	int cpus;
 	uint64_t bytes;		/* page data recovered */
 	uint64_t file_bytes;
+	bool rotated;		/* a full part not yet written out is in the file too */
 };
 /*
  * Write to fd the trace.dat a dead recording's spool holds: meta.dat's
@@ -412,6 +431,15 @@ struct rec_restore_result {
  * owner still runs.  The spool is left for the caller to remove.
  */
 int rec_restore(const char *dir, int fd, unsigned flags, struct rec_restore_result *res);
+/*
+ * A rotating recording that died while writing a part out leaves
+ * OUTPUT.rotating: cut short while the spool still holds the part
+ * (cpuN.rot, which rec_restore() puts before the last part's pages), and
+ * then removed; else whole, and then moved into place as OUTPUT.1 as
+ * rec_spool_rotate() would have (returns 1).  0 when there is nothing to
+ * do; -errno with tr_fail().  Call before the spool is removed.
+ */
+int rec_spool_settle(const char *dir, const char *output);
 
 /*
  * tr record's whole session: set-up (tracer first, then readers, then
@@ -451,8 +479,12 @@ struct rec_net {
 };
 /* The callback sink (arg: the struct rec_net). */
 int rec_net_page(void *arg, int cpu, const void *pages, size_t len);
-/* Connect for r's CPUs and send the metadata of what in has enabled now. */
-int rec_net_start(struct rec_net *n, struct rec *r, struct tfs_inst *in);
+/*
+ * Connect for r's CPUs and send the metadata of what in has enabled now,
+ * with the options extra[] (rec_time_options()).
+ */
+int rec_net_start(struct rec_net *n, struct rec *r, struct tfs_inst *in,
+		  const struct tfw_opt *extra, size_t nextra);
 /* Fill the summary, end the recording with the listener, free the client. */
 int rec_net_end(struct rec_net *n, struct rec *r, struct tfs_inst *in,
 		const struct rec_kstats *before, struct rec_summary *sum);
@@ -512,7 +544,7 @@ struct rec_record_opts {
 	uid_t run_uid;
 	gid_t run_gid;
 	unsigned file_flags;		/* REC_FILE_V7 | REC_ZIP(z) | REC_FILE_DATE, or 0 for v6 */
-	int64_t ts_offset;		/* stored as the OFFSET option (rec_write_file()) */
+	int64_t ts_offset;		/* stored as the OFFSET option (rec_time_options()) */
 	/* --tsc2nsec (rec_tsc2nsec()): stored as the TSC2NSEC option, 0: none. */
 	uint32_t tsc_mult, tsc_shift;
 	/*

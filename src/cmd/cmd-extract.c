@@ -129,7 +129,7 @@ int cmd_extract(int argc, char **argv)
 		if (r)
 			tr_warn("a reader stopped early: %s", strerror(-r));
 		r = rec_write_file(rec, fd, in, NULL, before, REC_LOSS_SINCE_RESET | REC_FORMATS_FROM_DATA,
-				   NULL, NULL, 0, NULL, 0, NULL, 0, &sum);
+				   NULL, NULL, 0, NULL, NULL, 0, &sum);
 	}
 	if (r) {
 		tr_report(r, "cannot extract");

@@ -319,11 +319,14 @@ static void add_profile(struct argp_state *state, struct args *a)
 	strv_push(&a->setup.triggers, "sched:sched_switch:stacktrace if prev_state & 255");
 }
 
-/* --tsc2nsec: every buffer records with x86-tsc; -N and -A have other clocks' files. */
+/*
+ * --tsc2nsec: every buffer records with x86-tsc.  -N carries the option to
+ * the listener's file; -A's guests have clocks of their own.
+ */
 static void check_tsc2nsec(struct argp_state *state, struct args *a)
 {
-	if (a->net || a->nguests)
-		argp_error(state, "--tsc2nsec goes with a local file: no -N or -A");
+	if (a->nguests)
+		argp_error(state, "--tsc2nsec goes with the host alone: no -A");
 	for (size_t i = 0; i < a->ndone; i++) {
 		struct tr_setup *s = &a->done[i].setup;
 
@@ -838,10 +841,12 @@ record:
 						  .progress_arg = &st },
 		       &res)) {
 		status_erase(&st);
-		tr_report(-EIO, "cannot record");
-		if (res.spool_kept)
-			tr_warn("what was recorded is kept in '%s': 'tr restore %s' writes it",
-				a.spool, a.output);
+		/* One line: what failed, and where the recording is (a failing disk, EIO). */
+		if (res.spool_kept && tr_failure())
+			tr_error("%s; what was recorded is kept in '%s': 'tr restore %s' writes it",
+				 tr_failure(), a.spool, a.output);
+		else
+			tr_report(-EIO, "cannot record");
 		/* Nothing was recorded: leave no empty file behind. */
 		if (created && !res.sum.cpu && !res.latency && !a.net)
 			unlink(a.output);

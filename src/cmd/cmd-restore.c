@@ -104,7 +104,7 @@ int cmd_restore(int argc, char **argv)
 	struct rec_restore_result res;
 	char *spool, *tmp;
 	struct stat st;
-	int fd, r, status = EXIT_RUNTIME;
+	int fd, r, settled, status = EXIT_RUNTIME;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	if (!a.output)
@@ -139,12 +139,25 @@ int cmd_restore(int argc, char **argv)
 		tr_report(r, "cannot restore '%s'", a.output);
 		goto out;
 	}
+	/* A --rotate recording's parts are named after FILE: only FILE says where they are. */
+	settled = a.file ? rec_spool_settle(spool, a.file) : 0;
+	if (settled < 0) {
+		tr_report(settled, "cannot restore '%s'", a.output);
+		goto out;
+	}
 	if (!a.keep)
 		rec_spool_remove(spool);
-	if (!a.quiet)
+	if (!a.quiet) {
 		fprintf(stderr, "restored '%s' from '%s': %d CPUs, %llu bytes of events, "
 			"%llu bytes in all\n", a.output, spool, res.cpus,
 			(unsigned long long)res.bytes, (unsigned long long)res.file_bytes);
+		if (res.rotated)
+			fprintf(stderr, "'%s' also holds the part that was to become '%s.1' "
+				"(tr died before it was written out)\n", a.output, a.output);
+		if (settled)
+			fprintf(stderr, "finished '%s.1', the part being written out when tr "
+				"died\n", a.file);
+	}
 	status = EXIT_OK;
 out:
 	free(tmp);

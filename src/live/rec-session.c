@@ -209,8 +209,8 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	unsigned tick_ms = prog.flush_ms;
 	struct rec_file_buf *more = xcalloc(o->nmore ? o->nmore : 1, sizeof(*more));
 	bool mapped_ok = !has_snapshot_trigger(o->setup), shed = false;
-	struct tfw_opt *gopts = NULL;
-	size_t ngopts = 0;
+	struct tfw_opt *gopts = NULL, *topts = NULL;
+	size_t ngopts = 0, ntopts = 0;
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -249,8 +249,16 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	 * as the recording ends, matching the max buffer (cleared by the
 	 * session's clearing of the buffer), as trace-cmd leaves it.
 	 */
+	/*
+	 * The times' options, once the trace clock is set: the same in every
+	 * file of the recording, the spool's and a listener's included.
+	 */
+	if (!r && !latency)
+		rec_time_options(o->inst, o->file_flags, o->ts_offset, o->tsc_mult, o->tsc_shift,
+				 &topts, &ntopts);
 	/* What is needed to read the pages goes to the spool before the first page. */
-	if (!r && spool && !(r = rec_spool_meta(session_rec(sess), o->inst, spool)))
+	if (!r && spool &&
+	    !(r = rec_spool_meta(session_rec(sess), o->inst, spool, topts, ntopts)))
 		rec_spool_cmdlines(spool);
 	/* No room even for that: record all the same, only a crash would lose it. */
 	if (r == -ENOSPC && !o->max_size) {
@@ -266,7 +274,7 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		r = rec_guests_open(o);
 	/* The output is emptied now that the recording can start (see cmd-record.c). */
 	if (!r && o->net)
-		r = rec_net_start(o->net, session_rec(sess), o->inst);
+		r = rec_net_start(o->net, session_rec(sess), o->inst, topts, ntopts);
 	else if (!r && ftruncate(o->fd, 0) && errno != EINVAL)
 		r = tr_fail(-errno, "cannot write the trace file: %s", strerror(errno));
 	if (!r)
@@ -305,19 +313,16 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 						 session_more_stats_before(sess, i) };
 	if (o->nguests)
 		rec_guests_finish(o, &gopts, &ngopts);
-	if (o->tsc_mult) {
-		/* trace-cmd's layout: multiplier, shift, offset (none: 0). */
-		uint8_t *d = xcalloc(1, 16);
-
-		memcpy(d, &o->tsc_mult, 4);
-		memcpy(d + 4, &o->tsc_shift, 4);
-		gopts = xrealloc(gopts, (ngopts + 1) * sizeof(*gopts));
-		gopts[ngopts++] = (struct tfw_opt){ TFW_OPT_TSC2NSEC, { (char *)d, 16 } };
+	if (ntopts) {
+		gopts = xrealloc(gopts, (ngopts + ntopts) * sizeof(*gopts));
+		memcpy(gopts + ngopts, topts, ntopts * sizeof(*topts));
+		ngopts += ntopts;
+		ntopts = 0;
 	}
 	shed = spool && rec_spool_make_room(spool, o->fd);
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
-			   o->file_flags, snap, more, o->nmore, session_clocks(sess), o->ts_offset,
-			   gopts, ngopts, &res->sum);
+			   o->file_flags, snap, more, o->nmore, session_clocks(sess), gopts, ngopts,
+			   &res->sum);
 	if (r)
 		tr_fail(r, "cannot write '%s': %s", o->output, strerror(-r));
 	/*
@@ -336,6 +341,9 @@ out:
 	for (size_t i = 0; i < ngopts; i++)
 		free(gopts[i].data.data);
 	free(gopts);
+	for (size_t i = 0; i < ntopts; i++)
+		free(topts[i].data.data);
+	free(topts);
 	rec_guests_free(o);
 	if (spool)
 		rec_spool_remove(spool);

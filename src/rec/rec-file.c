@@ -126,29 +126,52 @@ int rec_tsc2nsec(uint32_t *mult, uint32_t *shift)
 }
 
 /*
- * --date: the wall clock less the trace clock at the start, in
- * microseconds (trace-cmd's DATE option), so a report's times are dates;
- * --ts-offset: its nanoseconds as the OFFSET option.  Both are text that
- * readers take with strtoll(, 0): a signed decimal suits them.
+ * --date: the wall clock less the trace clock, in microseconds (trace-cmd's
+ * DATE option), so a report's times are dates; --ts-offset: its
+ * nanoseconds as the OFFSET option.  Both are text that readers take with
+ * strtoll(, 0): a signed decimal suits them.  The two clocks advance
+ * together, so a pairing read before tracing starts serves the whole
+ * recording, and every file of it (meta.dat, a listener's, each part) can
+ * carry the same value.
  */
-static void add_time_options(struct tfw_meta *m, unsigned flags, const struct tfile_clocks *c,
-			     int64_t ts_offset)
+static void add_opt(struct tfw_opt **opts, size_t *n, uint16_t id, const void *data, size_t len)
 {
+	struct tfw_opt *o;
+
+	*opts = xrealloc(*opts, (*n + 1) * sizeof(**opts));
+	o = &(*opts)[(*n)++];
+	o->id = id;
+	o->data = (struct tfw_blob){ 0 };
+	tfw_blob_append(&o->data, data, len);
+}
+
+void rec_time_options(const struct tfs_inst *in, unsigned flags, int64_t ts_offset,
+		      uint32_t tsc_mult, uint32_t tsc_shift, struct tfw_opt **opts, size_t *nopts)
+{
+	struct tfile_clocks c = { 0 };
 	char text[32];
 
 	if (flags & REC_FILE_DATE) {
-		if (c && c->valid) {
-			long long us = ((long long)c->real[0] - (long long)c->trace[0]) / 1000;
+		if (!rec_clock_pair(in, 0, &c)) {
+			long long us = ((long long)c.real[0] - (long long)c.trace[0]) / 1000;
 
 			snprintf(text, sizeof(text), "%lld", us);
-			tfw_meta_add_option(m, TFW_OPT_DATE, text, strlen(text) + 1);
+			add_opt(opts, nopts, TFW_OPT_DATE, text, strlen(text) + 1);
 		} else {
 			tr_warn("--date: the trace clock does not count nanoseconds: no date stored");
 		}
 	}
 	if (ts_offset) {
 		snprintf(text, sizeof(text), "%lld", (long long)ts_offset);
-		tfw_meta_add_option(m, TFW_OPT_OFFSET, text, strlen(text) + 1);
+		add_opt(opts, nopts, TFW_OPT_OFFSET, text, strlen(text) + 1);
+	}
+	if (tsc_mult) {
+		/* trace-cmd's layout: multiplier, shift, offset (none: 0). */
+		uint8_t d[16] = { 0 };
+
+		memcpy(d, &tsc_mult, 4);
+		memcpy(d + 4, &tsc_shift, 4);
+		add_opt(opts, nopts, TFW_OPT_TSC2NSEC, d, sizeof(d));
 	}
 }
 
@@ -489,8 +512,8 @@ static void summarize_more(const struct rec_file_buf *b, struct rec_summary *sum
 int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv *events,
 		   const struct rec_kstats *before, unsigned flags, struct rec *snap,
 		   const struct rec_file_buf *more, size_t nmore,
-		   const struct tfile_clocks *clocks, int64_t ts_offset, const struct tfw_opt *extra,
-		   size_t nextra, struct rec_summary *sum)
+		   const struct tfile_clocks *clocks, const struct tfw_opt *extra, size_t nextra,
+		   struct rec_summary *sum)
 {
 	int ncpus = rec_ncpus(r), e;
 	struct rec_kstats *after = xcalloc(ncpus ? ncpus : 1, sizeof(*after));
@@ -556,7 +579,6 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		if (!rec_clock_pair(in, 1, &pair))
 			add_clock_pairing(&m, &pair);
 	}
-	add_time_options(&m, flags, clocks, ts_offset);
 	summarize(r, ncpus, before, after, flags, sum);
 	if (nmore) {
 		sum->nbufs = nmore + 1;

@@ -84,7 +84,8 @@ int rec_net_meta(struct rec *r, struct tfs_inst *in, const struct tfw_opt *extra
 	return e;
 }
 
-int rec_net_start(struct rec_net *n, struct rec *r, struct tfs_inst *in)
+int rec_net_start(struct rec_net *n, struct rec *r, struct tfs_inst *in,
+		  const struct tfw_opt *extra, size_t nextra)
 {
 	void *meta = NULL;
 	size_t len = 0;
@@ -94,7 +95,7 @@ int rec_net_start(struct rec_net *n, struct rec *r, struct tfs_inst *in)
 	n->bytes = xcalloc(rec_ncpus(r) ? rec_ncpus(r) : 1, sizeof(*n->bytes));
 
 	if (!e)
-		e = rec_net_meta(r, in, NULL, 0, &meta, &len);
+		e = rec_net_meta(r, in, extra, nextra, &meta, &len);
 	if (!e)
 		e = net_send_meta(n->client, meta, len);
 	free(meta);

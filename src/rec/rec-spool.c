@@ -117,7 +117,8 @@ int rec_spool_create(const char *dir, const char *output)
 	return e;
 }
 
-int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir)
+int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const struct tfw_opt *extra,
+		   size_t nextra)
 {
 	struct strv all = { 0 };
 	struct tfw_buffer bufs[2];
@@ -143,6 +144,8 @@ int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir)
 		m.cpus = rec_ncpus(r);
 	m.page_size = rec_page_size(r);
 	m.version = 6;
+	for (size_t i = 0; i < nextra; i++)
+		tfw_meta_add_option(&m, extra[i].id, extra[i].data.data, extra[i].data.len);
 	none = xcalloc(m.cpus, sizeof(*none));
 	for (int c = 0; c < m.cpus; c++)
 		none[c].fd = -1;
@@ -173,6 +176,9 @@ int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir)
 	free(tmp);
 	free(path);
 	free(none);
+	/* The output gets extra[] from its own caller: the kept header goes without. */
+	for (size_t i = 0; i < nextra; i++)
+		free(m.opts[--m.nopts].data.data);
 	/* Kept for the file at the end (rec_write_file()): gathering is most of start-up. */
 	if (!e && !r->meta) {
 		r->meta = xmalloc(sizeof(*r->meta));
@@ -383,21 +389,79 @@ struct raw_files {
 	struct rec_restore_result *res;
 };
 
-/* Each CPU's cpuN.raw, as far as its last whole sub-buffer. */
+/* dir/cpuN.EXT opened, and its whole sub-buffers' length in *size; -1 if none. */
+static int open_pages(const char *dir, int cpu, const char *ext, uint32_t page_size,
+		      uint64_t *size)
+{
+	char *p = xasprintf("%s/cpu%d.%s", dir, cpu, ext);
+	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+
+	free(p);
+	*size = 0;
+	/* A page cut short by the kill is left out: whole sub-buffers only. */
+	if (fd >= 0 && !fstat(fd, &st))
+		*size = (uint64_t)st.st_size - (uint64_t)st.st_size % page_size;
+	return fd;
+}
+
+/* Append len bytes of in (from 0) to out at *at. */
+static int copy_in(int out, uint64_t *at, int in, uint64_t len)
+{
+	loff_t from = 0, to = (loff_t)*at;
+
+	while (len) {
+		ssize_t n = copy_file_range(in, &from, out, &to, len, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		len -= (uint64_t)n;
+	}
+	*at = (uint64_t)to;
+	return 0;
+}
+
+/*
+ * Each CPU's cpuN.raw, as far as its last whole sub-buffer.  A rotating
+ * recording that died with a full part not yet written out (cpuN.rot, see
+ * rec_spool_rotate()) has that part's pages go first, in an unnamed file
+ * in the spool: the file restored then holds two parts, but nothing is lost.
+ */
 static int open_raw(void *arg, struct tfw_src *src, int cpus, uint32_t page_size)
 {
 	struct raw_files *rf = arg;
 
 	rf->res->cpus = cpus;
 	for (int c = 0; c < cpus; c++) {
-		char *raw = xasprintf("%s/cpu%d.raw", rf->dir, c);
-		struct stat st;
+		uint64_t rot_size, at = 0;
+		int rot = open_pages(rf->dir, c, "rot", page_size, &rot_size), both, e = 0;
 
-		src[c].fd = open(raw, O_RDONLY | O_CLOEXEC);
-		free(raw);
-		/* A page cut short by the kill is left out: whole sub-buffers only. */
-		if (src[c].fd >= 0 && !fstat(src[c].fd, &st))
-			src[c].size = (uint64_t)st.st_size - (uint64_t)st.st_size % page_size;
+		src[c].fd = open_pages(rf->dir, c, "raw", page_size, &src[c].size);
+		if (rot >= 0 && rot_size) {
+			both = open(rf->dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+			if (both < 0)
+				e = -errno;
+			if (!e)
+				e = copy_in(both, &at, rot, rot_size);
+			if (!e && src[c].fd >= 0)
+				e = copy_in(both, &at, src[c].fd, src[c].size);
+			if (e) {
+				if (both >= 0)
+					close(both);
+				close(rot);
+				return tr_fail(e, "cannot read '%s/cpu%d.rot': %s", rf->dir, c,
+					       strerror(-e));
+			}
+			if (src[c].fd >= 0)
+				close(src[c].fd);
+			src[c].fd = both;
+			src[c].size = at;
+			rf->res->rotated = true;
+		}
+		if (rot >= 0)
+			close(rot);
 		rf->res->bytes += src[c].size;
 	}
 	return 0;
@@ -460,6 +524,21 @@ int rec_spool_rotate(const char *dir, const char *output, unsigned keep, unsigne
 		tr_fail(e, "cannot write '%s': %s", tmp, strerror(-e));
 	if (fd >= 0 && close(fd) && !e)
 		e = tr_fail(-errno, "cannot write '%s': %s", tmp, strerror(errno));
+	/*
+	 * The part is whole in OUTPUT.rotating: the spool's copy (the fds stay
+	 * open) goes before the part takes its name, so that after a crash
+	 * the part is in one place only, cpuN.rot or OUTPUT.rotating, and
+	 * rec_spool_settle() knows which.
+	 */
+	for (int c = 0; !e && c < ncpus; c++) {
+		char *rot;
+
+		if (fds[c] < 0)
+			continue;
+		rot = xasprintf("cpu%d.rot", c);
+		unlink_in(dir, rot);
+		free(rot);
+	}
 	for (unsigned k = keep; !e && k > 1; k--) {
 		char *from = numbered(output, k - 1), *to = numbered(output, k);
 
@@ -500,4 +579,67 @@ int rec_spool_peek(const char *output, int *fd)
 	}
 	free(dir);
 	return e;
+}
+
+/* Does the spool hold a full part not yet written out (cpuN.rot)? */
+static bool has_rot(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool found = false;
+
+	while (d && !found && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+
+		found = !strncmp(de->d_name, "cpu", 3) && n > 4 && !strcmp(de->d_name + n - 4, ".rot");
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+int rec_spool_settle(const char *dir, const char *output)
+{
+	char *tmp = xasprintf("%s.rotating", output), *from, *to;
+	struct stat st;
+	unsigned n = 1;
+	int e = 0;
+
+	if (stat(tmp, &st)) {
+		free(tmp);
+		return 0;
+	}
+	/* The part is still in the spool (rec_restore() takes it): this copy is cut short. */
+	if (has_rot(dir)) {
+		if (unlink(tmp) && errno != ENOENT)
+			e = tr_fail(-errno, "cannot remove '%s': %s", tmp, strerror(errno));
+		free(tmp);
+		return e;
+	}
+	/*
+	 * Whole, and not yet OUTPUT.1: finish the move up of the older parts
+	 * (the oldest was removed first, so there is a gap) and name it.
+	 */
+	for (;; n++) {
+		char *p = numbered(output, n);
+		bool there = !stat(p, &st);
+
+		free(p);
+		if (!there)
+			break;
+	}
+	for (; !e && n > 1; n--) {
+		from = numbered(output, n - 1);
+		to = numbered(output, n);
+		if (rename(from, to))
+			e = tr_fail(-errno, "cannot rename '%s': %s", from, strerror(errno));
+		free(from);
+		free(to);
+	}
+	to = numbered(output, 1);
+	if (!e && rename(tmp, to))
+		e = tr_fail(-errno, "cannot rename '%s': %s", tmp, strerror(errno));
+	free(to);
+	free(tmp);
+	return e ? e : 1;
 }

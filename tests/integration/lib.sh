@@ -183,6 +183,28 @@ test_wait_recording() {
 	return 1
 }
 
+# test_kill_recording INST FILE ARGS...: tr record ARGS of INST's markers to
+# FILE, one marker written, SIGKILL once the spool holds it (a flush every
+# 100 ms; waited for at most 10 s), and the instance put back: FILE.spool
+# is all that is left.  A background run is "$TR", so that $! is tr itself.
+test_kill_recording() {
+	local inst=$1 out=$2 pid i
+	shift 2
+	"$TR" record -q -B "$inst" -e ftrace:print --flush-interval 100ms "$@" -o "$out" \
+		2>"$out.err" &
+	pid=$!
+	test_wait_recording "$inst" || { kill -9 $pid; wait $pid; return 1; }
+	echo "before the kill" >"$TRACEFS/instances/$inst/trace_marker"
+	for i in $(seq 100); do
+		[ -n "$(find "$out.spool" -name "cpu*.raw" -size +0 2>/dev/null)" ] && break
+		sleep 0.1
+	done
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	tr reset -B "$inst" &&
+	test -d "$out.spool" && test ! -s "$out"
+}
+
 test_instance() {
 	printf 'trtest-%s-%s' "$$" "$test_count"
 }

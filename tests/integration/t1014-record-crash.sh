@@ -160,4 +160,58 @@ test_expect_success 'tr restore -i SPOOL -o FILE, in version 6' '
 	test_cmp expect actual
 '
 
+# A --rotate recording killed while a full part was being written out (the
+# spool's cpuN.rot, and FILE.rotating), made from a killed recording's
+# spool: the windows are too short to hit with a kill.
+test_expect_success 'killed mid --rotate: a part still in the spool is restored before the last, a cut copy goes' '
+	inst=$(test_instance) &&
+	{ "$TR" record -q -B "$inst" -e ftrace:print --flush-interval 100ms -o rot.dat 2>err & } &&
+	pid=$! &&
+	test_when_finished "kill -9 $pid 2>/dev/null || :; tr reset -B $inst 2>/dev/null || :" &&
+	test_wait_recording "$inst" &&
+	taskset -c 0 sh -c "for i in \$(seq 1 3000); do echo \"m \$i\"; done" \
+		>"$TRACEFS/instances/$inst/trace_marker" &&
+	for i in $(seq 100); do
+		grep -aqs "m 3000" rot.dat.spool/cpu0.raw && break
+		sleep 0.1
+	done &&
+	kill -9 $pid && { wait $pid 2>/dev/null || :; } &&
+	tr reset -B "$inst" &&
+	marks_tr rot.dat >expect &&
+	test $(wc -l <expect) = 3000 &&
+	page=$(tr report --stat -i rot.dat | sed -n "s/.*page size \([0-9]*\)).*/\1/p") &&
+	size=$(stat -c %s rot.dat.spool/cpu0.raw) &&
+	half=$((size / page / 2 * page)) &&
+	test $half -gt 0 &&
+	# The first half of CPU 0 is the part not yet written out.
+	head -c $half rot.dat.spool/cpu0.raw >rot.dat.spool/cpu0.rot &&
+	tail -c +$((half + 1)) rot.dat.spool/cpu0.raw >rest &&
+	mv rest rot.dat.spool/cpu0.raw &&
+	echo "cut short" >rot.dat.rotating &&
+	marks_tr rot.dat >direct &&
+	test_cmp expect direct &&
+	tr restore rot.dat 2>restore &&
+	test_grep "also holds the part that was to become .rot.dat.1." restore &&
+	test ! -e rot.dat.rotating && test ! -e rot.dat.1 && test ! -e rot.dat.spool &&
+	marks_tr rot.dat >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'killed mid --rotate: a part written out whole but not yet named becomes FILE.1' '
+	inst=$(test_instance) &&
+	test_kill_recording "$inst" b.dat &&
+	tr restore -q b.dat &&
+	mv b.dat whole.dat &&
+	test_kill_recording "$inst" b.dat &&
+	cp whole.dat b.dat.rotating &&
+	echo "an older part" >b.dat.1 &&
+	tr restore b.dat 2>restore &&
+	test_grep "finished .b.dat.1., the part being written out when tr died" restore &&
+	test ! -e b.dat.rotating &&
+	cmp whole.dat b.dat.1 &&
+	echo "an older part" >expect && test_cmp expect b.dat.2 &&
+	marks_tr b.dat >actual &&
+	echo "before the kill" >expect && test_cmp expect actual
+'
+
 test_done

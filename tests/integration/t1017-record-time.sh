@@ -69,4 +69,48 @@ test_expect_success 'bad offsets and --date with --ts-offset are usage errors' '
 	test ! -e x.dat
 '
 
+# offset_of FILE: the time offset tr report --stat gives (DATE or OFFSET), in ns.
+offset_of() { tr report --stat -i "$1" | sed -n "s/^time offset: *\(-*[0-9]*\) ns$/\1/p"; }
+
+test_expect_success '--date survives a SIGKILL: the restored file has the dates of a clean recording, in tr and trace-cmd' '
+	inst=$(test_instance) &&
+	tr record -q --date -B "$inst" -e sched:sched_process_exec -o clean.dat /bin/true &&
+	before=$(date +%s) &&
+	test_kill_recording "$inst" kd.dat --date &&
+	after=$(date +%s) &&
+	tr report -i kd.dat 2>/dev/null | stamps >spool.ts &&
+	tr restore kd.dat 2>/dev/null &&
+	tr report -i kd.dat | stamps >tr.ts &&
+	test $(wc -l <tr.ts) = 1 &&
+	test_cmp spool.ts tr.ts &&
+	first=$(head -1 tr.ts) &&
+	test "${first%.*}" -ge "$before" && test "${first%.*}" -le "$after" &&
+	tr report --stat -i kd.dat >stat &&
+	test_grep "^options:.* date" stat &&
+	test_grep "restored by tr restore" stat &&
+	# The same wall clock less trace clock as the clean file (the two drift apart by ppm).
+	a=$(offset_of clean.dat) && b=$(offset_of kd.dat) && test -n "$a" && test -n "$b" &&
+	awk -v a="$a" -v b="$b" "BEGIN { d = a - b; if (d < 0) d = -d; exit !(d < 50000000) }" &&
+	if tc_stamps kd.dat >tc.ts; then test_cmp tr.ts tc.ts; fi
+'
+
+test_expect_success '--ts-offset survives a SIGKILL: the restored file moves every time by it, in tr and trace-cmd' '
+	inst=$(test_instance) &&
+	up=$(cut -d" " -f1 /proc/uptime) &&
+	test_kill_recording "$inst" kb.dat --ts-offset 1000000000000 -C boot &&
+	tr restore kb.dat 2>/dev/null &&
+	tr report -i kb.dat | stamps >tr.ts &&
+	test $(wc -l <tr.ts) = 1 &&
+	first=$(head -1 tr.ts) &&
+	awk -v t="$first" -v u="$up" "BEGIN { d = t - 1000 - u; exit !(d >= 0 && d < 30) }" &&
+	test "$(offset_of kb.dat)" = 1000000000000 &&
+	# trace-cmd prints the boot clock as a count: the local clock for it.
+	test_kill_recording "$inst" ko.dat --ts-offset 1000000000000 &&
+	tr restore ko.dat 2>/dev/null &&
+	test "$(offset_of ko.dat)" = 1000000000000 &&
+	tr report -i ko.dat | stamps >tr.ts &&
+	test $(wc -l <tr.ts) = 1 &&
+	if tc_stamps ko.dat >tc.ts; then test_cmp tr.ts tc.ts; fi
+'
+
 test_done

@@ -47,10 +47,56 @@ test_expect_success '--tsc2nsec: nanoseconds from TSC counts, as trace-cmd reads
 	fi
 '
 
-test_expect_success '--tsc2nsec with another clock, -N or -A: usage errors' '
+test_expect_success '--tsc2nsec survives a SIGKILL and goes through -N: tr restore'"'"'s and tr listen'"'"'s files convert as trace-cmd does' '
+	inst=$(test_instance) &&
+	rc=0 &&
+	tr record -q --tsc2nsec -B "$inst" -e sched:sched_process_exec -o probe.dat /bin/true \
+		2>err || rc=$? &&
+	if [ $rc = 0 ]; then
+		test_kill_recording "$inst" k.dat --tsc2nsec &&
+		tr restore k.dat 2>/dev/null &&
+		tr report --stat -i k.dat >stat &&
+		test_grep "x86-tsc" stat && test_grep "^options:.* tsc2nsec" stat &&
+		tr report -i k.dat | stamps >tr.ts &&
+		test $(wc -l <tr.ts) = 1 &&
+		up=$(cut -d" " -f1 /proc/uptime) &&
+		awk -v t="$(head -1 tr.ts)" -v u="$up" "BEGIN { d = t - u; exit !(d > -30 && d < 30) }" &&
+		mkdir out &&
+		{ "$TR" listen -p 0 -d out 2>l.log & } &&
+		lpid=$! &&
+		test_when_finished "kill $lpid 2>/dev/null; wait $lpid 2>/dev/null || :" &&
+		for i in $(seq 100); do
+			port=$(sed -n "s/.*listening on .* port \([0-9]*\)$/\1/p" l.log)
+			[ -n "$port" ] && break; sleep 0.1
+		done &&
+		test -n "$port" &&
+		tr record -q --tsc2nsec -B "$inst" -e sched:sched_process_exec -N 127.0.0.1:$port \
+			sh -c "/bin/true; /bin/true" &&
+		for i in $(seq 100); do
+			grep -q "ended: wrote" l.log && break; sleep 0.1
+		done &&
+		f=$(echo out/*.dat) && test -f "$f" &&
+		tr report --stat -i "$f" >stat &&
+		test_grep "x86-tsc" stat && test_grep "^options:.* tsc2nsec" stat &&
+		tr report -i "$f" | stamps >net.ts &&
+		test $(wc -l <net.ts) -ge 2 &&
+		if command -v trace-cmd >/dev/null; then
+			trace-cmd report -i k.dat 2>/dev/null | stamps >tc.ts &&
+			test_cmp tr.ts tc.ts &&
+			trace-cmd report -i "$f" 2>/dev/null | stamps >tc.net &&
+			test_cmp net.ts tc.net
+		fi
+	else
+		! expect_tsc && test $rc = 1 && test_grep "cannot convert the TSC" err
+	fi
+'
+
+test_expect_success '--tsc2nsec with another clock or -A: usage errors' '
 	test_expect_code 64 tr record --tsc2nsec -C mono -e sched:sched_switch -o x.dat true 2>err &&
 	test_grep "no -C mono" err &&
-	test_expect_code 64 tr record --tsc2nsec -N 127.0.0.1:9 -e sched:sched_switch true &&
+	test_expect_code 64 tr record --tsc2nsec -e sched:sched_switch -A g@127.0.0.1:9 \
+		-e sched:sched_switch -o x.dat true 2>err &&
+	test_grep "no -A" err &&
 	test ! -e x.dat
 '
 

@@ -90,6 +90,43 @@ test_expect_success 'tr record -N into tr listen: every marker once, in order, a
 	listener_ends $LPID l.log
 '
 
+# stamps: the timestamps of a report, one a line.
+stamps() { grep -oE " [0-9]+\.[0-9]{6}: " | tr -d ' :'; }
+
+test_expect_success 'tr record -N --date and --ts-offset: the listener'"'"'s file has the times, as tr and trace-cmd read them' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	start_listener l.log -d out &&
+	test_when_finished "stop_listener $LPID" &&
+	inst=$(test_instance) &&
+	before=$(date +%s) &&
+	tr record -q -B "$inst" --date -e sched:sched_process_exit -N 127.0.0.1:$LPORT \
+		sh -c "$write_marks" _ "$inst" 5 date &&
+	after=$(date +%s) &&
+	wait_log "ended: wrote" 1 l.log &&
+	f=$(echo out/*.dat) && mv "$f" date.dat &&
+	"$TR" report -i date.dat | grep tracing_mark_write | stamps >tr.ts &&
+	test $(wc -l <tr.ts) = 5 &&
+	first=$(head -1 tr.ts) &&
+	test "${first%.*}" -ge "$before" && test "${first%.*}" -le "$after" &&
+	"$TR" report --stat -i date.dat >stat &&
+	test_grep "^options:.* date" stat &&
+	tr record -q -B "$inst" --ts-offset 1000000000000 -e sched:sched_process_exit \
+		-N 127.0.0.1:$LPORT sh -c "$write_marks" _ "$inst" 5 offset &&
+	wait_log "ended: wrote" 2 l.log &&
+	f=$(echo out/*.dat) && mv "$f" off.dat &&
+	"$TR" report --stat -i off.dat >stat &&
+	test_grep "^time offset: *1000000000000 ns" stat &&
+	"$TR" report -i off.dat | stamps >tr.off &&
+	test -s tr.off && test "$(head -1 tr.off | cut -d. -f1)" -ge 1000 &&
+	if command -v trace-cmd >/dev/null; then
+		trace-cmd report -i date.dat 2>/dev/null | grep tracing_mark_write | stamps >tc.ts &&
+		test_cmp tr.ts tc.ts &&
+		trace-cmd report -i off.dat 2>/dev/null | stamps >tc.off &&
+		test_cmp tr.off tc.off
+	fi &&
+	listener_ends $LPID l.log
+'
+
 test_expect_success 'eight clients at once: eight complete files' '
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out &&
