@@ -44,6 +44,19 @@ def connect(port):
             time.sleep(0.1)
 
 
+def open_marker(path):
+    """The agent makes its instance when the host's request comes, which
+    under emulation can be after the host's command has connected here."""
+    end = time.monotonic() + WAIT
+    while True:
+        try:
+            return os.open(path, os.O_WRONLY)
+        except FileNotFoundError:
+            if time.monotonic() > end:
+                raise
+            time.sleep(0.05)
+
+
 def readline(f):
     line = f.readline()
     if not line.endswith(b"\n"):
@@ -71,8 +84,8 @@ def serve(port, tracefs):
                 raise OSError("bad first line %r" % first)
             # An agent's instance exists only while it records: open it
             # once the host, which runs under tr record -A, is here.
-            fd = os.open(os.path.join(tracefs, "" if buf == "-" else "instances/" + buf,
-                                      "trace_marker"), os.O_WRONLY)
+            fd = open_marker(os.path.join(tracefs, "" if buf == "-" else "instances/" + buf,
+                                          "trace_marker"))
             i = readline(f)
             while True:
                 mark(fd, "guest recv %s" % i)
