@@ -91,6 +91,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		opt_bind_duration(state, &a->duration_ns);
 		return 0;
 	case 'e':
+		/* A second -e used to replace the first without a word. */
+		if (a->event)
+			argp_error(state, "one -e per histogram ('%s', then '%s')", a->event, arg);
 		a->event = arg;
 		return 0;
 	case 'k':
