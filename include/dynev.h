@@ -38,4 +38,27 @@ int dynev_del(const char *name);
 /* Every dynamic event, one definition per line, as the kernel lists them. */
 int dynev_list(struct strv *out);
 
+/* One probe's counters from kprobe_profile or uprobe_profile. */
+struct dynev_hits {
+	char kind;		/* 'k' (kprobe_profile) or 'u' (uprobe_profile) */
+	char *event;		/* the event's name, as the kernel gives it (no group) */
+	char *file;		/* uprobes: the probed binary; else NULL */
+	uint64_t hits;
+	uint64_t missed;	/* kprobes: hits the kernel could not handle; else 0 */
+};
+
+/*
+ * Parse a profile file's text: kprobe_profile lines are "NAME HITS MISSED",
+ * uprobe_profile lines "FILE NAME HITS" (kind 'k' or 'u').  Appends to
+ * *v / *n; -EINVAL with tr_fail() naming a line that is neither.  Pure.
+ */
+int dynev_profile_parse(const char *text, char kind, struct dynev_hits **v, size_t *n);
+/*
+ * Every probe's counters, kprobes then uprobes; a kernel without one of the
+ * files has none of those probes.  Counts move only while a probe is armed
+ * (its event enabled somewhere).
+ */
+int dynev_profile(struct dynev_hits **v, size_t *n);
+void dynev_profile_free(struct dynev_hits *v, size_t n);
+
 #endif

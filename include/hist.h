@@ -66,6 +66,12 @@ struct hist_spec {
 	char *name;		/* name= (a hist shared between events), or NULL */
 	uint64_t size;		/* size= (entries; rounded up to a power of 2), 0 = default */
 	/*
+	 * clock= (a trace_clock name), or NULL: the clock of common_timestamp.
+	 * The kernel applies it only to a hist that uses common_timestamp, and
+	 * then sets the instance's trace_clock to it while the hist exists.
+	 */
+	char *clock;
+	/*
 	 * Hist variables "NAME=EXPR" (a field, a $reference to another
 	 * trigger's variable or an alias, common_timestamp.usecs, or + - * /
 	 * of those): kept per entry for actions and other triggers, never
@@ -232,6 +238,12 @@ int hist_kernel_run(struct tfs_inst *in, const struct hist_spec *s, const struct
 int hist_kernel_collect(struct tfs_inst *in, const struct hist_spec *s, const struct hist_when *w,
 			char **text);
 /* Every histogram of the event (only those named name, if set). */
+/*
+ * The event's hist_debug text (the kernel's own description of each hist
+ * trigger's fields and variables, CONFIG_HIST_TRIGGERS_DEBUG), into *text;
+ * -EOPNOTSUPP with tr_fail() when the kernel has no hist_debug files.
+ */
+int hist_kernel_debug(struct tfs_inst *in, const char *system, const char *event, char **text);
 int hist_kernel_show(struct tfs_inst *in, const char *system, const char *event, const char *name,
 		     struct hist_results *out);
 /* Append ":clear", ":pause" or ":cont" (what) to each matching hist trigger, for good. */

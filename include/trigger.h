@@ -71,9 +71,18 @@ bool trig_func_is_command(const char *spec);
  * [!][GLOB]:mod:[!]MODULE.  0 if it is well formed and (unless it names a
  * module, which the kernel keeps for when the module loads) matches some
  * function in funcs (available_filter_functions' text); else -EINVAL or
- * -ENOENT with tr_fail().
+ * -ENOENT with tr_fail().  An all-digit GLOB is the kernel's index form: line
+ * N of available_filter_functions, from 1, checked against its length.
  */
 int trig_func_filter_check(const char *funcs, const char *spec);
+
+/*
+ * An index entry ("N" or "!N") as the function name at line N of funcs
+ * (with its "!"), for the files whose kernel parser takes names only
+ * (set_graph_function, set_graph_notrace); NULL if spec is no index or
+ * past the end.  The caller frees it.
+ */
+char *trig_func_by_index(const char *funcs, const char *spec);
 
 /* Add (undone at exit) or remove a function trigger; checks FUNC and SYS:EV exist. */
 int trig_func_add(struct tfs_inst *in, const char *spec);

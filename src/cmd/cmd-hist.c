@@ -29,13 +29,15 @@ struct args {
 	struct hist_render_opts ro;
 	struct hist_latency lat;
 	struct strv actions;	/* --action, in order */
+	const char *clock;	/* --clock */
+	bool debug;		/* show --debug */
 	char **command;
 };
 
 enum {
 	OPT_SIZE = 0x100, OPT_BARS, OPT_JSON, OPT_CSV, OPT_ENGINE, OPT_NAME,
 	OPT_LATENCY, OPT_START, OPT_START_FILTER, OPT_END, OPT_END_FILTER, OPT_MATCH, OPT_UNITS,
-	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL, OPT_LIMIT, OPT_ACTION,
+	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL, OPT_LIMIT, OPT_ACTION, OPT_CLOCK, OPT_DEBUG,
 };
 
 static const struct argp_option options[] = {
@@ -54,6 +56,10 @@ static const struct argp_option options[] = {
 	{ "limit", OPT_LIMIT, "N", 0, "Print only the first N rows (the top N: counts and sums "
 	  "sort biggest first)", 0 },
 	{ "name", OPT_NAME, "NAME", 0, "A named histogram, shared between events", 0 },
+	{ "clock", OPT_CLOCK, "CLOCK", 0, "The trace clock of common_timestamp (the kernel's "
+	  "clock=; a trace_clock name such as global, mono, counter)", 0 },
+	{ "debug", OPT_DEBUG, NULL, 0, "With show: print the kernel's hist_debug text of the "
+	  "event's histograms (their fields and variables)", 0 },
 	{ "bars", OPT_BARS, NULL, 0, "Draw a bar for the sort value", 0 },
 	{ "json", OPT_JSON, NULL, 0, "Print JSON", 0 },
 	{ "csv", OPT_CSV, NULL, 0, "Print CSV", 0 },
@@ -85,6 +91,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		opt_bind_duration(state, &a->duration_ns);
 		return 0;
 	case 'e':
+		/* A second -e used to replace the first without a word. */
+		if (a->event)
+			argp_error(state, "one -e per histogram ('%s', then '%s')", a->event, arg);
 		a->event = arg;
 		return 0;
 	case 'k':
@@ -116,6 +125,14 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	}
 	case OPT_NAME:
 		a->name = arg;
+		return 0;
+	case OPT_CLOCK:
+		if (!*arg || strspn(arg, "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(arg))
+			argp_error(state, "bad clock '%s' (a name from trace_clock)", arg);
+		a->clock = arg;
+		return 0;
+	case OPT_DEBUG:
+		a->debug = true;
 		return 0;
 	case OPT_BARS:
 		a->ro.bars = true;
@@ -216,6 +233,12 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			if (a->act == ACT_RUN && !a->keys)
 				argp_error(state, "a histogram needs keys: give -k KEY");
 		}
+		if (a->debug && a->act != ACT_SHOW)
+			argp_error(state, "--debug goes with show");
+		if (a->clock && (a->act != ACT_RUN || a->lat.on || a->lat.sql))
+			argp_error(state, "--clock goes with a new -e histogram");
+		if (a->clock && (a->input || a->engine == ENG_USER))
+			argp_error(state, "--clock is the kernel's: not with -i or --engine user");
 		if (a->act != ACT_RUN && (a->keys || a->vals || a->sort || a->filter || a->size ||
 					  a->duration_ns || a->input || a->engine || a->actions.n))
 			argp_error(state, "show, clear, pause and cont take only -e, --name, -B and "
@@ -316,6 +339,9 @@ static int run(struct args *a, struct hist_spec *s, struct hist_result *res)
 		return r;
 	if (kernel)
 		return hist_kernel_run(in, s, &w, res);
+	if (s->clock)
+		return tr_fail(-EOPNOTSUPP, "--clock needs hist triggers: %s",
+			       caps_detail(CAP_HIST) ? caps_detail(CAP_HIST) : "no hist triggers");
 	why = xstrdup(a->engine == ENG_USER ? "--engine user"
 		      : caps_detail(CAP_HIST) ? caps_detail(CAP_HIST)
 					       : "no hist triggers");
@@ -380,6 +406,8 @@ int cmd_hist(int argc, char **argv)
 		r = hist_spec_build(&s, a.event, a.keys, a.vals, a.sort, a.filter, a.size, a.name);
 		for (size_t i = 0; i < a.actions.n && !r; i++)
 			r = hist_spec_add_action(&s, a.actions.v[i]);
+		if (!r && a.clock)
+			s.clock = xstrdup(a.clock);
 	} else {
 		r = hist_event_parse(a.event, &s.system, &s.event);
 	}
@@ -403,7 +431,14 @@ int cmd_hist(int argc, char **argv)
 		r = cmd_instance_open(a.inst.name, false, &in);
 		if (r)
 			break;
-		if (a.act == ACT_SHOW) {
+		if (a.act == ACT_SHOW && a.debug) {
+			char *text = NULL;
+
+			r = hist_kernel_debug(in, s.system, s.event, &text);
+			if (!r)
+				fputs(text, stdout);
+			free(text);
+		} else if (a.act == ACT_SHOW) {
 			r = hist_kernel_show(in, s.system, s.event, a.name, &all);
 			if (!r)
 				r = print_results(&all, &a.ro);

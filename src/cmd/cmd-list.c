@@ -25,9 +25,10 @@ struct args {
 	const char *func_glob;
 	const char *inst;	/* -B NAME: -o and -C of this instance */
 	bool fields;
+	bool enabled;	/* -f --enabled: enabled_functions */
 };
 
-enum { OPT_FIELDS = 0x100 };
+enum { OPT_FIELDS = 0x100, OPT_ENABLED };
 
 static const struct argp_option options[] = {
 	{ "events", 'e', "GLOB", OPTION_ARG_OPTIONAL, "Events (SYSTEM:EVENT), matching GLOB if given", 0 },
@@ -39,6 +40,8 @@ static const struct argp_option options[] = {
 	{ "instances", 'B', "NAME", OPTION_ARG_OPTIONAL,
 	  "Instances; with NAME, the -o options and -C clocks of that instance", 0 },
 	{ "functions", 'f', "GLOB", OPTION_ARG_OPTIONAL, "Traceable functions, matching GLOB if given", 0 },
+	{ "enabled", OPT_ENABLED, NULL, 0, "With -f: only the functions ftrace has hooked now "
+	  "(enabled_functions), with the kernel's count and flags", 0 },
 	{ 0 }
 };
 
@@ -55,6 +58,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_FIELDS:
 		a->fields = true;
+		return 0;
+	case OPT_ENABLED:
+		a->enabled = true;
 		return 0;
 	case 's':
 		a->what |= W_SYSTEMS;
@@ -91,6 +97,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			a->what = W_EVENTS;
 		if (a->fields && !(a->what & W_EVENTS))
 			argp_error(state, "--fields goes with -e");
+		if (a->enabled && !(a->what & W_FUNCTIONS))
+			argp_error(state, "--enabled goes with -f");
 		if (a->inst && !(a->what & (W_OPTIONS | W_CLOCKS)))
 			argp_error(state, "-B NAME goes with -o or -C");
 		if (a->inst)
@@ -257,27 +265,37 @@ static int list_instances(void)
 	return 0;
 }
 
-static int list_functions(const char *glob)
+/*
+ * available_filter_functions' names, or with enabled the lines of
+ * enabled_functions whole ("vfs_read (1) R I  tramp: ..."): the functions
+ * some tracer, filter or probe has hooked now, all instances together.
+ */
+static int list_functions(const char *glob, bool enabled)
 {
+	const char *file = enabled ? "enabled_functions" : "available_filter_functions";
 	char *buf = NULL, *line, *save = NULL;
-	int r = tfs_read(NULL, "available_filter_functions", &buf);
+	int r = tfs_read(NULL, file, &buf);
 
 	if (r == -EPERM || r == -EACCES)
 		return tr_error("cannot list functions: the kernel refuses to read "
-				"available_filter_functions (%s)", strerror(-r));
+				"%s (%s)", file, strerror(-r));
 	if (r == -ENOENT)
 		return tr_error("cannot list functions: this kernel has no dynamic ftrace "
-				"(no available_filter_functions)");
+				"(no %s)", file);
 	if (r)
-		return tr_report(r, "cannot read available_filter_functions");
+		return tr_report(r, "cannot read %s", file);
 	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		/* "name [module]" */
-		char *sp = strchr(line, ' ');
+		/* "name [module]", or enabled_functions' "name (count) flags ..." */
+		size_t n = strcspn(line, " \t");
+		char c = line[n];
 
-		if (sp)
-			*sp = '\0';
-		if (!glob || glob_match(glob, line))
-			puts(line);
+		line[n] = '\0';
+		if (glob && !glob_match(glob, line))
+			continue;
+		line[n] = c;
+		if (!enabled)
+			line[n] = '\0';
+		puts(line);
 	}
 	free(buf);
 	return 0;
@@ -307,6 +325,6 @@ int cmd_list(int argc, char **argv)
 	if (a.what & W_INSTANCES)
 		r |= list_instances();
 	if (a.what & W_FUNCTIONS)
-		r |= list_functions(a.func_glob);
+		r |= list_functions(a.func_glob, a.enabled);
 	return r ? EXIT_RUNTIME : EXIT_OK;
 }

@@ -24,15 +24,18 @@ struct args {
 	const char *binary;
 	const char *name;
 	bool ret;
+	bool stats;	/* list --stats */
 	struct strv words;
 };
 
-enum { OPT_NAME = 0x100 };
+enum { OPT_NAME = 0x100, OPT_STATS };
 
 static const struct argp_option options[] = {
 	{ "uprobe", 'u', "BINARY", 0, "Probe a function of BINARY named by the first argument", 0 },
 	{ "return", 'r', NULL, 0, "With -u: probe the function's return (uretprobe)", 0 },
 	{ "name", OPT_NAME, "GROUP/EVENT", 0, "With -u: the event's name (default tr/SYMBOL)", 0 },
+	{ "stats", OPT_STATS, NULL, 0, "With list: each probe's hits and misses (kprobe_profile, "
+	  "uprobe_profile)", 0 },
 	{ 0 }
 };
 
@@ -49,6 +52,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_NAME:
 		a->name = arg;
+		return 0;
+	case OPT_STATS:
+		a->stats = true;
 		return 0;
 	case ARGP_KEY_ARG:
 		if (a->op == OP_NONE) {
@@ -69,6 +75,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "-r and --name go with -u");
 		if (a->binary && a->op != OP_ADD)
 			argp_error(state, "-u goes with add");
+		if (a->stats && a->op != OP_LIST)
+			argp_error(state, "--stats goes with list");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -84,7 +92,7 @@ static const struct argp argp = {
 	"add 'f:[GROUP/]EVENT FUNCTION[%return] [ARGS]'\n"
 	"add -u BINARY [-r] [--name GROUP/EVENT] SYMBOL [ARGS...]\n"
 	"del [GROUP/]EVENT...\n"
-	"list",
+	"list [--stats]",
 	"Add, remove and list dynamic probes: kprobes, kretprobes, uprobes, uretprobes, eprobes "
 	"and fprobes, in the kernel's own syntax.  Each becomes an event that -e selects.",
 	NULL, NULL, NULL
@@ -177,6 +185,27 @@ static int list(void)
 	return r;
 }
 
+/* kprobe_profile and uprobe_profile as one table; the kernel names events without groups. */
+static int stats(void)
+{
+	struct dynev_hits *v;
+	size_t n;
+	int r = dynev_profile(&v, &n);
+
+	if (r)
+		return r;
+	printf("%-7s %-32s %12s %12s  %s\n", "TYPE", "EVENT", "HITS", "MISSED", "FILE");
+	for (size_t i = 0; i < n; i++)
+		if (v[i].kind == 'k')
+			printf("%-7s %-32s %12llu %12llu\n", "kprobe", v[i].event,
+			       (unsigned long long)v[i].hits, (unsigned long long)v[i].missed);
+		else
+			printf("%-7s %-32s %12llu %12s  %s\n", "uprobe", v[i].event,
+			       (unsigned long long)v[i].hits, "-", v[i].file);
+	dynev_profile_free(v, n);
+	return 0;
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	struct args a = { 0 };
@@ -195,7 +224,7 @@ int cmd_probe(int argc, char **argv)
 			r = dynev_del(a.words.v[i]);
 		break;
 	default:
-		r = list();
+		r = a.stats ? stats() : list();
 		break;
 	}
 	if (r)

@@ -31,7 +31,7 @@ static error_t stop_parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		for (size_t i = 0; i < a->ev.list.n; i++)
 			if (a->ev.list.v[i].filter)
-				argp_error(state, "-f sets a filter: tr stop -e only turns events off");
+				argp_error(state, "-f and --clear-filter set filters: tr stop -e only turns events off");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

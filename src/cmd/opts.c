@@ -16,7 +16,7 @@
 
 enum {
 	OPT_TRIGGER = 0x200, OPT_GRAPH_NOTRACE, OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_THRESH,
-	OPT_CPUS, OPT_BUFFER_CPU, OPT_CMDLINES, OPT_NOTRACE_PID, OPT_TRACER_OPT,
+	OPT_CPUS, OPT_BUFFER_CPU, OPT_CMDLINES, OPT_NOTRACE_PID, OPT_TRACER_OPT, OPT_CLEAR_FILTER,
 };
 #include "tfs.h"
 
@@ -272,6 +272,7 @@ static const struct argp_option event_options[] = {
 	{ "event", 'e', "SEL", 0,
 	  "Event selector: SYSTEM:EVENT, SYSTEM:*, SYSTEM, EVENT, all; globs allowed. Repeatable", 0 },
 	{ "filter", 'f', "FILTER", 0, "Event filter for the preceding -e (the kernel checks it); '' clears the event's filter", 0 },
+	{ "clear-filter", OPT_CLEAR_FILTER, NULL, 0, "Clear the preceding -e's filter (the same as -f '')", 0 },
 	{ 0 }
 };
 
@@ -286,6 +287,9 @@ static error_t event_parse(int key, char *arg, struct argp_state *state)
 		break;
 	case 'f':
 		r = evsel_add_filter(&o->list, arg);
+		break;
+	case OPT_CLEAR_FILTER:
+		r = evsel_add_filter(&o->list, "");
 		break;
 	default:
 		return ARGP_ERR_UNKNOWN;

@@ -58,6 +58,25 @@ int hist_kernel_read(struct tfs_inst *in, const char *system, const char *event,
 	return r;
 }
 
+int hist_kernel_debug(struct tfs_inst *in, const char *system, const char *event, char **text)
+{
+	char *file = event_file(system, event, "hist_debug"), *dir = event_file(system, event, "");
+	int r = caps_require(CAP_HIST);
+
+	*text = NULL;
+	if (!r && !tfs_exists(in, dir))
+		r = tr_fail(-ENOENT, "no such event '%s:%s'", system, event);
+	else if (!r && !tfs_exists(in, file))
+		r = tr_fail(-EOPNOTSUPP, "this kernel has no hist_debug files "
+			    "(CONFIG_HIST_TRIGGERS_DEBUG is off)");
+	else if (!r && (r = tfs_read(in, file, text)))
+		r = tr_fail(r, "cannot read the hist_debug of '%s:%s': %s", system, event,
+			    strerror(-r));
+	free(file);
+	free(dir);
+	return r;
+}
+
 /*
  * The hist triggers of an event as its trigger file shows them, with the
  * state ([active]/[paused]) cut off; only those named name when it is set.

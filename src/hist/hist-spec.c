@@ -158,6 +158,7 @@ void hist_spec_free(struct hist_spec *s)
 	free(s->event);
 	free(s->filter);
 	free(s->name);
+	free(s->clock);
 	for (size_t i = 0; i < s->nvars; i++)
 		free(s->vars[i]);
 	for (size_t i = 0; i < s->nactions; i++)
@@ -423,6 +424,8 @@ char *hist_spec_trigger(const struct hist_spec *s)
 		xstrcatf(&t, ":size=%llu", (unsigned long long)s->size);
 	if (s->name)
 		xstrcatf(&t, ":name=%s", s->name);
+	if (s->clock)
+		xstrcatf(&t, ":clock=%s", s->clock);
 	for (size_t i = 0; i < s->nactions; i++)
 		xstrcatf(&t, ":%s", s->actions[i]);
 	if (s->filter)

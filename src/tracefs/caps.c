@@ -211,7 +211,21 @@ static void probe_by_trying(void)
 				close(fd);
 			free(p);
 		}
-		set(CAP_FUNCTION_FILTER, !why, why ? why : xstrdup("set_ftrace_filter readable and writable"));
+		if (!why) {
+			char *funcs = NULL;
+			size_t n = 0;
+
+			/* The count is the range of the index entries (-l N) the kernel takes. */
+			if (!tfs_read(NULL, "available_filter_functions", &funcs))
+				for (const char *p = funcs; *p; p++)
+					n += *p == '\n' || !p[1];
+			free(funcs);
+			why = xasprintf("%zu functions in available_filter_functions; "
+					"set_ftrace_filter writable", n);
+			set(CAP_FUNCTION_FILTER, true, why);
+		} else {
+			set(CAP_FUNCTION_FILTER, false, why);
+		}
 	}
 
 	/* Memory-mapped ring buffer (Linux 6.10+): map the meta page of cpu0. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "dynev.h"
+#include "parse.h"
 #include "caps.h"
 #include "tfs.h"
 
@@ -151,6 +152,75 @@ int dynev_list(struct strv *out)
 		free(raw);
 	}
 	return 0;
+}
+
+int dynev_profile_parse(const char *text, char kind, struct dynev_hits **v, size_t *n)
+{
+	char *copy = xstrdup(text), *line, *save = NULL;
+	int r = 0;
+
+	for (line = strtok_r(copy, "\n", &save); line && !r; line = strtok_r(NULL, "\n", &save)) {
+		char *tok[4], *ts = NULL, *t;
+		size_t k = 0;
+		struct dynev_hits h = { .kind = kind };
+
+		for (t = strtok_r(line, " \t", &ts); t && k < 4; t = strtok_r(NULL, " \t", &ts))
+			tok[k++] = t;
+		if (!k)
+			continue;
+		if (k != 3 || (kind == 'k' ? parse_u64(tok[1], &h.hits) || parse_u64(tok[2], &h.missed)
+					   : parse_u64(tok[2], &h.hits))) {
+			r = tr_fail(-EINVAL, "unexpected line in %s: '%s'",
+				    kind == 'k' ? "kprobe_profile" : "uprobe_profile", tok[0]);
+			break;
+		}
+		h.event = xstrdup(kind == 'k' ? tok[0] : tok[1]);
+		h.file = kind == 'u' ? xstrdup(tok[0]) : NULL;
+		*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+		(*v)[(*n)++] = h;
+	}
+	free(copy);
+	return r;
+}
+
+int dynev_profile(struct dynev_hits **v, size_t *n)
+{
+	static const struct { const char *file; char kind; } files[] = {
+		{ "kprobe_profile", 'k' }, { "uprobe_profile", 'u' },
+	};
+	int r = 0;
+
+	*v = NULL;
+	*n = 0;
+	for (size_t i = 0; i < ARRAY_SIZE(files) && !r; i++) {
+		char *raw = NULL;
+
+		r = tfs_read(NULL, files[i].file, &raw);
+		if (r == -ENOENT) {
+			r = 0;
+			continue;
+		}
+		if (r)
+			r = tr_fail(r, "cannot read %s: %s", files[i].file, strerror(-r));
+		else
+			r = dynev_profile_parse(raw, files[i].kind, v, n);
+		free(raw);
+	}
+	if (r) {
+		dynev_profile_free(*v, *n);
+		*v = NULL;
+		*n = 0;
+	}
+	return r;
+}
+
+void dynev_profile_free(struct dynev_hits *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].event);
+		free(v[i].file);
+	}
+	free(v);
 }
 
 int dynev_del(const char *name)

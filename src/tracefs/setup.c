@@ -388,7 +388,7 @@ static int apply_function_filters(struct tfs_inst *in, const struct tr_setup *s)
 		const struct strv *sv = (const void *)((const char *)s + lists[i].off);
 		struct strv entries = { 0 }, commands = { 0 };
 		bool adds = false;
-		char *all;
+		char *all, *name;
 
 		for (size_t k = 0; !r && k < sv->n; k++) {
 			const char *e = sv->v[k];
@@ -405,7 +405,11 @@ static int apply_function_filters(struct tfs_inst *in, const struct tr_setup *s)
 			else
 				r = trig_func_filter_check(funcs, e);
 			adds |= e[0] != '!';
-			strv_push(&entries, e);
+			/* The graph files' parser takes no index: give it the name. */
+			if (!r && !lists[i].mods && (name = trig_func_by_index(funcs, e)))
+				strv_push_owned(&entries, name);
+			else
+				strv_push(&entries, e);
 		}
 		if (!r && entries.n && !tfs_exists(in, lists[i].file))
 			r = tr_fail(-EOPNOTSUPP, "this kernel has no %s%s", lists[i].file,

@@ -4,6 +4,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -401,6 +402,26 @@ int trig_func_filter_check(const char *funcs, const char *spec)
 		/* The kernel keeps a module's filter until the module loads: nothing to match. */
 		return 0;
 	}
+	if (gn && strspn(g, "0123456789") == gn) {
+		size_t lines = 0, idx = 0;
+		bool over = false;
+
+		/*
+		 * The kernel reads an entry that starts with a digit as a line
+		 * number of available_filter_functions, from 1; past the end it
+		 * matches nothing and says only EINVAL, so check it here.
+		 */
+		for (const char *p = funcs; *p; p++)
+			lines += *p == '\n' || !p[1];
+		for (size_t i = 0; i < gn && !over; i++) {
+			over = idx > (SIZE_MAX - 9) / 10;
+			idx = idx * 10 + (size_t)(g[i] - '0');
+		}
+		if (over || !idx || idx > lines)
+			return tr_fail(-ENOENT, "no function number %.*s: available_filter_functions "
+				       "has %zu (from 1)", (int)gn, g, lines);
+		return 0;
+	}
 	glob = xasprintf("%.*s", (int)gn, g);
 	copy = xstrdup(funcs);
 	for (line = strtok_r(copy, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
@@ -413,6 +434,25 @@ int trig_func_filter_check(const char *funcs, const char *spec)
 	if (!found)
 		return tr_fail(-ENOENT, "no function matches '%s' (tr list -f shows them)", spec);
 	return 0;
+}
+
+char *trig_func_by_index(const char *funcs, const char *spec)
+{
+	const char *g = spec[0] == '!' ? spec + 1 : spec, *line = funcs;
+	size_t idx = 0;
+
+	if (!*g || strspn(g, "0123456789") != strlen(g) || strlen(g) > 9)
+		return NULL;
+	for (const char *p = g; *p; p++)
+		idx = idx * 10 + (size_t)(*p - '0');
+	for (size_t n = 1; line && *line && idx; n++) {
+		if (n == idx)
+			return xasprintf("%s%.*s", g == spec ? "" : "!",
+					 (int)strcspn(line, " \t\n"), line);
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	return NULL;
 }
 
 /* FUNC must match a traceable function, and enable_event's SYS:EV must exist. */

@@ -38,6 +38,13 @@ test_expect_success 'the event count matches available_events' '
 	test_grep -E "^events +yes +$n events in " all
 '
 
+if test_have function_filter; then
+	test_expect_success 'function_filter counts available_filter_functions (the range of -l N)' '
+		n=$(wc -l <"$TRACEFS/available_filter_functions") &&
+		test_grep -E "^function_filter +yes +$n functions in available_filter_functions; " all
+	'
+fi
+
 test_expect_success 'tracers line is available_tracers' '
 	test_grep -E "^tracers +yes +$(cat $TRACEFS/available_tracers | sed "s/ *$//")$" all
 '

@@ -43,6 +43,22 @@ test_expect_success 'an empty -f clears the filter of that event alone' '
 	test_grep "^traceoff:unlimited if prev_pid == 999999" $I/events/sched/sched_switch/trigger
 '
 
+test_expect_success '--clear-filter is -f "": the preceding event alone, and it must follow an -e' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst" &&
+	tr start -B $inst -e sched:sched_switch -f "prev_pid == 1" -e sched:sched_wakeup -f "pid == 1" &&
+	I=$TRACEFS/instances/$inst &&
+	tr start -B $inst -e sched:sched_wakeup --clear-filter &&
+	test "$(cat $I/events/sched/sched_wakeup/filter)" = none &&
+	test "$(cat $I/events/sched/sched_switch/filter)" = "prev_pid == 1" &&
+	test_grep "^1" $I/events/sched/sched_wakeup/enable &&
+	test_expect_code 64 tr start -B $inst --clear-filter -e sched:sched_switch 2>err &&
+	test_grep "filter .. must follow an -e event" err &&
+	test_expect_code 64 tr start -B $inst -e sched:sched_switch -f "prev_pid == 2" --clear-filter 2>err &&
+	test_grep "event .sched:sched_switch. already has a filter" err &&
+	test "$(cat $I/events/sched/sched_switch/filter)" = "prev_pid == 1"
+'
+
 test_expect_success 'start -e SYSTEM enables the whole system' '
 	inst=$(test_instance) &&
 	test_when_finished "tr reset -B $inst" &&

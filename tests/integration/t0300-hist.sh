@@ -151,4 +151,17 @@ test_expect_success 'latency options are checked' '
 	test_grep "bad --match" err
 '
 
+test_expect_success '--clock, --debug and a second -e: usage errors naming them' '
+	test_expect_code 64 tr hist -e sched:sched_switch -k prev_pid --clock "Bad!" 2>err &&
+	test_grep "bad clock .Bad!." err &&
+	test_expect_code 64 tr hist -e sched:sched_switch -k prev_pid --clock global --engine user 2>err &&
+	test_grep -- "--clock is the kernel.s: not with -i or --engine user" err &&
+	test_expect_code 64 tr hist show -e sched:sched_switch --clock global 2>err &&
+	test_grep -- "--clock goes with a new -e histogram" err &&
+	test_expect_code 64 tr hist -e sched:sched_switch -k prev_pid --debug 2>err &&
+	test_grep -- "--debug goes with show" err &&
+	test_expect_code 64 tr hist -e sched:sched_switch -e sched:sched_wakeup -k pid 2>err &&
+	test_grep "one -e per histogram (.sched:sched_switch., then .sched:sched_wakeup.)" err
+'
+
 test_done

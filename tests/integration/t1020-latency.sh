@@ -73,6 +73,33 @@ test_expect_success 'tr start -p wakeup_rt then tr extract saves the latency tra
 	test "$(max_of out)" = "$(cat $TRACEFS/tracing_max_latency)"
 '
 
+# Every max-latency tracer the kernel lists, each by the file it records:
+# its header, its "max latency" line, and the tracer put back.  The
+# workload wakes an RT task (wakeup_rt) and others; no SCHED_DEADLINE task
+# runs, so wakeup_dl's maximum may stay 0.
+for t in irqsoff preemptoff preemptirqsoff wakeup wakeup_rt wakeup_dl; do
+	if ! grep -qw $t "$TRACEFS/available_tracers"; then
+		test_skip "record -p $t: the latency file, its maximum, the tracer put back" \
+			"$t is not in available_tracers"
+		continue
+	fi
+	test_expect_success "record -p $t: the latency file, its maximum, the tracer put back" '
+		for i in 1 2 3; do
+			tr record -p '$t' -o l.dat -- sh -c \
+				"chrt -f 10 sleep 0.2 2>/dev/null || sleep 0.2; ls -R /sys >/dev/null 2>&1; sleep 0.2" \
+				2>err &&
+			tr report -i l.dat >out &&
+			max=$(max_of out) &&
+			{ [ '$t' = wakeup_dl ] || [ "${max:-0}" -gt 0 ]; } && break
+		done &&
+		test_grep -E "^'$t': max latency [0-9]+ us$" err &&
+		test_grep "^# tracer: '$t'" out &&
+		test -n "$max" &&
+		{ [ '$t' = wakeup_dl ] || test "$max" -gt 0; } &&
+		test "$(cat $TRACEFS/current_tracer)" = nop
+	'
+done
+
 test_expect_success 'hwlat is not a max-latency tracer: its events are recorded' '
 	tr record -p hwlat --duration 1500ms -o hw.dat 2>err &&
 	tr report -i hw.dat --stat >st &&

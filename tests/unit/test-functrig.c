@@ -40,6 +40,29 @@ TEST(filter_entries)
 	CHECK(strstr(tr_failure(), "bad module"));
 }
 
+TEST(index_entries)
+{
+	/* All digits: line N of available_filter_functions, from 1 (the kernel's index form). */
+	CHECK(!trig_func_filter_check(funcs, "1"));
+	CHECK(!trig_func_filter_check(funcs, "6"));
+	CHECK(!trig_func_filter_check(funcs, "!3"));
+	CHECK(trig_func_filter_check(funcs, "0") == -ENOENT);
+	CHECK(strstr(tr_failure(), "no function number 0: available_filter_functions has 6"));
+	CHECK(trig_func_filter_check(funcs, "7") == -ENOENT);
+	CHECK(trig_func_filter_check(funcs, "99999999999999999999999") == -ENOENT);
+	CHECK(trig_func_filter_check("", "1") == -ENOENT);
+
+	/* The graph files take names: the index as the name at that line. */
+	CHECK_OWNED(trig_func_by_index(funcs, "1"), "vfs_read");
+	CHECK_OWNED(trig_func_by_index(funcs, "5"), "ext4_sync_file");
+	CHECK_OWNED(trig_func_by_index(funcs, "!6"), "!tcp_v4_rcv.cold");
+	CHECK(!trig_func_by_index(funcs, "0"));
+	CHECK(!trig_func_by_index(funcs, "7"));
+	CHECK(!trig_func_by_index(funcs, "vfs_read"));
+	CHECK(!trig_func_by_index(funcs, "1x"));
+	CHECK(!trig_func_by_index(funcs, ""));
+}
+
 TEST(commands)
 {
 	struct ftrig f;
@@ -90,4 +113,4 @@ TEST(commands)
 	CHECK(trig_func_parse("vfs_read:hist", &f) == -EINVAL);
 }
 
-UNIT_MAIN(T(filter_entries), T(commands))
+UNIT_MAIN(T(filter_entries), T(index_entries), T(commands))
