@@ -119,8 +119,8 @@ int stream_order_next(struct stream_order *o, struct tfile_event *ev);
 size_t stream_order_held(struct stream_order *o);
 /*
  * Did the last drain stop waiting for cpu's word (a later event, or its
- * reader's report of an empty buffer)?  Its idle report then also ends
- * stream_order_wait().
+ * reader's report of an empty buffer) while a full queue's reader waits?
+ * Its idle report then also ends stream_order_wait().
  */
 bool stream_order_lacks(struct stream_order *o, int cpu);
 /* Corrupt sub-buffers (partly) skipped so far. */

@@ -249,7 +249,8 @@ static void release(struct stream_order *o, struct cpuq *q)
 	pthread_mutex_lock(&o->lock);
 	q->head = (q->head + 1) % o->cap;
 	q->n--;
-	if (q->waiting)
+	/* Half a queue at a time, not a wake-up per sub-buffer (see also wake_readers()). */
+	if (q->waiting && q->n <= o->cap / 2)
 		pthread_cond_broadcast(&o->room);
 	pthread_mutex_unlock(&o->lock);
 }
@@ -383,6 +384,18 @@ static bool settled(struct stream_order *o, int cpu, const struct tfile_event *h
 	return ok;
 }
 
+/* The drain stops here: a reader that waits goes on if there is any room. */
+static void wake_readers(struct stream_order *o)
+{
+	pthread_mutex_lock(&o->lock);
+	for (int i = 0; i < o->ncpus; i++)
+		if (o->q[i].waiting && o->q[i].n < o->cap) {
+			pthread_cond_broadcast(&o->room);
+			break;
+		}
+	pthread_mutex_unlock(&o->lock);
+}
+
 int stream_order_next(struct stream_order *o, struct tfile_event *ev)
 {
 	struct cpuq *best = NULL;
@@ -399,11 +412,13 @@ int stream_order_next(struct stream_order *o, struct tfile_event *ev)
 	}
 	if (!best) {
 		o->force = false;
+		wake_readers(o);
 		return 0;
 	}
 	if (!(o->force && best->peek.ts <= o->force_ts) &&
 	    !settled(o, cpu, &best->peek, slot_at(o, best, 0)->seq)) {
 		o->force = false;
+		wake_readers(o);
 		return 0;
 	}
 	*ev = best->peek;
@@ -447,7 +462,9 @@ bool stream_order_lacks(struct stream_order *o, int cpu)
 	if (cpu < 0 || cpu >= o->ncpus)
 		return false;
 	pthread_mutex_lock(&o->lock);
-	r = o->q[cpu].lacking;
+	r = false;
+	for (int i = 0; o->q[cpu].lacking && i < o->ncpus; i++)
+		r |= o->q[i].waiting;
 	pthread_mutex_unlock(&o->lock);
 	return r;
 }

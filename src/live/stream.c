@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -131,12 +132,24 @@ static unsigned stream_tick_ms(const struct stream_opts *o)
  * the queues are closed, the rest.  A write error ends it, and from then
  * on the readers' pages are dropped so that they never wait.
  */
+/*
+ * Note that the formatting thread runs at the readers' nice -20 (where
+ * permitted): with a bounded queue, a formatter that is not scheduled
+ * stalls the readers and the kernel's buffer overflows.  Measured with 1 M
+ * markers from one writer at ~410 k/s, -b 1408, on 2 CPUs loaded by
+ * guests and a kernel build: at nice 0, 48% printed (the rest reported
+ * lost); at -20, 96%.  It takes no more CPU than at nice 0, only sooner.
+ */
+#define STREAM_FORMAT_NICE -20
+
 static void *format_main(void *arg)
 {
 	struct stream *s = arg;
 	unsigned ms = stream_tick_ms(&s->o);
 	bool closed, go;
 	int r;
+
+	setpriority(PRIO_PROCESS, gettid(), STREAM_FORMAT_NICE);
 
 	pthread_mutex_lock(&s->gate);
 	s->tid = gettid();
