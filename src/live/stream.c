@@ -49,6 +49,8 @@ struct stream {
 	pid_t tid;
 	enum { STREAM_WAIT, STREAM_GO, STREAM_QUIT } state;
 	int err;			/* the formatting's write error (the thread's) */
+	uint64_t cmdlines_ns;		/* saved_cmdlines last read */
+	int nameless;			/* a pid saved_cmdlines had no name for then */
 	char *clock;		/* the instance's trace_clock, for the time column */
 	struct btf *btf;	/* this kernel's constants, for the kernel's printer */
 };
@@ -95,22 +97,51 @@ static char *live_format(void *ctx, const char *system, const char *name)
 	return text;
 }
 
+static void cmdlines(struct stream *s, uint64_t now)
+{
+	char *text = NULL;
+
+	if (!load_text(NULL, "saved_cmdlines", &text))
+		fmt_src_cmdlines(s->src, text);
+	free(text);
+	s->cmdlines_ns = now;
+}
+
 /*
  * Print what the readers have handed over so far and may print by now
  * (all of it at the end), in time order across CPUs.
  */
 static int drain(struct stream *s, bool all)
 {
+	uint64_t now = tr_now_ns();
 	struct tfile_event ev;
-	char *text = NULL;
+	bool read = false;
 
-	stream_order_due(s->order, tr_now_ns(), all);
-	/* The kernel saves task names as it records events: learn the new ones. */
-	if (!load_text(NULL, "saved_cmdlines", &text)) {
-		fmt_src_cmdlines(s->src, text);
-		free(text);
+	stream_order_due(s->order, now, all);
+	/*
+	 * The kernel saves task names as it records events: learn the new
+	 * ones, once a batch (STREAM_BATCH_MS, as the drains used to come) and
+	 * at the end.  Note that the file is big (saved_cmdlines_size lines,
+	 * thousands): read at every drain it cost more than the formatting.
+	 */
+	if (all || now - s->cmdlines_ns >= STREAM_BATCH_MS * 1000000ull) {
+		cmdlines(s, now);
+		read = true;
 	}
 	while (stream_order_next(s->order, &ev) == 1) {
+		int pid;
+
+		/* A task with no name yet: saved since the last read, most likely. */
+		if (!read && ev.size >= 8) {
+			memcpy(&pid, (const char *)ev.data + 4, sizeof(pid));
+			if (pid > 0 && pid != s->nameless &&
+			    !strcmp(fmt_src_comm(s->src, pid), "<...>")) {
+				cmdlines(s, now);
+				read = true;
+				if (!strcmp(fmt_src_comm(s->src, pid), "<...>"))
+					s->nameless = pid;	/* the kernel has none: do not ask again */
+			}
+		}
 		fmt_src_learn(s->src, &ev);
 		fmt_event(s->fmt, s->src, "", &ev);
 	}
