@@ -204,6 +204,14 @@ int rec_event_fd(const struct rec *r);
 int rec_error(const struct rec *r);
 /* Flush and join the readers.  Returns rec_error(). */
 int rec_stop(struct rec *r);
+/*
+ * A callback sink with opts.partial: make CPU cpu's reader, if it waits
+ * idle, hand over what its buffer holds now and report it (opts.idle) at
+ * once, instead of at the end of its idle wait (a live merge that waits
+ * for a quiet CPU's word).  Safe from any thread; nothing for a busy reader
+ * but one such pass when it next waits.
+ */
+void rec_kick(struct rec *r, int cpu);
 /* Is there a reader for this CPU (below rec_ncpus(), offline CPUs have none)? */
 bool rec_has_cpu(const struct rec *r, int cpu);
 const struct rec_cpu_stat *rec_cpu_stat(const struct rec *r, int cpu);

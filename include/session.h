@@ -119,6 +119,9 @@ struct session_opts {
 	 * instance (a kernel hist trigger under tr record).
 	 */
 	bool passive;
+	/* Further threads of tr's own (stream's formatting), filtered out with the readers. */
+	const pid_t *own_tids;
+	size_t nown_tids;
 	/* Called on the session's thread; 0 goes on, 1 ends the session, <0 fails it. */
 	int (*tick)(void *arg, bool fd_ready);
 	unsigned tick_ms;	/* 0: only when stdin is readable (poll_stdin) */

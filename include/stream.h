@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The live pipeline behind tr stream: the session's per-CPU readers hand
- * whole sub-buffers to a queue per CPU; at each session tick the calling
- * thread takes what has arrived, merges the CPUs by timestamp and formats
- * each event as tr report would.  No file is written.
+ * whole sub-buffers to a bounded queue per CPU; a formatting thread takes
+ * what has arrived, merges the CPUs by timestamp and formats each event
+ * as tr report would.  No file is written.
  */
 #ifndef TR_STREAM_H
 #define TR_STREAM_H
@@ -35,6 +35,12 @@ struct stream_opts {
 
 /* How often the merged batches print (the session's tick), at most. */
 #define STREAM_BATCH_MS 100
+/*
+ * Each CPU's queue between its reader and the formatting, in sub-buffers
+ * (4 KiB each on most kernels): 256 KiB a CPU, some 5 ms of a busy CPU's
+ * markers, refilled as the formatting takes them.
+ */
+#define STREAM_QUEUE_PAGES 64
 /* --max-delay's default. */
 #define STREAM_MAX_DELAY_NS 100000000ull
 
@@ -48,34 +54,76 @@ struct stream_opts {
 int stream_run(const struct stream_opts *o, FILE *out);
 
 /*
- * The order across CPUs (stream-order.c): each event is held until no
- * other CPU can still hand over an earlier one (it has handed over a later
- * one, or its reader found its buffer empty after the event came), or
- * until it has been held max_delay_ns; then the events come out in time
- * order.  A reader that lags longer than that can still print out of
- * order.  seq orders the hand-overs and idle reports (a counter the caller
- * increments for each); now_ns is a monotonic clock.
+ * The hand-over and the order across CPUs (stream-order.c): one bounded
+ * queue of sub-buffers per CPU between its reader and the formatting
+ * thread, which walks them in place.  A reader whose queue is full waits
+ * (the kernel's ring buffer holds what comes meanwhile, and reports what
+ * it could not hold as lost events on the next sub-buffer).
  *
- *   stream_order_add(o, &ev, seq, now);	// each event of a hand-over
- *   stream_order_idle(o, cpu, seq);		// CPU's reader found it empty
- *   stream_order_due(o, now, at_end);		// then, at each tick:
- *   while (stream_order_next(o, &ev) == 1)	// ev valid until the next add
- *	print(&ev);
+ * Each event is held until no other CPU can still hand over an earlier one
+ * (it has handed over a later one, or its reader found its buffer empty
+ * after the event came), or until it has been held max_delay_ns; then the
+ * events come out in time order.  A reader that lags longer than that can
+ * still print out of order.  now_ns is a monotonic clock.
  *
- * A CPU with no reader is reported idle with seq UINT64_MAX.
+ *   // each CPU's reader thread:
+ *   stream_order_put(o, cpu, page, now, true);	// each sub-buffer; waits for room
+ *   stream_order_idle(o, cpu);			// it found its buffer empty
+ *   // the formatting thread:
+ *   while (!stream_order_wait(o, ms)) {		// work, or ms passed
+ *	stream_order_due(o, now, false);	// what is queued now may go
+ *	while (stream_order_next(o, &ev) == 1)	// ev valid until the next call
+ *		print(&ev);
+ *   }
+ *   stream_order_due(o, now, true);		// closed: everything, in order
+ *   ...
+ *
+ * A CPU with no reader is marked with stream_order_no_reader().  The
+ * order's own calls are the formatting thread's alone; put and idle may
+ * come from any thread, one per CPU.
  */
 struct stream_order;
 
-struct stream_order *stream_order_new(int ncpus, uint64_t max_delay_ns);
+/* Queues of cap sub-buffers of l->page_size bytes (l is kept, not copied). */
+struct stream_order *stream_order_new(int ncpus, const struct tfile_layout *l, size_t cap,
+				      uint64_t max_delay_ns);
 void stream_order_free(struct stream_order *o);
-void stream_order_add(struct stream_order *o, const struct tfile_event *ev, uint64_t seq,
-		      uint64_t now_ns);
-void stream_order_idle(struct stream_order *o, int cpu, uint64_t seq);
-/* Mark what has been held max_delay_ns by now_ns for release (everything with all). */
+/*
+ * Copy one sub-buffer into cpu's queue.  When it is full: wait for room
+ * (wait), or -EAGAIN.  After stream_order_discard() the page is dropped.
+ * 0, or -EINVAL for a CPU out of range.
+ */
+int stream_order_put(struct stream_order *o, int cpu, const void *page, uint64_t now_ns,
+		     bool wait);
+void stream_order_idle(struct stream_order *o, int cpu);
+void stream_order_no_reader(struct stream_order *o, int cpu);
+/*
+ * Wait until half a queue's worth of sub-buffers is new, or a full queue's
+ * reader waits and something changed, or a CPU the last drain lacked
+ * reported its buffer empty, or ms pass, or the queue is closed.
+ * True once closed (nothing more will be put).
+ */
+bool stream_order_wait(struct stream_order *o, unsigned ms);
+void stream_order_close(struct stream_order *o);
+/* From now on puts never wait and drop their pages (the output went away). */
+void stream_order_discard(struct stream_order *o);
+/*
+ * Take what is queued now for the calls of stream_order_next() that follow,
+ * and mark what has been held max_delay_ns by now_ns for release
+ * (everything with all).
+ */
 void stream_order_due(struct stream_order *o, uint64_t now_ns, bool all);
 /* The next event that may print: 1 with *ev, 0 when the rest must wait. */
 int stream_order_next(struct stream_order *o, struct tfile_event *ev);
-/* Events held now. */
-size_t stream_order_held(const struct stream_order *o);
+/* Events queued now (walks them: for tests). */
+size_t stream_order_held(struct stream_order *o);
+/*
+ * Did the last drain stop waiting for cpu's word (a later event, or its
+ * reader's report of an empty buffer) while a full queue's reader waits?
+ * Its idle report then also ends stream_order_wait().
+ */
+bool stream_order_lacks(struct stream_order *o, int cpu);
+/* Corrupt sub-buffers (partly) skipped so far. */
+uint64_t stream_order_bad_pages(const struct stream_order *o);
 
 #endif

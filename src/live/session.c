@@ -597,6 +597,8 @@ size_t session_own_pids(const struct session *s, pid_t *pids, size_t max)
 		pids[n++] = getpid();
 	if (s->rec)
 		n += rec_tids(s->rec, pids + n, max - n);
+	for (size_t i = 0; i < s->o.nown_tids && n < max; i++)
+		pids[n++] = s->o.own_tids[i];
 	for (size_t i = 0; i < s->o.nmore; i++)
 		if (s->more[i].rec)
 			n += rec_tids(s->more[i].rec, pids + n, max - n);

@@ -22,6 +22,7 @@ struct reader {
 	struct rec *r;
 	int cpu;
 	int fd;			/* trace_pipe_raw */
+	int kick_fd;		/* eventfd: rec_kick(), or -1 */
 	int pipe[2];
 	int out;		/* temp file (file sink) or -1 */
 	pthread_t thread;

@@ -700,8 +700,10 @@ static void *reader_main(void *arg)
 		if (r->rot_fn && seg != rd->seg && (err = rec_rot_follow(rd, seg)))
 			break;
 		n = pass(rd);
-		struct pollfd p[2] = { { .fd = rd->fd, .events = POLLIN },
-				       { .fd = r->stop_fd, .events = POLLIN } };
+		struct pollfd p[3] = { { .fd = rd->fd, .events = POLLIN },
+				       { .fd = r->stop_fd, .events = POLLIN },
+				       { .fd = rd->kick_fd, .events = POLLIN } };
+		uint64_t kicks;
 
 		if (n < 0) {
 			err = (int)n;
@@ -747,9 +749,10 @@ static void *reader_main(void *arg)
 		/* --poll: no wake-up from the kernel, only the stop and the sleep. */
 		if (r->o.poll_only)
 			p[0].fd = -1;
-		switch (poll(p, 2, wait_ms(rd))) {
+		switch (poll(p, 3, wait_ms(rd))) {
 		case 0:
-			/* Quiet for a while: a live consumer wants what is there. */
+		kicked:
+			/* Quiet for a while, or asked: a live consumer wants what is there. */
 			if (r->o.partial) {
 				while ((n = partial_pass(rd)) > 0)
 					;
@@ -764,6 +767,8 @@ static void *reader_main(void *arg)
 		default:
 			if (p[1].revents)
 				goto out;
+			if (p[2].revents && read(rd->kick_fd, &kicks, sizeof(kicks)) == sizeof(kicks))
+				goto kicked;
 			idle_spin = true;
 		}
 		if (err)
@@ -783,6 +788,13 @@ out:
 		rec_notify(r->event_fd);
 	pthread_mutex_unlock(&r->lock);
 	return NULL;
+}
+
+void rec_kick(struct rec *r, int cpu)
+{
+	for (int i = 0; i < r->nreaders; i++)
+		if (r->rd[i].cpu == cpu && r->rd[i].kick_fd >= 0)
+			rec_notify(r->rd[i].kick_fd);
 }
 
 static int cpu_list(const struct tfs_inst *in, int **cpus, int *n)
@@ -1029,7 +1041,7 @@ int rec_open(const struct rec_opts *o, struct rec **out)
 	r->nreaders = n;
 	for (int i = 0; i < n; i++)
 		r->rd[i].fd = r->rd[i].out = r->rd[i].old_out = r->rd[i].pipe[0] =
-			r->rd[i].pipe[1] = -1;
+			r->rd[i].pipe[1] = r->rd[i].kick_fd = -1;
 	/* Readers are numbered by CPU; per_cpu lists them in any order. */
 	for (int i = 0; i < n; i++)
 		for (int j = i + 1; j < n; j++)
@@ -1040,6 +1052,8 @@ int rec_open(const struct rec_opts *o, struct rec **out)
 				cpus[j] = t;
 			}
 	for (int i = 0; i < n; i++) {
+		if (o->fn && o->partial)
+			r->rd[i].kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		e = reader_open(r, &r->rd[i], cpus[i]);
 		if (e) {
 			free(cpus);
@@ -1286,6 +1300,8 @@ void rec_free(struct rec *r)
 			close(rd->out);
 		if (rd->old_out >= 0)
 			close(rd->old_out);
+		if (rd->kick_fd >= 0)
+			close(rd->kick_fd);
 		free(rd->buf);
 		free(rd->stage);
 	}
