@@ -158,12 +158,13 @@ void fmt_src_tep_symbols_loader(struct fmt_src *s, void (*load)(void *arg), void
  * more than the rest of the start: load them as the records need them.
  * event(ctx, tep, id) puts the format of event id into tep, once for each
  * id not in tep when its first record comes (0, or -errno when there is
- * none: its records print as unknown); syms(ctx, tep) puts kallsyms into
- * tep, once, before the first record of an event that prints a symbol (0
- * or -errno).  Either may be NULL.
+ * none: its records print as unknown); syms(ctx, s, tep) gives s the
+ * kallsyms (fmt_src_kallsyms(), fmt_src_tep_symbols(), or the loader),
+ * once, before the first record of an event that prints a symbol (0 or
+ * -errno).  Either may be NULL.
  */
 typedef int (*fmt_load_event_fn)(void *ctx, struct tep_handle *tep, int id);
-typedef int (*fmt_load_syms_fn)(void *ctx, struct tep_handle *tep);
+typedef int (*fmt_load_syms_fn)(void *ctx, struct fmt_src *s, struct tep_handle *tep);
 void fmt_src_lazy(struct fmt_src *s, fmt_load_event_fn event, fmt_load_syms_fn syms, void *ctx);
 /*
  * The kernel that wrote the trace: its release ("6.12.3-amd64": some of

@@ -237,14 +237,16 @@ struct tep_handle *session_tep(const struct session_tep_opts *o);
  * parses the format of event id into tep, looking first among the events
  * enabled in the instance (set_event), then, for an event enabled some
  * other way, in every event's id file (read once, and again for an id they
- * did not have).  0 or -errno.  session_lazy_syms() parses kallsyms into
- * tep.  Nothing is kept that could go stale but the ids of events that
+ * did not have).  0 or -errno.  session_lazy_syms() gives the printer
+ * /proc/kallsyms (fmt_src_kallsyms()), and libtraceevent's handle them
+ * only when it prints.  Nothing is kept that could go stale but the ids of events that
  * exist, which the kernel does not reuse while they do.
  */
 struct session_lazy;
+struct fmt_src;
 struct session_lazy *session_lazy_new(const struct tfs_inst *in);
 int session_lazy_event(void *lazy, struct tep_handle *tep, int id);
-int session_lazy_syms(void *lazy, struct tep_handle *tep);
+int session_lazy_syms(void *lazy, struct fmt_src *src, struct tep_handle *tep);
 void session_lazy_free(struct session_lazy *l);
 
 /*

@@ -746,8 +746,7 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 			fmt_load_syms_fn fn = s->load_syms;
 
 			s->load_syms = NULL;
-			if (!fn(s->load_ctx, s->tep))
-				fmt_src_tep_symbols(s);
+			fn(s->load_ctx, s, s->tep);
 		}
 	}
 	return ei;

@@ -15,6 +15,7 @@
 #include <tracefs.h>
 #include <event-parse.h>
 
+#include "fmt.h"
 #include "session.h"
 #include "tfile.h"
 
@@ -163,7 +164,24 @@ int session_lazy_event(void *arg, struct tep_handle *tep, int id)
 	return -ENOENT;
 }
 
-int session_lazy_syms(void *arg, struct tep_handle *tep)
+/* fmt_src_tep_symbols_loader(): libtraceevent's table, when it first prints. */
+static void tep_syms_load(void *tep)
+{
+	char *text = NULL;
+	size_t len;
+
+	if (!read_file("/proc/kallsyms", &text, &len))
+		tep_parse_kallsyms(tep, text);
+	free(text);
+}
+
+/*
+ * The printer's own table, not libtraceevent's: that one costs some 18 MB
+ * for a kernel's 120,000 symbols, four times the text, and a tenth of a
+ * second in which a live stream's buffers fill.  libtraceevent reads them
+ * again if it comes to print.
+ */
+int session_lazy_syms(void *arg, struct fmt_src *src, struct tep_handle *tep)
 {
 	char *text = NULL;
 	size_t len;
@@ -172,8 +190,9 @@ int session_lazy_syms(void *arg, struct tep_handle *tep)
 	(void)arg;
 	r = read_file("/proc/kallsyms", &text, &len);
 	if (!r)
-		r = tep_parse_kallsyms(tep, text) ? -EINVAL : 0;
+		fmt_src_kallsyms(src, text);
 	free(text);
+	fmt_src_tep_symbols_loader(src, tep_syms_load, tep);
 	return r;
 }
 

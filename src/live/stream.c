@@ -51,6 +51,7 @@ struct stream {
 	int err;			/* the formatting's write error (the thread's) */
 	uint64_t cmdlines_ns;		/* saved_cmdlines last read */
 	int nameless;			/* a pid saved_cmdlines had no name for then */
+	int exec_id;			/* sched:sched_process_exec's id, or -1 */
 	char *clock;		/* the instance's trace_clock, for the time column */
 	struct btf *btf;	/* this kernel's constants, for the kernel's printer */
 };
@@ -131,6 +132,14 @@ static int drain(struct stream *s, bool all)
 	while (stream_order_next(s->order, &ev) == 1) {
 		int pid;
 
+		/*
+		 * An exec renames its task: the kernel's text shows the new
+		 * name (saved by the time the record is read) from the record on.
+		 */
+		if (!read && s->exec_id >= 0 && fmt_src_event_id(s->src, &ev) == s->exec_id) {
+			cmdlines(s, now);
+			read = true;
+		}
 		/* A task with no name yet: saved since the last read, most likely. */
 		if (!read && ev.size >= 8) {
 			memcpy(&pid, (const char *)ev.data + 4, sizeof(pid));
@@ -255,9 +264,17 @@ static int stream_new(const struct stream_opts *o, FILE *out, struct stream **ou
 	if (!load_text(NULL, "saved_cmdlines", &text))
 		fmt_src_cmdlines(s->src, text);
 	free(text);
+	text = NULL;
+	s->exec_id = -1;
+	if (!load_text(NULL, "events/sched/sched_process_exec/id", &text))
+		s->exec_id = (int)strtol(text, NULL, 10);
+	free(text);
+	/* load_text() leaves text as it was when it fails: not a freed one. */
+	text = NULL;
 	if (!load_text(NULL, "saved_tgids", &text))
 		fmt_src_tgids(s->src, text);
 	free(text);
+	text = NULL;
 	for (size_t i = 0; o->filters && i < o->filters->n; i++)
 		if ((r = fmt_src_filter(s->src, o->filters->v[i])))
 			return r;

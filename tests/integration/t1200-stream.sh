@@ -197,7 +197,10 @@ test_expect_success 'an event is held no longer than --max-delay' '
 	ms=$(( ($(date +%s%N) - start) / 1000000 )) &&
 	echo "on-cpu0 printed after $ms ms" &&
 	test_grep on-cpu0 out &&
-	test $ms -ge 280 && test $ms -lt 1500 &&
+	# Printed long before the lagging reader'"'"'s 2500 ms: a TCG guest'"'"'s
+	# threads can take longer than this host'"'"'s to get there (1561 ms seen).
+	lim=1500 && { test -z "${TR_VM:-}" || lim=2300; } &&
+	test $ms -ge 280 && test $ms -lt $lim &&
 	kill -INT $pid &&
 	test_wait_exit $pid 30 &&
 	test_grep on-cpu1 out
