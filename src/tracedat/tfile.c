@@ -387,12 +387,18 @@ static bool field_has(const char *line, const char *end, const char *part)
 bool tfile_has_field(struct tfile *tf, const char *part)
 {
 	int n = tep_get_events_count(tf->tep);
-	struct tep_event **list = tep_list_events(tf->tep, TEP_EVENT_SORT_ID);
 
-	for (int i = 0; list && i < n && list[i]; i++)
-		for (struct tep_format_field *f = list[i]->format.fields; f; f = f->next)
+	/*
+	 * By index, not tep_list_events(): that list is made once and kept,
+	 * without the events parsed since (the lazy ones), whose texts are gone.
+	 */
+	for (int i = 0; i < n; i++) {
+		struct tep_event *e = tep_get_event(tf->tep, i);
+
+		for (struct tep_format_field *f = e ? e->format.fields : NULL; f; f = f->next)
 			if (strstr(f->name, part))
 				return true;
+	}
 	for (size_t i = 0; i < tf->nlazy; i++) {
 		const char *t = tf->lazy[i].text, *end, *l;
 

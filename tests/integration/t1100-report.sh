@@ -182,4 +182,21 @@ test_expect_success 'merging two files: the same as trace-cmd report -N -i A -i 
 	cmp_names expect actual
 '
 
+test_expect_success 'a marker on a CPU read after one whose events name tasks prints its symbol' '
+	test "$(nproc)" -ge 2 || { say "# needs two CPUs"; return 0; }
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst >/dev/null 2>&1 || :" &&
+	# CPU 0 has task-naming events (sched_process_exit, its format parsed
+	# as met); on CPU 1 one comes before the marker: the pass that learns
+	# names must read CPU 1 whole too (tr extract keeps only the formats
+	# of the events enabled).
+	"$TR" start -B $inst -e sched:sched_process_exit &&
+	taskset -c 0 sh -c true &&
+	taskset -c 1 sh -c "sh -c true; echo cpu1-mark >$TRACEFS/instances/$inst/trace_marker" &&
+	"$TR" stop -B $inst &&
+	"$TR" extract -B $inst -q -o cpus.dat &&
+	"$TR" report -i cpus.dat >out &&
+	test_grep "tracing_mark_write: cpu1-mark$" out
+'
+
 test_done
