@@ -13,6 +13,7 @@
  * files once every reader has left them.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,13 @@ static void *rotator(void *arg)
 			sizes[rd->cpu] = rd->old_bytes - rd->old_bytes % r->page_size;
 		}
 		e = r->rot_fn(r->rot_arg, fds, sizes, ncpus);
+		/*
+		 * Writing a part takes some megabytes (its compression, its
+		 * header) from this thread's malloc arena, which glibc keeps
+		 * when they are freed: a 30-minute soak's RSS grew from 7 to
+		 * 22 MB so.  Hand them back, once a part.
+		 */
+		malloc_trim(0);
 		for (int i = 0; i < r->nreaders; i++) {
 			struct reader *rd = &r->rd[i];
 
