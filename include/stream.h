@@ -37,10 +37,15 @@ struct stream_opts {
 #define STREAM_BATCH_MS 100
 /*
  * Each CPU's queue between its reader and the formatting, in sub-buffers
- * (4 KiB each on most kernels): 256 KiB a CPU, some 5 ms of a busy CPU's
- * markers, refilled as the formatting takes them.
+ * (4 KiB each on most kernels), refilled as the formatting takes them:
+ * STREAM_QUEUE_BYTES shared among the CPUs, between STREAM_QUEUE_PAGES
+ * and STREAM_QUEUE_MAX a CPU.  With 256 KiB a CPU (some 5 ms of a busy
+ * CPU's markers), a million markers on a loaded 2-CPU host lost a quarter
+ * in one run; with 2 MiB a few in a thousand.
  */
 #define STREAM_QUEUE_PAGES 64
+#define STREAM_QUEUE_MAX 512
+#define STREAM_QUEUE_BYTES (16u << 20)
 /* --max-delay's default. */
 #define STREAM_MAX_DELAY_NS 100000000ull
 

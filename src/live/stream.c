@@ -11,7 +11,7 @@
  * so that a reader whose queue is full waits no longer than it takes to
  * format what is there, and so that it goes on while the session waits
  * for the readers to finish (they hand over the rest then).  The memory
- * is the queues' bound (STREAM_QUEUE_PAGES per CPU) whatever the rate: at
+ * is the queues' bound (queue_pages() per CPU) whatever the rate: at
  * a rate the formatting cannot keep up with, the kernel's ring buffer is
  * the buffer, and what it cannot hold prints as its lost events.
  */
@@ -326,12 +326,23 @@ static void stream_gate(struct stream *s, int state)
 	pthread_mutex_unlock(&s->gate);
 }
 
+/* Sub-buffers a CPU's queue holds: see STREAM_QUEUE_BYTES. */
+static unsigned queue_pages(const struct stream *s)
+{
+	uint64_t per = STREAM_QUEUE_BYTES / (uint64_t)(s->ncpus > 0 ? s->ncpus : 1) /
+		       (s->layout.page_size ? s->layout.page_size : 4096);
+
+	if (per < STREAM_QUEUE_PAGES)
+		return STREAM_QUEUE_PAGES;
+	return per > STREAM_QUEUE_MAX ? STREAM_QUEUE_MAX : (unsigned)per;
+}
+
 static void stream_attach(struct stream *s, struct rec *rec)
 {
 	s->rec = rec;
 	s->ncpus = rec_ncpus(rec);
 	s->layout = *rec_layout(rec);
-	s->order = stream_order_new(s->ncpus, &s->layout, STREAM_QUEUE_PAGES, s->o.max_delay_ns);
+	s->order = stream_order_new(s->ncpus, &s->layout, queue_pages(s), s->o.max_delay_ns);
 	for (int i = 0; i < s->ncpus; i++)
 		if (!rec_has_cpu(rec, i))
 			stream_order_no_reader(s->order, i);
