@@ -189,12 +189,16 @@ static int learn_comms(struct run *x)
 {
 	struct tfile_event ev;
 	bool *walked = xcalloc(x->nin + 1, sizeof(*walked));
+	bool *names = xcalloc(x->nin + 1, sizeof(*names));
 	int r;
 
+	/* Once a file, not once a CPU: it reads every format's text. */
+	for (size_t i = 0; i < x->nin; i++)
+		names[i] = tfile_has_field(x->in[i].tf, "comm");
 	for (size_t i = 0; i < x->ncur; i++) {
 		struct cur *c = &x->cur[i];
 
-		if (!tfile_has_field(c->in->tf, "comm")) {
+		if (!names[c->in - x->in]) {
 			/*
 			 * The first record still says whether the CPU ran the
 			 * function_graph tracer, so that its view starts at the top.
@@ -203,6 +207,7 @@ static int learn_comms(struct run *x)
 				fmt_src_learn(c->in->src, &ev);
 			if (r < 0) {
 				free(walked);
+				free(names);
 				return r;
 			}
 			continue;
@@ -212,6 +217,7 @@ static int learn_comms(struct run *x)
 			fmt_src_learn(c->in->src, &ev);
 		if (r < 0) {
 			free(walked);
+			free(names);
 			return r;
 		}
 	}
@@ -226,6 +232,7 @@ static int learn_comms(struct run *x)
 			fmt_src_tep_symbols_loader(x->in[i].src, load_tep_kallsyms, x->in[i].tf);
 		}
 	free(walked);
+	free(names);
 	return open_cursors(x);
 }
 
