@@ -128,11 +128,16 @@ test_expect_success 'userspace latency: wakeup to switch, with the max and its s
 '
 
 test_expect_success 'userspace latency from a recorded file, keyed by an end field' '
-	inst=$(test_instance) &&
-	# On a loaded machine a window now and then holds no wakeup of sleep: retry.
+	inst=$(test_instance)
+	# A spinner keeps the CPU the workload runs on busy, so each wakeup of sleep ends
+	# in a switch from the spinner: the host kernel here traces no switch out of idle
+	# on its CPU 1, and a workload there left nothing to match (it failed in CI).
+	taskset -c 0 timeout 60 sh -c "while :; do :; done" &
+	spin=$!
+	test_when_finished "kill $spin 2>/dev/null || :; wait $spin 2>/dev/null || :"
 	for try in 1 2 3; do
 		tr record -q -B $inst -e sched:sched_waking -e sched:sched_switch -o lat.dat -- \
-			sh -c "for i in 1 2 3 4 5 6 7 8; do sleep 0.02; done" &&
+			taskset -c 0 sh -c "for i in 1 2 3 4 5 6 7 8; do sleep 0.02; done" &&
 		tr hist -i lat.dat --latency --start sched:sched_waking --end sched:sched_switch \
 			--match pid=next_pid -k lat.buckets=1000,next_comm --csv >out 2>err &&
 		grep -qE "^[0-9]*0,[0-9]*999,sleep,[1-9]" out && break
