@@ -247,6 +247,8 @@ typedef int (*fmt_peek_fn)(void *ctx, struct tfile_event **next);
 typedef void (*fmt_skip_fn)(void *ctx);
 void fmt_lookahead(struct fmt *f, fmt_peek_fn peek, fmt_skip_fn skip, void *ctx);
 
+/* A record's common_pid, read where the file's format puts it; -1 if too short. */
+int fmt_src_pid(struct fmt_src *s, const struct tfile_event *ev);
 /* The name fmt would print for pid: "<idle>" for 0, "<...>" if unknown. */
 const char *fmt_src_comm(struct fmt_src *s, int pid);
 /*

@@ -803,6 +803,11 @@ static inline int rec_pid(struct fmt_src *s, const struct tfile_event *ev)
 	return (int)rd_num(s, (const uint8_t *)ev->data + s->pid_off, s->pid_size);
 }
 
+int fmt_src_pid(struct fmt_src *s, const struct tfile_event *ev)
+{
+	return rec_pid(s, ev);
+}
+
 /*
  * The fields that name a task for sure: the comm and the pid are of the
  * same task.  (Not every comm/pid pair is: sched_process_wait's comm is

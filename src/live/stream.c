@@ -141,8 +141,8 @@ static int drain(struct stream *s, bool all)
 			read = true;
 		}
 		/* A task with no name yet: saved since the last read, most likely. */
-		if (!read && ev.size >= 8) {
-			memcpy(&pid, (const char *)ev.data + 4, sizeof(pid));
+		if (!read) {
+			pid = fmt_src_pid(s->src, &ev);
 			if (pid > 0 && pid != s->nameless &&
 			    !strcmp(fmt_src_comm(s->src, pid), "<...>")) {
 				cmdlines(s, now);
