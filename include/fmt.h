@@ -145,6 +145,9 @@ void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev);
 typedef char *(*fmt_format_fn)(void *ctx, const char *system, const char *name);
 void fmt_src_formats(struct fmt_src *s, fmt_format_fn fn, void *ctx);
 void fmt_src_kallsyms(struct fmt_src *s, const char *text);
+/* The same in pieces of whole lines (a file read a block at a time), then the end. */
+void fmt_src_kallsyms_lines(struct fmt_src *s, const char *text, size_t len);
+void fmt_src_kallsyms_end(struct fmt_src *s);
 /* Or: the tep handle has the symbols already (tracefs_local_events loads them). */
 void fmt_src_tep_symbols(struct fmt_src *s);
 /*

@@ -94,6 +94,12 @@ const char *str_skip_quoted(const char *p);
 
 /* Read a whole file (NUL-terminated); returns 0 or -errno. */
 int read_file(const char *path, char **out, size_t *len);
+/*
+ * Read path a block at a time, handing fn whole lines (each ending in a
+ * newline, but perhaps the last): for files of megabytes that are parsed
+ * into something smaller.  0 or -errno; a line longer than a block is cut.
+ */
+int read_lines(const char *path, void (*fn)(void *arg, const char *text, size_t len), void *arg);
 
 /*
  * The syscall names of x86-64's numbering, from the system's headers

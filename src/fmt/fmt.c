@@ -109,7 +109,10 @@ struct fmt_src {
 	fmt_load_event_fn load_event;	/* fmt_src_lazy() */
 	fmt_load_syms_fn load_syms;
 	void *load_ctx;
-	char *ksym_text;	/* our copy of kallsyms, cut into names */
+	char *ksym_text;	/* the symbols' names, each NUL-ended */
+	size_t ksym_len, ksym_cap, ksyms_cap;
+	uint32_t ksym_mod;	/* the last module named, at this offset (0: none yet) */
+	bool ksyms_done;	/* fmt_src_kallsyms_end() came */
 	struct ksym *ksyms;	/* by address */
 	size_t nksyms;
 	struct kstr *kstrs;	/* printk_formats, by address (open addressing) */
@@ -163,10 +166,15 @@ static const struct btf *src_btf(struct fmt_src *s)
 	return s->btf;
 }
 
+/*
+ * 16 bytes a symbol and its name in ksym_text: a kernel has 120,000 of
+ * them, and kept as pointers into a copy of the text (and sorted through
+ * another copy) they were most of a short tr stream's memory.
+ */
 struct ksym {
 	uint64_t addr;
-	const char *name, *mod;
-	uint32_t order;		/* in the text: of symbols at one address, the first wins */
+	uint32_t name;		/* offset in ksym_text; of symbols at one address, the first wins */
+	uint32_t mod;		/* offset of the module's name, or 0 for the kernel's own */
 };
 
 struct kstr {
@@ -1146,7 +1154,7 @@ static int cmp_ksym(const void *a, const void *b)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	return x->order < y->order ? -1 : x->order > y->order;
+	return x->name < y->name ? -1 : x->name > y->name;
 }
 
 void fmt_src_vmemmap(struct fmt_src *s, uint64_t base)
@@ -1199,51 +1207,114 @@ void fmt_src_tep_symbols_loader(struct fmt_src *s, void (*load)(void *arg), void
 
 void fmt_src_kallsyms(struct fmt_src *s, const char *text)
 {
-	size_t cap = 0;
-	char *p;
-
-	if (!text || s->ksym_text)
+	if (!text || s->ksyms_done)
 		return;
-	s->ksym_text = p = xstrdup(text);
-	while (*p) {
-		char *nl = strchrnul(p, '\n'), *end, *name, *mod = NULL;
-		uint64_t addr;
+	fmt_src_kallsyms_lines(s, text, strlen(text));
+	fmt_src_kallsyms_end(s);
+}
 
-		if (*nl)
-			*nl++ = '\0';
-		/* "ffffffff81000000 T _text" or "... t name\t[module]" */
-		addr = strtoull(p, &end, 16);
-		/*
-		 * Only the kernel's half of the address space: the per-CPU
-		 * symbols listed at small offsets are not where anything runs.
-		 */
-		if (end == p || end[0] != ' ' || !end[1] || end[2] != ' ' || !kernel_half(s, addr)) {
-			p = nl;
-			continue;
-		}
-		name = end + 3;
-		end = strpbrk(name, " \t");
-		if (end) {
-			*end++ = '\0';
-			while (*end == ' ' || *end == '\t')
-				end++;
-			if (*end == '[') {
-				mod = end + 1;
-				end = strchr(mod, ']');
-				if (end)
-					*end = '\0';
-			}
-		}
-		if (s->nksyms == cap) {
-			cap = cap ? cap * 2 : 4096;
-			s->ksyms = xrealloc(s->ksyms, cap * sizeof(*s->ksyms));
-		}
-		s->ksyms[s->nksyms] = (struct ksym){ addr, name, mod, s->nksyms };
-		s->nksyms++;
-		p = nl;
+/* Append name[0..n) and a NUL to the names, and say where. */
+static uint32_t keep_name(struct fmt_src *s, const char *name, size_t n)
+{
+	size_t at = s->ksym_len;
+
+	if (s->ksym_cap - at < n + 1) {
+		s->ksym_cap = s->ksym_cap ? s->ksym_cap * 2 : 65536;
+		if (s->ksym_cap - at < n + 1)
+			s->ksym_cap = at + n + 1;
+		s->ksym_text = xrealloc(s->ksym_text, s->ksym_cap);
 	}
-	if (s->nksyms)
-		qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
+	memcpy(s->ksym_text + at, name, n);
+	s->ksym_text[at + n] = '\0';
+	s->ksym_len += n + 1;
+	return (uint32_t)at;
+}
+
+/* One line: "ffffffff81000000 T _text" or "... t name\t[module]". */
+static void ksym_line(struct fmt_src *s, const char *p, const char *eol)
+{
+	const char *name, *end, *mod, *e = p;
+	uint64_t addr = 0;
+
+	/* By hand, not strtoull(): a piece of lines need not end in a NUL. */
+	for (; e < eol && e - p < 16 && isxdigit((unsigned char)*e); e++)
+		addr = addr << 4 | (uint64_t)(isdigit((unsigned char)*e) ? *e - '0' :
+					      (tolower((unsigned char)*e) - 'a' + 10));
+	/*
+	 * Only the kernel's half of the address space: the per-CPU symbols
+	 * listed at small offsets are not where anything runs.
+	 */
+	if (e == p || e + 3 >= eol || e[0] != ' ' || e[1] == '\n' || e[2] != ' ' ||
+	    !kernel_half(s, addr))
+		return;
+	name = e + 3;
+	for (end = name; end < eol && *end != ' ' && *end != '\t'; end++)
+		;
+	/* Offsets are 32 bits: names of 4 GiB are not a kernel's. */
+	if (end == name || s->ksym_len + (size_t)(eol - p) >= UINT32_MAX)
+		return;
+	if (s->nksyms == s->ksyms_cap) {
+		s->ksyms_cap = s->ksyms_cap ? s->ksyms_cap * 2 : 4096;
+		s->ksyms = xrealloc(s->ksyms, s->ksyms_cap * sizeof(*s->ksyms));
+	}
+	s->ksyms[s->nksyms].addr = addr;
+	s->ksyms[s->nksyms].name = keep_name(s, name, (size_t)(end - name));
+	s->ksyms[s->nksyms].mod = 0;
+	while (end < eol && (*end == ' ' || *end == '\t'))
+		end++;
+	if (end < eol && *end == '[') {
+		size_t n;
+
+		mod = ++end;
+		while (end < eol && *end != ']')
+			end++;
+		n = (size_t)(end - mod);
+		/* A module's name once for its run of symbols. */
+		if (!s->ksym_mod || strlen(s->ksym_text + s->ksym_mod) != n ||
+		    memcmp(s->ksym_text + s->ksym_mod, mod, n))
+			s->ksym_mod = keep_name(s, mod, n);
+		s->ksyms[s->nksyms].mod = s->ksym_mod;
+	}
+	s->nksyms++;
+}
+
+void fmt_src_kallsyms_lines(struct fmt_src *s, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	if (s->ksyms_done)
+		return;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+
+		if (!eol)
+			eol = end;
+		ksym_line(s, p, eol);
+		p = eol + 1;
+	}
+}
+
+static bool ksyms_sorted(const struct fmt_src *s)
+{
+	for (size_t i = 1; i < s->nksyms; i++)
+		if (cmp_ksym(&s->ksyms[i - 1], &s->ksyms[i]) > 0)
+			return false;
+	return true;
+}
+
+void fmt_src_kallsyms_end(struct fmt_src *s)
+{
+	if (s->ksyms_done)
+		return;
+	s->ksyms_done = true;
+	if (s->ksym_text)
+		s->ksym_text = xrealloc(s->ksym_text, s->ksym_len);
+	if (s->nksyms) {
+		s->ksyms = xrealloc(s->ksyms, s->nksyms * sizeof(*s->ksyms));
+		/* The kernel lists them in order; sorting a sorted list took a copy of it. */
+		if (!ksyms_sorted(s))
+			qsort(s->ksyms, s->nksyms, sizeof(*s->ksyms), cmp_ksym);
+	}
 	vmemmap_guess(s);
 }
 
@@ -1321,10 +1392,10 @@ static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, u
 	/* Past the last symbol there is nothing to say it belongs to. */
 	if (j == s->nksyms)
 		return false;
-	*name = s->ksyms[i].name;
+	*name = s->ksym_text + s->ksyms[i].name;
 	*start = s->ksyms[i].addr;
 	*size = s->ksyms[j].addr - s->ksyms[i].addr;
-	*mod = s->ksyms[i].mod;
+	*mod = s->ksyms[i].mod ? s->ksym_text + s->ksyms[i].mod : NULL;
 	*hit = (struct ksym_hit){ addr, *start, *size, *name, *mod };
 	return true;
 }
@@ -2223,9 +2294,11 @@ static void graph_irq_range(struct fmt_src *s)
 		return;
 	s->irq_done = true;
 	for (size_t i = 0; i < s->nksyms; i++) {
-		if (!strcmp(s->ksyms[i].name, "__irqentry_text_start"))
+		const char *name = s->ksym_text + s->ksyms[i].name;
+
+		if (!strcmp(name, "__irqentry_text_start"))
 			s->irq_lo = s->ksyms[i].addr;
-		else if (!strcmp(s->ksyms[i].name, "__irqentry_text_end"))
+		else if (!strcmp(name, "__irqentry_text_end"))
 			s->irq_hi = s->ksyms[i].addr;
 	}
 	if (!s->irq_lo || s->irq_hi <= s->irq_lo)

@@ -175,6 +175,11 @@ static void tep_syms_load(void *tep)
 	free(text);
 }
 
+static void lines_to_ksyms(void *arg, const char *text, size_t len)
+{
+	fmt_src_kallsyms_lines(arg, text, len);
+}
+
 /*
  * The printer's own table, not libtraceevent's: that one costs some 18 MB
  * for a kernel's 120,000 symbols, four times the text, and a tenth of a
@@ -183,15 +188,11 @@ static void tep_syms_load(void *tep)
  */
 int session_lazy_syms(void *arg, struct fmt_src *src, struct tep_handle *tep)
 {
-	char *text = NULL;
-	size_t len;
 	int r;
 
 	(void)arg;
-	r = read_file("/proc/kallsyms", &text, &len);
-	if (!r)
-		fmt_src_kallsyms(src, text);
-	free(text);
+	r = read_lines("/proc/kallsyms", lines_to_ksyms, src);
+	fmt_src_kallsyms_end(src);
 	fmt_src_tep_symbols_loader(src, tep_syms_load, tep);
 	return r;
 }

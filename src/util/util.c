@@ -316,10 +316,55 @@ int read_file(const char *path, char **out, size_t *len)
 	}
 	close(fd);
 	buf[n] = '\0';
+	/* Doubling left up to half of it unused: /proc/kallsyms is megabytes. */
+	if (cap - n > 65536)
+		buf = xrealloc(buf, n + 1);
 	*out = buf;
 	if (len)
 		*len = n;
 	return 0;
+}
+
+int read_lines(const char *path, void (*fn)(void *arg, const char *text, size_t len), void *arg)
+{
+	enum { BLOCK = 65536 };
+	char *buf;
+	size_t n = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return -errno;
+	buf = xmalloc(BLOCK);
+	for (;;) {
+		ssize_t r = read(fd, buf + n, BLOCK - n);
+		char *nl;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = -errno;
+			break;
+		}
+		if (r == 0) {
+			if (n)
+				fn(arg, buf, n);
+			break;
+		}
+		n += (size_t)r;
+		nl = memrchr(buf, '\n', n);
+		if (!nl && n == BLOCK)
+			nl = buf + n - 1;	/* no newline in a whole block: cut it */
+		if (nl) {
+			size_t used = (size_t)(nl - buf) + 1;
+
+			fn(arg, buf, used);
+			memmove(buf, buf + used, n - used);
+			n -= used;
+		}
+	}
+	close(fd);
+	free(buf);
+	return err;
 }
 
 int syscall_names(void (*fn)(void *arg, unsigned nr, const char *name), void *arg)
