@@ -318,7 +318,7 @@ static int write_spooled(const char *dir, int fd, unsigned flags, bool restored,
 	int e;
 
 	memset(&m, 0, sizeof(m));
-	e = tfile_open(path, TFILE_KEEP_FORMATS | TFILE_LAZY_KALLSYMS, &tf);
+	e = tfile_open(path, TFILE_KEEP_FORMATS | TFILE_NO_KALLSYMS, &tf);
 	if (e) {
 		if (e == -ENOENT && restored)
 			tr_fail(e, "cannot restore '%s': it has no meta.dat (the recording ended "
@@ -330,6 +330,20 @@ static int write_spooled(const char *dir, int fd, unsigned flags, bool restored,
 	e = tfile_meta(tf, &m);
 	if (e)
 		goto out;
+	/*
+	 * The kallsyms (megabytes) are copied from meta.dat in pieces as the
+	 * file is written: a copy in memory for each part of a rotating
+	 * recording grew its RSS at every rotation.
+	 */
+	if (tfile_kallsyms_extent(tf, &m.kallsyms_off, &m.kallsyms.len)) {
+		m.kallsyms_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (m.kallsyms_fd < 0) {
+			e = tr_fail(-errno, "cannot read '%s': %s", path, strerror(errno));
+			m.kallsyms = (struct tfw_blob){ 0 };
+			goto out;
+		}
+		m.kallsyms_in_file = true;
+	}
 	free(path);
 	path = fresh ? tfs_path(NULL, "saved_cmdlines") : xasprintf("%s/cmdlines", dir);
 	if (read_file(path, &cmd, &len) && fresh) {
