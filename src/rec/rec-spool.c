@@ -89,6 +89,31 @@ pid_t rec_spool_owner(const char *dir, bool *alive)
 	return (pid_t)pid;
 }
 
+char *rec_spool_output(const char *dir)
+{
+	char *path = xasprintf("%s/owner", dir), *text = NULL, *out = NULL, *spool, *nl;
+	struct stat a, b;
+	size_t len;
+
+	if (!read_file(path, &text, &len) && (nl = strchr(text, '\n')) && nl[1]) {
+		out = nl + 1;
+		out[strcspn(out, "\n")] = '\0';
+		out = xstrdup(out);
+	}
+	free(path);
+	free(text);
+	if (!out)
+		return NULL;
+	/* A spool moved or copied elsewhere no longer says where the parts are. */
+	spool = rec_spool_path(out);
+	if (stat(spool, &a) || stat(dir, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		free(out);
+		out = NULL;
+	}
+	free(spool);
+	return out;
+}
+
 int rec_spool_create(const char *dir, const char *output)
 {
 	char *owner;
