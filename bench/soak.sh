@@ -8,14 +8,20 @@
 # bench/markgen at RATE events/s (default 100000, two writers, one per
 # CPU), recorded by tr record -b BUF_KB (default 1408) --max-size SIZE
 # (default 64M) --rotate N (default 4).  Every second it samples tr's RSS
-# and the disk use of the output, its rotated parts and its spool.  Prints
-# RSS after the first minute (or a third of a shorter run) and at the end,
-# the most disk used against the limit ((N + 2) x SIZE, tr-record(1)), the
+# (VmRSS, and VmHWM, the peak) and the disk use of the output, its rotated
+# parts and its spool.  Prints RSS after the first minute (or a third of a
+# shorter run), the most it reached while recording, at the end of the
+# recording (the last sample before the command ended), their ratio and
+# whether the end is within 10% of the first minute's (issue 24's
+# criterion), and the last sample of all (taken while tr writes its last
+# part and the output) and the peak; then the
+# most disk used against the limit ((N + 2) x SIZE, tr-record(1)), the
 # rotations, and the events lost (the summary's count, and the markers
 # missing between the first and last one kept).  With TRACE_CMD=1 (the
 # default where trace-cmd is installed) trace-cmd record then takes the
 # same run at the same buffer size, without a size limit, and its loss is
-# printed beside tr's.
+# printed beside tr's.  SOAK_LOG=FILE keeps the samples, one a second:
+# "SECONDS VmRSS VmHWM DISK" (KiB, KiB, bytes).
 #
 # Needs root.  tr records an instance of its own (tr-soak), trace-cmd the
 # top-level buffer (its -B fails on hosts that refuse the function-filter
@@ -74,13 +80,25 @@ echo "soak: $DURATION at $RATE events/s, -b $BUF_KB, --max-size $SIZE --rotate $
 	"$events" 2 "$RATE" \
 	>"$work/gen" 2>"$work/summary" &
 pid=$!
-t=0 rss_early=0 rss_end=0 disk_max=0
+t=0 rss_early=0 rss_end=0 rss_last=0 rss_max=0 hwm=0 disk_max=0
+: >"${SOAK_LOG:=/dev/null}"
 while kill -0 $pid 2>/dev/null; do
-	rss=$(awk '/^VmRSS/ { print $2 }' /proc/$pid/status 2>/dev/null || echo 0)
-	[ -n "$rss" ] && [ "$rss" -gt 0 ] && rss_end=$rss
+	set -- $(awk '/^VmRSS/ { r = $2 } /^VmHWM/ { h = $2 } END { print r + 0, h + 0 }' \
+		/proc/$pid/status 2>/dev/null || echo 0 0)
+	rss=${1:-0}
+	if [ "$rss" -gt 0 ]; then
+		rss_last=$rss
+		hwm=${2:-0}
+		# Up to the command's end: after it tr only writes its last part.
+		if [ ! -s "$work/gen" ]; then
+			rss_end=$rss
+			[ "$rss" -le $rss_max ] || rss_max=$rss
+		fi
+	fi
 	[ $t = $early ] && rss_early=$rss_end
 	disk=$(du -scb "$work"/soak.dat* 2>/dev/null | tail -n 1 | cut -f1)
 	[ "${disk:-0}" -gt $disk_max ] && disk_max=$disk
+	echo "$t $rss $hwm ${disk:-0}" >>"$SOAK_LOG"
 	sleep 1
 	t=$((t + 1))
 done
@@ -89,8 +107,13 @@ cat "$work/gen" "$work/summary"
 # The parts, oldest (highest number) first.
 parts=$(for f in "$work"/soak.dat.[0-9]*; do [ -e "$f" ] && echo "${f##*.} $f"; done |
 	sort -rn | cut -d" " -f2)
-echo "tr: RSS ${rss_early} KiB at ${early} s, ${rss_end} KiB at the end" \
-	"($(awk -v a="$rss_early" -v b="$rss_end" 'BEGIN { if (a) printf "%+.1f%%", (b - a) * 100 / a }'))"
+echo "tr: RSS ${rss_early} KiB at ${early} s, at most ${rss_max} KiB while recording," \
+	"${rss_end} KiB at the end of the recording; ${rss_last} KiB writing the last part," \
+	"peak ${hwm} KiB"
+echo "tr: RSS end / ${early} s: $(awk -v a="$rss_early" -v b="$rss_end" 'BEGIN {
+	if (!a) { print "no sample"; exit }
+	printf "%.3f (%+.1f%%), within 10%%: %s", b / a, (b - a) * 100 / a,
+		(b - a) * 100 / a <= 10 && (a - b) * 100 / a <= 10 ? "yes" : "no" }')"
 echo "tr: disk at most $disk_max bytes, limit $(((N + 2) * limit)) ((N + 2) x $SIZE)," \
 	"largest part $(stat -c %s $parts "$work/soak.dat" | sort -n | tail -n 1)"
 echo "tr: lost $(awk '$1 == "total" { print $3 }' "$work/summary") (summary);" \

@@ -391,6 +391,11 @@ int rec_spool_create(const char *dir, const char *output);
 /* The owner's pid (0 if unknown); *alive if it is a running tr. */
 pid_t rec_spool_owner(const char *dir, bool *alive);
 /*
+ * The output the owner file names, when dir is still that output's spool
+ * (where its rotated parts are named from); else NULL.  To be freed.
+ */
+char *rec_spool_output(const char *dir);
+/*
  * meta.dat for recorder r of instance in, with the formats of what
  * set_event enables and the options extra[] (rec_time_options()), which a
  * restored file and each rotated part take from it.

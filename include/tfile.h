@@ -206,6 +206,12 @@ bool tfile_has_field(struct tfile *tf, const char *part);
 const char *tfile_kallsyms(struct tfile *tf);
 /* The same text, not handed to the tep handle (a printer with its own table). */
 const char *tfile_kallsyms_text(const struct tfile *tf);
+/*
+ * Where the kallsyms lie in the file, uncompressed (also under
+ * TFILE_NO_KALLSYMS): a writer copies them from there in pieces instead of
+ * holding their megabytes.  false when the file has none or compresses them.
+ */
+bool tfile_kallsyms_extent(const struct tfile *tf, uint64_t *off, uint64_t *len);
 /* printk_formats text ("0xADDR : \"string\"" lines), or NULL. */
 const char *tfile_printk(const struct tfile *tf);
 /* With TFILE_KEEP_FORMATS: the format file of system:name, or NULL. */

@@ -123,10 +123,12 @@ struct tfw_meta {
 	 * kallsyms is megabytes: tfw_meta_gather() spools it into an
 	 * unlinked temp file (in $TMPDIR, else /tmp) rather than memory,
 	 * and the writers copy it from there in pieces; then kallsyms.data
-	 * is NULL and kallsyms.len is the file's length.
+	 * is NULL and kallsyms.len is their length, from kallsyms_off in
+	 * the file (0 there; a spool's meta.dat has them further in).
 	 */
 	bool kallsyms_in_file;
 	int kallsyms_fd;
+	uint64_t kallsyms_off;
 	int cpus;
 	struct tfw_opt *opts;	/* BUFFER options are added by tfw_write() */
 	size_t nopts;

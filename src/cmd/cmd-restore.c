@@ -102,7 +102,7 @@ int cmd_restore(int argc, char **argv)
 {
 	struct args a = { .ff.zip = -1 };
 	struct rec_restore_result res;
-	char *spool, *tmp;
+	char *spool, *tmp, *parts = NULL;
 	struct stat st;
 	int fd, r, settled, status = EXIT_RUNTIME;
 
@@ -139,8 +139,13 @@ int cmd_restore(int argc, char **argv)
 		tr_report(r, "cannot restore '%s'", a.output);
 		goto out;
 	}
-	/* A --rotate recording's parts are named after FILE: only FILE says where they are. */
-	settled = a.file ? rec_spool_settle(spool, a.file) : 0;
+	/*
+	 * A --rotate recording's parts are named after its FILE: the one given,
+	 * or with -i the one the spool's owner file names while the spool is
+	 * still its FILE.spool (one moved elsewhere says nothing of them).
+	 */
+	parts = a.file ? xstrdup(a.file) : rec_spool_output(spool);
+	settled = parts ? rec_spool_settle(spool, parts) : 0;
 	if (settled < 0) {
 		tr_report(settled, "cannot restore '%s'", a.output);
 		goto out;
@@ -151,15 +156,20 @@ int cmd_restore(int argc, char **argv)
 		fprintf(stderr, "restored '%s' from '%s': %d CPUs, %llu bytes of events, "
 			"%llu bytes in all\n", a.output, spool, res.cpus,
 			(unsigned long long)res.bytes, (unsigned long long)res.file_bytes);
-		if (res.rotated)
+		if (res.rotated && parts)
 			fprintf(stderr, "'%s' also holds the part that was to become '%s.1' "
-				"(tr died before it was written out)\n", a.output, a.output);
+				"(tr died before it was written out)\n", a.output, parts);
+		else if (res.rotated)
+			fprintf(stderr, "'%s' also holds the part that was to become the "
+				"recording's newest rotated part (tr died before it was written "
+				"out)\n", a.output);
 		if (settled)
 			fprintf(stderr, "finished '%s.1', the part being written out when tr "
-				"died\n", a.file);
+				"died\n", parts);
 	}
 	status = EXIT_OK;
 out:
+	free(parts);
 	free(tmp);
 	free(spool);
 	return status;

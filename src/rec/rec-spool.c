@@ -89,6 +89,31 @@ pid_t rec_spool_owner(const char *dir, bool *alive)
 	return (pid_t)pid;
 }
 
+char *rec_spool_output(const char *dir)
+{
+	char *path = xasprintf("%s/owner", dir), *text = NULL, *out = NULL, *spool, *nl;
+	struct stat a, b;
+	size_t len;
+
+	if (!read_file(path, &text, &len) && (nl = strchr(text, '\n')) && nl[1]) {
+		out = nl + 1;
+		out[strcspn(out, "\n")] = '\0';
+		out = xstrdup(out);
+	}
+	free(path);
+	free(text);
+	if (!out)
+		return NULL;
+	/* A spool moved or copied elsewhere no longer says where the parts are. */
+	spool = rec_spool_path(out);
+	if (stat(spool, &a) || stat(dir, &b) || a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		free(out);
+		out = NULL;
+	}
+	free(spool);
+	return out;
+}
+
 int rec_spool_create(const char *dir, const char *output)
 {
 	char *owner;
@@ -318,7 +343,7 @@ static int write_spooled(const char *dir, int fd, unsigned flags, bool restored,
 	int e;
 
 	memset(&m, 0, sizeof(m));
-	e = tfile_open(path, TFILE_KEEP_FORMATS | TFILE_LAZY_KALLSYMS, &tf);
+	e = tfile_open(path, TFILE_KEEP_FORMATS | TFILE_NO_KALLSYMS, &tf);
 	if (e) {
 		if (e == -ENOENT && restored)
 			tr_fail(e, "cannot restore '%s': it has no meta.dat (the recording ended "
@@ -330,6 +355,20 @@ static int write_spooled(const char *dir, int fd, unsigned flags, bool restored,
 	e = tfile_meta(tf, &m);
 	if (e)
 		goto out;
+	/*
+	 * The kallsyms (megabytes) are copied from meta.dat in pieces as the
+	 * file is written: a copy in memory for each part of a rotating
+	 * recording grew its RSS at every rotation.
+	 */
+	if (tfile_kallsyms_extent(tf, &m.kallsyms_off, &m.kallsyms.len)) {
+		m.kallsyms_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (m.kallsyms_fd < 0) {
+			e = tr_fail(-errno, "cannot read '%s': %s", path, strerror(errno));
+			m.kallsyms = (struct tfw_blob){ 0 };
+			goto out;
+		}
+		m.kallsyms_in_file = true;
+	}
 	free(path);
 	path = fresh ? tfs_path(NULL, "saved_cmdlines") : xasprintf("%s/cmdlines", dir);
 	if (read_file(path, &cmd, &len) && fresh) {

@@ -41,6 +41,8 @@ struct tfile {
 	uint64_t chunk_mem;	/* cursors' chunk buffers, against TFILE_CHUNK_BUDGET */
 	char *cmdlines, *tgids;
 	char *kallsyms;		/* kept for tfile_load_kallsyms() and tfile_kallsyms() */
+	/* Where they lie in the file as they are (uncompressed), for tfile_kallsyms_extent(). */
+	uint64_t kallsyms_at, kallsyms_len;
 	bool kallsyms_loaded;	/* handed to the tep already */
 	char *printk;		/* printk_formats text, for the kernel's printer */
 	struct strv formats;

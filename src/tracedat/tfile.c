@@ -420,6 +420,11 @@ static int parse_kallsyms(struct tfile *tf, struct rd *r)
 	uint32_t n = rd_u32(r);
 	const uint8_t *p = rd_take(r, n);
 
+	tf->kallsyms_at = tf->kallsyms_len = 0;
+	if (p && n && !r->unzipped && tf->map) {
+		tf->kallsyms_at = r->file_off + (uint64_t)(p - r->p);
+		tf->kallsyms_len = n;
+	}
 	if (p && n && !(tf->flags & TFILE_NO_KALLSYMS)) {
 		free(tf->kallsyms);
 		tf->kallsyms = dup_text(p, n);
@@ -533,6 +538,13 @@ void tfile_load_kallsyms(struct tfile *tf)
 	tep_parse_kallsyms(tf->tep, tf->kallsyms);
 	/* Kept: the kernel's printer indexes them itself (tfile_kallsyms). */
 	tf->kallsyms_loaded = true;
+}
+
+bool tfile_kallsyms_extent(const struct tfile *tf, uint64_t *off, uint64_t *len)
+{
+	*off = tf->kallsyms_at;
+	*len = tf->kallsyms_len;
+	return tf->kallsyms_len;
 }
 
 const char *tfile_kallsyms(struct tfile *tf)

@@ -229,7 +229,7 @@ int tfw_kallsyms_each(const struct tfw_meta *m, void (*fn)(void *arg, const void
 	for (uint64_t off = 0; off < m->kallsyms.len;) {
 		size_t want = m->kallsyms.len - off < KALLSYMS_PIECE ? m->kallsyms.len - off
 								       : KALLSYMS_PIECE;
-		ssize_t n = pread(m->kallsyms_fd, buf, want, off);
+		ssize_t n = pread(m->kallsyms_fd, buf, want, (off_t)(m->kallsyms_off + off));
 
 		if (n < 0 && errno == EINTR)
 			continue;

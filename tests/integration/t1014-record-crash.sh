@@ -214,4 +214,38 @@ test_expect_success 'killed mid --rotate: a part written out whole but not yet n
 	echo "before the kill" >expect && test_cmp expect actual
 '
 
+test_expect_success 'tr restore -i SPOOL -o FILE of a killed --rotate recording: its parts are finished where the spool still is, left where it was moved' '
+	inst=$(test_instance) &&
+	test_kill_recording "$inst" c.dat &&
+	tr restore -q c.dat &&
+	mv c.dat whole.dat &&
+	test_kill_recording "$inst" c.dat &&
+	cp whole.dat c.dat.rotating &&
+	tr restore -i c.dat.spool -o other.dat 2>restore &&
+	test_grep "finished .c.dat.1., the part being written out when tr died" restore &&
+	test ! -e c.dat.rotating && test ! -e c.dat.spool && test ! -e other.dat.1 &&
+	cmp whole.dat c.dat.1 &&
+	marks_tr other.dat >actual &&
+	echo "before the kill" >expect && test_cmp expect actual &&
+	# Moved: the recording FILE.rotating is left alone.
+	test_kill_recording "$inst" d.dat &&
+	cp whole.dat d.dat.rotating &&
+	mv d.dat.spool moved &&
+	tr restore -i moved -o moved.dat 2>restore &&
+	! grep finished restore &&
+	test ! -e moved && cmp whole.dat d.dat.rotating && test ! -e d.dat.1 &&
+	marks_tr moved.dat >actual && test_cmp expect actual &&
+	# A part still in the moved spool goes into the file, named as it can be.
+	test_kill_recording "$inst" e.dat &&
+	for f in e.dat.spool/cpu*.raw; do
+		test -s "$f" || continue
+		cp "$f" "${f%.raw}.rot" || return 1
+	done &&
+	mv e.dat.spool moved &&
+	tr restore -i moved -o rot.dat 2>restore &&
+	test_grep "also holds the part that was to become the recording.s newest rotated part" restore &&
+	marks_tr rot.dat >actual &&
+	printf "before the kill\nbefore the kill\n" >expect && test_cmp expect actual
+'
+
 test_done

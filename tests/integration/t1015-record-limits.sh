@@ -189,6 +189,8 @@ test_expect_success '--rotate killed with SIGKILL: the finished parts read as th
 	wait $w0 $w1
 	test -f kr.dat.1 && test -d kr.dat.spool && test ! -s kr.dat &&
 	tr reset -B "$inst" &&
+	# A copy of the spool elsewhere restores the same, by -i and -o.
+	cp -r kr.dat.spool moved.spool &&
 	for f in kr.dat.2 kr.dat.1; do
 		test -f "$f" || continue
 		marks_tr "$f" >"$f.marks" &&
@@ -210,6 +212,11 @@ test_expect_success '--rotate killed with SIGKILL: the finished parts read as th
 			sed -n "s/.* print: *[^ ]*: \(c[01] [0-9]*\).*/\1/p" >last.tc &&
 		test_cmp last last.tc
 	fi &&
+	tr restore -i moved.spool -o moved.dat 2>restore &&
+	test_grep "restored .moved.dat. from .moved.spool." restore &&
+	test ! -e moved.spool &&
+	marks_tr moved.dat >moved &&
+	test_cmp last moved &&
 	cat parts last >all &&
 	echo "parts: $(wc -l <parts) markers, restored: $(wc -l <last)" &&
 	markers_rise all

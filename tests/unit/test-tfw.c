@@ -14,6 +14,7 @@
 #include "evsel.h"
 #include "rec.h"
 #include "session.h"
+#include "tfile-edit.h"
 #include "tfile.h"
 #include "tfw.h"
 #include "unit.h"
@@ -706,7 +707,82 @@ next:
 	free(pages);
 }
 
+/* Write m (no pages) as a file of version ver, compression zip, to path. */
+static void write_meta_file(struct tfw_meta *m, const char *path, int ver, int zip)
+{
+	struct tfw_src none[2] = { { .fd = -1 }, { .fd = -1 } };
+	struct tfw_buffer buf = { NULL, none };
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	m->version = ver;
+	m->zip = zip;
+	CHECK(fd >= 0);
+	CHECK(tfw_write(fd, m, &buf, 1, 0, NULL) == 0);
+	close(fd);
+}
+
+/*
+ * A rotating recording's parts take the kallsyms from the spool's meta.dat
+ * (v6, uncompressed) where they lie, in pieces: tfile_kallsyms_extent()
+ * finds them also when they are not loaded, and a file written from there
+ * holds the same text.  A compressed file has no such extent.
+ */
+TEST(kallsyms_extent_copied)
+{
+	static const char ksyms[] = "ffffffff81000000 T _stext\nffffffff81000010 t tr_one\n"
+				    "ffffffff81000020 T tr_two\n";
+	char meta[] = "/tmp/tr-test-tfwk.XXXXXX", part[] = "/tmp/tr-test-tfwp.XXXXXX";
+	struct tfw_meta m = { 0 }, m2;
+	struct tfile *tf = NULL, *tf2 = NULL;
+	uint64_t off = 0, len = 0;
+	char got[sizeof(ksyms)] = "";
+	int fd = mkstemp(meta), fd2 = mkstemp(part);
+
+	CHECK(fd >= 0 && fd2 >= 0);
+	close(fd2);
+	m.page_size = PAGE;
+	m.cpus = 2;
+	tfw_blob_append(&m.header_page, v7_header_page, strlen(v7_header_page));
+	tfw_blob_append(&m.header_event, "type_len : 5 bits\n", 18);
+	tfw_meta_add_format(&m, "test", v7_event_fmt, strlen(v7_event_fmt));
+	tfw_blob_append(&m.kallsyms, ksyms, strlen(ksyms));
+	m.clock = xstrdup("local");
+	write_meta_file(&m, meta, 6, TFW_ZIP_NONE);
+	CHECK(tfile_open(meta, TFILE_KEEP_FORMATS | TFILE_NO_KALLSYMS, &tf) == 0);
+	if (!tf)
+		goto out;
+	CHECK(tfile_kallsyms_text(tf) == NULL);
+	CHECK(tfile_kallsyms_extent(tf, &off, &len));
+	CHECK(len == strlen(ksyms));
+	CHECK(pread(fd, got, strlen(ksyms), (off_t)off) == (ssize_t)strlen(ksyms));
+	CHECK_STR(got, ksyms);
+	/* A part written from meta.dat, the kallsyms read from it where they lie. */
+	CHECK(tfile_meta(tf, &m2) == 0);
+	CHECK(m2.kallsyms.data == NULL && m2.kallsyms.len == 0);
+	m2.kallsyms_fd = dup(fd);
+	m2.kallsyms_in_file = true;
+	m2.kallsyms_off = off;
+	m2.kallsyms.len = len;
+	write_meta_file(&m2, part, 7, TFW_ZIP_ZSTD);
+	tfw_meta_free(&m2);
+	CHECK(tfile_open(part, 0, &tf2) == 0);
+	if (tf2) {
+		CHECK(tfile_kallsyms_text(tf2) != NULL);
+		if (tfile_kallsyms_text(tf2))
+			CHECK_STR(tfile_kallsyms_text(tf2), ksyms);
+		/* Compressed: not where a writer could copy them from. */
+		CHECK(!tfile_kallsyms_extent(tf2, &off, &len));
+		tfile_close(tf2);
+	}
+	tfile_close(tf);
+out:
+	close(fd);
+	unlink(meta);
+	unlink(part);
+	tfw_meta_free(&m);
+}
+
 UNIT_MAIN(T(top_level_file), T(kallsyms_from_temp_file), T(instance_buffer_from_temp_file), T(missed_events_flags),
 	  T(missed_events_sign_extended), T(walk_skips_bad_pages),
 	  T(kernel_stats), T(own_pid_filters), T(latency_file), T(v7_round_trip),
-	  T(direct_write_same_bytes), T(wake_percent_by_size))
+	  T(direct_write_same_bytes), T(wake_percent_by_size), T(kallsyms_extent_copied))
