@@ -24,6 +24,15 @@ if ! test_have user_events; then
 			test_grep -q "CONFIG_USER_EVENTS" err || exit 1
 		done
 	'
+	test_expect_success 'without user_events tr probe add of a u: line refuses in one line' '
+		cp $T/dynamic_events before 2>/dev/null || : >before &&
+		test_expect_code 1 tr probe add "u:${n}_a u32 a" >out 2>err &&
+		test ! -s out &&
+		test $(wc -l <err) = 1 &&
+		test_grep -q "CONFIG_USER_EVENTS" err &&
+		{ cat $T/dynamic_events 2>/dev/null || :; } >after &&
+		test_cmp before after
+	'
 	test_expect_success 'tr check says why for each user events capability' '
 		tr check >out &&
 		test_grep -E "^user_events +no +.*CONFIG_USER_EVENTS" out &&
