@@ -91,10 +91,10 @@ test_expect_success 'the example programs are built (make examples)' '
 	test -x "$example" && test -x "$word"
 '
 
-# Wait (bounded) until file $1 has $2 lines.
+# Wait (bounded, 30 s: a loaded emulated guest is slow) until file $1 has $2 lines.
 lines_at_least() {
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 300; i++)); do
 		[ "$({ wc -l <"$1"; } 2>/dev/null)" -ge "$2" ] 2>/dev/null && return 0
 		sleep 0.1
 	done
