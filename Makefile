@@ -38,7 +38,7 @@ PRIV_INC  := $(addprefix -I,$(sort $(dir $(wildcard src/*/*.h))))
 # the field-format parser it shares with tr (which needs nothing of tr's).
 ULIB      := build/lib/libtr-user.a
 ULIB_OBJS := build/lib/tr-user.o build/lib/user-format.o
-EXAMPLES  := build/examples/user-events
+EXAMPLES  := build/examples/user-events build/examples/user-events-word
 
 .PHONY: all lib examples asan unit replay fuzz check check-unit check-fuzz check-integration \
 	check-vm check-vm-full deps deps-test run install clean

@@ -18,7 +18,8 @@
  * use (or with tr_user_register()), unregister at exit, and register again
  * in a child after fork().  TR_USER_EVENT_MULTI asks for a multi-format
  * event (user_events_multi:NAME.ID), falling back to a plain one on kernels
- * before 6.10.
+ * before 6.10.  tr_user_register_bit() has the kernel keep a bit of the
+ * caller's own word as well (say one 64-bit word with a bit per event).
  *
  * Arguments of tr_user_emit(), one per field in order:
  *   u8 u16 u32, s8 s16 s32, char short int   int or unsigned int
@@ -58,13 +59,15 @@ struct tr_user_event {
 	int error;			/* registration's -errno, once it failed */
 	struct tr_user_event *next;	/* the library's list of registered events */
 	void *format;			/* the parsed fields (library-owned) */
+	void *own_word;			/* tr_user_register_bit()'s word, or NULL */
+	uint8_t own_size, own_bit;
 };
 
 #define TR_USER_EVENT(var, ename, efields) \
-	struct tr_user_event var = { TR_USER_UNREGISTERED, 0, (ename), (efields), 0, 0, 0, 0 }
+	struct tr_user_event var = { TR_USER_UNREGISTERED, 0, (ename), (efields), 0, 0, 0, 0, 0, 0, 0 }
 #define TR_USER_EVENT_MULTI(var, ename, efields) \
 	struct tr_user_event var = { TR_USER_UNREGISTERED, 0, (ename), (efields), TR_USER_MULTI, \
-				     0, 0, 0 }
+				     0, 0, 0, 0, 0, 0 }
 
 /* Is the event traced now (or not yet registered)?  One load, one branch. */
 #define tr_user_enabled(ev) \
@@ -73,7 +76,11 @@ struct tr_user_event {
 #define tr_user_emit(ev, ...) \
 	(tr_user_enabled(ev) ? tr_user_emit_slow((ev), ##__VA_ARGS__) : 0)
 
-/* A payload laid out by the caller (what follows the write index). */
+/*
+ * A payload laid out by the caller: the fields in order, packed, as the
+ * kernel reads what follows the write index (which the library puts first).
+ * At most 63 iovecs; 1, 0 or -errno as tr_user_emit().
+ */
 #define tr_user_writev(ev, iov, n) \
 	(tr_user_enabled(ev) ? tr_user_writev_slow((ev), (iov), (n)) : 0)
 
@@ -82,6 +89,21 @@ int tr_user_writev_slow(struct tr_user_event *ev, const struct iovec *iov, int n
 
 /* Register now rather than at the first emit: 0 or -errno. */
 int tr_user_register(struct tr_user_event *ev);
+/*
+ * Register now, and have the kernel keep bit `bit` of the caller's own word
+ * too: `word` points to a uint32_t (size 4) or uint64_t (size 8, 64-bit
+ * systems), naturally aligned, and bit < 8 * size.  The kernel sets the bit
+ * while the event is traced and clears it when not, and when the event is
+ * unregistered (tr_user_unregister_all(), exit); it changes that bit alone,
+ * atomically, so the word's other bits can serve other events or the
+ * caller (who must change them atomically too).  The event's own state word
+ * is kept as before: tr_user_emit() works the same.  The word must stay
+ * valid until the event is unregistered.  0; -EINVAL for a bad size,
+ * alignment or bit; -EALREADY if the event registered already;
+ * -EADDRINUSE if this word and bit serve another event; or the kernel's
+ * -errno (the event is then off, as after a failed tr_user_register()).
+ */
+int tr_user_register_bit(struct tr_user_event *ev, void *word, unsigned size, unsigned bit);
 /* Unregister every event (done at exit); later emits write nothing. */
 void tr_user_unregister_all(void);
 

@@ -116,6 +116,19 @@ void uev_list_free(struct uev_list *l);
 int uev_add(const char *name, const char *fields, bool multi, char **tracepoint);
 
 /*
+ * tr probe add's user events: "u:NAME [FIELDS]", the line the kernel's
+ * dynamic_events takes, which makes a persistent single-format event (the
+ * kernel refuses flags after the name, and has no multi-format form of the
+ * line).  uev_dyn_parse() splits it (pure: -EINVAL with tr_fail() saying
+ * what is wrong); uev_add_dyn() checks it as uev_add() does and writes it
+ * to dynamic_events, noted for tr reset; *tracepoint as uev_add().
+ */
+int uev_dyn_parse(const char *def, char **name, char **fields);
+int uev_add_dyn(const char *def, char **tracepoint);
+/* Is this "u:NAME FIELDS" line of dynamic_events an event tr added? */
+bool uev_dyn_by_tr(const char *line);
+
+/*
  * Delete NAME (every format of it), with DIAG_IOCSDEL on a descriptor of its
  * own; or one version, "user_events_multi:NAME.<hex>", through
  * dynamic_events.  -EBUSY names who uses it; the event stays.

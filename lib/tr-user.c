@@ -52,12 +52,21 @@ static int open_data(void)
 	return fd < 0 ? -err : fd;
 }
 
-static void unregister_one(int fd, struct tr_user_event *ev)
+static void unregister_word(int fd, void *word, unsigned bit)
 {
-	struct user_unreg u = { .size = sizeof(u), .disable_bit = 0,
-				.disable_addr = (uintptr_t)&ev->state };
+	struct user_unreg u = { .size = sizeof(u), .disable_bit = (uint8_t)bit,
+				.disable_addr = (uintptr_t)word };
 
 	ioctl(fd, DIAG_IOCSUNREG, &u);
+}
+
+/* Both of its enable bits: the state word's, and the caller's own if any.
+ * The kernel clears each bit as it lets it go. */
+static void unregister_one(int fd, struct tr_user_event *ev)
+{
+	unregister_word(fd, &ev->state, 0);
+	if (ev->own_word)
+		unregister_word(fd, ev->own_word, ev->own_bit);
 }
 
 void tr_user_unregister_all(void)
@@ -66,7 +75,7 @@ void tr_user_unregister_all(void)
 	for (struct tr_user_event *ev = registered; ev; ev = ev->next) {
 		if (data_fd >= 0)
 			unregister_one(data_fd, ev);
-		/* Off for good: the kernel no longer keeps the bit. */
+		/* Off for good: the kernel no longer keeps the bits. */
 		__atomic_store_n(&ev->state, 0, __ATOMIC_RELAXED);
 	}
 	registered = NULL;
@@ -170,6 +179,23 @@ static int register_locked(struct tr_user_event *ev)
 	}
 	if (r)
 		goto failed;
+	if (ev->own_word) {
+		/*
+		 * A second enabler of the same event on the same descriptor: the
+		 * kernel keeps one bit per (address, bit) and gives the same
+		 * write index.
+		 */
+		struct user_reg own = reg;
+
+		own.enable_bit = ev->own_bit;
+		own.enable_size = ev->own_size;
+		own.enable_addr = (uintptr_t)ev->own_word;
+		r = ioctl(data_fd, DIAG_IOCSREG, &own) < 0 ? -errno : 0;
+		if (r) {
+			unregister_word(data_fd, &ev->state, 0);
+			goto failed;
+		}
+	}
 	ev->write_index = reg.write_index;
 	if (!again) {
 		ev->next = registered;
@@ -203,6 +229,30 @@ int tr_user_register(struct tr_user_event *ev)
 
 	pthread_mutex_lock(&lock);
 	r = register_locked(ev);
+	pthread_mutex_unlock(&lock);
+	return r;
+}
+
+int tr_user_register_bit(struct tr_user_event *ev, void *word, unsigned size, unsigned bit)
+{
+	uint32_t st;
+	int r;
+
+	/* The kernel's own checks (user_reg_get), made here to name the cause. */
+	if (!word || (size != 4 && size != 8) || (uintptr_t)word % size || bit >= size * 8)
+		return -EINVAL;
+	pthread_mutex_lock(&lock);
+	st = __atomic_load_n(&ev->state, __ATOMIC_RELAXED);
+	if (!(st & TR_USER_UNREGISTERED) || on_list(ev)) {
+		pthread_mutex_unlock(&lock);
+		return ev->error ? ev->error : -EALREADY;
+	}
+	ev->own_word = word;
+	ev->own_size = (uint8_t)size;
+	ev->own_bit = (uint8_t)bit;
+	r = register_locked(ev);
+	if (r)
+		ev->own_word = NULL;
 	pthread_mutex_unlock(&lock);
 	return r;
 }

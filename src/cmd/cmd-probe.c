@@ -2,7 +2,9 @@
 /*
  * tr probe add|del|list: kprobes, kretprobes, uprobes, uretprobes, eprobes
  * and fprobes in the kernel's own syntax, or a uprobe on a function named by
- * symbol (-u BINARY SYMBOL), its file offset found in the ELF symbol table.
+ * symbol (-u BINARY SYMBOL), its file offset found in the ELF symbol table,
+ * and user events as dynamic_events takes them ("u:NAME FIELDS", made and
+ * deleted by the user layer, which tr user shares).
  * A probe becomes an ordinary event that -e selects.  Probes added here stay
  * after tr exits; tr reset removes them (and -a removes every probe).
  */
@@ -15,6 +17,7 @@
 #include "cmd.h"
 #include "dynev.h"
 #include "tfs.h"
+#include "user.h"
 
 enum op { OP_NONE, OP_ADD, OP_DEL, OP_LIST };
 static const char *const ops[] = { NULL, "add", "del", "list", NULL };
@@ -90,11 +93,15 @@ static const struct argp argp = {
 	"add 'p:[GROUP/]EVENT /path/to/binary:OFFSET [ARGS]'\n"
 	"add 'e:[GROUP/]EVENT SYSTEM.EVENT [ARGS] [if FILTER]'\n"
 	"add 'f:[GROUP/]EVENT FUNCTION[%return] [ARGS]'\n"
+	"add 'u:NAME [FIELD; FIELD...]'\n"
 	"add -u BINARY [-r] [--name GROUP/EVENT] SYMBOL [ARGS...]\n"
 	"del [GROUP/]EVENT...\n"
 	"list [--stats]",
 	"Add, remove and list dynamic probes: kprobes, kretprobes, uprobes, uretprobes, eprobes "
-	"and fprobes, in the kernel's own syntax.  Each becomes an event that -e selects.",
+	"and fprobes, in the kernel's own syntax.  Each becomes an event that -e selects.\v"
+	"A u: line adds a persistent user event (user_events:NAME), as tr user add does: the "
+	"kernel takes no flags after the name and has no multi-format form of the line (tr user "
+	"add --multi makes those).  del NAME deletes a user event with every format of it.",
 	NULL, NULL, NULL
 };
 
@@ -158,9 +165,39 @@ static int add(const struct args *a)
 		free(def);
 		def = t;
 	}
-	r = dynev_add(def);
+	if (!strncmp(def + strspn(def, " \t"), "u:", 2)) {
+		char *tp = NULL;
+
+		r = uev_add_dyn(def, &tp);
+		free(tp);
+	} else {
+		r = dynev_add(def);
+	}
 	free(def);
 	return r;
+}
+
+/* A user event's name if dynamic_events has "u:NAME ..." for it ("user_events/NAME" too). */
+static const char *user_event_name(const char *name)
+{
+	struct strv all = { 0 };
+	const char *ev = !strncmp(name, "user_events/", 12) ? name + 12 : name;
+	size_t n = strlen(ev);
+	bool found = false;
+
+	dynev_list(&all);
+	for (size_t i = 0; i < all.n && !found; i++)
+		found = !strncmp(all.v[i], "u:", 2) && !strncmp(all.v[i] + 2, ev, n) &&
+			(!all.v[i][2 + n] || all.v[i][2 + n] == ' ');
+	strv_free(&all);
+	return found ? ev : NULL;
+}
+
+static int del(const char *name)
+{
+	const char *user = user_event_name(name);
+
+	return user ? uev_delete(user) : dynev_del(name);
 }
 
 static int list(void)
@@ -169,10 +206,12 @@ static int list(void)
 	int r = dynev_list(&all);
 
 	for (size_t i = 0; i < all.n; i++) {
-		struct dynev d;
+		struct dynev d = { 0 };
 		bool ours = false;
 
-		if (!dynev_parse(all.v[i], &d) && d.event) {
+		if (!strncmp(all.v[i], "u:", 2)) {
+			ours = uev_dyn_by_tr(all.v[i]);
+		} else if (!dynev_parse(all.v[i], &d) && d.event) {
 			char *undo = xasprintf("-:%s/%s", d.group ? d.group : "", d.event);
 
 			ours = tfs_state_has(undo);
@@ -221,7 +260,7 @@ int cmd_probe(int argc, char **argv)
 		break;
 	case OP_DEL:
 		for (size_t i = 0; i < a.words.n && !r; i++)
-			r = dynev_del(a.words.v[i]);
+			r = del(a.words.v[i]);
 		break;
 	default:
 		r = a.stats ? stats() : list();

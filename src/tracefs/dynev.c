@@ -45,7 +45,7 @@ int dynev_parse(const char *def, struct dynev *d)
 		return tr_fail(-EINVAL, "'%s' is a synthetic event: tr synth add NAME 'FIELDS' "
 			       "makes those", def);
 	if (!strchr("prefta", *p) || !*p)
-		return tr_fail(-EINVAL, "bad probe '%s': it starts with p, r, e, f or t", def);
+		return tr_fail(-EINVAL, "bad probe '%s': it starts with p, r, e, f, t or u", def);
 	d->type = *p;
 	sp = strchr(p, ' ');
 	if (!sp)

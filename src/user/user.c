@@ -337,7 +337,61 @@ static int reg_error(int r, const char *name, const char *canonical, bool persis
 	}
 }
 
-int uev_add(const char *name, const char *fields, bool multi, char **tracepoint)
+int uev_dyn_parse(const char *def, char **name, char **fields)
+{
+	const char *p = def, *end;
+
+	*name = *fields = NULL;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (strncmp(p, USER_EVENTS_PREFIX, 2))
+		return tr_fail(-EINVAL, "bad user event '%s': it starts with u:", def);
+	p += 2;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	end = p + strcspn(p, " \t");
+	if (end == p)
+		return tr_fail(-EINVAL, "bad user event '%s': no name after u:", def);
+	/* The kernel's create takes "NAME[:FLAGS]" and refuses every flag. */
+	if (memchr(p, ':', end - p))
+		return tr_fail(-EINVAL, "bad user event '%s': the kernel takes no flags after the "
+			       "name (u:NAME FIELDS)", def);
+	if (memchr(p, '/', end - p))
+		return tr_fail(-EINVAL, "bad user event '%s': user events have no group (the kernel "
+			       "puts them in %s)", def, USER_EVENTS_SYSTEM);
+	*name = xasprintf("%.*s", (int)(end - p), p);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	*fields = xstrdup(end);
+	return 0;
+}
+
+bool uev_dyn_by_tr(const char *line)
+{
+	char *single, *multi;
+	bool r;
+
+	if (strncmp(line, USER_EVENTS_PREFIX, 2))
+		return false;
+	/* undo_line()'s text for either kind: "-:NAME FIELDS", "-:user_events_multi/NAME FIELDS". */
+	single = xasprintf("-:%s", line + 2);
+	multi = xasprintf("-:%s/%s", USER_EVENTS_MULTI_SYSTEM, line + 2);
+	r = tfs_state_has(single) || tfs_state_has(multi);
+	free(single);
+	free(multi);
+	return r;
+}
+
+/*
+ * Add a persistent event: by the registration ioctl, or (dynline) by a
+ * "u:NAME FIELDS" line written to dynamic_events, as the kernel's
+ * dynamic_events takes user events.  Either way tr checks the definition
+ * and what exists first: the kernel's dynamic_events path answers 0 to a
+ * line naming an event that exists with the same format (even one a program
+ * registered, which then does not become persistent).
+ */
+static int add_event(const char *name, const char *fields, bool multi, bool dynline,
+		     char **tracepoint)
 {
 	struct uf_format *fmt = xmalloc(sizeof(*fmt));
 	struct uev_list l = { 0 };
@@ -365,6 +419,20 @@ int uev_add(const char *name, const char *fields, bool multi, char **tracepoint)
 	if (have) {
 		r = tr_fail(-EADDRINUSE, "user event '%s' already exists with the format '%s' "
 			    "(--multi adds another format)", name, have->fields);
+		goto out;
+	}
+	if (dynline) {
+		char *line = xasprintf("%s%s%s%s", USER_EVENTS_PREFIX, name, *canonical ? " " : "",
+				       canonical);
+
+		undo = undo_line(name, canonical, false);
+		r = tfs_append_undo(NULL, "dynamic_events", line, undo);
+		tr_detail_clear();
+		if (r)
+			r = reg_error(r, name, canonical, true);
+		else
+			*tracepoint = xasprintf("%s:%s", USER_EVENTS_SYSTEM, name);
+		free(line);
 		goto out;
 	}
 	fd = open_data();
@@ -403,6 +471,27 @@ out:
 	free(canonical);
 	free(fmt);
 	uev_list_free(&l);
+	return r;
+}
+
+int uev_add(const char *name, const char *fields, bool multi, char **tracepoint)
+{
+	return add_event(name, fields, multi, false, tracepoint);
+}
+
+int uev_add_dyn(const char *def, char **tracepoint)
+{
+	char *name, *fields;
+	int r = caps_require(CAP_USER_EVENTS);
+
+	*tracepoint = NULL;
+	if (!r)
+		r = uev_dyn_parse(def, &name, &fields);
+	if (r)
+		return r;
+	r = add_event(name, fields, false, true, tracepoint);
+	free(name);
+	free(fields);
 	return r;
 }
 
@@ -447,6 +536,18 @@ int uev_delete(const char *what)
 				    "first)", what, uev_used_by_text(u->used_by));
 			goto out;
 		}
+		/*
+		 * The kernel deletes every event of that name and format, in
+		 * either system: a twin would go too.
+		 */
+		for (size_t i = 0; i < l.n; i++)
+			if (&l.v[i] != u && !strcmp(l.v[i].name, u->name) &&
+			    !strcmp(l.v[i].fields, u->fields)) {
+				r = tr_fail(-EINVAL, "cannot delete '%s' alone: the kernel would delete "
+					    "%s:%s (the same format) with it", what, l.v[i].system,
+					    l.v[i].tracepoint);
+				goto out;
+			}
 		bool multi = !strcmp(u->system, USER_EVENTS_MULTI_SYSTEM);
 		char *line = undo_line(u->name, u->fields, multi);
 

@@ -9,6 +9,7 @@ test_kernels full
 data=$TEST_ROOT/tests/data
 export LSAN_OPTIONS="suppressions=$data/lsan.supp:print_suppressions=0"
 example=$TEST_ROOT/build/examples/user-events
+word=$TEST_ROOT/build/examples/user-events-word
 n=t$$
 T=$TRACEFS
 
@@ -22,6 +23,15 @@ if ! test_have user_events; then
 			test $(wc -l <err) = 1 &&
 			test_grep -q "CONFIG_USER_EVENTS" err || exit 1
 		done
+	'
+	test_expect_success 'without user_events tr probe add of a u: line refuses in one line' '
+		cp $T/dynamic_events before 2>/dev/null || : >before &&
+		test_expect_code 1 tr probe add "u:${n}_a u32 a" >out 2>err &&
+		test ! -s out &&
+		test $(wc -l <err) = 1 &&
+		test_grep -q "CONFIG_USER_EVENTS" err &&
+		{ cat $T/dynamic_events 2>/dev/null || :; } >after &&
+		test_cmp before after
 	'
 	test_expect_success 'tr check says why for each user events capability' '
 		tr check >out &&
@@ -77,9 +87,21 @@ normalize() {
 	PY
 }
 
-test_expect_success 'the example program is built (make examples)' '
-	test -x "$example"
+test_expect_success 'the example programs are built (make examples)' '
+	test -x "$example" && test -x "$word"
 '
+
+# Wait (bounded, 30 s: a loaded emulated guest is slow) until file $1 has $2 lines.
+lines_at_least() {
+	local i
+	for ((i = 0; i < 300; i++)); do
+		[ "$({ wc -l <"$1"; } 2>/dev/null)" -ge "$2" ] 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "$1 has fewer than $2 lines:" >&2
+	cat "$1" >&2
+	return 1
+}
 
 test_expect_success 'tr check shows user events, persistent and multi-format ones' '
 	tr check >out &&
@@ -281,6 +303,148 @@ test_expect_success 'multi-format from C: the example registers its own format' 
 	test $(grep -c ": tr_example_multi\.[0-9a-f]*: *seq=" report.txt) = 10
 '
 
+# tr_user_register_bit(): the program's own word, 32 and 64 bits; the
+# program sets bit 0 for itself first, and the kernel must leave it alone.
+for case in "4 5 0x00000001 0x00000021" "8 37 0x0000000000000001 0x0000002000000001"; do
+	read -r size bit w0 w1 <<<"$case"
+	test_expect_success "tr_user_register_bit: the kernel keeps bit $bit of the program's own $size-byte word" "
+		inst=\$(test_instance) &&
+		test_when_finished \"exec 6>&-; { echo 0 >$T/instances/\$inst/events/user_events/tr_example_word/enable; } 2>/dev/null || true; rmdir $T/instances/\$inst 2>/dev/null || true\" &&
+		rm -f fifo-w && mkfifo fifo-w &&
+		(\"\$word\" -s $size -b $bit <fifo-w >word.out 2>&1 &) &&
+		exec 6>fifo-w &&
+		lines_at_least word.out 1 &&
+		echo show >&6 && lines_at_least word.out 2 &&
+		mkdir $T/instances/\$inst &&
+		echo 1 >$T/instances/\$inst/events/user_events/tr_example_word/enable &&
+		echo show >&6 && lines_at_least word.out 3 &&
+		echo 'emit traced $size' >&6 && lines_at_least word.out 4 &&
+		echo 0 >$T/instances/\$inst/events/user_events/tr_example_word/enable &&
+		echo show >&6 && lines_at_least word.out 5 &&
+		echo 'emit untraced' >&6 && lines_at_least word.out 6 &&
+		grep -v '^#' $T/instances/\$inst/trace | sed -nE 's/.*: tr_example_word: +//p' >actual &&
+		exec 6>&- &&
+		gone tr_example_word &&
+		printf '%s\\n' registered 'word $w0' 'word $w1' 'written 1' 'word $w0' 'written 0' >expect &&
+		test_cmp expect word.out &&
+		echo 'seq=0x0 (0) msg=traced $size' >expect &&
+		test_cmp expect actual
+	"
+done
+
+test_expect_success 'tr_user_register_bit: a bit outside the word, or a bad size, is refused' '
+	test_expect_code 1 "$word" -s 4 -b 32 </dev/null >out &&
+	echo "register failed: Invalid argument" >expect &&
+	test_cmp expect out &&
+	test_expect_code 1 "$word" -s 2 -b 0 </dev/null >out &&
+	test_cmp expect out &&
+	! grep -q "^u:tr_example_word" $T/dynamic_events &&
+	"$word" -s 8 -b 63 </dev/null >out &&
+	echo registered >expect &&
+	test_cmp expect out &&
+	gone tr_example_word
+'
+
+test_expect_success 'tr_user_writev: fields from four iovecs arrive as one event, as tr_user_emit writes it' '
+	inst=$(test_instance) &&
+	test_when_finished "rmdir $T/instances/$inst 2>/dev/null || true; tr user delete tr_example 2>/dev/null || true" &&
+	tr user add tr_example "u32 seq; s64 value; __rel_loc char[] msg" >/dev/null &&
+	mkdir "$T/instances/$inst" &&
+	echo 1 >"$T/instances/$inst/events/user_events/tr_example/enable" &&
+	"$example" -w -n 50 >ex.out &&
+	"$example" -n 50 >>ex.out &&
+	printf "emitted 50 written 50\nemitted 50 written 50\n" >expect.ex &&
+	test_cmp expect.ex ex.out &&
+	echo 0 >"$T/instances/$inst/tracing_on" &&
+	grep -v "^#" "$T/instances/$inst/trace" | sed -nE "s/.*: tr_example: +//p" >kernel.txt &&
+	head -n 50 kernel.txt >writev.txt &&
+	tail -n +51 kernel.txt >emit.txt &&
+	test_cmp emit.txt writev.txt &&
+	python3 - <<-\PY
+	import re
+	got = []
+	for line in open("writev.txt"):
+	    m = re.match(r"seq=0x[0-9a-f]+ \((\d+)\) value=0x[0-9a-f]+ \((-?\d+)\) msg=(.*)$", line)
+	    assert m, line
+	    got.append((int(m.group(1)), int(m.group(2)), m.group(3)))
+	want = [(i, i * i - 1000, "event %d" % i) for i in range(50)]
+	assert got == want, (got[:3], want[:3])
+	PY
+'
+
+test_expect_success 'delete one format of a multi-format event: the other formats stay and still trace' '
+	test_when_finished "tr user delete ${n}_o 2>/dev/null || true" &&
+	tr user add ${n}_o "u32 a" --multi >tp1 &&
+	tr user add ${n}_o "u64 a; u64 b" --multi >tp2 &&
+	tr user add ${n}_o "u8 c" >/dev/null &&
+	one=$(cat tp1) two=$(cat tp2) &&
+	tr user delete "$one" &&
+	tr user list >list &&
+	! grep "^$one " list &&
+	test_grep -x "$two  u64 a; u64 b    # made by tr" list &&
+	test_grep -x "user_events:${n}_o  u8 c    # made by tr" list &&
+	test ! -e "$T/events/user_events_multi/${one#*:}" &&
+	test -d "$T/events/user_events_multi/${two#*:}" &&
+	! grep -x "u:${n}_o u32 a" $T/dynamic_events &&
+	grep -x "u:${n}_o u64 a; u64 b" $T/dynamic_events &&
+	tr record -q -e user:${n}_o -o o.dat sh -c "
+		\"$TR\" user emit ${n}_o --multi --format \"u64 a; u64 b\" a=5 b=6 &&
+		\"$TR\" user emit ${n}_o c=7" &&
+	tr report -i o.dat >report.txt &&
+	test_grep -E ": ${two#*:}: +a=0x5 \(5\) b=0x6 \(6\)$" report.txt &&
+	test_grep -E ": ${n}_o: +c=" report.txt &&
+	test_expect_code 1 tr user delete "$one" 2>err &&
+	echo "tr: no user event '"'"'$one'"'"' (tr user list shows them)" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'delete one format: refused in one line when the kernel would take its twin too' '
+	test_when_finished "tr user delete ${n}_t 2>/dev/null || true" &&
+	tr user add ${n}_t "u32 a" >/dev/null &&
+	tr user add ${n}_t "u32 a" --multi >tp &&
+	cp $T/dynamic_events before &&
+	test_expect_code 1 tr user delete "$(cat tp)" >out 2>err &&
+	test ! -s out &&
+	echo "tr: cannot delete '"'"'$(cat tp)'"'"' alone: the kernel would delete user_events:${n}_t (the same format) with it" >expect &&
+	test_cmp expect err &&
+	test_cmp before $T/dynamic_events &&
+	tr user delete ${n}_t &&
+	gone ${n}_t
+'
+
+test_expect_success 'probe add: a u: line makes a persistent user event, as dynamic_events does' '
+	inst=$(test_instance) &&
+	test_when_finished "rmdir $T/instances/$inst 2>/dev/null || true; tr user delete ${n}_u 2>/dev/null || true" &&
+	tr probe add "u:${n}_u u32 count;  __rel_loc char[] msg" >out &&
+	test ! -s out &&
+	grep -x "u:${n}_u u32 count; __rel_loc char\[\] msg" $T/dynamic_events &&
+	tr probe list >list &&
+	test_grep -x "u:${n}_u u32 count; __rel_loc char\[\] msg    # made by tr" list &&
+	tr user list >ulist &&
+	test_grep -x "user_events:${n}_u  u32 count; __rel_loc char\[\] msg    # made by tr" ulist &&
+	mkdir "$T/instances/$inst" &&
+	echo 1 >"$T/instances/$inst/events/user_events/${n}_u/enable" &&
+	tr user emit ${n}_u count=3 msg=hi &&
+	grep -v "^#" "$T/instances/$inst/trace" | sed -nE "s/.*: ${n}_u: +//p" >actual &&
+	echo "count=0x3 (3) msg=hi" >expect &&
+	test_cmp expect actual &&
+	echo 0 >"$T/instances/$inst/events/user_events/${n}_u/enable" &&
+	sleep 0.3 && present ${n}_u &&
+	tr probe del ${n}_u &&
+	gone ${n}_u
+'
+
+test_expect_success 'probe add u: is taken back by tr reset; probe del user_events/NAME deletes one' '
+	tr probe add "u:${n}_ur u8 a" &&
+	tr probe add "u:${n}_ud" &&
+	grep -x "u:${n}_ud" $T/dynamic_events &&
+	tr probe del user_events/${n}_ud &&
+	gone ${n}_ud &&
+	present ${n}_ur &&
+	tr reset &&
+	gone ${n}_ur
+'
+
 test_expect_success 'emit --stdin: a one-string event takes each line whole' '
 	test_when_finished "tr user delete ${n}_log 2>/dev/null || true" &&
 	tr user add ${n}_log "__rel_loc char[] line" >/dev/null &&
@@ -387,6 +551,16 @@ bad "emit --format with another format" "user event '${n}_x' exists with another
 	tr user emit ${n}_x --format "'u16 a'" a=1
 bad "without CAP_PERFMON (setpriv)" "persistent events need CAP_PERFMON" \
 	setpriv --bounding-set=-perfmon,-sys_admin "$TR" user add ${n}_y "'u8 a'"
+bad "probe add u: without CAP_PERFMON (setpriv)" "persistent events need CAP_PERFMON" \
+	setpriv --bounding-set=-perfmon,-sys_admin "$TR" probe add "'u:${n}_y u8 a'"
+bad "probe add u: with flags" "bad user event 'u:${n}_y:BPF_ITER u8 a': the kernel takes no flags after the name (u:NAME FIELDS)" \
+	tr probe add "'u:${n}_y:BPF_ITER u8 a'"
+bad "probe add u: with a group" "user events have no group (the kernel puts them in user_events)" \
+	tr probe add "'u:grp/${n}_y u8 a'"
+bad "probe add u: with a bad type" "bad field 'u24 b' of user event '${n}_y': unknown type" \
+	tr probe add "'u:${n}_y u8 a; u24 b'"
+bad "probe add u: of an event that exists" "user event '${n}_x' already exists as user_events:${n}_x" \
+	tr probe add "'u:${n}_x u8 a; char[4] s; __rel_loc char[] m'"
 test_expect_success 'bad input: not root (setpriv): refused, nothing registered' '
 	cp $T/dynamic_events before &&
 	test_expect_code 1 setpriv --reuid=65534 --regid=65534 --clear-groups \

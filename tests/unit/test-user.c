@@ -342,6 +342,33 @@ TEST(multi_format_names_parse)
 	tep_free(tep);
 }
 
+/* tr probe add's "u:" lines: what the kernel's dynamic_events takes, and why not. */
+TEST(dynamic_events_lines)
+{
+	char *name, *fields;
+
+	CHECK(uev_dyn_parse("u:req u32 id; __rel_loc char[] path", &name, &fields) == 0);
+	CHECK_STR(name, "req");
+	CHECK_STR(fields, "u32 id; __rel_loc char[] path");
+	free(name);
+	free(fields);
+	CHECK(uev_dyn_parse("  u:  bare", &name, &fields) == 0);
+	CHECK_STR(name, "bare");
+	CHECK_STR(fields, "");
+	free(name);
+	free(fields);
+	CHECK(uev_dyn_parse("u:x:BPF_ITER u8 a", &name, &fields) == -EINVAL);
+	CHECK(!name && !fields);
+	CHECK_STR(tr_failure(), "bad user event 'u:x:BPF_ITER u8 a': the kernel takes no flags "
+		  "after the name (u:NAME FIELDS)");
+	CHECK(uev_dyn_parse("u:grp/x u8 a", &name, &fields) == -EINVAL);
+	CHECK_STR(tr_failure(), "bad user event 'u:grp/x u8 a': user events have no group (the "
+		  "kernel puts them in user_events)");
+	CHECK(uev_dyn_parse("u: ", &name, &fields) == -EINVAL);
+	CHECK_STR(tr_failure(), "bad user event 'u: ': no name after u:");
+	CHECK(uev_dyn_parse("p:x do_sys_open", &name, &fields) == -EINVAL);
+}
+
 UNIT_MAIN(T(format_types_sizes_offsets), T(format_errors_name_the_field), T(status_parse),
 	  T(encode_layout), T(encode_checks_before_writing), T(split_stdin_lines),
-	  T(printer_says_what_the_kernel_says), T(multi_format_names_parse))
+	  T(printer_says_what_the_kernel_says), T(multi_format_names_parse), T(dynamic_events_lines))
