@@ -131,6 +131,9 @@ _tr_candidates() {
 	-e|--event|--start|--end)
 		[ "$cmd" = list ] && return
 		printf '%s\n' all; _tr_run list -s; _tr_run list -e; return ;;
+	--define|--define-keys)
+		# SYS:EV, then the user's :VAR=EXPR or =KEY.
+		_tr_run list -e; return ;;
 	-B|--instance)
 		[ "$cmd" = list ] && return
 		_tr_run list -B; return ;;
@@ -224,7 +227,7 @@ _tr_files_ok() {
 	-o|--output) return 0 ;;
 	-e|--event|--start|--end|-B|--instance|-p|--tracer|-C|--clock|-O|--option|--has|--format|\
 	--engine|--units|-i|--input|-k|--keys|-v|--vals|-s|--sort|-f|--filter|--start-filter|\
-	--end-filter|--onmax|--save|--view|--latency|-d|--delay|-n|--iterations|--file-version|\
+	--end-filter|--onmax|--save|--define|--define-keys|--view|--latency|-d|--delay|-n|--iterations|--file-version|\
 	--compression|--to|--time|--events|--graph-opt)
 		return 1 ;;
 	esac

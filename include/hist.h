@@ -115,6 +115,16 @@ int hist_spec_build(struct hist_spec *s, const char *sysev, const char *keys, co
  */
 int hist_spec_add_var(struct hist_spec *s, const char *def);
 int hist_spec_add_action(struct hist_spec *s, const char *action);
+/*
+ * Variables held on other events (--define SYS:EV:VAR=EXPR, repeatable):
+ * one spec per event named, holding its variables, keyed by its
+ * --define-keys SYS:EV=KEY,... (dkeys) or, when none is given, by keys
+ * (the histogram's own -k: the same field names on both events).  Another
+ * trigger reads them as $VAR, matched by key.  *out is an array of *n specs
+ * (hist_spec_free each, then free), NULL and 0 on error.
+ */
+int hist_spec_defines(const struct strv *defs, const struct strv *dkeys, const char *keys,
+		      struct hist_spec **out, size_t *n);
 /* "hist:keys=K:vals=V:VAR=EXPR:sort=S:size=N:name=X:ACTION if FILTER" (only what is set). */
 char *hist_spec_trigger(const struct hist_spec *s);
 /* Whether a key shows symbols (.sym, .sym-offset): the reader then needs kallsyms. */
@@ -229,14 +239,17 @@ int hist_kernel_read(struct tfs_inst *in, const char *system, const char *event,
 int hist_kernel_triggers(struct tfs_inst *in, const char *system, const char *event,
 			 const char *name, struct strv *out);
 /*
- * Add s's trigger, collect for w, then parse our section of the hist file
- * into res.  The trigger comes off at tfs_restore().
+ * Add the triggers of v[0..n-1] in that order (other events' variables
+ * first, then the histogram on each of its events: a named one is shared
+ * by them all), collect for w, then parse v[n-1]'s section of its event's
+ * hist file into res.  The triggers come off at tfs_restore(), newest
+ * first, so no variable goes while a trigger still refers to it.
  */
-int hist_kernel_run(struct tfs_inst *in, const struct hist_spec *s, const struct hist_when *w,
-		    struct hist_result *res);
-/* Add s's trigger and collect for w; *text is the whole hist file, read as the wait ended. */
-int hist_kernel_collect(struct tfs_inst *in, const struct hist_spec *s, const struct hist_when *w,
-			char **text);
+int hist_kernel_run(struct tfs_inst *in, const struct hist_spec *v, size_t n,
+		    const struct hist_when *w, struct hist_result *res);
+/* Add v's triggers and collect for w; *text is v[n-1]'s hist file, read as the wait ended. */
+int hist_kernel_collect(struct tfs_inst *in, const struct hist_spec *v, size_t n,
+			const struct hist_when *w, char **text);
 /* Every histogram of the event (only those named name, if set). */
 /*
  * The event's hist_debug text (the kernel's own description of each hist

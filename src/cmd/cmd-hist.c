@@ -5,7 +5,9 @@
  * kernels without them, by the userspace engine from the raw events (live
  * or from a trace.dat file with -i).  Also: show, clear, pause and cont on
  * histograms that already exist, and latency histograms between two events
- * through a synthetic event (--latency, --sql).
+ * through a synthetic event (--latency, --sql).  With --name, several -e
+ * share one histogram; --define puts variables on other events for this
+ * histogram's expressions and actions to read.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,7 +25,10 @@ enum engine { ENG_AUTO, ENG_KERNEL, ENG_USER };
 struct args {
 	struct opt_instance inst;
 	enum action act;
-	const char *event, *keys, *vals, *sort, *filter, *name, *input;
+	struct strv events;	/* -e: one, or several sharing a --name histogram */
+	struct strv defines;	/* --define SYS:EV:VAR=EXPR */
+	struct strv dkeys;	/* --define-keys SYS:EV=KEY,... */
+	const char *keys, *vals, *sort, *filter, *name, *input;
 	uint64_t size, duration_ns;
 	enum engine engine;
 	struct hist_render_opts ro;
@@ -38,10 +43,12 @@ enum {
 	OPT_SIZE = 0x100, OPT_BARS, OPT_JSON, OPT_CSV, OPT_ENGINE, OPT_NAME,
 	OPT_LATENCY, OPT_START, OPT_START_FILTER, OPT_END, OPT_END_FILTER, OPT_MATCH, OPT_UNITS,
 	OPT_ONMAX, OPT_SAVE, OPT_SNAPSHOT, OPT_SQL, OPT_LIMIT, OPT_ACTION, OPT_CLOCK, OPT_DEBUG,
+	OPT_DEFINE, OPT_DEFINE_KEYS,
 };
 
 static const struct argp_option options[] = {
-	{ "event", 'e', "SYS:EVENT", 0, "The event to make a histogram of", 0 },
+	{ "event", 'e', "SYS:EVENT", 0, "The event to make a histogram of; with --name, "
+	  "repeatable: the events share one histogram (their keys must agree)", 0 },
 	{ "keys", 'k', "KEY[.MOD],...", 0,
 	  "Key fields, with modifiers .hex .sym .sym-offset .execname .syscall .log2 "
 	  ".buckets=N .usecs; common_pid, common_cpu, common_timestamp, common_stacktrace too", 0 },
@@ -55,7 +62,13 @@ static const struct argp_option options[] = {
 	{ "size", OPT_SIZE, "N", 0, "Room for N entries (default 2048)", 0 },
 	{ "limit", OPT_LIMIT, "N", 0, "Print only the first N rows (the top N: counts and sums "
 	  "sort biggest first)", 0 },
-	{ "name", OPT_NAME, "NAME", 0, "A named histogram, shared between events", 0 },
+	{ "name", OPT_NAME, "NAME", 0, "A named histogram, shared between events (each -e gets "
+	  "the trigger with name=NAME)", 0 },
+	{ "define", OPT_DEFINE, "SYS:EV:VAR=EXPR", 0, "A variable on another event, for this "
+	  "histogram to read as $VAR (matched by key): a trigger on SYS:EV for the run; "
+	  "repeatable", 0 },
+	{ "define-keys", OPT_DEFINE_KEYS, "SYS:EV=KEY,...", 0, "The keys of the variables on "
+	  "SYS:EV (default: -k, which then must name fields of SYS:EV too)", 0 },
 	{ "clock", OPT_CLOCK, "CLOCK", 0, "The trace clock of common_timestamp (the kernel's "
 	  "clock=; a trace_clock name such as global, mono, counter)", 0 },
 	{ "debug", OPT_DEBUG, NULL, 0, "With show: print the kernel's hist_debug text of the "
@@ -91,10 +104,13 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		opt_bind_duration(state, &a->duration_ns);
 		return 0;
 	case 'e':
-		/* A second -e used to replace the first without a word. */
-		if (a->event)
-			argp_error(state, "one -e per histogram ('%s', then '%s')", a->event, arg);
-		a->event = arg;
+		strv_push(&a->events, arg);
+		return 0;
+	case OPT_DEFINE:
+		strv_push(&a->defines, arg);
+		return 0;
+	case OPT_DEFINE_KEYS:
+		strv_push(&a->dkeys, arg);
 		return 0;
 	case 'k':
 		a->keys = arg;
@@ -208,6 +224,19 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		state->next = state->argc;
 		return 0;
 	case ARGP_KEY_END:
+		/* A second -e used to replace the first without a word. */
+		if (a->events.n > 1 && !a->name)
+			argp_error(state, "one -e per histogram ('%s', then '%s'); events share one "
+					  "with --name", a->events.v[0], a->events.v[1]);
+		if (a->events.n > 1 && a->act != ACT_RUN)
+			argp_error(state, "show, clear, pause and cont take one -e");
+		if ((a->defines.n || a->dkeys.n) && (a->lat.on || a->lat.sql || a->act != ACT_RUN))
+			argp_error(state, "--define and --define-keys go with a new -e histogram");
+		if (a->dkeys.n && !a->defines.n)
+			argp_error(state, "--define-keys goes with --define");
+		if ((a->defines.n || a->events.n > 1) && (a->input || a->engine == ENG_USER))
+			argp_error(state, "--define and several -e are the kernel's: not with -i or "
+					  "--engine user");
 		if (a->lat.on || a->lat.sql) {
 			if (a->act != ACT_RUN)
 				argp_error(state, "--latency and --sql make a new histogram");
@@ -217,7 +246,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 				argp_error(state, "--action goes with -e, not --latency or --sql");
 			if (a->lat.on && (!a->lat.start || !a->lat.end || !a->lat.match))
 				argp_error(state, "--latency needs --start, --end and --match");
-			if (a->event)
+			if (a->events.n)
 				argp_error(state, "--latency and --sql make their own event: no -e");
 			if (a->lat.save && !a->lat.onmax)
 				argp_error(state, "--save goes with --onmax");
@@ -228,7 +257,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			    a->lat.snapshot)
 				argp_error(state, "--start, --end, --match, --onmax, --save and "
 						  "--snapshot go with --latency");
-			if (!a->event)
+			if (!a->events.n)
 				argp_error(state, "which event? give -e SYS:EVENT");
 			if (a->act == ACT_RUN && !a->keys)
 				argp_error(state, "a histogram needs keys: give -k KEY");
@@ -260,6 +289,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 static const struct argp argp = {
 	options, parse,
 	"-e SYS:EVENT -k KEY[,KEY...] [--vals VAL,...] [-s SORT] [COMMAND [ARGS...]]\n"
+	"--name NAME -e SYS:EV -e SYS:EV... -k KEY[,KEY...] [COMMAND [ARGS...]]\n"
 	"show|clear|pause|cont -e SYS:EVENT [--name NAME]\n"
 	"--latency --start SYS:EV --end SYS:EV --match START_FIELD=END_FIELD [COMMAND...]\n"
 	"--sql 'SELECT ... FROM ... JOIN ... ON ...' [COMMAND...]",
@@ -272,7 +302,10 @@ static const struct argp argp = {
 	"  tr hist -e sched:sched_switch -k prev_pid -v st=prev_state "
 	"--action 'onchange($st).save(prev_comm)'\n"
 	"  tr hist --latency --start sched:sched_waking --end sched:sched_switch "
-	"--match pid=next_pid",
+	"--match pid=next_pid\n"
+	"  tr hist -e sched:sched_switch -k next_pid -v 'lat=common_timestamp.usecs-$ts0' "
+	"--define sched:sched_waking:ts0=common_timestamp.usecs --define-keys "
+	"sched:sched_waking=pid",
 	opt_instance_duration_children, NULL, NULL
 };
 
@@ -323,8 +356,13 @@ static int open_instance(const struct args *a, struct tfs_inst **in)
 	return r;
 }
 
-static int run(struct args *a, struct hist_spec *s, struct hist_result *res)
+/*
+ * v[0..n-1]: the variables of other events, then the histogram on each of
+ * its events; only the kernel engine takes more than one.
+ */
+static int run(struct args *a, struct hist_spec *v, size_t n, struct hist_result *res)
 {
+	struct hist_spec *s = &v[n - 1];
 	struct hist_when w = { .command = a->command, .duration_ns = a->duration_ns };
 	struct tfs_inst *in = NULL;
 	bool kernel = a->engine == ENG_KERNEL || (a->engine == ENG_AUTO && !a->input &&
@@ -338,7 +376,10 @@ static int run(struct args *a, struct hist_spec *s, struct hist_result *res)
 	if (r)
 		return r;
 	if (kernel)
-		return hist_kernel_run(in, s, &w, res);
+		return hist_kernel_run(in, v, n, &w, res);
+	if (n > 1)
+		return tr_fail(-EOPNOTSUPP, "--define and several -e need hist triggers: %s",
+			       caps_detail(CAP_HIST) ? caps_detail(CAP_HIST) : "no hist triggers");
 	if (s->clock)
 		return tr_fail(-EOPNOTSUPP, "--clock needs hist triggers: %s",
 			       caps_detail(CAP_HIST) ? caps_detail(CAP_HIST) : "no hist triggers");
@@ -380,10 +421,48 @@ static int latency(struct args *a, struct hist_result *res)
 	return r;
 }
 
+/*
+ * The triggers of a new histogram, in the order they go in: the variables
+ * of other events (--define), then the histogram on each -e.
+ */
+static int build(const struct args *a, struct hist_spec **out, size_t *nout)
+{
+	struct hist_spec *v = NULL;
+	size_t n = 0;
+	int r = hist_spec_defines(&a->defines, &a->dkeys, a->keys, &v, &n);
+
+	for (size_t e = 0; e < a->events.n && !r; e++) {
+		struct hist_spec *s;
+
+		v = xrealloc(v, (n + 1) * sizeof(*v));
+		s = &v[n];
+		r = hist_spec_build(s, a->events.v[e], a->keys, a->vals, a->sort, a->filter,
+				    a->size, a->name);
+		if (r)
+			break;
+		n++;
+		for (size_t i = 0; i < a->actions.n && !r; i++)
+			r = hist_spec_add_action(s, a->actions.v[i]);
+	}
+	for (size_t i = 0; i < n && !r && a->clock; i++)
+		v[i].clock = xstrdup(a->clock);
+	*out = v;
+	*nout = n;
+	return r;
+}
+
+static void specs_free(struct hist_spec *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		hist_spec_free(&v[i]);
+	free(v);
+}
+
 int cmd_hist(int argc, char **argv)
 {
 	struct args a = { 0 };
-	struct hist_spec s = { 0 };
+	struct hist_spec *v = NULL, *sp;
+	size_t n = 0;
 	struct hist_result res = { 0 };
 	struct hist_results all = { 0 };
 	struct tfs_inst *in;
@@ -400,26 +479,29 @@ int cmd_hist(int argc, char **argv)
 		hist_result_free(&res);
 		if (r)
 			tr_report(r, "cannot make the latency histogram");
+		strv_free(&a.actions);
 		return r ? EXIT_RUNTIME : EXIT_OK;
 	}
 	if (a.act == ACT_RUN) {
-		r = hist_spec_build(&s, a.event, a.keys, a.vals, a.sort, a.filter, a.size, a.name);
-		for (size_t i = 0; i < a.actions.n && !r; i++)
-			r = hist_spec_add_action(&s, a.actions.v[i]);
-		if (!r && a.clock)
-			s.clock = xstrdup(a.clock);
+		r = build(&a, &v, &n);
 	} else {
-		r = hist_event_parse(a.event, &s.system, &s.event);
+		v = xcalloc(1, sizeof(*v));
+		n = 1;
+		r = hist_event_parse(a.events.v[0], &v[0].system, &v[0].event);
 	}
 	strv_free(&a.actions);
+	strv_free(&a.events);
+	strv_free(&a.defines);
+	strv_free(&a.dkeys);
 	if (r) {
 		tr_error("%s", tr_failure());
-		hist_spec_free(&s);
+		specs_free(v, n);
 		return EXIT_USAGE;
 	}
+	sp = &v[n - 1];
 	switch (a.act) {
 	case ACT_RUN:
-		r = run(&a, &s, &res);
+		r = run(&a, v, n, &res);
 		if (!r)
 			r = print_result(&res, &a.ro);
 		hist_result_free(&res);
@@ -434,17 +516,17 @@ int cmd_hist(int argc, char **argv)
 		if (a.act == ACT_SHOW && a.debug) {
 			char *text = NULL;
 
-			r = hist_kernel_debug(in, s.system, s.event, &text);
+			r = hist_kernel_debug(in, sp->system, sp->event, &text);
 			if (!r)
 				fputs(text, stdout);
 			free(text);
 		} else if (a.act == ACT_SHOW) {
-			r = hist_kernel_show(in, s.system, s.event, a.name, &all);
+			r = hist_kernel_show(in, sp->system, sp->event, a.name, &all);
 			if (!r)
 				r = print_results(&all, &a.ro);
 			hist_results_free(&all);
 		} else {
-			r = hist_kernel_control(in, s.system, s.event, a.name,
+			r = hist_kernel_control(in, sp->system, sp->event, a.name,
 						a.act == ACT_CLEAR   ? "clear"
 						: a.act == ACT_PAUSE ? "pause"
 								     : "cont");
@@ -453,6 +535,6 @@ int cmd_hist(int argc, char **argv)
 	}
 	if (r)
 		tr_report(r, "hist");
-	hist_spec_free(&s);
+	specs_free(v, n);
 	return r ? EXIT_RUNTIME : EXIT_OK;
 }

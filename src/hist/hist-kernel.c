@@ -236,10 +236,10 @@ static int read_now(void *arg)
 	return 0;
 }
 
-int hist_kernel_collect(struct tfs_inst *in, const struct hist_spec *s, const struct hist_when *w,
-			char **text)
+int hist_kernel_collect(struct tfs_inst *in, const struct hist_spec *v, size_t n,
+			const struct hist_when *w, char **text)
 {
-	struct hist_read k = { .in = in, .s = s };
+	struct hist_read k = { .in = in, .s = &v[n - 1] };
 	struct session *sess = NULL;
 	int r = session_open(&(struct session_opts){ .inst = in, .command = w->command,
 						     .duration_ns = w->duration_ns,
@@ -248,8 +248,8 @@ int hist_kernel_collect(struct tfs_inst *in, const struct hist_spec *s, const st
 			     &sess);
 
 	*text = NULL;
-	if (!r)
-		r = hist_kernel_add(in, s);
+	for (size_t i = 0; i < n && !r; i++)
+		r = hist_kernel_add(in, &v[i]);
 	if (!r)
 		r = session_run(sess);
 	session_free(sess);
@@ -262,14 +262,14 @@ int hist_kernel_collect(struct tfs_inst *in, const struct hist_spec *s, const st
 	return r;
 }
 
-int hist_kernel_run(struct tfs_inst *in, const struct hist_spec *s, const struct hist_when *w,
-		    struct hist_result *res)
+int hist_kernel_run(struct tfs_inst *in, const struct hist_spec *v, size_t n,
+		    const struct hist_when *w, struct hist_result *res)
 {
 	char *text = NULL;
-	int r = hist_kernel_collect(in, s, w, &text);
+	int r = hist_kernel_collect(in, v, n, w, &text);
 
 	if (!r)
-		r = find_ours(text, s, res);
+		r = find_ours(text, &v[n - 1], res);
 	free(text);
 	return r;
 }

@@ -246,7 +246,7 @@ static int collect(struct tfs_inst *in, const struct hist_spec *spec, struct lat
 {
 	char *text = NULL;
 	size_t pos = 0;
-	int r = hist_kernel_collect(in, spec, w, &text);
+	int r = hist_kernel_collect(in, spec, 1, w, &text);
 
 	if (!r) {
 		r = hist_output_parse(text, &pos, res);

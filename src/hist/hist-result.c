@@ -518,6 +518,20 @@ int hist_output_parse(const char *text, size_t *pos, struct hist_result *r)
 				str_rstrip(r->max_saved);
 			}
 			free(line);
+		} else if (starts(p, "\ttriggering value { onmax(")) {
+			/*
+			 * onmax().snapshot() prints no max per entry, only this
+			 * after the entries: "\ttriggering value { onmax($v) }:
+			 * 261\ttriggered by event with key: { ... }".
+			 */
+			const char *v = strstr(p, "}:");
+			char *end;
+			uint64_t n = v ? strtoull(v + 2, &end, 10) : 0;
+
+			if (v && end != v + 2 && (!r->has_max || n > r->max)) {
+				r->has_max = true;
+				r->max = n;
+			}
 		} else if (starts(p, "Totals:")) {
 			r->has_totals = true;
 		} else if (starts(p, "    Hits:")) {

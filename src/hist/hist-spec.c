@@ -485,3 +485,108 @@ int hist_spec_from_trigger(const char *line, struct hist_spec *s)
 		hist_spec_free(s);
 	return r;
 }
+
+/*
+ * Split "SYS:EV:VAR=EXPR" at the last ':' before the '=' (expressions hold
+ * no ':', the trigger's separator; "SYS/EV:VAR=EXPR" works too).
+ */
+static int define_split(const char *def, char **sysev, const char **var)
+{
+	const char *eq = strchr(def, '='), *colon = NULL;
+
+	for (const char *c = def; c < (eq ? eq : def + strlen(def)); c++)
+		if (*c == ':')
+			colon = c;
+	if (!eq || !colon || colon == def)
+		return tr_fail(-EINVAL, "bad --define '%s': want SYS:EVENT:VAR=EXPR", def);
+	*sysev = xasprintf("%.*s", (int)(colon - def), def);
+	*var = colon + 1;
+	return 0;
+}
+
+/* The spec of event (system, event) in v, or NULL. */
+static struct hist_spec *spec_of(struct hist_spec *v, size_t n, const char *system,
+				 const char *event)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].system, system) && !strcmp(v[i].event, event))
+			return &v[i];
+	return NULL;
+}
+
+int hist_spec_defines(const struct strv *defs, const struct strv *dkeys, const char *keys,
+		      struct hist_spec **out, size_t *nout)
+{
+	struct hist_spec *v = NULL;
+	size_t n = 0;
+	bool *keyed = NULL;
+	int r = 0;
+
+	for (size_t i = 0; i < defs->n && !r; i++) {
+		char *sysev = NULL, *sys = NULL, *ev = NULL;
+		const char *var = NULL;
+		struct hist_spec *s;
+
+		r = define_split(defs->v[i], &sysev, &var);
+		if (!r)
+			r = hist_event_parse(sysev, &sys, &ev);
+		if (!r && !(s = spec_of(v, n, sys, ev))) {
+			v = xrealloc(v, (n + 1) * sizeof(*v));
+			s = &v[n];
+			memset(s, 0, sizeof(*s));
+			s->system = xstrdup(sys);
+			s->event = xstrdup(ev);
+			n++;
+		}
+		if (!r)
+			r = hist_spec_add_var(s, var);
+		free(sysev);
+		free(sys);
+		free(ev);
+	}
+	keyed = xcalloc(n ? n : 1, sizeof(*keyed));
+	for (size_t i = 0; i < dkeys->n && !r; i++) {
+		const char *d = dkeys->v[i], *eq = strchr(d, '=');
+		char *sysev = eq ? xasprintf("%.*s", (int)(eq - d), d) : NULL, *sys = NULL, *ev = NULL;
+		struct hist_spec *s = NULL;
+
+		if (!eq || !eq[1])
+			r = tr_fail(-EINVAL, "bad --define-keys '%s': want SYS:EVENT=KEY[,KEY...]", d);
+		if (!r)
+			r = hist_event_parse(sysev, &sys, &ev);
+		if (!r && !(s = spec_of(v, n, sys, ev)))
+			r = tr_fail(-EINVAL, "--define-keys '%s' names an event no --define has", d);
+		if (!r && keyed[s - v])
+			r = tr_fail(-EINVAL, "--define-keys given twice for '%s'", sysev);
+		if (!r)
+			r = hist_fields_parse(eq + 1, true, false, s->keys, &s->nkeys, HIST_MAX_KEYS);
+		if (!r)
+			keyed[s - v] = true;
+		free(sysev);
+		free(sys);
+		free(ev);
+	}
+	/* Keyed like the histogram itself unless told: the same field names on both events. */
+	for (size_t i = 0; i < n && !r; i++) {
+		if (keyed[i])
+			continue;
+		if (!keys)
+			r = tr_fail(-EINVAL, "which key for the variables of '%s:%s'? give "
+				    "--define-keys %s:%s=FIELD", v[i].system, v[i].event,
+				    v[i].system, v[i].event);
+		else
+			r = hist_fields_parse(keys, true, false, v[i].keys, &v[i].nkeys,
+					      HIST_MAX_KEYS);
+	}
+	free(keyed);
+	if (r) {
+		for (size_t i = 0; i < n; i++)
+			hist_spec_free(&v[i]);
+		free(v);
+		v = NULL;
+		n = 0;
+	}
+	*out = v;
+	*nout = n;
+	return r;
+}

@@ -169,4 +169,35 @@ test_expect_success '--clock, --debug and a second -e: usage errors naming them'
 	test_grep "one -e per histogram (.sched:sched_switch., then .sched:sched_wakeup.)" err
 '
 
+test_expect_success '--define, --define-keys and --name over several -e: errors naming them' '
+	test_expect_code 64 tr hist -e sched:sched_switch -k next_pid --define ts0=pid 2>err &&
+	test_grep -x "tr: bad --define .ts0=pid.: want SYS:EVENT:VAR=EXPR" err &&
+	test_expect_code 64 tr hist -e sched:sched_switch -k next_pid \
+		--define "sched:sched_waking:t=a:b" 2>err &&
+	test_grep "bad character .:. in variable .t=a:b." err &&
+	test_expect_code 64 tr hist -e sched:sched_switch -k next_pid --define-keys a:b=pid 2>err &&
+	test_grep -- "--define-keys goes with --define" err &&
+	test_expect_code 64 tr hist -e sched:sched_switch -k next_pid --define a:b:x=pid \
+		--define-keys a:c=pid 2>err &&
+	test_grep -x "tr: --define-keys .a:c=pid. names an event no --define has" err &&
+	test_expect_code 64 tr hist -e sched:sched_switch -k next_pid --define a:b:x=pid \
+		--engine user 2>err &&
+	test_grep -- "--define and several -e are the kernel.s: not with -i or --engine user" err &&
+	test_expect_code 64 tr hist show --name x -e sched:sched_switch -e sched:sched_wakeup 2>err &&
+	test_grep "show, clear, pause and cont take one -e" err &&
+	test_expect_code 64 tr hist --name x -e sched:sched_switch -e sched:sched_wakeup -k common_pid \
+		-i nosuch.dat 2>err &&
+	test_grep -- "not with -i or --engine user" err
+'
+
+if ! test_have hist; then
+	test_expect_success 'without hist triggers, --name over several -e says why and sets nothing' '
+		test_expect_code 1 tr hist --name x -e sched:sched_process_exec \
+			-e sched:sched_process_fork -k common_pid -- true 2>err &&
+		test_grep "^tr: --define and several -e need hist triggers: " err &&
+		test "$(wc -l <err)" = 1 &&
+		! ls $TRACEFS/instances | grep "^tr-hist-"
+	'
+fi
+
 test_done

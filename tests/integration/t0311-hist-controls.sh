@@ -2,7 +2,8 @@
 # Hist controls by their effect in the kernel (VM tier): --clock (clock=,
 # the instance's trace_clock while the histogram runs, put back after),
 # enable_hist/disable_hist triggers turning a paused histogram on and off,
-# onchange().snapshot() kept in the snapshot buffer for tr show --snapshot,
+# onchange().snapshot() and onmax().snapshot() kept in the snapshot buffer
+# for tr show --snapshot,
 # and tr hist show --debug as the kernel's hist_debug text.
 . "$(dirname "$0")/lib.sh"
 test_kernels full
@@ -82,9 +83,26 @@ if test_have snapshot; then
 		tr show -B $inst --snapshot >snap &&
 		test_grep -E "sched_process_exec: filename=/bin/(true|echo)" snap
 	'
+
+	# Each exec is a new task with a higher pid: a new maximum, a snapshot.
+	test_expect_success 'onmax().snapshot(): tr show --snapshot holds the event of the max' '
+		inst=$(test_instance) && own_instance $inst &&
+		tr start -B $inst -e sched:sched_process_exec &&
+		tr hist -B $inst -e sched:sched_process_exec -k common_pid -v p=pid \
+			--action "onmax(\$p).snapshot()" -- sh -c "/bin/true; /bin/echo >/dev/null;
+				cat $(I $inst)/events/sched/sched_process_exec/trigger >trig;
+				cat $(I $inst)/events/sched/sched_process_exec/hist >during" >out &&
+		test_grep -E "^hist:keys=common_pid:vals=hitcount:p=pid:.*:onmax\(\\\$p\)\.snapshot\(\)" trig &&
+		test_grep -E "triggering value \{ onmax\(.?p\) \}: +[0-9]+" during &&
+		max=$(sed -nE "s/^Max: ([0-9]+)$/\1/p" out) && test -n "$max" &&
+		tr show -B $inst --snapshot >snap &&
+		test_grep -E "sched_process_exec: filename=[^ ]+ pid=$max old_pid=$max$" snap &&
+		test_must_fail grep -q "^hist" $(I $inst)/events/sched/sched_process_exec/trigger
+	'
 else
 	test_skip 'onchange().snapshot(): the snapshot taken while the histogram runs' 'no snapshot'
 	test_skip 'onchange().snapshot(): tr show --snapshot prints it after the run' 'no snapshot'
+	test_skip 'onmax().snapshot(): tr show --snapshot holds the event of the max' 'no snapshot'
 fi
 
 test_expect_success 'hist show --debug is the kernel'"'"'s hist_debug, or says it has none' '

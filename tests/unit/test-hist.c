@@ -444,6 +444,27 @@ TEST(parse_latency_max)
 	hist_result_free(&parsed);
 }
 
+/* onmax().snapshot(): no max per entry; the one after the entries (as the 6.12 guest printed it). */
+TEST(parse_snapshot_max)
+{
+	static const char text[] =
+		"# event histogram\n#\n# trigger info: hist:keys=common_pid:vals=hitcount:p=pid:"
+		"sort=hitcount:size=2048:onmax($p).snapshot() [active]\n#\n\n"
+		"{ common_pid:        255 } hitcount:          1\n"
+		"{ common_pid:        261 } hitcount:          1\n\n"
+		"Snapshot taken (see tracing/snapshot).  Details:\n"
+		"\ttriggering value { onmax($p) }:        261\ttriggered by event with key: "
+		"{ common_pid:        261 }\n\n"
+		"Totals:\n    Hits: 2\n    Entries: 2\n    Dropped: 0\n";
+	struct hist_result r;
+	size_t pos = 0;
+
+	CHECK(hist_output_parse(text, &pos, &r) == 1);
+	CHECK(r.nrows == 2 && r.hits == 2);
+	CHECK(r.has_max && r.max == 261 && !r.max_saved);
+	hist_result_free(&r);
+}
+
 TEST(latency_keys)
 {
 	CHECK_OWNED(hist_latency_keys(NULL), "lat.log2");
@@ -723,10 +744,69 @@ TEST(result_sort)
 	hist_spec_free(&s);
 }
 
+/* --define: one trigger per other event, its variables in order, keyed as told or as -k. */
+TEST(spec_defines)
+{
+	struct strv d = { 0 }, k = { 0 };
+	struct hist_spec *v;
+	size_t n;
+
+	strv_push(&d, "sched:sched_waking:waking_pid=pid");
+	strv_push(&d, "sched/sched_waking:ts0=common_timestamp.usecs");
+	strv_push(&d, "sched:sched_process_exec:p=pid");
+	strv_push(&k, "sched:sched_waking=pid");
+	CHECK(!hist_spec_defines(&d, &k, "common_pid", &v, &n));
+	CHECK(n == 2);
+	CHECK_OWNED(hist_spec_trigger(&v[0]),
+		    "hist:keys=pid:waking_pid=pid:ts0=common_timestamp.usecs");
+	CHECK_STR(v[1].system, "sched");
+	CHECK_STR(v[1].event, "sched_process_exec");
+	CHECK_OWNED(hist_spec_trigger(&v[1]), "hist:keys=common_pid:p=pid");
+	for (size_t i = 0; i < n; i++)
+		hist_spec_free(&v[i]);
+	free(v);
+
+	/* Without -k, an event without --define-keys has no key to go by. */
+	CHECK(hist_spec_defines(&d, &k, NULL, &v, &n) == -EINVAL);
+	CHECK(strstr(tr_failure(), "--define-keys sched:sched_process_exec=FIELD"));
+	CHECK(!v && !n);
+	strv_free(&d);
+	strv_free(&k);
+
+	strv_push(&d, "ts0=common_timestamp");
+	CHECK(hist_spec_defines(&d, &k, "pid", &v, &n) == -EINVAL);
+	CHECK(strstr(tr_failure(), "bad --define 'ts0=common_timestamp'"));
+	strv_free(&d);
+	strv_push(&d, "a:b:x=y:z");
+	CHECK(hist_spec_defines(&d, &k, "pid", &v, &n) == -EINVAL);
+	strv_free(&d);
+	strv_push(&d, "a:b:x=y");
+	strv_push(&d, "a:b:x=z");
+	CHECK(hist_spec_defines(&d, &k, "pid", &v, &n) == -EINVAL);
+	CHECK(strstr(tr_failure(), "'x' defined twice"));
+	strv_free(&d);
+	strv_push(&d, "a:b:x=y");
+	strv_push(&k, "a:c=pid");
+	CHECK(hist_spec_defines(&d, &k, "pid", &v, &n) == -EINVAL);
+	CHECK(strstr(tr_failure(), "'a:c=pid' names an event no --define has"));
+	strv_free(&k);
+	strv_push(&k, "a:b");
+	CHECK(hist_spec_defines(&d, &k, "pid", &v, &n) == -EINVAL);
+	CHECK(strstr(tr_failure(), "bad --define-keys 'a:b'"));
+	strv_free(&k);
+	strv_push(&k, "a:b=x");
+	strv_push(&k, "a/b=y");
+	CHECK(hist_spec_defines(&d, &k, "pid", &v, &n) == -EINVAL);
+	CHECK(strstr(tr_failure(), "given twice"));
+	strv_free(&k);
+	strv_free(&d);
+}
+
 UNIT_MAIN(T(field_modifiers), T(field_errors), T(spec_build_and_trigger), T(spec_build_errors),
 	  T(spec_from_trigger), T(parse_plain), T(parse_hex), T(parse_sym),
 	  T(parse_execname_syscall), T(parse_log2_buckets), T(parse_special_fields),
 	  T(parse_stacktrace), T(parse_stack_field), T(parse_onchange), T(spec_vars_actions),
 	  T(parse_percent_graph), T(parse_several_sections),
 	  T(parse_latency_max), T(latency_keys), T(user_engine), T(render_table_json_csv),
-	  T(render_dropped_advice), T(result_sort))
+	  T(render_dropped_advice), T(result_sort), T(spec_defines),
+	  T(parse_snapshot_max))
