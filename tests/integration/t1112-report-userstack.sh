@@ -115,6 +115,20 @@ for _ in range(3000): time.sleep(0.01)" &
 	test_cmp kp.u rp.u
 '
 
+test_expect_success 'the command under ptrace: its signals reach it, a duration ends it' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst >/dev/null 2>&1 || :; rmdir $TRACEFS/instances/$inst 2>/dev/null || :" &&
+	tr record -q -B $inst -O userstacktrace -e $EV -o s.dat \
+		sh -c "trap \"echo got-usr1\" USR1; kill -USR1 \$\$; echo after; exit 3" >out 2>err &&
+	test_grep -x got-usr1 out &&
+	test_grep -x after out &&
+	start=$(date +%s) &&
+	tr record -q -B $inst -O userstacktrace -e $EV --duration 300ms -o d.dat sleep 30 &&
+	test $(( $(date +%s) - start )) -lt 10 &&
+	tr report -i d.dat -O sym-userobj >d.txt &&
+	test_grep -E "^ => /.*\[\+0x[0-9a-f]+\]" d.txt
+'
+
 test_expect_success 'a malformed PROCMAPS option is left out: bare addresses, said once' '
 	inst=$(test_instance) &&
 	test_when_finished "tr reset -B $inst >/dev/null 2>&1 || :; rmdir $TRACEFS/instances/$inst 2>/dev/null || :" &&
