@@ -123,6 +123,14 @@ void fmt_src_cmdlines(struct fmt_src *s, const char *text);
 /* saved_tgids ("PID TGID" lines): a thread without a name takes its process's. */
 void fmt_src_tgids(struct fmt_src *s, const char *text);
 /*
+ * The processes' memory maps (PROCMAPS options): under sym-userobj a user
+ * stack's addresses are named by object and offset, as the kernel names
+ * them from the live process.  The array stays the caller's and must
+ * outlive s.
+ */
+struct tfile_procmap;
+void fmt_src_procmaps(struct fmt_src *s, const struct tfile_procmap *maps, int n);
+/*
  * Learn names from events whose fields name a task for sure (sched_switch's
  * prev and next, the wakeups', sched_process_fork's parent and child,
  * task_newtask, task_rename, sched_process_exec's file name) for tasks

@@ -113,6 +113,12 @@ struct session_opts {
 	uid_t run_uid;
 	gid_t run_gid;
 	/*
+	 * Keep the command's memory map as it exits (session_child_map()),
+	 * for its user stacks: the command runs under ptrace (seized, stopped
+	 * only at its exit and as signals reach it, each passed on).
+	 */
+	bool child_map;
+	/*
 	 * Reads nothing and leaves the buffer alone (implies no_readers and
 	 * keep_buffer): takes no lock and only turns tracing on, never off,
 	 * so it can run inside another session's recording of the same
@@ -155,6 +161,12 @@ int session_open(const struct session_opts *o, struct session **out);
 struct rec *session_rec(struct session *s);
 /* The command's pid (forked, not yet exec'd before session_run()), or 0. */
 pid_t session_child(const struct session *s);
+/*
+ * With opts.child_map: the command's memory map read at its exit (or NULL:
+ * it has not exited, or ptrace or /proc refused).  The session's.
+ */
+struct tfile_procmap;
+const struct tfile_procmap *session_child_map(const struct session *s);
 /* tr's own pid and its readers' thread ids, to leave out of the events. */
 size_t session_own_pids(const struct session *s, pid_t *pids, size_t max);
 /*

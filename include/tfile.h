@@ -109,6 +109,36 @@ struct tfile_guest {
 	int *pids;		/* per guest CPU: the host task that ran it (0: not said) */
 };
 
+/*
+ * A PROCMAPS option (trace-cmd's --proc-map): one process's named mappings
+ * (tfile-procmaps.c has the text's layout), ascending and apart.
+ */
+struct tfile_vma {
+	uint64_t start, end;	/* [start, end) */
+	char *name;		/* a path, or a pseudo-name such as [heap] */
+};
+
+struct tfile_procmap {
+	int pid;		/* the process (its tgid) */
+	char *exe;		/* /proc/PID/exe */
+	size_t n;
+	struct tfile_vma *vmas;
+};
+
+/*
+ * Parse a PROCMAPS option's n bytes: 0, or -EBADMSG with why (a phrase,
+ * "line 3 is not 'START END NAME'") and *out empty.  The text must end
+ * with a NUL, hold exactly its count of lines, in order, none overlapping.
+ */
+int tfile_procmap_parse(const char *p, size_t n, struct tfile_procmap *out, char *why,
+			size_t whylen);
+void tfile_procmap_free(struct tfile_procmap *m);
+/*
+ * The mapping the kernel's find_vma() would give for addr: the first one
+ * ending above it (which need not hold it), or NULL.
+ */
+const struct tfile_vma *tfile_procmap_find(const struct tfile_procmap *m, uint64_t addr);
+
 /* The file's metadata, for --stat. */
 struct tfile_info {
 	int version;
@@ -140,6 +170,8 @@ struct tfile_info {
 	struct tfile_tsync *tsync;
 	struct tfile_guest *guests;	/* GUEST options (well-formed ones), file order */
 	int nguests;
+	struct tfile_procmap *procmaps;	/* PROCMAPS options (well-formed ones), file order */
+	int nprocmaps;
 	struct strv options;	/* names of the options present */
 	struct strv cpustats;	/* per_cpu/cpuN/stats at record time */
 	uint64_t file_size;

@@ -84,6 +84,13 @@ void tfw_opt_traceid(struct tfw_opt *o, uint64_t id);
 void tfw_opt_time_shift(struct tfw_opt *o, uint64_t host_id, int cpus, uint32_t n,
 			const int64_t *ts, const int64_t *offsets);
 void tfw_opt_guest(struct tfw_opt *o, const char *name, uint64_t guest_id, int cpus);
+/*
+ * A PROCMAPS option of m (tfile.h), and m read from /proc/PID/exe and
+ * /proc/PID/maps: 0, or -errno (-ESRCH: the process has no memory left).
+ */
+struct tfile_procmap;
+void tfw_opt_procmap(struct tfw_opt *o, const struct tfile_procmap *m);
+int tfw_procmap_read(int pid, struct tfile_procmap *out);
 
 /* Compression of a v7 file's sections and page data. */
 enum tfw_zip {

@@ -81,7 +81,8 @@ static const struct argp_option options[] = {
 	{ "option", 'O', "LIST", 0,
 	  "Print as the kernel's trace file does under these trace options instead of those the "
 	  "recording had: raw, hex, bin, context-info, irq-info, record-tgid, latency-format, "
-	  "verbose, fields, annotate, printk-msg-only, trace_printk, each with 'no' to clear it "
+	  "verbose, fields, annotate, printk-msg-only, trace_printk, sym-userobj, each with 'no' "
+	  "to clear it "
 	  "(e.g. nocontext-info,fields). Repeatable", 0 },
 	{ "header", OPT_HEADER, NULL, 0,
 	  "Start with the kernel's trace file header (# tracer:, entries-in-buffer/entries-written, "
@@ -233,7 +234,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (fmt_kopts_check(arg, bad, sizeof(bad)))
 			argp_error(state, "bad trace option '%s' (raw, hex, bin, context-info, irq-info, "
 					  "record-tgid, latency-format, verbose, fields, annotate, "
-					  "printk-msg-only, trace_printk; 'no' in front clears)", bad);
+					  "printk-msg-only, trace_printk, sym-userobj; 'no' in front "
+					  "clears)", bad);
 		all = a->kopts ? xasprintf("%s,%s", a->kopts, arg) : xstrdup(arg);
 		free(a->kopts);
 		a->kopts = all;

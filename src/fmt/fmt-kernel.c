@@ -27,6 +27,7 @@
 #include <event-parse.h>
 
 #include "fmt-kernel-local.h"
+#include "tfile.h"
 
 void *kprog_mem(struct kprog *p, size_t n)
 {
@@ -368,6 +369,31 @@ static struct tep_format_field *pf(const struct kprog *p, const char *name)
 	return NULL;
 }
 
+/*
+ * A user stack's entry as seq_print_user_ip() prints it: with the process's
+ * map, the object of the mapping find_vma() gives and the offset from that
+ * mapping's start (which wraps for an address below it, as the kernel's
+ * does); the address itself without a file there, or under sym-addr.
+ * Only paths are files: [heap], [stack], [vdso] and the like are not.
+ */
+static void user_ip(struct fmt_line *o, const struct kenv *env, const struct tfile_procmap *mm,
+		    uint64_t ip)
+{
+	const struct tfile_vma *v = mm ? tfile_procmap_find(mm, ip) : NULL;
+	bool file = v && v->name[0] == '/';
+	int ls = env->long_size;
+
+	if (file) {
+		uint64_t off = ip - v->start;
+
+		if (ls == 4)
+			off &= UINT32_MAX;
+		fmt_line_printf(o, "%s[+0x%llx]", v->name, (unsigned long long)off);
+	}
+	if (!file || env->sym_addr)
+		fmt_line_printf(o, " <%0*llx>", 2 * ls, (unsigned long long)ip);
+}
+
 /* sym-addr: " <ffffffff81234567>" after an address printed by symbol. */
 static void sym_addr(struct fmt_line *o, const struct kenv *env, uint64_t ip)
 {
@@ -572,11 +598,16 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 	}
 	case SP_STACK:
 	case SP_USER_STACK: {
-		struct tep_format_field *cf = pf(p, "caller");
+		struct tep_format_field *cf = pf(p, "caller"), *tg = pf(p, "tgid");
+		const struct tfile_procmap *mm = NULL;
 		int ls = env->long_size;
 
 		if (cf->offset > (int)r->size)
 			return KPROG_FAIL;
+		/* The kernel looks the process up by the record's tgid, as it prints. */
+		if (p->sp == SP_USER_STACK && env->userobj && env->procmap && tg &&
+		    tg->size == 4 && (uint64_t)tg->offset + 4 <= r->size)
+			mm = env->procmap(env->ctx, (int)krd(c, r->data + tg->offset, 4, false));
 		kput(o, p->sp == SP_STACK ? "<stack trace>\n" : "<user stack trace>\n",
 		     p->sp == SP_STACK ? 14 : 19);
 		for (uint32_t off = cf->offset; off + ls <= r->size; off += ls) {
@@ -587,7 +618,7 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 				break;
 			kput(o, " => ", 4);
 			if (p->sp == SP_USER_STACK) {
-				fmt_line_printf(o, " <%0*llx>", 2 * ls, (unsigned long long)v);
+				user_ip(o, env, mm, v);
 			} else if (v == 0x7fffffff) {
 				kput(o, "[FTRACE TRAMPOLINE]", 19);
 			} else if (!ip_sym(o, env, v, OFF_OPTION)) {

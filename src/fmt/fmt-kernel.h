@@ -47,6 +47,12 @@ struct kenv {
 	 */
 	bool sym_offset, sym_addr, no_parent;
 	/*
+	 * sym-userobj: a user stack's addresses by the object mapped there,
+	 * from procmap (the process's stored memory map, or NULL).
+	 */
+	bool userobj;
+	const struct tfile_procmap *(*procmap)(void *ctx, int tgid);
+	/*
 	 * A kernel symbol: its name, start, size (to the next symbol) and module
 	 * (NULL for the kernel's own); false when none covers addr.
 	 */

@@ -944,6 +944,7 @@ static int setup_input(struct run *x, struct input *in, int width)
 	fmt_src_graph_opts(in->src, tfile_info(in->tf)->graph_opts);
 	fmt_src_cmdlines(in->src, tfile_cmdlines(in->tf));
 	fmt_src_tgids(in->src, tfile_tgids(in->tf));
+	fmt_src_procmaps(in->src, tfile_info(in->tf)->procmaps, tfile_info(in->tf)->nprocmaps);
 	fmt_src_overran(in->src, file_overruns(in->tf) > 0);
 	if (x->r->fo.kind == FMT_TEXT && !x->r->fo.lib && !x->r->stat && !x->r->list_events) {
 		const char *m = fmt_src_missing(in->src);

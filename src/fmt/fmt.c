@@ -31,6 +31,7 @@
 #include "fmt-graph.h"
 #include "fmt-local.h"
 #include "json.h"
+#include "tfile.h"
 
 enum { COMM_LEN = 24, NAME_COL = 21 };
 
@@ -83,6 +84,8 @@ struct fmt_src {
 	size_t ncomm_cap, ncomms;
 	struct tgid_ent *tgids;
 	size_t ntgid_cap, ntgids;
+	const struct tfile_procmap *procmaps;	/* fmt_src_procmaps(): the caller's */
+	int nprocmaps;
 	struct ev_info **ids;	/* by event id, 0..65535 */
 	/* A record's copy with zeros after it, for libtraceevent (see safe_record). */
 	uint8_t *scratch;
@@ -1530,6 +1533,23 @@ static unsigned guess_hz(struct fmt_src *s)
 	return hz >= 24 && hz <= 10000 ? hz : 250;
 }
 
+/* The memory map stored for process tgid, or NULL. */
+static const struct tfile_procmap *kprocmap(void *ctx, int tgid)
+{
+	struct fmt_src *s = ctx;
+
+	for (int i = 0; i < s->nprocmaps; i++)
+		if (s->procmaps[i].pid == tgid)
+			return &s->procmaps[i];
+	return NULL;
+}
+
+void fmt_src_procmaps(struct fmt_src *s, const struct tfile_procmap *maps, int n)
+{
+	s->procmaps = maps;
+	s->nprocmaps = n;
+}
+
 static void env_setup(struct fmt_src *s)
 {
 	if (s->env_done)
@@ -1544,6 +1564,7 @@ static void env_setup(struct fmt_src *s)
 	s->env.constant = kconst;
 	s->env.string = kstring;
 	s->env.struct_size = kstruct_size;
+	s->env.procmap = kprocmap;
 	s->env.ctx = s;
 	vmemmap_guess(s);
 }
@@ -2221,6 +2242,7 @@ void fmt_src_graph_opts(struct fmt_src *s, const char *text)
 	kopts_apply(&s->ko, s->f->o.kopts);
 	if (s->f->o.irq_info)
 		s->ko.irq = true;
+	s->env.userobj = s->ko.userobj;
 	/*
 	 * tr's usual line shows the irq-info column when asked (--irq-info,
 	 * -O irq-info), not for the recording's irq-info (set by default):
@@ -2239,6 +2261,8 @@ const char *fmt_src_missing(struct fmt_src *s)
 	/* What the source has is no loss. */
 	if (s->ntgids)
 		o.tgid = false;
+	if (s->nprocmaps)
+		o.userobj = false;
 	fmt_kopts_missing(&o, s->missing, sizeof(s->missing));
 	return s->missing[0] ? s->missing : NULL;
 }

@@ -18,9 +18,63 @@
 #include "rec.h"
 #include "session.h"
 #include "setup.h"
+#include "tfile.h"
 #include "tfs.h"
 #include "tfw.h"
 #include "trigger.h"
+
+/*
+ * Will the instance record user stacks (the userstacktrace option, as the
+ * set-up leaves it)?  Then the traced processes' memory maps go in the
+ * file, as trace-cmd's --proc-map keeps them.
+ */
+static bool wants_maps(const struct rec_record_opts *o)
+{
+	char *v = NULL;
+	bool on;
+
+	for (size_t i = o->setup->options.n; i-- > 0;) {
+		if (!strcmp(o->setup->options.v[i], "userstacktrace"))
+			return true;
+		if (!strcmp(o->setup->options.v[i], "nouserstacktrace"))
+			return false;
+	}
+	on = !tfs_read(o->inst, "options/userstacktrace", &v) && v[0] == '1';
+	free(v);
+	return on;
+}
+
+/*
+ * The PROCMAPS options: each -P process's map as the recording ends (as
+ * it began if it is gone by then: early is better than none), and the
+ * command's as it exited.  Appended to *opts.
+ */
+static void add_maps(const struct rec_record_opts *o, struct session *sess,
+		     struct tfile_procmap *early, struct tfw_opt **opts, size_t *n)
+{
+	const struct tfile_procmap *cm = session_child_map(sess);
+
+	for (size_t i = 0; i < o->setup->pids.n; i++) {
+		struct tfile_procmap m;
+		int pid;
+
+		if (parse_int(o->setup->pids.v[i], 1, 1 << 22, &pid))
+			continue;
+		if (tfw_procmap_read(pid, &m)) {
+			m = early[i];
+			early[i] = (struct tfile_procmap){ 0 };
+		}
+		if (!m.exe)
+			continue;
+		*opts = xrealloc(*opts, (*n + 1) * sizeof(**opts));
+		tfw_opt_procmap(&(*opts)[(*n)++], &m);
+		tfile_procmap_free(&m);
+	}
+	if (cm) {
+		*opts = xrealloc(*opts, (*n + 1) * sizeof(**opts));
+		tfw_opt_procmap(&(*opts)[(*n)++], cm);
+	}
+}
 
 /* Is one of the session's triggers a snapshot? */
 static bool has_snapshot_trigger(const struct tr_setup *s)
@@ -211,6 +265,8 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	bool mapped_ok = !has_snapshot_trigger(o->setup), shed = false;
 	struct tfw_opt *gopts = NULL, *topts = NULL;
 	size_t ngopts = 0, ntopts = 0;
+	bool maps = !latency && !o->net && wants_maps(o);
+	struct tfile_procmap *early = xcalloc(o->setup->pids.n + 1, sizeof(*early));
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -220,7 +276,14 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		tick_ms = REC_PROGRESS_MS;
 	if (spool && (r = rec_spool_create(spool, o->output))) {
 		free(more);
+		free(early);
 		return r;
+	}
+	for (size_t i = 0; maps && i < o->setup->pids.n; i++) {
+		int pid;
+
+		if (!parse_int(o->setup->pids.v[i], 1, 1 << 22, &pid))
+			tfw_procmap_read(pid, &early[i]);
 	}
 	r = session_open(&(struct session_opts){
 				 .inst = o->inst, .command = o->command,
@@ -230,6 +293,7 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 				 .more = o->more, .nmore = o->nmore,
 				 .keep_at_end = o->keep_at_end, .run_user = o->run_user,
 				 .run_uid = o->run_uid, .run_gid = o->run_gid,
+				 .child_map = maps,
 				 /* -N: the pages go to the listener, not to temp files. */
 				 .rec = { .tmp_dir = o->net ? NULL : spool ? spool : o->tmp_dir,
 					  .fn = o->net ? rec_net_page : NULL, .arg = o->net,
@@ -319,6 +383,8 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		ngopts += ntopts;
 		ntopts = 0;
 	}
+	if (maps)
+		add_maps(o, sess, early, &gopts, &ngopts);
 	shed = spool && rec_spool_make_room(spool, o->fd);
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
 			   o->file_flags, snap, more, o->nmore, session_clocks(sess), gopts, ngopts,
@@ -338,6 +404,9 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	}
 out:
 	free(more);
+	for (size_t i = 0; i < o->setup->pids.n; i++)
+		tfile_procmap_free(&early[i]);
+	free(early);
 	for (size_t i = 0; i < ngopts; i++)
 		free(gopts[i].data.data);
 	free(gopts);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <grp.h>
 #include <sys/file.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -23,6 +24,7 @@
 #include "tfile.h"
 #include "session.h"
 #include "setup.h"
+#include "tfw.h"
 
 /* How long an ended command gets to exit after the forwarded signal. */
 #define SESSION_END_GRACE_MS 2000
@@ -42,6 +44,8 @@ struct session {
 	struct rec_kstats *before;
 	struct tfile_clocks clocks;	/* the clock pairing's start (valid when read) */
 	pid_t child;
+	bool have_map;
+	struct tfile_procmap child_map;
 	int go_fd;		/* writing one byte lets the command exec */
 	int status;		/* wait status once reaped, -1 before */
 	int lock_fd;
@@ -567,6 +571,12 @@ int session_open(const struct session_opts *o, struct session **out)
 			s->child = 0;
 			return tr_fail(r, "cannot start '%s': %s", o->command[0], strerror(-r));
 		}
+		/* Seized while it waits to exec: a stop only at its exit (and at signals). */
+		if (o->child_map) {
+			if (ptrace(PTRACE_SEIZE, s->child, NULL, (void *)(long)PTRACE_O_TRACEEXIT))
+				tr_warn("cannot keep the memory map of '%s' (ptrace): %s: its user "
+					"stacks will not name objects", o->command[0], strerror(errno));
+		}
 	}
 	r = apply_events(s);
 	journal(s);
@@ -582,6 +592,11 @@ struct rec *session_rec(struct session *s)
 pid_t session_child(const struct session *s)
 {
 	return s->child;
+}
+
+const struct tfile_procmap *session_child_map(const struct session *s)
+{
+	return s->have_map ? &s->child_map : NULL;
 }
 
 const char *session_own_filter(const struct session *s)
@@ -640,14 +655,47 @@ uint64_t session_elapsed_ns(const struct session *s)
 	return s->t0 ? tr_now_ns() - s->t0 : 0;
 }
 
+/*
+ * The seized command stopped: at its exit, its memory map is still there
+ * to read (the kernel reports the exit before it lets the memory go);
+ * a signal is passed on; a stop by a stopping signal stays a stop
+ * (PTRACE_LISTEN) until the command is continued.
+ */
+static void traced_stop(struct session *s, int st)
+{
+	int ev = (unsigned)st >> 16, sig = WSTOPSIG(st);
+	struct tfile_procmap m;
+
+	if (ev == PTRACE_EVENT_EXIT) {
+		if (!tfw_procmap_read(s->child, &m)) {
+			tfile_procmap_free(&s->child_map);
+			s->child_map = m;
+			s->have_map = true;
+		}
+		ptrace(PTRACE_DETACH, s->child, NULL, NULL);
+	} else if (ev == PTRACE_EVENT_STOP) {
+		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+			ptrace(PTRACE_LISTEN, s->child, NULL, NULL);
+		else
+			ptrace(PTRACE_CONT, s->child, NULL, NULL);
+	} else {
+		ptrace(PTRACE_CONT, s->child, NULL, (void *)(long)sig);
+	}
+}
+
 static bool reap(struct session *s, int flags)
 {
 	int st;
 
-	if (s->child <= 0)
-		return false;
-	if (waitpid(s->child, &st, flags) != s->child)
-		return false;
+	for (;;) {
+		if (s->child <= 0)
+			return false;
+		if (waitpid(s->child, &st, flags) != s->child)
+			return false;
+		if (!WIFSTOPPED(st))
+			break;
+		traced_stop(s, st);
+	}
 	s->status = st;
 	s->child = 0;
 	return true;
@@ -928,6 +976,7 @@ void session_free(struct session *s)
 	/* The journal goes first, while the lock still holds. */
 	if (s->lock_fd >= 0 && s->journal)
 		unlink(s->journal);
+	tfile_procmap_free(&s->child_map);
 	free(s->journal);
 	drop_lock(s->lock_fd, s->lock_path);
 	free(s);

@@ -770,6 +770,19 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 		}
 		return 0;
 	}
+	case OPT_PROCMAPS: {
+		struct tfile_procmap m;
+		char why[96];
+
+		/* Only names objects: a malformed one is left out, as trace-cmd does. */
+		if (tf->info.nprocmaps < 65536 &&
+		    !tfile_procmap_parse((const char *)p, n, &m, why, sizeof(why))) {
+			tf->info.procmaps = xrealloc(tf->info.procmaps, (tf->info.nprocmaps + 1) *
+									sizeof(*tf->info.procmaps));
+			tf->info.procmaps[tf->info.nprocmaps++] = m;
+		}
+		return 0;
+	}
 	case OPT_TSC2NSEC:
 		if (n >= 16) {
 			tf->tsc2nsec = true;
@@ -1319,6 +1332,9 @@ void tfile_close(struct tfile *tf)
 		free(tf->info.guests[i].pids);
 	}
 	free(tf->info.guests);
+	for (int i = 0; i < tf->info.nprocmaps; i++)
+		tfile_procmap_free(&tf->info.procmaps[i]);
+	free(tf->info.procmaps);
 	strv_free(&tf->formats);
 	free(tf->cmdlines);
 	free(tf->tgids);

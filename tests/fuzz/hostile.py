@@ -24,6 +24,10 @@
 #               ones (v6, v7), the v7 one cut at every field and each number
 #               in it absurd; sample counts past the option, fraction bits of
 #               64, times that overflow the interpolation
+#   procmaps-*  user stacks under sym-userobj with the processes' memory maps
+#               (PROCMAPS): a good one, and maps without their NUL, counts past
+#               their lines or of 2^32-1, lines out of order, overlapping, too
+#               long, not hex, bounds at 2^64, and 20,000 mappings
 #
 # Each file is small (the bomb is 17 KB).  tests/fuzz/replay runs every one
 # through both fuzz targets; tr must give a clean error or a clean report
@@ -66,6 +70,11 @@ SWITCH_PRINT = (b'"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> nex
 PRINT_FIELDS = (b'\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n'
                 b'\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n')
 SWITCH_ID, PRINT_ID, WAKE_ID = 316, 5, 320
+
+
+USTACK_ID = 12
+USTACK_FIELDS = (b'\tfield:unsigned int tgid;\toffset:8;\tsize:4;\tsigned:0;\n'
+                 b'\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n')
 
 
 def fmt(name, eid, fields, print_fmt):
@@ -392,6 +401,65 @@ def base(**kw):
     return o
 
 
+def ustack_opts(maps):
+    """tr's VERSION with sym-userobj on, then a PROCMAPS option of each text in maps."""
+    opts = [(9, 'VERSION', [b'tr 0.1.0\0userstacktrace\nsym-userobj\n\0'])]
+    return opts + [(10, 'PROCMAPS', [m]) for m in maps]
+
+
+def ustack_base(maps):
+    """User stacks of pid 100 (its tgid) and 101 (tgid 7): inside, between and past the map."""
+    ustack = fmt(b'user_stack', USTACK_ID, USTACK_FIELDS,
+                 b'"\\t=> %ps\\n", (void *)REC->caller[0]')
+    stacks = [(100, 100, [0x400123, 0x7f0000001000, 0x10, 0x1000000, 0xffffffffffffffff, 0]),
+              (101, 7, [0x400000, 0x7f00000fffff, 0, 0, 0, 0, 0, 0]),
+              (100, 100, [0x7f0000400000 + i for i in range(8)])]
+    recs = [record(USTACK_ID, pid, struct.pack('<II', tgid, 0) +
+                   b''.join(struct.pack('<Q', a) for a in (ips + [0] * 8)[:8]))
+            for pid, tgid, ips in stacks]
+    data = page(1000000, [event(10 * (i + 1), r) for i, r in enumerate(recs)])
+    return base(ftrace=[PRINT_FMT, ustack], cpus=1, data=[data], opts=ustack_opts(maps))
+
+
+GOOD_MAPS = (b'64 4 /usr/bin/prog\n400000 401000 /usr/bin/prog\n1000000 1021000 [heap]\n'
+             b'7f0000000000 7f0000028000 /usr/lib/libc.so.6\n'
+             b'7f0000028000 7f00001bd000 /usr/lib/libc.so.6\n\0')
+
+
+def procmaps_cases(put):
+    put('procmaps-good-v6.dat', v6(ustack_base([GOOD_MAPS])).b)
+    put('procmaps-good-v7.dat', v7(ustack_base([GOOD_MAPS]), 'zstd').b)
+    many = b'64 4e20 /p\n' + b''.join(b'%x %x /lib%d.so\n' % (0x10000 + 0x2000 * i,
+                                                                0x11000 + 0x2000 * i, i % 7)
+                                          for i in range(20000)) + b'\0'
+    bad = {
+        'no-nul': GOOD_MAPS[:-1],
+        'empty': b'',
+        'nul-only': b'\0',
+        'count-past': GOOD_MAPS.replace(b'64 4 ', b'64 5 '),
+        'count-huge': GOOD_MAPS.replace(b'64 4 ', b'64 ffffffff '),
+        'count-short': GOOD_MAPS.replace(b'64 4 ', b'64 3 '),
+        'pid-zero': GOOD_MAPS.replace(b'64 4 ', b'0 4 '),
+        'pid-huge': GOOD_MAPS.replace(b'64 4 ', b'ffffffffffffffff 4 '),
+        'out-of-order': (b'64 2 /p\n7f0000000000 7f0000028000 /a\n400000 401000 /b\n\0'),
+        'overlap': b'64 2 /p\n400000 402000 /a\n401000 403000 /b\n\0',
+        'start-end': b'64 1 /p\n402000 401000 /a\n\0',
+        'top-of-space': b'64 1 /p\nfffffffffffff000 ffffffffffffffff /a\n\0',
+        'seventeen-digits': b'64 1 /p\n10000000000000000 20000000000000000 /a\n\0',
+        'not-hex': b'64 1 /p\n40z000 401000 /a\n\0',
+        'no-name': b'64 1 /p\n400000 401000\n\0',
+        'long-name': b'64 1 /p\n400000 401000 /' + b'a' * 70000 + b'\n\0',
+        'crlf': GOOD_MAPS.replace(b'\n', b'\r\n'),
+        'nul-inside': GOOD_MAPS.replace(b'[heap]', b'[he\0ap]'),
+        'many': many,
+    }
+    for label, text in bad.items():
+        put('procmaps-%s-v6.dat' % label, v6(ustack_base([text])).b)
+    # Two processes' maps, the same pid twice, and a bad one between good ones.
+    put('procmaps-two-v6.dat', v6(ustack_base([GOOD_MAPS, GOOD_MAPS.replace(b'64 4', b'7 4')])).b)
+    put('procmaps-mixed-v6.dat', v6(ustack_base([GOOD_MAPS, bad['overlap'], GOOD_MAPS])).b)
+
+
 # ---- the cases ----
 
 def big(out, size, kind='none'):
@@ -485,6 +553,7 @@ def main():
                 b = bytearray(w.b)
                 struct.pack_into('<' + {2: 'H', 4: 'I', 8: 'Q'}[size], b, off, v)
                 put('tsync-absurd-%s-%03d-%x.dat' % (name, i, v), b)
+    procmaps_cases(put)
     # Times and offsets at the ends of 64 bits: the interpolation wraps, no trap.
     i64max = 2**63 - 1
     for label, smp in (('ends', ((-i64max - 1, -i64max - 1, -1, 0), (i64max, i64max, -1, 63))),
