@@ -120,6 +120,8 @@ int fmt_flush(struct fmt *f);
  * that nobody watches line by line.  fmt_flush() writes them too.
  */
 void fmt_buffer(struct fmt *f, bool on);
+/* The first error in writing the output (a negative errno), or 0. */
+int fmt_error(const struct fmt *f);
 void fmt_free(struct fmt *f);
 
 struct fmt_src *fmt_src_new(struct fmt *f, struct tep_handle *tep);

@@ -300,7 +300,7 @@ static int print_events(struct run *x)
 		r = 0;
 		set_clock(c);
 		fmt_event(x->f, c->in->src, c->in->prefix[c->buffer], ev);
-		if (!(++n & 4095) && (tr_stop || ferror(x->out)))
+		if (!(++n & 4095) && (tr_stop || ferror(x->out) || fmt_error(x->f)))
 			break;
 	}
 	/* What was printed before an error goes out, as before the error's message. */

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -271,39 +272,11 @@ void fmt_line_printf(struct fmt_line *l, const char *fmt, ...)
 	va_end(ap);
 }
 
-/*
- * v's decimal digits, written backwards ending at end; their count.  Two
- * at a time from a table: a digit at a time was a twelfth of a report.
- */
-static inline int u_digits(char *end, uint64_t v)
-{
-	static const char pairs[201] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
-	char *o = end;
-
-	while (v >= 100) {
-		unsigned r = v % 100;
-
-		v /= 100;
-		*--o = pairs[2 * r + 1];
-		*--o = pairs[2 * r];
-	}
-	if (v >= 10) {
-		*--o = pairs[2 * v + 1];
-		*--o = pairs[2 * v];
-	} else {
-		*--o = '0' + v;
-	}
-	return end - o;
-}
-
 /* Unsigned decimal, right-aligned in width (0: no padding), zero-padded if zero. */
 static inline void put_u(struct fmt *f, uint64_t v, int width, bool zero)
 {
 	char tmp[24];
-	int n = u_digits(tmp + sizeof(tmp), v);
+	int n = fmt_u_digits(tmp + sizeof(tmp), v);
 
 	grow(f, (n > width ? n : width));
 	/* memset, not a loop of stores through f->ln.p (see put_comm_pid). */
@@ -328,12 +301,24 @@ static inline void put_i(struct fmt *f, int64_t v)
 /* fmt_buffer(): the bytes gathered before they are written */
 #define FMT_OBUF (64 * 1024)
 
-/* What fmt_buffer() gathered, out to the stream. */
+/*
+ * What fmt_buffer() gathered, written to the stream's file itself: stdio
+ * would copy it once more into its own buffer (fmt_buffer flushed that).
+ */
 static void drain(struct fmt *f)
 {
-	if (f->obuf.len && fwrite_unlocked(f->obuf.p, 1, f->obuf.len, f->out) != f->obuf.len &&
-	    !f->err)
-		f->err = errno ? -errno : -EIO;
+	size_t done = 0;
+
+	while (done < f->obuf.len && !f->err) {
+		ssize_t n = write(fileno(f->out), f->obuf.p + done, f->obuf.len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			f->err = n < 0 ? -errno : -EIO;
+		else
+			done += n;
+	}
 	f->obuf.len = 0;
 }
 
@@ -360,9 +345,18 @@ static void emit(struct fmt *f)
 
 void fmt_buffer(struct fmt *f, bool on)
 {
+	if (on == f->buffered)
+		return;
+	if (on && fflush(f->out) && !f->err)
+		f->err = -errno;
 	if (!on)
 		drain(f);
 	f->buffered = on;
+}
+
+int fmt_error(const struct fmt *f)
+{
+	return f->err;
 }
 
 struct fmt *fmt_new(FILE *out, const struct fmt_opts *o)
@@ -1619,7 +1613,7 @@ static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
 		d++;
 	}
 	v = pid < 0 ? -(unsigned)pid : (unsigned)pid;
-	k = u_digits(tmp + sizeof(tmp), v);
+	k = fmt_u_digits(tmp + sizeof(tmp), v);
 	memcpy(o, tmp + sizeof(tmp) - k, k);
 	o += k;
 	d += k;
@@ -1659,7 +1653,7 @@ static void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
 		if (!f->sec_len || sec != f->sec) {
 			char tmp[24];
 
-			n = u_digits(tmp + sizeof(tmp), sec);
+			n = fmt_u_digits(tmp + sizeof(tmp), sec);
 			f->sec_len = n < 5 ? 6 : n + 1;
 			memset(f->sec_txt, ' ', f->sec_len - n);
 			memcpy(f->sec_txt + f->sec_len - n, tmp + sizeof(tmp) - n, n);
@@ -1671,7 +1665,7 @@ static void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
 		o = f->ln.p + f->ln.len;
 		memcpy(o, f->sec_txt, sizeof(f->sec_txt));
 		o += f->sec_len;
-		n = u_digits(o + w, t % p10);
+		n = fmt_u_digits(o + w, t % p10);
 		memset(o, '0', w - n);
 		f->ln.len += f->sec_len + w;
 	} else {
