@@ -325,6 +325,8 @@ static void drain(struct fmt *f)
 /* Bytes for the output, in order: gathered when buffered (a stdio call a line costs more). */
 static void write_out(struct fmt *f, const char *p, size_t n)
 {
+	if (!n)
+		return;		/* (a held latency line leaves none, and obuf may be NULL) */
 	if (f->buffered) {
 		fmt_line_grow(&f->obuf, n);
 		memcpy(f->obuf.p + f->obuf.len, p, n);
@@ -333,7 +335,7 @@ static void write_out(struct fmt *f, const char *p, size_t n)
 			drain(f);
 		return;
 	}
-	if (n && fwrite_unlocked(p, 1, n, f->out) != n && !f->err)
+	if (fwrite_unlocked(p, 1, n, f->out) != n && !f->err)
 		f->err = errno ? -errno : -EIO;
 }
 
