@@ -114,6 +114,14 @@ struct fmt_src;
 struct fmt *fmt_new(FILE *out, const struct fmt_opts *o);
 /* Flush the output: 0, or -errno of the failed write. */
 int fmt_flush(struct fmt *f);
+/*
+ * Gather lines and write them in large pieces (on) or each as it is done
+ * (off, the default, which writes what was gathered): a file or a pipe
+ * that nobody watches line by line.  fmt_flush() writes them too.
+ */
+void fmt_buffer(struct fmt *f, bool on);
+/* The first error in writing the output (a negative errno), or 0. */
+int fmt_error(const struct fmt *f);
 void fmt_free(struct fmt *f);
 
 struct fmt_src *fmt_src_new(struct fmt *f, struct tep_handle *tep);

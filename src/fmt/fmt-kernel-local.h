@@ -184,7 +184,11 @@ bool kin_scratch(const struct ectx *c, const struct kval *k);
 enum { F_LEFT = 1, F_PLUS = 2, F_SPACE = 4, F_SPECIAL = 8, F_ZEROPAD = 16, F_SMALL = 32,
        F_SIGN = 64 };
 
-void kput(struct fmt_line *o, const char *s, size_t n);
+/* Helpers write their text into the scratch line; the value points there. */
+static inline void kput(struct fmt_line *o, const char *s, size_t n)
+{
+	fmt_line_put(o, s, n);
+}
 void knumber(struct fmt_line *o, uint64_t num, int base, int flags, int width, int prec);
 void kstring_fmt(struct fmt_line *o, const char *s, size_t max, int flags, int width, int prec);
 void ksymbol(struct fmt_line *o, const struct kenv *env, uint64_t v, const char *ext, int flags,

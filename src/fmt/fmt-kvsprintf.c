@@ -16,13 +16,6 @@
 
 #include "fmt-kernel-local.h"
 
-/* Helpers write their text into the scratch line; the value points there. */
-void kput(struct fmt_line *o, const char *s, size_t n)
-{
-	fmt_line_grow(o, n);
-	memcpy(o->p + o->len, s, n);
-	o->len += n;
-}
 
 /* ---- the kernel's vsnprintf ---- */
 
@@ -465,15 +458,12 @@ bool kconv_run(struct ectx *c, const struct conv *cv, struct fmt_line *o)
 		if (flags == 0 && width < 0 && prec < 0 && base == 10) {
 			/* The common case, quickly. */
 			char tmp[24];
-			int n = 0;
+			int n;
 			bool neg = sign && (int64_t)v < 0;
 
 			if (neg)
 				v = -v;
-			do {
-				tmp[sizeof(tmp) - 1 - n++] = '0' + v % 10;
-				v /= 10;
-			} while (v);
+			n = fmt_u_digits(tmp + sizeof(tmp), v);
 			if (neg)
 				tmp[sizeof(tmp) - 1 - n++] = '-';
 			kput(o, tmp + sizeof(tmp) - n, n);

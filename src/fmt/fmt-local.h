@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fmt.h"
 
@@ -26,6 +27,42 @@ static inline void fmt_line_grow(struct fmt_line *l, size_t more)
 		l->cap = (l->len + more) * 2;
 		l->p = xrealloc(l->p, l->cap);
 	}
+}
+
+/* Bytes onto the end of the line (inline: the printers call it for every piece). */
+static inline void fmt_line_put(struct fmt_line *l, const char *s, size_t n)
+{
+	fmt_line_grow(l, n);
+	memcpy(l->p + l->len, s, n);
+	l->len += n;
+}
+
+/*
+ * v's decimal digits, written backwards ending at end; their count.  Two
+ * at a time from a table: a digit at a time was a twelfth of a report.
+ */
+static inline int fmt_u_digits(char *end, uint64_t v)
+{
+	static const char pairs[201] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
+	char *o = end;
+
+	while (v >= 100) {
+		unsigned r = v % 100;
+
+		v /= 100;
+		*--o = pairs[2 * r + 1];
+		*--o = pairs[2 * r];
+	}
+	if (v >= 10) {
+		*--o = pairs[2 * v + 1];
+		*--o = pairs[2 * v];
+	} else {
+		*--o = '0' + v;
+	}
+	return end - o;
 }
 
 /* printf onto the end of the line (the one helper for every part of the formatter). */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -293,13 +294,17 @@ static int print_events(struct run *x)
 		r = fmt_merge_add(m, cur_next, &x->cur[i], &x->cur[i]);
 	/* The function_graph view looks one record ahead on a CPU for leaf calls. */
 	fmt_lookahead(x->f, merge_peek, merge_skip, m);
+	/* A terminal's reader sees each line as it is done; others get large writes. */
+	fmt_buffer(x->f, !isatty(fileno(x->out)));
 	while (!r && (r = fmt_merge_next(m, &ev, (void **)&c)) == 1) {
 		r = 0;
 		set_clock(c);
 		fmt_event(x->f, c->in->src, c->in->prefix[c->buffer], ev);
-		if (!(++n & 4095) && (tr_stop || ferror(x->out)))
+		if (!(++n & 4095) && (tr_stop || ferror(x->out) || fmt_error(x->f)))
 			break;
 	}
+	/* What was printed before an error goes out, as before the error's message. */
+	fmt_buffer(x->f, false);
 	fmt_lookahead(x->f, NULL, NULL, NULL);
 	fmt_merge_free(m);
 	if (r < 0)

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 
@@ -82,6 +83,11 @@ struct fmt_src {
 	struct tep_handle *tep;
 	struct comm_ent *comms;
 	size_t ncomm_cap, ncomms;
+	/* fmt_src_comm()'s last answer (comm NULL: none; any change to the names drops it) */
+	int last_pid;
+	const char *last_comm;
+	/* fmt_src_learn(): ids whose records teach nothing (a bit each) */
+	uint64_t *mute;
 	struct tgid_ent *tgids;
 	size_t ntgid_cap, ntgids;
 	const struct tfile_procmap *procmaps;	/* fmt_src_procmaps(): the caller's */
@@ -212,6 +218,9 @@ struct fmt {
 	size_t pend_at;
 	uint64_t pend_ts;
 	bool pending, pend_verbose, pend_ns;
+	/* fmt_buffer(): lines gather here and go out in large writes */
+	struct fmt_line obuf;
+	bool buffered;
 };
 
 /* ---- the line buffer ---- */
@@ -274,39 +283,11 @@ void fmt_line_printf(struct fmt_line *l, const char *fmt, ...)
 	va_end(ap);
 }
 
-/*
- * v's decimal digits, written backwards ending at end; their count.  Two
- * at a time from a table: a digit at a time was a twelfth of a report.
- */
-static inline int u_digits(char *end, uint64_t v)
-{
-	static const char pairs[201] =
-		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-		"8081828384858687888990919293949596979899";
-	char *o = end;
-
-	while (v >= 100) {
-		unsigned r = v % 100;
-
-		v /= 100;
-		*--o = pairs[2 * r + 1];
-		*--o = pairs[2 * r];
-	}
-	if (v >= 10) {
-		*--o = pairs[2 * v + 1];
-		*--o = pairs[2 * v];
-	} else {
-		*--o = '0' + v;
-	}
-	return end - o;
-}
-
 /* Unsigned decimal, right-aligned in width (0: no padding), zero-padded if zero. */
 static inline void put_u(struct fmt *f, uint64_t v, int width, bool zero)
 {
 	char tmp[24];
-	int n = u_digits(tmp + sizeof(tmp), v);
+	int n = fmt_u_digits(tmp + sizeof(tmp), v);
 
 	grow(f, (n > width ? n : width));
 	/* memset, not a loop of stores through f->ln.p (see put_comm_pid). */
@@ -328,11 +309,67 @@ static inline void put_i(struct fmt *f, int64_t v)
 	}
 }
 
+/* fmt_buffer(): the bytes gathered before they are written */
+#define FMT_OBUF (64 * 1024)
+
+/*
+ * What fmt_buffer() gathered, written to the stream's file itself: stdio
+ * would copy it once more into its own buffer (fmt_buffer flushed that).
+ */
+static void drain(struct fmt *f)
+{
+	size_t done = 0;
+
+	while (done < f->obuf.len && !f->err) {
+		ssize_t n = write(fileno(f->out), f->obuf.p + done, f->obuf.len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			f->err = n < 0 ? -errno : -EIO;
+		else
+			done += n;
+	}
+	f->obuf.len = 0;
+}
+
+/* Bytes for the output, in order: gathered when buffered (a stdio call a line costs more). */
+static void write_out(struct fmt *f, const char *p, size_t n)
+{
+	if (!n)
+		return;		/* (a held latency line leaves none, and obuf may be NULL) */
+	if (f->buffered) {
+		fmt_line_grow(&f->obuf, n);
+		memcpy(f->obuf.p + f->obuf.len, p, n);
+		f->obuf.len += n;
+		if (f->obuf.len >= FMT_OBUF)
+			drain(f);
+		return;
+	}
+	if (fwrite_unlocked(p, 1, n, f->out) != n && !f->err)
+		f->err = errno ? -errno : -EIO;
+}
+
 static void emit(struct fmt *f)
 {
-	if (f->ln.len && fwrite_unlocked(f->ln.p, 1, f->ln.len, f->out) != f->ln.len && !f->err)
-		f->err = errno ? -errno : -EIO;
+	write_out(f, f->ln.p, f->ln.len);
 	f->ln.len = 0;
+}
+
+void fmt_buffer(struct fmt *f, bool on)
+{
+	if (on == f->buffered)
+		return;
+	if (on && fflush(f->out) && !f->err)
+		f->err = -errno;
+	if (!on)
+		drain(f);
+	f->buffered = on;
+}
+
+int fmt_error(const struct fmt *f)
+{
+	return f->err;
 }
 
 struct fmt *fmt_new(FILE *out, const struct fmt_opts *o)
@@ -358,6 +395,7 @@ int fmt_flush(struct fmt *f)
 {
 	if (f->pending)
 		lat_release(f, f->pend_ts);
+	drain(f);
 	if (fflush(f->out) && !f->err)
 		f->err = -errno;
 	return f->err;
@@ -367,6 +405,7 @@ void fmt_free(struct fmt *f)
 {
 	if (!f)
 		return;
+	drain(f);
 	while (f->srcs)
 		fmt_src_free(f->srcs);
 	trace_seq_destroy(&f->seq);
@@ -374,6 +413,7 @@ void fmt_free(struct fmt *f)
 	free(f->txt.p);
 	free(f->pend.p);
 	free(f->tmp.p);
+	free(f->obuf.p);
 	free(f);
 }
 
@@ -444,6 +484,7 @@ void fmt_src_free(struct fmt_src *s)
 	free(s->kstrs);
 	free(s->ids);
 	free(s->comms);
+	free(s->mute);
 	free(s->tgids);
 	free(s->scratch);
 	for (int i = 0; i < s->nfilters; i++)
@@ -463,6 +504,9 @@ static inline size_t hash_pid(int pid, size_t cap)
 static struct comm_ent *comm_slot(struct fmt_src *s, int pid, bool insert)
 {
 	size_t i;
+
+	if (insert)
+		s->last_comm = NULL;	/* the table may move, and the name change */
 
 	if (!s->ncomm_cap) {
 		if (!insert)
@@ -539,6 +583,7 @@ void fmt_src_tgids(struct fmt_src *s, const char *text)
 		n += *p == '\n';
 	if (!n)
 		return;
+	s->last_comm = NULL;
 	free(s->tgids);
 	for (s->ntgid_cap = 64; s->ntgid_cap < n * 2 + 2; s->ntgid_cap *= 2)
 		;
@@ -577,13 +622,18 @@ const char *fmt_src_comm(struct fmt_src *s, int pid)
 
 	if (!pid)
 		return "<idle>";
+	/* A run of one task's records asks for one name. */
+	if (s->last_comm && s->last_pid == pid)
+		return s->last_comm;
 	c = comm_slot(s, pid, false);
-	if (c)
-		return c->comm;
-	tgid = tgid_of(s, pid);
-	if (tgid && tgid != pid && (c = comm_slot(s, tgid, false)))
-		return c->comm;
-	return "<...>";
+	if (!c) {
+		tgid = tgid_of(s, pid);
+		if (!tgid || tgid == pid || !(c = comm_slot(s, tgid, false)))
+			return "<...>";
+	}
+	s->last_pid = pid;
+	s->last_comm = c->comm;
+	return c->comm;
 }
 
 /* A number of the record, in the file's byte order. */
@@ -894,17 +944,26 @@ void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev)
 	int id = fmt_src_event_id(s, ev);
 	struct ev_info *ei;
 
-	if (id < 0)
+	if (id < 0 || (s->mute && s->mute[id >> 6] >> (id & 63) & 1))
 		return;
 	ei = ev_lookup(s, id);
 	if (ei->graph)
 		s->graph_seen = true;
-	if (!ei->learn_done)
+	if (!ei->learn_done) {
 		find_pairs(ei);
+		/* Most records teach nothing: the next of this id is passed over at once. */
+		if (!ei->graph && !ei->folio && !ei->npairs) {
+			if (!s->mute)
+				s->mute = xcalloc(65536 / 64, sizeof(*s->mute));
+			s->mute[id >> 6] |= 1ULL << (id & 63);
+			return;
+		}
+	}
 	if (ei->folio && !s->vmemmap_learned)
 		learn_vmemmap(s, ei, ev);
 	for (int i = 0; i < ei->npairs; i++) {
 		struct tep_format_field *c = ei->pairs[i].comm, *p = ei->pairs[i].pid;
+		struct comm_ent *known;
 		const char *name;
 		size_t len;
 		int pid;
@@ -913,6 +972,12 @@ void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev)
 		    (uint32_t)(p->offset + p->size) > ev->size)
 			continue;
 		pid = (int)rd_num(s, (const uint8_t *)ev->data + p->offset, p->size);
+		if (pid <= 0)
+			continue;
+		/* saved_cmdlines' name stands (set_comm): most tasks' are there. */
+		known = comm_slot(s, pid, false);
+		if (known && known->state > 1)
+			continue;
 		if (c->flags & TEP_FIELD_IS_DYNAMIC) {
 			/* sched_process_exec: the comm becomes the file's base name. */
 			uint32_t v = rd_num(s, (const uint8_t *)ev->data + c->offset, 4);
@@ -935,7 +1000,7 @@ void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev)
 			name = (const char *)ev->data + c->offset;
 			len = strnlen(name, c->size);
 		}
-		if (pid > 0 && len)
+		if (len)
 			set_comm(s, pid, name, len, 1);
 	}
 }
@@ -1647,7 +1712,7 @@ static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
 		d++;
 	}
 	v = pid < 0 ? -(unsigned)pid : (unsigned)pid;
-	k = u_digits(tmp + sizeof(tmp), v);
+	k = fmt_u_digits(tmp + sizeof(tmp), v);
 	memcpy(o, tmp + sizeof(tmp) - k, k);
 	o += k;
 	d += k;
@@ -1687,7 +1752,7 @@ static void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
 		if (!f->sec_len || sec != f->sec) {
 			char tmp[24];
 
-			n = u_digits(tmp + sizeof(tmp), sec);
+			n = fmt_u_digits(tmp + sizeof(tmp), sec);
 			f->sec_len = n < 5 ? 6 : n + 1;
 			memset(f->sec_txt, ' ', f->sec_len - n);
 			memcpy(f->sec_txt + f->sec_len - n, tmp + sizeof(tmp) - n, n);
@@ -1699,7 +1764,7 @@ static void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
 		o = f->ln.p + f->ln.len;
 		memcpy(o, f->sec_txt, sizeof(f->sec_txt));
 		o += f->sec_len;
-		n = u_digits(o + w, t % p10);
+		n = fmt_u_digits(o + w, t % p10);
 		memset(o, '0', w - n);
 		f->ln.len += f->sec_len + w;
 	} else {
@@ -2428,12 +2493,6 @@ static void graph_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, co
 	}
 	if (fmt_graph_put(graph_of(s, prefix), &env, prefix, &r, next, &f->ln) && f->skip)
 		f->skip(f->peek_ctx);
-}
-
-static void write_out(struct fmt *f, const char *p, size_t n)
-{
-	if (n && fwrite_unlocked(p, 1, n, f->out) != n && !f->err)
-		f->err = errno ? -errno : -EIO;
 }
 
 /* Print the waiting latency-format line, with next the time of the record after it. */

@@ -290,13 +290,23 @@ static void comm_body(struct fmt *f, struct fmt_src *s)
 
 	(void)f;
 	fmt_src_cmdlines(s, "100 saved\n");
+	/* A record that teaches nothing, twice (the second is passed over by id). */
+	ev = kinds_event(k, 300, 5);
+	fmt_src_learn(s, &ev);
+	fmt_src_learn(s, &ev);
+	CHECK_STR(fmt_src_comm(s, 300), "<...>");
 	/* The trace says 100 is "other" and names 200 and 300. */
 	ev = switch_event(d, 100, "other", 100, "newbie", 200);
 	fmt_src_learn(s, &ev);
+	CHECK_STR(fmt_src_comm(s, 200), "newbie");
+	CHECK_STR(fmt_src_comm(s, 200), "newbie");	/* asked again: the kept answer */
 	ev = switch_event(d, 200, "renamed", 200, "third", 300);
 	fmt_src_learn(s, &ev);
 	CHECK_STR(fmt_src_comm(s, 100), "saved");	/* saved_cmdlines win */
-	CHECK_STR(fmt_src_comm(s, 200), "renamed");	/* the last name seen */
+	CHECK_STR(fmt_src_comm(s, 200), "renamed");	/* the last name seen, not the kept one */
+	CHECK_STR(fmt_src_comm(s, 300), "third");
+	ev = kinds_event(k, 300, 5);
+	fmt_src_learn(s, &ev);
 	CHECK_STR(fmt_src_comm(s, 300), "third");
 	CHECK_STR(fmt_src_comm(s, 0), "<idle>");
 	CHECK_STR(fmt_src_comm(s, 400), "<...>");
@@ -309,7 +319,9 @@ static void comm_body(struct fmt *f, struct fmt_src *s)
 	fmt_src_learn(s, &ev);
 	CHECK_STR(fmt_src_comm(s, 400), "<...>");
 	/* A thread takes its process's name through saved_tgids. */
-	fmt_src_tgids(s, "401 300\n402 402\n");
+	fmt_src_tgids(s, "401 200\n");
+	CHECK_STR(fmt_src_comm(s, 401), "renamed");
+	fmt_src_tgids(s, "401 300\n402 402\n");	/* new tgids: the kept answer goes */
 	CHECK_STR(fmt_src_comm(s, 401), "third");
 	CHECK_STR(fmt_src_comm(s, 402), "<...>");
 	ev = kinds_event(k, 300, 5);
