@@ -156,41 +156,6 @@ void tfw_opt_procmap(struct tfw_opt *o, const struct tfile_procmap *m)
 	tfw_blob_append(&o->data, "", 1);
 }
 
-/* All of a /proc file (they report no size), NUL-terminated. */
-static int slurp(const char *path, char **out)
-{
-	size_t len = 0, cap = 16384;
-	char *buf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	buf = xmalloc(cap);
-	for (;;) {
-		ssize_t r;
-
-		if (cap - len < 4096)
-			buf = xrealloc(buf, cap *= 2);
-		r = read(fd, buf + len, cap - len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int e = -errno;
-
-			close(fd);
-			free(buf);
-			return e;
-		}
-		if (!r)
-			break;
-		len += r;
-	}
-	close(fd);
-	buf[len] = '\0';
-	*out = buf;
-	return 0;
-}
-
 int tfw_procmap_read(int pid, struct tfile_procmap *out)
 {
 	char path[64], exe[PATH_MAX];
@@ -206,7 +171,7 @@ int tfw_procmap_read(int pid, struct tfile_procmap *out)
 		return -errno;
 	exe[n] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	e = slurp(path, &text);
+	e = read_file(path, &text, NULL);
 	if (e)
 		return e;
 	/* A process whose memory is gone (a zombie) reads as empty: nothing to keep. */
