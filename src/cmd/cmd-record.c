@@ -114,10 +114,13 @@ static const struct argp_option options[] = {
 	{ NULL, 'F', NULL, OPTION_HIDDEN, NULL, 0 },
 	{ "net", 'N', "HOST:PORT", 0, "Send the recording to 'tr listen' or 'trace-cmd listen' "
 				      "at HOST:PORT instead of writing a file", 0 },
+	{ "vsock", 'V', "CID:PORT", 0, "As -N, over vsock: to 'tr listen --vsock' or 'trace-cmd "
+				       "listen -V' on the machine of context id CID", 0 },
 	{ "agent", 'A', "NAME@ADDR:PORT", 0, "Also record the machine whose 'tr agent --tcp' or "
-	  "'trace-cmd agent -N' is at ADDR:PORT into OUTPUT-NAME.dat, its clock offset measured "
-	  "and stored there: the -e, -f and -C after it are its own (default: this machine's "
-	  "events). Repeatable", 0 },
+	  "'trace-cmd agent -N' is at ADDR:PORT (or whose 'tr agent' or 'trace-cmd agent' is on "
+	  "vsock: NAME@CID[:PORT], port 823 by default) into OUTPUT-NAME.dat, its clock offset "
+	  "measured and stored there: the -e, -f and -C after it are its own (default: this "
+	  "machine's events). Repeatable", 0 },
 	{ "tsync-interval", OPT_TSYNC, "MS", 0, "With -A: measure the guests' clock offsets every "
 	  "MS milliseconds while recording (default: at the start and the end)", 0 },
 	{ "psk", OPT_PSK, "FILE", 0, "With -N or -A: TLS 1.3 with the pre-shared key in FILE (tr "
@@ -391,10 +394,24 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'N': {
 		char *host;
 
+		if (a->net)
+			argp_error(state, "-N and -V name one listener: give one");
 		if (net_hostport_parse(arg, &host, &a->rn.port))
 			argp_error(state, "%s", tr_failure());
 		a->net = arg;
 		a->rn.host = host;
+		return 0;
+	}
+	case 'V': {
+		uint32_t cid;
+
+		if (a->net)
+			argp_error(state, "-N and -V name one listener: give one");
+		if (net_vsock_parse(arg, &cid, &a->rn.port))
+			argp_error(state, "%s", tr_failure());
+		a->net = arg;
+		a->rn.host = xasprintf("%u", cid);
+		a->rn.vsock = true;
 		return 0;
 	}
 	case OPT_PSK:

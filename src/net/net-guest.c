@@ -101,7 +101,19 @@ static int temp_file(const char *dir)
 
 static int dial(struct net_guest *g, uint16_t port, struct net_conn *c)
 {
-	int fd = net_dial(g->o.host, port, GUEST_MS);
+	int fd;
+
+	if (g->o.vsock) {
+		struct sockaddr_storage a;
+		struct net_cidr cid;
+
+		if (net_cidr_parse(g->o.host, &cid) || cid.family != AF_VSOCK)
+			return -EINVAL;
+		net_sa_vsock(&a, cid.cid, port);
+		fd = net_dial_sa(&a, GUEST_MS);
+	} else {
+		fd = net_dial(g->o.host, port, GUEST_MS);
+	}
 
 	if (fd < 0)
 		return fd;
@@ -252,7 +264,8 @@ int net_guest_open(const struct net_guest_opts *o, struct net_guest **out)
 	g->max = o->max_size ? o->max_size : NET_MAX_SIZE;
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_cond_init(&g->cond, NULL);
-	g->where = xasprintf(strchr(o->host, ':') ? "[%s]:%u" : "%s:%u", o->host, o->port);
+	g->where = xasprintf(o->vsock ? "vsock:%s:%u" : strchr(o->host, ':') ? "[%s]:%u" : "%s:%u",
+			     o->host, o->port);
 	*out = g;
 	if (o->psk_file && (e = net_tls_load(o->psk_file, false, &g->tls)))
 		return e;
