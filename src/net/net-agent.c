@@ -153,7 +153,8 @@ int net_agent_start(struct net_agent_job *j, int ncpus, int clk, const void *met
 {
 	struct netmsg_trace_resp r = { .page_size = (uint32_t)sysconf(_SC_PAGESIZE),
 				       .trace_id = j->trace_id };
-	uint16_t *ports = NULL, next = j->o->port ? j->o->port + 1 : 0;
+	uint32_t *ports = NULL;
+	uint16_t next = j->o->port ? j->o->port + 1 : 0;
 	int *lfd = NULL, tlfd = -1, e = 0;
 	const char *what = "open a port";
 
@@ -169,10 +170,17 @@ int net_agent_start(struct net_agent_job *j, int ncpus, int clk, const void *met
 		j->data[i] = (struct net_conn){ .fd = -1 };
 		lfd[i] = -1;
 	}
-	for (int i = 0; i < ncpus && e >= 0; i++)
-		e = lfd[i] = open_port(j, &next, &ports[i]);
+	for (int i = 0; i < ncpus && e >= 0; i++) {
+		uint16_t port = 0;
+
+		e = lfd[i] = open_port(j, &next, &port);
+		ports[i] = port;
+	}
 	if (e >= 0 && j->ptp && clk >= 0) {
-		e = tlfd = open_port(j, &next, &r.tsync_port);
+		uint16_t tport = 0;
+
+		e = tlfd = open_port(j, &next, &tport);
+		r.tsync_port = tport;
 		strcpy(r.proto, NETMSG_TSYNC_PTP);
 	}
 	if (e >= 0) {

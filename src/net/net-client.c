@@ -54,7 +54,7 @@ int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t
 	socklen_t plen = sizeof(peer);
 	struct net_client *c = xcalloc(1, sizeof(*c));
 	uint8_t buf[NETMSG_MAX];
-	uint16_t ports[NETMSG_MAX_CPUS];
+	uint32_t ports[NETMSG_MAX_CPUS];
 	const char *why = "";
 	struct netmsg m;
 	uint32_t n;
@@ -138,6 +138,11 @@ int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t
 		why = "the listener answered for another CPU count";
 		e = -EBADMSG;
 	}
+	for (uint32_t i = 0; !e && !vsock && i < n; i++)
+		if (ports[i] > 65535) {
+			why = "bad port in RINIT";
+			e = -EBADMSG;
+		}
 	if (e) {
 		e = fail(c, e, "the set-up", why);
 		goto fail;

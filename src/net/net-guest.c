@@ -99,10 +99,13 @@ static int temp_file(const char *dir)
 	return fd < 0 ? -errno : fd;
 }
 
-static int dial(struct net_guest *g, uint16_t port, struct net_conn *c)
+/* port: 32-bit from a vsock agent; a TCP one above 65535 is a bad answer. */
+static int dial(struct net_guest *g, uint32_t port, struct net_conn *c)
 {
 	int fd;
 
+	if (!g->o.vsock && port > 65535)
+		return -EBADMSG;
 	if (g->o.vsock) {
 		struct sockaddr_storage a;
 		struct net_cidr cid;
@@ -252,7 +255,7 @@ int net_guest_open(const struct net_guest_opts *o, struct net_guest **out)
 {
 	struct net_guest *g = xcalloc(1, sizeof(*g));
 	struct netmsg_trace_resp r;
-	static uint16_t ports[NETMSG_MAX_CPUS];
+	static uint32_t ports[NETMSG_MAX_CPUS];
 	const char *why = "";
 	struct netmsg m;
 	int e;

@@ -145,7 +145,7 @@ uint32_t net_sa_port(const struct sockaddr_storage *a)
 	}
 }
 
-void net_sa_set_port(struct sockaddr_storage *a, uint16_t port)
+void net_sa_set_port(struct sockaddr_storage *a, uint32_t port)
 {
 	if (a->ss_family == AF_INET6)
 		((struct sockaddr_in6 *)a)->sin6_port = htons(port);
@@ -155,7 +155,7 @@ void net_sa_set_port(struct sockaddr_storage *a, uint16_t port)
 		((struct sockaddr_in *)a)->sin_port = htons(port);
 }
 
-void net_sa_vsock(struct sockaddr_storage *a, uint32_t cid, uint16_t port)
+void net_sa_vsock(struct sockaddr_storage *a, uint32_t cid, uint32_t port)
 {
 	struct sockaddr_vm *vm = (struct sockaddr_vm *)a;
 

@@ -268,7 +268,7 @@ static int open_ports(struct client *c, const char **why)
 {
 	struct sockaddr_storage local;
 	socklen_t len = sizeof(local);
-	uint16_t *ports = xcalloc(c->ncpus, sizeof(*ports));
+	uint32_t *ports = xcalloc(c->ncpus, sizeof(*ports));
 	uint8_t buf[NETMSG_MAX];
 	int r = -1;
 

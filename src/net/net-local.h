@@ -66,9 +66,9 @@ int net_dial_sa(const struct sockaddr_storage *a, int timeout_ms);
 /* An address's length for bind() and connect(), its port, a new port. */
 socklen_t net_sa_len(const struct sockaddr_storage *a);
 uint32_t net_sa_port(const struct sockaddr_storage *a);
-void net_sa_set_port(struct sockaddr_storage *a, uint16_t port);
+void net_sa_set_port(struct sockaddr_storage *a, uint32_t port);
 /* A vsock address. */
-void net_sa_vsock(struct sockaddr_storage *a, uint32_t cid, uint16_t port);
+void net_sa_vsock(struct sockaddr_storage *a, uint32_t cid, uint32_t port);
 /*
  * Bind fd to a's address at port; port 0 is any free one, for vsock one of
  * 1024..65535 (the protocol's ports are 16-bit).  0 or -errno.
