@@ -120,7 +120,8 @@ static const struct argp_child children[] = {
 static const struct argp argp = {
 	options, parse, NULL,
 	"Receive recordings from 'tr record -N' and 'trace-cmd record -N -t' (trace-cmd's "
-	"protocol v3), or with --vsock from 'tr record -V' and 'trace-cmd record -V', and write each client's into its own trace.dat, until interrupted.\v"
+	"protocol v3), or with --vsock from 'tr record -V' and 'trace-cmd record -V', and write "
+	"each client's into its own trace.dat, until interrupted.\v"
 	"Files are PREFIX.HOST:PORT.dat, from the client's address and port, never "
 	"overwriting one (.1.dat, .2.dat ...); a vsock client's HOST is vsock-CID.  Version 7 "
 	"with zstd unless --file-version or --compression say otherwise.  Without --allow only "

@@ -527,11 +527,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (a->user && !a->command)
 			argp_error(state, "--user says who runs COMMAND: give one");
 		if (a->rn.psk_file && !a->net && !a->nguests)
-			argp_error(state, "--psk goes with -N or -A");
+			argp_error(state, "--psk goes with -N, -V or -A");
 		if (a->has_tsync && !a->nguests)
 			argp_error(state, "--tsync-interval goes with -A");
 		if (a->nguests && (a->net || setup_latency_tracer(a->done[0].setup.tracer)))
-			argp_error(state, "-A records into files here: no -N, no latency tracer");
+			argp_error(state, "-A records into files here: no -N or -V, no latency tracer");
 		if (a->nguests) {
 			struct tr_setup **host = xcalloc(a->ndone, sizeof(*host));
 
@@ -542,22 +542,22 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			free(host);
 		}
 		if (a->net && a->output)
-			argp_error(state, "-N sends the recording to a listener: no -o");
+			argp_error(state, "-N and -V send the recording to a listener: no -o");
 		if (a->net && a->ndone > 1)
-			argp_error(state, "-N sends one buffer, as trace-cmd does: no second -B");
+			argp_error(state, "-N and -V send one buffer, as trace-cmd does: no second -B");
 		if (a->tsc2nsec)
 			check_tsc2nsec(state, a);
 		if (a->rotate && !a->max_size)
 			argp_error(state, "--rotate says how many parts of --max-size to keep: "
 					  "give --max-size");
 		if (a->net && (a->temp_dir || a->max_size || a->flush_ms))
-			argp_error(state, "-N keeps nothing on this machine: no --temp, --max-size "
-					  "or --flush-interval");
+			argp_error(state, "-N and -V keep nothing on this machine: no --temp, "
+					  "--max-size or --flush-interval");
 		if (a->net && (setup_latency_tracer(a->done[0].setup.tracer) || a->ff.version ||
 			       a->ff.zip >= 0))
-			argp_error(state, "-N sends the ring buffer's pages as trace-cmd does: no latency "
-					  "tracer, --file-version or --compression (the listener "
-					  "chooses)");
+			argp_error(state, "-N and -V send the ring buffer's pages as trace-cmd "
+					  "does: no latency tracer, --file-version or --compression "
+					  "(the listener chooses)");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
