@@ -61,7 +61,15 @@ error_t opt_instance_only_parse(int key, char *arg, struct argp_state *state);
  * "listening on ADDR port PORT" (ADDR NULL: the loopback default).
  */
 void opt_log_line(void *arg, const char *line);
-void opt_log_listening(const char *bind, uint16_t port);
+/* "listening on ADDR port N" (vsock: "on vsock CID ... port N") on stderr. */
+void opt_log_listening(const char *bind, bool vsock, uint16_t port);
+/*
+ * --vsock or not: the --allow entries must be of that kind (CIDs, or
+ * address ranges), and --bind a CID or an address.  Usage errors.
+ */
+struct net_cidr;
+void opt_check_vsock(struct argp_state *state, bool vsock, const struct net_cidr *allow,
+		     int nallow, const char *bind);
 int opt_action_find(const char *arg, const char *const *words);
 int opt_action(struct argp_state *state, const char *arg, const char *const *words);
 

@@ -30,17 +30,31 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-/* An address range of --allow: "10.0.0.0/8", "::1", "192.168.1.7". */
+/*
+ * An address range of --allow: "10.0.0.0/8", "::1", "192.168.1.7"; or,
+ * for vsock, a context id alone: "3" (vsock has neither ranges nor a
+ * loopback address: CID 1 is this machine, 2 the host of a guest).
+ */
 struct net_cidr {
-	int family;		/* AF_INET or AF_INET6 */
+	int family;		/* AF_INET, AF_INET6 or AF_VSOCK */
 	uint8_t addr[16];
 	int bits;
+	uint32_t cid;		/* AF_VSOCK */
 };
 /* Parse a range (an address alone is /32 or /128).  0 or -EINVAL with tr_fail(). */
 int net_cidr_parse(const char *s, struct net_cidr *c);
 /* Does the peer address fall in the range?  (IPv4-mapped IPv6 counts as IPv4.) */
 bool net_cidr_match(const struct net_cidr *c, const struct sockaddr *sa);
+/* Loopback, or for vsock CID 1 or 2 (this machine, the host): allowed by default. */
 bool net_cidr_loopback(const struct net_cidr *c);
+
+/* "CID:PORT" of vsock (tr record -V): 0 or -EINVAL with tr_fail(). */
+int net_vsock_parse(const char *s, uint32_t *cid, uint16_t *port);
+/*
+ * Can this machine speak vsock (*cid: its context id), and reach itself
+ * over it (a loopback transport: CID 1)?  0, or -errno with *why.
+ */
+int net_vsock_probe(uint32_t *cid, bool *loopback, const char **why);
 
 /*
  * "HOST:PORT", "[V6ADDR]:PORT" or "PORT" (localhost) into host and port
@@ -48,13 +62,17 @@ bool net_cidr_loopback(const struct net_cidr *c);
  */
 int net_hostport_parse(const char *s, char **host, uint16_t *port);
 
-/* A peer's address as the file name takes it: digits, letters, '.', ':' and '-' only. */
-void net_peer_name(const struct sockaddr *sa, char *host, size_t n, uint16_t *port);
+/*
+ * A peer's address as the file name takes it: digits, letters, '.', ':'
+ * and '-' only; a vsock peer is "vsock-CID".
+ */
+void net_peer_name(const struct sockaddr *sa, char *host, size_t n, uint32_t *port);
 
 typedef void (*net_log_fn)(void *arg, const char *line);
 
 struct net_listen_opts {
-	const char *bind;	/* address to listen on; NULL: 127.0.0.1 */
+	const char *bind;	/* address to listen on; NULL: 127.0.0.1 (vsock: any CID) */
+	bool vsock;		/* listen on vsock, bind a CID: the data ports too */
 	uint16_t port;
 	const char *dir;	/* where the files go; NULL: "." */
 	const char *prefix;	/* file names' prefix; NULL: "trace" */
@@ -103,8 +121,11 @@ int net_listen(const struct net_listen_opts *o);
  * (net_send_pages(), from one thread per CPU at a time), and net_finish().
  */
 struct net_client;
-/* psk_file: TLS 1.3 with that key (tr listen --psk), or NULL for plain. */
-int net_connect(const char *host, uint16_t port, int ncpus, uint32_t page_size,
+/*
+ * psk_file: TLS 1.3 with that key (tr listen --psk), or NULL for plain.
+ * vsock: host is the listener's CID, in decimal, and every connection is vsock.
+ */
+int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t page_size,
 		const char *psk_file, struct net_client **out);
 /* The trace.dat file up to and including its options, as SEND_DATA then FIN_DATA. */
 int net_send_meta(struct net_client *c, const void *buf, size_t len);
@@ -116,7 +137,7 @@ void net_client_free(struct net_client *c);
 
 /*
  * ---- Host and guest (net-agent.c, net-guest.c): trace-cmd's agent
- * protocol (netmsg.h), over TCP. ----
+ * protocol (netmsg.h), over TCP or vsock. ----
  *
  * The trace clock both sides record with must be one a program can read
  * (the time sync notes times with clock_gettime()): mono, mono_raw, boot
@@ -141,7 +162,8 @@ int net_clock_id(const char *trace_clock);
 struct netmsg_agent_args;
 struct net_agent_job;
 struct net_agent_opts {
-	const char *bind;	/* NULL: 127.0.0.1 */
+	const char *bind;	/* NULL: 127.0.0.1 (vsock: any CID) */
+	bool vsock;		/* listen on vsock (trace-cmd agent's default), bind a CID */
 	uint16_t port;
 	const struct net_cidr *allow;
 	int nallow;
@@ -184,7 +206,8 @@ bool net_agent_closed(struct net_agent_job *j);
  */
 struct net_guest;
 struct net_guest_opts {
-	const char *name, *host;
+	const char *name, *host;	/* vsock: host is the agent's CID, in decimal */
+	bool vsock;
 	uint16_t port;
 	const char *const *argv;
 	uint32_t argc;

@@ -84,8 +84,11 @@ ssize_t netmsg_take(const void *buf, size_t len, struct netmsg *m, const char **
  * 0 when more are needed, -EBADMSG when max bytes hold no NUL.
  */
 ssize_t netmsg_take_str(const void *buf, size_t len, size_t max, const char **why);
-/* A port as a strict decimal 1..65535 in [p, nul): 0, or -1. */
-int netmsg_port_of(const uint8_t *p, const uint8_t *nul, uint16_t *out);
+/*
+ * A port as a strict decimal 1..2^32-2 in [p, nul) (vsock's are 32-bit;
+ * a TCP peer's above 65535 is refused by the caller): 0, or -1.
+ */
+int netmsg_port_of(const uint8_t *p, const uint8_t *nul, uint32_t *out);
 
 /* TINIT's content: the client's CPU count, sub-buffer size and "tcp" option. */
 struct netmsg_tinit {
@@ -100,15 +103,15 @@ struct netmsg_tinit {
  * ones are ignored, as trace-cmd does).  0 or -EBADMSG with *why.
  */
 int netmsg_tinit_parse(const struct netmsg *m, struct netmsg_tinit *t, const char **why);
-/* Parse an RINIT into ports[max]: *n ports, each 1..65535.  0 or -EBADMSG. */
-int netmsg_rinit_parse(const struct netmsg *m, uint16_t *ports, uint32_t max, uint32_t *n,
+/* Parse an RINIT into ports[max]: *n ports (netmsg_port_of()).  0 or -EBADMSG. */
+int netmsg_rinit_parse(const struct netmsg *m, uint32_t *ports, uint32_t max, uint32_t *n,
 		       const char **why);
 
 /* Encoders into buf (NETMSG_MAX bytes); they return the message's length. */
 size_t netmsg_put(uint8_t *buf, uint32_t cmd);
 size_t netmsg_put_tinit(uint8_t *buf, uint32_t cpus, uint32_t page_size);
 /* 0 when n exceeds NETMSG_MAX_CPUS. */
-size_t netmsg_put_rinit(uint8_t *buf, const uint16_t *ports, uint32_t n);
+size_t netmsg_put_rinit(uint8_t *buf, const uint32_t *ports, uint32_t n);
 /* The 12-byte header of a SEND_DATA carrying n (<= NETMSG_MAX_DATA) bytes. */
 void netmsg_put_data_hdr(uint8_t *hdr, uint32_t n);
 
@@ -148,14 +151,14 @@ struct netmsg_trace_resp {
 	uint32_t cpus, page_size;
 	uint64_t trace_id;	/* the agent's */
 	char proto[NETMSG_PNAME + 1];	/* "ptp", or "" for no time sync */
-	uint16_t tsync_port;
+	uint32_t tsync_port;	/* 32-bit for vsock, as the CPUs' ports */
 };
 /* Parse a TRACE_RESP and its ports (at most max).  0 or -EBADMSG with *why. */
-int netmsg_trace_resp_parse(const struct netmsg *m, struct netmsg_trace_resp *r, uint16_t *ports,
+int netmsg_trace_resp_parse(const struct netmsg *m, struct netmsg_trace_resp *r, uint32_t *ports,
 			    uint32_t max, const char **why);
 /* 0 when cpus exceeds NETMSG_MAX_CPUS. */
 size_t netmsg_put_trace_resp(uint8_t *buf, const struct netmsg_trace_resp *r,
-			     const uint16_t *ports);
+			     const uint32_t *ports);
 
 /*
  * TIME_SYNC: a protocol name and a message id, then a payload.  The host

@@ -484,8 +484,9 @@ struct session_buf;
  */
 struct net_client;
 struct rec_net {
-	const char *host;
+	const char *host;	/* vsock: the CID, in decimal */
 	uint16_t port;
+	bool vsock;
 	const char *psk_file;	/* TLS with this key (tr listen --psk), or NULL */
 	struct net_client *client;
 	uint64_t *bytes;	/* sent, per CPU */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tr agent: record on request of a host running tr record -A or
- * trace-cmd record -A (trace-cmd's agent protocol over TCP), one host at
+ * trace-cmd record -A (trace-cmd's agent protocol over vsock, as
+ * trace-cmd agent, or with --tcp over TCP), one host at
  * a time, until interrupted.  Each request names events (-e, -f) and the
  * trace clock (-C); nothing else is taken from the network.  Safe when
  * forgotten, as tr listen: loopback unless --bind and --allow say
@@ -37,12 +38,12 @@ static const struct argp_option options[] = {
 	{ "port", 'p', "PORT", 0, "Listen on PORT (default 823, trace-cmd's; 0: any free port, "
 				  "said in the log); the CPUs' and the clock sync's ports are the "
 				  "next free ones above it", 0 },
-	{ "tcp", OPT_TCP, NULL, 0, "Speak TCP (trace-cmd agent -N): the only transport tr agent "
-				   "has", 0 },
-	{ "bind", OPT_BIND, "ADDR", 0, "Listen on ADDR (default 127.0.0.1; 0.0.0.0 or :: for all)",
-	  0 },
+	{ "tcp", OPT_TCP, NULL, 0, "Listen on TCP (trace-cmd agent -N) instead of vsock", 0 },
+	{ "bind", OPT_BIND, "ADDR", 0, "Listen on ADDR (default 127.0.0.1; 0.0.0.0 or :: for all); "
+				       "on vsock a CID (default: any of this machine's)", 0 },
 	{ "allow", OPT_ALLOW, "CIDR", 0, "Take hosts from this address range (default: loopback "
-					 "only). Repeatable", 0 },
+					 "only); on vsock from this CID (default: 1 and 2, this "
+					 "machine and its host). Repeatable", 0 },
 	{ "psk", OPT_PSK, "FILE", 0, "TLS 1.3 with the pre-shared key in FILE on every connection: "
 				     "only 'tr record -A --psk' with the same file gets in", 0 },
 	{ "instance", OPT_INSTANCE, "NAME", 0, "Record in the instance NAME (made if missing, and "
@@ -84,9 +85,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		argp_error(state, "unexpected argument '%s'", arg);
 		return 0;
 	case ARGP_KEY_END:
-		if (!a->tcp)
-			argp_error(state, "tr agent speaks TCP only (trace-cmd's vsock transport is "
-					  "not there yet): give --tcp");
+		opt_check_vsock(state, !a->tcp, a->allow, a->nallow, a->bind);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -95,11 +94,13 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 
 static const struct argp argp = {
 	options, parse, NULL,
-	"Record on request of 'tr record -A NAME@ADDR:PORT' or 'trace-cmd record -A', one host "
-	"at a time, until interrupted.\v"
+	"Record on request of 'tr record -A NAME@CID' or 'trace-cmd record -A' over vsock "
+	"(with --tcp: 'tr record -A NAME@ADDR:PORT', 'trace-cmd record -A' of an agent -N), one "
+	"host at a time, until interrupted.\v"
 	"A request names the events (-e, -f) and the trace clock (-C); nothing else is taken. "
 	"The clock offset to the host is measured (trace-cmd's ptp) when the clock is mono, "
-	"mono_raw, boot or tai.  Without --allow only loopback hosts are served.  The "
+	"mono_raw, boot or tai.  Without --allow only loopback hosts are served (vsock: CIDs 1 "
+	"and 2, this machine and its host).  The "
 	"protocol has no authentication: a host that may connect may record any event here and "
 	"read it, unless --psk is given (then only tr hosts with the same key, over TLS).  One "
 	"line per connection, refusal and end goes to stderr.",
@@ -110,7 +111,7 @@ static void ready(void *arg, uint16_t port)
 {
 	const struct args *a = arg;
 
-	opt_log_listening(a->bind, port);
+	opt_log_listening(a->bind, !a->tcp, port);
 }
 
 /* One request: its events and clock, recorded in the instance, then put back. */
@@ -163,7 +164,7 @@ int cmd_agent(int argc, char **argv)
 			break;
 		}
 	e = net_agent_serve(&(struct net_agent_opts){
-		.bind = a.bind, .port = a.port, .allow = a.allow, .nallow = a.nallow,
+		.bind = a.bind, .vsock = !a.tcp, .port = a.port, .allow = a.allow, .nallow = a.nallow,
 		.psk_file = a.psk, .log = opt_log_line, .log_arg = &a, .stop = &tr_stop,
 		.ready = ready, .run = run, .run_arg = &a });
 	free(a.allow);

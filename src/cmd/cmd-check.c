@@ -12,6 +12,7 @@
 
 #include "cmd.h"
 #include "json.h"
+#include "net.h"
 #include "caps.h"
 #include "tfs.h"
 
@@ -37,7 +38,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->json = true;
 		return 0;
 	case OPT_HAS:
-		if (cap_from_name(arg) < 0)
+		if (cap_from_name(arg) < 0 && strcmp(arg, "vsock") && strcmp(arg, "vsock_loopback"))
 			argp_error(state, "unknown capability '%s'", arg);
 		a->has = arg;
 		return 0;
@@ -55,9 +56,39 @@ static const struct argp argp = {
 	"something is missing.\vCapabilities: tracefs access instances tracers function "
 	"function_graph function_filter latency events triggers hist snapshot kprobes uprobes "
 	"eprobes fprobes synthetic user_events user_persist user_multi stack_tracer profiler mmap "
-	"clocks buffers",
+	"clocks buffers disable_on_free; and, of the machine rather than its tracing, vsock (tr "
+	"listen --vsock, tr agent, tr record -V and -A NAME@CID) and vsock_loopback (CID 1 "
+	"reaches this machine: what the vsock tests need)",
 	NULL, NULL, NULL
 };
+
+/*
+ * vsock is the machine's, not its tracing's: asked of the network layer.
+ * present[0]: vsock, [1]: its loopback; detail[] the reasons.
+ */
+static void vsock_caps(bool present[2], char detail[2][128])
+{
+	const char *why = "";
+	uint32_t cid;
+	bool loop;
+	int e = net_vsock_probe(&cid, &loop, &why);
+
+	present[0] = !e;
+	present[1] = !e && loop;
+	if (e) {
+		snprintf(detail[0], 128, "%s", why);
+		snprintf(detail[1], 128, "no vsock");
+		return;
+	}
+	if (cid == UINT32_MAX)
+		snprintf(detail[0], 128, "this machine's CID unknown (no /dev/vsock)");
+	else
+		snprintf(detail[0], 128, "this machine is CID %u", cid);
+	snprintf(detail[1], 128, loop ? "CID 1 reaches this machine"
+				      : "CID 1 does not reach this machine (no vsock_loopback)");
+}
+
+static const char *const vsock_names[2] = { "vsock", "vsock_loopback" };
 
 /*
  * Without tracefs, or without the right to use it, there is still something
@@ -100,9 +131,22 @@ static int no_tracefs(const struct args *a, int err)
 int cmd_check(int argc, char **argv)
 {
 	struct args a = { 0 };
+	bool vok[2];
+	char vdetail[2][128];
 	int r;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
+	if (a.has && cap_from_name(a.has) < 0) {
+		bool ok[2];
+		char detail[2][128];
+		int i = strcmp(a.has, "vsock") ? 1 : 0;
+
+		vsock_caps(ok, detail);
+		if (ok[i])
+			return EXIT_OK;
+		printf("%s: %s\n", a.has, detail[i]);
+		return EXIT_RUNTIME;
+	}
 	r = tfs_open();
 	if (r)
 		return no_tracefs(&a, r);
@@ -127,6 +171,18 @@ int cmd_check(int argc, char **argv)
 			putchar('}');
 		} else {
 			printf("%-16s %-4s %s\n", cap_name(c), ok ? "yes" : "no", caps_detail(c));
+		}
+	}
+	vsock_caps(vok, vdetail);
+	for (int i = 0; i < 2; i++) {
+		if (a.json) {
+			printf(",\n  ");
+			json_fputs(stdout, vsock_names[i]);
+			printf(": {\"present\": %s, \"detail\": ", vok[i] ? "true" : "false");
+			json_fputs(stdout, vdetail[i]);
+			putchar('}');
+		} else {
+			printf("%-16s %-4s %s\n", vsock_names[i], vok[i] ? "yes" : "no", vdetail[i]);
 		}
 	}
 	if (a.json)

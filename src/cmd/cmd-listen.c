@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tr listen: receive recordings from tr record -N and trace-cmd record -N
- * (trace-cmd's protocol v3, data over TCP) and write one trace.dat per
+ * (trace-cmd's protocol v3, data over TCP; or -V, all over vsock) and write one trace.dat per
  * client, PREFIX.HOST:PORT.dat in DIR, until interrupted.  Safe when
  * forgotten: loopback unless --bind and --allow say otherwise, bounded
  * clients, bytes and time per client (net.h); a log line on stderr per
@@ -28,6 +28,7 @@ struct args {
 	uint64_t max_size;
 	struct opt_file_format ff;
 	const char *psk;
+	bool vsock;
 };
 
 enum { OPT_BIND = 0x100, OPT_ALLOW, OPT_MAX_CLIENTS, OPT_MAX_SIZE, OPT_PSK };
@@ -36,10 +37,13 @@ static const struct argp_option options[] = {
 	{ "port", 'p', "PORT", 0, "Listen on PORT (0: any free port, said in the log)", 0 },
 	{ "dir", 'd', "DIR", 0, "Write the files in DIR (default: the current directory)", 0 },
 	{ "output", 'o', "PREFIX", 0, "Name the files PREFIX.HOST:PORT.dat (default: trace)", 0 },
-	{ "bind", OPT_BIND, "ADDR", 0, "Listen on ADDR (default 127.0.0.1; :: or 0.0.0.0 for all)",
-	  0 },
+	{ "vsock", 'V', NULL, 0, "Listen on vsock (trace-cmd listen -V), for 'tr record -V' and "
+				 "'trace-cmd record -V': from guests, or a guest's host", 0 },
+	{ "bind", OPT_BIND, "ADDR", 0, "Listen on ADDR (default 127.0.0.1; :: or 0.0.0.0 for all; "
+				       "with --vsock a CID, default any of this machine's)", 0 },
 	{ "allow", OPT_ALLOW, "CIDR", 0, "Take clients from this address range (default: loopback "
-					 "only). Repeatable", 0 },
+					 "only), with --vsock from this CID (default: 1 and 2, "
+					 "this machine and its host). Repeatable", 0 },
 	{ "max-clients", OPT_MAX_CLIENTS, "N", 0, "Serve at most N clients at once (default 16)",
 	  0 },
 	{ "psk", OPT_PSK, "FILE", 0, "TLS 1.3 with the pre-shared key in FILE: only 'tr record -N "
@@ -75,6 +79,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_BIND:
 		a->bind = arg;
 		return 0;
+	case 'V':
+		a->vsock = true;
+		return 0;
 	case OPT_ALLOW:
 		a->allow = xrealloc(a->allow, (a->nallow + 1) * sizeof(*a->allow));
 		if (net_cidr_parse(arg, &a->allow[a->nallow]))
@@ -98,6 +105,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (a->port < 0)
 			argp_error(state, "give the port to listen on with -p");
+		opt_check_vsock(state, a->vsock, a->allow, a->nallow, a->bind);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -112,10 +120,12 @@ static const struct argp_child children[] = {
 static const struct argp argp = {
 	options, parse, NULL,
 	"Receive recordings from 'tr record -N' and 'trace-cmd record -N -t' (trace-cmd's "
-	"protocol v3) and write each client's into its own trace.dat, until interrupted.\v"
+	"protocol v3), or with --vsock from 'tr record -V' and 'trace-cmd record -V', and write "
+	"each client's into its own trace.dat, until interrupted.\v"
 	"Files are PREFIX.HOST:PORT.dat, from the client's address and port, never "
-	"overwriting one (.1.dat, .2.dat ...); version 7 with zstd unless --file-version or "
-	"--compression say otherwise.  Without --allow only loopback clients are served.  The "
+	"overwriting one (.1.dat, .2.dat ...); a vsock client's HOST is vsock-CID.  Version 7 "
+	"with zstd unless --file-version or --compression say otherwise.  Without --allow only "
+	"loopback clients are served (vsock: CIDs 1 and 2).  The "
 	"protocol has no authentication: a client that may connect may write files of up to "
 	"--max-size into DIR, unless --psk is given (then only tr clients with the same key, "
 	"over TLS).  One line per connection, refusal and end goes to stderr.",
@@ -126,7 +136,7 @@ static void ready(void *arg, uint16_t port)
 {
 	const struct args *a = arg;
 
-	opt_log_listening(a->bind, port);
+	opt_log_listening(a->bind, a->vsock, port);
 }
 
 int cmd_listen(int argc, char **argv)
@@ -153,7 +163,7 @@ int cmd_listen(int argc, char **argv)
 			break;
 		}
 	e = net_listen(&(struct net_listen_opts){
-		.bind = a.bind, .port = a.port, .dir = a.dir, .prefix = a.prefix,
+		.bind = a.bind, .vsock = a.vsock, .port = a.port, .dir = a.dir, .prefix = a.prefix,
 		.allow = a.allow, .nallow = a.nallow, .max_clients = a.max_clients,
 		.max_size = a.max_size, .version = a.ff.version == 6 ? 6 : 7,
 		.zip = a.ff.zip < 0 ? TFW_ZIP_ZSTD : a.ff.zip, .psk_file = a.psk,

@@ -114,10 +114,13 @@ static const struct argp_option options[] = {
 	{ NULL, 'F', NULL, OPTION_HIDDEN, NULL, 0 },
 	{ "net", 'N', "HOST:PORT", 0, "Send the recording to 'tr listen' or 'trace-cmd listen' "
 				      "at HOST:PORT instead of writing a file", 0 },
+	{ "vsock", 'V', "CID:PORT", 0, "As -N, over vsock: to 'tr listen --vsock' or 'trace-cmd "
+				       "listen -V' on the machine of context id CID", 0 },
 	{ "agent", 'A', "NAME@ADDR:PORT", 0, "Also record the machine whose 'tr agent --tcp' or "
-	  "'trace-cmd agent -N' is at ADDR:PORT into OUTPUT-NAME.dat, its clock offset measured "
-	  "and stored there: the -e, -f and -C after it are its own (default: this machine's "
-	  "events). Repeatable", 0 },
+	  "'trace-cmd agent -N' is at ADDR:PORT (or whose 'tr agent' or 'trace-cmd agent' is on "
+	  "vsock: NAME@CID[:PORT], port 823 by default) into OUTPUT-NAME.dat, its clock offset "
+	  "measured and stored there: the -e, -f and -C after it are its own (default: this "
+	  "machine's events). Repeatable", 0 },
 	{ "tsync-interval", OPT_TSYNC, "MS", 0, "With -A: measure the guests' clock offsets every "
 	  "MS milliseconds while recording (default: at the start and the end)", 0 },
 	{ "psk", OPT_PSK, "FILE", 0, "With -N or -A: TLS 1.3 with the pre-shared key in FILE (tr "
@@ -391,10 +394,24 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'N': {
 		char *host;
 
+		if (a->net)
+			argp_error(state, "-N and -V name one listener: give one");
 		if (net_hostport_parse(arg, &host, &a->rn.port))
 			argp_error(state, "%s", tr_failure());
 		a->net = arg;
 		a->rn.host = host;
+		return 0;
+	}
+	case 'V': {
+		uint32_t cid;
+
+		if (a->net)
+			argp_error(state, "-N and -V name one listener: give one");
+		if (net_vsock_parse(arg, &cid, &a->rn.port))
+			argp_error(state, "%s", tr_failure());
+		a->net = arg;
+		a->rn.host = xasprintf("%u", cid);
+		a->rn.vsock = true;
 		return 0;
 	}
 	case OPT_PSK:
@@ -510,11 +527,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (a->user && !a->command)
 			argp_error(state, "--user says who runs COMMAND: give one");
 		if (a->rn.psk_file && !a->net && !a->nguests)
-			argp_error(state, "--psk goes with -N or -A");
+			argp_error(state, "--psk goes with -N, -V or -A");
 		if (a->has_tsync && !a->nguests)
 			argp_error(state, "--tsync-interval goes with -A");
 		if (a->nguests && (a->net || setup_latency_tracer(a->done[0].setup.tracer)))
-			argp_error(state, "-A records into files here: no -N, no latency tracer");
+			argp_error(state, "-A records into files here: no -N or -V, no latency tracer");
 		if (a->nguests) {
 			struct tr_setup **host = xcalloc(a->ndone, sizeof(*host));
 
@@ -525,22 +542,22 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			free(host);
 		}
 		if (a->net && a->output)
-			argp_error(state, "-N sends the recording to a listener: no -o");
+			argp_error(state, "-N and -V send the recording to a listener: no -o");
 		if (a->net && a->ndone > 1)
-			argp_error(state, "-N sends one buffer, as trace-cmd does: no second -B");
+			argp_error(state, "-N and -V send one buffer, as trace-cmd does: no second -B");
 		if (a->tsc2nsec)
 			check_tsc2nsec(state, a);
 		if (a->rotate && !a->max_size)
 			argp_error(state, "--rotate says how many parts of --max-size to keep: "
 					  "give --max-size");
 		if (a->net && (a->temp_dir || a->max_size || a->flush_ms))
-			argp_error(state, "-N keeps nothing on this machine: no --temp, --max-size "
-					  "or --flush-interval");
+			argp_error(state, "-N and -V keep nothing on this machine: no --temp, "
+					  "--max-size or --flush-interval");
 		if (a->net && (setup_latency_tracer(a->done[0].setup.tracer) || a->ff.version ||
 			       a->ff.zip >= 0))
-			argp_error(state, "-N sends the ring buffer's pages as trace-cmd does: no latency "
-					  "tracer, --file-version or --compression (the listener "
-					  "chooses)");
+			argp_error(state, "-N and -V send the ring buffer's pages as trace-cmd "
+					  "does: no latency tracer, --file-version or --compression "
+					  "(the listener chooses)");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

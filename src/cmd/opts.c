@@ -4,11 +4,14 @@
  * hands each its input with opt_bind() at ARGP_KEY_INIT.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cmd.h"
+#include "net.h"
 #include "tfw.h"
 #include "parse.h"
 #include "setup.h"
@@ -551,10 +554,28 @@ void opt_log_line(void *arg, const char *line)
 	fflush(stderr);
 }
 
-void opt_log_listening(const char *bind, uint16_t port)
+void opt_log_listening(const char *bind, bool vsock, uint16_t port)
 {
 	char line[128];
 
-	snprintf(line, sizeof(line), "listening on %s port %u", bind ? bind : "127.0.0.1", port);
+	if (vsock)
+		snprintf(line, sizeof(line), "listening on vsock CID %s port %u",
+			 bind ? bind : "any", port);
+	else
+		snprintf(line, sizeof(line), "listening on %s port %u", bind ? bind : "127.0.0.1",
+			 port);
 	opt_log_line(NULL, line);
+}
+
+void opt_check_vsock(struct argp_state *state, bool vsock, const struct net_cidr *allow,
+		     int nallow, const char *bind)
+{
+	struct net_cidr b;
+
+	for (int i = 0; i < nallow; i++)
+		if ((allow[i].family == AF_VSOCK) != vsock)
+			argp_error(state, vsock ? "vsock takes peers by CID: give --allow CID"
+						: "--allow CID is for vsock: give an address range");
+	if (bind && vsock && (net_cidr_parse(bind, &b) || b.family != AF_VSOCK))
+		argp_error(state, "bad --bind '%s' for --vsock: give a CID", bind);
 }

@@ -27,8 +27,20 @@ void guest_spec(struct argp_state *state, struct guest_args *g, const char *spec
 	    strspn(spec, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n)
 		argp_error(state, "bad guest '%s': give NAME@ADDR:PORT, NAME of letters, digits, "
 				  "'_', '-' and '.' (not first)", spec);
-	if (!strchr(at + 1, ':') || net_hostport_parse(at + 1, &g->host, &g->port))
-		argp_error(state, "bad guest '%s': give NAME@ADDR:PORT", spec);
+	/* NAME@CID[:PORT], a number alone before the port: vsock, as trace-cmd's -A. */
+	if (at[1] >= '0' && at[1] <= '9' && strspn(at + 1, "0123456789") == strcspn(at + 1, ":")) {
+		char *v = strchr(at + 1, ':') ? xstrdup(at + 1) : xasprintf("%s:823", at + 1);
+		uint32_t cid;
+		int bad = net_vsock_parse(v, &cid, &g->port);
+
+		free(v);
+		if (bad)
+			argp_error(state, "bad guest '%s': %s", spec, tr_failure());
+		g->host = xasprintf("%u", cid);
+		g->vsock = true;
+	} else if (!strchr(at + 1, ':') || net_hostport_parse(at + 1, &g->host, &g->port)) {
+		argp_error(state, "bad guest '%s': give NAME@ADDR:PORT or NAME@CID[:PORT]", spec);
+	}
 	g->name = xasprintf("%.*s", (int)n, spec);
 }
 
@@ -127,7 +139,7 @@ int guests_open(struct guest_args *g, size_t n, const char *output, const char *
 			return -errno;
 		}
 		rg[i].net = (struct net_guest_opts){
-			.name = g[i].name, .host = g[i].host, .port = g[i].port,
+			.name = g[i].name, .host = g[i].host, .port = g[i].port, .vsock = g[i].vsock,
 			.argv = (const char *const *)g[i].argv.v, .argc = g[i].argv.n,
 			.trace_id = trace_id,
 			.clock = net_clock_id(g[i].argv.v[g[i].argv.n - 1]),

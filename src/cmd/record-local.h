@@ -19,6 +19,7 @@ struct guest_args {
 	const char *spec;	/* as given */
 	char *name, *host;
 	uint16_t port;
+	bool vsock;		/* NAME@CID[:PORT]: host is the CID */
 	struct opt_events ev;	/* the options after its -A */
 	struct tr_setup setup;
 	struct strv argv;	/* what the agent is asked to record with */

@@ -6,13 +6,26 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/vm_sockets.h>
 
 #include "net.h"
 #include "parse.h"
 #include "tr.h"
+
+/* A vsock context id: 1 (this machine), 2 (the host), a guest's; not -1U (any). */
+static int parse_cid(const char *s, uint32_t *cid)
+{
+	uint64_t v;
+
+	if (parse_u64(s, &v) || !v || v >= UINT32_MAX)
+		return -EINVAL;
+	*cid = v;
+	return 0;
+}
 
 int net_cidr_parse(const char *s, struct net_cidr *c)
 {
@@ -22,6 +35,14 @@ int net_cidr_parse(const char *s, struct net_cidr *c)
 	int max;
 
 	memset(c, 0, sizeof(*c));
+	/* A number alone is a vsock context id (vsock has no ranges). */
+	if (!slash && *s >= '0' && *s <= '9' && !strchr(s, '.') && !strchr(s, ':')) {
+		if (parse_cid(s, &c->cid))
+			return tr_fail(-EINVAL, "bad vsock CID '%s': give a number of 1 to %u", s,
+				       UINT32_MAX - 1);
+		c->family = AF_VSOCK;
+		return 0;
+	}
 	if (!n || n >= sizeof(addr))
 		return tr_fail(-EINVAL, "bad address range '%s'", s);
 	memcpy(addr, s, n);
@@ -57,6 +78,9 @@ bool net_cidr_match(const struct net_cidr *c, const struct sockaddr *sa)
 {
 	static const uint8_t mapped[12] = { [10] = 0xff, [11] = 0xff };
 
+	if (sa->sa_family == AF_VSOCK)
+		return c->family == AF_VSOCK &&
+		       c->cid == ((const struct sockaddr_vm *)(const void *)sa)->svm_cid;
 	if (sa->sa_family == AF_INET) {
 		const struct sockaddr_in *in = (const void *)sa;
 
@@ -78,6 +102,8 @@ bool net_cidr_loopback(const struct net_cidr *c)
 {
 	static const uint8_t one[16] = { [15] = 1 };
 
+	if (c->family == AF_VSOCK)
+		return c->cid == VMADDR_CID_LOCAL || c->cid == VMADDR_CID_HOST;
 	if (c->family == AF_INET)
 		return c->bits >= 8 && c->addr[0] == 127;
 	return c->bits == 128 && !memcmp(c->addr, one, 16);
@@ -118,13 +144,40 @@ int net_hostport_parse(const char *s, char **host, uint16_t *port)
 	return 0;
 }
 
-void net_peer_name(const struct sockaddr *sa, char *host, size_t n, uint16_t *port)
+int net_vsock_parse(const char *s, uint32_t *cid, uint16_t *port)
+{
+	const char *colon = strchr(s, ':');
+	char *c;
+	int p, e;
+
+	if (!colon)
+		return tr_fail(-EINVAL, "bad vsock address '%s': give CID:PORT", s);
+	c = strndup(s, colon - s);
+	if (!c)
+		abort();
+	e = parse_cid(c, cid);
+	free(c);
+	if (e)
+		return tr_fail(-EINVAL, "bad vsock address '%s': the CID must be a number of 1 to %u",
+			       s, UINT32_MAX - 1);
+	if (parse_int(colon + 1, 1, 65535, &p))
+		return tr_fail(-EINVAL, "bad vsock address '%s': give a port of 1 to 65535", s);
+	*port = p;
+	return 0;
+}
+
+void net_peer_name(const struct sockaddr *sa, char *host, size_t n, uint32_t *port)
 {
 	char buf[INET6_ADDRSTRLEN] = "unknown";
 	size_t j = 0;
 
 	*port = 0;
-	if (sa->sa_family == AF_INET) {
+	if (sa->sa_family == AF_VSOCK) {
+		const struct sockaddr_vm *vm = (const void *)sa;
+
+		snprintf(buf, sizeof(buf), "vsock-%u", vm->svm_cid);
+		*port = vm->svm_port;
+	} else if (sa->sa_family == AF_INET) {
 		const struct sockaddr_in *in = (const void *)sa;
 
 		inet_ntop(AF_INET, &in->sin_addr, buf, sizeof(buf));

@@ -19,6 +19,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <linux/vm_sockets.h>
+
 #include "net-local.h"
 #include "net.h"
 #include "netmsg.h"
@@ -151,7 +153,8 @@ int net_agent_start(struct net_agent_job *j, int ncpus, int clk, const void *met
 {
 	struct netmsg_trace_resp r = { .page_size = (uint32_t)sysconf(_SC_PAGESIZE),
 				       .trace_id = j->trace_id };
-	uint16_t *ports = NULL, next = j->o->port ? j->o->port + 1 : 0;
+	uint32_t *ports = NULL;
+	uint16_t next = j->o->port ? j->o->port + 1 : 0;
 	int *lfd = NULL, tlfd = -1, e = 0;
 	const char *what = "open a port";
 
@@ -167,10 +170,17 @@ int net_agent_start(struct net_agent_job *j, int ncpus, int clk, const void *met
 		j->data[i] = (struct net_conn){ .fd = -1 };
 		lfd[i] = -1;
 	}
-	for (int i = 0; i < ncpus && e >= 0; i++)
-		e = lfd[i] = open_port(j, &next, &ports[i]);
+	for (int i = 0; i < ncpus && e >= 0; i++) {
+		uint16_t port = 0;
+
+		e = lfd[i] = open_port(j, &next, &port);
+		ports[i] = port;
+	}
 	if (e >= 0 && j->ptp && clk >= 0) {
-		e = tlfd = open_port(j, &next, &r.tsync_port);
+		uint16_t tport = 0;
+
+		e = tlfd = open_port(j, &next, &tport);
+		r.tsync_port = tport;
 		strcpy(r.proto, NETMSG_TSYNC_PTP);
 	}
 	if (e >= 0) {
@@ -253,7 +263,7 @@ static void serve_one(const struct net_agent_opts *o, struct net_tls *tls, int l
 	struct netmsg_agent_args args;
 	socklen_t len = sizeof(j->local);
 	char host[64];
-	uint16_t port;
+	uint32_t port;
 	const char *why = "";
 	struct netmsg m;
 	int e;
@@ -267,6 +277,9 @@ static void serve_one(const struct net_agent_opts *o, struct net_tls *tls, int l
 	net_peer_name((const struct sockaddr *)peer, host, sizeof(host), &port);
 	snprintf(j->who, sizeof(j->who), "%s:%u", host, port);
 	getsockname(fd, (struct sockaddr *)&j->local, &len);
+	/* A vsock peer reaches this machine by whichever of its CIDs (1, its own): any. */
+	if (j->local.ss_family == AF_VSOCK)
+		net_sa_vsock(&j->local, VMADDR_CID_ANY, 0);
 	net_set_timeout(fd, AGENT_REQ_MS);
 	e = tls ? net_conn_tls(&j->ctl, tls) : 0;
 	if (e)
@@ -298,15 +311,7 @@ static void serve_one(const struct net_agent_opts *o, struct net_tls *tls, int l
 
 static bool allowed(const struct net_agent_opts *o, const struct sockaddr *sa)
 {
-	static struct net_cidr loop4 = { .family = AF_INET, .addr = { 127 }, .bits = 8 };
-	static struct net_cidr loop6 = { .family = AF_INET6, .addr = { [15] = 1 }, .bits = 128 };
-
-	if (!o->nallow)
-		return net_cidr_match(&loop4, sa) || net_cidr_match(&loop6, sa);
-	for (int i = 0; i < o->nallow; i++)
-		if (net_cidr_match(&o->allow[i], sa))
-			return true;
-	return false;
+	return net_allowed(o->allow, o->nallow, sa);
 }
 
 /*
@@ -322,7 +327,7 @@ static void refuse_busy(struct net_agent_job *j)
 		struct sockaddr_storage peer;
 		socklen_t len = sizeof(peer);
 		char host[64];
-		uint16_t port;
+		uint32_t port;
 		int fd = accept4(j->lfd, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC);
 
 		if (fd < 0)
@@ -338,20 +343,14 @@ static void refuse_busy(struct net_agent_job *j)
 
 int net_agent_serve(const struct net_agent_opts *o)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
-				  .ai_flags = AI_PASSIVE | AI_NUMERICHOST };
-	struct addrinfo *res = NULL;
-	struct sockaddr_storage a = { 0 };
-	const char *bind_to = o->bind ? o->bind : "127.0.0.1";
+	struct sockaddr_storage a;
+	const char *bind_to = o->bind ? o->bind : o->vsock ? "vsock" : "127.0.0.1";
 	struct net_tls *tls = NULL;
 	uint16_t port;
 	int lfd, e;
 
-	e = getaddrinfo(bind_to, NULL, &hints, &res);
-	if (e)
-		return tr_fail(-EINVAL, "cannot listen on '%s': %s", bind_to, gai_strerror(e));
-	memcpy(&a, res->ai_addr, res->ai_addrlen);
-	freeaddrinfo(res);
+	if ((e = net_bind_addr(o->bind, o->vsock, &a)))
+		return e;
 	if (o->psk_file && (e = net_tls_load(o->psk_file, true, &tls)))
 		return e;
 	lfd = net_listen_at(&a, o->port, &port);
@@ -367,7 +366,7 @@ int net_agent_serve(const struct net_agent_opts *o)
 		struct sockaddr_storage peer;
 		socklen_t len = sizeof(peer);
 		char host[64];
-		uint16_t pport;
+		uint32_t pport;
 		int fd;
 
 		if (poll(&p, 1, 200) <= 0)

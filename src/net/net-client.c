@@ -2,7 +2,8 @@
 /*
  * The client half of trace-cmd's protocol v3 (net.h, netmsg.h): what
  * trace-cmd record -N does towards a listener, for tr record -N.  Data
- * always goes over TCP (trace-cmd's -t): its UDP default drops pages.
+ * always goes over TCP (trace-cmd's -t): its UDP default drops pages; or,
+ * for tr record -V, everything over vsock (trace-cmd record -V).
  */
 #include <errno.h>
 #include <netdb.h>
@@ -31,20 +32,9 @@ struct net_client {
 	char *where;	/* "HOST:PORT", for messages */
 };
 
-static int connect_to(const struct sockaddr *sa, socklen_t len)
+static int connect_to(const struct sockaddr_storage *a)
 {
-	int fd = socket(sa->sa_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-
-	if (fd < 0)
-		return -errno;
-	net_set_timeout(fd, CLIENT_TIMEOUT_S * 1000);
-	if (connect(fd, sa, len)) {
-		int e = -errno;
-
-		close(fd);
-		return e;
-	}
-	return fd;
+	return net_dial_sa(a, CLIENT_TIMEOUT_S * 1000);
 }
 
 static int fail(struct net_client *c, int e, const char *what, const char *why)
@@ -56,7 +46,7 @@ static int fail(struct net_client *c, int e, const char *what, const char *why)
 									: strerror(-e));
 }
 
-int net_connect(const char *host, uint16_t port, int ncpus, uint32_t page_size,
+int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t page_size,
 		const char *psk_file, struct net_client **out)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL, *ai;
@@ -64,7 +54,7 @@ int net_connect(const char *host, uint16_t port, int ncpus, uint32_t page_size,
 	socklen_t plen = sizeof(peer);
 	struct net_client *c = xcalloc(1, sizeof(*c));
 	uint8_t buf[NETMSG_MAX];
-	uint16_t ports[NETMSG_MAX_CPUS];
+	uint32_t ports[NETMSG_MAX_CPUS];
 	const char *why = "";
 	struct netmsg m;
 	uint32_t n;
@@ -77,23 +67,42 @@ int net_connect(const char *host, uint16_t port, int ncpus, uint32_t page_size,
 		free(c);
 		return e;
 	}
-	c->where = xasprintf(strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, port);
+	c->where = xasprintf(vsock ? "vsock:%s:%u" : strchr(host, ':') ? "[%s]:%u" : "%s:%u",
+			     host, port);
 	if (ncpus < 1 || (unsigned)ncpus > NETMSG_MAX_CPUS) {
 		e = tr_fail(-EINVAL, "cannot send to '%s': %d CPUs (at most %u)", c->where, ncpus,
 			    NETMSG_MAX_CPUS);
 		goto fail;
 	}
-	snprintf(sport, sizeof(sport), "%u", port);
-	e = getaddrinfo(host, sport, &hints, &res);
-	if (e) {
-		e = tr_fail(-EHOSTUNREACH, "cannot send to '%s': %s", c->where, gai_strerror(e));
-		goto fail;
-	}
-	e = -ECONNREFUSED;
-	for (ai = res; ai && c->ctl.fd < 0; ai = ai->ai_next)
-		if ((c->ctl.fd = connect_to(ai->ai_addr, ai->ai_addrlen)) < 0)
+	if (vsock) {
+		struct net_cidr cid;
+
+		if (net_cidr_parse(host, &cid) || cid.family != AF_VSOCK) {
+			e = tr_fail(-EINVAL, "cannot send to '%s': not a vsock CID", c->where);
+			goto fail;
+		}
+		net_sa_vsock(&peer, cid.cid, port);
+		if ((c->ctl.fd = connect_to(&peer)) < 0)
 			e = c->ctl.fd;
-	freeaddrinfo(res);
+	} else {
+		snprintf(sport, sizeof(sport), "%u", port);
+		e = getaddrinfo(host, sport, &hints, &res);
+		if (e) {
+			e = tr_fail(-EHOSTUNREACH, "cannot send to '%s': %s", c->where,
+				    gai_strerror(e));
+			goto fail;
+		}
+		e = -ECONNREFUSED;
+		for (ai = res; ai && c->ctl.fd < 0; ai = ai->ai_next) {
+			if (ai->ai_addrlen > sizeof(peer))
+				continue;
+			memset(&peer, 0, sizeof(peer));
+			memcpy(&peer, ai->ai_addr, ai->ai_addrlen);
+			if ((c->ctl.fd = connect_to(&peer)) < 0)
+				e = c->ctl.fd;
+		}
+		freeaddrinfo(res);
+	}
 	if (c->ctl.fd < 0) {
 		e = fail(c, e, "cannot connect", "");
 		goto fail;
@@ -129,6 +138,11 @@ int net_connect(const char *host, uint16_t port, int ncpus, uint32_t page_size,
 		why = "the listener answered for another CPU count";
 		e = -EBADMSG;
 	}
+	for (uint32_t i = 0; !e && !vsock && i < n; i++)
+		if (ports[i] > 65535) {
+			why = "bad port in RINIT";
+			e = -EBADMSG;
+		}
 	if (e) {
 		e = fail(c, e, "the set-up", why);
 		goto fail;
@@ -143,11 +157,8 @@ int net_connect(const char *host, uint16_t port, int ncpus, uint32_t page_size,
 	for (int i = 0; i < ncpus; i++)
 		c->data[i] = (struct net_conn){ .fd = -1 };
 	for (int i = 0; i < ncpus; i++) {
-		if (peer.ss_family == AF_INET6)
-			((struct sockaddr_in6 *)&peer)->sin6_port = htons(ports[i]);
-		else
-			((struct sockaddr_in *)&peer)->sin_port = htons(ports[i]);
-		c->data[i].fd = connect_to((struct sockaddr *)&peer, plen);
+		net_sa_set_port(&peer, ports[i]);
+		c->data[i].fd = connect_to(&peer);
 		if (c->data[i].fd < 0) {
 			e = fail(c, c->data[i].fd, "cannot open a data connection", "");
 			goto fail;

@@ -99,9 +99,24 @@ static int temp_file(const char *dir)
 	return fd < 0 ? -errno : fd;
 }
 
-static int dial(struct net_guest *g, uint16_t port, struct net_conn *c)
+/* port: 32-bit from a vsock agent; a TCP one above 65535 is a bad answer. */
+static int dial(struct net_guest *g, uint32_t port, struct net_conn *c)
 {
-	int fd = net_dial(g->o.host, port, GUEST_MS);
+	int fd;
+
+	if (!g->o.vsock && port > 65535)
+		return -EBADMSG;
+	if (g->o.vsock) {
+		struct sockaddr_storage a;
+		struct net_cidr cid;
+
+		if (net_cidr_parse(g->o.host, &cid) || cid.family != AF_VSOCK)
+			return -EINVAL;
+		net_sa_vsock(&a, cid.cid, port);
+		fd = net_dial_sa(&a, GUEST_MS);
+	} else {
+		fd = net_dial(g->o.host, port, GUEST_MS);
+	}
 
 	if (fd < 0)
 		return fd;
@@ -240,7 +255,7 @@ int net_guest_open(const struct net_guest_opts *o, struct net_guest **out)
 {
 	struct net_guest *g = xcalloc(1, sizeof(*g));
 	struct netmsg_trace_resp r;
-	static uint16_t ports[NETMSG_MAX_CPUS];
+	static uint32_t ports[NETMSG_MAX_CPUS];
 	const char *why = "";
 	struct netmsg m;
 	int e;
@@ -252,7 +267,8 @@ int net_guest_open(const struct net_guest_opts *o, struct net_guest **out)
 	g->max = o->max_size ? o->max_size : NET_MAX_SIZE;
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_cond_init(&g->cond, NULL);
-	g->where = xasprintf(strchr(o->host, ':') ? "[%s]:%u" : "%s:%u", o->host, o->port);
+	g->where = xasprintf(o->vsock ? "vsock:%s:%u" : strchr(o->host, ':') ? "[%s]:%u" : "%s:%u",
+			     o->host, o->port);
 	*out = g;
 	if (o->psk_file && (e = net_tls_load(o->psk_file, false, &g->tls)))
 		return e;

@@ -5,19 +5,24 @@
  * (net-local.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/vm_sockets.h>
 
 #include "net-local.h"
+#include "net.h"
 #include "netmsg.h"
+#include "tr.h"
 
 int net_write_all(struct net_conn *c, const void *buf, size_t n)
 {
@@ -116,6 +121,100 @@ int net_wait_in(const struct net_conn *c, int ms)
 	return n < 0 ? -errno : n > 0;
 }
 
+socklen_t net_sa_len(const struct sockaddr_storage *a)
+{
+	switch (a->ss_family) {
+	case AF_INET6:
+		return sizeof(struct sockaddr_in6);
+	case AF_VSOCK:
+		return sizeof(struct sockaddr_vm);
+	default:
+		return sizeof(struct sockaddr_in);
+	}
+}
+
+uint32_t net_sa_port(const struct sockaddr_storage *a)
+{
+	switch (a->ss_family) {
+	case AF_INET6:
+		return ntohs(((const struct sockaddr_in6 *)a)->sin6_port);
+	case AF_VSOCK:
+		return ((const struct sockaddr_vm *)a)->svm_port;
+	default:
+		return ntohs(((const struct sockaddr_in *)a)->sin_port);
+	}
+}
+
+void net_sa_set_port(struct sockaddr_storage *a, uint32_t port)
+{
+	if (a->ss_family == AF_INET6)
+		((struct sockaddr_in6 *)a)->sin6_port = htons(port);
+	else if (a->ss_family == AF_VSOCK)
+		((struct sockaddr_vm *)a)->svm_port = port;
+	else
+		((struct sockaddr_in *)a)->sin_port = htons(port);
+}
+
+void net_sa_vsock(struct sockaddr_storage *a, uint32_t cid, uint32_t port)
+{
+	struct sockaddr_vm *vm = (struct sockaddr_vm *)a;
+
+	memset(a, 0, sizeof(*a));
+	vm->svm_family = AF_VSOCK;
+	vm->svm_cid = cid;
+	vm->svm_port = port;
+}
+
+static uint64_t mono_ms(void);
+
+int net_bind(int fd, struct sockaddr_storage *a, uint16_t port)
+{
+	uint32_t start, span = 65536 - 1024;
+
+	if (a->ss_family != AF_VSOCK || port) {
+		net_sa_set_port(a, port);
+		return bind(fd, (struct sockaddr *)a, net_sa_len(a)) ? -errno : 0;
+	}
+	/*
+	 * The kernel's "any port" for vsock is any of 2^32: the protocol's
+	 * ports are 16-bit (netmsg.h), so one of 1024..65535 is taken here,
+	 * from a varying start so that two listeners do not race for it.
+	 */
+	start = (uint32_t)(mono_ms() * 2654435761u + (uint32_t)getpid()) % span;
+	for (uint32_t i = 0; i < span; i++) {
+		net_sa_set_port(a, 1024 + (start + i) % span);
+		if (!bind(fd, (struct sockaddr *)a, net_sa_len(a)))
+			return 0;
+		if (errno != EADDRINUSE)
+			return -errno;
+	}
+	return -EADDRINUSE;
+}
+
+int net_dial_sa(const struct sockaddr_storage *a, int timeout_ms)
+{
+	int fd = socket(a->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -errno;
+	net_set_timeout(fd, timeout_ms);
+	if (a->ss_family == AF_VSOCK) {
+		/* vsock's connect has its own limit (2 s by default), not SO_SNDTIMEO. */
+		struct timeval tv = { .tv_sec = timeout_ms / 1000,
+				      .tv_usec = timeout_ms % 1000 * 1000 };
+
+		if (timeout_ms)
+			setsockopt(fd, AF_VSOCK, SO_VM_SOCKETS_CONNECT_TIMEOUT, &tv, sizeof(tv));
+	}
+	if (connect(fd, (const struct sockaddr *)a, net_sa_len(a))) {
+		int e = errno == EINPROGRESS ? -ETIMEDOUT : -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
 int net_dial(const char *host, uint16_t port, int timeout_ms)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL, *ai;
@@ -127,17 +226,17 @@ int net_dial(const char *host, uint16_t port, int timeout_ms)
 		return -EHOSTUNREACH;
 	e = -ECONNREFUSED;
 	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
-		fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0) {
-			e = -errno;
+		struct sockaddr_storage a = { 0 };
+
+		if (ai->ai_addrlen > sizeof(a))
 			continue;
-		}
-		net_set_timeout(fd, timeout_ms);
-		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
-		if (connect(fd, ai->ai_addr, ai->ai_addrlen)) {
-			e = errno == EINPROGRESS ? -ETIMEDOUT : -errno;
-			close(fd);
+		memcpy(&a, ai->ai_addr, ai->ai_addrlen);
+		if ((fd = net_dial_sa(&a, timeout_ms)) < 0) {
+			e = fd;
 			fd = -1;
+		} else {
+			/* The agent's messages are small and answered: no Nagle delay. */
+			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 		}
 	}
 	freeaddrinfo(res);
@@ -147,26 +246,19 @@ int net_dial(const char *host, uint16_t port, int timeout_ms)
 int net_listen_at(const struct sockaddr_storage *addr, uint16_t port, uint16_t *bound)
 {
 	struct sockaddr_storage a = *addr;
-	socklen_t len = a.ss_family == AF_INET6 ? sizeof(struct sockaddr_in6)
-						: sizeof(struct sockaddr_in);
-	int one = 1, fd = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	socklen_t len = sizeof(a);
+	int one = 1, e, fd = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	if (fd < 0)
 		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (a.ss_family == AF_INET6)
-		((struct sockaddr_in6 *)&a)->sin6_port = htons(port);
-	else
-		((struct sockaddr_in *)&a)->sin_port = htons(port);
-	if (bind(fd, (struct sockaddr *)&a, len) || listen(fd, 4) ||
-	    getsockname(fd, (struct sockaddr *)&a, &len)) {
-		int e = -errno;
-
+	if (a.ss_family != AF_VSOCK)
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if ((e = net_bind(fd, &a, port)) || (listen(fd, 4) && (e = -errno)) ||
+	    (getsockname(fd, (struct sockaddr *)&a, &len) && (e = -errno))) {
 		close(fd);
 		return e;
 	}
-	*bound = ntohs(a.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port
-					       : ((struct sockaddr_in *)&a)->sin_port);
+	*bound = net_sa_port(&a);
 	return fd;
 }
 
@@ -174,6 +266,8 @@ bool net_same_host(const struct sockaddr_storage *a, const struct sockaddr_stora
 {
 	if (a->ss_family != b->ss_family)
 		return false;
+	if (a->ss_family == AF_VSOCK)
+		return ((const struct sockaddr_vm *)a)->svm_cid == ((const struct sockaddr_vm *)b)->svm_cid;
 	if (a->ss_family == AF_INET6)
 		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
 			       &((const struct sockaddr_in6 *)b)->sin6_addr, 16);
@@ -214,9 +308,99 @@ int net_accept_from(int lfd, const struct sockaddr_storage *peer, int ms)
 			continue;
 		/* Another machine at a port the agent opened for this host: not its business. */
 		if (net_same_host(&from, peer)) {
-			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
+			if (from.ss_family != AF_VSOCK)
+				setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 			return fd;
 		}
 		close(fd);
 	}
+}
+
+int net_vsock_probe(uint32_t *cid, bool *loopback, const char **why)
+{
+	struct sockaddr_storage a;
+	socklen_t len = sizeof(a);
+	int lfd, fd, dev;
+
+	*loopback = false;
+	*cid = VMADDR_CID_ANY;
+	lfd = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0) {
+		*why = "no vsock in this kernel (module vsock not loaded?)";
+		return -errno;
+	}
+	dev = open("/dev/vsock", O_RDONLY | O_CLOEXEC);
+	if (dev >= 0) {
+		unsigned int c;
+
+		if (!ioctl(dev, IOCTL_VM_SOCKETS_GET_LOCAL_CID, &c))
+			*cid = c;
+		close(dev);
+	}
+	/* A listener of our own, and a connection to it through CID 1. */
+	net_sa_vsock(&a, VMADDR_CID_ANY, 0);
+	if (net_bind(lfd, &a, 0) || listen(lfd, 1) ||
+	    getsockname(lfd, (struct sockaddr *)&a, &len)) {
+		int e = -errno;
+
+		close(lfd);
+		*why = "cannot listen on vsock";
+		return e ? e : -EIO;
+	}
+	net_sa_vsock(&a, VMADDR_CID_LOCAL, net_sa_port(&a));
+	fd = net_dial_sa(&a, 500);
+	if (fd >= 0) {
+		*loopback = true;
+		close(fd);
+	}
+	close(lfd);
+	return 0;
+}
+
+int net_bind_addr(const char *bind_to, bool vsock, struct sockaddr_storage *a)
+{
+	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
+				  .ai_flags = AI_PASSIVE | AI_NUMERICHOST };
+	struct addrinfo *res = NULL;
+	int e;
+
+	memset(a, 0, sizeof(*a));
+	if (vsock) {
+		struct net_cidr c;
+
+		/* Any CID of this machine's unless one is named. */
+		if (!bind_to) {
+			net_sa_vsock(a, VMADDR_CID_ANY, 0);
+			return 0;
+		}
+		if (net_cidr_parse(bind_to, &c) || c.family != AF_VSOCK)
+			return tr_fail(-EINVAL, "cannot listen on '%s': not a vsock CID", bind_to);
+		net_sa_vsock(a, c.cid, 0);
+		return 0;
+	}
+	if (!bind_to)
+		bind_to = "127.0.0.1";
+	e = getaddrinfo(bind_to, NULL, &hints, &res);
+	if (e)
+		return tr_fail(-EINVAL, "cannot listen on '%s': %s", bind_to, gai_strerror(e));
+	memcpy(a, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	return 0;
+}
+
+bool net_allowed(const struct net_cidr *allow, int nallow, const struct sockaddr *sa)
+{
+	static const struct net_cidr loop4 = { .family = AF_INET, .addr = { 127 }, .bits = 8 };
+	static const struct net_cidr loop6 = { .family = AF_INET6, .addr = { [15] = 1 },
+					       .bits = 128 };
+	static const struct net_cidr local = { .family = AF_VSOCK, .cid = VMADDR_CID_LOCAL };
+	static const struct net_cidr host = { .family = AF_VSOCK, .cid = VMADDR_CID_HOST };
+
+	if (!nallow)
+		return net_cidr_match(&loop4, sa) || net_cidr_match(&loop6, sa) ||
+		       net_cidr_match(&local, sa) || net_cidr_match(&host, sa);
+	for (int i = 0; i < nallow; i++)
+		if (net_cidr_match(&allow[i], sa))
+			return true;
+	return false;
 }

@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/vm_sockets.h>
+
 #include "net-local.h"
 #include "net.h"
 #include "netmsg.h"
@@ -43,7 +45,7 @@ struct client {
 	struct sockaddr_storage peer;
 	char who[80];		/* "HOST:PORT" for the log */
 	char host[64];
-	uint16_t port;
+	uint32_t port;
 	int ncpus;
 	uint32_t page_size;
 	int *lfd, *tfd;
@@ -253,7 +255,8 @@ static int handshake(struct client *c, struct netmsg_tinit *t, const char **why)
 	if ((used = next_msg(c, &m, why)) < 0 || netmsg_tinit_parse(&m, t, why))
 		return -1;
 	consume(c, used);
-	if (!t->tcp) {
+	/* vsock is a stream whatever the client says (trace-cmd -V asks for no "tcp"). */
+	if (!t->tcp && c->peer.ss_family != AF_VSOCK) {
 		*why = "data over UDP is not supported (use trace-cmd record -t)";
 		return -1;
 	}
@@ -265,7 +268,7 @@ static int open_ports(struct client *c, const char **why)
 {
 	struct sockaddr_storage local;
 	socklen_t len = sizeof(local);
-	uint16_t *ports = xcalloc(c->ncpus, sizeof(*ports));
+	uint32_t *ports = xcalloc(c->ncpus, sizeof(*ports));
 	uint8_t buf[NETMSG_MAX];
 	int r = -1;
 
@@ -273,22 +276,20 @@ static int open_ports(struct client *c, const char **why)
 		*why = "cannot read the local address";
 		goto out;
 	}
+	/* A vsock client reaches this machine by whichever of its CIDs (1, its own): any. */
+	if (local.ss_family == AF_VSOCK)
+		net_sa_vsock(&local, VMADDR_CID_ANY, 0);
 	for (int i = 0; i < c->ncpus; i++) {
 		struct sockaddr_storage a = local;
-		socklen_t alen = len;
+		socklen_t alen = sizeof(a);
 
-		if (a.ss_family == AF_INET6)
-			((struct sockaddr_in6 *)&a)->sin6_port = 0;
-		else
-			((struct sockaddr_in *)&a)->sin_port = 0;
 		c->lfd[i] = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (c->lfd[i] < 0 || bind(c->lfd[i], (struct sockaddr *)&a, alen) ||
-		    listen(c->lfd[i], 1) || getsockname(c->lfd[i], (struct sockaddr *)&a, &alen)) {
+		if (c->lfd[i] < 0 || net_bind(c->lfd[i], &a, 0) || listen(c->lfd[i], 1) ||
+		    getsockname(c->lfd[i], (struct sockaddr *)&a, &alen)) {
 			*why = "cannot open a data port";
 			goto out;
 		}
-		ports[i] = ntohs(a.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port
-							 : ((struct sockaddr_in *)&a)->sin_port);
+		ports[i] = net_sa_port(&a);
 	}
 	if (net_write_all(&c->ctl, buf, netmsg_put_rinit(buf, ports, c->ncpus))) {
 		*why = "connection closed in the set-up";
@@ -298,17 +299,6 @@ static int open_ports(struct client *c, const char **why)
 out:
 	free(ports);
 	return r;
-}
-
-static bool same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
-{
-	if (a->ss_family != b->ss_family)
-		return false;
-	if (a->ss_family == AF_INET)
-		return !memcmp(&((const struct sockaddr_in *)a)->sin_addr,
-			       &((const struct sockaddr_in *)b)->sin_addr, 4);
-	return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
-		       &((const struct sockaddr_in6 *)b)->sin6_addr, 16);
 }
 
 /*
@@ -402,13 +392,13 @@ static void take_data(struct client *c, int i)
 	socklen_t alen = sizeof(a);
 	struct timeval tv = { .tv_sec = 10 };
 	char h[64];
-	uint16_t port;
+	uint32_t port;
 	int fd = accept4(c->lfd[i], (struct sockaddr *)&a, &alen, SOCK_CLOEXEC);
 
 	if (fd < 0)
 		return;
 	net_peer_name((struct sockaddr *)&a, h, sizeof(h), &port);
-	if (!same_host(&a, &c->peer)) {
+	if (!net_same_host(&a, &c->peer)) {
 		slog(c->s, "%s: refused a data connection from %s:%u (not the client's address)",
 		     c->who, h, port);
 		close(fd);
@@ -768,49 +758,28 @@ static int reap(struct server *s, bool all)
 	return running;
 }
 
-static bool allowed(const struct net_listen_opts *o, const struct sockaddr *sa)
-{
-	static struct net_cidr loop4 = { .family = AF_INET, .addr = { 127 }, .bits = 8 };
-	static struct net_cidr loop6 = { .family = AF_INET6, .addr = { [15] = 1 }, .bits = 128 };
-
-	if (!o->nallow)
-		return net_cidr_match(&loop4, sa) || net_cidr_match(&loop6, sa);
-	for (int i = 0; i < o->nallow; i++)
-		if (net_cidr_match(&o->allow[i], sa))
-			return true;
-	return false;
-}
-
 static int open_listener(const struct net_listen_opts *o, int *out, uint16_t *port)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE |
-								 AI_NUMERICHOST };
-	struct addrinfo *res = NULL;
 	struct sockaddr_storage a;
 	socklen_t alen = sizeof(a);
-	const char *bind_to = o->bind ? o->bind : "127.0.0.1";
-	char sport[8];
+	const char *bind_to = o->bind ? o->bind : o->vsock ? "vsock" : "127.0.0.1";
 	int fd, one = 1, e;
 
-	snprintf(sport, sizeof(sport), "%u", o->port);
-	e = getaddrinfo(bind_to, sport, &hints, &res);
-	if (e)
-		return tr_fail(-EINVAL, "cannot listen on '%s': %s", bind_to, gai_strerror(e));
-	fd = socket(res->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd >= 0)
+	if ((e = net_bind_addr(o->bind, o->vsock, &a)))
+		return e;
+	fd = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd >= 0 && !o->vsock)
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (fd < 0 || bind(fd, res->ai_addr, res->ai_addrlen) || listen(fd, 64) ||
-	    getsockname(fd, (struct sockaddr *)&a, &alen)) {
+	e = fd < 0 ? -errno : net_bind(fd, &a, o->port);
+	if (!e && (listen(fd, 64) || getsockname(fd, (struct sockaddr *)&a, &alen)))
 		e = -errno;
+	if (e) {
 		if (fd >= 0)
 			close(fd);
-		freeaddrinfo(res);
 		return tr_fail(e, "cannot listen on %s port %u: %s", bind_to, o->port,
 			       strerror(-e));
 	}
-	freeaddrinfo(res);
-	*port = ntohs(a.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&a)->sin6_port
-					      : ((struct sockaddr_in *)&a)->sin_port);
+	*port = net_sa_port(&a);
 	*out = fd;
 	return 0;
 }
@@ -852,7 +821,7 @@ int net_listen(const struct net_listen_opts *opts)
 		socklen_t alen = sizeof(a);
 		struct client *c;
 		char host[64];
-		uint16_t cport;
+		uint32_t cport;
 		int fd, slot = -1, running;
 
 		if (poll(&p, 1, 200) <= 0) {
@@ -863,7 +832,7 @@ int net_listen(const struct net_listen_opts *opts)
 		if (fd < 0)
 			continue;
 		net_peer_name((struct sockaddr *)&a, host, sizeof(host), &cport);
-		if (!allowed(&o, (struct sockaddr *)&a)) {
+		if (!net_allowed(o.allow, o.nallow, (struct sockaddr *)&a)) {
 			slog(&s, "%s:%u: refused: address not allowed (see --allow)", host, cport);
 			close(fd);
 			continue;

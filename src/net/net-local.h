@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -60,6 +61,19 @@ void net_set_timeout(int fd, int ms);
 int net_wait_in(const struct net_conn *c, int ms);
 /* Connect to host:port (every address it resolves to, in turn): a fd or -errno. */
 int net_dial(const char *host, uint16_t port, int timeout_ms);
+/* Connect to one address (IPv4, IPv6 or vsock): a fd or -errno. */
+int net_dial_sa(const struct sockaddr_storage *a, int timeout_ms);
+/* An address's length for bind() and connect(), its port, a new port. */
+socklen_t net_sa_len(const struct sockaddr_storage *a);
+uint32_t net_sa_port(const struct sockaddr_storage *a);
+void net_sa_set_port(struct sockaddr_storage *a, uint32_t port);
+/* A vsock address. */
+void net_sa_vsock(struct sockaddr_storage *a, uint32_t cid, uint32_t port);
+/*
+ * Bind fd to a's address at port; port 0 is any free one, for vsock one of
+ * 1024..65535 (the protocol's ports are 16-bit).  0 or -errno.
+ */
+int net_bind(int fd, struct sockaddr_storage *a, uint16_t port);
 /* A socket listening on addr's address and port (0: any free one): a fd or -errno. */
 int net_listen_at(const struct sockaddr_storage *addr, uint16_t port, uint16_t *bound);
 /*
@@ -67,6 +81,17 @@ int net_listen_at(const struct sockaddr_storage *addr, uint16_t port, uint16_t *
  * ms; others are closed.  A fd, -ETIMEDOUT, or -errno.
  */
 int net_accept_from(int lfd, const struct sockaddr_storage *peer, int ms);
+/*
+ * The address a server listens on: bind_to (NULL: 127.0.0.1, or for vsock
+ * any CID of this machine), port 0.  0 or -EINVAL with tr_fail().
+ */
+int net_bind_addr(const char *bind_to, bool vsock, struct sockaddr_storage *a);
+/*
+ * Is the peer in one of the --allow ranges (vsock: CIDs)?  With none,
+ * loopback and vsock CIDs 1 (this machine) and 2 (the host of a guest).
+ */
+struct net_cidr;
+bool net_allowed(const struct net_cidr *allow, int nallow, const struct sockaddr *sa);
 bool net_same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
 
 /* ---- net-tsync.c: the "ptp" exchange (netmsg.h) ---- */

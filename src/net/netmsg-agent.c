@@ -174,7 +174,7 @@ size_t netmsg_put_trace_req(uint8_t *buf, uint64_t trace_id, uint32_t argc,
 	return off;
 }
 
-int netmsg_trace_resp_parse(const struct netmsg *m, struct netmsg_trace_resp *r, uint16_t *ports,
+int netmsg_trace_resp_parse(const struct netmsg *m, struct netmsg_trace_resp *r, uint32_t *ports,
 			    uint32_t max, const char **why)
 {
 	const uint8_t *p = m->data, *end = m->data + m->data_len;
@@ -194,7 +194,7 @@ int netmsg_trace_resp_parse(const struct netmsg *m, struct netmsg_trace_resp *r,
 	tport = be32(m->body + 36);
 	if (!r->cpus || r->cpus > max || r->cpus > NETMSG_MAX_CPUS)
 		return bad(why, "TRACE_RESP's CPU count out of range");
-	if (r->proto[0] && (!tport || tport > 65535))
+	if (r->proto[0] && (!tport || tport == UINT32_MAX))
 		return bad(why, "TRACE_RESP's time sync port out of range");
 	r->tsync_port = r->proto[0] ? tport : 0;
 	for (uint32_t i = 0; i < r->cpus; i++) {
@@ -208,7 +208,7 @@ int netmsg_trace_resp_parse(const struct netmsg *m, struct netmsg_trace_resp *r,
 }
 
 size_t netmsg_put_trace_resp(uint8_t *buf, const struct netmsg_trace_resp *r,
-			     const uint16_t *ports)
+			     const uint32_t *ports)
 {
 	size_t off = NETMSG_HDR + RESP_BODY;
 

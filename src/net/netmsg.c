@@ -125,25 +125,28 @@ int netmsg_tinit_parse(const struct netmsg *m, struct netmsg_tinit *t, const cha
 	return 0;
 }
 
-/* Strict decimal 1..65535 in [p, nul). */
-int netmsg_port_of(const uint8_t *p, const uint8_t *nul, uint16_t *out)
+/*
+ * Strict decimal 1..2^32-2 in [p, nul): a vsock port is 32-bit (the
+ * kernel's auto-bound ones are above 65535 mostly), 2^32-1 is its "any".
+ */
+int netmsg_port_of(const uint8_t *p, const uint8_t *nul, uint32_t *out)
 {
-	uint32_t v = 0;
+	uint64_t v = 0;
 
-	if (p == nul || nul - p > 5)
+	if (p == nul || nul - p > 10)
 		return -1;
 	for (; p < nul; p++) {
 		if (*p < '0' || *p > '9')
 			return -1;
 		v = v * 10 + (*p - '0');
 	}
-	if (!v || v > 65535)
+	if (!v || v >= UINT32_MAX)
 		return -1;
 	*out = v;
 	return 0;
 }
 
-int netmsg_rinit_parse(const struct netmsg *m, uint16_t *ports, uint32_t max, uint32_t *n,
+int netmsg_rinit_parse(const struct netmsg *m, uint32_t *ports, uint32_t max, uint32_t *n,
 		       const char **why)
 {
 	const uint8_t *p, *end;
@@ -199,14 +202,15 @@ size_t netmsg_put_tinit(uint8_t *buf, uint32_t cpus, uint32_t page_size)
 	return n;
 }
 
-size_t netmsg_put_rinit(uint8_t *buf, const uint16_t *ports, uint32_t n)
+size_t netmsg_put_rinit(uint8_t *buf, const uint32_t *ports, uint32_t n)
 {
 	size_t off = NETMSG_HDR + 4;
 
 	if (!n || n > NETMSG_MAX_CPUS)
 		return 0;
+	/* tr's own ports are 16-bit (net_bind()): 1024 CPUs' fit one message. */
 	for (uint32_t i = 0; i < n; i++) {
-		char d[8];
+		char d[10];
 		int k = 0;
 		uint32_t v = ports[i];
 

@@ -5,6 +5,7 @@
 #   TC_SUBCMD=extract tc-record.sh INSTANCE OUT    (what the instance holds now)
 #   TC_NET=HOST:PORT tc-record.sh INSTANCE - [options...]  (record -N to a listener;
 #                                   give -t in the options for data over TCP)
+#   TC_VSOCK=CID:PORT tc-record.sh INSTANCE - [options...]  (record -V to a vsock listener)
 #
 # trace-cmd 3.1.6 insists on writing the function-filter files and
 # ftrace_enabled, which a kernel without function tracing (or a container)
@@ -48,6 +49,9 @@ unshare -m bash -c '
 	if [ -n "${TC_NET:-}" ]; then
 		exec trace-cmd record -q -N "$TC_NET" "$@"
 	fi
+	if [ -n "${TC_VSOCK:-}" ]; then
+		exec trace-cmd record -q -V "$TC_VSOCK" "$@"
+	fi
 	if [ "${TC_SUBCMD:-record}" = record ]; then
 		exec trace-cmd record -q -o "$out" "$@"
 	fi
@@ -55,7 +59,7 @@ unshare -m bash -c '
 ' _ "$d" "$T" "$out" "${#binds[@]}" "${binds[@]}" "${buf[@]}" "$@" >"$d/log" 2>&1
 rc=$?
 [ "$inst" != - ] && rmdir "$T/instances/$inst" 2>/dev/null
-if [ $rc -ne 0 ] || { [ -z "${TC_NET:-}" ] && [ ! -s "$out" ]; }; then
+if [ $rc -ne 0 ] || { [ -z "${TC_NET:-}${TC_VSOCK:-}" ] && [ ! -s "$out" ]; }; then
 	cat "$d/log" >&2
 	exit 1
 fi

@@ -30,7 +30,7 @@
 /* The agent's and its host's messages (netmsg.h's second half). */
 static void agent_stream(const uint8_t *data, size_t size, size_t cut)
 {
-	static uint16_t ports[NETMSG_MAX_CPUS];
+	static uint32_t ports[NETMSG_MAX_CPUS];
 	static int64_t host[NETMSG_PTP_LOOP], sent[NETMSG_PTP_LOOP], back[NETMSG_PTP_LOOP];
 	size_t pos = 0, have = cut < size ? cut : size;
 	const char *why;
@@ -80,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint32_t pick = fuzz_pick(data, size);
 	size_t cut = 1 + pick % 97, pos = 0, have;
-	static uint16_t ports[NETMSG_MAX_CPUS];
+	static uint32_t ports[NETMSG_MAX_CPUS];
 	struct netmsg_tinit t = { .cpus = 0 };
 	const char *why;
 	bool fin = false;

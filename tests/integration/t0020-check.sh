@@ -5,7 +5,8 @@ test_kernels full debian
 
 caps="tracefs access instances tracers function function_graph function_filter latency
 events triggers hist snapshot kprobes uprobes eprobes fprobes synthetic user_events
-user_persist user_multi stack_tracer profiler mmap clocks buffers disable_on_free"
+user_persist user_multi stack_tracer profiler mmap clocks buffers disable_on_free vsock
+vsock_loopback"
 
 # One full run serves the tests that read its lines: each run probes every
 # capability, seconds apiece under emulation.

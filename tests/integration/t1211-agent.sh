@@ -302,7 +302,7 @@ test_expect_success 'bad arguments: usage errors, nothing started' '
 	test_grep "goes with -A" err &&
 	test_expect_code 64 tr record -e sched:sched_switch -A g@127.0.0.1:1 --tsync-interval 0 2>err &&
 	test_expect_code 64 tr record -e sched:sched_switch -A g@127.0.0.1:1 -N 127.0.0.1:2 2>err &&
-	test_expect_code 64 tr agent 2>err && test_grep "give --tcp" err &&
+	test_expect_code 64 tr agent --allow 127.0.0.1 2>err && test_grep "give --allow CID" err &&
 	test_expect_code 64 tr agent --tcp -p 70000 2>err && test_grep "bad port" err &&
 	test_expect_code 64 tr agent --tcp --allow 10.0.0.0/33 2>err &&
 	test_expect_code 64 tr agent --tcp --instance a/b 2>err &&

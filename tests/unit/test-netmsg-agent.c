@@ -26,7 +26,7 @@ static const uint8_t tc_resp[] = {
 TEST(trace_resp_as_trace_cmd)
 {
 	uint8_t buf[NETMSG_MAX];
-	uint16_t ports[4];
+	uint32_t ports[4];
 	struct netmsg m;
 	struct netmsg_trace_resp r;
 	const char *why = NULL;

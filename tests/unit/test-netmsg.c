@@ -8,6 +8,8 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <linux/vm_sockets.h>
 
 #include "net.h"
 #include "netmsg.h"
@@ -47,7 +49,7 @@ TEST(partial_messages_wait)
 TEST(rinit_round_trip)
 {
 	uint8_t buf[NETMSG_MAX];
-	uint16_t ports[3] = { 1, 40000, 65535 }, got[4];
+	uint32_t ports[3] = { 1, 40000, 65535 }, got[4];
 	struct netmsg m;
 	const char *why = NULL;
 	uint32_t n = 0;
@@ -62,6 +64,13 @@ TEST(rinit_round_trip)
 	/* More CPUs than the caller has room for. */
 	CHECK(netmsg_rinit_parse(&m, got, 2, &n, &why) == -EBADMSG);
 	CHECK(netmsg_put_rinit(buf, ports, 0) == 0);
+	/* vsock's ports are 32-bit: trace-cmd listen -V's are mostly above 65535. */
+	ports[1] = 70000;
+	ports[2] = 4294967294u;
+	len = netmsg_put_rinit(buf, ports, 3);
+	CHECK(netmsg_take(buf, len, &m, &why) == (ssize_t)len);
+	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, &why));
+	CHECK(n == 3 && got[1] == 70000 && got[2] == 4294967294u);
 }
 
 static ssize_t take_bytes(const uint8_t *b, size_t n, const char **why)
@@ -129,13 +138,13 @@ TEST(tinit_fields_checked)
 
 TEST(rinit_ports_checked)
 {
-	static const char *bad[] = { "0", "65536", "12a", "", "-1", "123456", "+5" };
+	static const char *bad[] = { "0", "4294967295", "12a", "", "-1", "12345678901", "+5" };
 	const char *why = NULL;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		uint8_t b[64] = { 0 };
 		struct netmsg m;
-		uint16_t p[1];
+		uint32_t p[1];
 		uint32_t n;
 		size_t l = strlen(bad[i]) + 1, size = 16 + l;
 
@@ -216,8 +225,9 @@ TEST(peer_names_are_file_names)
 {
 	struct sockaddr_in a = v4("10.0.0.7");
 	struct sockaddr_in6 m = { .sin6_family = AF_INET6, .sin6_port = htons(99) };
+	struct sockaddr_vm vm = { .svm_family = AF_VSOCK, .svm_cid = 3, .svm_port = 70000 };
 	char h[64];
-	uint16_t p;
+	uint32_t p;
 
 	a.sin_port = htons(4242);
 	net_peer_name((struct sockaddr *)&a, h, sizeof(h), &p);
@@ -231,8 +241,46 @@ TEST(peer_names_are_file_names)
 	net_peer_name((struct sockaddr *)&m, h, sizeof(h), &p);
 	CHECK_STR(h, "fe80::1");
 	CHECK(!strchr(h, '/'));
+	/* A vsock peer's port is 32-bit (the kernel's auto-bound ones are). */
+	net_peer_name((struct sockaddr *)&vm, h, sizeof(h), &p);
+	CHECK_STR(h, "vsock-3");
+	CHECK(p == 70000);
+}
+
+TEST(vsock_addresses)
+{
+	struct sockaddr_vm g = { .svm_family = AF_VSOCK, .svm_cid = 3 };
+	struct sockaddr_vm one = { .svm_family = AF_VSOCK, .svm_cid = 1 };
+	struct sockaddr_in l = v4("127.0.0.1");
+	struct net_cidr c;
+	uint32_t cid = 0;
+	uint16_t port = 0;
+
+	CHECK(!net_vsock_parse("3:5000", &cid, &port) && cid == 3 && port == 5000);
+	CHECK(!net_vsock_parse("4294967294:1", &cid, &port) && cid == 4294967294u);
+	CHECK(net_vsock_parse("3", &cid, &port) == -EINVAL);
+	CHECK(net_vsock_parse("x:5", &cid, &port) == -EINVAL);
+	CHECK(net_vsock_parse("0:5", &cid, &port) == -EINVAL);
+	CHECK(net_vsock_parse("4294967295:5", &cid, &port) == -EINVAL);
+	CHECK(net_vsock_parse("3:0", &cid, &port) == -EINVAL);
+	CHECK(net_vsock_parse("3:65536", &cid, &port) == -EINVAL);
+	CHECK(net_vsock_parse(":5", &cid, &port) == -EINVAL);
+	CHECK(net_vsock_parse("+3:5", &cid, &port) == -EINVAL);
+	/* --allow CID: that CID only, never an IP peer; 1 and 2 count as local. */
+	CHECK(!net_cidr_parse("3", &c) && c.family == AF_VSOCK && c.cid == 3);
+	CHECK(net_cidr_match(&c, (struct sockaddr *)&g));
+	CHECK(!net_cidr_match(&c, (struct sockaddr *)&one));
+	CHECK(!net_cidr_match(&c, (struct sockaddr *)&l));
+	CHECK(!net_cidr_loopback(&c));
+	CHECK(!net_cidr_parse("1", &c) && net_cidr_loopback(&c));
+	CHECK(!net_cidr_parse("2", &c) && net_cidr_loopback(&c));
+	CHECK(!net_cidr_parse("127.0.0.1", &c) && !net_cidr_match(&c, (struct sockaddr *)&one));
+	CHECK(net_cidr_parse("0", &c) == -EINVAL);
+	CHECK(net_cidr_parse("3x", &c) == -EINVAL);
+	CHECK(net_cidr_parse("4294967295", &c) == -EINVAL);
 }
 
 UNIT_MAIN(T(tinit_matches_trace_cmd), T(partial_messages_wait), T(rinit_round_trip),
 	  T(hostile_headers_refused), T(tinit_fields_checked), T(rinit_ports_checked),
-	  T(handshake_strings), T(allow_ranges), T(host_port), T(peer_names_are_file_names))
+	  T(handshake_strings), T(allow_ranges), T(host_port), T(peer_names_are_file_names),
+	  T(vsock_addresses))
