@@ -190,7 +190,11 @@ test_expect_success '--define, --define-keys and --name over several -e: errors 
 	test_grep -- "not with -i or --engine user" err
 '
 
-if ! test_have hist; then
+# Where the kernel has hist triggers, t0312 (full guest) tests these options;
+# here only their refusal without them.  (Read from the caps file, not with
+# test_have: run-all counts a file that asks test_have for a capability the
+# host lacks as one that needs a guest kernel.)
+if grep -qE "^hist +no " "$TR_CAPS_FILE"; then
 	test_expect_success 'without hist triggers, --name over several -e says why and sets nothing' '
 		test_expect_code 1 tr hist --name x -e sched:sched_process_exec \
 			-e sched:sched_process_fork -k common_pid -- true 2>err &&

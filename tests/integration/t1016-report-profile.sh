@@ -67,7 +67,10 @@ test_expect_success 'the sleeper blocked 10 times for 20 ms, at a stack in the s
 	test_grep "^  blocked S  " sleeper &&
 	set -- $(grep "^  blocked S  " sleeper) &&
 	test "$5" = 10 &&
-	within "$3" 200 5 &&
+	# 10 x 20 ms, and more by each timer'"'"'s wake-up latency: under load it was
+	# 213 ms (+6.5%) here, so up to 10 ms late each, not 5% in all.
+	awk -v t="$3" "BEGIN { exit !(t >= 198 && t <= 300) }" ||
+		{ echo "blocked S $3 ms: not within 198..300" >&2; false; } &&
 	test_grep "^  blocked S at, [0-9]* times," sleeper &&
 	test_grep "^      => .*schedule" sleeper &&
 	# The call it slept in (pselect6 or read, as bash has it): 10 times, 200 ms and more
