@@ -87,8 +87,8 @@ static const struct argp_option options[] = {
 	{ "user-syms", OPT_USER_SYMS, NULL, 0,
 	  "Name user stack addresses by function too, after the object and offset "
 	  "(sym-userobj, which this sets): OBJ[+0xOFF] FUNC+0xOFF, from the objects' ELF "
-	  "symbol tables (.symtab, else .dynsym) read at report time; the objects that cannot "
-	  "be read are named once on stderr", 0 },
+	  "symbol tables (.symtab and .dynsym) read at report time; the objects that cannot "
+	  "be read are named once on stderr. Text output only", 0 },
 	{ "header", OPT_HEADER, NULL, 0,
 	  "Start with the kernel's trace file header (# tracer:, entries-in-buffer/entries-written, "
 	  "#P:, the column legend) instead of cpus=N", 0 },

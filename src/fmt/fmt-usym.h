@@ -2,8 +2,8 @@
 /*
  * User-space symbols for `tr report --user-syms`: a user stack's address,
  * already named by object (sym-userobj, from the recording's memory maps),
- * named by the function of that object's ELF symbol tables (.symtab, else
- * what .dynsym has) that holds it.
+ * named by the function of that object's ELF symbol tables (.symtab and
+ * .dynsym) that holds it.
  *
  * The ELF is read at report time from the path the map names, which may
  * be gone or another file on this machine: every offset and size in it is
