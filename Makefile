@@ -106,19 +106,19 @@ build/fuzz/obj/%.o: src/%.c $(HEADERS)
 	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
 build/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_DEPS) $(FUZZ_LIB)
-	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB) $(PKG_LIBS)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer $(PRIV_INC) -o $@ $< $(FUZZ_LIB) $(PKG_LIBS)
 
 build/replay/asan-%: tests/fuzz/fuzz-%.c $(FUZZ_DEPS) $(ASAN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -o $@ $< tests/fuzz/replay-main.c $(ASAN_LIB) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) $(PRIV_INC) -o $@ $< tests/fuzz/replay-main.c $(ASAN_LIB) $(PKG_LIBS)
 
 build/replay/plain-%: tests/fuzz/fuzz-%.c $(FUZZ_DEPS) $(PLAIN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< tests/fuzz/replay-main.c $(PLAIN_LIB) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(PRIV_INC) -o $@ $< tests/fuzz/replay-main.c $(PLAIN_LIB) $(PKG_LIBS)
 
 replay: $(REPLAY_BINS)
 
-# make fuzz [FUZZ_TIME=seconds] [FUZZ_TARGET=report|hist|convert|split|top|args|netmsg]: run the fuzzers
+# make fuzz [FUZZ_TIME=seconds] [FUZZ_TARGET=report|hist|convert|split|top|args|netmsg|elf]: run the fuzzers
 # (niced, one at a time) from the seed corpus; see tests/fuzz/README.md.
 FUZZ_TIME ?= 600
 fuzz:

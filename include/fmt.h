@@ -96,6 +96,12 @@ struct fmt_opts {
 	 * (markers' messages alone), trace_printk.  NULL: the recording's.
 	 */
 	const char *kopts;
+	/*
+	 * text: a user stack's addresses also by function ("OBJ[+0xOFF]
+	 * FUNC+0xOFF"), from the objects' ELF symbols read here and now; sets
+	 * sym-userobj.  Not the kernel's text, which has no user symbols.
+	 */
+	bool user_syms;
 };
 
 /* Are these words (commas or white space between) options kopts takes?  -EINVAL with the first that is not. */
@@ -138,6 +144,11 @@ void fmt_src_tgids(struct fmt_src *s, const char *text);
  */
 struct tfile_procmap;
 void fmt_src_procmaps(struct fmt_src *s, const struct tfile_procmap *maps, int n);
+/*
+ * After --user-syms: the objects whose ELF could not be read, "'PATH'
+ * (why), ...", or NULL.  The caller frees it.
+ */
+char *fmt_user_syms_unread(const struct fmt *f);
 /*
  * Learn names from events whose fields name a task for sure (sched_switch's
  * prev and next, the wakeups', sched_process_fork's parent and child,

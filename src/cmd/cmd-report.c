@@ -37,7 +37,7 @@ enum {
 	OPT_MEM = 0x1f0, OPT_PROFILE, OPT_BY_COMM,
 	OPT_CPU = 0x100, OPT_EVENTS, OPT_STAT, OPT_FIRST, OPT_LAST, OPT_FORMAT, OPT_PLUGINS,
 	OPT_BUFFER, OPT_COMM, OPT_TS_DIFF, OPT_TS_OFFSET, OPT_NO_GRAPH, OPT_IRQ_INFO,
-	OPT_GRAPH_OPT, OPT_HEADER,
+	OPT_GRAPH_OPT, OPT_HEADER, OPT_USER_SYMS,
 };
 
 static const struct argp_option options[] = {
@@ -84,6 +84,11 @@ static const struct argp_option options[] = {
 	  "verbose, fields, annotate, printk-msg-only, trace_printk, sym-userobj, each with 'no' "
 	  "to clear it "
 	  "(e.g. nocontext-info,fields). Repeatable", 0 },
+	{ "user-syms", OPT_USER_SYMS, NULL, 0,
+	  "Name user stack addresses by function too, after the object and offset "
+	  "(sym-userobj, which this sets): OBJ[+0xOFF] FUNC+0xOFF, from the objects' ELF "
+	  "symbol tables (.symtab and .dynsym) read at report time; the objects that cannot "
+	  "be read are named once on stderr. Text output only", 0 },
 	{ "header", OPT_HEADER, NULL, 0,
 	  "Start with the kernel's trace file header (# tracer:, entries-in-buffer/entries-written, "
 	  "#P:, the column legend) instead of cpus=N", 0 },
@@ -242,6 +247,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->r.fo.kopts = all;
 		return 0;
 	}
+	case OPT_USER_SYMS:
+		a->r.fo.user_syms = true;
+		return 0;
 	case OPT_HEADER:
 		a->r.header = true;
 		return 0;

@@ -370,6 +370,26 @@ static struct tep_format_field *pf(const struct kprog *p, const char *name)
 }
 
 /*
+ * --user-syms: " FUNC+0xOFF" after the object, perf's symbol+offset, from
+ * the object's ELF.  Its place in memory is its lowest mapping's (the one
+ * of file offset 0; the map stores no offsets): the mappings of one object
+ * sit together in the map, anonymous ones (its .bss) being left out.
+ */
+static void user_sym(struct fmt_line *o, const struct kenv *env, const struct tfile_procmap *mm,
+		     const struct tfile_vma *v, uint64_t ip)
+{
+	const struct tfile_vma *low = v;
+	const char *name;
+	uint64_t off;
+
+	while (low > mm->vmas && !strcmp(low[-1].name, v->name))
+		low--;
+	name = env->user_sym(env->ctx, v->name, low->start, ip, &off);
+	if (name)
+		fmt_line_printf(o, " %s+0x%llx", name, (unsigned long long)off);
+}
+
+/*
  * A user stack's entry as seq_print_user_ip() prints it: with the process's
  * map, the object of the mapping find_vma() gives and the offset from that
  * mapping's start (which wraps for an address below it, as the kernel's
@@ -389,6 +409,8 @@ static void user_ip(struct fmt_line *o, const struct kenv *env, const struct tfi
 		if (ls == 4)
 			off &= UINT32_MAX;
 		fmt_line_printf(o, "%s[+0x%llx]", v->name, (unsigned long long)off);
+		if (env->user_sym && ip >= v->start)
+			user_sym(o, env, mm, v, ip);
 	}
 	if (!file || env->sym_addr)
 		fmt_line_printf(o, " <%0*llx>", 2 * ls, (unsigned long long)ip);

@@ -53,6 +53,13 @@ struct kenv {
 	bool userobj;
 	const struct tfile_procmap *(*procmap)(void *ctx, int tgid);
 	/*
+	 * tr's --user-syms, past the kernel's text: the function at ip in the
+	 * object at path whose lowest mapping starts at low, and *off into it;
+	 * NULL when none.  NULL when not asked.
+	 */
+	const char *(*user_sym)(void *ctx, const char *path, uint64_t low, uint64_t ip,
+				uint64_t *off);
+	/*
 	 * A kernel symbol: its name, start, size (to the next symbol) and module
 	 * (NULL for the kernel's own); false when none covers addr.
 	 */

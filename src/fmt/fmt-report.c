@@ -1127,6 +1127,14 @@ out:
 	for (size_t i = 0; i < x.ncur; i++)
 		tfile_cursor_free(x.cur[i].c);
 	free(x.cur);
+	if (x.f) {
+		char *unread = fmt_user_syms_unread(x.f);
+
+		/* Once, after the stacks: those objects' addresses are by offset alone. */
+		if (unread)
+			tr_warn("no user symbols from %s", unread);
+		free(unread);
+	}
 	/* The sources' filters point into the tep handles: free them first. */
 	fmt_free(x.f);
 	for (size_t i = 0; i < x.nin; i++) {

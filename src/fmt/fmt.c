@@ -31,6 +31,7 @@
 #include "fmt-kernel.h"
 #include "fmt-graph.h"
 #include "fmt-local.h"
+#include "fmt-usym.h"
 #include "json.h"
 #include "tfile.h"
 
@@ -221,6 +222,7 @@ struct fmt {
 	/* fmt_buffer(): lines gather here and go out in large writes */
 	struct fmt_line obuf;
 	bool buffered;
+	struct usym_cache *usyms;	/* --user-syms: the objects' ELF symbols, by path */
 };
 
 /* ---- the line buffer ---- */
@@ -414,6 +416,7 @@ void fmt_free(struct fmt *f)
 	free(f->pend.p);
 	free(f->tmp.p);
 	free(f->obuf.p);
+	usym_cache_free(f->usyms);
 	free(f);
 }
 
@@ -1609,6 +1612,21 @@ static const struct tfile_procmap *kprocmap(void *ctx, int tgid)
 	return NULL;
 }
 
+static const char *kuser_sym(void *ctx, const char *path, uint64_t low, uint64_t ip,
+			     uint64_t *off)
+{
+	struct fmt_src *s = ctx;
+
+	if (!s->f->usyms)
+		s->f->usyms = usym_cache_new();
+	return usym_cache_find(s->f->usyms, path, low, ip, off);
+}
+
+char *fmt_user_syms_unread(const struct fmt *f)
+{
+	return f->usyms ? usym_cache_unread(f->usyms) : NULL;
+}
+
 void fmt_src_procmaps(struct fmt_src *s, const struct tfile_procmap *maps, int n)
 {
 	s->procmaps = maps;
@@ -1630,6 +1648,8 @@ static void env_setup(struct fmt_src *s)
 	s->env.string = kstring;
 	s->env.struct_size = kstruct_size;
 	s->env.procmap = kprocmap;
+	if (s->f->o.user_syms)
+		s->env.user_sym = kuser_sym;
 	s->env.ctx = s;
 	vmemmap_guess(s);
 }
@@ -2307,6 +2327,9 @@ void fmt_src_graph_opts(struct fmt_src *s, const char *text)
 	kopts_apply(&s->ko, s->f->o.kopts);
 	if (s->f->o.irq_info)
 		s->ko.irq = true;
+	/* Symbols are named after their objects: --user-syms asks for both. */
+	if (s->f->o.user_syms)
+		s->ko.userobj = true;
 	s->env.userobj = s->ko.userobj;
 	/*
 	 * tr's usual line shows the irq-info column when asked (--irq-info,

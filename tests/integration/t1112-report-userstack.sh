@@ -5,7 +5,8 @@
 # --proc-map layout) and tr report prints each entry as the kernel's own
 # trace file does, checked against that file of a second instance read
 # while the process still lives (the kernel names objects from the live
-# process's memory).
+# process's memory).  tr report --user-syms goes past the kernel's text:
+# each entry's function too, from the object's ELF, checked against nm.
 . "$(dirname "$0")/lib.sh"
 
 EV=syscalls:sys_enter_clock_nanosleep
@@ -145,6 +146,79 @@ test_expect_success 'a malformed PROCMAPS option is left out: bare addresses, sa
 	test_grep -E "^ =>  <[0-9a-f]{16}>$" bad.txt &&
 	test_grep "sym-userobj (the processes" bad.err &&
 	test $(wc -l <bad.err) = 1
+'
+
+# --user-syms: a workload of known functions, each calling the next, the
+# last sleeping in libc.  The kernel walks a user stack by frame pointers,
+# and libc's clock_nanosleep makes no frame: the entry after libc's is the
+# return into tr_usym_worker (from tr_usym_nap's frame), then main's.
+cat >"$TEST_TMP/w.c" <<\C
+#include <time.h>
+__attribute__((noinline)) static void tr_usym_nap(void)
+{
+	struct timespec ts = { 0, 2000000 };
+
+	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	__asm__ volatile("");
+}
+__attribute__((noinline)) void tr_usym_worker(int n)
+{
+	for (int i = 0; i < n; i++)
+		tr_usym_nap();
+	__asm__ volatile("");
+}
+int main(void)
+{
+	tr_usym_worker(4);
+	return 0;
+}
+C
+
+# in_function NAME BINARY OFF: is OFF inside NAME by nm's value and size?
+# (OFF is from the function's start, as --user-syms prints it.)
+in_function() {
+	size=$(nm -S "$2" | awk -v n="$1" '$4 == n { print $2 }') &&
+	test -n "$size" &&
+	test $(( 0x$3 )) -lt $(( 0x$size ))
+}
+
+test_expect_success '--user-syms: the workload'"'"'s functions by name (PIE and not), libc'"'"'s from .dynsym' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst >/dev/null 2>&1 || :; rmdir $TRACEFS/instances/$inst 2>/dev/null || :" &&
+	for pie in -pie -no-pie; do
+		cc -O1 -fno-omit-frame-pointer -fno-optimize-sibling-calls -fPIE $pie \
+			-o w$pie w.c || return 1
+		tr record -q -B $inst -O userstacktrace -e $EV -o u$pie.dat ./w$pie &&
+		tr report -i u$pie.dat --user-syms >us$pie.txt 2>us$pie.err &&
+		test_must_be_empty us$pie.err &&
+		grep -E "^ => $TEST_TMP/w$pie\[\+0x[0-9a-f]+\] tr_usym_worker\+0x[0-9a-f]+$" \
+			us$pie.txt >worker &&
+		test $(wc -l <worker) -ge 4 &&
+		off=$(sed -n "1s/.*tr_usym_worker+0x//p" worker) &&
+		in_function tr_usym_worker w$pie $off &&
+		grep -E "^ => $TEST_TMP/w$pie\[\+0x[0-9a-f]+\] main\+0x[0-9a-f]+$" us$pie.txt >main &&
+		in_function main w$pie $(sed -n "1s/.*main+0x//p" main) &&
+		libc=$(grep -oE -m1 "^ => /[^[]*libc[^[]*\[\+0x[0-9a-f]+\] clock_nanosleep[@a-zA-Z0-9_.]*\+0x" \
+			us$pie.txt | sed -E "s/^ => //; s/\[.*//") &&
+		nm -D --defined-only "$libc" | test_grep -E " clock_nanosleep(@|$)" &&
+		# Without the names it is sym-userobj'"'"'s text, line for line.
+		tr report -i u$pie.dat -O sym-userobj >uo$pie.txt &&
+		sed -E "s/^( => [^ ]*\[\+0x[0-9a-f]+\]) [^ ]+\+0x[0-9a-f]+$/\1/" us$pie.txt >stripped &&
+		test_cmp uo$pie.txt stripped || return 1
+	done
+'
+
+test_expect_success '--user-syms: an object gone since the recording keeps its offsets, said once' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst >/dev/null 2>&1 || :; rmdir $TRACEFS/instances/$inst 2>/dev/null || :" &&
+	cp w-pie gone &&
+	tr record -q -B $inst -O userstacktrace -e $EV -o g.dat ./gone &&
+	rm gone &&
+	tr report -i g.dat --user-syms >g.txt 2>g.err &&
+	test_grep -E "^ => $TEST_TMP/gone\[\+0x[0-9a-f]+\]$" g.txt &&
+	test_grep -E " clock_nanosleep[@a-zA-Z0-9_.]*\+0x[0-9a-f]+$" g.txt &&
+	test $(wc -l <g.err) = 1 &&
+	test_grep "no user symbols from .$TEST_TMP/gone. (No such file or directory)$" g.err
 '
 
 test_done
