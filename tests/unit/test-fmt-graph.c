@@ -32,7 +32,8 @@ static const char *comm_of(void *ctx, int pid)
 	return pid == 77 ? "cat" : pid == 78 ? "a-very-long-name" : "<...>";
 }
 
-static const struct fmt_graph_env env = { name_of, comm_of, NULL, 4, 5 };
+static const struct fmt_graph_env env = { .func_name = name_of, .comm = comm_of, .irq_lo = 4,
+					   .irq_hi = 5 };
 
 #define ENT(c, p, fn, d) { .kind = FG_ENTRY, .cpu = c, .pid = p, .func = fn, .depth = d }
 #define EXIT(c, p, fn, d, ns) \
@@ -240,8 +241,8 @@ TEST(option_words)
 	CHECK(o.proc && !o.cpu);
 	CHECK(fmt_graph_opts_apply(&o, "abstime, noproc,retval-hex", true, bad, sizeof(bad)) == 0);
 	CHECK(o.abstime && !o.proc && o.retval_hex);
-	CHECK(fmt_graph_opts_apply(&o, "tail,args,cpu", true, bad, sizeof(bad)) == -EINVAL);
-	CHECK_STR(bad, "args");
+	CHECK(fmt_graph_opts_apply(&o, "tail,sleep-time,cpu", true, bad, sizeof(bad)) == -EINVAL);
+	CHECK_STR(bad, "sleep-time");
 	CHECK(o.tail);
 	CHECK(fmt_graph_opts_apply(&o, "nofuncgraph-", true, bad, sizeof(bad)) == -EINVAL);
 	CHECK_STR(bad, "nofuncgraph-");
