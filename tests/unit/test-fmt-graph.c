@@ -353,8 +353,77 @@ TEST(noirqs_leaves_handlers_out)
 		    "    0.000000 |   0)     cat-77     | <==========\n");
 }
 
+static bool args_of(void *ctx, uint64_t func, const uint64_t *args, int nargs, char *buf,
+		    size_t n)
+{
+	(void)ctx;
+	(void)nargs;
+	if (func != 2)
+		return false;
+	snprintf(buf, n, "file=0x%llx, count=%lld", (unsigned long long)args[0],
+		 (long long)args[1]);
+	return true;
+}
+
+static bool sym_off_of(void *ctx, uint64_t addr, char *buf, size_t n)
+{
+	(void)ctx;
+	if (addr < 0x100 || addr >= 0x200)
+		return false;
+	snprintf(buf, n, "ksys_read+0x%llx/0x100", (unsigned long long)(addr - 0x100));
+	return true;
+}
+
+/*
+ * 6.13+: print_graph_entry_leaf() and print_graph_retval() put the caller
+ * and the value in one comment after the leaf ("<-ksys_read+0x1c/0x100
+ * ret=-14"), print_graph_entry_nested() the caller after
+ * the brace; the arguments (print_function_args()) go in the parentheses.
+ */
+TEST(retaddr_args_ret)
+{
+	static const struct fmt_graph_env aenv = { .func_name = name_of, .sym_off = sym_off_of,
+						   .args_text = args_of, .comm = comm_of };
+	struct fmt_graph_rec r[] = {
+		{ .kind = FG_ENTRY, .cpu = 0, .pid = 77, .func = 1, .depth = 0, .has_retaddr = true,
+		  .retaddr = 0x999 },
+		{ .kind = FG_ENTRY, .cpu = 0, .pid = 77, .func = 2, .depth = 1, .has_retaddr = true,
+		  .retaddr = 0x11c, .nargs = 6, .args = { 0xffff8881, 5 } },
+		{ .kind = FG_EXIT, .cpu = 0, .pid = 77, .func = 2, .depth = 1, .calltime = 0,
+		  .rettime = 2000, .retval = 0xfffffff2, .has_retval = true },
+		{ .kind = FG_ENTRY, .cpu = 0, .pid = 77, .func = 3, .depth = 1, .nargs = 6,
+		  .args = { 1, 2, 3, 4, 5, 6 } },
+		{ .kind = FG_EXIT, .cpu = 0, .pid = 77, .func = 1, .depth = 0, .calltime = 0,
+		  .rettime = 3000, .retval = 0, .has_retval = true },
+	};
+	struct fmt_graph_opts o;
+	struct fmt_graph *g;
+	struct fmt_line out = { 0 };
+
+	fmt_graph_opts_default(&o);
+	CHECK(fmt_graph_opts_apply(&o, "funcgraph-retaddr,retval,args", true, NULL, 0) == 0);
+	CHECK(o.retaddr && o.retval && o.args);
+	o.ret_eq = false;
+	g = fmt_graph_new(1, &o);
+	CHECK(!fmt_graph_put(g, &aenv, "", &r[0], &r[1], &out));
+	CHECK(fmt_graph_put(g, &aenv, "", &r[1], &r[2], &out));
+	/* No prototype: the values plain, where the kernel would write "()". */
+	CHECK(!fmt_graph_put(g, &aenv, "", &r[3], &r[4], &out));
+	CHECK(!fmt_graph_put(g, &aenv, "", &r[4], NULL, &out));
+	fmt_line_grow(&out, 1);
+	out.p[out.len] = '\0';
+	CHECK_STR(out.p,
+		  " 0)               |  ksys_read() { /* <-0x999 */\n"
+		  " 0)   2.000 us    |    vfs_read(file=0xffff8881, count=5); /* <-ksys_read+0x1c/0x100"
+		  " ret=-14 */\n"
+		  " 0)               |    rw_verify_area(0x1, 0x2, 0x3, 0x4, 0x5, 0x6) {\n"
+		  " 0)   3.000 us    |  } /* ksys_read ret=0x0 */\n");
+	free(out.p);
+	fmt_graph_free(g);
+}
+
 UNIT_MAIN(T(leaf_and_nested), T(duration_marks_and_widths), T(missing_exit_and_entry),
 	  T(task_switch_and_interleaved_cpus), T(comments_at_depth),
 	  T(leaf_only_for_same_task_and_function), T(irq_markers_and_unknown_symbols),
 	  T(option_words), T(columns_abstime_proc_nocpu), T(nooverhead_and_noduration),
-	  T(tail_retval_overrun), T(noirqs_leaves_handlers_out))
+	  T(tail_retval_overrun), T(noirqs_leaves_handlers_out), T(retaddr_args_ret))
