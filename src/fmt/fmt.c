@@ -2392,6 +2392,22 @@ static bool graph_sym_off(void *ctx, uint64_t addr, char *buf, size_t n)
 	return true;
 }
 
+/*
+ * funcgraph-args from the kernel's BTF (print_function_args()); 6.18
+ * began writing unsigned ints in hex.
+ */
+static bool graph_args_text(void *ctx, uint64_t func, const uint64_t *args, int nargs, char *buf,
+			    size_t n)
+{
+	struct fmt_src *s = ctx;
+	const char *name, *mod;
+	uint64_t start, size;
+
+	if (!src_btf(s) || !ksym(s, func, &name, &start, &size, &mod) || start != func)
+		return false;
+	return btf_func_args(s->btf, name, args, nargs, s->env.kver >= (6 << 8 | 18), buf, n);
+}
+
 static const char *graph_comm(void *ctx, int pid)
 {
 	return fmt_src_comm(ctx, pid);
@@ -2523,7 +2539,7 @@ static void graph_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, co
 			const struct tfile_event *ev, struct tep_record *rec)
 {
 	struct fmt_graph_env env = { .func_name = graph_func_name, .sym_off = graph_sym_off,
-				     .comm = graph_comm, .ctx = s };
+				     .args_text = graph_args_text, .comm = graph_comm, .ctx = s };
 	struct fmt_graph_rec r, n, *next = NULL;
 	struct tfile_event *ahead;
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btf.h"
 #include "fmt-graph.h"
 #include "unit.h"
 
@@ -422,8 +423,61 @@ TEST(retaddr_args_ret)
 	fmt_graph_free(g);
 }
 
+/* A BTF blob made here: the kinds print_function_args() tells apart. */
+static size_t make_btf(uint8_t *out)
+{
+	static const char strs[] = "\0int\0unsigned int\0kuid\0buf\0count\0id\0flags\0my_read";
+	enum { S_INT = 1, S_UINT = 5, S_KUID = 18, S_BUF = 23, S_COUNT = 27, S_ID = 33,
+	       S_FLAGS = 36, S_MY_READ = 42 };
+	const uint32_t types[] = {
+		S_INT, 1u << 24, 4, 1u << 24 | 32,		/* 1: int (signed) */
+		S_UINT, 1u << 24, 4, 32,			/* 2: unsigned int */
+		0, 2u << 24, 0,					/* 3: void * */
+		S_KUID, 4u << 24, 16,				/* 4: struct kuid, 16 bytes */
+		0, 10u << 24, 3,				/* 5: const void * */
+		0, 13u << 24 | 4, 1,				/* 6: int (*)(4 params) */
+		S_BUF, 5, S_COUNT, 2, S_ID, 4, S_FLAGS, 1,
+		S_MY_READ, 12u << 24, 6,			/* 7: my_read */
+	};
+	uint32_t hdr[6] = { 0x0001eb9f, 24, 0, sizeof(types), sizeof(types), sizeof(strs) };
+
+	memcpy(out, hdr, 24);
+	memcpy(out + 24, types, sizeof(types));
+	memcpy(out + 24 + sizeof(types), strs, sizeof(strs));
+	return 24 + sizeof(types) + sizeof(strs);
+}
+
+/* print_function_args() (trace_output.c) on the prototype: name=value, by kind. */
+TEST(btf_args_as_the_kernel)
+{
+	uint8_t blob[512];
+	size_t len = make_btf(blob);
+	struct btf *b = btf_load(blob, len);
+	static const uint64_t args[6] = { 0xffff8881, 0x80, 7, 8, (uint64_t)-2, 9 };
+	char buf[256];
+
+	CHECK(b != NULL);
+	CHECK(btf_func_args(b, "my_read", args, 6, true, buf, sizeof(buf)));
+	CHECK_STR(buf, "buf=0xffff8881, count=0x80, id=(STRUCT)[0x7:0x8], flags=-2");
+	/* Before 6.18 unsigned ints were decimal too. */
+	CHECK(btf_func_args(b, "my_read", args, 6, false, buf, sizeof(buf)));
+	CHECK_STR(buf, "buf=0xffff8881, count=128, id=(STRUCT)[0x7:0x8], flags=-2");
+	/* Past the registers there are: "..." (inside a struct: "...]"). */
+	CHECK(btf_func_args(b, "my_read", args, 2, true, buf, sizeof(buf)));
+	CHECK_STR(buf, "buf=0xffff8881, count=0x80, ...");
+	CHECK(btf_func_args(b, "my_read", args, 3, true, buf, sizeof(buf)));
+	CHECK_STR(buf, "buf=0xffff8881, count=0x80, id=(STRUCT)[0x7:...]");
+	CHECK(!btf_func_args(b, "kuid", args, 6, true, buf, sizeof(buf)));
+	CHECK(!btf_func_args(b, "nosuch", args, 6, true, buf, sizeof(buf)));
+	/* A short buffer is cut, never overrun. */
+	CHECK(btf_func_args(b, "my_read", args, 6, true, buf, 8));
+	CHECK_STR(buf, "buf=0xf");
+	btf_free(b);
+}
+
 UNIT_MAIN(T(leaf_and_nested), T(duration_marks_and_widths), T(missing_exit_and_entry),
 	  T(task_switch_and_interleaved_cpus), T(comments_at_depth),
 	  T(leaf_only_for_same_task_and_function), T(irq_markers_and_unknown_symbols),
 	  T(option_words), T(columns_abstime_proc_nocpu), T(nooverhead_and_noduration),
-	  T(tail_retval_overrun), T(noirqs_leaves_handlers_out), T(retaddr_args_ret))
+	  T(tail_retval_overrun), T(noirqs_leaves_handlers_out), T(retaddr_args_ret),
+	  T(btf_args_as_the_kernel))
