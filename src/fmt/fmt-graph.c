@@ -414,7 +414,7 @@ bool fmt_graph_put(struct fmt_graph *g, const struct fmt_graph_env *env, const c
 			/* print_graph_entry_leaf() and print_graph_retval() */
 			{
 				bool rv = g->o.retval && next->has_retval;
-				bool ra = g->o.retaddr && r->has_retaddr && !g->o.ret_eq;
+				bool ra = g->o.retaddr && r->has_retaddr;
 
 				if (rv || ra)
 					puts_(out, " /*");

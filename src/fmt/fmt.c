@@ -2510,7 +2510,7 @@ static void graph_rec(struct fmt_src *s, struct ev_info *ei, const struct tfile_
 	r->retval = field_num(s, ei->g_retval, ev);
 	r->overrun = (unsigned)field_num(s, ei->g_overrun, ev);
 	if (ei->g_retaddr) {
-		/* 6.13 to 6.17: fgraph_retaddr_entry's own field */
+		/* 6.13's fgraph_retaddr_entry: a field of its own (later kernels: args[0]) */
 		r->retaddr = field_num(s, ei->g_retaddr, ev);
 		r->has_retaddr = true;
 	}
