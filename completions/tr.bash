@@ -155,7 +155,7 @@ _tr_candidates() {
 	--cpu) seq 0 $(($(getconf _NPROCESSORS_CONF 2>/dev/null || echo 1) - 1)); return ;;
 	--units) printf '%s\n' ns us; return ;;
 	--file-version) printf '%s\n' 6 7; return ;;
-	--graph-opt) _tr_list_words "cpu proc abstime overhead duration irqs tail retval retval-hex overrun nocpu noproc noabstime nooverhead noduration noirqs notail noretval noretval-hex nooverrun" "" "$cur"; return ;;
+	--graph-opt) _tr_list_words "cpu proc abstime overhead duration irqs tail retval retval-hex overrun retaddr args nocpu noproc noabstime nooverhead noduration noirqs notail noretval noretval-hex nooverrun noretaddr noargs" "" "$cur"; return ;;
 	--compression) printf '%s\n' zstd zlib none; return ;;
 	--to) printf '%s\n' perfetto tracedat; return ;;
 	--action) printf '%s\n' 'onmatch(' 'onchange($' 'onmax($'; return ;;

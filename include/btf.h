@@ -9,6 +9,7 @@
  *   b = btf_load(data, len);        // NULL: not BTF, or damaged
  *   btf_enum(b, "I_DIRTY_SYNC", &v);
  *   btf_struct_size(b, "page");     // 0: unknown
+ *   btf_func_args(b, "vfs_read", args, 6, true, buf, n);
  *   btf_free(b);
  */
 #ifndef TR_BTF_H
@@ -23,6 +24,16 @@ struct btf;
 struct btf *btf_load(const void *data, size_t len);
 bool btf_enum(const struct btf *b, const char *name, int64_t *v);
 unsigned btf_struct_size(const struct btf *b, const char *name);
+/*
+ * A function's arguments as the kernel's print_function_args() writes them
+ * for funcgraph-args, without the parentheses: "name=value" for each
+ * parameter from func's BTF prototype, pointers in hex, ints in decimal
+ * (unsigned ones in hex when uint_hex, as newer kernels do), enums in
+ * decimal, anything else as "(STRUCT)[0x..:0x..]", "..." past nargs.
+ * False (buf "") when func has no prototype here.
+ */
+bool btf_func_args(const struct btf *b, const char *func, const uint64_t *args, int nargs,
+		   bool uint_hex, char *buf, size_t n);
 void btf_free(struct btf *b);
 
 #endif

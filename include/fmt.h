@@ -45,6 +45,14 @@ enum fmt_kind { FMT_TEXT, FMT_JSON, FMT_CSV };
  */
 struct fmt_graph_opts {
 	bool cpu, proc, abstime, overhead, duration, irqs, tail, retval, retval_hex, overrun;
+	/*
+	 * 6.13+: retaddr shows fgraph_retaddr_entry's caller; args is accepted
+	 * (entries that carry arguments print them, as the kernel does
+	 * whatever the option says when the text is read); ret_eq: the
+	 * kernel's older retval text "= 0x0" (before 6.13) rather than
+	 * "ret=0x0", chosen from the file's kernel release, not a word.
+	 */
+	bool retaddr, args, ret_eq;
 };
 
 /* The kernel's defaults: cpu, overhead, duration and irqs set, the rest clear. */

@@ -77,13 +77,15 @@ static const struct argp_option options[] = {
 	{ "graph-opt", OPT_GRAPH_OPT, "LIST", 0,
 	  "Lay the call graph out as under these function_graph options instead of those the "
 	  "recording had: cpu, proc, abstime, overhead, duration, irqs, tail, retval, "
-	  "retval-hex, overrun, each with 'no' to clear it (e.g. proc,nocpu). Repeatable", 0 },
+	  "retval-hex, overrun, retaddr, args, each with 'no' to clear it (e.g. proc,nocpu). "
+	  "Repeatable", 0 },
 	{ "option", 'O', "LIST", 0,
 	  "Print as the kernel's trace file does under these trace options instead of those the "
 	  "recording had: raw, hex, bin, context-info, irq-info, record-tgid, latency-format, "
 	  "verbose, fields, annotate, printk-msg-only, trace_printk, sym-userobj, each with 'no' "
 	  "to clear it "
-	  "(e.g. nocontext-info,fields). Repeatable", 0 },
+	  "(e.g. nocontext-info,fields); funcgraph-* words as --graph-opt takes them. Repeatable",
+	  0 },
 	{ "user-syms", OPT_USER_SYMS, NULL, 0,
 	  "Name user stack addresses by function too, after the object and offset "
 	  "(sym-userobj, which this sets): OBJ[+0xOFF] FUNC+0xOFF, from the objects' ELF "
@@ -225,7 +227,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		fmt_graph_opts_default(&o);
 		if (fmt_graph_opts_apply(&o, arg, true, bad, sizeof(bad)))
 			argp_error(state, "bad --graph-opt '%s' (cpu, proc, abstime, overhead, "
-					  "duration, irqs, tail, retval, retval-hex, overrun; 'no' in "
+					  "duration, irqs, tail, retval, retval-hex, overrun, retaddr, "
+					  "args; 'no' in "
 					  "front clears)", bad);
 		all = a->graph_opts ? xasprintf("%s,%s", a->graph_opts, arg) : xstrdup(arg);
 		free(a->graph_opts);
@@ -234,14 +237,28 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	}
 	case 'O': {
-		char bad[64], *all;
+		char bad[64], *all, *copy = xstrdup(arg), *save = NULL, *rest = NULL;
 
-		if (fmt_kopts_check(arg, bad, sizeof(bad)))
+		/* funcgraph-* words are --graph-opt's, as trace_options holds them too */
+		for (char *w = strtok_r(copy, ", \t", &save); w; w = strtok_r(NULL, ", \t", &save)) {
+			if (strncmp(w, "funcgraph-", 10) && strncmp(w, "nofuncgraph-", 12)) {
+				all = rest ? xasprintf("%s,%s", rest, w) : xstrdup(w);
+				free(rest);
+				rest = all;
+				continue;
+			}
+			parse(OPT_GRAPH_OPT, w, state);
+		}
+		free(copy);
+		if (!rest)
+			return 0;
+		if (fmt_kopts_check(rest, bad, sizeof(bad)) && (free(rest), true))
 			argp_error(state, "bad trace option '%s' (raw, hex, bin, context-info, irq-info, "
 					  "record-tgid, latency-format, verbose, fields, annotate, "
 					  "printk-msg-only, trace_printk, sym-userobj; 'no' in front "
 					  "clears)", bad);
-		all = a->kopts ? xasprintf("%s,%s", a->kopts, arg) : xstrdup(arg);
+		all = a->kopts ? xasprintf("%s,%s", a->kopts, rest) : xstrdup(rest);
+		free(rest);
 		free(a->kopts);
 		a->kopts = all;
 		a->r.fo.kopts = all;

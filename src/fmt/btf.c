@@ -4,6 +4,8 @@
  * values (BTF_KIND_ENUM, BTF_KIND_ENUM64) and struct sizes (BTF_KIND_STRUCT),
  * by name.  See include/btf.h.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,29 +18,35 @@ enum {
 	K_TYPE_TAG, K_ENUM64,
 };
 
+/* The names looked up: enum constants, structs (their size), functions (their FUNC_PROTO's id). */
+enum ns { NS_ENUM, NS_STRUCT, NS_FUNC };
+
 struct ent {
 	const char *name;	/* in strs */
 	int64_t v;
-	bool is_struct;
+	enum ns is_struct;
 };
 
 struct btf {
 	char *strs;
 	size_t nstrs;
+	uint8_t *types;		/* the type section, for function prototypes */
+	uint32_t *at;		/* type id -> its offset in types (id 0: void) */
+	uint32_t ntypes;
 	struct ent *tab;	/* open addressing, cap a power of two */
 	size_t cap, n;
 };
 
-static size_t hash(const char *s, bool st)
+static size_t hash(const char *s, enum ns st)
 {
-	size_t h = st ? 7 : 5381;
+	size_t h = st == NS_STRUCT ? 7 : st == NS_FUNC ? 11 : 5381;
 
 	while (*s)
 		h = h * 33 + (unsigned char)*s++;
 	return h;
 }
 
-static void add(struct btf *b, const char *name, int64_t v, bool st)
+static void add(struct btf *b, const char *name, int64_t v, enum ns st)
 {
 	size_t i;
 
@@ -63,7 +71,7 @@ static void add(struct btf *b, const char *name, int64_t v, bool st)
 	b->n++;
 }
 
-static const struct ent *find(const struct btf *b, const char *name, bool st)
+static const struct ent *find(const struct btf *b, const char *name, enum ns st)
 {
 	if (!b || !b->cap)
 		return NULL;
@@ -104,12 +112,20 @@ struct btf *btf_load(const void *data, size_t len)
 	b->strs[str_len] = '\0';
 	b->nstrs = str_len;
 	t = d + hdr_len + type_off;
+	b->types = xmalloc(type_len ? type_len : 1);
+	memcpy(b->types, t, type_len);
+	b->at = xmalloc(sizeof(*b->at));
+	b->at[0] = UINT32_MAX;
+	b->ntypes = 1;
 	while (p + 12 <= type_len) {
 		uint32_t name = u32(t + p), info = u32(t + p + 4), size = u32(t + p + 8);
 		unsigned kind = info >> 24 & 0x1f, vlen = info & 0xffff;
 		bool sgn = info >> 31;
 		size_t extra;
 
+		if ((b->ntypes & (b->ntypes - 1)) == 0)
+			b->at = xrealloc(b->at, 2 * b->ntypes * sizeof(*b->at));
+		b->at[b->ntypes++] = (uint32_t)p;
 		p += 12;
 		switch (kind) {
 		case K_INT: case K_VAR: case K_DECL_TAG: extra = 4; break;
@@ -125,19 +141,21 @@ struct btf *btf_load(const void *data, size_t len)
 		if (p + extra > type_len)
 			goto bad;
 		if (kind == K_STRUCT && name < str_len)
-			add(b, b->strs + name, size, true);
+			add(b, b->strs + name, size, NS_STRUCT);
+		if (kind == K_FUNC && name < str_len)
+			add(b, b->strs + name, size, NS_FUNC);
 		for (unsigned i = 0; kind == K_ENUM && i < vlen; i++) {
 			uint32_t n = u32(t + p + 8 * i), v = u32(t + p + 8 * i + 4);
 
 			if (n < str_len)
-				add(b, b->strs + n, sgn ? (int64_t)(int32_t)v : (int64_t)v, false);
+				add(b, b->strs + n, sgn ? (int64_t)(int32_t)v : (int64_t)v, NS_ENUM);
 		}
 		for (unsigned i = 0; kind == K_ENUM64 && i < vlen; i++) {
 			uint32_t n = u32(t + p + 12 * i);
 			uint64_t v = u32(t + p + 12 * i + 4) | (uint64_t)u32(t + p + 12 * i + 8) << 32;
 
 			if (n < str_len)
-				add(b, b->strs + n, (int64_t)v, false);
+				add(b, b->strs + n, (int64_t)v, NS_ENUM);
 		}
 		p += extra;
 	}
@@ -149,7 +167,7 @@ bad:
 
 bool btf_enum(const struct btf *b, const char *name, int64_t *v)
 {
-	const struct ent *e = find(b, name, false);
+	const struct ent *e = find(b, name, NS_ENUM);
 
 	if (e)
 		*v = e->v;
@@ -158,9 +176,124 @@ bool btf_enum(const struct btf *b, const char *name, int64_t *v)
 
 unsigned btf_struct_size(const struct btf *b, const char *name)
 {
-	const struct ent *e = find(b, name, true);
+	const struct ent *e = find(b, name, NS_STRUCT);
 
 	return e ? (unsigned)e->v : 0;
+}
+
+/* Type id's record (NULL: void or out of range); the checks of btf_load() hold for it. */
+static const uint8_t *type_of(const struct btf *b, uint32_t id)
+{
+	if (!id || id >= b->ntypes)
+		return NULL;
+	return b->types + b->at[id];
+}
+
+static unsigned kind_of(const uint8_t *t)
+{
+	return t ? u32(t + 4) >> 24 & 0x1f : 0;
+}
+
+/* btf_type_skip_modifiers(): past typedefs, const, volatile, restrict and type tags. */
+static const uint8_t *skip_mods(const struct btf *b, uint32_t id)
+{
+	const uint8_t *t = type_of(b, id);
+
+	for (int hops = 0; t && hops < 32; hops++) {
+		unsigned k = kind_of(t);
+
+		if (k != K_TYPEDEF && k != K_VOLATILE && k != K_CONST && k != K_RESTRICT &&
+		    k != K_TYPE_TAG)
+			break;
+		t = type_of(b, u32(t + 8));
+	}
+	return t;
+}
+
+static const char *name_at(const struct btf *b, uint32_t off)
+{
+	return off < b->nstrs ? b->strs + off : "";
+}
+
+bool btf_func_args(const struct btf *b, const char *func, const uint64_t *args, int nargs,
+		   bool uint_hex, char *buf, size_t n)
+{
+	static const char *const kinds[] = {
+		"UNKNOWN", "INT", "PTR", "ARRAY", "STRUCT", "UNION", "ENUM", "FWD", "TYPEDEF",
+		"VOLATILE", "CONST", "RESTRICT", "FUNC", "FUNC_PROTO", "VAR", "DATASEC", "FLOAT",
+		"DECL_TAG", "TYPE_TAG", "ENUM64",
+	};
+	const struct ent *e = find(b, func, NS_FUNC);
+	const uint8_t *proto;
+	size_t len = 0;
+	unsigned nr;
+
+#define OUT(...) (len += (size_t)snprintf(buf + (len < n ? len : n), len < n ? n - len : 0, \
+					   __VA_ARGS__))
+	if (!n)
+		return false;
+	buf[0] = '\0';
+	if (!e)
+		return false;
+	proto = type_of(b, (uint32_t)e->v);
+	if (kind_of(proto) != K_FUNC_PROTO)
+		return false;
+	nr = u32(proto + 4) & 0xffff;
+	/* print_function_args(): one "name=value" a parameter, up to the registers there are */
+	for (unsigned a = 0, p = 0; p < nr; a++, p++) {
+		const uint8_t *prm = proto + 12 + 8 * p, *t;
+		uint64_t arg;
+		unsigned k;
+
+		if (p)
+			OUT(", ");
+		if ((int)a >= nargs) {
+			OUT("...");
+			break;
+		}
+		arg = args[a];
+		OUT("%s=", name_at(b, u32(prm)));
+		t = skip_mods(b, u32(prm + 4));
+		k = kind_of(t);
+		switch (k) {
+		case 0:
+			OUT("?0x%" PRIx64, arg);
+			break;
+		case K_PTR:
+			OUT("0x%" PRIx64, arg);
+			break;
+		case K_INT:
+			/* BTF_INT_ENCODING's BTF_INT_SIGNED (1 << 24); unsigned in hex on newer kernels */
+			if (uint_hex && !(u32(t + 12) >> 24 & 1))
+				OUT("0x%" PRIx64, arg);
+			else
+				OUT("%" PRId64, (int64_t)arg);
+			break;
+		case K_ENUM:
+			OUT("%" PRId64, (int64_t)arg);
+			break;
+		default: {
+			uint32_t size = u32(t + 8);
+
+			/* "(STRUCT)[0x1:0x2]": the words the value takes */
+			OUT("(%s)[0x%" PRIx64, k < sizeof(kinds) / sizeof(kinds[0]) ? kinds[k] : "UNKNOWN",
+			    arg);
+			for (uint32_t x = 8; x < size; x += 8) {
+				OUT(":");
+				if ((int)++a == nargs) {
+					OUT("...]");
+					goto out;
+				}
+				OUT("0x%" PRIx64, args[a]);
+			}
+			OUT("]");
+			break;
+		}
+		}
+	}
+out:
+#undef OUT
+	return true;
 }
 
 void btf_free(struct btf *b)
@@ -169,5 +302,7 @@ void btf_free(struct btf *b)
 		return;
 	free(b->strs);
 	free(b->tab);
+	free(b->types);
+	free(b->at);
 	free(b);
 }

@@ -33,7 +33,8 @@ struct fmt_graph {
 
 void fmt_graph_opts_default(struct fmt_graph_opts *o)
 {
-	*o = (struct fmt_graph_opts){ .cpu = true, .overhead = true, .duration = true, .irqs = true };
+	*o = (struct fmt_graph_opts){ .cpu = true, .overhead = true, .duration = true, .irqs = true,
+				      .ret_eq = true };
 }
 
 int fmt_graph_opts_apply(struct fmt_graph_opts *o, const char *text, bool strict, char *bad,
@@ -46,6 +47,7 @@ int fmt_graph_opts_apply(struct fmt_graph_opts *o, const char *text, bool strict
 #define O(f) { #f, offsetof(struct fmt_graph_opts, f) }
 		O(cpu), O(proc), O(abstime), O(overhead), O(duration), O(irqs), O(tail),
 		O(retval), { "retval-hex", offsetof(struct fmt_graph_opts, retval_hex) }, O(overrun),
+		O(retaddr), O(args),
 #undef O
 	};
 	const char *p = text ? text : "";
@@ -314,13 +316,15 @@ static void put_func(const struct fmt_graph_env *env, struct fmt_line *l, uint64
 }
 
 /*
- * funcgraph-retval's " = 0x0" (without the brace or name): in hex, but an
- * error code (-4095..-1, also as a sign-extended int) in decimal unless
+ * funcgraph-retval's value (without the brace or name): " = 0x0" before
+ * 6.13, " ret=0x0" since (print_graph_retval()); in hex, but an error
+ * code (-4095..-1, also as a sign-extended int) in decimal unless
  * funcgraph-retval-hex is set.
  */
 static void put_retval(struct fmt_graph *g, struct fmt_line *l, uint64_t v)
 {
 	uint64_t err = 0;
+	const char *eq = g->o.ret_eq ? " = " : " ret=";
 
 	if (v && !g->o.retval_hex) {
 		err = (v & (1ULL << 31)) && !(v >> 32) ? (uint64_t)(int64_t)(int32_t)v : v;
@@ -328,9 +332,49 @@ static void put_retval(struct fmt_graph *g, struct fmt_line *l, uint64_t v)
 			err = 0;
 	}
 	if (err)
-		fmt_line_printf(l, " = %" PRId64, (int64_t)err);
+		fmt_line_printf(l, "%s%" PRId64, eq, (int64_t)err);
 	else
-		fmt_line_printf(l, " = 0x%" PRIx64, v);
+		fmt_line_printf(l, "%s0x%" PRIx64, eq, v);
+}
+
+/*
+ * The call's parentheses: "()" or, for an entry that carries them
+ * (funcgraph-args), the arguments as print_function_args() writes them
+ * from BTF ("(file=0xffff8881, count=0x80)"); without the prototype, tr
+ * writes the values plain in hex (where the kernel would write "()").
+ */
+static void put_args(const struct fmt_graph_env *env, struct fmt_line *l,
+		     const struct fmt_graph_rec *r)
+{
+	char buf[512];
+
+	if (!r->nargs) {
+		puts_(l, "()");
+		return;
+	}
+	if (env->args_text && env->args_text(env->ctx, r->func, r->args, r->nargs, buf,
+					     sizeof(buf))) {
+		fmt_line_printf(l, "(%s)", buf);
+		return;
+	}
+	puts_(l, "(");
+	for (int i = 0; i < r->nargs; i++)
+		fmt_line_printf(l, "%s0x%" PRIx64, i ? ", " : "", r->args[i]);
+	puts_(l, ")");
+}
+
+/* funcgraph-retaddr's " <-caller+0x1c/0x30" (print_graph_retaddr(): %pS, always the offset). */
+static void put_retaddr(const struct fmt_graph_env *env, struct fmt_line *l, uint64_t addr)
+{
+	char buf[512];
+
+	puts_(l, " <-");
+	if (!addr)
+		puts_(l, "0");
+	else if (env->sym_off && env->sym_off(env->ctx, addr, buf, sizeof(buf)))
+		puts_(l, buf);
+	else
+		fmt_line_printf(l, "0x%" PRIx64, addr);
 }
 
 static void remember(struct fg_cpu *c, int depth, uint64_t func)
@@ -365,13 +409,23 @@ bool fmt_graph_put(struct fmt_graph *g, const struct fmt_graph_env *env, const c
 			put_duration(g, out, next->rettime - next->calltime);
 			pad(out, r->depth * INDENT);
 			put_func(env, out, r->func);
-			if (g->o.retval && next->has_retval) {
-				puts_(out, "(); /*");
-				put_retval(g, out, next->retval);
-				puts_(out, " */\n");
-			} else {
-				puts_(out, "();\n");
+			put_args(env, out, r);
+			puts_(out, ";");
+			/* print_graph_entry_leaf() and print_graph_retval() */
+			{
+				bool rv = g->o.retval && next->has_retval;
+				bool ra = g->o.retaddr && r->has_retaddr;
+
+				if (rv || ra)
+					puts_(out, " /*");
+				if (ra)
+					put_retaddr(env, out, r->retaddr);
+				if (rv)
+					put_retval(g, out, next->retval);
+				if (rv || ra)
+					puts_(out, " */");
 			}
+			puts_(out, "\n");
 			put_irq_mark(g, env, prefix, r, false, out);
 		} else {
 			c->depth = r->depth;
@@ -379,7 +433,15 @@ bool fmt_graph_put(struct fmt_graph *g, const struct fmt_graph_env *env, const c
 			put_no_duration(g, out);
 			pad(out, r->depth * INDENT);
 			put_func(env, out, r->func);
-			puts_(out, "() {\n");
+			put_args(env, out, r);
+			/* print_graph_entry_nested(): the caller in a comment after the brace */
+			puts_(out, " {");
+			if (g->o.retaddr && r->has_retaddr) {
+				puts_(out, " /*");
+				put_retaddr(env, out, r->retaddr);
+				puts_(out, " */");
+			}
+			puts_(out, "\n");
 		}
 		break;
 	case FG_EXIT: {

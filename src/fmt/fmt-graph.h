@@ -44,6 +44,9 @@
 
 enum fmt_graph_kind { FG_OTHER, FG_ENTRY, FG_EXIT };
 
+/* The kernel's FTRACE_REGS_MAX_ARGS (include/linux/ftrace_regs.h: 6 unless the arch says). */
+enum { FMT_GRAPH_MAX_ARGS = 6 };
+
 /* One record, decoded (the fields the kernel's printer reads). */
 struct fmt_graph_rec {
 	enum fmt_graph_kind kind;
@@ -59,6 +62,15 @@ struct fmt_graph_rec {
 	const char *text;
 	size_t text_len;
 	bool missed;		/* lost events come before it (a look-ahead is then no leaf) */
+	/*
+	 * entry, 6.15+ with funcgraph-args: the function's first arguments
+	 * (the kernel's FTRACE_REGS_MAX_ARGS of them), nargs 0 without
+	 */
+	uint64_t args[FMT_GRAPH_MAX_ARGS];
+	int nargs;
+	/* entry, 6.13+ fgraph_retaddr_entry (funcgraph-retaddr): where the call returns to */
+	uint64_t retaddr;
+	bool has_retaddr;
 };
 
 /* Names the printer asks for. */
@@ -68,6 +80,19 @@ struct fmt_graph_env {
 	 * "name [module]"), written into buf (n bytes); false if none.
 	 */
 	bool (*func_name)(void *ctx, uint64_t addr, char *buf, size_t n);
+	/*
+	 * The symbol at addr with its offset and size as the kernel's %pS
+	 * prints it ("vfs_read+0x9b/0x1a0"); false if none.  NULL: none known.
+	 */
+	bool (*sym_off)(void *ctx, uint64_t addr, char *buf, size_t n);
+	/*
+	 * The arguments as the kernel's print_function_args() writes them
+	 * from BTF, without the parentheses ("file=0xffff8881, count=0x80"),
+	 * into buf; false when the function's prototype is unknown (then the
+	 * values are printed plain, in hex).  NULL: no BTF.
+	 */
+	bool (*args_text)(void *ctx, uint64_t func, const uint64_t *args, int nargs, char *buf,
+			  size_t n);
 	/* The task name the kernel's saved_cmdlines gives pid. */
 	const char *(*comm)(void *ctx, int pid);
 	void *ctx;

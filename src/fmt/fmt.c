@@ -15,6 +15,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -74,6 +75,9 @@ struct ev_info {
 	/* ftrace:funcgraph_entry/exit (FG_ENTRY, FG_EXIT) and the fields the graph reads */
 	enum fmt_graph_kind graph;
 	struct tep_format_field *g_func, *g_depth, *g_call, *g_ret, *g_retval, *g_overrun;
+	/* 6.13+ fgraph_retaddr_entry's retaddr; 6.15+ the entries' args[] (a dynamic array) */
+	struct tep_format_field *g_retaddr, *g_args;
+	bool g_is_retaddr;	/* fgraph_retaddr_entry (a later one keeps retaddr in args[0]) */
 	int name_len;		/* bytes of the padded "NAME: " column */
 	char name_col[72];
 	const char *eprobe;	/* an eprobe's event ("sched.sched_switch"), or NULL */
@@ -789,6 +793,7 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 		ei->user = fmt_user_event(ei->event);
 		if (!strcmp(ei->event->system, "ftrace") &&
 		    (!strcmp(ei->event->name, "funcgraph_entry") ||
+		     !strcmp(ei->event->name, "fgraph_retaddr_entry") ||
 		     !strcmp(ei->event->name, "funcgraph_exit"))) {
 			struct tep_event *e = ei->event;
 
@@ -799,7 +804,10 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 			/* 6.5+ with CONFIG_FUNCTION_GRAPH_RETVAL */
 			ei->g_retval = tep_find_field(e, "retval");
 			ei->g_overrun = tep_find_field(e, "overrun");
-			if (ei->g_func && ei->g_depth && !strcmp(e->name, "funcgraph_entry"))
+			ei->g_retaddr = tep_find_field(e, "retaddr");
+			ei->g_args = tep_find_field(e, "args");
+			ei->g_is_retaddr = !strcmp(e->name, "fgraph_retaddr_entry");
+			if (ei->g_func && ei->g_depth && strcmp(e->name, "funcgraph_exit"))
 				ei->graph = FG_ENTRY;
 			else if (ei->g_func && ei->g_depth && ei->g_call && ei->g_ret)
 				ei->graph = FG_EXIT;
@@ -2394,6 +2402,35 @@ static bool graph_func_name(void *ctx, uint64_t addr, char *buf, size_t n)
 	return true;
 }
 
+/* %pS: the symbol with its offset and size ("vfs_read+0x9b/0x1a0"), and its module's name. */
+static bool graph_sym_off(void *ctx, uint64_t addr, char *buf, size_t n)
+{
+	const char *name, *mod;
+	uint64_t start, size;
+
+	if (!ksym(ctx, addr, &name, &start, &size, &mod))
+		return false;
+	snprintf(buf, n, "%s+0x%" PRIx64 "/0x%" PRIx64 "%s%s%s", name, addr - start, size,
+		 mod ? " [" : "", mod ? mod : "", mod ? "]" : "");
+	return true;
+}
+
+/*
+ * funcgraph-args from the kernel's BTF (print_function_args()); 6.18
+ * began writing unsigned ints in hex.
+ */
+static bool graph_args_text(void *ctx, uint64_t func, const uint64_t *args, int nargs, char *buf,
+			    size_t n)
+{
+	struct fmt_src *s = ctx;
+	const char *name, *mod;
+	uint64_t start, size;
+
+	if (!src_btf(s) || !ksym(s, func, &name, &start, &size, &mod) || start != func)
+		return false;
+	return btf_func_args(s->btf, name, args, nargs, s->env.kver >= (6 << 8 | 18), buf, n);
+}
+
 static const char *graph_comm(void *ctx, int pid)
 {
 	return fmt_src_comm(ctx, pid);
@@ -2424,7 +2461,13 @@ static struct fmt_graph *graph_of(struct fmt_src *s, const char *prefix)
 			return s->graphs[i].g;
 	s->graphs = xrealloc(s->graphs, (s->ngraphs + 1) * sizeof(*s->graphs));
 	s->graphs[s->ngraphs].prefix = prefix;
-	s->graphs[s->ngraphs].g = fmt_graph_new(s->ncpus, &s->gopts);
+	{
+		struct fmt_graph_opts o = s->gopts;
+
+		/* 6.13 changed funcgraph-retval's "= 0x0" to "ret=0x0" (print_graph_retval()). */
+		o.ret_eq = !s->env.kver || s->env.kver < (6 << 8 | 13);
+		s->graphs[s->ngraphs].g = fmt_graph_new(s->ncpus, &o);
+	}
 	return s->graphs[s->ngraphs++].g;
 }
 
@@ -2434,6 +2477,44 @@ static uint64_t field_num(struct fmt_src *s, const struct tep_format_field *fld,
 	if (!fld || (uint32_t)(fld->offset + fld->size) > ev->size || fld->size > 8)
 		return 0;
 	return rd_num(s, (const uint8_t *)ev->data + fld->offset, fld->size);
+}
+
+/*
+ * The entries' args[] (trace_entries.h: __dynamic_array(unsigned long,
+ * args), "field:unsigned long args[]; offset:24; size:0;"): the record's
+ * bytes after its fixed part.  The kernel's printers read the arguments
+ * only when there is room for all of them (print_graph_entry_nested():
+ * args_size >= FTRACE_REGS_MAX_ARGS * sizeof(long)).  A later
+ * fgraph_retaddr_entry has no retaddr field: the return address is
+ * args[0], the arguments follow it when there is room for more than
+ * that (the kernel's ARGS_OFFS()).
+ */
+static void graph_args(struct fmt_src *s, struct ev_info *ei, const struct tfile_event *ev,
+		       struct fmt_graph_rec *r)
+{
+	uint32_t off = (uint32_t)ei->g_args->offset, word = ei->g_args->elementsize;
+	const uint8_t *p = (const uint8_t *)ev->data + off;
+	uint32_t n, first = 0;
+
+	if (word != 4 && word != 8)
+		word = s->tep ? (uint32_t)tep_get_long_size(s->tep) : 8;
+	if (word != 4 && word != 8)
+		word = 8;
+	if (off > ev->size)
+		return;
+	n = (ev->size - off) / word;
+	if (ei->g_is_retaddr && !ei->g_retaddr) {
+		if (n < 1)
+			return;
+		r->retaddr = rd_num(s, p, word);
+		r->has_retaddr = true;
+		first = n > FMT_GRAPH_MAX_ARGS ? 1 : 0;
+	}
+	if (n - first < FMT_GRAPH_MAX_ARGS)
+		return;
+	for (int i = 0; i < FMT_GRAPH_MAX_ARGS; i++)
+		r->args[i] = rd_num(s, p + (first + i) * word, word);
+	r->nargs = FMT_GRAPH_MAX_ARGS;
 }
 
 /* Decode a funcgraph record; FG_OTHER for any other event. */
@@ -2451,6 +2532,13 @@ static void graph_rec(struct fmt_src *s, struct ev_info *ei, const struct tfile_
 	r->has_retval = ei->g_retval != NULL;
 	r->retval = field_num(s, ei->g_retval, ev);
 	r->overrun = (unsigned)field_num(s, ei->g_overrun, ev);
+	if (ei->g_retaddr) {
+		/* 6.13's fgraph_retaddr_entry: a field of its own (later kernels: args[0]) */
+		r->retaddr = field_num(s, ei->g_retaddr, ev);
+		r->has_retaddr = true;
+	}
+	if (ei->g_args && r->kind == FG_ENTRY)
+		graph_args(s, ei, ev, r);
 }
 
 /*
@@ -2473,7 +2561,8 @@ static bool msg_only(const struct ev_info *ei)
 static void graph_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
 			const struct tfile_event *ev, struct tep_record *rec)
 {
-	struct fmt_graph_env env = { .func_name = graph_func_name, .comm = graph_comm, .ctx = s };
+	struct fmt_graph_env env = { .func_name = graph_func_name, .sym_off = graph_sym_off,
+				     .args_text = graph_args_text, .comm = graph_comm, .ctx = s };
 	struct fmt_graph_rec r, n, *next = NULL;
 	struct tfile_event *ahead;
 

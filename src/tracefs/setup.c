@@ -73,11 +73,25 @@ static int check_clock(struct tfs_inst *in, const char *clock)
  */
 static int unknown_option(struct tfs_inst *in, const char *opt)
 {
+	/* function_graph's newer options: which kernel (and config) has them. */
+	static const struct {
+		const char *name, *since;
+	} newer[] = {
+		{ "funcgraph-retval", "Linux 6.5 with CONFIG_FUNCTION_GRAPH_RETVAL" },
+		{ "funcgraph-retval-hex", "Linux 6.5 with CONFIG_FUNCTION_GRAPH_RETVAL" },
+		{ "funcgraph-retaddr", "Linux 6.13 with CONFIG_FUNCTION_GRAPH_RETADDR" },
+		{ "funcgraph-args", "Linux 6.15 with CONFIG_FUNCTION_TRACE_ARGS" },
+	};
 	struct strv names = { 0 };
 	char *text = NULL, *line, *save = NULL;
 	bool no = !strncmp(opt, "no", 2);
 	const char *hit = NULL;
 	int r;
+
+	for (size_t i = 0; i < ARRAY_SIZE(newer); i++)
+		if (!strcmp(no ? opt + 2 : opt, newer[i].name))
+			return tr_fail(-EINVAL, "this kernel has no trace option '%s' (%s has it)",
+				       opt, newer[i].since);
 
 	if (!tfs_read(in, "trace_options", &text)) {
 		for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {

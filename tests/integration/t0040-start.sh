@@ -138,6 +138,17 @@ test_expect_success 'unknown clock and option are named' '
 	test ! -d $TRACEFS/instances/$(test_instance)
 '
 
+test_expect_success 'function_graph options this kernel lacks name the kernel that has them' '
+	for o in funcgraph-args nofuncgraph-retaddr; do
+		if test -e $TRACEFS/options/${o#no}; then
+			echo "# this kernel has ${o#no}" && continue
+		fi
+		test_expect_code 1 tr start -B $(test_instance) -O $o 2>err &&
+		test_grep -x "tr: this kernel has no trace option .$o. (Linux 6.1[35] with CONFIG_FUNCTION_[A-Z_]* has it)" err &&
+		test ! -d $TRACEFS/instances/$(test_instance) || return 1
+	done
+'
+
 test_expect_success 'bad buffer sizes are usage errors' '
 	test_expect_code 64 tr start -b 12abc 2>err &&
 	test_grep "bad buffer size '"'"'12abc'"'"'" err &&

@@ -107,8 +107,8 @@ test_expect_success '--graph-opt lays out the same records as under other option
 	tr report -i o.dat --graph-opt noproc,noabstime,cpu,nofuncgraph-duration >nodur &&
 	test_grep -E "^($prefix)? [0-9]+\) ksys_read\(\) \{$" nodur &&
 	test_must_fail grep -E " us " nodur &&
-	test_expect_code 64 tr report -i o.dat --graph-opt proc,args 2>err &&
-	test_grep "bad --graph-opt .args." err &&
+	test_expect_code 64 tr report -i o.dat --graph-opt proc,sleep-time 2>err &&
+	test_grep "bad --graph-opt .sleep-time." err &&
 	test_expect_code 64 tr report -i o.dat --graph-opt proc --no-graph 2>err &&
 	test_grep "no-graph" err
 '

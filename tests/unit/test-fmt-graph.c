@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btf.h"
 #include "fmt-graph.h"
 #include "unit.h"
 
@@ -32,7 +33,8 @@ static const char *comm_of(void *ctx, int pid)
 	return pid == 77 ? "cat" : pid == 78 ? "a-very-long-name" : "<...>";
 }
 
-static const struct fmt_graph_env env = { name_of, comm_of, NULL, 4, 5 };
+static const struct fmt_graph_env env = { .func_name = name_of, .comm = comm_of, .irq_lo = 4,
+					   .irq_hi = 5 };
 
 #define ENT(c, p, fn, d) { .kind = FG_ENTRY, .cpu = c, .pid = p, .func = fn, .depth = d }
 #define EXIT(c, p, fn, d, ns) \
@@ -240,8 +242,8 @@ TEST(option_words)
 	CHECK(o.proc && !o.cpu);
 	CHECK(fmt_graph_opts_apply(&o, "abstime, noproc,retval-hex", true, bad, sizeof(bad)) == 0);
 	CHECK(o.abstime && !o.proc && o.retval_hex);
-	CHECK(fmt_graph_opts_apply(&o, "tail,args,cpu", true, bad, sizeof(bad)) == -EINVAL);
-	CHECK_STR(bad, "args");
+	CHECK(fmt_graph_opts_apply(&o, "tail,sleep-time,cpu", true, bad, sizeof(bad)) == -EINVAL);
+	CHECK_STR(bad, "sleep-time");
 	CHECK(o.tail);
 	CHECK(fmt_graph_opts_apply(&o, "nofuncgraph-", true, bad, sizeof(bad)) == -EINVAL);
 	CHECK_STR(bad, "nofuncgraph-");
@@ -352,8 +354,130 @@ TEST(noirqs_leaves_handlers_out)
 		    "    0.000000 |   0)     cat-77     | <==========\n");
 }
 
+static bool args_of(void *ctx, uint64_t func, const uint64_t *args, int nargs, char *buf,
+		    size_t n)
+{
+	(void)ctx;
+	(void)nargs;
+	if (func != 2)
+		return false;
+	snprintf(buf, n, "file=0x%llx, count=%lld", (unsigned long long)args[0],
+		 (long long)args[1]);
+	return true;
+}
+
+static bool sym_off_of(void *ctx, uint64_t addr, char *buf, size_t n)
+{
+	(void)ctx;
+	if (addr < 0x100 || addr >= 0x200)
+		return false;
+	snprintf(buf, n, "ksys_read+0x%llx/0x100", (unsigned long long)(addr - 0x100));
+	return true;
+}
+
+/*
+ * 6.13+: print_graph_entry_leaf() and print_graph_retval() put the caller
+ * and the value in one comment after the leaf ("<-ksys_read+0x1c/0x100
+ * ret=-14"), print_graph_entry_nested() the caller after
+ * the brace; the arguments (print_function_args()) go in the parentheses.
+ */
+TEST(retaddr_args_ret)
+{
+	static const struct fmt_graph_env aenv = { .func_name = name_of, .sym_off = sym_off_of,
+						   .args_text = args_of, .comm = comm_of };
+	struct fmt_graph_rec r[] = {
+		{ .kind = FG_ENTRY, .cpu = 0, .pid = 77, .func = 1, .depth = 0, .has_retaddr = true,
+		  .retaddr = 0x999 },
+		{ .kind = FG_ENTRY, .cpu = 0, .pid = 77, .func = 2, .depth = 1, .has_retaddr = true,
+		  .retaddr = 0x11c, .nargs = 6, .args = { 0xffff8881, 5 } },
+		{ .kind = FG_EXIT, .cpu = 0, .pid = 77, .func = 2, .depth = 1, .calltime = 0,
+		  .rettime = 2000, .retval = 0xfffffff2, .has_retval = true },
+		{ .kind = FG_ENTRY, .cpu = 0, .pid = 77, .func = 3, .depth = 1, .nargs = 6,
+		  .args = { 1, 2, 3, 4, 5, 6 } },
+		{ .kind = FG_EXIT, .cpu = 0, .pid = 77, .func = 1, .depth = 0, .calltime = 0,
+		  .rettime = 3000, .retval = 0, .has_retval = true },
+	};
+	struct fmt_graph_opts o;
+	struct fmt_graph *g;
+	struct fmt_line out = { 0 };
+
+	fmt_graph_opts_default(&o);
+	CHECK(fmt_graph_opts_apply(&o, "funcgraph-retaddr,retval,args", true, NULL, 0) == 0);
+	CHECK(o.retaddr && o.retval && o.args);
+	o.ret_eq = false;
+	g = fmt_graph_new(1, &o);
+	CHECK(!fmt_graph_put(g, &aenv, "", &r[0], &r[1], &out));
+	CHECK(fmt_graph_put(g, &aenv, "", &r[1], &r[2], &out));
+	/* No prototype: the values plain, where the kernel would write "()". */
+	CHECK(!fmt_graph_put(g, &aenv, "", &r[3], &r[4], &out));
+	CHECK(!fmt_graph_put(g, &aenv, "", &r[4], NULL, &out));
+	fmt_line_grow(&out, 1);
+	out.p[out.len] = '\0';
+	CHECK_STR(out.p,
+		  " 0)               |  ksys_read() { /* <-0x999 */\n"
+		  " 0)   2.000 us    |    vfs_read(file=0xffff8881, count=5); /* <-ksys_read+0x1c/0x100"
+		  " ret=-14 */\n"
+		  " 0)               |    rw_verify_area(0x1, 0x2, 0x3, 0x4, 0x5, 0x6) {\n"
+		  " 0)   3.000 us    |  } /* ksys_read ret=0x0 */\n");
+	free(out.p);
+	fmt_graph_free(g);
+}
+
+/* A BTF blob made here: the kinds print_function_args() tells apart. */
+static size_t make_btf(uint8_t *out)
+{
+	static const char strs[] = "\0int\0unsigned int\0kuid\0buf\0count\0id\0flags\0my_read";
+	enum { S_INT = 1, S_UINT = 5, S_KUID = 18, S_BUF = 23, S_COUNT = 27, S_ID = 33,
+	       S_FLAGS = 36, S_MY_READ = 42 };
+	const uint32_t types[] = {
+		S_INT, 1u << 24, 4, 1u << 24 | 32,		/* 1: int (signed) */
+		S_UINT, 1u << 24, 4, 32,			/* 2: unsigned int */
+		0, 2u << 24, 0,					/* 3: void * */
+		S_KUID, 4u << 24, 16,				/* 4: struct kuid, 16 bytes */
+		0, 10u << 24, 3,				/* 5: const void * */
+		0, 13u << 24 | 4, 1,				/* 6: int (*)(4 params) */
+		S_BUF, 5, S_COUNT, 2, S_ID, 4, S_FLAGS, 1,
+		S_MY_READ, 12u << 24, 6,			/* 7: my_read */
+	};
+	uint32_t hdr[6] = { 0x0001eb9f, 24, 0, sizeof(types), sizeof(types), sizeof(strs) };
+
+	memcpy(out, hdr, 24);
+	memcpy(out + 24, types, sizeof(types));
+	memcpy(out + 24 + sizeof(types), strs, sizeof(strs));
+	return 24 + sizeof(types) + sizeof(strs);
+}
+
+/* print_function_args() (trace_output.c) on the prototype: name=value, by kind. */
+TEST(btf_args_as_the_kernel)
+{
+	uint8_t blob[512];
+	size_t len = make_btf(blob);
+	struct btf *b = btf_load(blob, len);
+	static const uint64_t args[6] = { 0xffff8881, 0x80, 7, 8, (uint64_t)-2, 9 };
+	char buf[256];
+
+	CHECK(b != NULL);
+	CHECK(btf_func_args(b, "my_read", args, 6, true, buf, sizeof(buf)));
+	CHECK_STR(buf, "buf=0xffff8881, count=0x80, id=(STRUCT)[0x7:0x8], flags=-2");
+	/* Before 6.18 unsigned ints were decimal too. */
+	CHECK(btf_func_args(b, "my_read", args, 6, false, buf, sizeof(buf)));
+	CHECK_STR(buf, "buf=0xffff8881, count=128, id=(STRUCT)[0x7:0x8], flags=-2");
+	/* Past the registers there are: "..." (inside a struct: "...]"). */
+	CHECK(btf_func_args(b, "my_read", args, 2, true, buf, sizeof(buf)));
+	CHECK_STR(buf, "buf=0xffff8881, count=0x80, ...");
+	CHECK(btf_func_args(b, "my_read", args, 3, true, buf, sizeof(buf)));
+	CHECK_STR(buf, "buf=0xffff8881, count=0x80, id=(STRUCT)[0x7:...]");
+	CHECK(!btf_func_args(b, "kuid", args, 6, true, buf, sizeof(buf)));
+	CHECK(!btf_func_args(b, "nosuch", args, 6, true, buf, sizeof(buf)));
+	/* A short buffer is cut, never overrun. */
+	CHECK(btf_func_args(b, "my_read", args, 6, true, buf, 8));
+	CHECK_STR(buf, "buf=0xf");
+	btf_free(b);
+}
+
 UNIT_MAIN(T(leaf_and_nested), T(duration_marks_and_widths), T(missing_exit_and_entry),
 	  T(task_switch_and_interleaved_cpus), T(comments_at_depth),
 	  T(leaf_only_for_same_task_and_function), T(irq_markers_and_unknown_symbols),
 	  T(option_words), T(columns_abstime_proc_nocpu), T(nooverhead_and_noduration),
-	  T(tail_retval_overrun), T(noirqs_leaves_handlers_out))
+	  T(tail_retval_overrun), T(noirqs_leaves_handlers_out), T(retaddr_args_ret),
+	  T(btf_args_as_the_kernel))

@@ -608,6 +608,160 @@ TEST(hostile_records)
 	tep_free(tep);
 }
 
+/*
+ * The funcgraph records of 6.13+ kernels, from their format files as the
+ * kernel writes them (kernel/trace/trace_entries.h on x86_64: funcgraph_entry
+ * with 6.15's args[] after func and depth; fgraph_retaddr_entry of 6.13 with
+ * its retaddr field, and of later kernels with the return address in
+ * args[0]; funcgraph_exit with retval).
+ */
+#define FG_COMMON COMMON
+static const char fmt_fg_entry[] =
+	"name: funcgraph_entry\nID: 11\nformat:\n" FG_COMMON
+	"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long args[];\toffset:24;\tsize:0;\tsigned:0;\n\n"
+	"print fmt: \"--> %ps (%u)\", (void *)REC->func, REC->depth\n";
+static const char fmt_fg_retaddr_613[] =
+	"name: fgraph_retaddr_entry\nID: 12\nformat:\n" FG_COMMON
+	"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:int depth;\toffset:16;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned long retaddr;\toffset:20;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"--> %ps (%d) <- %ps\", (void *)REC->func, REC->depth, "
+	"(void *)REC->retaddr\n";
+static const char fmt_fg_retaddr_args[] =
+	"name: fgraph_retaddr_entry\nID: 12\nformat:\n" FG_COMMON
+	"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long args[];\toffset:24;\tsize:0;\tsigned:0;\n\n"
+	"print fmt: \"--> %ps (%u) <- %ps\", (void *)REC->func, REC->depth, "
+	"(void *)REC->args[0]\n";
+static const char fmt_fg_exit[] =
+	"name: funcgraph_exit\nID: 10\nformat:\n" FG_COMMON
+	"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long retval;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:int depth;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int overrun;\toffset:28;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long long calltime;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long long rettime;\toffset:40;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"<-- %ps (%d) (start: %llx  end: %llx) over: %d retval: %lx\", "
+	"(void *)REC->func, REC->depth, REC->calltime, REC->rettime, REC->depth, REC->retval\n";
+
+static struct tep_handle *fg_tep(bool later_retaddr)
+{
+	struct tep_handle *tep = tep_alloc();
+	const char *ra = later_retaddr ? fmt_fg_retaddr_args : fmt_fg_retaddr_613;
+
+	tep_set_long_size(tep, 8);
+	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	CHECK(tep_parse_event(tep, fmt_fg_entry, strlen(fmt_fg_entry), "ftrace") == 0);
+	CHECK(tep_parse_event(tep, ra, strlen(ra), "ftrace") == 0);
+	CHECK(tep_parse_event(tep, fmt_fg_exit, strlen(fmt_fg_exit), "ftrace") == 0);
+	return tep;
+}
+
+#define KADDR(lo) (0xffffffff81000000ULL | (lo))
+
+/* An entry: func, depth, then the words that follow (args[], or retaddr at 20). */
+static struct tfile_event fg_ent(uint8_t *d, int id, uint64_t func, unsigned depth,
+				 const uint64_t *words, int n, bool at20, uint64_t ts)
+{
+	memset(d, 0, 128);
+	common(d, id, 77);
+	memcpy(d + 8, &func, 8);
+	memcpy(d + 16, &depth, 4);
+	memcpy(d + (at20 ? 20 : 24), words, n * 8);
+	return (struct tfile_event){ .ts = ts, .data = d, .size = (at20 ? 20 : 24) + n * 8,
+				     .cpu = 0 };
+}
+
+static struct tfile_event fg_exit(uint8_t *d, uint64_t func, int depth, uint64_t retval,
+				  uint64_t ts)
+{
+	uint64_t call = 1000, ret = 1000 + 2500;
+
+	memset(d, 0, 48);
+	common(d, 10, 77);
+	memcpy(d + 8, &func, 8);
+	memcpy(d + 16, &retval, 8);
+	memcpy(d + 24, &depth, 4);
+	memcpy(d + 32, &call, 8);
+	memcpy(d + 40, &ret, 8);
+	return (struct tfile_event){ .ts = ts, .data = d, .size = 48, .cpu = 0 };
+}
+
+static const char *fg_release = "6.15.0";
+
+static void fg_body(struct fmt *f, struct fmt_src *s)
+{
+	uint8_t d[128];
+	static const uint64_t args[6] = { 3, 0xffff888100a0b000ULL, 0x80, 0, 0, 0 };
+	uint64_t w[7] = { KADDR(0x31c) };
+	bool later = !strcmp(fg_release, "6.18.0");
+	struct tfile_event ev;
+
+	fmt_src_kernel(s, fg_release);
+	fmt_src_kallsyms(s, "ffffffff81000100 T vfs_read\nffffffff81000200 T ksys_read\n"
+			    "ffffffff81000300 T x64_sys_call\nffffffff81000400 T _etext\n");
+	fmt_src_graph_opts(s, "funcgraph-retaddr\nfuncgraph-retval\nfuncgraph-args\n");
+	memcpy(w + 1, args, sizeof(args));
+	/* retaddr entry: 6.13's field at 20, or a later one's args[0] (and the args after it) */
+	ev = later ? fg_ent(d, 12, KADDR(0x200), 0, w, 7, false, 1000)
+		   : fg_ent(d, 12, KADDR(0x200), 0, w, 1, true, 1000);
+	fmt_event(f, s, "", &ev);
+	/* funcgraph-args: all six words there; a shorter record has none */
+	ev = fg_ent(d, 11, KADDR(0x100), 1, args, 6, false, 2000);
+	fmt_event(f, s, "", &ev);
+	ev = fg_ent(d, 11, KADDR(0x100), 2, args, 0, false, 2500);
+	fmt_event(f, s, "", &ev);
+	ev = fg_exit(d, KADDR(0x100), 2, 0xfffffff2, 3000);
+	fmt_event(f, s, "", &ev);
+	ev = fg_exit(d, KADDR(0x100), 1, 0x340, 3500);
+	fmt_event(f, s, "", &ev);
+}
+
+/*
+ * As trace_functions_graph.c prints them: print_graph_entry_nested()
+ * writes the arguments (print_function_args(); tr, without the kernel's
+ * BTF, writes the values plain) and the caller after the brace
+ * (print_graph_retaddr(): a comment " <-%pS"); print_graph_retval() writes
+ * "ret=" since 6.13, "= " before.
+ */
+TEST(graph_args_and_retaddr)
+{
+	struct fmt_opts o = { .kind = FMT_TEXT, .graph = true };
+	struct tep_handle *tep = fg_tep(false);
+
+	fg_release = "6.15.0";
+	CHECK_OWNED(capture(o, tep, fg_body),
+		    " 0)               |  ksys_read() { /* <-x64_sys_call+0x1c/0x100 */\n"
+		    " 0)               |    vfs_read(0x3, 0xffff888100a0b000, 0x80, 0x0, 0x0, 0x0) {\n"
+		    " 0)               |      vfs_read() {\n"
+		    " 0)   2.500 us    |      } /* vfs_read ret=-14 */\n"
+		    " 0)   2.500 us    |    } /* vfs_read ret=0x340 */\n");
+	o.graph_opts = "noretaddr,noretval";
+	CHECK_OWNED(capture(o, tep, fg_body),
+		    " 0)               |  ksys_read() {\n"
+		    " 0)               |    vfs_read(0x3, 0xffff888100a0b000, 0x80, 0x0, 0x0, 0x0) {\n"
+		    " 0)               |      vfs_read() {\n"
+		    " 0)   2.500 us    |      }\n"
+		    " 0)   2.500 us    |    }\n");
+	tep_free(tep);
+	/* A later kernel: the return address in args[0], the arguments after it. */
+	tep = fg_tep(true);
+	fg_release = "6.18.0";
+	o.graph_opts = NULL;
+	CHECK_OWNED(capture(o, tep, fg_body),
+		    " 0)               |  ksys_read(0x3, 0xffff888100a0b000, 0x80, 0x0, 0x0, 0x0) {"
+		    " /* <-x64_sys_call+0x1c/0x100 */\n"
+		    " 0)               |    vfs_read(0x3, 0xffff888100a0b000, 0x80, 0x0, 0x0, 0x0) {\n"
+		    " 0)               |      vfs_read() {\n"
+		    " 0)   2.500 us    |      } /* vfs_read ret=-14 */\n"
+		    " 0)   2.500 us    |    } /* vfs_read ret=0x340 */\n");
+	tep_free(tep);
+}
+
 UNIT_MAIN(T(text_columns), T(irq_info), T(json_types), T(csv_quoting), T(comm_resolution), T(filters),
 	  T(merge_order), T(merge_peek_and_skip), T(fast_printer_matches_libtraceevent), T(fast_printer_expressions),
-	  T(hostile_records))
+	  T(hostile_records), T(graph_args_and_retaddr))
