@@ -153,6 +153,39 @@ test_expect_success 'tr record -A NAME@CID:PORT with tr agent on vsock' '
 	server_ends $SPID a.log
 '
 
+test_expect_success '--psk over vsock: listener and agent; another key is refused with one line' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	python3 -c "import os; print(os.urandom(32).hex())" >key &&
+	python3 -c "import os; print(os.urandom(32).hex())" >other &&
+	start_server l.log listen --vsock --psk key -d out &&
+	test_when_finished "stop_server $SPID" &&
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -e sched:sched_process_exit -V 1:$SPORT --psk key \
+		sh -c "$write_marks" _ "$inst" 500 psk &&
+	wait_log "ended: wrote" 1 l.log &&
+	seq 1 500 | sed "s/^/psk /" >expect &&
+	marks out/*.dat >actual && test_cmp expect actual &&
+	test_expect_code 1 tr record -q -B "$inst" -e sched:sched_process_exit -V 1:$SPORT \
+		--psk other true 2>err &&
+	test_grep "cannot send to .*refused the key" err &&
+	test $(wc -l <err) = 1 &&
+	wait_log "refused: TLS handshake failed" 1 l.log &&
+	test $(grep -c "refused" l.log) = 1 &&
+	test $(ls out | wc -l) = 1 &&
+	server_ends $SPID l.log &&
+	ag=$(test_instance)-ag &&
+	start_server a.log agent --instance "$ag" --psk key &&
+	APID=$SPID &&
+	test_when_finished "stop_server $APID" &&
+	tr record -q -B "$inst" -e sched:sched_process_exit -A g@1:$SPORT --psk key \
+		sh -c "$pairs" _ "$inst" "$ag" 5 &&
+	seq 1 5 | sed "s/^/guest /" >expect.guest &&
+	marks trace-g.dat >actual.guest && test_cmp expect.guest actual.guest &&
+	wait_log "ended: [0-9]* bytes of events sent" 1 a.log &&
+	test ! -d "$TRACEFS/instances/$ag" && test ! -d "$TRACEFS/instances/$inst" &&
+	server_ends $APID a.log
+'
+
 test_expect_success 'tr agent on vsock refuses a CID outside --allow' '
 	cd "$(mktemp -d -p "$TEST_TMP")" &&
 	host=$(test_instance) &&
