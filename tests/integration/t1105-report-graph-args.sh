@@ -48,7 +48,7 @@ test_expect_success 'retval-hex keeps the error in hex; --no-graph shows the rec
 
 test_expect_success 'a bad funcgraph word in -O is a usage error' '
 	test_expect_code 64 tr report -O funcgraph-nosuch g.dat 2>err &&
-	test_grep "funcgraph-nosuch" err
+	test_grep "bad trace option .funcgraph-nosuch." err
 '
 
 test_done

@@ -6,6 +6,7 @@
 # on either side.  Nothing leaves loopback; every wait is bounded; each
 # listener is stopped by its pid.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/netlib.sh"
 # The network code is the same on every kernel: the host (6.18) and the oldest
 # guest (6.1) cover it; the full guest added minutes to the VM tier and nothing else.
 test_kernels debian
@@ -15,61 +16,15 @@ test_requires instances events
 peer=$TEST_ROOT/tests/integration/netpeer.py
 
 # start_listener LOG ARGS...: tr listen on a free port in the background;
-# sets LPID and LPORT.  The caller stops it with stop_listener.
+# sets LPID and LPORT.  The caller stops it with net_stop.
 start_listener() {
-	local log=$1 i
-	shift
-	"$TR" listen -p 0 "$@" 2>"$log" &
-	LPID=$!
-	for i in $(seq 100); do
-		LPORT=$(sed -n 's/.*listening on .* port \([0-9]*\)$/\1/p' "$log")
-		[ -n "$LPORT" ] && return 0
-		sleep 0.1
-	done
-	cat "$log" >&2
-	return 1
+	net_start "$1" ".*" "$TR" listen -p 0 "${@:2}" && LPID=$NET_PID && LPORT=$NET_PORT
 }
-
-stop_listener() {
-	kill "$1" 2>/dev/null || :
-	wait "$1" 2>/dev/null || :
-}
-
-# listener_ends PID LOG: stopped by SIGTERM, it exits 0 with no sanitizer report.
-listener_ends() {
-	local rc=0
-	kill "$1" && wait "$1" || rc=$?
-	if [ $rc != 0 ] || grep -E "Sanitizer|runtime error" "$2" >&2; then
-		echo "listener: status $rc" >&2
-		cat "$2" >&2
-		return 1
-	fi
-}
-
-# wait_log PATTERN N LOG: up to 60 s for N lines matching PATTERN.
-wait_log() {
-	local i
-	for i in $(seq 600); do
-		[ "$(grep -c -- "$1" "$3")" -ge "$2" ] && return 0
-		sleep 0.1
-	done
-	echo "wait_log: fewer than $2 lines '$1' in $3:" >&2
-	cat "$3" >&2
-	return 1
-}
-
-# marks FILE: the text of its trace_marker lines, as tr report prints them.
-marks() {
-	"$TR" report -i "$1" | sed -n 's/^.*\] *[0-9.]*: tracing_mark_write: //p'
-}
-
-# write_marks INST N TAG: N numbered markers into an instance.
-write_marks='for i in $(seq 1 $2); do echo "$3 $i" >'"$TRACEFS"'/instances/$1/trace_marker; done'
 
 test_expect_success 'tr record -N into tr listen: every marker once, in order, as a local recording' '
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out &&
-	test_when_finished "stop_listener $LPID" &&
+	test_when_finished "net_stop $LPID" &&
 	inst=$(test_instance) &&
 	tr record -B "$inst" -e sched:sched_process_exit -N 127.0.0.1:$LPORT \
 		sh -c "$write_marks" _ "$inst" 2000 mark 2>summary &&
@@ -89,7 +44,7 @@ test_expect_success 'tr record -N into tr listen: every marker once, in order, a
 	test_grep -c "connected" l.log >n && echo 1 >one && test_cmp one n &&
 	test $(ls -A out | wc -l) = 1 &&
 	test ! -d "$TRACEFS/instances/$inst" &&
-	listener_ends $LPID l.log
+	net_ends $LPID l.log
 '
 
 # stamps: the timestamps of a report, one a line.
@@ -98,7 +53,7 @@ stamps() { grep -oE " [0-9]+\.[0-9]{6}: " | tr -d ' :'; }
 test_expect_success 'tr record -N --date and --ts-offset: the listener'"'"'s file has the times, as tr and trace-cmd read them' '
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out &&
-	test_when_finished "stop_listener $LPID" &&
+	test_when_finished "net_stop $LPID" &&
 	inst=$(test_instance) &&
 	before=$(date +%s) &&
 	tr record -q -B "$inst" --date -e sched:sched_process_exit -N 127.0.0.1:$LPORT \
@@ -126,13 +81,13 @@ test_expect_success 'tr record -N --date and --ts-offset: the listener'"'"'s fil
 		trace-cmd report -i off.dat 2>/dev/null | stamps >tc.off &&
 		test_cmp tr.off tc.off
 	fi &&
-	listener_ends $LPID l.log
+	net_ends $LPID l.log
 '
 
 test_expect_success 'eight clients at once: eight complete files' '
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out &&
-	test_when_finished "stop_listener $LPID" &&
+	test_when_finished "net_stop $LPID" &&
 	pids= &&
 	for c in 1 2 3 4 5 6 7 8; do
 		"$TR" record -q -B "$(test_instance)-$c" -e sched:sched_process_exit \
@@ -150,13 +105,13 @@ test_expect_success 'eight clients at once: eight complete files' '
 	done &&
 	sort -u seen | wc -l >n && echo 8 >eight && test_cmp eight n &&
 	test_must_fail grep -E "refused|early|no file" l.log &&
-	listener_ends $LPID l.log
+	net_ends $LPID l.log
 '
 
 test_expect_success 'a client outside --allow is refused with one line; the listener serves on' '
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out --allow 127.0.0.2 &&
-	test_when_finished "stop_listener $LPID" &&
+	test_when_finished "net_stop $LPID" &&
 	test_expect_code 1 tr record -e sched:sched_process_exit -N 127.0.0.1:$LPORT true 2>err &&
 	test_grep "cannot send to" err &&
 	wait_log "refused: address not allowed" 1 l.log &&
@@ -170,7 +125,7 @@ test_expect_success 'a client outside --allow is refused with one line; the list
 test_expect_success 'garbage and a cut message: one line each, no file, the listener serves on' '
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out &&
-	test_when_finished "stop_listener $LPID" &&
+	test_when_finished "net_stop $LPID" &&
 	python3 "$peer" $LPORT garbage &&
 	python3 "$peer" $LPORT truncated &&
 	python3 "$peer" $LPORT bigmsg &&
@@ -185,13 +140,13 @@ test_expect_success 'garbage and a cut message: one line each, no file, the list
 		sh -c "$write_marks" _ "$inst" 50 after &&
 	wait_log "ended: wrote" 1 l.log &&
 	marks out/*.dat >m && seq 1 50 | sed "s/^/after /" >expect && test_cmp expect m &&
-	listener_ends $LPID l.log
+	net_ends $LPID l.log
 '
 
 test_expect_success 'a client gone mid-stream leaves a file that reads up to the break' '
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out --file-version 6 &&
-	test_when_finished "stop_listener $LPID" &&
+	test_when_finished "net_stop $LPID" &&
 	inst=$(test_instance) &&
 	tr record -q -B "$inst" -b 64 -e sched:sched_process_exit -N 127.0.0.1:$LPORT \
 		sh -c "$write_marks" _ "$inst" 3000 cut &&
@@ -204,13 +159,13 @@ test_expect_success 'a client gone mid-stream leaves a file that reads up to the
 	test $(wc -l <got) -gt 100 && test $(wc -l <got) -lt 3000 &&
 	sort all >all.s && sort got >got.s && comm -13 all.s got.s >extra &&
 	test_must_be_empty extra && sort got | uniq -d >dups && test_must_be_empty dups &&
-	listener_ends $LPID l.log
+	net_ends $LPID l.log
 '
 
 test_expect_success 'over --max-clients: refused with one line, served once a slot frees' '
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out --max-clients 1 &&
-	test_when_finished "stop_listener $LPID" &&
+	test_when_finished "net_stop $LPID" &&
 	mkfifo hold &&
 	{ python3 "$peer" $LPORT hold <hold >/dev/null & } &&
 	hpid=$! &&
@@ -232,7 +187,7 @@ test_expect_success 'over --max-clients: refused with one line, served once a sl
 test_expect_success 'over --max-size: the client is stopped, its file reads up to there' '
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out --max-size 64k &&
-	test_when_finished "stop_listener $LPID" &&
+	test_when_finished "net_stop $LPID" &&
 	inst=$(test_instance) &&
 	{ tr record -q -B "$inst" -b 1024 -e sched:sched_process_exit \
 		-N 127.0.0.1:$LPORT sh -c "$write_marks" _ "$inst" 20000 big 2>err || :; } &&
@@ -245,7 +200,7 @@ test_expect_success 'over --max-size: the client is stopped, its file reads up t
 	# Whole sub-buffers: no marker twice, and each CPU'"'"'s in order.
 	sort m | uniq -d >dups && test_must_be_empty dups &&
 	test ! -d "$TRACEFS/instances/$inst" &&
-	listener_ends $LPID l.log
+	net_ends $LPID l.log
 '
 
 test_expect_success '--psk: TLS between tr'"'"'s ends; another key is refused with one line' '
@@ -253,7 +208,7 @@ test_expect_success '--psk: TLS between tr'"'"'s ends; another key is refused wi
 	python3 -c "import os; print(os.urandom(32).hex())" >key &&
 	python3 -c "import os; print(os.urandom(32).hex())" >other &&
 	start_listener l.log -d out --psk key &&
-	test_when_finished "stop_listener $LPID" &&
+	test_when_finished "net_stop $LPID" &&
 	inst=$(test_instance) &&
 	tr record -q -B "$inst" -e sched:sched_process_exit -N 127.0.0.1:$LPORT --psk key \
 		sh -c "$write_marks" _ "$inst" 1000 psk &&
@@ -266,17 +221,13 @@ test_expect_success '--psk: TLS between tr'"'"'s ends; another key is refused wi
 	wait_log "refused: TLS handshake failed" 1 l.log &&
 	test_grep -c "refused" l.log >n && echo 1 >one && test_cmp one n &&
 	test $(ls out | wc -l) = 1 &&
-	listener_ends $LPID l.log &&
+	net_ends $LPID l.log &&
 	echo short >short &&
 	test_expect_code 1 tr listen -p 0 --psk short 2>err &&
 	test_grep "too short" err &&
 	test_expect_code 64 tr record -e sched --psk key true 2>err &&
 	test_grep "goes with -N" err
 '
-
-tc_free_port() {
-	python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])"
-}
 
 test_expect_success 'tr record -N into trace-cmd listen' '
 	command -v trace-cmd >/dev/null || exit 0
@@ -304,7 +255,7 @@ test_expect_success 'trace-cmd record -N -t into tr listen' '
 	command -v trace-cmd >/dev/null || exit 0
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out &&
-	test_when_finished "stop_listener $LPID" &&
+	test_when_finished "net_stop $LPID" &&
 	inst=$(test_instance) &&
 	TC_NET=127.0.0.1:$LPORT "$TEST_ROOT/tests/data/tc-record.sh" "$inst" - -t \
 		-e sched:sched_process_exit sh -c "$write_marks" _ "$inst" 1000 fromtc &&
@@ -315,14 +266,14 @@ test_expect_success 'trace-cmd record -N -t into tr listen' '
 	trace-cmd report -i "$f" 2>/dev/null | sed -n "s/.*tracing_mark_write: //p" >tc &&
 	test_cmp expect tc &&
 	test ! -d "$TRACEFS/instances/$inst" &&
-	listener_ends $LPID l.log
+	net_ends $LPID l.log
 '
 
 test_expect_success 'trace-cmd record -N without -t (UDP data): one line saying why' '
 	command -v trace-cmd >/dev/null || exit 0
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_listener l.log -d out &&
-	test_when_finished "stop_listener $LPID" &&
+	test_when_finished "net_stop $LPID" &&
 	inst=$(test_instance) &&
 	{ TC_NET=127.0.0.1:$LPORT "$TEST_ROOT/tests/data/tc-record.sh" "$inst" - \
 		-e sched:sched_process_exit true 2>/dev/null || :; } &&

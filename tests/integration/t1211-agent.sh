@@ -12,6 +12,7 @@
 # arguments are usage errors.  Every wait is bounded; each agent is stopped
 # by its pid.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/netlib.sh"
 # The network code is the same on every kernel: the host (6.18) and the oldest
 # guest (6.1) cover it; the full guest added minutes to the VM tier and nothing else.
 test_kernels debian
@@ -22,73 +23,25 @@ peer=$TEST_ROOT/tests/integration/agentpeer.py
 
 # start_agent LOG ARGS...: tr agent on a free port in the background; sets APID and APORT.
 start_agent() {
-	local log=$1 i
-	shift
-	"$TR" agent --tcp -p 0 "$@" 2>"$log" &
-	APID=$!
-	for i in $(seq 100); do
-		APORT=$(sed -n 's/.*listening on .* port \([0-9]*\)$/\1/p' "$log")
-		[ -n "$APORT" ] && return 0
-		sleep 0.1
-	done
-	cat "$log" >&2
-	return 1
+	net_start "$1" ".*" "$TR" agent --tcp -p 0 "${@:2}" && APID=$NET_PID && APORT=$NET_PORT
 }
-
-stop_agent() {
-	kill "$1" 2>/dev/null || :
-	wait "$1" 2>/dev/null || :
-}
-
-# agent_ends PID LOG: stopped by SIGTERM, it exits 0 with no sanitizer report.
-agent_ends() {
-	local rc=0
-	kill "$1" && wait "$1" || rc=$?
-	if [ $rc != 0 ] || grep -E "Sanitizer|runtime error" "$2" >&2; then
-		echo "agent: status $rc" >&2
-		cat "$2" >&2
-		return 1
-	fi
-}
-
-# wait_log PATTERN N LOG: up to 30 s for N lines matching PATTERN.
-wait_log() {
-	local i
-	for i in $(seq 300); do
-		[ "$(grep -c -- "$1" "$3")" -ge "$2" ] && return 0
-		sleep 0.1
-	done
-	echo "wait_log: fewer than $2 lines '$1' in $3:" >&2
-	cat "$3" >&2
-	return 1
-}
-
-marks() {
-	"$TR" report -i "$1" | sed -n 's/^.*\] *[0-9.]*: tracing_mark_write: //p'
-}
-
-# N numbered markers, each "host I" into the host's instance, then "guest I" into the agent's.
-pairs='for i in $(seq 1 $3); do
-	echo "host $i" >'"$TRACEFS"'/instances/$1/trace_marker; sleep 0.005
-	echo "guest $i" >'"$TRACEFS"'/instances/$2/trace_marker; sleep 0.005
-done'
 
 test_expect_success 'tr agent listens on loopback and says where' '
 	cd "$(mktemp -d -p "$TEST_TMP")" &&
 	start_agent a.log &&
-	test_when_finished "stop_agent $APID" &&
+	test_when_finished "net_stop $APID" &&
 	test_grep "listening on 127.0.0.1 port $APORT" a.log &&
 	hex=$(printf "%04X" $APORT) &&
 	grep -q "0100007F:$hex 00000000:0000 0A" /proc/net/tcp &&
 	test_must_fail grep -q "00000000:$hex 00000000:0000 0A" /proc/net/tcp &&
-	agent_ends $APID a.log
+	net_ends $APID a.log
 '
 
 test_expect_success 'tr record -A: host and guest markers in their files, the offset stored' '
 	cd "$(mktemp -d -p "$TEST_TMP")" &&
 	ag=$(test_instance)-ag && host=$(test_instance) &&
 	start_agent a.log --instance "$ag" &&
-	test_when_finished "stop_agent $APID" &&
+	test_when_finished "net_stop $APID" &&
 	tr record -B "$host" -e sched:sched_process_exit -A g1@127.0.0.1:$APORT \
 		--tsync-interval 100 sh -c "$pairs" _ "$host" "$ag" 50 2>summary &&
 	test_grep "^guest g1: wrote .trace-g1.dat. (.*clock offset [-+][0-9]* ns ([0-9]* measurements, spread [0-9]* ns)" summary &&
@@ -122,14 +75,14 @@ test_expect_success 'tr record -A: host and guest markers in their files, the of
 	tr record -B "$host" -e sched:sched_process_exit -A g2@127.0.0.1:$APORT -e ftrace:print \
 		-o second.dat sh -c "$pairs" _ "$host" "$ag" 5 2>summary2 &&
 	marks second-g2.dat >actual && seq 1 5 | sed "s/^/guest /" >expect && test_cmp expect actual &&
-	agent_ends $APID a.log
+	net_ends $APID a.log
 '
 
 test_expect_success 'hostile hosts: one line each, the agent serves on' '
 	cd "$(mktemp -d -p "$TEST_TMP")" &&
 	ag=$(test_instance)-ag && host=$(test_instance) &&
 	start_agent a.log --instance "$ag" &&
-	test_when_finished "stop_agent $APID" &&
+	test_when_finished "net_stop $APID" &&
 	for m in garbage bigmsg option manyargs cut quiet; do
 		python3 "$peer" $APORT $m >peer.$m || exit 1
 	done &&
@@ -144,19 +97,19 @@ test_expect_success 'hostile hosts: one line each, the agent serves on' '
 	tr record -q -B "$host" -e sched:sched_process_exit -A g@127.0.0.1:$APORT \
 		sh -c "$pairs" _ "$host" "$ag" 3 &&
 	marks trace-g.dat >actual && seq 1 3 | sed "s/^/guest /" >expect && test_cmp expect actual &&
-	agent_ends $APID a.log
+	net_ends $APID a.log
 '
 
 test_expect_success 'a host outside --allow is refused with one line' '
 	cd "$(mktemp -d -p "$TEST_TMP")" &&
 	start_agent a.log --allow 127.0.0.2 &&
-	test_when_finished "stop_agent $APID" &&
+	test_when_finished "net_stop $APID" &&
 	test_expect_code 1 tr record -e sched:sched_process_exit -A g@127.0.0.1:$APORT true 2>err &&
 	test_grep "cannot record guest .g. at .127.0.0.1:$APORT." err &&
 	test $(wc -l <err) = 1 &&
 	wait_log "127.0.0.1:[0-9]*: refused: address not allowed" 1 a.log &&
 	test ! -e trace.dat && test ! -e trace-g.dat &&
-	agent_ends $APID a.log
+	net_ends $APID a.log
 '
 
 test_expect_success '--psk: TLS between tr record -A and tr agent; another key is refused with one line' '
@@ -165,7 +118,7 @@ test_expect_success '--psk: TLS between tr record -A and tr agent; another key i
 	python3 -c "import os; print(os.urandom(32).hex())" >other &&
 	ag=$(test_instance)-ag && host=$(test_instance) &&
 	start_agent a.log --instance "$ag" --psk key &&
-	test_when_finished "stop_agent $APID" &&
+	test_when_finished "net_stop $APID" &&
 	tr record -q -B "$host" -e sched:sched_process_exit -A g@127.0.0.1:$APORT --psk key \
 		sh -c "$pairs" _ "$host" "$ag" 5 &&
 	marks trace-g.dat >actual && seq 1 5 | sed "s/^/guest /" >expect && test_cmp expect actual &&
@@ -184,14 +137,14 @@ test_expect_success '--psk: TLS between tr record -A and tr agent; another key i
 	test $(grep -c "refused" ../a.log) = 2 &&
 	test "$(ls -A)" = "$(printf "err\nerr2")" &&
 	test ! -d "$TRACEFS/instances/$ag" &&
-	cd .. && agent_ends $APID a.log
+	cd .. && net_ends $APID a.log
 '
 
 test_expect_success 'a second host while the agent records: refused with one line, the first goes on' '
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir second &&
 	ag=$(test_instance)-ag && host=$(test_instance) &&
 	start_agent a.log --instance "$ag" &&
-	test_when_finished "stop_agent $APID" &&
+	test_when_finished "net_stop $APID" &&
 	# the first recording writes its markers once the second host was refused (touch go)
 	{ tr record -q -B "$host" -e sched:sched_process_exit -A g@127.0.0.1:$APORT \
 		sh -c "i=0; while [ ! -e go ] && [ \$i -lt 300 ]; do sleep 0.1; i=\$((i + 1)); done; $pairs" \
@@ -211,7 +164,7 @@ test_expect_success 'a second host while the agent records: refused with one lin
 	marks trace-g.dat >actual && seq 1 5 | sed "s/^/guest /" >expect && test_cmp expect actual &&
 	marks trace.dat >actual && seq 1 5 | sed "s/^/host /" >expect && test_cmp expect actual &&
 	wait_log "ended: [0-9]* bytes of events sent" 1 a.log &&
-	agent_ends $APID a.log
+	net_ends $APID a.log
 '
 
 test_expect_success 'no agent at the port: one line, no files' '
@@ -222,18 +175,6 @@ test_expect_success 'no agent at the port: one line, no files' '
 	test $(wc -l <err) = 1 &&
 	test ! -e trace.dat && test ! -e trace-g.dat
 '
-
-# trace-cmd's time sync leaves its instance (clock_synch-N) behind: remove the new ones.
-tc_sync_cleanup='for d in "$TRACEFS"/instances/clock_synch-*; do
-	[ -d "$d" ] && ! grep -qx "$d" "$TEST_TMP/synch.before" && { rmdir "$d" || :; }
-done; :'
-tc_sync_note() {
-	ls -d "$TRACEFS"/instances/clock_synch-* >"$TEST_TMP/synch.before" 2>/dev/null || :
-}
-
-tc_free_port() {
-	python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])"
-}
 
 test_expect_success 'tr record -A with trace-cmd agent -N' '
 	command -v trace-cmd >/dev/null || exit 0
@@ -269,7 +210,7 @@ test_expect_success 'trace-cmd record -A with tr agent' '
 	ag=$(test_instance)-ag && host=$(test_instance) &&
 	tc_sync_note && test_when_finished "$tc_sync_cleanup" &&
 	start_agent a.log --instance "$ag" &&
-	test_when_finished "stop_agent $APID" &&
+	test_when_finished "net_stop $APID" &&
 	"$TEST_ROOT/tests/data/tc-record.sh" "$host" tc.dat -C mono -e sched:sched_process_exit \
 		-A 127.0.0.1:$APORT -e sched:sched_process_exit \
 		sh -c "sleep 0.5; $pairs" _ "$host" "$ag" 5 &&
@@ -284,7 +225,7 @@ test_expect_success 'trace-cmd record -A with tr agent' '
 	test_grep "samples count for CPU 0" guest.opt &&
 	wait_log "ended: [0-9]* bytes of events sent" 1 a.log &&
 	test_grep "recording [0-9]* CPUs, clock sync ptp" a.log &&
-	agent_ends $APID a.log
+	net_ends $APID a.log
 '
 
 test_expect_success 'bad arguments: usage errors, nothing started' '

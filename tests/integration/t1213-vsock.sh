@@ -8,6 +8,7 @@
 # side, both ways, where its vsock works.  Every wait is bounded; each
 # server is stopped by its pid.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/netlib.sh"
 test_kernels debian
 
 test_requires instances events vsock_loopback
@@ -15,58 +16,8 @@ test_requires instances events vsock_loopback
 # start_server LOG ARGS...: tr ARGS (listen or agent) in the background,
 # on a free vsock port; sets SPID and SPORT.
 start_server() {
-	local log=$1 i
-	shift
-	"$TR" "$@" -p 0 2>"$log" &
-	SPID=$!
-	for i in $(seq 100); do
-		SPORT=$(sed -n 's/.*listening on vsock CID any port \([0-9]*\)$/\1/p' "$log")
-		[ -n "$SPORT" ] && return 0
-		sleep 0.1
-	done
-	cat "$log" >&2
-	return 1
+	net_start "$1" "vsock CID any" "$TR" "${@:2}" -p 0 && SPID=$NET_PID && SPORT=$NET_PORT
 }
-
-stop_server() {
-	kill "$1" 2>/dev/null || :
-	wait "$1" 2>/dev/null || :
-}
-
-# server_ends PID LOG: stopped by SIGTERM, it exits 0 with no sanitizer report.
-server_ends() {
-	local rc=0
-	kill "$1" && wait "$1" || rc=$?
-	if [ $rc != 0 ] || grep -E "Sanitizer|runtime error" "$2" >&2; then
-		echo "server: status $rc" >&2
-		cat "$2" >&2
-		return 1
-	fi
-}
-
-# wait_log PATTERN N LOG: up to 60 s for N lines matching PATTERN.
-wait_log() {
-	local i
-	for i in $(seq 600); do
-		[ "$(grep -c -- "$1" "$3")" -ge "$2" ] && return 0
-		sleep 0.1
-	done
-	echo "wait_log: fewer than $2 lines '$1' in $3:" >&2
-	cat "$3" >&2
-	return 1
-}
-
-marks() {
-	"$TR" report -i "$1" | sed -n 's/^.*\] *[0-9.]*: tracing_mark_write: //p'
-}
-
-write_marks='for i in $(seq 1 $2); do echo "$3 $i" >'"$TRACEFS"'/instances/$1/trace_marker; done'
-
-# N numbered markers, each "host I" into the host's instance, then "guest I" into the agent's.
-pairs='for i in $(seq 1 $3); do
-	echo "host $i" >'"$TRACEFS"'/instances/$1/trace_marker; sleep 0.005
-	echo "guest $i" >'"$TRACEFS"'/instances/$2/trace_marker; sleep 0.005
-done'
 
 # A vsock port nobody listens on: in the guest only this file's servers
 # listen on vsock, each on a port of its own.
@@ -82,7 +33,7 @@ test_expect_success 'tr check: vsock and its loopback' '
 test_expect_success 'tr record -V into tr listen --vsock: every marker once, in order' '
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_server l.log listen --vsock -d out &&
-	test_when_finished "stop_server $SPID" &&
+	test_when_finished "net_stop $SPID" &&
 	inst=$(test_instance) &&
 	tr record -B "$inst" -e sched:sched_process_exit -V 1:$SPORT \
 		sh -c "$write_marks" _ "$inst" 2000 mark 2>summary &&
@@ -99,13 +50,13 @@ test_expect_success 'tr record -V into tr listen --vsock: every marker once, in 
 	fi &&
 	test $(ls -A out | wc -l) = 1 &&
 	test ! -d "$TRACEFS/instances/$inst" &&
-	server_ends $SPID l.log
+	net_ends $SPID l.log
 '
 
 test_expect_success 'a CID outside --allow: refused, one line at each end, nothing written' '
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_server l.log listen --vsock --allow 3 -d out &&
-	test_when_finished "stop_server $SPID" &&
+	test_when_finished "net_stop $SPID" &&
 	inst=$(test_instance) &&
 	test_expect_code 1 tr record -B "$inst" -e sched:sched_process_exit -V 1:$SPORT \
 		true 2>err &&
@@ -115,7 +66,7 @@ test_expect_success 'a CID outside --allow: refused, one line at each end, nothi
 	test_grep "vsock-1:[0-9]*: refused: address not allowed (see --allow)" l.log &&
 	test "$(ls -A out)" = "" &&
 	test ! -d "$TRACEFS/instances/$inst" &&
-	server_ends $SPID l.log
+	net_ends $SPID l.log
 '
 
 test_expect_success 'nobody at the port: one line, exit 1' '
@@ -137,7 +88,7 @@ test_expect_success 'tr record -A NAME@CID:PORT with tr agent on vsock' '
 	cd "$(mktemp -d -p "$TEST_TMP")" &&
 	ag=$(test_instance)-ag && host=$(test_instance) &&
 	start_server a.log agent --instance "$ag" &&
-	test_when_finished "stop_server $SPID" &&
+	test_when_finished "net_stop $SPID" &&
 	tr record -B "$host" -e sched:sched_process_exit -A g1@1:$SPORT \
 		--tsync-interval 100 sh -c "$pairs" _ "$host" "$ag" 50 2>summary &&
 	test_grep "^guest g1: wrote .trace-g1.dat. (.*clock offset [-+][0-9]* ns" summary &&
@@ -150,7 +101,7 @@ test_expect_success 'tr record -A NAME@CID:PORT with tr agent on vsock' '
 	test ! -d "$TRACEFS/instances/$ag" && test ! -d "$TRACEFS/instances/$host" &&
 	off=$(sed -n "s/.*clock offset \([-+][0-9]*\) ns.*/\1/p" summary) &&
 	test ${off#[-+]} -lt 1000000 &&
-	server_ends $SPID a.log
+	net_ends $SPID a.log
 '
 
 test_expect_success '--psk over vsock: listener and agent; another key is refused with one line' '
@@ -158,7 +109,7 @@ test_expect_success '--psk over vsock: listener and agent; another key is refuse
 	python3 -c "import os; print(os.urandom(32).hex())" >key &&
 	python3 -c "import os; print(os.urandom(32).hex())" >other &&
 	start_server l.log listen --vsock --psk key -d out &&
-	test_when_finished "stop_server $SPID" &&
+	test_when_finished "net_stop $SPID" &&
 	inst=$(test_instance) &&
 	tr record -q -B "$inst" -e sched:sched_process_exit -V 1:$SPORT --psk key \
 		sh -c "$write_marks" _ "$inst" 500 psk &&
@@ -172,40 +123,32 @@ test_expect_success '--psk over vsock: listener and agent; another key is refuse
 	wait_log "refused: TLS handshake failed" 1 l.log &&
 	test $(grep -c "refused" l.log) = 1 &&
 	test $(ls out | wc -l) = 1 &&
-	server_ends $SPID l.log &&
+	net_ends $SPID l.log &&
 	ag=$(test_instance)-ag &&
 	start_server a.log agent --instance "$ag" --psk key &&
 	APID=$SPID &&
-	test_when_finished "stop_server $APID" &&
+	test_when_finished "net_stop $APID" &&
 	tr record -q -B "$inst" -e sched:sched_process_exit -A g@1:$SPORT --psk key \
 		sh -c "$pairs" _ "$inst" "$ag" 5 &&
 	seq 1 5 | sed "s/^/guest /" >expect.guest &&
 	marks trace-g.dat >actual.guest && test_cmp expect.guest actual.guest &&
 	wait_log "ended: [0-9]* bytes of events sent" 1 a.log &&
 	test ! -d "$TRACEFS/instances/$ag" && test ! -d "$TRACEFS/instances/$inst" &&
-	server_ends $APID a.log
+	net_ends $APID a.log
 '
 
 test_expect_success 'tr agent on vsock refuses a CID outside --allow' '
 	cd "$(mktemp -d -p "$TEST_TMP")" &&
 	host=$(test_instance) &&
 	start_server a.log agent --allow 3 &&
-	test_when_finished "stop_server $SPID" &&
+	test_when_finished "net_stop $SPID" &&
 	test_expect_code 1 tr record -B "$host" -e sched:sched_process_exit -A g@1:$SPORT \
 		true 2>err &&
 	test_grep "vsock:1:$SPORT" err &&
 	wait_log "refused: address not allowed" 1 a.log &&
 	test ! -e trace.dat && test ! -e trace-g.dat &&
-	server_ends $SPID a.log
+	net_ends $SPID a.log
 '
-
-# trace-cmd's time sync leaves its instance (clock_synch-N) behind: remove the new ones.
-tc_sync_cleanup='for d in "$TRACEFS"/instances/clock_synch-*; do
-	[ -d "$d" ] && ! grep -qx "$d" "$TEST_TMP/synch.before" && { rmdir "$d" || :; }
-done; :'
-tc_sync_note() {
-	ls -d "$TRACEFS"/instances/clock_synch-* >"$TEST_TMP/synch.before" 2>/dev/null || :
-}
 
 test_expect_success 'trace-cmd record -A NAME@1:PORT with tr agent on vsock' '
 	command -v trace-cmd >/dev/null || exit 0
@@ -213,7 +156,7 @@ test_expect_success 'trace-cmd record -A NAME@1:PORT with tr agent on vsock' '
 	ag=$(test_instance)-ag && host=$(test_instance) &&
 	tc_sync_note && test_when_finished "$tc_sync_cleanup" &&
 	start_server a.log agent --instance "$ag" &&
-	test_when_finished "stop_server $SPID" &&
+	test_when_finished "net_stop $SPID" &&
 	timeout 120 "$TEST_ROOT/tests/data/tc-record.sh" "$host" tc.dat -C mono \
 		-e sched:sched_process_exit -A g@1:$SPORT -e sched:sched_process_exit \
 		sh -c "sleep 0.5; $pairs" _ "$host" "$ag" 5 &&
@@ -225,7 +168,7 @@ test_expect_success 'trace-cmd record -A NAME@1:PORT with tr agent on vsock' '
 	for i in $(seq 1 5); do echo "host $i"; echo "guest $i"; done >expect &&
 	test_cmp expect merged &&
 	wait_log "ended: [0-9]* bytes of events sent" 1 a.log &&
-	server_ends $SPID a.log
+	net_ends $SPID a.log
 '
 
 # vsock_listening PORT: up to 10 s for a vsock socket listening on PORT.
@@ -275,7 +218,7 @@ if [ -z "$test_skip_all" ] && command -v trace-cmd >/dev/null; then
 			tc_v_skip="trace-cmd record -V cannot connect here: $(grep -v "^ *$" \
 				"$tc_v_dir/err" | head -2 | paste -sd' ')"
 		fi
-		stop_server $SPID
+		net_stop $SPID
 	}
 fi
 
@@ -286,7 +229,7 @@ test_expect_success 'trace-cmd record -V into tr listen --vsock' '
 	command -v trace-cmd >/dev/null || exit 0
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	start_server l.log listen --vsock -d out &&
-	test_when_finished "stop_server $SPID" &&
+	test_when_finished "net_stop $SPID" &&
 	inst=$(test_instance) &&
 	TC_VSOCK=1:$SPORT timeout 120 "$TEST_ROOT/tests/data/tc-record.sh" "$inst" - \
 		-e sched:sched_process_exit sh -c "$write_marks" _ "$inst" 1000 fromtc &&
@@ -297,7 +240,7 @@ test_expect_success 'trace-cmd record -V into tr listen --vsock' '
 	trace-cmd report -i "$f" 2>/dev/null | sed -n "s/.*tracing_mark_write: //p" >tc &&
 	test_cmp expect tc &&
 	test ! -d "$TRACEFS/instances/$inst" &&
-	server_ends $SPID l.log
+	net_ends $SPID l.log
 '
 fi
 
