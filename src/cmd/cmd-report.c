@@ -238,6 +238,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	}
 	case 'O': {
 		char bad[64], *all, *copy = xstrdup(arg), *save = NULL, *rest = NULL;
+		struct fmt_graph_opts go;
 
 		/* funcgraph-* words are --graph-opt's, as trace_options holds them too */
 		for (char *w = strtok_r(copy, ", \t", &save); w; w = strtok_r(NULL, ", \t", &save)) {
@@ -246,6 +247,16 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 				free(rest);
 				rest = all;
 				continue;
+			}
+			/* named as the user typed it: -O, not --graph-opt */
+			fmt_graph_opts_default(&go);
+			if (fmt_graph_opts_apply(&go, w, true, bad, sizeof(bad))) {
+				snprintf(bad, sizeof(bad), "%s", w);
+				free(copy);
+				free(rest);
+				argp_error(state, "bad trace option '%s' (funcgraph-: cpu, proc, "
+						  "abstime, overhead, duration, irqs, tail, retval, "
+						  "retval-hex, overrun, retaddr, args)", bad);
 			}
 			parse(OPT_GRAPH_OPT, w, state);
 		}
