@@ -11,8 +11,9 @@
 # (VmRSS, and VmHWM, the peak) and the disk use of the output, its rotated
 # parts and its spool.  Prints RSS after the first minute (or a third of a
 # shorter run), the most it reached while recording, at the end of the
-# recording (the last sample before the command ended), their ratio and
-# whether the end is within 10% of the first minute's (issue 24's
+# recording (the last sample before the command ended), the medians of
+# a minute's samples from the first minute on and at the end, their ratio
+# and whether the end is within 10% of the first minute's (issue 24's
 # criterion), and the last sample of all (taken while tr writes its last
 # part and the output) and the peak; then the
 # most disk used against the limit ((N + 2) x SIZE, tr-record(1)), the
@@ -81,6 +82,7 @@ echo "soak: $DURATION at $RATE events/s, -b $BUF_KB, --max-size $SIZE --rotate $
 	>"$work/gen" 2>"$work/summary" &
 pid=$!
 t=0 rss_early=0 rss_end=0 rss_last=0 rss_max=0 hwm=0 disk_max=0
+: >"$work/rss"
 : >"${SOAK_LOG:=/dev/null}"
 while kill -0 $pid 2>/dev/null; do
 	set -- $(awk '/^VmRSS/ { r = $2 } /^VmHWM/ { h = $2 } END { print r + 0, h + 0 }' \
@@ -92,6 +94,7 @@ while kill -0 $pid 2>/dev/null; do
 		# Up to the command's end: after it tr only writes its last part.
 		if [ ! -s "$work/gen" ]; then
 			rss_end=$rss
+			echo "$t $rss" >>"$work/rss"
 			[ "$rss" -le $rss_max ] || rss_max=$rss
 		fi
 	fi
@@ -110,7 +113,16 @@ parts=$(for f in "$work"/soak.dat.[0-9]*; do [ -e "$f" ] && echo "${f##*.} $f"; 
 echo "tr: RSS ${rss_early} KiB at ${early} s, at most ${rss_max} KiB while recording," \
 	"${rss_end} KiB at the end of the recording; ${rss_last} KiB writing the last part," \
 	"peak ${hwm} KiB"
-echo "tr: RSS end / ${early} s: $(awk -v a="$rss_early" -v b="$rss_end" 'BEGIN {
+# A single sample can fall on a rotation, when tr briefly holds a part's
+# buffers: compare the medians of a minute's samples (a third of a short
+# run's) after the first minute and at the end of the recording.
+win=$((early < 60 ? early : 60))
+median() { sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'; }
+med_early=$(awk -v a=$early -v w=$win '$1 >= a && $1 < a + w { print $2 }' "$work/rss" | median)
+med_end=$(tail -n $win "$work/rss" | cut -d" " -f2 | median)
+echo "tr: RSS median of ${win} s of samples: ${med_early} KiB from ${early} s, ${med_end} KiB" \
+	"at the end of the recording"
+echo "tr: RSS end / ${early} s (medians): $(awk -v a="$med_early" -v b="$med_end" 'BEGIN {
 	if (!a) { print "no sample"; exit }
 	printf "%.3f (%+.1f%%), within 10%%: %s", b / a, (b - a) * 100 / a,
 		(b - a) * 100 / a <= 10 && (a - b) * 100 / a <= 10 ? "yes" : "no" }')"
