@@ -646,6 +646,17 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 
 		if ((uint64_t)ip->offset + ip->size > r->size || buf->offset > (int)r->size)
 			return KPROG_FAIL;
+		/* Under mmiotrace its mmio_print_mark() prints a marker, the time in us. */
+		if (p->sp == SP_PRINT && env->mmiotrace) {
+			const char *s = (const char *)r->data + buf->offset;
+			size_t n = strnlen(s, r->size - buf->offset);
+			uint64_t us = (r->raw_ts + 500) / 1000;
+
+			fmt_line_printf(o, "MARK %u.%06lu %.*s", (unsigned)(us / 1000000),
+					(unsigned long)(us % 1000000),
+					(int)(n && s[n - 1] == '\n' ? n - 1 : n), s);
+			return KPROG_LINE;
+		}
 		if (!ip_sym(o, env, krd(c, r->data + ip->offset, ip->size, false), OFF_OPTION))
 			return KPROG_FAIL;
 		kput(o, ": ", 2);

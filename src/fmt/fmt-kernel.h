@@ -48,6 +48,8 @@ struct kenv {
 	bool sym_offset, sym_addr, no_parent;
 	/* verbose: the blk tracer's actions by their long names ("queue" for "Q"). */
 	bool verbose;
+	/* The recording's tracer was mmiotrace: markers print as its "MARK" lines. */
+	bool mmiotrace;
 	/*
 	 * sym-userobj: a user stack's addresses by the object mapped there,
 	 * from procmap (the process's stored memory map, or NULL).

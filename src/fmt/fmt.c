@@ -2375,6 +2375,7 @@ void fmt_src_graph_opts(struct fmt_src *s, const char *text)
 		s->ko.userobj = true;
 	s->env.userobj = s->ko.userobj;
 	s->env.verbose = s->ko.verbose;
+	s->env.mmiotrace = !strcmp(s->ko.tracer, "mmiotrace");
 	/*
 	 * tr's usual line shows the irq-info column when asked (--irq-info,
 	 * -O irq-info), not for the recording's irq-info (set by default):

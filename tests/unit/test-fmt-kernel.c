@@ -795,6 +795,15 @@ TEST(branch_and_mmiotrace)
 		    "MAP 1234.567892 7 0xfebf0000 0xffffc90000100000 0x1000 0x0 0");
 	put(&r, 36, 4, 1);
 	CHECK_OWNED(print_ret("ftrace", fmt_mmio_map, &r, NULL), "UNMAP 1234.567892 7 0x0 0");
+	/* Under mmiotrace a marker is its "MARK" line (mmio_print_mark()), its newline dropped. */
+	r = (struct rec){ 0 };
+	put(&r, 8, 0xffffffff81300010ULL, 8);
+	put_bytes(&r, 16, "hello\n", 7);
+	env.mmiotrace = true;
+	CHECK_OWNED(print_ret("ftrace", fmt_print, &r, &ret), "MARK 1234.567892 hello");
+	CHECK(ret == 1);
+	env.mmiotrace = false;
+	CHECK_OWNED(print_ret("ftrace", fmt_print, &r, NULL), "tracing_mark_write: hello");
 	rec_ts = 2000000000ULL;
 }
 
