@@ -77,8 +77,9 @@ test_expect_success 'tr record -p mmiotrace: the tracer and the CPUs are put bac
 '
 
 test_expect_success 'SIGINT during tr record -p mmiotrace puts it all back' '
-	test_when_finished "tr reset >/dev/null" &&
-	( exec "$TR" record -q -p mmiotrace -o s.dat -- sleep 30 ) &
+	test_when_finished "tr reset >/dev/null"
+	# Alone on its line: "a && b &" would put the whole list in the background.
+	( exec "$TR" record -q -p mmiotrace -o s.dat ) &
 	pid=$! &&
 	test_when_finished "kill -9 $pid 2>/dev/null || :" &&
 	for i in $(seq 100); do
