@@ -136,4 +136,22 @@ test_expect_success 'tr record -p blk records the device and restores it; SIGINT
 	test "$(cat $TRACEFS/current_tracer)" = nop
 '
 
+test_expect_success 'tr stream -p blk prints the records live and puts the device back' '
+	test_when_finished "tr reset >/dev/null"
+	# IO every half second while the stream runs, so that some of it is
+	# certainly read, however late the readers start (alone on its line:
+	# "a && b &" would put the whole list in the background).
+	( for i in $(seq 200); do test "$(cat $E)" = 1 && break; sleep 0.1; done
+	  for i in $(seq 12); do
+		dd if=/dev/zero of="$dev" bs=4k count=2 oflag=direct status=none; sleep 0.5
+	  done ) &
+	io=$! &&
+	test_when_finished "kill $io 2>/dev/null || :" &&
+	tr stream -p blk --blk-dev $name -b 4096 --duration 8s >out &&
+	wait $io &&
+	test_grep -E "dd-[0-9]+ .*: +7,[0-9]+ +Q +WS? [0-9]+ \+ 8 \[dd\]" out &&
+	test "$(cat $E)" = 0 &&
+	test "$(cat $TRACEFS/current_tracer)" = nop
+'
+
 test_done
