@@ -159,6 +159,8 @@ _tr_candidates() {
 	--compression) printf '%s\n' zstd zlib none; return ;;
 	--to) printf '%s\n' perfetto tracedat; return ;;
 	--action) printf '%s\n' 'onmatch(' 'onchange($' 'onmax($'; return ;;
+	--blk-dev) compgen -W "$(ls /sys/class/block 2>/dev/null)" -- "$cur"; return ;;
+	--blk-mask) _tr_list_words "read write flush sync queue requeue issue complete fs pc notify ahead meta discard drv_data fua" "" "$cur"; return ;;
 	--tracer-opt)
 		printf '%s=\n' width window threshold cpus mode period runtime stop_tracing \
 			stop_tracing_total print_stack

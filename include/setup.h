@@ -43,6 +43,13 @@ struct tr_setup {
 	bool has_buffer_cpu;
 	int buffer_cpu;
 	uint64_t cmdlines_size;	/* saved_cmdlines_size; 0 = leave */
+	/*
+	 * The blk tracer: the block devices to trace ("sda", "loop0", or
+	 * "/dev/loop0"), their /sys/class/block/DEV/trace/enable set for the
+	 * session; blk_mask their act_mask ("queue,complete"), NULL to leave.
+	 */
+	struct strv blk_devs;
+	const char *blk_mask;
 	/* -P (set_event_pid), -c (event-fork), --notrace-pid (set_event_notrace_pid). */
 	struct strv pids, notrace_pids;
 	bool children;
@@ -91,6 +98,12 @@ bool setup_latency_tracer(const char *tracer);
  * a setting: nothing to restore.  0 or -errno with tr_fail().
  */
 int setup_max_latency_reset(struct tfs_inst *in, const char *tracer);
+
+/*
+ * --blk-mask's names, as the kernel's act_mask takes them: 0, or -EINVAL
+ * with tr_fail() naming the bad one and the names there are.
+ */
+int setup_blk_mask_check(const char *mask);
 
 /* Enable the selected events (and their filters) in an instance. */
 int setup_events(struct tfs_inst *in, const struct evsel_list *events);

@@ -20,6 +20,7 @@
 enum {
 	OPT_TRIGGER = 0x200, OPT_GRAPH_NOTRACE, OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_THRESH,
 	OPT_CPUS, OPT_BUFFER_CPU, OPT_CMDLINES, OPT_NOTRACE_PID, OPT_TRACER_OPT, OPT_CLEAR_FILTER,
+	OPT_BLK_DEV, OPT_BLK_MASK,
 };
 #include "tfs.h"
 
@@ -337,6 +338,10 @@ static const struct argp_option setup_options[] = {
 	  "width, window, threshold, cpus, mode; osnoise cpus, period, runtime, stop_tracing, "
 	  "stop_tracing_total, threshold; timerlat cpus, period, stop_tracing, stop_tracing_total, "
 	  "print_stack. Repeatable", 0 },
+	{ "blk-dev", OPT_BLK_DEV, "DEV", 0, "With -p blk: trace block device DEV (its "
+	  "/sys/class/block/DEV/trace/enable, for the session). Repeatable", 0 },
+	{ "blk-mask", OPT_BLK_MASK, "CATS", 0, "With --blk-dev: only these categories (act_mask), "
+	  "e.g. queue,complete", 0 },
 	{ "trigger", OPT_TRIGGER, "SYS:EV:CMD", 0,
 	  "Add an event trigger for the session, e.g. 'sched:sched_switch:traceoff:5'. Repeatable", 0 },
 	{ 0 }
@@ -355,6 +360,10 @@ void opt_setup_check(struct argp_state *state, const struct tr_setup *s)
 	}
 	if (s->has_buffer_cpu && !s->buffer_kb)
 		argp_error(state, "--cpu goes with -b: it says which CPU's buffer to size");
+	if (s->blk_devs.n && (!s->tracer || strcmp(s->tracer, "blk")))
+		argp_error(state, "--blk-dev goes with -p blk");
+	if (s->blk_mask && !s->blk_devs.n)
+		argp_error(state, "--blk-mask goes with --blk-dev: it is each device's act_mask");
 }
 
 static error_t setup_parse(int key, char *arg, struct argp_state *state)
@@ -406,6 +415,16 @@ static error_t setup_parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_TRACER_OPT:
 		strv_push(&s->tracer_opts, arg);
+		return 0;
+	case OPT_BLK_DEV:
+		if (!*arg)
+			argp_error(state, "bad block device ''");
+		strv_push(&s->blk_devs, arg);
+		return 0;
+	case OPT_BLK_MASK:
+		if (setup_blk_mask_check(arg))
+			argp_error(state, "%s", tr_failure());
+		s->blk_mask = arg;
 		return 0;
 	case ARGP_KEY_END:
 		if (s)

@@ -105,6 +105,7 @@ enum special {
 	SP_NONE, SP_SYS_ENTER, SP_SYS_EXIT, SP_PRINT, SP_BPUTS, SP_RAW_DATA, SP_FUNCTION,
 	SP_STACK, SP_USER_STACK, SP_KPROBE, SP_KRETPROBE,
 	SP_HWLAT, SP_OSNOISE, SP_TIMERLAT,	/* the latency tracers' samples */
+	SP_BRANCH, SP_MMIO_RW, SP_MMIO_MAP,	/* the branch tracer's, mmiotrace's */
 	SP_FTRACE_OTHER,	/* bprint, function_graph, ...: libtraceevent's */
 };
 

@@ -270,6 +270,10 @@ static const char *const osnoise_fields[] = { "runtime", "noise", "max_sample", 
 					      "nmi_count", "irq_count", "softirq_count",
 					      "thread_count", NULL };
 static const char *const timerlat_fields[] = { "seqnum", "context", "timer_latency", NULL };
+/* The branch tracer's and mmiotrace's records: trace_branch.c's and trace_mmiotrace.c's. */
+static const char *const mmio_rw_fields[] = { "phys", "value", "pc", "map_id", "opcode", "width",
+					      NULL };
+static const char *const mmio_map_fields[] = { "phys", "virt", "len", "map_id", "opcode", NULL };
 
 static bool has_fields(struct tep_event *e, const char *const *names)
 {
@@ -315,6 +319,13 @@ static struct kprog *compile_special(const struct kenv *env, struct tep_event *e
 			sp = SP_OSNOISE;
 		else if (!strcmp(e->name, "timerlat") && has_fields(e, timerlat_fields))
 			sp = SP_TIMERLAT;
+		else if (!strcmp(e->name, "branch") && field(e, "line") && field(e, "func") &&
+			 field(e, "file") && field(e, "correct"))
+			sp = SP_BRANCH;
+		else if (!strcmp(e->name, "mmiotrace_rw") && has_fields(e, mmio_rw_fields))
+			sp = SP_MMIO_RW;
+		else if (!strcmp(e->name, "mmiotrace_map") && has_fields(e, mmio_map_fields))
+			sp = SP_MMIO_MAP;
 		else
 			sp = SP_FTRACE_OTHER;
 	} else if ((f = field(e, "__probe_ip")) && f == e->format.fields) {
@@ -512,6 +523,80 @@ static int latency_sample(const struct kprog *p, struct ectx *c, const struct kr
 	}
 }
 
+/* A char array field of the record, up to its NUL; NULL past the record's end. */
+static const char *chars(const struct kprog *p, const struct krec *r, const char *name, int *n)
+{
+	struct tep_format_field *f = pf(p, name);
+
+	if (!f || (uint64_t)f->offset + f->size > r->size)
+		return NULL;
+	*n = (int)strnlen((const char *)r->data + f->offset, f->size);
+	return (const char *)r->data + f->offset;
+}
+
+/*
+ * trace_branch_print(): "[  ok  ] func:file:line", no name before it, as
+ * for the function tracer's records.  mmiotrace's lines
+ * (mmio_print_rw(), mmio_print_map()) are the whole line in the kernel's
+ * trace file, the time in them in microseconds (ns2usecs() rounds).
+ */
+static int branch_mmio(const struct kprog *p, struct ectx *c, const struct krec *r,
+		       struct fmt_line *o)
+{
+	uint64_t v[6], us = (r->raw_ts + 500) / 1000;
+	unsigned secs = (unsigned)(us / 1000000);
+	unsigned long rem = (unsigned long)(us % 1000000);
+	const char *const *names = p->sp == SP_MMIO_RW ? mmio_rw_fields : mmio_map_fields;
+
+	if (p->sp == SP_BRANCH) {
+		const char *fn, *file;
+		int nfn, nfile;
+		uint64_t line, ok;
+
+		fn = chars(p, r, "func", &nfn);
+		file = chars(p, r, "file", &nfile);
+		if (!fn || !file || !num(p, c, "line", &line) || !num(p, c, "correct", &ok))
+			return KPROG_FAIL;
+		fmt_line_printf(o, "[%s] %.*s:%.*s:%d", (ok & 0xff) ? "  ok  " : " MISS ", nfn, fn,
+				nfile, file, (int)line);
+		return KPROG_LINE;
+	}
+	for (int i = 0; names[i]; i++)
+		if (!num(p, c, names[i], &v[i]))
+			return KPROG_FAIL;
+	if (p->sp == SP_MMIO_RW) {
+		/* phys, value, pc, map_id, opcode, width; READ 1, WRITE 2, UNKNOWN_OP 5. */
+		switch (v[4] & 0xff) {
+		case 1:
+		case 2:
+			fmt_line_printf(o, "%c %d %u.%06lu %d 0x%llx 0x%llx 0x%llx 0", v[4] == 1 ? 'R' : 'W',
+					(int)(v[5] & 0xff), secs, rem, (int)v[3], (unsigned long long)v[0],
+					(unsigned long long)v[1], (unsigned long long)v[2]);
+			break;
+		case 5:
+			fmt_line_printf(o, "UNKNOWN %u.%06lu %d 0x%llx %02llx,%02llx,%02llx 0x%llx 0",
+					secs, rem, (int)v[3], (unsigned long long)v[0],
+					(unsigned long long)(v[1] >> 16 & 0xff),
+					(unsigned long long)(v[1] >> 8 & 0xff),
+					(unsigned long long)(v[1] & 0xff), (unsigned long long)v[2]);
+			break;
+		default:
+			fmt_line_printf(o, "rw what?");
+		}
+		return KPROG_LINE;
+	}
+	/* phys, virt, len, map_id, opcode; PROBE 3, UNPROBE 4. */
+	if ((v[4] & 0xff) == 3)
+		fmt_line_printf(o, "MAP %u.%06lu %d 0x%llx 0x%llx 0x%llx 0x0 0", secs, rem, (int)v[3],
+				(unsigned long long)v[0], (unsigned long long)v[1],
+				(unsigned long long)v[2]);
+	else if ((v[4] & 0xff) == 4)
+		fmt_line_printf(o, "UNMAP %u.%06lu %d 0x0 0", secs, rem, (int)v[3]);
+	else
+		fmt_line_printf(o, "map what?");
+	return KPROG_LINE;
+}
+
 static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o)
 {
 	const struct krec *r = c->r;
@@ -561,6 +646,17 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 
 		if ((uint64_t)ip->offset + ip->size > r->size || buf->offset > (int)r->size)
 			return KPROG_FAIL;
+		/* Under mmiotrace its mmio_print_mark() prints a marker, the time in us. */
+		if (p->sp == SP_PRINT && env->mmiotrace) {
+			const char *s = (const char *)r->data + buf->offset;
+			size_t n = strnlen(s, r->size - buf->offset);
+			uint64_t us = (r->raw_ts + 500) / 1000;
+
+			fmt_line_printf(o, "MARK %u.%06lu %.*s", (unsigned)(us / 1000000),
+					(unsigned long)(us % 1000000),
+					(int)(n && s[n - 1] == '\n' ? n - 1 : n), s);
+			return KPROG_LINE;
+		}
 		if (!ip_sym(o, env, krd(c, r->data + ip->offset, ip->size, false), OFF_OPTION))
 			return KPROG_FAIL;
 		kput(o, ": ", 2);
@@ -601,6 +697,10 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 	case SP_OSNOISE:
 	case SP_TIMERLAT:
 		return latency_sample(p, c, r, o);
+	case SP_BRANCH:
+	case SP_MMIO_RW:
+	case SP_MMIO_MAP:
+		return branch_mmio(p, c, r, o);
 	case SP_FUNCTION: {
 		struct tep_format_field *ip = pf(p, "ip"), *pip = pf(p, "parent_ip");
 		uint64_t parent;
@@ -774,6 +874,7 @@ bool kprog_needs_symbols(const struct kprog *p)
 		break;
 	case SP_SYS_ENTER: case SP_SYS_EXIT: case SP_RAW_DATA: case SP_USER_STACK:
 	case SP_HWLAT: case SP_OSNOISE: case SP_TIMERLAT:
+	case SP_BRANCH: case SP_MMIO_RW: case SP_MMIO_MAP:
 		return false;
 	default:
 		return true;

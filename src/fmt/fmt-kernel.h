@@ -46,6 +46,10 @@ struct kenv {
 	 * function tracer's caller.  The defaults are all false.
 	 */
 	bool sym_offset, sym_addr, no_parent;
+	/* verbose: the blk tracer's actions by their long names ("queue" for "Q"). */
+	bool verbose;
+	/* The recording's tracer was mmiotrace: markers print as its "MARK" lines. */
+	bool mmiotrace;
 	/*
 	 * sym-userobj: a user stack's addresses by the object mapped there,
 	 * from procmap (the process's stored memory map, or NULL).
@@ -71,6 +75,8 @@ struct kenv {
 	const char *(*string)(void *ctx, uint64_t addr);
 	/* sizeof(struct NAME), or 0 if unknown. */
 	unsigned (*struct_size)(void *ctx, const char *name);
+	/* The task's name as saved_cmdlines had it ("<...>" when it had none); may be NULL. */
+	const char *(*comm)(void *ctx, int pid);
 	void *ctx;
 };
 
@@ -79,6 +85,7 @@ struct krec {
 	const uint8_t *data;
 	uint32_t size;
 	uint64_t ts;		/* in ns, when the clock counts ns (else 0) */
+	uint64_t raw_ts;	/* as the buffer holds it, whatever the clock */
 };
 
 struct kprog;
@@ -105,6 +112,13 @@ int kprog_run(const struct kprog *p, const struct kenv *env, const struct krec *
 void kprog_free(struct kprog *p);
 /* Does it print kernel symbols (or need kallsyms to know the memory layout)? */
 bool kprog_needs_symbols(const struct kprog *p);
+
+/*
+ * A record of the blk tracer (an entry type with no format: fmt.c tells it
+ * by its id), as blktrace.c prints it: KPROG_LINE, or KPROG_FAIL for a
+ * record too short for what it says it holds.
+ */
+int kblk_run(const struct kenv *env, const struct krec *r, struct fmt_line *out);
 
 /* For tests: the kernel's vsnprintf on one integer ("%#x", 0 -> "0x0"). */
 int kfmt_number(char *buf, size_t len, const char *spec, uint64_t v);

@@ -159,6 +159,7 @@ struct fmt_src {
 	/* The kernel's trace options that shape its lines (fmt-kopts.c). */
 	struct fmt_kopts ko;
 	bool ko_line;		/* one of them leaves tr's usual line: kernel_line() prints */
+	int blk_type;		/* the blk tracer's entry type, -1 when unknown; 0: not looked */
 	bool irq_col;		/* tr's usual line shows the irq-info column */
 	bool overran;		/* the buffer overran: annotate marks each CPU's start */
 	uint8_t *started;	/* annotate: CPUs whose first event was printed, by number */
@@ -1641,6 +1642,30 @@ void fmt_src_procmaps(struct fmt_src *s, const struct tfile_procmap *maps, int n
 	s->nprocmaps = n;
 }
 
+static const char *kcomm(void *ctx, int pid)
+{
+	return fmt_src_comm(ctx, pid);
+}
+
+/*
+ * The blk tracer's entry type (TRACE_BLK) has no format file: in the
+ * kernel's enum trace_type it sits between user_stack and bputs, as it has
+ * since 2.6.30, so it is the one id between theirs.  -1 when the file's
+ * formats do not show that gap.
+ */
+static int blk_type(struct fmt_src *s)
+{
+	struct tep_event *us, *bp;
+
+	if (!s->blk_type) {
+		us = tep_find_event_by_name(s->tep, "ftrace", "user_stack");
+		bp = tep_find_event_by_name(s->tep, "ftrace", "bputs");
+		s->blk_type = us && bp && bp->id == us->id + 2 && !tep_find_event(s->tep, us->id + 1)
+				      ? us->id + 1 : -1;
+	}
+	return s->blk_type;
+}
+
 static void env_setup(struct fmt_src *s)
 {
 	if (s->env_done)
@@ -1656,6 +1681,7 @@ static void env_setup(struct fmt_src *s)
 	s->env.string = kstring;
 	s->env.struct_size = kstruct_size;
 	s->env.procmap = kprocmap;
+	s->env.comm = kcomm;
 	if (s->f->o.user_syms)
 		s->env.user_sym = kuser_sym;
 	s->env.ctx = s;
@@ -2004,6 +2030,15 @@ static int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 	size_t start = out->len;
 	int ret = KPROG_TEXT;
 
+	if (!ei->event && rec->size >= 2 && !raw &&
+	    (int)rd_num(s, (const uint8_t *)rec->data, 2) == blk_type(s)) {
+		struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0, rec->ts };
+
+		env_setup(s);
+		if ((ret = kblk_run(&s->env, &kr, out)) != KPROG_FAIL)
+			return ret;
+		ret = KPROG_TEXT;
+	}
 	if (!ei->event) {
 		const char *u = "[UNKNOWN EVENT]";
 
@@ -2042,7 +2077,7 @@ static int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 	}
 	/* A plugin's handler (--plugins) prints trace-cmd's compact forms. */
 	if (!raw && !f->o.lib && !ei->event->handler) {
-		struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0 };
+		struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0, rec->ts };
 
 		kernel_compile(s, ei);
 		/* The kernel's text, whole: its own newlines are the kernel's too. */
@@ -2339,6 +2374,8 @@ void fmt_src_graph_opts(struct fmt_src *s, const char *text)
 	if (s->f->o.user_syms)
 		s->ko.userobj = true;
 	s->env.userobj = s->ko.userobj;
+	s->env.verbose = s->ko.verbose;
+	s->env.mmiotrace = !strcmp(s->ko.tracer, "mmiotrace");
 	/*
 	 * tr's usual line shows the irq-info column when asked (--irq-info,
 	 * -O irq-info), not for the recording's irq-info (set by default):

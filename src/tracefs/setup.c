@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <glob.h>
+#include <unistd.h>
 
 #include "parse.h"
 #include "caps.h"
@@ -47,8 +49,22 @@ static int check_word(struct tfs_inst *in, const char *file, bool top_too, const
 
 static int check_tracer(struct tfs_inst *in, const char *tracer)
 {
-	char *avail = NULL;
-	int r = check_word(in, "available_tracers", true, "tracer", tracer, &avail);
+	char *avail = NULL, *top = NULL;
+	int r;
+
+	/* blk, mmiotrace and the latency tracers are the top level's only. */
+	if (in && in->name && !tfs_read(in, "available_tracers", &avail) &&
+	    !word_in(avail, tracer) && !tfs_read(NULL, "available_tracers", &top) &&
+	    word_in(top, tracer)) {
+		free(avail);
+		free(top);
+		return tr_fail(-EINVAL, "tracer '%s' works in the top-level buffer only, not in "
+				       "instance '%s'", tracer, in->name);
+	}
+	free(top);
+	free(avail);
+	avail = NULL;
+	r = check_word(in, "available_tracers", true, "tracer", tracer, &avail);
 
 	if (!r && !strcmp(tracer, "function") && !caps_has(CAP_FUNCTION))
 		r = caps_require(CAP_FUNCTION);
@@ -739,6 +755,92 @@ static int apply_tracer_opts(const struct tr_setup *s)
 	return r;
 }
 
+/* The trace categories act_mask takes by name (blktrace.c's mask_maps). */
+static const char *const blk_cats[] = { "read", "write", "flush", "sync", "queue", "requeue",
+					"issue", "complete", "fs", "pc", "notify", "ahead",
+					"meta", "discard", "drv_data", "fua" };
+
+int setup_blk_mask_check(const char *mask)
+{
+	char *copy = xstrdup(mask), *tok, *save = NULL;
+	int r = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok && !r; tok = strtok_r(NULL, ",", &save)) {
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(blk_cats) && strcmp(tok, blk_cats[i]); i++)
+			;
+		if (i == ARRAY_SIZE(blk_cats))
+			r = tr_fail(-EINVAL, "bad --blk-mask category '%s' (read, write, flush, sync, "
+					     "queue, requeue, issue, complete, fs, pc, notify, ahead, "
+					     "meta, discard, drv_data, fua)", tok);
+	}
+	if (!r && !strpbrk(mask, "abcdefghijklmnopqrstuvwxyz"))
+		r = tr_fail(-EINVAL, "bad --blk-mask '%s': give category names", mask);
+	free(copy);
+	return r;
+}
+
+/* A block device's name: "/dev/" taken off; NULL for one with a '/' left in it. */
+static const char *blk_name(const char *dev)
+{
+	if (!strncmp(dev, "/dev/", 5))
+		dev += 5;
+	return *dev && !strchr(dev, '/') && strcmp(dev, ".") && strcmp(dev, "..") ? dev : NULL;
+}
+
+/*
+ * The blk tracer records only devices whose trace/enable is set: set it for
+ * each one named (and act_mask), through the undo table.  Without any, say
+ * so when no device has it set already: the tracer would trace nothing.
+ */
+static int setup_blk(const struct tr_setup *s)
+{
+	int r = 0;
+
+	for (size_t i = 0; !r && i < s->blk_devs.n; i++) {
+		const char *name = blk_name(s->blk_devs.v[i]);
+		char *dir = xasprintf("/sys/class/block/%s/trace", name ? name : "?"),
+		     *f = xasprintf("%s/enable", dir);
+
+		if (!name || access(f, F_OK))
+			r = tr_fail(-ENOENT, "no block device '%s' to trace (%s missing)",
+				    s->blk_devs.v[i], f);
+		else if ((r = tfs_set_path(f, "1")))
+			r = tr_fail(r, "cannot enable blk tracing of '%s': %s", s->blk_devs.v[i],
+				    strerror(-r));
+		free(f);
+		if (!r && s->blk_mask) {
+			f = xasprintf("%s/act_mask", dir);
+			r = tfs_set_path(f, s->blk_mask);
+			if (r)
+				r = tr_fail(r, "cannot set act_mask of '%s' to '%s': %s",
+					    s->blk_devs.v[i], s->blk_mask, strerror(-r));
+			free(f);
+		}
+		free(dir);
+	}
+	if (!r && !s->blk_devs.n) {
+		glob_t g;
+		bool any = false;
+
+		if (!glob("/sys/class/block/*/trace/enable", 0, NULL, &g))
+			for (size_t i = 0; i < g.gl_pathc && !any; i++) {
+				FILE *fp = fopen(g.gl_pathv[i], "re");
+
+				if (fp) {
+					any = fgetc(fp) == '1';
+					fclose(fp);
+				}
+			}
+		globfree(&g);
+		if (!any)
+			tr_warn("the blk tracer traces only block devices whose trace/enable is "
+				"set, and none is: name them with --blk-dev DEV");
+	}
+	return r;
+}
+
 int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
 {
 	struct strv optfiles = { 0 };
@@ -828,6 +930,8 @@ int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
 		if (r)
 			r = tr_fail(r, "cannot select tracer '%s': %s", s->tracer, strerror(-r));
 	}
+	if (!r && s->tracer && !strcmp(s->tracer, "blk"))
+		r = setup_blk(s);
 	/* A tracer's own options exist for the tracer: set after selecting it. */
 	if (!r && s->func_stack) {
 		r = tfs_set(in, "options/func_stack_trace", "1");
@@ -853,6 +957,7 @@ void setup_free(struct tr_setup *s)
 	strv_free(&s->pids);
 	strv_free(&s->notrace_pids);
 	strv_free(&s->tracer_opts);
+	strv_free(&s->blk_devs);
 }
 
 bool setup_latency_tracer(const char *tracer)

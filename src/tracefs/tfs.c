@@ -939,6 +939,15 @@ static char *unescape(const char *s)
  * first, then remove the file.  Things already gone (an instance the user
  * removed, a trigger cleared by hand) are not errors.
  */
+/* /sys/class/block/DEV/trace/enable or act_mask (tr start -p blk --blk-dev). */
+static bool blk_trace_file(const char *file)
+{
+	const char *dev = file + 17, *slash = strchr(dev, '/');
+
+	return !strncmp(file, "/sys/class/block/", 17) && slash && slash > dev && *dev != '.' &&
+	       (!strcmp(slash, "/trace/enable") || !strcmp(slash, "/trace/act_mask"));
+}
+
 int tfs_state_undo(const char *prefix)
 {
 	char *path = tfs_state_path(), *buf = NULL, *line, *save = NULL;
@@ -974,8 +983,12 @@ int tfs_state_undo(const char *prefix)
 		*v++ = '\0';
 		file = unescape(p);
 		value = unescape(v);
-		/* Only tracefs and the tracing sysctls: the file is ours, but be strict. */
-		if (!strncmp(file, T.root, strlen(T.root)) || !strncmp(file, "/proc/sys/kernel/", 17)) {
+		/*
+		 * Only tracefs, the tracing sysctls and the block devices' blk
+		 * tracing switches: the file is ours, but be strict.
+		 */
+		if (!strncmp(file, T.root, strlen(T.root)) || !strncmp(file, "/proc/sys/kernel/", 17) ||
+		    blk_trace_file(file)) {
 			if (!strcmp(kind, "set"))
 				r = set_path(file, value);
 			else if (!strcmp(kind, "append"))

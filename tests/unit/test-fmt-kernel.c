@@ -114,6 +114,9 @@ static void put_dyn(struct rec *r, int off, const void *p, int n)
 	put_bytes(r, at, p, n);
 }
 
+/* The records' timestamp (ns). */
+static uint64_t rec_ts = 2000000000ULL;
+
 /*
  * Print rec with the event described by text (parsed in system sys):
  * the output, or "FAIL" when the printer gives the record up.
@@ -147,7 +150,7 @@ static char *print_ret(const char *sys, const char *text, struct rec *r, int *re
 		tep_free(tep);
 		return strdup("NO PROG");
 	}
-	rc = kprog_run(p, &env, &(struct krec){ r->d, r->size, 2000000000ULL }, &out);
+	rc = kprog_run(p, &env, &(struct krec){ r->d, r->size, rec_ts, rec_ts }, &out);
 	if (ret)
 		*ret = rc;
 	if (rc == KPROG_FAIL)
@@ -707,6 +710,193 @@ TEST(latency_tracer_samples)
 		    "#1     context thread timer_latency   2441770 ns");
 }
 
+/* ---- the branch tracer, mmiotrace and the blk tracer (their own printers) ---- */
+
+static const char fmt_branch[] =
+	"name: branch\nID: 9\nformat:\n" COMMON
+	"\tfield:unsigned int line;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:char func[31];\toffset:12;\tsize:31;\tsigned:0;\n"
+	"\tfield:char file[21];\toffset:43;\tsize:21;\tsigned:0;\n"
+	"\tfield:char correct;\toffset:64;\tsize:1;\tsigned:0;\n"
+	"\tfield:char constant;\toffset:65;\tsize:1;\tsigned:0;\n\n"
+	"print fmt: \"%u:%s:%s (%u)%s\", REC->line, REC->func, REC->file, REC->correct, "
+	"REC->constant ? \" CONSTANT\" : \"\"\n";
+
+static const char fmt_mmio_rw[] =
+	"name: mmiotrace_rw\nID: 7\nformat:\n" COMMON
+	"\tfield:resource_size_t phys;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long value;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long pc;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:int map_id;\toffset:32;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned char opcode;\toffset:36;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char width;\toffset:37;\tsize:1;\tsigned:0;\n\n"
+	"print fmt: \"%lx %lx %lx %d %x %x\", (unsigned long)REC->phys, REC->value, REC->pc, "
+	"REC->map_id, REC->opcode, REC->width\n";
+
+static const char fmt_mmio_map[] =
+	"name: mmiotrace_map\nID: 8\nformat:\n" COMMON
+	"\tfield:resource_size_t phys;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long virt;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned long len;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:int map_id;\toffset:32;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned char opcode;\toffset:36;\tsize:1;\tsigned:0;\n\n"
+	"print fmt: \"%lx %lx %lx %d %x\", (unsigned long)REC->phys, REC->virt, REC->len, "
+	"REC->map_id, REC->opcode\n";
+
+TEST(branch_and_mmiotrace)
+{
+	struct rec r = { 0 };
+	int ret;
+
+	/* trace_branch_print(): the whole text after the time, no "branch:" before it. */
+	put(&r, 8, 1234, 4);
+	put_bytes(&r, 12, "sched_clock_cpu", 16);
+	put_bytes(&r, 43, "sched/clock.c", 14);
+	put(&r, 64, 1, 1);
+	put(&r, 65, 0, 1);
+	CHECK_OWNED(print_ret("ftrace", fmt_branch, &r, &ret),
+		    "[  ok  ] sched_clock_cpu:sched/clock.c:1234");
+	CHECK(ret == 1);
+	put(&r, 64, 0, 1);
+	/* A name that fills its array has no NUL: it ends with the array. */
+	put_bytes(&r, 12, "a_function_name_of_31_bytes_xyz", 31);
+	CHECK_OWNED(print_ret("ftrace", fmt_branch, &r, NULL),
+		    "[ MISS ] a_function_name_of_31_bytes_xyz:sched/clock.c:1234");
+
+	/* mmio_print_rw() and mmio_print_map(): the time in us, rounded as ns2usecs() does. */
+	rec_ts = 1234567891500ULL;
+	r = (struct rec){ 0 };
+	put(&r, 8, 0xfebf0010, 8);
+	put(&r, 16, 0xdeadbeef, 8);
+	put(&r, 24, 0xffffffff81300210ULL, 8);
+	put(&r, 32, 3, 4);
+	put(&r, 36, 1, 1);
+	put(&r, 37, 4, 1);
+	CHECK_OWNED(print_ret("ftrace", fmt_mmio_rw, &r, &ret),
+		    "R 4 1234.567892 3 0xfebf0010 0xdeadbeef 0xffffffff81300210 0");
+	CHECK(ret == 1);
+	put(&r, 36, 2, 1);
+	put(&r, 37, 1, 1);
+	CHECK_OWNED(print_ret("ftrace", fmt_mmio_rw, &r, NULL),
+		    "W 1 1234.567892 3 0xfebf0010 0xdeadbeef 0xffffffff81300210 0");
+	put(&r, 36, 5, 1);
+	put(&r, 16, 0x123456, 8);
+	CHECK_OWNED(print_ret("ftrace", fmt_mmio_rw, &r, NULL),
+		    "UNKNOWN 1234.567892 3 0xfebf0010 12,34,56 0xffffffff81300210 0");
+	put(&r, 36, 9, 1);
+	CHECK_OWNED(print_ret("ftrace", fmt_mmio_rw, &r, NULL), "rw what?");
+	r = (struct rec){ 0 };
+	put(&r, 8, 0xfebf0000, 8);
+	put(&r, 16, 0xffffc90000100000ULL, 8);
+	put(&r, 24, 0x1000, 8);
+	put(&r, 32, 7, 4);
+	put(&r, 36, 3, 1);
+	CHECK_OWNED(print_ret("ftrace", fmt_mmio_map, &r, NULL),
+		    "MAP 1234.567892 7 0xfebf0000 0xffffc90000100000 0x1000 0x0 0");
+	put(&r, 36, 4, 1);
+	CHECK_OWNED(print_ret("ftrace", fmt_mmio_map, &r, NULL), "UNMAP 1234.567892 7 0x0 0");
+	/* Under mmiotrace a marker is its "MARK" line (mmio_print_mark()), its newline dropped. */
+	r = (struct rec){ 0 };
+	put(&r, 8, 0xffffffff81300010ULL, 8);
+	put_bytes(&r, 16, "hello\n", 7);
+	env.mmiotrace = true;
+	CHECK_OWNED(print_ret("ftrace", fmt_print, &r, &ret), "MARK 1234.567892 hello");
+	CHECK(ret == 1);
+	env.mmiotrace = false;
+	CHECK_OWNED(print_ret("ftrace", fmt_print, &r, NULL), "tracing_mark_write: hello");
+	rec_ts = 2000000000ULL;
+}
+
+static const char *stub_comm(void *ctx, int pid)
+{
+	(void)ctx;
+	return pid == 1234 ? "dd" : pid ? "<...>" : "<idle>";
+}
+
+/* A blk_io_trace record (before 6.19) with pdu bytes after it. */
+static char *blk(struct rec *r, unsigned kver, bool verbose)
+{
+	struct kenv e = env;
+	struct fmt_line out = { 0 };
+	char *s;
+	int rc;
+
+	e.comm = stub_comm;
+	e.kver = kver;
+	e.verbose = verbose;
+	rc = kblk_run(&e, &(struct krec){ r->d, r->size, 0, 0 }, &out);
+	s = rc == 1 ? strndup(out.p ? out.p : "", out.len) : strdup(rc < 0 ? "FAIL" : "TEXT");
+	free(out.p);
+	return s;
+}
+
+static void blk_rec(struct rec *r, int pid, uint64_t sector, uint32_t bytes, uint32_t action,
+		    uint32_t dev, uint16_t error, const void *pdu, uint16_t pdu_len)
+{
+	*r = (struct rec){ 0 };
+	put(r, 0, 14, 2);
+	put(r, 4, pid, 4);
+	put(r, 16, sector, 8);
+	put(r, 24, bytes, 4);
+	put(r, 28, action, 4);
+	put(r, 32, pid, 4);
+	put(r, 36, dev, 4);
+	put(r, 40, 1, 4);
+	put(r, 44, error, 2);
+	put(r, 46, pdu_len, 2);
+	if (pdu_len)
+		put_bytes(r, 48, pdu, pdu_len);
+	r->size = (48 + pdu_len + 3) & ~3u;
+}
+
+TEST(blk_tracer_records)
+{
+	struct rec r;
+	/* BLK_TC_ACT(x) is x << 16; loop0 is 7,0; nvme0n1 259,0 (dev_t: major << 20). */
+	const uint32_t loop0 = 7 << 20, nvme = 259 << 20 | 0, WRITE = 2 << 16, SYNC = 8 << 16,
+		       QUEUE = 16 << 16, ISSUE = 64 << 16, COMPLETE = 128 << 16, PC = 512 << 16;
+	uint8_t unplug[8] = { 0, 0, 0, 0, 0, 0, 0, 3 };
+	uint8_t remap[16] = { 0x00, 0x70, 0x00, 0x01, 0x00, 0x70, 0x00, 0x00,
+			      0, 0, 0, 0, 0, 0, 0x10, 0x00 };
+	uint8_t cdb[6] = { 0x28, 0, 0x12, 0, 0, 0 };
+
+	blk_rec(&r, 1234, 2048, 4096, 1 | QUEUE | WRITE | SYNC, nvme, 0, NULL, 0);
+	CHECK_OWNED(blk(&r, 0, false), "259,0    Q  WS 2048 + 8 [dd]");
+	CHECK_OWNED(blk(&r, 6 << 8 | 18, true), "259,0   queue  WS 2048 + 8 [dd]");
+	blk_rec(&r, 0, 2048, 4096, 8 | COMPLETE | WRITE, loop0, 0, NULL, 0);
+	CHECK_OWNED(blk(&r, 0, false), "  7,0    C   W 2048 + 8 [0]");
+	blk_rec(&r, 1234, 0, 0, 8 | COMPLETE, loop0, 5, NULL, 0);
+	CHECK_OWNED(blk(&r, 0, false), "  7,0    C   N 0 [5]");
+	blk_rec(&r, 1234, 0, 0, 9 | QUEUE, loop0, 0, NULL, 0);
+	CHECK_OWNED(blk(&r, 0, false), "  7,0    P   N [dd]");
+	blk_rec(&r, 1234, 0, 0, 10 | QUEUE, loop0, 0, unplug, 8);
+	CHECK_OWNED(blk(&r, 0, false), "  7,0    U   N [dd] 3");
+	CHECK_OWNED(blk(&r, 0, true), "  7,0   unplug_io   N [dd] 3");
+	blk_rec(&r, 1234, 64, 4096, 15 | QUEUE, 7 << 20 | 1, 0, remap, 16);
+	CHECK_OWNED(blk(&r, 0, false), "  7,1    A   R 64 + 8 <- (7,1) 4096");
+	blk_rec(&r, 1234, 64, 1024, 13, loop0, 0, unplug, 8);
+	CHECK_OWNED(blk(&r, 0, false), "  7,0    X   R 64 / 3 [dd]");
+	/* A pc request: its bytes, then the command's up to one past the last non-zero one. */
+	blk_rec(&r, 77, 0, 36, 7 | ISSUE | PC, loop0, 0, cdb, 6);
+	CHECK_OWNED(blk(&r, 0, false), "  7,0    D   R 36 (28 00 12 00 ..) [<...>]");
+	/* A message (BLK_TN_MESSAGE) and a cgroup's id before the pdu. */
+	{
+		uint8_t msg[8 + 5] = { 0x21, 0, 0, 0, 0x01, 0, 0, 0, 'h', 'e', 'l', 'l', 'o' };
+
+		blk_rec(&r, 1234, 0, 0, 2 | 1 << 10 << 16 | 1 << 8, loop0, 0, msg, 13);
+		CHECK_OWNED(blk(&r, 0, false), "  7,0   21,1  m   N hello");
+		CHECK_OWNED(blk(&r, 0, true), "  7,0   21,1 message   N hello");
+	}
+	blk_rec(&r, 1234, 0, 0, 17, loop0, 0, NULL, 0);
+	CHECK_OWNED(blk(&r, 0, false), "Unknown action 11");
+	/* Cut short: no read past the record (ASan), no text. */
+	blk_rec(&r, 1234, 0, 0, 10 | QUEUE, loop0, 0, unplug, 8);
+	r.size = 50;
+	CHECK_OWNED(blk(&r, 6 << 8 | 1, false), "FAIL");
+	r.size = 40;
+	CHECK_OWNED(blk(&r, 0, false), "FAIL");
+}
+
 /* ---- what libtraceevent cannot parse ---- */
 
 static const char fmt_maple[] =
@@ -813,7 +1003,8 @@ TEST(short_records_fail_cleanly)
 {
 	/* Each record is cut short: no read past it (ASan), and no output. */
 	const char *fmts[] = { fmt_nums, fmt_strs, fmt_ptrs, fmt_net, fmt_flags, fmt_arrays,
-			       fmt_switch, fmt_expr, fmt_hwlat, fmt_osnoise, fmt_timerlat };
+			       fmt_switch, fmt_expr, fmt_hwlat, fmt_osnoise, fmt_timerlat,
+			       fmt_branch, fmt_mmio_rw, fmt_mmio_map };
 
 	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
 		struct rec r = { 0 };
@@ -830,6 +1021,7 @@ TEST(short_records_fail_cleanly)
 
 UNIT_MAIN(T(numbers), T(kernel_number_rules), T(strings), T(pointers_and_symbols),
 	  T(network_and_ids), T(flags_and_symbols), T(hex_arrays_bitmasks), T(expressions),
-	  T(kernel_output_functions), T(probes), T(latency_tracer_samples), T(formats_with_newlines),
+	  T(kernel_output_functions), T(probes), T(latency_tracer_samples), T(branch_and_mmiotrace),
+	  T(blk_tracer_records), T(formats_with_newlines),
 	  T(formats_libtraceevent_refuses), T(deep_nesting_refused),
 	  T(short_records_fail_cleanly))
