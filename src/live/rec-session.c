@@ -363,6 +363,9 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	 * one gone by the end keeps this one.  -N sends the file's options
 	 * before the first page: these are all it can have.
 	 */
+	if (maps && o->net && o->command)
+		tr_warn("-N sends the file's options as recording starts: no memory map of '%s' "
+			"goes with it (its user stacks stay addresses)", o->command[0]);
 	if (maps) {
 		prog.maps = &kept;
 		for (size_t i = 0; i < o->setup->pids.n; i++) {

@@ -297,6 +297,8 @@ test_expect_success 'libtracecmd (trace-cmd'"'"'s reader) finds the same objects
 	stack_named named.txt >tr.named &&
 	test_grep "w-no-pie\[+0x" tc.named &&
 	test_cmp tc.named tr.named &&
+	trace-cmd report ch.dat >chtc.txt &&
+	test $(grep -c "user_stack:" chtc.txt) -ge 8 &&
 	trace-cmd dump --options ch.dat >dump.txt 2>&1 &&
 	test $(grep -c "Option PROCMAPS" dump.txt) = 3
 '
@@ -405,7 +407,20 @@ for _ in range(3000): time.sleep(0.01)\"" 2>k.err &
 	blocks $(cat shpid) kr.txt >kr.b &&
 	test_grep -E "^ => /.*libc[^ ]*\[\+0x[0-9a-f]+\]" kr.b &&
 	tr report -i k.dat --stat >kst.txt &&
-	test_grep -E "^memory maps:    [0-9]+ processes" kst.txt
+	test_grep -E "^memory maps:    [0-9]+ processes" kst.txt &&
+	# The restored file (v7, compressed) in trace-cmd and libtracecmd.
+	command -v trace-cmd >/dev/null || { say "# no trace-cmd"; return 0; }
+	trace-cmd report k.dat >ktc.txt 2>ktc.err &&
+	test $(grep -c "user_stack:" ktc.txt) -ge 4 &&
+	python3 -c "import ctypes; ctypes.CDLL(\"libtracecmd.so.1\")" 2>/dev/null ||
+		{ say "# no libtracecmd"; return 0; }
+	tr report -i k.dat -O nosym-userobj >kbare.txt &&
+	tr report -i k.dat -O sym-userobj >knamed.txt &&
+	stack_addrs kbare.txt >kaddrs &&
+	python3 tc-maps.py k.dat <kaddrs >ktc.named &&
+	stack_named knamed.txt >ktr.named &&
+	test_grep "w-pie\[+0x" ktc.named &&
+	test_cmp ktc.named ktr.named
 '
 
 test_expect_success 'tr extract: the maps of the processes the instance traces (-P), as they are now' '
