@@ -262,28 +262,8 @@ static void add_spooled_maps(const char *dir, struct tfw_meta *m)
 	struct tfile_procmap *maps = NULL;
 	size_t len = 0, n = 0;
 
-	if (read_file(path, &text, &len))
-		goto out;
-	for (size_t at = 0; at < len;) {
-		const char *p = text + at;
-		const char *z = memchr(p, '\0', len - at);
-		struct tfile_procmap pm;
-		char why[80];
-		size_t i;
-
-		if (!z)
-			break;
-		at = z + 1 - text;
-		if (tfile_procmap_parse(p, z + 1 - p, &pm, why, sizeof(why)))
-			continue;
-		for (i = 0; i < n && maps[i].pid != pm.pid; i++)
-			;
-		if (i == n)
-			maps = xrealloc(maps, ++n * sizeof(*maps));
-		else
-			tfile_procmap_free(&maps[i]);
-		maps[i] = pm;
-	}
+	if (!read_file(path, &text, &len))
+		n = tfile_procmap_log_parse(text, len, &maps);
 	for (size_t i = 0; i < n; i++) {
 		struct tfw_opt o;
 
@@ -292,7 +272,6 @@ static void add_spooled_maps(const char *dir, struct tfw_meta *m)
 		free(o.data.data);
 		tfile_procmap_free(&maps[i]);
 	}
-out:
 	free(maps);
 	free(text);
 	free(path);
