@@ -804,10 +804,20 @@ static void release_tracees(struct session *s)
 		for (int t = 0; t < 100 && !(w = waitpid(pid, &st, WNOHANG | __WALL)); t++)
 			nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
 		if (w == pid && WIFSTOPPED(st)) {
+			int ev = (unsigned)st >> 16;
+			unsigned long msg;
+
+			/* Stopped at a fork instead: the child, attached, is let go in turn. */
+			if ((ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK) &&
+			    !ptrace(PTRACE_GETEVENTMSG, pid, NULL, &msg) && msg) {
+				s->tracees = xrealloc(s->tracees,
+						      (s->ntracees + 1) * sizeof(*s->tracees));
+				s->tracees[s->ntracees++] = (pid_t)msg;
+			}
 			if (!tfw_procmap_read(pid, &m))
 				keep_map(s, &m);
 			/* A signal it stopped for is passed on as it goes. */
-			if (!((unsigned)st >> 16))
+			if (!ev)
 				sig = WSTOPSIG(st);
 			ptrace(PTRACE_DETACH, pid, NULL, (void *)(long)sig);
 		}

@@ -286,6 +286,26 @@ test_expect_success 'the command'"'"'s children: each named from its own map, re
 	test_grep -E "^user stacks:    [0-9]+ of 2 processes$" st.txt
 '
 
+test_expect_success 'a child that outlives the command: its map read as the recording ends, then let go' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst >/dev/null 2>&1 || :; rmdir $TRACEFS/instances/$inst 2>/dev/null || :" &&
+	rm -f ready child &&
+	test_when_finished "kill \$(cat child 2>/dev/null) 2>/dev/null || :" &&
+	tr record -q -B $inst -O userstacktrace -e $EV -o out.dat sh -c "
+		python3 -c \"import time
+open(\\\"ready\\\", \\\"w\\\")
+for _ in range(3000): time.sleep(0.01)\" & echo \$! >child
+		for i in \$(seq 100); do [ -e ready ] && break; sleep 0.1; done
+		sleep 0.2" &&
+	child=$(cat child) &&
+	# Running on, traced by no one and not stopped.
+	test_grep -E "^TracerPid:\s+0$" /proc/$child/status &&
+	test_grep -E "^State:\s+[RS]" /proc/$child/status &&
+	tr report -i out.dat -O sym-userobj >out.txt &&
+	blocks $child out.txt >out.b &&
+	test_grep -E "^ => /.*libc[^ ]*\[\+0x[0-9a-f]+\]$" out.b
+'
+
 test_expect_success 'libtracecmd (trace-cmd'"'"'s reader) finds the same objects in the maps' '
 	python3 -c "import ctypes; ctypes.CDLL(\"libtracecmd.so.1\")" 2>/dev/null ||
 		{ say "# no libtracecmd"; return 0; }
