@@ -287,6 +287,12 @@ void fmt_lookahead(struct fmt *f, fmt_peek_fn peek, fmt_skip_fn skip, void *ctx)
 
 /* A record's common_pid, read where the file's format puts it; -1 if too short. */
 int fmt_src_pid(struct fmt_src *s, const struct tfile_event *ev);
+/*
+ * A user stack record's (ftrace:user_stack) tgid, -1 for other records;
+ * and whether fmt_src_procmaps() gave a map of that process.
+ */
+int fmt_src_user_stack_tgid(struct fmt_src *s, const struct tfile_event *ev);
+bool fmt_src_has_procmap(const struct fmt_src *s, int tgid);
 /* The name fmt would print for pid: "<idle>" for 0, "<...>" if unknown. */
 const char *fmt_src_comm(struct fmt_src *s, int pid);
 /*

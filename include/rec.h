@@ -295,6 +295,14 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		   struct rec_summary *sum);
 
 /*
+ * With in's userstacktrace option on, the memory maps of the processes
+ * its set_event_pid and set_ftrace_pid list (the first 64; with -c the
+ * kernel keeps their children there while they live) as PROCMAPS options
+ * appended to *opts (tr extract's; a process gone has none).
+ */
+void rec_pid_maps(const struct tfs_inst *in, struct tfw_opt **opts, size_t *nopts);
+
+/*
  * The options that say how to read a recording's times, appended to
  * *opts (*nopts entries, their data malloc'd): with REC_FILE_DATE in
  * flags, DATE, the wall clock less in's trace clock now, in microseconds
@@ -377,6 +385,8 @@ void rec_summary_free(struct rec_summary *s);
  *             files, formats, kallsyms, printk formats, options; written
  *             before recording starts
  *   cmdlines  saved_cmdlines as of the last flush (renamed into place)
+ *   procmaps  PROCMAPS options of the traced processes (with user stacks),
+ *             appended as each is read or changes; the last of a pid counts
  *   cpuN.raw  CPU N's sub-buffers as the reader wrote them (rec_opts.spool)
  * At a clean end the output is written from them and the directory goes.
  * After a crash rec_restore() makes the output of what is there.  The
@@ -403,6 +413,11 @@ char *rec_spool_output(const char *dir);
 int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const struct tfw_opt *extra,
 		   size_t nextra);
 int rec_spool_cmdlines(const char *dir);
+/*
+ * Append PROCMAPS option o (tfw_opt_procmap()) to the spool's procmaps,
+ * which a restored file takes its maps from (the last one of each pid).
+ */
+int rec_spool_procmap(const char *dir, const struct tfw_opt *o);
 /*
  * Before the output fd is written: where its file system has no room for
  * the header twice, drop the spool's copy (meta.dat, cmdlines) so the pages

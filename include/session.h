@@ -53,6 +53,7 @@
 #include "tfs.h"
 
 struct session;
+struct tfile_procmap;
 
 /*
  * A further buffer of the session (tr record's -B NAME after another
@@ -113,11 +114,17 @@ struct session_opts {
 	uid_t run_uid;
 	gid_t run_gid;
 	/*
-	 * Keep the command's memory map as it exits (session_child_map()),
-	 * for its user stacks: the command runs under ptrace (seized, stopped
-	 * only at its exit and as signals reach it, each passed on).
+	 * Keep the memory maps of the command and of the processes it forks,
+	 * as each exits (session_maps()), for their user stacks: they run
+	 * under ptrace (seized, stopped only at exit, fork and as signals
+	 * reach them, each passed on); those still running as the session
+	 * ends are read then.  on_map(arg, m), if set, is called as each map
+	 * is read (m is the session's).  Processes made by clone() without
+	 * SIGCHLD, or forked by a thread other than a process's first, are
+	 * not followed.
 	 */
 	bool child_map;
+	void (*on_map)(void *arg, const struct tfile_procmap *m);
 	/*
 	 * Reads nothing and leaves the buffer alone (implies no_readers and
 	 * keep_buffer): takes no lock and only turns tracing on, never off,
@@ -162,11 +169,12 @@ struct rec *session_rec(struct session *s);
 /* The command's pid (forked, not yet exec'd before session_run()), or 0. */
 pid_t session_child(const struct session *s);
 /*
- * With opts.child_map: the command's memory map read at its exit (or NULL:
- * it has not exited, or ptrace or /proc refused).  The session's.
+ * With opts.child_map: the maps read so far (*n of them, one a pid; see
+ * child_map), the session's.  Whole once session_run() returned.
  */
-struct tfile_procmap;
-const struct tfile_procmap *session_child_map(const struct session *s);
+const struct tfile_procmap *session_maps(const struct session *s, size_t *n);
+/* With opts.child_map: the processes seized now (*n of them), the session's. */
+const pid_t *session_tracees(const struct session *s, size_t *n);
 /* tr's own pid and its readers' thread ids, to leave out of the events. */
 size_t session_own_pids(const struct session *s, pid_t *pids, size_t max);
 /*

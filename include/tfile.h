@@ -134,6 +134,13 @@ int tfile_procmap_parse(const char *p, size_t n, struct tfile_procmap *out, char
 			size_t whylen);
 void tfile_procmap_free(struct tfile_procmap *m);
 /*
+ * A log of PROCMAPS options one after another (the spool's procmaps,
+ * appended to as maps are read): the last well-formed one of each pid, in
+ * the order each pid first came, as *out (to free each, then the array).
+ * Malformed ones and a last one without its NUL are passed over.
+ */
+size_t tfile_procmap_log_parse(const char *p, size_t n, struct tfile_procmap **out);
+/*
  * The mapping the kernel's find_vma() would give for addr: the first one
  * ending above it (which need not hold it), or NULL.
  */

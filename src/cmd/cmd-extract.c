@@ -21,6 +21,7 @@
 #include "rec.h"
 #include "setup.h"
 #include "tfs.h"
+#include "tfw.h"
 
 struct args {
 	struct opt_instance inst;
@@ -81,6 +82,8 @@ int cmd_extract(int argc, char **argv)
 	char *copy = NULL, *kb = NULL, *tracer = NULL;
 	int fd = -1, r, status = EXIT_RUNTIME;
 	uint64_t limit = 0;
+	struct tfw_opt *maps = NULL;
+	size_t nmaps = 0;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	if (!a.output)
@@ -128,8 +131,10 @@ int cmd_extract(int argc, char **argv)
 		r = rec_stop(rec);
 		if (r)
 			tr_warn("a reader stopped early: %s", strerror(-r));
+		/* User stacks: the maps of the processes the instance traces, those still alive. */
+		rec_pid_maps(in, &maps, &nmaps);
 		r = rec_write_file(rec, fd, in, NULL, before, REC_LOSS_SINCE_RESET | REC_FORMATS_FROM_DATA,
-				   NULL, NULL, 0, NULL, NULL, 0, &sum);
+				   NULL, NULL, 0, NULL, maps, nmaps, &sum);
 	}
 	if (r) {
 		tr_report(r, "cannot extract");
@@ -149,6 +154,9 @@ out:
 		status = EXIT_RUNTIME;
 	}
 	rec_summary_free(&sum);
+	for (size_t i = 0; i < nmaps; i++)
+		free(maps[i].data.data);
+	free(maps);
 	free(before);
 	free(copy);
 	free(tracer);

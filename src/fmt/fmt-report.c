@@ -605,6 +605,13 @@ static void print_info(FILE *o, struct tfile *tf)
 		fprintf(o, "time offset:    %" PRId64 " ns\n", in->ts_offset);
 	print_tsync_info(o, in);
 	fprintf(o, "event formats:  %d\n", in->nformats);
+	if (in->nprocmaps) {
+		fprintf(o, "memory maps:    %d process%s (pid", in->nprocmaps,
+			in->nprocmaps == 1 ? "" : "es");
+		for (int k = 0; k < in->nprocmaps && k < 16; k++)
+			fprintf(o, " %d", in->procmaps[k].pid);
+		fprintf(o, "%s)\n", in->nprocmaps > 16 ? " ..." : "");
+	}
 	fprintf(o, "options:       ");
 	for (size_t k = 0; k < in->options.n; k++)
 		fprintf(o, " %s", in->options.v[k]);
@@ -692,6 +699,56 @@ static void print_buffer_stats(struct run *x, size_t i, uint64_t **by_buf)
 	}
 }
 
+/*
+ * The user stack records (userstacktrace) and the processes among theirs
+ * that the file has no memory map of: their stacks print as bare
+ * addresses (a process gone before tr could read its map).
+ */
+struct user_stacks {
+	uint64_t records;
+	size_t procs;		/* distinct tgids of each file, the first 4096 */
+	int seen[4096];
+	const struct fmt_src *seen_in[4096];
+	int *bare;		/* the tgids without a map */
+	size_t nbare;
+};
+
+static void count_user_stack(struct user_stacks *u, struct fmt_src *src,
+			     const struct tfile_event *ev)
+{
+	int tgid = fmt_src_user_stack_tgid(src, ev);
+	size_t i;
+
+	if (tgid < 0)
+		return;
+	u->records++;
+	for (i = 0; i < u->procs && (u->seen[i] != tgid || u->seen_in[i] != src); i++)
+		;
+	if (i < u->procs || u->procs == ARRAY_SIZE(u->seen))
+		return;
+	u->seen_in[u->procs] = src;
+	u->seen[u->procs++] = tgid;
+	if (fmt_src_has_procmap(src, tgid))
+		return;
+	u->bare = xrealloc(u->bare, (u->nbare + 1) * sizeof(*u->bare));
+	u->bare[u->nbare++] = tgid;
+}
+
+static void print_user_stacks(FILE *o, const struct user_stacks *u)
+{
+	if (!u->records)
+		return;
+	fprintf(o, "user stacks:    %" PRIu64 " of %zu process%s", u->records, u->procs,
+		u->procs == 1 ? "" : "es");
+	if (u->nbare) {
+		fprintf(o, ", %zu without a memory map (pid", u->nbare);
+		for (size_t i = 0; i < u->nbare && i < 16; i++)
+			fprintf(o, " %d", u->bare[i]);
+		fprintf(o, "%s): bare addresses", u->nbare > 16 ? " ..." : "");
+	}
+	fputc('\n', o);
+}
+
 static int print_stat(struct run *x)
 {
 	FILE *o = x->out;
@@ -701,6 +758,7 @@ static int print_stat(struct run *x)
 	size_t ncounts = 0;
 	struct tfile_event ev;
 	uint64_t ***by_buf = xcalloc(x->nin, sizeof(*by_buf));
+	struct user_stacks us = { 0 };
 	int r = 0;
 
 	for (size_t i = 0; i < x->nin; i++)
@@ -739,6 +797,7 @@ static int print_stat(struct run *x)
 				by_id[id < 0 ? 0 : id]++;
 				if (bb)
 					bb[id < 0 ? 0 : id]++;
+				count_user_stack(&us, c->in->src, &ev);
 			}
 			if (r < 0)
 				break;
@@ -782,6 +841,7 @@ static int print_stat(struct run *x)
 			fprintf(o, "  %s", tfile_path(c->in->tf));
 		fputc('\n', o);
 	}
+	print_user_stacks(o, &us);
 	if (ncounts)
 		qsort(counts, ncounts, sizeof(*counts), cmp_count);
 	fprintf(o, "per event:\n");
@@ -796,6 +856,7 @@ static int print_stat(struct run *x)
 				print_buffer_stats(x, i, by_buf[i]);
 	}
 out:
+	free(us.bare);
 	free_counts(counts, ncounts);
 	for (size_t i = 0; i < x->nin; i++) {
 		for (int b = 0; by_buf[i] && b < tfile_nbuffers(x->in[i].tf); b++)

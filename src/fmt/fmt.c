@@ -81,7 +81,12 @@ struct ev_info {
 	int name_len;		/* bytes of the padded "NAME: " column */
 	char name_col[72];
 	const char *eprobe;	/* an eprobe's event ("sched.sched_switch"), or NULL */
+	/* ftrace:user_stack's tgid field (fmt_src_user_stack_tgid()), once looked up */
+	bool us_done;
+	struct tep_format_field *us_tgid;
 };
+
+static const struct tfile_procmap *kprocmap(void *ctx, int tgid);
 
 struct fmt_src {
 	struct fmt *f;
@@ -867,6 +872,32 @@ const char *fmt_src_event_name(struct fmt_src *s, int id, const char **system)
 	if (system)
 		*system = ei && ei->event ? ei->event->system : NULL;
 	return ei && ei->event ? ei->event->name : NULL;
+}
+
+int fmt_src_user_stack_tgid(struct fmt_src *s, const struct tfile_event *ev)
+{
+	int id = fmt_src_event_id(s, ev);
+	struct ev_info *ei = id >= 0 ? ev_lookup(s, id) : NULL;
+	struct tep_format_field *f;
+
+	if (!ei || !ei->event)
+		return -1;
+	if (!ei->us_done) {
+		ei->us_done = true;
+		f = tep_find_field(ei->event, "tgid");
+		if (!strcmp(ei->event->name, "user_stack") && !strcmp(ei->event->system, "ftrace") &&
+		    f && f->size == 4)
+			ei->us_tgid = f;
+	}
+	f = ei->us_tgid;
+	if (!f || (uint64_t)(unsigned)f->offset + 4 > ev->size)
+		return -1;
+	return (int)rd_num(s, (const uint8_t *)ev->data + f->offset, 4);
+}
+
+bool fmt_src_has_procmap(const struct fmt_src *s, int tgid)
+{
+	return kprocmap((void *)s, tgid) != NULL;
 }
 
 static inline int rec_pid(struct fmt_src *s, const struct tfile_event *ev)

@@ -45,35 +45,119 @@ static bool wants_maps(const struct rec_record_opts *o)
 }
 
 /*
- * The PROCMAPS options: each -P process's map as the recording ends (as
- * it began if it is gone by then: early is better than none), and the
- * command's as it exited.  Appended to *opts.
+ * The traced processes' maps as PROCMAPS options, one a pid, the latest
+ * read of each kept; with a spool, each new or changed one is appended to
+ * its procmaps as it is read, so a restored file has them too.
  */
-static void add_maps(const struct rec_record_opts *o, struct session *sess,
-		     struct tfile_procmap *early, struct tfw_opt **opts, size_t *n)
+struct kept_maps {
+	struct tfw_opt *opts;
+	int *pids;
+	size_t n;
+	const char *spool;
+	bool spool_failed;
+};
+
+struct progress_ctx {
+	const struct rec_record_opts *o;
+	struct session *sess;
+	struct kept_maps *maps;		/* with user stacks, else NULL */
+	uint64_t *lost;
+	unsigned flush_ms;		/* the spool's, or 0 */
+	uint64_t next_progress, next_flush;	/* session_elapsed_ns() due times */
+};
+
+static void keep_map(struct kept_maps *k, const struct tfile_procmap *m)
 {
-	const struct tfile_procmap *cm = session_child_map(sess);
+	struct tfw_opt o;
+	size_t i;
 
-	for (size_t i = 0; i < o->setup->pids.n; i++) {
-		struct tfile_procmap m;
-		int pid;
+	tfw_opt_procmap(&o, m);
+	for (i = 0; i < k->n && k->pids[i] != m->pid; i++)
+		;
+	if (i < k->n && k->opts[i].data.len == o.data.len &&
+	    !memcmp(k->opts[i].data.data, o.data.data, o.data.len)) {
+		free(o.data.data);
+		return;
+	}
+	if (i == k->n) {
+		k->opts = xrealloc(k->opts, (k->n + 1) * sizeof(*k->opts));
+		k->pids = xrealloc(k->pids, (k->n + 1) * sizeof(*k->pids));
+		k->n++;
+	} else {
+		free(k->opts[i].data.data);
+	}
+	k->opts[i] = o;
+	k->pids[i] = m->pid;
+	if (k->spool && !k->spool_failed && rec_spool_procmap(k->spool, &o)) {
+		tr_warn("%s: a crash would lose the memory maps", tr_failure());
+		k->spool_failed = true;
+	}
+}
 
-		if (parse_int(o->setup->pids.v[i], 1, 1 << 22, &pid))
+/* pid's map now, if it still has one. */
+static void keep_live_map(struct kept_maps *k, int pid)
+{
+	struct tfile_procmap m;
+
+	if (!tfw_procmap_read(pid, &m))
+		keep_map(k, &m);
+	tfile_procmap_free(&m);
+}
+
+/* The session's map of a process of the command's, read as it exited (session.h). */
+static void on_map(void *arg, const struct tfile_procmap *m)
+{
+	struct progress_ctx *p = arg;
+
+	keep_map(p->maps, m);
+}
+
+/*
+ * The live processes whose maps are wanted: the -P ones, the pids the
+ * instance's set_event_pid (and set_ftrace_pid) lists now (with -c, the kernel adds their
+ * children as they fork and drops them as they exit) and those of the
+ * command's seized by the session.  Each map is read now.
+ */
+static void keep_live_maps(const struct rec_record_opts *o, struct session *sess,
+			   struct kept_maps *k)
+{
+	char *list = NULL, *save = NULL;
+	size_t nt = 0;
+	const pid_t *t = sess ? session_tracees(sess, &nt) : NULL;
+	int pid;
+
+	for (size_t i = 0; i < o->setup->pids.n; i++)
+		if (!parse_int(o->setup->pids.v[i], 1, 1 << 22, &pid))
+			keep_live_map(k, pid);
+	for (int f = 0; f < 2; f++) {
+		if (tfs_read(o->inst, f ? "set_ftrace_pid" : "set_event_pid", &list))
 			continue;
-		if (tfw_procmap_read(pid, &m)) {
-			m = early[i];
-			early[i] = (struct tfile_procmap){ 0 };
-		}
-		if (!m.exe)
-			continue;
-		*opts = xrealloc(*opts, (*n + 1) * sizeof(**opts));
-		tfw_opt_procmap(&(*opts)[(*n)++], &m);
-		tfile_procmap_free(&m);
+		for (char *w = strtok_r(list, " \n", &save); w; w = strtok_r(NULL, " \n", &save))
+			if (!parse_int(w, 1, 1 << 22, &pid))
+				keep_live_map(k, pid);
+		free(list);
+		list = NULL;
 	}
-	if (cm) {
-		*opts = xrealloc(*opts, (*n + 1) * sizeof(**opts));
-		tfw_opt_procmap(&(*opts)[(*n)++], cm);
-	}
+	for (size_t i = 0; i < nt; i++)
+		keep_live_map(k, t[i]);
+}
+
+/* The session's maps (those of the command's processes) kept too. */
+static void keep_session_maps(struct session *sess, struct kept_maps *k)
+{
+	size_t n;
+	const struct tfile_procmap *m = session_maps(sess, &n);
+
+	for (size_t i = 0; i < n; i++)
+		keep_map(k, &m[i]);
+}
+
+static void kept_maps_free(struct kept_maps *k)
+{
+	for (size_t i = 0; i < k->n; i++)
+		free(k->opts[i].data.data);
+	free(k->opts);
+	free(k->pids);
 }
 
 /* Is one of the session's triggers a snapshot? */
@@ -116,13 +200,6 @@ static struct rec *read_snapshot(struct tfs_inst *in, const char *dir)
 	return snap;
 }
 
-struct progress_ctx {
-	const struct rec_record_opts *o;
-	struct session *sess;
-	uint64_t *lost;
-	unsigned flush_ms;		/* the spool's, or 0 */
-	uint64_t next_progress, next_flush;	/* session_elapsed_ns() due times */
-};
 
 static unsigned flush_ms(const struct rec_record_opts *o)
 {
@@ -170,6 +247,9 @@ static int progress_tick(void *arg, bool fd_ready)
 
 		if (e == -ENOENT)
 			return e;
+		/* The maps as they are now, for a crash: the changed ones are appended. */
+		if (p->maps)
+			keep_live_maps(p->o, p->sess, p->maps);
 	}
 	if (!p->o->progress || pr.elapsed_ns < p->next_progress)
 		return 0;
@@ -265,8 +345,8 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	bool mapped_ok = !has_snapshot_trigger(o->setup), shed = false;
 	struct tfw_opt *gopts = NULL, *topts = NULL;
 	size_t ngopts = 0, ntopts = 0;
-	bool maps = !latency && !o->net && wants_maps(o);
-	struct tfile_procmap *early = xcalloc(o->setup->pids.n + 1, sizeof(*early));
+	bool maps = !latency && wants_maps(o);
+	struct kept_maps kept = { .spool = spool };
 	int r;
 
 	memset(res, 0, sizeof(*res));
@@ -276,14 +356,24 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		tick_ms = REC_PROGRESS_MS;
 	if (spool && (r = rec_spool_create(spool, o->output))) {
 		free(more);
-		free(early);
 		return r;
 	}
-	for (size_t i = 0; maps && i < o->setup->pids.n; i++) {
-		int pid;
+	/*
+	 * The -P processes' maps as the recording begins (into the spool too):
+	 * one gone by the end keeps this one.  -N sends the file's options
+	 * before the first page: these are all it can have.
+	 */
+	if (maps && o->net && o->command)
+		tr_warn("-N sends the file's options as recording starts: no memory map of '%s' "
+			"goes with it (its user stacks stay addresses)", o->command[0]);
+	if (maps) {
+		prog.maps = &kept;
+		for (size_t i = 0; i < o->setup->pids.n; i++) {
+			int pid;
 
-		if (!parse_int(o->setup->pids.v[i], 1, 1 << 22, &pid))
-			tfw_procmap_read(pid, &early[i]);
+			if (!parse_int(o->setup->pids.v[i], 1, 1 << 22, &pid))
+				keep_live_map(&kept, pid);
+		}
 	}
 	r = session_open(&(struct session_opts){
 				 .inst = o->inst, .command = o->command,
@@ -293,7 +383,7 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 				 .more = o->more, .nmore = o->nmore,
 				 .keep_at_end = o->keep_at_end, .run_user = o->run_user,
 				 .run_uid = o->run_uid, .run_gid = o->run_gid,
-				 .child_map = maps,
+				 .child_map = maps && !o->net, .on_map = on_map,
 				 /* -N: the pages go to the listener, not to temp files. */
 				 .rec = { .tmp_dir = o->net ? NULL : spool ? spool : o->tmp_dir,
 					  .fn = o->net ? rec_net_page : NULL, .arg = o->net,
@@ -337,8 +427,16 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	if (!r && o->nguests)
 		r = rec_guests_open(o);
 	/* The output is emptied now that the recording can start (see cmd-record.c). */
-	if (!r && o->net)
-		r = rec_net_start(o->net, session_rec(sess), o->inst, topts, ntopts);
+	if (!r && o->net) {
+		struct tfw_opt *all = xcalloc(ntopts + kept.n + 1, sizeof(*all));
+
+		if (ntopts)
+			memcpy(all, topts, ntopts * sizeof(*topts));
+		if (kept.n)
+			memcpy(all + ntopts, kept.opts, kept.n * sizeof(*kept.opts));
+		r = rec_net_start(o->net, session_rec(sess), o->inst, all, ntopts + kept.n);
+		free(all);
+	}
 	else if (!r && ftruncate(o->fd, 0) && errno != EINVAL)
 		r = tr_fail(-errno, "cannot write the trace file: %s", strerror(errno));
 	if (!r)
@@ -383,8 +481,20 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		ngopts += ntopts;
 		ntopts = 0;
 	}
-	if (maps)
-		add_maps(o, sess, early, &gopts, &ngopts);
+	/*
+	 * The maps: the command's processes' as each exited (or as the session
+	 * ended), then those still alive now (the -P processes, set_event_pid's
+	 * pids); a process gone before now keeps its last one read.
+	 */
+	if (maps) {
+		keep_session_maps(sess, &kept);
+		keep_live_maps(o, NULL, &kept);
+		gopts = xrealloc(gopts, (ngopts + kept.n + 1) * sizeof(*gopts));
+		if (kept.n)
+			memcpy(gopts + ngopts, kept.opts, kept.n * sizeof(*kept.opts));
+		ngopts += kept.n;
+		kept.n = 0;
+	}
 	shed = spool && rec_spool_make_room(spool, o->fd);
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
 			   o->file_flags, snap, more, o->nmore, session_clocks(sess), gopts, ngopts,
@@ -404,9 +514,7 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	}
 out:
 	free(more);
-	for (size_t i = 0; i < o->setup->pids.n; i++)
-		tfile_procmap_free(&early[i]);
-	free(early);
+	kept_maps_free(&kept);
 	for (size_t i = 0; i < ngopts; i++)
 		free(gopts[i].data.data);
 	free(gopts);

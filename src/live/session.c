@@ -44,8 +44,18 @@ struct session {
 	struct rec_kstats *before;
 	struct tfile_clocks clocks;	/* the clock pairing's start (valid when read) */
 	pid_t child;
-	bool have_map;
-	struct tfile_procmap child_map;
+	/*
+	 * With o.child_map: the seized processes, the command first and then
+	 * each process a seized one forks (the kernel attaches them), until
+	 * their exit; and the maps read as each exited (or as the session
+	 * ended), one a pid, the latest kept.
+	 */
+	pid_t *tracees;
+	size_t ntracees;
+	struct tfile_procmap *maps;
+	size_t nmaps;
+	struct sigaction old_chld;
+	bool chld_set;
 	int go_fd;		/* writing one byte lets the command exec */
 	int status;		/* wait status once reaped, -1 before */
 	int lock_fd;
@@ -494,6 +504,12 @@ static int apply_events(struct session *s)
 	return r;
 }
 
+/* SIGCHLD (a tracee stopped) ends the wait's poll early: a fork waits for tr. */
+static void on_chld(int sig)
+{
+	(void)sig;
+}
+
 int session_open(const struct session_opts *o, struct session **out)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
@@ -571,11 +587,23 @@ int session_open(const struct session_opts *o, struct session **out)
 			s->child = 0;
 			return tr_fail(r, "cannot start '%s': %s", o->command[0], strerror(-r));
 		}
-		/* Seized while it waits to exec: a stop only at its exit (and at signals). */
+		/*
+		 * Seized while it waits to exec: a stop only at its exit, at
+		 * signals and at forks, whose children are seized the same way.
+		 */
 		if (o->child_map) {
-			if (ptrace(PTRACE_SEIZE, s->child, NULL, (void *)(long)PTRACE_O_TRACEEXIT))
+			long opts = PTRACE_O_TRACEEXIT | PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK;
+
+			if (ptrace(PTRACE_SEIZE, s->child, NULL, (void *)opts)) {
 				tr_warn("cannot keep the memory map of '%s' (ptrace): %s: its user "
 					"stacks will not name objects", o->command[0], strerror(errno));
+			} else {
+				struct sigaction sa = { .sa_handler = on_chld, .sa_flags = SA_RESTART };
+
+				s->tracees = xmalloc(sizeof(*s->tracees));
+				s->tracees[s->ntracees++] = s->child;
+				s->chld_set = !sigaction(SIGCHLD, &sa, &s->old_chld);
+			}
 		}
 	}
 	r = apply_events(s);
@@ -594,9 +622,16 @@ pid_t session_child(const struct session *s)
 	return s->child;
 }
 
-const struct tfile_procmap *session_child_map(const struct session *s)
+const pid_t *session_tracees(const struct session *s, size_t *n)
 {
-	return s->have_map ? &s->child_map : NULL;
+	*n = s->ntracees;
+	return s->tracees;
+}
+
+const struct tfile_procmap *session_maps(const struct session *s, size_t *n)
+{
+	*n = s->nmaps;
+	return s->maps;
 }
 
 const char *session_own_filter(const struct session *s)
@@ -655,31 +690,138 @@ uint64_t session_elapsed_ns(const struct session *s)
 	return s->t0 ? tr_now_ns() - s->t0 : 0;
 }
 
+/* Keep m as pid's map (the latest one read wins), and tell the caller. */
+static void keep_map(struct session *s, struct tfile_procmap *m)
+{
+	size_t i;
+
+	for (i = 0; i < s->nmaps && s->maps[i].pid != m->pid; i++)
+		;
+	if (i == s->nmaps)
+		s->maps = xrealloc(s->maps, ++s->nmaps * sizeof(*s->maps));
+	else
+		tfile_procmap_free(&s->maps[i]);
+	s->maps[i] = *m;
+	if (s->o.on_map)
+		s->o.on_map(s->o.arg, &s->maps[i]);
+}
+
+static void drop_tracee(struct session *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->ntracees; i++)
+		if (s->tracees[i] == pid) {
+			s->tracees[i] = s->tracees[--s->ntracees];
+			return;
+		}
+}
+
 /*
- * The seized command stopped: at its exit, its memory map is still there
- * to read (the kernel reports the exit before it lets the memory go);
- * a signal is passed on; a stop by a stopping signal stays a stop
- * (PTRACE_LISTEN) until the command is continued.
+ * Seized process pid stopped: at its exit, its memory map is still there
+ * to read (the kernel reports the exit before it lets the memory go), and
+ * it is let go; a fork adds the new process (attached by the kernel, as
+ * the fork options ask) to the tracees; a signal is passed on; a stop by a
+ * stopping signal stays a stop (PTRACE_LISTEN) until it is continued.
  */
-static void traced_stop(struct session *s, int st)
+static void traced_stop(struct session *s, pid_t pid, int st)
 {
 	int ev = (unsigned)st >> 16, sig = WSTOPSIG(st);
 	struct tfile_procmap m;
+	unsigned long msg;
 
 	if (ev == PTRACE_EVENT_EXIT) {
-		if (!tfw_procmap_read(s->child, &m)) {
-			tfile_procmap_free(&s->child_map);
-			s->child_map = m;
-			s->have_map = true;
+		if (!tfw_procmap_read(pid, &m))
+			keep_map(s, &m);
+		ptrace(PTRACE_DETACH, pid, NULL, NULL);
+		drop_tracee(s, pid);
+	} else if (ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK) {
+		if (!ptrace(PTRACE_GETEVENTMSG, pid, NULL, &msg) && msg) {
+			s->tracees = xrealloc(s->tracees, (s->ntracees + 1) * sizeof(*s->tracees));
+			s->tracees[s->ntracees++] = (pid_t)msg;
 		}
-		ptrace(PTRACE_DETACH, s->child, NULL, NULL);
+		ptrace(PTRACE_CONT, pid, NULL, NULL);
 	} else if (ev == PTRACE_EVENT_STOP) {
 		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
-			ptrace(PTRACE_LISTEN, s->child, NULL, NULL);
+			ptrace(PTRACE_LISTEN, pid, NULL, NULL);
 		else
-			ptrace(PTRACE_CONT, s->child, NULL, NULL);
+			ptrace(PTRACE_CONT, pid, NULL, NULL);
+	} else if (ev) {
+		ptrace(PTRACE_CONT, pid, NULL, NULL);
 	} else {
-		ptrace(PTRACE_CONT, s->child, NULL, (void *)(long)sig);
+		ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig);
+	}
+}
+
+/*
+ * The command's descendants under ptrace (not the command itself: reap()
+ * waits for it): each stop handled, each one gone dropped.  The command
+ * waits for them, so this runs as often as the command's own wait.
+ */
+static void follow_tracees(struct session *s)
+{
+	for (size_t i = 0; i < s->ntracees;) {
+		pid_t pid = s->tracees[i];
+		int st;
+		pid_t w;
+
+		if (pid == s->child) {
+			i++;
+			continue;
+		}
+		w = waitpid(pid, &st, WNOHANG | __WALL);
+		if (w == pid && WIFSTOPPED(st)) {
+			traced_stop(s, pid, st);
+			/* Gone from the list: the last one took its place. */
+			if (i < s->ntracees && s->tracees[i] == pid)
+				i++;
+			continue;
+		}
+		if (w == pid || (w < 0 && errno == ECHILD))
+			drop_tracee(s, pid);	/* gone without an exit stop (SIGKILL) */
+		else
+			i++;
+	}
+}
+
+/*
+ * The session ends: each descendant still seized is stopped, its map read
+ * while it lives, and let go; one that does not stop within a second is
+ * left to the kernel, which lets it go when tr exits.
+ */
+static void release_tracees(struct session *s)
+{
+	follow_tracees(s);
+	for (size_t i = 0; i < s->ntracees;) {
+		pid_t pid = s->tracees[i];
+		struct tfile_procmap m;
+		int st = 0, sig = 0;
+		pid_t w = 0;
+
+		if (pid == s->child) {
+			i++;
+			continue;
+		}
+		ptrace(PTRACE_INTERRUPT, pid, NULL, NULL);
+		for (int t = 0; t < 100 && !(w = waitpid(pid, &st, WNOHANG | __WALL)); t++)
+			nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+		if (w == pid && WIFSTOPPED(st)) {
+			int ev = (unsigned)st >> 16;
+			unsigned long msg;
+
+			/* Stopped at a fork instead: the child, attached, is let go in turn. */
+			if ((ev == PTRACE_EVENT_FORK || ev == PTRACE_EVENT_VFORK) &&
+			    !ptrace(PTRACE_GETEVENTMSG, pid, NULL, &msg) && msg) {
+				s->tracees = xrealloc(s->tracees,
+						      (s->ntracees + 1) * sizeof(*s->tracees));
+				s->tracees[s->ntracees++] = (pid_t)msg;
+			}
+			if (!tfw_procmap_read(pid, &m))
+				keep_map(s, &m);
+			/* A signal it stopped for is passed on as it goes. */
+			if (!ev)
+				sig = WSTOPSIG(st);
+			ptrace(PTRACE_DETACH, pid, NULL, (void *)(long)sig);
+		}
+		drop_tracee(s, pid);
 	}
 }
 
@@ -688,13 +830,14 @@ static bool reap(struct session *s, int flags)
 	int st;
 
 	for (;;) {
+		follow_tracees(s);
 		if (s->child <= 0)
 			return false;
 		if (waitpid(s->child, &st, flags) != s->child)
 			return false;
 		if (!WIFSTOPPED(st))
 			break;
-		traced_stop(s, st);
+		traced_stop(s, s->child, st);
 	}
 	s->status = st;
 	s->child = 0;
@@ -906,6 +1049,8 @@ int session_run(struct session *s)
 	}
 	if (s->end != SESSION_CHILD_EXITED)
 		end_child(s);
+	/* Not left stopped at a fork while the file is written. */
+	release_tracees(s);
 	rr = s->o.passive ? 0 : tfs_set(in, "tracing_on", "0");
 	if (rr)
 		tr_warn("cannot turn tracing off: %s", strerror(-rr));
@@ -976,7 +1121,13 @@ void session_free(struct session *s)
 	/* The journal goes first, while the lock still holds. */
 	if (s->lock_fd >= 0 && s->journal)
 		unlink(s->journal);
-	tfile_procmap_free(&s->child_map);
+	release_tracees(s);
+	for (size_t i = 0; i < s->nmaps; i++)
+		tfile_procmap_free(&s->maps[i]);
+	free(s->maps);
+	free(s->tracees);
+	if (s->chld_set)
+		sigaction(SIGCHLD, &s->old_chld, NULL);
 	free(s->journal);
 	drop_lock(s->lock_fd, s->lock_path);
 	free(s);

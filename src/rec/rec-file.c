@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "parse.h"
 #include "rec-local.h"
 #include "rec.h"
 #include "tfile.h"
@@ -143,6 +144,40 @@ static void add_opt(struct tfw_opt **opts, size_t *n, uint16_t id, const void *d
 	o->id = id;
 	o->data = (struct tfw_blob){ 0 };
 	tfw_blob_append(&o->data, data, len);
+}
+
+void rec_pid_maps(const struct tfs_inst *in, struct tfw_opt **opts, size_t *nopts)
+{
+	static const char *const files[] = { "set_event_pid", "set_ftrace_pid" };
+	int seen[64], nseen = 0;
+	char *v = NULL;
+	bool on = !tfs_read(in, "options/userstacktrace", &v) && v[0] == '1';
+
+	free(v);
+	for (size_t f = 0; on && f < ARRAY_SIZE(files); f++) {
+		char *list = NULL, *save = NULL;
+
+		if (tfs_read(in, files[f], &list))
+			continue;
+		for (char *w = strtok_r(list, " \n", &save); w; w = strtok_r(NULL, " \n", &save)) {
+			struct tfile_procmap m;
+			int pid, i;
+
+			if (parse_int(w, 1, 1 << 22, &pid))
+				continue;
+			for (i = 0; i < nseen && seen[i] != pid; i++)
+				;
+			if (i < nseen || nseen == ARRAY_SIZE(seen))
+				continue;
+			seen[nseen++] = pid;
+			if (tfw_procmap_read(pid, &m))
+				continue;
+			*opts = xrealloc(*opts, (*nopts + 1) * sizeof(**opts));
+			tfw_opt_procmap(&(*opts)[(*nopts)++], &m);
+			tfile_procmap_free(&m);
+		}
+		free(list);
+	}
 }
 
 void rec_time_options(const struct tfs_inst *in, unsigned flags, int64_t ts_offset,

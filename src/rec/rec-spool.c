@@ -229,6 +229,54 @@ int rec_spool_cmdlines(const char *dir)
 	return e;
 }
 
+int rec_spool_procmap(const char *dir, const struct tfw_opt *o)
+{
+	char *path = xasprintf("%s/procmaps", dir);
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644), e = 0;
+	ssize_t w;
+
+	if (fd < 0) {
+		e = -errno;
+	} else {
+		/* One write: a crash leaves at worst the last one short, which the reader drops. */
+		w = write(fd, o->data.data, o->data.len);
+		if (w != (ssize_t)o->data.len)
+			e = w < 0 ? -errno : -ENOSPC;
+		if (close(fd) && !e)
+			e = -errno;
+	}
+	if (e)
+		tr_fail(e, "cannot write '%s': %s", path, strerror(-e));
+	free(path);
+	return e;
+}
+
+/*
+ * The spool's procmaps (rec_spool_procmap()) as PROCMAPS options of m:
+ * the last well-formed one of each pid.  A short or malformed one (a
+ * crash mid-write, or a hand-edited spool) is passed over.
+ */
+static void add_spooled_maps(const char *dir, struct tfw_meta *m)
+{
+	char *path = xasprintf("%s/procmaps", dir), *text = NULL;
+	struct tfile_procmap *maps = NULL;
+	size_t len = 0, n = 0;
+
+	if (!read_file(path, &text, &len))
+		n = tfile_procmap_log_parse(text, len, &maps);
+	for (size_t i = 0; i < n; i++) {
+		struct tfw_opt o;
+
+		tfw_opt_procmap(&o, &maps[i]);
+		tfw_meta_add_option(m, o.id, o.data.data, o.data.len);
+		free(o.data.data);
+		tfile_procmap_free(&maps[i]);
+	}
+	free(maps);
+	free(text);
+	free(path);
+}
+
 /* Room beside the header for moving pages from cpuN.raw, some at a time. */
 #define REC_SPOOL_SPARE (64u << 10)
 
@@ -382,6 +430,7 @@ static int write_spooled(const char *dir, int fd, unsigned flags, bool restored,
 	}
 	if (restored)
 		mark_restored(&m);
+	add_spooled_maps(dir, &m);
 	/* The recorded buffer is the last of meta.dat's; an empty top level may come first. */
 	none = xcalloc(m.cpus, sizeof(*none));
 	src = xcalloc(m.cpus, sizeof(*src));

@@ -123,6 +123,38 @@ int tfile_procmap_parse(const char *p, size_t n, struct tfile_procmap *out, char
 	return 0;
 }
 
+size_t tfile_procmap_log_parse(const char *p, size_t n, struct tfile_procmap **out)
+{
+	struct tfile_procmap *maps = NULL;
+	size_t nmaps = 0;
+
+	for (size_t at = 0; at < n;) {
+		const char *z = memchr(p + at, '\0', n - at);
+		struct tfile_procmap m;
+		char why[80];
+		size_t i, len;
+
+		/* A last one cut short (a crash mid-append) has no NUL: left out. */
+		if (!z)
+			break;
+		len = z + 1 - (p + at);
+		if (tfile_procmap_parse(p + at, len, &m, why, sizeof(why))) {
+			at += len;
+			continue;
+		}
+		at += len;
+		for (i = 0; i < nmaps && maps[i].pid != m.pid; i++)
+			;
+		if (i == nmaps)
+			maps = xrealloc(maps, ++nmaps * sizeof(*maps));
+		else
+			tfile_procmap_free(&maps[i]);
+		maps[i] = m;
+	}
+	*out = maps;
+	return nmaps;
+}
+
 const struct tfile_vma *tfile_procmap_find(const struct tfile_procmap *m, uint64_t addr)
 {
 	size_t lo = 0, hi = m->n;

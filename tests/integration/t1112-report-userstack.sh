@@ -7,6 +7,9 @@
 # while the process still lives (the kernel names objects from the live
 # process's memory).  tr report --user-syms goes past the kernel's text:
 # each entry's function too, from the object's ELF, checked against nm.
+# Then the maps of the command's children (followed under ptrace), of -P's
+# children (-c), in a killed recording's spool (tr restore), from tr
+# extract and through -N; libtracecmd reads the same objects from them.
 . "$(dirname "$0")/lib.sh"
 
 EV=syscalls:sys_enter_clock_nanosleep
@@ -140,7 +143,10 @@ test_expect_success 'a malformed PROCMAPS option is left out: bare addresses, sa
 	off=$(tr dump -i v6.dat | awk "\$3 == 10 && \$4 == \"procmaps\" { print \$1 }") &&
 	test -n "$off" &&
 	cp v6.dat bad.dat &&
-	printf "g" | dd of=bad.dat bs=1 seek=$off conv=notrunc 2>/dev/null &&
+	# Every process'"'"'s (python3 may be a wrapper that forks on its way).
+	for o in $off; do
+		printf "g" | dd of=bad.dat bs=1 seek=$o conv=notrunc 2>/dev/null || return 1
+	done &&
 	tr report -i bad.dat >bad.txt 2>bad.err &&
 	test_must_fail grep "\[+0x" bad.txt &&
 	test_grep -E "^ =>  <[0-9a-f]{16}>$" bad.txt &&
@@ -219,6 +225,270 @@ test_expect_success '--user-syms: an object gone since the recording keeps its o
 	test_grep -E " clock_nanosleep[@a-zA-Z0-9_.]*\+0x[0-9a-f]+$" g.txt &&
 	test $(wc -l <g.err) = 1 &&
 	test_grep "no user symbols from .$TEST_TMP/gone. (No such file or directory)$" g.err
+'
+
+# The user stack entries of a trace text as "PID ADDRESS" lines, from
+# tr report -O nosym-userobj (the record's pid: these workloads have one
+# thread each, so it is the tgid the maps are looked up by).
+stack_addrs() {
+	awk '/^ =>  </ { if (pid) { a = $2; gsub(/[<>]/, "", a); print pid, a }; next }
+	     /^ => / { next }
+	     { pid = 0; if ($0 ~ /<user stack trace>/ && match($0, /-[0-9]+ +\[/))
+		pid = substr($0, RSTART + 1, RLENGTH - 1) + 0 }' "$1"
+}
+# The entries tr names under sym-userobj, in the same order.
+stack_named() {
+	awk '/^ => / { if (keep) print; next }
+	     { keep = $0 ~ /<user stack trace>/ }' "$1"
+}
+
+# libtracecmd's own reading of the file's PROCMAPS options (trace-cmd's
+# --proc-map reader, tracecmd_search_task_map()): each "PID ADDRESS" as
+# the kernel prints it under sym-userobj.
+cat >"$TEST_TMP/tc-maps.py" <<\PY
+import ctypes, sys
+class Map(ctypes.Structure):
+    _fields_ = [("start", ctypes.c_ulonglong), ("end", ctypes.c_ulonglong),
+                ("name", ctypes.c_char_p)]
+lib = ctypes.CDLL("libtracecmd.so.1")
+lib.tracecmd_open.restype = ctypes.c_void_p
+lib.tracecmd_open.argtypes = [ctypes.c_char_p, ctypes.c_int]
+lib.tracecmd_search_task_map.restype = ctypes.POINTER(Map)
+lib.tracecmd_search_task_map.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_ulonglong]
+h = lib.tracecmd_open(sys.argv[1].encode(), 0)
+if not h:
+    sys.exit("libtracecmd cannot open " + sys.argv[1])
+for line in sys.stdin:
+    pid, addr = line.split()
+    m = lib.tracecmd_search_task_map(h, int(pid), int(addr, 16))
+    if m:
+        print(" => %s[+0x%x]" % (m.contents.name.decode(), int(addr, 16) - m.contents.start))
+    else:
+        print(" =>  <%s>" % addr)
+PY
+
+test_expect_success 'the command'"'"'s children: each named from its own map, read as it exited' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst >/dev/null 2>&1 || :; rmdir $TRACEFS/instances/$inst 2>/dev/null || :" &&
+	for scope in "" "--follow -c"; do
+		tr record -q -B $inst -O userstacktrace -e $EV $scope -o ch.dat \
+			sh -c "./w-pie; ./w-no-pie; echo \$\$ >shpid" &&
+		tr report -i ch.dat --user-syms >ch.txt &&
+		for w in w-pie w-no-pie; do
+			n=$(grep -cE "^ => $TEST_TMP/$w\[\+0x[0-9a-f]+\] tr_usym_worker\+0x[0-9a-f]+$" \
+				ch.txt) &&
+			test $n -ge 4 || { echo "$w: $n entries named"; return 1; }
+		done &&
+		tr report -i ch.dat --stat >st.txt &&
+		test_grep -E "^memory maps:    3 processes \(pid .*\b$(cat shpid)\b" st.txt || return 1
+	done &&
+	# --follow -c: the shell and its children only, each with its map.
+	test_grep -E "^user stacks:    [0-9]+ of 2 processes$" st.txt
+'
+
+test_expect_success 'a child that outlives the command: its map read as the recording ends, then let go' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst >/dev/null 2>&1 || :; rmdir $TRACEFS/instances/$inst 2>/dev/null || :" &&
+	rm -f ready child &&
+	test_when_finished "kill \$(cat child 2>/dev/null) 2>/dev/null || :" &&
+	tr record -q -B $inst -O userstacktrace -e $EV -o out.dat sh -c "
+		python3 -c \"import time
+open(\\\"ready\\\", \\\"w\\\")
+for _ in range(3000): time.sleep(0.01)\" & echo \$! >child
+		for i in \$(seq 100); do [ -e ready ] && break; sleep 0.1; done
+		sleep 0.2" &&
+	child=$(cat child) &&
+	# Running on, traced by no one and not stopped.
+	test_grep -E "^TracerPid:\s+0$" /proc/$child/status &&
+	test_grep -E "^State:\s+[RS]" /proc/$child/status &&
+	tr report -i out.dat -O sym-userobj >out.txt &&
+	blocks $child out.txt >out.b &&
+	test_grep -E "^ => /.*libc[^ ]*\[\+0x[0-9a-f]+\]$" out.b
+'
+
+test_expect_success 'libtracecmd (trace-cmd'"'"'s reader) finds the same objects in the maps' '
+	python3 -c "import ctypes; ctypes.CDLL(\"libtracecmd.so.1\")" 2>/dev/null ||
+		{ say "# no libtracecmd"; return 0; }
+	tr report -i ch.dat -O nosym-userobj >bare.txt &&
+	tr report -i ch.dat -O sym-userobj >named.txt &&
+	stack_addrs bare.txt >addrs &&
+	test $(wc -l <addrs) -ge 8 &&
+	python3 tc-maps.py ch.dat <addrs >tc.named &&
+	stack_named named.txt >tr.named &&
+	test_grep "w-no-pie\[+0x" tc.named &&
+	test_cmp tc.named tr.named &&
+	trace-cmd report ch.dat >chtc.txt &&
+	test $(grep -c "user_stack:" chtc.txt) -ge 8 &&
+	trace-cmd dump --options ch.dat >dump.txt 2>&1 &&
+	test $(grep -c "Option PROCMAPS" dump.txt) = 3
+'
+
+# A process of -P's that forks once "go" exists: the child sleeps (for
+# ever, or four times and exits: argv[1]), the parent waits, writes
+# "done", and sleeps on.
+cat >"$TEST_TMP/forker.py" <<\PY
+import os, sys, time
+while not os.path.exists("go"):
+    time.sleep(0.01)
+pid = os.fork()
+if pid == 0:
+    open("child", "w").write(str(os.getpid()))
+    for _ in range(4 if sys.argv[1] == "short" else 3000):
+        time.sleep(0.01)
+    os._exit(0)
+if sys.argv[1] == "short":
+    os.waitpid(pid, 0)
+open("done", "w").write("1")
+for _ in range(3000):
+    time.sleep(0.01)
+PY
+
+test_expect_success '-P -c: a child alive at the end is named from its map, read then, as the kernel names it' '
+	rm -f go done child
+	python3 forker.py long &
+	bg=$!
+	test_when_finished "kill $bg 2>/dev/null || :; kill \$(cat child 2>/dev/null) 2>/dev/null || :"
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst >/dev/null 2>&1 || :; rmdir $TRACEFS/instances/$inst 2>/dev/null || :" &&
+	kernel_instance -P $bg -c
+	"$TR" record -q -B $inst -O userstacktrace -O sym-userobj -e $EV -P $bg -c \
+		--duration 30s -o pc.dat &
+	rec=$!
+	test_when_finished "kill $rec 2>/dev/null || :"
+	test_wait_recording $inst &&
+	touch go &&
+	for i in $(seq 100); do [ -e done ] && break; sleep 0.1; done &&
+	test -e done &&
+	sleep 0.3 &&
+	kill -INT $rec && wait $rec &&
+	tr stop -B $kinst &&
+	cat $TRACEFS/instances/$kinst/trace >kc.txt &&
+	tr report -i pc.dat >rc.txt &&
+	child=$(cat child) &&
+	blocks $child kc.txt | grep "^ =>" | sort -u >kc.u &&
+	blocks $child rc.txt | grep "^ =>" | sort -u >rc.u &&
+	test_grep "\[+0x" rc.u &&
+	test_cmp kc.u rc.u &&
+	tr report -i pc.dat --stat >st.txt &&
+	test_grep -E "^memory maps:    2 processes" st.txt &&
+	test_grep -E "^user stacks:    [0-9]+ of 2 processes$" st.txt
+'
+
+test_expect_success '-P -c: a child gone before the end has no map: --stat names it, its stacks stay addresses' '
+	rm -f go done child
+	python3 forker.py short &
+	bg=$!
+	test_when_finished "kill $bg 2>/dev/null || :"
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst >/dev/null 2>&1 || :; rmdir $TRACEFS/instances/$inst 2>/dev/null || :"
+	"$TR" record -q -B $inst -O userstacktrace -O sym-userobj -e $EV -P $bg -c \
+		--flush-interval 1h --duration 30s -o gone.dat &
+	rec=$!
+	test_when_finished "kill $rec 2>/dev/null || :"
+	test_wait_recording $inst &&
+	touch go &&
+	for i in $(seq 100); do [ -e done ] && break; sleep 0.1; done &&
+	test -e done &&
+	kill -INT $rec && wait $rec &&
+	child=$(cat child) &&
+	tr report -i gone.dat --stat >st.txt &&
+	test_grep -E "^user stacks:    [0-9]+ of 2 processes, 1 without a memory map \(pid $child\): bare addresses$" st.txt &&
+	tr report -i gone.dat >gr.txt &&
+	blocks $child gr.txt >gc.b &&
+	test_grep -E "^ =>  <[0-9a-f]{16}>$" gc.b &&
+	test_must_fail grep "\[+0x" gc.b &&
+	blocks $bg gr.txt >gp.b &&
+	test_grep "\[+0x" gp.b
+'
+
+test_expect_success 'a killed recording'"'"'s spool keeps the maps: tr restore names the stacks' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst >/dev/null 2>&1 || :; rmdir $TRACEFS/instances/$inst 2>/dev/null || :" &&
+	rm -rf k.dat k.dat.spool shpid
+	"$TR" record -q -B $inst -O userstacktrace -e $EV --flush-interval 100ms -o k.dat \
+		sh -c "./w-pie; echo \$\$ >shpid; exec python3 -c \"import time
+for _ in range(3000): time.sleep(0.01)\"" 2>k.err &
+	rec=$!
+	test_when_finished "kill -9 $rec 2>/dev/null || :; kill \$(cat shpid 2>/dev/null) 2>/dev/null || :"
+	for i in $(seq 100); do
+		grep -qa "python" k.dat.spool/procmaps 2>/dev/null && break
+		sleep 0.1
+	done &&
+	test_grep -a "$TEST_TMP/w-pie" k.dat.spool/procmaps &&
+	# Ten flush intervals more, for the pages.
+	sleep 1 &&
+	kill -9 $rec && { wait $rec 2>/dev/null || :; } &&
+	kill $(cat shpid) &&
+	tr reset -B $inst &&
+	tr restore -q k.dat &&
+	tr report -i k.dat --user-syms >kr.txt &&
+	n=$(grep -cE "^ => $TEST_TMP/w-pie\[\+0x[0-9a-f]+\] tr_usym_worker\+0x" kr.txt) &&
+	test $n -ge 4 &&
+	blocks $(cat shpid) kr.txt >kr.b &&
+	test_grep -E "^ => /.*libc[^ ]*\[\+0x[0-9a-f]+\]" kr.b &&
+	tr report -i k.dat --stat >kst.txt &&
+	test_grep -E "^memory maps:    [0-9]+ processes" kst.txt &&
+	# The restored file (v7, compressed) in trace-cmd and libtracecmd.
+	command -v trace-cmd >/dev/null || { say "# no trace-cmd"; return 0; }
+	trace-cmd report k.dat >ktc.txt 2>ktc.err &&
+	test $(grep -c "user_stack:" ktc.txt) -ge 4 &&
+	python3 -c "import ctypes; ctypes.CDLL(\"libtracecmd.so.1\")" 2>/dev/null ||
+		{ say "# no libtracecmd"; return 0; }
+	tr report -i k.dat -O nosym-userobj >kbare.txt &&
+	tr report -i k.dat -O sym-userobj >knamed.txt &&
+	stack_addrs kbare.txt >kaddrs &&
+	python3 tc-maps.py k.dat <kaddrs >ktc.named &&
+	stack_named knamed.txt >ktr.named &&
+	test_grep "w-pie\[+0x" ktc.named &&
+	test_cmp ktc.named ktr.named
+'
+
+test_expect_success 'tr extract: the maps of the processes the instance traces (-P), as they are now' '
+	python3 -c "import time
+for _ in range(3000): time.sleep(0.01)" &
+	bg=$!
+	test_when_finished "kill $bg 2>/dev/null || :"
+	kernel_instance -P $bg &&
+	sleep 0.3 &&
+	tr extract -q -B $kinst -o x.dat &&
+	tr report -i x.dat >xr.txt &&
+	blocks $bg xr.txt | grep "^ =>" | sort -u >xr.u &&
+	test_grep -E "^ => /.*libc[^ ]*\[\+0x[0-9a-f]+\]$" xr.u &&
+	tr report -i x.dat --stat >xst.txt &&
+	test_grep -E "^memory maps:    1 process \(pid $bg\)$" xst.txt
+'
+
+test_expect_success 'record -N: the -P process'"'"'s map goes with the metadata, read as recording starts' '
+	rm -f ready
+	python3 -c "import time
+open(\"ready\", \"w\")
+for _ in range(3000): time.sleep(0.01)" &
+	bg=$!
+	test_when_finished "kill $bg 2>/dev/null || :"
+	# Its map as it runs (python3 may be a wrapper that forks and execs first).
+	for i in $(seq 100); do [ -e ready ] && break; sleep 0.1; done &&
+	test -e ready
+	rm -rf net.out && mkdir net.out
+	"$TR" listen -p 0 -d net.out 2>l.log &
+	lpid=$!
+	test_when_finished "kill $lpid 2>/dev/null || :; wait $lpid 2>/dev/null || :"
+	for i in $(seq 100); do
+		port=$(sed -n "s/.*listening on .* port \([0-9]*\)$/\1/p" l.log)
+		[ -n "$port" ] && break
+		sleep 0.1
+	done &&
+	test -n "$port" &&
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst >/dev/null 2>&1 || :; rmdir $TRACEFS/instances/$inst 2>/dev/null || :" &&
+	tr record -q -B $inst -O userstacktrace -O sym-userobj -e $EV -P $bg --duration 300ms \
+		-N 127.0.0.1:$port &&
+	for i in $(seq 100); do grep -q "ended: wrote" l.log && break; sleep 0.1; done &&
+	f=$(echo net.out/*.dat) && test -f "$f" &&
+	tr report -i "$f" >nr.txt &&
+	blocks $bg nr.txt >nr.b &&
+	test_grep -E "^ => /.*libc[^ ]*\[\+0x[0-9a-f]+\]$" nr.b &&
+	tr report -i "$f" --stat >nst.txt &&
+	test_grep -E "^memory maps:    1 process \(pid $bg\)$" nst.txt
 '
 
 test_done

@@ -166,5 +166,35 @@ TEST(read_own_maps)
 	CHECK(tfw_procmap_read(0x3fffff, &m) < 0 && !m.exe);
 }
 
+/*
+ * The spool's log of maps: the last well-formed one of each pid, in the
+ * order the pids came; a malformed one in the middle and a last one cut
+ * short (no NUL: a crash mid-append) are passed over.
+ */
+TEST(log_keeps_the_last_of_each_pid)
+{
+	static const char log[] = "a 1 /bin/sh\n400000 401000 /bin/sh\n"
+				  "\0b 1 /usr/bin/w\n400000 401000 /usr/bin/w\n"
+				  "\0a 1 /usr/bin/python3\n500000 501000 /usr/bin/python3\n"
+				  "\0c 1 /bad\n500000 400000 /bad\n"
+				  "\0a 1 /usr/bin/cut\n600000 6";
+	struct tfile_procmap *m = NULL;
+	size_t n = tfile_procmap_log_parse(log, sizeof(log) - 1, &m);
+
+	CHECK(n == 2);
+	CHECK(m[0].pid == 10 && m[1].pid == 11);
+	CHECK_STR(m[0].exe, "/usr/bin/python3");
+	CHECK(m[0].n == 1 && m[0].vmas[0].start == 0x500000);
+	CHECK_STR(m[1].exe, "/usr/bin/w");
+	for (size_t i = 0; i < n; i++)
+		tfile_procmap_free(&m[i]);
+	free(m);
+	/* Nothing, or nothing whole, is no map. */
+	CHECK(tfile_procmap_log_parse("", 0, &m) == 0);
+	free(m);
+	CHECK(tfile_procmap_log_parse("a 1 /bin/sh\n4", 13, &m) == 0);
+	free(m);
+}
+
 UNIT_MAIN(T(encode_is_trace_cmds_text), T(find_is_find_vma), T(malformed_is_refused),
-	  T(limits_and_edges), T(read_own_maps))
+	  T(limits_and_edges), T(read_own_maps), T(log_keeps_the_last_of_each_pid))
