@@ -394,7 +394,7 @@ static void stream_gate(struct stream *s, int state)
 	pthread_mutex_unlock(&s->gate);
 }
 
-/* Sub-buffers a CPU's queue holds: see STREAM_QUEUE_BYTES. */
+/* A CPU's share of the queues' pool, in sub-buffers: see STREAM_QUEUE_BYTES. */
 static unsigned queue_pages(const struct stream *s)
 {
 	uint64_t per = STREAM_QUEUE_BYTES / (uint64_t)(s->ncpus > 0 ? s->ncpus : 1) /
