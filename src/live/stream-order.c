@@ -84,6 +84,7 @@ struct stream_order {
 	uint64_t seq;		/* orders the hand-overs and idle reports */
 	uint64_t seen_seq;	/* seq at the formatting thread's last look */
 	uint64_t puts;		/* hand-overs so far */
+	uint64_t seen_puts;	/* puts at the formatting thread's last look */
 	size_t fresh;		/* sub-buffers handed over since then */
 	bool closed, discard;
 	bool word;		/* a CPU the last drain lacked has spoken */
@@ -162,7 +163,7 @@ static size_t spare(const struct stream_order *o)
  */
 static bool work_due(const struct stream_order *o)
 {
-	return o->closed || o->fresh >= (o->npool + 7) / 8 || (o->puts && !o->seen_seq) ||
+	return o->closed || o->fresh >= (o->npool + 7) / 8 || (o->puts && !o->seen_puts) ||
 	       (o->nwaiting && o->seq != o->seen_seq);
 }
 
@@ -402,6 +403,7 @@ void stream_order_due(struct stream_order *o, uint64_t now_ns, bool all)
 		o->q[i].lacking = false;
 	}
 	o->seen_seq = o->seq;
+	o->seen_puts = o->puts;
 	o->word = false;
 	o->fresh = 0;
 	pthread_mutex_unlock(&o->lock);
