@@ -20,7 +20,11 @@
 # it on a quiet machine; its buffer size and tracing_on are put back.
 # Holds the tests' tracefs lock.  The goal (issue 27): tr's peak under 16 MB
 # with no loss at -b 1408.  TR_OLD=PATH also runs another tr binary (a
-# build from before a change) in the same rounds.  Not part of make check.
+# build from before a change) in the same rounds.  Where tr loses markers,
+# TR_DEBUG=stream (tr.1) says where its formatting's time went and when the
+# kernel first reported a loss.  Note that trace-cmd stream prints no
+# markers on some hosts (6.18 here: only the events it enabled), so its
+# printed and lost columns can read 0.  Not part of make check.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)

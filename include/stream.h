@@ -36,12 +36,13 @@ struct stream_opts {
 /* How often the merged batches print (the session's tick), at most. */
 #define STREAM_BATCH_MS 100
 /*
- * Each CPU's queue between its reader and the formatting, in sub-buffers
- * (4 KiB each on most kernels), refilled as the formatting takes them:
- * STREAM_QUEUE_BYTES shared among the CPUs, between STREAM_QUEUE_PAGES
- * and STREAM_QUEUE_MAX a CPU.  With 256 KiB a CPU (some 5 ms of a busy
- * CPU's markers), a million markers on a loaded 2-CPU host lost a quarter
- * in one run; with 2 MiB a few in a thousand.
+ * The queues between the readers and the formatting draw their sub-buffers
+ * (4 KiB each on most kernels) from one pool of STREAM_QUEUE_PAGES to
+ * STREAM_QUEUE_MAX a CPU, STREAM_QUEUE_BYTES in all where that is between
+ * (1024 sub-buffers, 4 MiB, on 2 CPUs), so that a busy CPU can use what
+ * quiet ones do not.  It is touched only as deep as the queues get.  With
+ * 256 KiB a CPU, a million markers on a loaded 2-CPU host lost a quarter
+ * in one run; with 2 MiB a CPU, each its own, a few in a thousand.
  */
 #define STREAM_QUEUE_PAGES 64
 #define STREAM_QUEUE_MAX 512
@@ -59,11 +60,12 @@ struct stream_opts {
 int stream_run(const struct stream_opts *o, FILE *out);
 
 /*
- * The hand-over and the order across CPUs (stream-order.c): one bounded
- * queue of sub-buffers per CPU between its reader and the formatting
- * thread, which walks them in place.  A reader whose queue is full waits
- * (the kernel's ring buffer holds what comes meanwhile, and reports what
- * it could not hold as lost events on the next sub-buffer).
+ * The hand-over and the order across CPUs (stream-order.c): a queue of
+ * sub-buffers per CPU between its reader and the formatting thread, which
+ * walks them in place, all drawn from one bounded pool in which each CPU
+ * keeps a few for itself.  A reader that finds no room waits (the kernel's
+ * ring buffer holds what comes meanwhile, and reports what it could not
+ * hold as lost events on the next sub-buffer).
  *
  * Each event is held until no other CPU can still hand over an earlier one
  * (it has handed over a later one, or its reader found its buffer empty
@@ -89,24 +91,24 @@ int stream_run(const struct stream_opts *o, FILE *out);
  */
 struct stream_order;
 
-/* Queues of cap sub-buffers of l->page_size bytes (l is kept, not copied). */
+/* A pool of cap sub-buffers a CPU, of l->page_size bytes (l is kept, not copied). */
 struct stream_order *stream_order_new(int ncpus, const struct tfile_layout *l, size_t cap,
 				      uint64_t max_delay_ns);
 void stream_order_free(struct stream_order *o);
 /*
- * Copy one sub-buffer into cpu's queue.  When it is full: wait for room
- * (wait), or -EAGAIN.  After stream_order_discard() the page is dropped.
- * 0, or -EINVAL for a CPU out of range.
+ * Copy one sub-buffer into cpu's queue.  When the pool has no room for it:
+ * wait for room (wait), or -EAGAIN.  After stream_order_discard() the page
+ * is dropped.  0, or -EINVAL for a CPU out of range.
  */
 int stream_order_put(struct stream_order *o, int cpu, const void *page, uint64_t now_ns,
 		     bool wait);
 void stream_order_idle(struct stream_order *o, int cpu);
 void stream_order_no_reader(struct stream_order *o, int cpu);
 /*
- * Wait until half a queue's worth of sub-buffers is new, or a full queue's
- * reader waits and something changed, or a CPU the last drain lacked
- * reported its buffer empty, or ms pass, or the queue is closed.
- * True once closed (nothing more will be put).
+ * Wait until the first sub-buffer comes, or an eighth of the pool is new,
+ * or a reader waits for room and something changed, or a CPU the last
+ * drain lacked reported its buffer empty, or ms pass, or the queue is
+ * closed.  True once closed (nothing more will be put).
  */
 bool stream_order_wait(struct stream_order *o, unsigned ms);
 void stream_order_close(struct stream_order *o);
@@ -124,10 +126,16 @@ int stream_order_next(struct stream_order *o, struct tfile_event *ev);
 size_t stream_order_held(struct stream_order *o);
 /*
  * Did the last drain stop waiting for cpu's word (a later event, or its
- * reader's report of an empty buffer) while a full queue's reader waits?
- * Its idle report then also ends stream_order_wait().
+ * reader's report of an empty buffer)?  Its idle report then also ends
+ * stream_order_wait().
  */
 bool stream_order_lacks(struct stream_order *o, int cpu);
+/* The hand-overs so far and the readers' waits for room (TR_DEBUG=stream). */
+struct stream_order_stats {
+	uint64_t puts, waits, wait_ns, max_wait_ns;
+	size_t max_fill;	/* the most sub-buffers of the pool in use at once */
+};
+void stream_order_stats(struct stream_order *o, struct stream_order_stats *st);
 /* Corrupt sub-buffers (partly) skipped so far. */
 uint64_t stream_order_bad_pages(const struct stream_order *o);
 

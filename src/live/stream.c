@@ -11,9 +11,19 @@
  * so that a reader whose queue is full waits no longer than it takes to
  * format what is there, and so that it goes on while the session waits
  * for the readers to finish (they hand over the rest then).  The memory
- * is the queues' bound (queue_pages() per CPU) whatever the rate: at
- * a rate the formatting cannot keep up with, the kernel's ring buffer is
- * the buffer, and what it cannot hold prints as its lost events.
+ * is the queues' bound (queue_pages() per CPU, pooled) whatever the rate:
+ * at a rate the formatting cannot keep up with, the kernel's ring buffer
+ * is the buffer, and what it cannot hold prints as its lost events.
+ *
+ * Note where the losses came from (bench/stream.sh, OUT=file, 1 M markers
+ * from one writer at -b 1408 on a loaded 2-CPU host; TR_DEBUG=stream
+ * prints these figures): not from the formatting's pace, 0.36-0.45 s of
+ * CPU a million markers against the writer's 0.7-0.9 s, but from its stall
+ * at the first marker, which reads the kernel's symbols (66-86 ms of CPU,
+ * 100-230 ms of wall time on a busy host), while the readers fill the
+ * queues and the ring buffer behind it; that stall began only at the first
+ * tick (50 ms in), when half the queues could already be full of events
+ * that waited for a quiet CPU's reader to report its buffer empty.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -21,6 +31,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -54,6 +65,10 @@ struct stream {
 	int exec_id;			/* sched:sched_process_exec's id, or -1 */
 	char *clock;		/* the instance's trace_clock, for the time column */
 	struct btf *btf;	/* this kernel's constants, for the kernel's printer */
+	/* TR_DEBUG=stream: where the formatting thread's time went, and the losses. */
+	bool debug;
+	uint64_t t0, fmt_ns, wait_ns, events, drains, max_drain_ns, max_drain_at, cpu_ns;
+	uint64_t lost_pages, lost_events, first_lost_ns;
 };
 
 /* Called from each CPU's reader thread: whole sub-buffers, waiting for room. */
@@ -64,6 +79,18 @@ static int on_pages(void *arg, int cpu, const void *pages, size_t len)
 	const uint8_t *p = pages;
 	int r = 0;
 
+	for (size_t off = 0; s->debug && off + s->layout.page_size <= len;
+	     off += s->layout.page_size) {
+		struct tfile_page_head h;
+		uint64_t zero = 0;
+
+		if (tfile_page_head(&s->layout, p + off, s->layout.page_size, &h) || !h.missed)
+			continue;
+		__atomic_fetch_add(&s->lost_pages, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&s->lost_events, h.missed > 0 ? h.missed : 0, __ATOMIC_RELAXED);
+		__atomic_compare_exchange_n(&s->first_lost_ns, &zero, now - s->t0, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+	}
 	for (size_t off = 0; !r && off + s->layout.page_size <= len; off += s->layout.page_size)
 		r = stream_order_put(s->order, cpu, p + off, now, true);
 	return r;
@@ -153,6 +180,17 @@ static int drain(struct stream *s, bool all)
 		}
 		fmt_src_learn(s->src, &ev);
 		fmt_event(s->fmt, s->src, "", &ev);
+		s->events++;
+	}
+	if (s->debug) {
+		uint64_t dt = tr_now_ns() - now;
+
+		s->fmt_ns += dt;
+		s->drains++;
+		if (dt > s->max_drain_ns) {
+			s->max_drain_ns = dt;
+			s->max_drain_at = now - s->t0;
+		}
 	}
 	return fmt_flush(s->fmt);
 }
@@ -201,11 +239,18 @@ static void *format_main(void *arg)
 	if (!go)
 		return NULL;
 	do {
+		uint64_t t = s->debug ? tr_now_ns() : 0;
+
 		closed = stream_order_wait(s->order, ms);
+		if (s->debug)
+			s->wait_ns += tr_now_ns() - t;
 		r = drain(s, closed);
 		/*
 		 * What waits for a quiet CPU's reader need not wait for the end
-		 * of its idle wait: ask it now (the busy CPUs' queues fill).
+		 * of its idle wait (idle_ms): ask it now.  Note that asking only
+		 * once a reader waited for room let the busy CPUs' events fill
+		 * the queues while they waited, and the queues are what takes
+		 * up a stall of the formatting.
 		 */
 		for (int i = 0; !r && !closed && i < s->ncpus; i++)
 			if (stream_order_lacks(s->order, i))
@@ -214,6 +259,12 @@ static void *format_main(void *arg)
 	if (r) {
 		__atomic_store_n(&s->err, r, __ATOMIC_RELEASE);
 		stream_order_discard(s->order);
+	}
+	if (s->debug) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+		s->cpu_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	}
 	return NULL;
 }
@@ -238,6 +289,7 @@ static int stream_new(const struct stream_opts *o, FILE *out, struct stream **ou
 	int r;
 
 	s->o = *o;
+	s->debug = getenv("TR_DEBUG") && strstr(getenv("TR_DEBUG"), "stream");
 	pthread_mutex_init(&s->gate, NULL);
 	pthread_cond_init(&s->gate_cond, NULL);
 	*out_s = s;
@@ -256,6 +308,13 @@ static int stream_new(const struct stream_opts *o, FILE *out, struct stream **ou
 		return tr_fail(-EIO, "cannot load the event formats from %s", tfs_root());
 	tr_phase("formats loaded");
 	s->fmt = fmt_new(out, &o->fo);
+	/*
+	 * A file or a pipe takes the text in 64 KiB writes, each drain's rest
+	 * at its end; a terminal line by line, as stdio gives it.  At a
+	 * million lines a second, 4 KiB writes cost the formatting thread a
+	 * tenth of its time.
+	 */
+	fmt_buffer(s->fmt, !isatty(fileno(out)));
 	s->src = fmt_src_new(s->fmt, s->tep);
 	if (!(o->filters && o->filters->n)) {
 		s->lazy = session_lazy_new(o->inst);
@@ -297,10 +356,19 @@ static int stream_new(const struct stream_opts *o, FILE *out, struct stream **ou
 	return 0;
 }
 
+/*
+ * Note that the readers splice rather than map the buffers (rec.h's AUTO
+ * for a callback): a mapped buffer is resident whole, 1.4 MB a CPU at -b
+ * 1408 whether its CPU records anything or not, which the pool of queues
+ * uses better.  Measured with bench/stream.sh on 2 CPUs: peak RSS 12-13 MiB
+ * against 15, the same CPU.  TR_READER still chooses (the tests' knob).
+ */
 static void stream_rec_opts(struct stream *s, struct rec_opts *ro)
 {
 	*ro = (struct rec_opts){ .fn = on_pages, .idle = on_idle, .arg = s, .partial = true,
-				 .idle_ms = STREAM_BATCH_MS / 2, .wake_percent = 5 };
+				 .idle_ms = STREAM_BATCH_MS / 2, .wake_percent = 5,
+				 .reader = getenv("TR_READER") ? REC_READER_AUTO :
+								  REC_READER_SPLICE };
 }
 
 /* Start the formatting thread, parked until stream_gate(); 0 or -errno with tr_fail(). */
@@ -326,7 +394,7 @@ static void stream_gate(struct stream *s, int state)
 	pthread_mutex_unlock(&s->gate);
 }
 
-/* Sub-buffers a CPU's queue holds: see STREAM_QUEUE_BYTES. */
+/* A CPU's share of the queues' pool, in sub-buffers: see STREAM_QUEUE_BYTES. */
 static unsigned queue_pages(const struct stream *s)
 {
 	uint64_t per = STREAM_QUEUE_BYTES / (uint64_t)(s->ncpus > 0 ? s->ncpus : 1) /
@@ -359,6 +427,7 @@ static void stream_attach(struct stream *s, struct rec *rec)
 	/* The clock set up by now is the one the timestamps count in. */
 	if (!load_text(s->o.inst, "trace_clock", &s->clock))
 		fmt_src_clock(s->src, s->clock, false);
+	s->t0 = tr_now_ns();
 	stream_gate(s, STREAM_GO);
 }
 
@@ -373,6 +442,25 @@ static int stream_tick(void *arg, bool fd_ready)
 	if (r && !tr_failure())
 		r = tr_fail(r, "cannot write the events: %s", strerror(-r));
 	return r;
+}
+
+/* TR_DEBUG=stream: the formatting thread's figures, to stderr (stdout is the events'). */
+static void debug_report(struct stream *s)
+{
+	struct stream_order_stats st;
+
+	stream_order_stats(s->order, &st);
+	fprintf(stderr, "tr: stream: %.3f s, %llu events in %llu drains: formatting %.3f s "
+		"(longest %.1f ms, at %.3f s), waiting %.3f s; its cpu %.3f s\n",
+		(tr_now_ns() - s->t0) / 1e9, (unsigned long long)s->events,
+		(unsigned long long)s->drains, s->fmt_ns / 1e9, s->max_drain_ns / 1e6,
+		s->max_drain_at / 1e9, s->wait_ns / 1e9, s->cpu_ns / 1e9);
+	fprintf(stderr, "tr: stream: %llu sub-buffers, at most %zu queued; readers waited for "
+		"room %llu times, %.3f s (longest %.1f ms); %llu sub-buffers after losses "
+		"(%llu events), the first at %.3f s\n",
+		(unsigned long long)st.puts, st.max_fill, (unsigned long long)st.waits,
+		st.wait_ns / 1e9, st.max_wait_ns / 1e6, (unsigned long long)s->lost_pages,
+		(unsigned long long)s->lost_events, s->first_lost_ns / 1e9);
 }
 
 /* The readers are done (or never ran): let the formatting finish with the rest. */
@@ -395,6 +483,8 @@ static int stream_finish(struct stream *s)
 	if (bad)
 		tr_warn("%llu corrupt sub-buffers from the kernel were skipped",
 			(unsigned long long)bad);
+	if (s->debug)
+		debug_report(s);
 	return r;
 }
 
