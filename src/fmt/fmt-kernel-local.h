@@ -120,6 +120,8 @@ struct kprog {
 	int nfields;
 	struct tep_format_field **fields;
 	int ip_off, ip2_off;
+	/* SP_PRINT, SP_BPUTS: the ip and the text fields, found once (not by name a record) */
+	struct tep_format_field *f_ip, *f_text;
 	struct fmt_line scratch;	/* helpers' text, kept from record to record */
 	/* memory of the tree: all nodes and tables, freed at once */
 	void **mem;

@@ -166,6 +166,7 @@ static const char *print_fmt_line(const char *text)
 }
 
 static struct kprog *compile_special(const struct kenv *env, struct tep_event *e);
+static struct tep_format_field *pf(const struct kprog *p, const char *name);
 
 struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const char *text)
 {
@@ -354,6 +355,11 @@ static struct kprog *compile_special(const struct kenv *env, struct tep_event *e
 		p->ip_off = p->fields[0]->offset;
 		if (sp == SP_KRETPROBE)
 			p->ip2_off = field(e, "__probe_ret_ip")->offset;
+		break;
+	case SP_PRINT:
+	case SP_BPUTS:
+		p->f_ip = pf(p, "ip");
+		p->f_text = pf(p, sp == SP_PRINT ? "buf" : "str");
 		break;
 	default:
 		break;
@@ -556,7 +562,7 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 		return KPROG_LINE;
 	case SP_PRINT:
 	case SP_BPUTS: {
-		struct tep_format_field *ip = pf(p, "ip"), *buf = pf(p, p->sp == SP_PRINT ? "buf" : "str");
+		struct tep_format_field *ip = p->f_ip, *buf = p->f_text;
 		uint64_t v;
 
 		if ((uint64_t)ip->offset + ip->size > r->size || buf->offset > (int)r->size)

@@ -1426,6 +1426,15 @@ static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, u
 	size_t lo = 0, hi = s->nksyms, i, j;
 	struct ksym_hit *hit;
 
+	hit = &s->ksym_cache[(addr >> 4 ^ addr >> 12) & 63];
+	/* (Only kernel addresses get there: the check below is passed already.) */
+	if (s->nksyms && hit->name && hit->addr == addr) {
+		*name = hit->name;
+		*start = hit->start;
+		*size = hit->size;
+		*mod = hit->mod;
+		return true;
+	}
 	/* A user-space address (a page fault's, a uprobe's) is no symbol's. */
 	if (!kernel_half(s, addr))
 		return false;
@@ -1443,14 +1452,6 @@ static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, u
 		*start = st;
 		*size = sz;
 		*mod = NULL;
-		return true;
-	}
-	hit = &s->ksym_cache[(addr >> 4 ^ addr >> 12) & 63];
-	if (hit->name && hit->addr == addr) {
-		*name = hit->name;
-		*start = hit->start;
-		*size = hit->size;
-		*mod = hit->mod;
 		return true;
 	}
 	while (lo < hi) {
@@ -1729,7 +1730,8 @@ static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
 	 */
 	o = f->ln.p + f->ln.len;
 	if (n < 16) {
-		memset(o, ' ', 16 - n);
+		/* All 16 at once (a constant size is a store, memset's n a call); the name covers the rest. */
+		memcpy(o, "                ", 16);
 		o += 16 - n;
 	}
 	memcpy(o, comm, n);
@@ -1788,12 +1790,13 @@ static void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
 			f->sec = sec;
 		}
 		/* A whole sec_txt, whatever its length: a copy of fixed size is inlined. */
-		grow(f, sizeof(f->sec_txt) + w);
+		grow(f, sizeof(f->sec_txt) + 9);
 		o = f->ln.p + f->ln.len;
 		memcpy(o, f->sec_txt, sizeof(f->sec_txt));
 		o += f->sec_len;
-		n = fmt_u_digits(o + w, t % p10);
-		memset(o, '0', w - n);
+		/* Zeros of fixed size, then the digits over their end. */
+		memcpy(o, "000000000", 9);
+		fmt_u_digits(o + w, t % p10);
 		f->ln.len += f->sec_len + w;
 	} else {
 		putc_(f, ' ');
