@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fmt-kernel.h"
 
@@ -173,7 +174,53 @@ struct knode *kparse_arg(struct lex *x);
 
 /* ---- evaluation (fmt-kexpr.c) ---- */
 
-uint64_t krd(const struct ectx *c, const uint8_t *p, int size, bool sign);
+/* A size-byte integer of the record in its byte order (inline: several a record). */
+static inline uint64_t krd(const struct ectx *c, const uint8_t *p, int size, bool sign)
+{
+	switch (size) {
+	case 1:
+		return sign ? (uint64_t)(int64_t)(int8_t)*p : *p;
+	case 2: {
+		uint16_t x;
+
+		memcpy(&x, p, 2);
+		if (c->env->swap)
+			x = __builtin_bswap16(x);
+		return sign ? (uint64_t)(int64_t)(int16_t)x : x;
+	}
+	case 4: {
+		uint32_t x;
+
+		memcpy(&x, p, 4);
+		if (c->env->swap)
+			x = __builtin_bswap32(x);
+		return sign ? (uint64_t)(int64_t)(int32_t)x : x;
+	}
+	default: {
+		uint64_t x;
+
+		memcpy(&x, p, 8);
+		return c->env->swap ? __builtin_bswap64(x) : x;
+	}
+	}
+}
+
+/* keval() of an N_FIELD, the most common argument, without keval's frame. */
+static inline bool keval_field(const struct ectx *c, const struct knode *n, struct kval *out)
+{
+	if ((uint64_t)n->off + n->size > c->r->size)
+		return false;
+	if (n->t.ptr && n->elsize) {
+		/* A char[] of size 0 (ftrace's) runs to the end of the record. */
+		uint32_t len = n->size ? (uint32_t)n->size : c->r->size - n->off;
+
+		*out = (struct kval){ .p = c->r->data + n->off, .n = len, .t = n->t };
+		return true;
+	}
+	*out = (struct kval){ .v = krd(c, c->r->data + n->off, n->size, n->t.sign && !n->t.ptr),
+			      .t = n->t };
+	return true;
+}
 uint64_t kconv_to(uint64_t v, struct ktype t);
 bool keval(struct ectx *c, const struct knode *n, struct kval *out);
 bool keval_num(struct ectx *c, const struct knode *n, uint64_t *v);

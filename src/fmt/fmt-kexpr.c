@@ -1046,40 +1046,6 @@ static struct knode *parse_expr(struct lex *x)
 /* ---- evaluation ---- */
 
 
-uint64_t krd(const struct ectx *c, const uint8_t *p, int size, bool sign)
-{
-	uint64_t v;
-
-	switch (size) {
-	case 1:
-		v = *p;
-		return sign ? (uint64_t)(int64_t)(int8_t)v : v;
-	case 2: {
-		uint16_t x;
-
-		memcpy(&x, p, 2);
-		if (c->env->swap)
-			x = __builtin_bswap16(x);
-		return sign ? (uint64_t)(int64_t)(int16_t)x : x;
-	}
-	case 4: {
-		uint32_t x;
-
-		memcpy(&x, p, 4);
-		if (c->env->swap)
-			x = __builtin_bswap32(x);
-		return sign ? (uint64_t)(int64_t)(int32_t)x : x;
-	}
-	default: {
-		uint64_t x;
-
-		memcpy(&x, p, 8);
-		return c->env->swap ? __builtin_bswap64(x) : x;
-	}
-	}
-}
-
-
 bool keval_num(struct ectx *c, const struct knode *n, uint64_t *v)
 {
 	struct kval k;
@@ -1274,19 +1240,7 @@ bool keval(struct ectx *c, const struct knode *n, struct kval *out)
 		*out = (struct kval){ .p = (const uint8_t *)n->s, .n = n->len + 1, .t = n->t };
 		return true;
 	case N_FIELD:
-		if ((uint64_t)n->off + n->size > c->r->size) {
-			/* A char[] of size 0 (ftrace's) runs to the end of the record. */
-			return false;
-		}
-		if (n->t.ptr && n->elsize) {
-			uint32_t len = n->size ? (uint32_t)n->size : c->r->size - n->off;
-
-			*out = (struct kval){ .p = c->r->data + n->off, .n = len, .t = n->t };
-			return true;
-		}
-		*out = (struct kval){ .v = krd(c, c->r->data + n->off, n->size, n->t.sign && !n->t.ptr),
-				      .t = n->t };
-		return true;
+		return keval_field(c, n, out);
 	case N_DYN: {
 		const uint8_t *p;
 		uint32_t len;

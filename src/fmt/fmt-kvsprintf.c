@@ -107,12 +107,11 @@ void knumber(struct fmt_line *o, uint64_t num, int base, int flags, int width, i
 /* kstring_fmt(): at most prec bytes, padded to width. */
 void kstring_fmt(struct fmt_line *o, const char *s, size_t max, int flags, int width, int prec)
 {
-	size_t n = 0;
+	size_t n;
 
 	if (prec >= 0 && (size_t)prec < max)
 		max = prec;
-	while (n < max && s[n])
-		n++;
+	n = strnlen(s, max);
 	if (!(flags & F_LEFT))
 		out_c(o, ' ', width - (int)n);
 	kput(o, s, n);
@@ -415,9 +414,13 @@ bool kconv_run(struct ectx *c, const struct conv *cv, struct fmt_line *o)
 		prec = (int)v < 0 ? -1 : (int)v;
 	}
 	c->scratch->len = 0;
-	if (!keval(c, cv->arg, &k))
+	if (cv->arg->op == N_FIELD) {
+		/* The record's own bytes: never in the scratch line. */
+		if (!keval_field(c, cv->arg, &k))
+			return false;
+	} else if (!keval(c, cv->arg, &k)) {
 		return false;
-	if (kin_scratch(c, &k)) {
+	} else if (kin_scratch(c, &k)) {
 		k.p = k.n ? (const uint8_t *)c->scratch->p + k.v : (const uint8_t *)"";
 		k.v = 0;
 	}
