@@ -87,8 +87,12 @@ struct knode {
 
 enum seg_kind { S_LIT, S_CONV };
 
+/* kconv_quick()'s cases: a plain field, no flags, width or precision. */
+enum { KQ_NONE, KQ_DEC, KQ_STR };
+
 struct conv {
 	char conv;		/* d i u x X o c s p */
+	uint8_t quick;		/* KQ_*: kconv_quick() prints it */
 	char qual;		/* 0 h H(hh) l L(ll) z t */
 	uint8_t flags;
 	int width, prec;	/* -1: none */
@@ -245,6 +249,11 @@ void ksymbol(struct fmt_line *o, const struct kenv *env, uint64_t v, const char 
 void kput_bitmap(struct fmt_line *o, const uint8_t *p, uint32_t bytes, const struct ectx *c);
 /* One conversion of the format, its argument evaluated: false if it cannot be printed. */
 bool kconv_run(struct ectx *c, const struct conv *cv, struct fmt_line *o);
+/*
+ * kconv_run() of a conversion whose quick is set (a field's %d, %u, %s:
+ * most of the scheduler's), without its frame: the same text.
+ */
+bool kconv_quick(struct ectx *c, const struct conv *cv, struct fmt_line *o);
 
 /* ---- the program (fmt-kernel.c) ---- */
 

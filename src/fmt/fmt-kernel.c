@@ -245,6 +245,18 @@ struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const c
 	}
 	if (x.err || x.t.k != T_END || ci != nconv)
 		goto fail;
+	for (int i = 0; i < p->nseg; i++) {
+		struct conv *cv = &p->segs[i].c;
+		const struct knode *a = cv->arg;
+
+		if (p->segs[i].kind != S_CONV || !a || a->op != N_FIELD || cv->warg || cv->parg ||
+		    cv->flags || cv->width >= 0 || cv->prec >= 0)
+			continue;
+		if (cv->conv == 's' && a->t.ptr && a->elsize)
+			cv->quick = KQ_STR;
+		else if ((cv->conv == 'd' || cv->conv == 'i' || cv->conv == 'u') && !a->t.ptr)
+			cv->quick = KQ_DEC;
+	}
 	free(convs);
 	return p;
 fail:
@@ -747,7 +759,7 @@ int kprog_run(const struct kprog *p, const struct kenv *env, const struct krec *
 			kput(out, p->lit + sg->off, sg->len);
 			continue;
 		}
-		if (!kconv_run(&c, &sg->c, out)) {
+		if (!(sg->c.quick ? kconv_quick(&c, &sg->c, out) : kconv_run(&c, &sg->c, out))) {
 			ret = KPROG_FAIL;
 			break;
 		}
