@@ -244,7 +244,7 @@ static inline void put(struct fmt *f, const char *s, size_t n)
 	if (!n)
 		return;
 	grow(f, n);
-	memcpy(f->ln.p + f->ln.len, s, n);
+	fmt_copy(f->ln.p + f->ln.len, s, n);
 	f->ln.len += n;
 }
 
@@ -1734,7 +1734,7 @@ static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
 		memcpy(o, "                ", 16);
 		o += 16 - n;
 	}
-	memcpy(o, comm, n);
+	fmt_copy(o, comm, n);
 	o += n;
 	*o++ = '-';
 	if (pid < 0) {
