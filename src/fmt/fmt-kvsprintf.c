@@ -414,16 +414,20 @@ static inline uint64_t kqual(uint64_t v, char qual, bool sign, int long_size)
 /* In decimal, no flags, width or precision: the common case, quickly. */
 static inline void kdec(struct fmt_line *o, uint64_t v, bool sign)
 {
-	char tmp[24];
-	int n;
 	bool neg = sign && (int64_t)v < 0;
+	int n;
+	char *d;
 
 	if (neg)
 		v = -v;
-	n = fmt_u_digits(tmp + sizeof(tmp), v);
+	/* Straight into the line: see put_comm_pid() on copying digits. */
+	n = fmt_u_len(v) + neg;
+	fmt_line_grow(o, n);
+	d = o->p + o->len;
+	fmt_u_digits(d + n, v);
 	if (neg)
-		tmp[sizeof(tmp) - 1 - n++] = '-';
-	kput(o, tmp + sizeof(tmp) - n, n);
+		d[0] = '-';
+	o->len += n;
 }
 
 bool kconv_quick(struct ectx *c, const struct conv *cv, struct fmt_line *o)

@@ -95,6 +95,16 @@ static inline int fmt_u_digits(char *end, uint64_t v)
 	return end - o;
 }
 
+/* How many decimal digits fmt_u_digits() writes for v. */
+static inline int fmt_u_len(uint64_t v)
+{
+	int n = 1;
+
+	for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
+		n++;
+	return n;
+}
+
 /* printf onto the end of the line (the one helper for every part of the formatter). */
 void fmt_line_printf(struct fmt_line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fmt_line_vprintf(struct fmt_line *l, const char *fmt, va_list ap);

@@ -1719,7 +1719,7 @@ static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
 {
 	const char *comm = fmt_src_comm(s, pid);
 	size_t n = strlen(comm);
-	char tmp[16], *o;
+	char *o;
 	int d = 0, k = 0;
 	unsigned v;
 
@@ -1742,8 +1742,12 @@ static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
 		d++;
 	}
 	v = pid < 0 ? -(unsigned)pid : (unsigned)pid;
-	k = fmt_u_digits(tmp + sizeof(tmp), v);
-	memcpy(o, tmp + sizeof(tmp) - k, k);
+	/*
+	 * Straight into the line: a copy through a buffer read back the
+	 * digits' 2-byte stores in wider loads, which stall.
+	 */
+	k = fmt_u_len(v);
+	fmt_u_digits(o + k, v);
 	o += k;
 	d += k;
 	if (d < 5) {
