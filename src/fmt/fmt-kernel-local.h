@@ -178,6 +178,26 @@ struct knode *kparse_arg(struct lex *x);
 
 /* ---- evaluation (fmt-kexpr.c) ---- */
 
+/*
+ * *out = (struct kval){ ... } zeroes the whole of it first (with rep stos
+ * in GCC's code: a tenth of keval's time); these set each member once.
+ */
+static inline void kval_num(struct kval *out, uint64_t v, struct ktype t)
+{
+	out->v = v;
+	out->p = NULL;
+	out->n = 0;
+	out->t = t;
+}
+
+static inline void kval_mem(struct kval *out, const uint8_t *p, uint32_t n, struct ktype t)
+{
+	out->v = 0;
+	out->p = p;
+	out->n = n;
+	out->t = t;
+}
+
 /* A size-byte integer of the record in its byte order (inline: several a record). */
 static inline uint64_t krd(const struct ectx *c, const uint8_t *p, int size, bool sign)
 {
@@ -218,11 +238,10 @@ static inline bool keval_field(const struct ectx *c, const struct knode *n, stru
 		/* A char[] of size 0 (ftrace's) runs to the end of the record. */
 		uint32_t len = n->size ? (uint32_t)n->size : c->r->size - n->off;
 
-		*out = (struct kval){ .p = c->r->data + n->off, .n = len, .t = n->t };
+		kval_mem(out, c->r->data + n->off, len, n->t);
 		return true;
 	}
-	*out = (struct kval){ .v = krd(c, c->r->data + n->off, n->size, n->t.sign && !n->t.ptr),
-			      .t = n->t };
+	kval_num(out, krd(c, c->r->data + n->off, n->size, n->t.sign && !n->t.ptr), n->t);
 	return true;
 }
 uint64_t kconv_to(uint64_t v, struct ktype t);

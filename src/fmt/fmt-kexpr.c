@@ -1177,7 +1177,7 @@ static bool helper(struct ectx *c, const struct knode *n, struct kval *out)
 
 		if (!kdyn_span(c, n->args[0], &p, &len))
 			return false;
-		*out = (struct kval){ .v = len, .t = n->t };
+		kval_num(out, len, n->t);
 		return true;
 	}
 	case H_BITMASK:
@@ -1234,10 +1234,10 @@ bool keval(struct ectx *c, const struct knode *n, struct kval *out)
 
 	switch (n->op) {
 	case N_CONST:
-		*out = (struct kval){ .v = n->v, .t = n->t };
+		kval_num(out, n->v, n->t);
 		return true;
 	case N_STR:
-		*out = (struct kval){ .p = (const uint8_t *)n->s, .n = n->len + 1, .t = n->t };
+		kval_mem(out, (const uint8_t *)n->s, n->len + 1, n->t);
 		return true;
 	case N_FIELD:
 		return keval_field(c, n, out);
@@ -1247,18 +1247,18 @@ bool keval(struct ectx *c, const struct knode *n, struct kval *out)
 
 		if (!kdyn_span(c, n, &p, &len))
 			return false;
-		*out = (struct kval){ .p = p, .n = len, .t = n->t };
+		kval_mem(out, p, len, n->t);
 		return true;
 	}
 	case N_LOCAL:
 		if (n->sub) {
-			*out = (struct kval){ .v = c->locals[n->v & 63], .t = n->t };
+			kval_num(out, c->locals[n->v & 63], n->t);
 			return true;
 		}
 		if (!keval_num(c, n->a, &l))
 			return false;
 		c->locals[n->v & 63] = kconv_to(l, n->t);
-		*out = (struct kval){ .v = c->locals[n->v & 63], .t = n->t };
+		kval_num(out, c->locals[n->v & 63], n->t);
 		return true;
 	case N_SEQ:
 		for (int i = 0; i < n->nargs; i++)
@@ -1267,7 +1267,7 @@ bool keval(struct ectx *c, const struct knode *n, struct kval *out)
 		return true;
 	case N_UNKNOWN:
 		if (!strcmp(n->s, "vmemmap_base") && c->env->vmemmap) {
-			*out = (struct kval){ .v = c->env->vmemmap, .t = n->t };
+			kval_num(out, c->env->vmemmap, n->t);
 			return true;
 		}
 		if (!strcmp(n->s, "jiffies") && c->env->hz && c->r->ts) {
@@ -1299,18 +1299,18 @@ bool keval(struct ectx *c, const struct knode *n, struct kval *out)
 			}
 			return true;
 		}
-		*out = (struct kval){ .v = kconv_to(a.v, n->t), .t = n->t };
+		kval_num(out, kconv_to(a.v, n->t), n->t);
 		return true;
 	case N_NEG:
 	case N_BNOT:
 		if (!keval_num(c, n->a, &l))
 			return false;
-		*out = (struct kval){ .v = kconv_to(n->op == N_NEG ? -l : ~l, n->t), .t = n->t };
+		kval_num(out, kconv_to(n->op == N_NEG ? -l : ~l, n->t), n->t);
 		return true;
 	case N_LNOT:
 		if (!keval(c, n->a, &a))
 			return false;
-		*out = (struct kval){ .v = a.p ? 0 : !a.v, .t = n->t };
+		kval_num(out, a.p ? 0 : !a.v, n->t);
 		return true;
 	case N_COND:
 		if (!keval(c, n->a, &a))
@@ -1333,7 +1333,7 @@ bool keval(struct ectx *c, const struct knode *n, struct kval *out)
 	case N_ADDR:
 		if ((uint64_t)n->a->off + n->a->size > c->r->size)
 			return false;
-		*out = (struct kval){ .p = c->r->data + n->a->off, .n = n->a->size, .t = n->t };
+		kval_mem(out, c->r->data + n->a->off, n->a->size, n->t);
 		return true;
 	case N_CALL:
 		return helper(c, n, out);
@@ -1343,12 +1343,12 @@ bool keval(struct ectx *c, const struct knode *n, struct kval *out)
 				return false;
 			l = a.p || a.v;
 			if ((n->sub == B_LAND && !l) || (n->sub == B_LOR && l)) {
-				*out = (struct kval){ .v = l, .t = n->t };
+				kval_num(out, l, n->t);
 				return true;
 			}
 			if (!keval(c, n->b, &b))
 				return false;
-			*out = (struct kval){ .v = b.p || b.v, .t = n->t };
+			kval_num(out, b.p || b.v, n->t);
 			return true;
 		}
 		if (!keval(c, n->a, &a) || !keval(c, n->b, &b))
@@ -1362,7 +1362,7 @@ bool keval(struct ectx *c, const struct knode *n, struct kval *out)
 					d = -d;
 				if (d < 0 || (uint64_t)d > a.n)
 					return false;
-				*out = (struct kval){ .p = a.p + d, .n = a.n - d, .t = a.t };
+				kval_mem(out, a.p + d, a.n - d, a.t);
 				return true;
 			}
 			return false;
@@ -1430,7 +1430,7 @@ bool keval(struct ectx *c, const struct knode *n, struct kval *out)
 			case B_LE: v = sg ? (int64_t)l <= (int64_t)r : l <= r; break;
 			case B_GE: v = sg ? (int64_t)l >= (int64_t)r : l >= r; break;
 			}
-			*out = (struct kval){ .v = n->t.ptr ? v : kconv_to(v, n->t), .t = n->t };
+			kval_num(out, n->t.ptr ? v : kconv_to(v, n->t), n->t);
 		}
 		return true;
 	}
