@@ -88,9 +88,17 @@ struct fmt_src {
 	struct tep_handle *tep;
 	struct comm_ent *comms;
 	size_t ncomm_cap, ncomms;
-	/* fmt_src_comm()'s last answer (comm NULL: none; any change to the names drops it) */
-	int last_pid;
-	const char *last_comm;
+	/*
+	 * fmt_src_comm()'s last answers, by the pid's low bits (comm NULL:
+	 * none; any change to the names drops them all): scheduler events
+	 * name a few tasks by turns.
+	 */
+	struct {
+		int pid;
+		const char *comm;
+	} last[8];
+	/* fmt_src_learn(): pids saved_cmdlines names (those names stand), by the low bits */
+	int named[256];
 	/* fmt_src_learn(): ids whose records teach nothing (a bit each) */
 	uint64_t *mute;
 	struct tgid_ent *tgids;
@@ -508,12 +516,18 @@ static inline size_t hash_pid(int pid, size_t cap)
 	return ((uint32_t)pid * 2654435761u) & (cap - 1);
 }
 
+static void forget_comms(struct fmt_src *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(s->last); i++)
+		s->last[i].comm = NULL;
+}
+
 static struct comm_ent *comm_slot(struct fmt_src *s, int pid, bool insert)
 {
 	size_t i;
 
 	if (insert)
-		s->last_comm = NULL;	/* the table may move, and the name change */
+		forget_comms(s);	/* the table may move, and the name change */
 
 	if (!s->ncomm_cap) {
 		if (!insert)
@@ -590,7 +604,7 @@ void fmt_src_tgids(struct fmt_src *s, const char *text)
 		n += *p == '\n';
 	if (!n)
 		return;
-	s->last_comm = NULL;
+	forget_comms(s);
 	free(s->tgids);
 	for (s->ntgid_cap = 64; s->ntgid_cap < n * 2 + 2; s->ntgid_cap *= 2)
 		;
@@ -626,20 +640,22 @@ const char *fmt_src_comm(struct fmt_src *s, int pid)
 {
 	struct comm_ent *c;
 	int tgid;
+	typeof(&s->last[0]) last;
 
 	if (!pid)
 		return "<idle>";
-	/* A run of one task's records asks for one name. */
-	if (s->last_comm && s->last_pid == pid)
-		return s->last_comm;
+	/* A run of a few tasks' records asks for a few names. */
+	last = &s->last[pid & (ARRAY_SIZE(s->last) - 1)];
+	if (last->comm && last->pid == pid)
+		return last->comm;
 	c = comm_slot(s, pid, false);
 	if (!c) {
 		tgid = tgid_of(s, pid);
 		if (!tgid || tgid == pid || !(c = comm_slot(s, tgid, false)))
 			return "<...>";
 	}
-	s->last_pid = pid;
-	s->last_comm = c->comm;
+	last->pid = pid;
+	last->comm = c->comm;
 	return c->comm;
 }
 
@@ -986,9 +1002,13 @@ void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev)
 		if (pid <= 0)
 			continue;
 		/* saved_cmdlines' name stands (set_comm): most tasks' are there. */
-		known = comm_slot(s, pid, false);
-		if (known && known->state > 1)
+		if (s->named[pid & (ARRAY_SIZE(s->named) - 1)] == pid)
 			continue;
+		known = comm_slot(s, pid, false);
+		if (known && known->state > 1) {
+			s->named[pid & (ARRAY_SIZE(s->named) - 1)] = pid;
+			continue;
+		}
 		if (c->flags & TEP_FIELD_IS_DYNAMIC) {
 			/* sched_process_exec: the comm becomes the file's base name. */
 			uint32_t v = rd_num(s, (const uint8_t *)ev->data + c->offset, 4);
