@@ -231,6 +231,9 @@ struct fmt {
 	size_t pend_at;
 	uint64_t pend_ts;
 	bool pending, pend_verbose, pend_ns;
+	/* fmt_event(): the last prefix and its length */
+	const char *pfx;
+	size_t pfx_len;
 	/* fmt_buffer(): lines gather here and go out in large writes */
 	struct fmt_line obuf;
 	bool buffered;
@@ -2839,7 +2842,12 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 			break;
 		}
 		f->idx++;
-		puts_(f, prefix);
+		/* The buffer's prefix: one string a buffer, measured once. */
+		if (prefix != f->pfx) {
+			f->pfx = prefix;
+			f->pfx_len = strlen(prefix);
+		}
+		put(f, prefix, f->pfx_len);
 		put_comm_pid(f, s, pid);
 		puts_(f, " [");
 		put_u(f, ev->cpu, 3, true);
