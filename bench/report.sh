@@ -8,7 +8,10 @@
 # by default), then formats the file with each tool (tr both ways: its
 # default, the kernel's text, and --format=libtraceevent), to /dev/null and
 # to a file, checks that tr --format=libtraceevent prints what trace-cmd -N
-# prints, and prints events/s, the ratios and the peak RSS of each.  With --sched, records scheduler events
+# prints, and prints events/s, the ratios and the peak RSS of each.  The
+# ratios are of CPU time (user + system), the best and the median of RUNS
+# runs (default 5) each; with TR_OLD=BINARY another tr (an earlier build)
+# runs beside them, for a before and after in one run.  With --sched, records scheduler events
 # (sched_switch, sched_wakeup, sched_waking, sched_stat_runtime) while
 # "perf bench sched pipe" ping-pongs, about EVENTS of them.  With FILE,
 # uses that trace.dat file instead of recording (and keeps it).  Needs
@@ -49,41 +52,52 @@ events=$("$TR" report -i "$file" --stat | sed -n 's/^events: *//p')
 lost=$("$TR" report -i "$file" --stat | sed -n 's/^lost events: *//p')
 echo "file: $file ($(stat -c %s "$file") bytes, $events events, $lost lost)"
 
-# run NAME OUT CMD...: wall seconds and peak RSS (KiB) of CMD > OUT.
+# run NAME OUT CMD...: CPU seconds (user + system), wall seconds and peak
+# RSS (KiB) of CMD > OUT.
 run() {
 	local name=$1 out=$2
 	shift 2
-	/usr/bin/time -f "%e %M" -o "$tmp/time" "$@" >"$out"
-	read -r secs rss <"$tmp/time"
-	printf '%-34s %7.3f s %10.2f M events/s %8d KiB peak RSS\n' "$name" "$secs" \
-		"$(echo "$events / $secs / 1000000" | bc -l)" "$rss"
-	echo "$secs" >"$tmp/$name.secs"
+	/usr/bin/time -f "%U %S %e %M" -o "$tmp/time" "$@" >"$out"
+	read -r user sys wall rss <"$tmp/time"
+	echo "$(echo "$user + $sys" | bc -l) $wall $rss"
 }
 
-# Warm the page cache, then take the best of three of each.
+runs=${RUNS:-5}
+# Warm the page cache, then take the best and the median of the runs of each.
 cat "$file" >/dev/null
+# best NAME OUT CMD...: one line; NAME.cpu gets the best CPU time, NAME.med the median.
 best() {
-	local name=$1 out=$2 b=
+	local name=$1 out=$2
 	shift 2
-	for i in 1 2 3; do
-		run "$name" "$out" "$@" >"$tmp/line.$i"
-		s=$(cat "$tmp/$name.secs")
-		if [ -z "$b" ] || [ "$(echo "$s < $b" | bc)" = 1 ]; then
-			b=$s
-			cp "$tmp/line.$i" "$tmp/line.best"
-		fi
-	done
-	cat "$tmp/line.best"
-	echo "$b" >"$tmp/$name.secs"
+	for ((i = 0; i < runs; i++)); do
+		run "$name" "$out" "$@"
+	done | sort -n >"$tmp/$name.runs"
+	read -r cpu wall rss <"$tmp/$name.runs"
+	med=$(sed -n "$(((runs + 1) / 2))p" "$tmp/$name.runs" | cut -d' ' -f1)
+	echo "$cpu" >"$tmp/$name.cpu"
+	echo "$med" >"$tmp/$name.med"
+	printf '%-24s cpu %6.3f s (median %6.3f) wall %6.3f s %7.2f M events/s (cpu) %8d KiB peak RSS\n' \
+		"$name" "$cpu" "$med" "$wall" "$(echo "$events / $cpu / 1000000" | bc -l)" "$rss"
 }
 # tr's default text is the kernel's own; --format=libtraceevent is the text
 # trace-cmd report -N prints, so that one must be byte for byte the same.
 best trace-cmd-null /dev/null trace-cmd report -N "$file"
 best tr-null /dev/null "$TR" report -i "$file"
 best tr-lib-null /dev/null "$TR" report --format=libtraceevent -i "$file"
+if [ -n "${TR_OLD:-}" ]; then
+	best tr-old-null /dev/null "$TR_OLD" report -i "$file"
+fi
 best trace-cmd-file "$tmp/tc.out" trace-cmd report -N "$file"
 best tr-file "$tmp/tr.out" "$TR" report -i "$file"
 best tr-lib-file "$tmp/trlib.out" "$TR" report --format=libtraceevent -i "$file"
+if [ -n "${TR_OLD:-}" ]; then
+	best tr-old-file "$tmp/trold.out" "$TR_OLD" report -i "$file"
+	if cmp -s "$tmp/tr.out" "$tmp/trold.out"; then
+		echo "outputs: tr = TR_OLD"
+	else
+		echo "outputs: tr and TR_OLD DIFFER"
+	fi
+fi
 
 if cmp -s "$tmp/tc.out" "$tmp/trlib.out"; then
 	echo "outputs: tr --format=libtraceevent = trace-cmd -N ($(wc -l <"$tmp/tr.out") lines)"
@@ -92,8 +106,9 @@ else
 	diff "$tmp/tc.out" "$tmp/trlib.out" | head -5
 fi
 for w in null file; do
-	for t in tr tr-lib; do
-		printf 'ratio (%s): %s is %.2fx trace-cmd\n' "$w" "$t" \
-			"$(echo "$(cat "$tmp/trace-cmd-$w.secs") / $(cat "$tmp/$t-$w.secs")" | bc -l)"
+	for t in tr tr-lib ${TR_OLD:+tr-old}; do
+		printf 'ratio (%s, cpu): %s is %.2fx trace-cmd (medians: %.2fx)\n' "$w" "$t" \
+			"$(echo "$(cat "$tmp/trace-cmd-$w.cpu") / $(cat "$tmp/$t-$w.cpu")" | bc -l)" \
+			"$(echo "$(cat "$tmp/trace-cmd-$w.med") / $(cat "$tmp/$t-$w.med")" | bc -l)"
 	done
 done

@@ -324,7 +324,8 @@ const char *fmt_src_event_name(struct fmt_src *s, int id, const char **system);
 
 /*
  * Format one record.  prefix goes before the line ("trtest: " for an
- * instance's buffer; "" for the top level).  The lost-events marker is
+ * instance's buffer; "" for the top level); it must stay as it is while f
+ * lives (its length is kept, by address).  The lost-events marker is
  * printed first when ev->missed says so.  Filters apply: 0 if printed,
  * 1 if filtered out.
  */

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fmt-kernel.h"
 
@@ -86,8 +87,12 @@ struct knode {
 
 enum seg_kind { S_LIT, S_CONV };
 
+/* kconv_quick()'s cases: a plain field, no flags, width or precision. */
+enum { KQ_NONE, KQ_DEC, KQ_STR };
+
 struct conv {
 	char conv;		/* d i u x X o c s p */
+	uint8_t quick;		/* KQ_*: kconv_quick() prints it */
 	char qual;		/* 0 h H(hh) l L(ll) z t */
 	uint8_t flags;
 	int width, prec;	/* -1: none */
@@ -121,6 +126,8 @@ struct kprog {
 	int nfields;
 	struct tep_format_field **fields;
 	int ip_off, ip2_off;
+	/* SP_PRINT, SP_BPUTS: the ip and the text fields, found once (not by name a record) */
+	struct tep_format_field *f_ip, *f_text;
 	struct fmt_line scratch;	/* helpers' text, kept from record to record */
 	/* memory of the tree: all nodes and tables, freed at once */
 	void **mem;
@@ -172,7 +179,72 @@ struct knode *kparse_arg(struct lex *x);
 
 /* ---- evaluation (fmt-kexpr.c) ---- */
 
-uint64_t krd(const struct ectx *c, const uint8_t *p, int size, bool sign);
+/*
+ * *out = (struct kval){ ... } zeroes the whole of it first (with rep stos
+ * in GCC's code: a tenth of keval's time); these set each member once.
+ */
+static inline void kval_num(struct kval *out, uint64_t v, struct ktype t)
+{
+	out->v = v;
+	out->p = NULL;
+	out->n = 0;
+	out->t = t;
+}
+
+static inline void kval_mem(struct kval *out, const uint8_t *p, uint32_t n, struct ktype t)
+{
+	out->v = 0;
+	out->p = p;
+	out->n = n;
+	out->t = t;
+}
+
+/* A size-byte integer of the record in its byte order (inline: several a record). */
+static inline uint64_t krd(const struct ectx *c, const uint8_t *p, int size, bool sign)
+{
+	switch (size) {
+	case 1:
+		return sign ? (uint64_t)(int64_t)(int8_t)*p : *p;
+	case 2: {
+		uint16_t x;
+
+		memcpy(&x, p, 2);
+		if (c->env->swap)
+			x = __builtin_bswap16(x);
+		return sign ? (uint64_t)(int64_t)(int16_t)x : x;
+	}
+	case 4: {
+		uint32_t x;
+
+		memcpy(&x, p, 4);
+		if (c->env->swap)
+			x = __builtin_bswap32(x);
+		return sign ? (uint64_t)(int64_t)(int32_t)x : x;
+	}
+	default: {
+		uint64_t x;
+
+		memcpy(&x, p, 8);
+		return c->env->swap ? __builtin_bswap64(x) : x;
+	}
+	}
+}
+
+/* keval() of an N_FIELD, the most common argument, without keval's frame. */
+static inline bool keval_field(const struct ectx *c, const struct knode *n, struct kval *out)
+{
+	if ((uint64_t)n->off + n->size > c->r->size)
+		return false;
+	if (n->t.ptr && n->elsize) {
+		/* A char[] of size 0 (ftrace's) runs to the end of the record. */
+		uint32_t len = n->size ? (uint32_t)n->size : c->r->size - n->off;
+
+		kval_mem(out, c->r->data + n->off, len, n->t);
+		return true;
+	}
+	kval_num(out, krd(c, c->r->data + n->off, n->size, n->t.sign && !n->t.ptr), n->t);
+	return true;
+}
 uint64_t kconv_to(uint64_t v, struct ktype t);
 bool keval(struct ectx *c, const struct knode *n, struct kval *out);
 bool keval_num(struct ectx *c, const struct knode *n, uint64_t *v);
@@ -197,6 +269,11 @@ void ksymbol(struct fmt_line *o, const struct kenv *env, uint64_t v, const char 
 void kput_bitmap(struct fmt_line *o, const uint8_t *p, uint32_t bytes, const struct ectx *c);
 /* One conversion of the format, its argument evaluated: false if it cannot be printed. */
 bool kconv_run(struct ectx *c, const struct conv *cv, struct fmt_line *o);
+/*
+ * kconv_run() of a conversion whose quick is set (a field's %d, %u, %s:
+ * most of the scheduler's), without its frame: the same text.
+ */
+bool kconv_quick(struct ectx *c, const struct conv *cv, struct fmt_line *o);
 
 /* ---- the program (fmt-kernel.c) ---- */
 

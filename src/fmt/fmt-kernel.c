@@ -166,6 +166,7 @@ static const char *print_fmt_line(const char *text)
 }
 
 static struct kprog *compile_special(const struct kenv *env, struct tep_event *e);
+static struct tep_format_field *pf(const struct kprog *p, const char *name);
 
 struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const char *text)
 {
@@ -244,6 +245,18 @@ struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const c
 	}
 	if (x.err || x.t.k != T_END || ci != nconv)
 		goto fail;
+	for (int i = 0; i < p->nseg; i++) {
+		struct conv *cv = &p->segs[i].c;
+		const struct knode *a = cv->arg;
+
+		if (p->segs[i].kind != S_CONV || !a || a->op != N_FIELD || cv->warg || cv->parg ||
+		    cv->flags || cv->width >= 0 || cv->prec >= 0)
+			continue;
+		if (cv->conv == 's' && a->t.ptr && a->elsize)
+			cv->quick = KQ_STR;
+		else if ((cv->conv == 'd' || cv->conv == 'i' || cv->conv == 'u') && !a->t.ptr)
+			cv->quick = KQ_DEC;
+	}
 	free(convs);
 	return p;
 fail:
@@ -365,6 +378,11 @@ static struct kprog *compile_special(const struct kenv *env, struct tep_event *e
 		p->ip_off = p->fields[0]->offset;
 		if (sp == SP_KRETPROBE)
 			p->ip2_off = field(e, "__probe_ret_ip")->offset;
+		break;
+	case SP_PRINT:
+	case SP_BPUTS:
+		p->f_ip = pf(p, "ip");
+		p->f_text = pf(p, sp == SP_PRINT ? "buf" : "str");
 		break;
 	default:
 		break;
@@ -641,7 +659,7 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 		return KPROG_LINE;
 	case SP_PRINT:
 	case SP_BPUTS: {
-		struct tep_format_field *ip = pf(p, "ip"), *buf = pf(p, p->sp == SP_PRINT ? "buf" : "str");
+		struct tep_format_field *ip = p->f_ip, *buf = p->f_text;
 		uint64_t v;
 
 		if ((uint64_t)ip->offset + ip->size > r->size || buf->offset > (int)r->size)
@@ -841,7 +859,7 @@ int kprog_run(const struct kprog *p, const struct kenv *env, const struct krec *
 			kput(out, p->lit + sg->off, sg->len);
 			continue;
 		}
-		if (!kconv_run(&c, &sg->c, out)) {
+		if (!(sg->c.quick ? kconv_quick(&c, &sg->c, out) : kconv_run(&c, &sg->c, out))) {
 			ret = KPROG_FAIL;
 			break;
 		}

@@ -1046,40 +1046,6 @@ static struct knode *parse_expr(struct lex *x)
 /* ---- evaluation ---- */
 
 
-uint64_t krd(const struct ectx *c, const uint8_t *p, int size, bool sign)
-{
-	uint64_t v;
-
-	switch (size) {
-	case 1:
-		v = *p;
-		return sign ? (uint64_t)(int64_t)(int8_t)v : v;
-	case 2: {
-		uint16_t x;
-
-		memcpy(&x, p, 2);
-		if (c->env->swap)
-			x = __builtin_bswap16(x);
-		return sign ? (uint64_t)(int64_t)(int16_t)x : x;
-	}
-	case 4: {
-		uint32_t x;
-
-		memcpy(&x, p, 4);
-		if (c->env->swap)
-			x = __builtin_bswap32(x);
-		return sign ? (uint64_t)(int64_t)(int32_t)x : x;
-	}
-	default: {
-		uint64_t x;
-
-		memcpy(&x, p, 8);
-		return c->env->swap ? __builtin_bswap64(x) : x;
-	}
-	}
-}
-
-
 bool keval_num(struct ectx *c, const struct knode *n, uint64_t *v)
 {
 	struct kval k;
@@ -1211,7 +1177,7 @@ static bool helper(struct ectx *c, const struct knode *n, struct kval *out)
 
 		if (!kdyn_span(c, n->args[0], &p, &len))
 			return false;
-		*out = (struct kval){ .v = len, .t = n->t };
+		kval_num(out, len, n->t);
 		return true;
 	}
 	case H_BITMASK:
@@ -1268,43 +1234,31 @@ bool keval(struct ectx *c, const struct knode *n, struct kval *out)
 
 	switch (n->op) {
 	case N_CONST:
-		*out = (struct kval){ .v = n->v, .t = n->t };
+		kval_num(out, n->v, n->t);
 		return true;
 	case N_STR:
-		*out = (struct kval){ .p = (const uint8_t *)n->s, .n = n->len + 1, .t = n->t };
+		kval_mem(out, (const uint8_t *)n->s, n->len + 1, n->t);
 		return true;
 	case N_FIELD:
-		if ((uint64_t)n->off + n->size > c->r->size) {
-			/* A char[] of size 0 (ftrace's) runs to the end of the record. */
-			return false;
-		}
-		if (n->t.ptr && n->elsize) {
-			uint32_t len = n->size ? (uint32_t)n->size : c->r->size - n->off;
-
-			*out = (struct kval){ .p = c->r->data + n->off, .n = len, .t = n->t };
-			return true;
-		}
-		*out = (struct kval){ .v = krd(c, c->r->data + n->off, n->size, n->t.sign && !n->t.ptr),
-				      .t = n->t };
-		return true;
+		return keval_field(c, n, out);
 	case N_DYN: {
 		const uint8_t *p;
 		uint32_t len;
 
 		if (!kdyn_span(c, n, &p, &len))
 			return false;
-		*out = (struct kval){ .p = p, .n = len, .t = n->t };
+		kval_mem(out, p, len, n->t);
 		return true;
 	}
 	case N_LOCAL:
 		if (n->sub) {
-			*out = (struct kval){ .v = c->locals[n->v & 63], .t = n->t };
+			kval_num(out, c->locals[n->v & 63], n->t);
 			return true;
 		}
 		if (!keval_num(c, n->a, &l))
 			return false;
 		c->locals[n->v & 63] = kconv_to(l, n->t);
-		*out = (struct kval){ .v = c->locals[n->v & 63], .t = n->t };
+		kval_num(out, c->locals[n->v & 63], n->t);
 		return true;
 	case N_SEQ:
 		for (int i = 0; i < n->nargs; i++)
@@ -1313,7 +1267,7 @@ bool keval(struct ectx *c, const struct knode *n, struct kval *out)
 		return true;
 	case N_UNKNOWN:
 		if (!strcmp(n->s, "vmemmap_base") && c->env->vmemmap) {
-			*out = (struct kval){ .v = c->env->vmemmap, .t = n->t };
+			kval_num(out, c->env->vmemmap, n->t);
 			return true;
 		}
 		if (!strcmp(n->s, "jiffies") && c->env->hz && c->r->ts) {
@@ -1345,18 +1299,18 @@ bool keval(struct ectx *c, const struct knode *n, struct kval *out)
 			}
 			return true;
 		}
-		*out = (struct kval){ .v = kconv_to(a.v, n->t), .t = n->t };
+		kval_num(out, kconv_to(a.v, n->t), n->t);
 		return true;
 	case N_NEG:
 	case N_BNOT:
 		if (!keval_num(c, n->a, &l))
 			return false;
-		*out = (struct kval){ .v = kconv_to(n->op == N_NEG ? -l : ~l, n->t), .t = n->t };
+		kval_num(out, kconv_to(n->op == N_NEG ? -l : ~l, n->t), n->t);
 		return true;
 	case N_LNOT:
 		if (!keval(c, n->a, &a))
 			return false;
-		*out = (struct kval){ .v = a.p ? 0 : !a.v, .t = n->t };
+		kval_num(out, a.p ? 0 : !a.v, n->t);
 		return true;
 	case N_COND:
 		if (!keval(c, n->a, &a))
@@ -1379,7 +1333,7 @@ bool keval(struct ectx *c, const struct knode *n, struct kval *out)
 	case N_ADDR:
 		if ((uint64_t)n->a->off + n->a->size > c->r->size)
 			return false;
-		*out = (struct kval){ .p = c->r->data + n->a->off, .n = n->a->size, .t = n->t };
+		kval_mem(out, c->r->data + n->a->off, n->a->size, n->t);
 		return true;
 	case N_CALL:
 		return helper(c, n, out);
@@ -1389,12 +1343,12 @@ bool keval(struct ectx *c, const struct knode *n, struct kval *out)
 				return false;
 			l = a.p || a.v;
 			if ((n->sub == B_LAND && !l) || (n->sub == B_LOR && l)) {
-				*out = (struct kval){ .v = l, .t = n->t };
+				kval_num(out, l, n->t);
 				return true;
 			}
 			if (!keval(c, n->b, &b))
 				return false;
-			*out = (struct kval){ .v = b.p || b.v, .t = n->t };
+			kval_num(out, b.p || b.v, n->t);
 			return true;
 		}
 		if (!keval(c, n->a, &a) || !keval(c, n->b, &b))
@@ -1408,7 +1362,7 @@ bool keval(struct ectx *c, const struct knode *n, struct kval *out)
 					d = -d;
 				if (d < 0 || (uint64_t)d > a.n)
 					return false;
-				*out = (struct kval){ .p = a.p + d, .n = a.n - d, .t = a.t };
+				kval_mem(out, a.p + d, a.n - d, a.t);
 				return true;
 			}
 			return false;
@@ -1476,7 +1430,7 @@ bool keval(struct ectx *c, const struct knode *n, struct kval *out)
 			case B_LE: v = sg ? (int64_t)l <= (int64_t)r : l <= r; break;
 			case B_GE: v = sg ? (int64_t)l >= (int64_t)r : l >= r; break;
 			}
-			*out = (struct kval){ .v = n->t.ptr ? v : kconv_to(v, n->t), .t = n->t };
+			kval_num(out, n->t.ptr ? v : kconv_to(v, n->t), n->t);
 		}
 		return true;
 	}

@@ -107,12 +107,11 @@ void knumber(struct fmt_line *o, uint64_t num, int base, int flags, int width, i
 /* kstring_fmt(): at most prec bytes, padded to width. */
 void kstring_fmt(struct fmt_line *o, const char *s, size_t max, int flags, int width, int prec)
 {
-	size_t n = 0;
+	size_t n;
 
 	if (prec >= 0 && (size_t)prec < max)
 		max = prec;
-	while (n < max && s[n])
-		n++;
+	n = strnlen(s, max);
 	if (!(flags & F_LEFT))
 		out_c(o, ' ', width - (int)n);
 	kput(o, s, n);
@@ -393,6 +392,58 @@ static bool bitmap(struct fmt_line *o, const struct kval *k, int nbits, bool lis
 	return true;
 }
 
+/* An integer conversion's value as its length qualifier cuts it. */
+static inline uint64_t kqual(uint64_t v, char qual, bool sign, int long_size)
+{
+	switch (qual) {
+	case 'L':
+		return v;
+	case 'l': case 'z': case 't':
+		if (long_size == 4)
+			return sign ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
+		return v;
+	case 'H':
+		return sign ? (uint64_t)(int64_t)(int8_t)v : (uint8_t)v;
+	case 'h':
+		return sign ? (uint64_t)(int64_t)(int16_t)v : (uint16_t)v;
+	default:
+		return sign ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
+	}
+}
+
+/* In decimal, no flags, width or precision: the common case, quickly. */
+static inline void kdec(struct fmt_line *o, uint64_t v, bool sign)
+{
+	bool neg = sign && (int64_t)v < 0;
+	int n;
+	char *d;
+
+	if (neg)
+		v = -v;
+	/* Straight into the line: see put_comm_pid() on copying digits. */
+	n = fmt_u_len(v) + neg;
+	fmt_line_grow(o, n);
+	d = o->p + o->len;
+	fmt_u_digits(d + n, v);
+	if (neg)
+		d[0] = '-';
+	o->len += n;
+}
+
+bool kconv_quick(struct ectx *c, const struct conv *cv, struct fmt_line *o)
+{
+	struct kval k;
+
+	if (!keval_field(c, cv->arg, &k))
+		return false;
+	if (cv->quick == KQ_STR) {
+		kput(o, (const char *)k.p, strnlen((const char *)k.p, k.n));
+		return true;
+	}
+	kdec(o, kqual(k.v, cv->qual, cv->conv != 'u', c->env->long_size), cv->conv != 'u');
+	return true;
+}
+
 bool kconv_run(struct ectx *c, const struct conv *cv, struct fmt_line *o)
 {
 	const struct kenv *env = c->env;
@@ -415,9 +466,13 @@ bool kconv_run(struct ectx *c, const struct conv *cv, struct fmt_line *o)
 		prec = (int)v < 0 ? -1 : (int)v;
 	}
 	c->scratch->len = 0;
-	if (!keval(c, cv->arg, &k))
+	if (cv->arg->op == N_FIELD) {
+		/* The record's own bytes: never in the scratch line. */
+		if (!keval_field(c, cv->arg, &k))
+			return false;
+	} else if (!keval(c, cv->arg, &k)) {
 		return false;
-	if (kin_scratch(c, &k)) {
+	} else if (kin_scratch(c, &k)) {
 		k.p = k.n ? (const uint8_t *)c->scratch->p + k.v : (const uint8_t *)"";
 		k.v = 0;
 	}
@@ -439,34 +494,9 @@ bool kconv_run(struct ectx *c, const struct conv *cv, struct fmt_line *o)
 				out_c(o, ' ', width - 1);
 			return true;
 		}
-		switch (cv->qual) {
-		case 'L':
-			break;
-		case 'l': case 'z': case 't':
-			if (env->long_size == 4)
-				v = sign ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
-			break;
-		case 'H':
-			v = sign ? (uint64_t)(int64_t)(int8_t)v : (uint8_t)v;
-			break;
-		case 'h':
-			v = sign ? (uint64_t)(int64_t)(int16_t)v : (uint16_t)v;
-			break;
-		default:
-			v = sign ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
-		}
+		v = kqual(v, cv->qual, sign, env->long_size);
 		if (flags == 0 && width < 0 && prec < 0 && base == 10) {
-			/* The common case, quickly. */
-			char tmp[24];
-			int n;
-			bool neg = sign && (int64_t)v < 0;
-
-			if (neg)
-				v = -v;
-			n = fmt_u_digits(tmp + sizeof(tmp), v);
-			if (neg)
-				tmp[sizeof(tmp) - 1 - n++] = '-';
-			kput(o, tmp + sizeof(tmp) - n, n);
+			kdec(o, v, sign);
 			return true;
 		}
 		if (sign)

@@ -29,11 +29,41 @@ static inline void fmt_line_grow(struct fmt_line *l, size_t more)
 	}
 }
 
+/*
+ * memcpy() of a piece of a line: most are a few bytes (a comm, a number, a
+ * separator), which two overlapping moves of fixed size copy without the
+ * call (a tenth of a report of scheduler events was in memcpy).
+ */
+static inline void fmt_copy(char *d, const char *s, size_t n)
+{
+	if (n > 16) {
+		memcpy(d, s, n);
+	} else if (n >= 8) {
+		uint64_t a, b;
+
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		memcpy(d, &a, 4);
+		memcpy(d + n - 4, &b, 4);
+	} else if (n) {
+		d[0] = s[0];
+		d[n / 2] = s[n / 2];
+		d[n - 1] = s[n - 1];
+	}
+}
+
 /* Bytes onto the end of the line (inline: the printers call it for every piece). */
 static inline void fmt_line_put(struct fmt_line *l, const char *s, size_t n)
 {
 	fmt_line_grow(l, n);
-	memcpy(l->p + l->len, s, n);
+	fmt_copy(l->p + l->len, s, n);
 	l->len += n;
 }
 
@@ -63,6 +93,16 @@ static inline int fmt_u_digits(char *end, uint64_t v)
 		*--o = '0' + v;
 	}
 	return end - o;
+}
+
+/* How many decimal digits fmt_u_digits() writes for v. */
+static inline int fmt_u_len(uint64_t v)
+{
+	int n = 1;
+
+	for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
+		n++;
+	return n;
 }
 
 /* printf onto the end of the line (the one helper for every part of the formatter). */

@@ -93,9 +93,17 @@ struct fmt_src {
 	struct tep_handle *tep;
 	struct comm_ent *comms;
 	size_t ncomm_cap, ncomms;
-	/* fmt_src_comm()'s last answer (comm NULL: none; any change to the names drops it) */
-	int last_pid;
-	const char *last_comm;
+	/*
+	 * fmt_src_comm()'s last answers, by the pid's low bits (comm NULL:
+	 * none; any change to the names drops them all): scheduler events
+	 * name a few tasks by turns.
+	 */
+	struct {
+		int pid;
+		const char *comm;
+	} last[8];
+	/* fmt_src_learn(): pids saved_cmdlines names (those names stand), by the low bits */
+	int named[256];
 	/* fmt_src_learn(): ids whose records teach nothing (a bit each) */
 	uint64_t *mute;
 	struct tgid_ent *tgids;
@@ -229,6 +237,9 @@ struct fmt {
 	size_t pend_at;
 	uint64_t pend_ts;
 	bool pending, pend_verbose, pend_ns;
+	/* fmt_event(): the last prefix and its length */
+	const char *pfx;
+	size_t pfx_len;
 	/* fmt_buffer(): lines gather here and go out in large writes */
 	struct fmt_line obuf;
 	bool buffered;
@@ -250,7 +261,7 @@ static inline void put(struct fmt *f, const char *s, size_t n)
 	if (!n)
 		return;
 	grow(f, n);
-	memcpy(f->ln.p + f->ln.len, s, n);
+	fmt_copy(f->ln.p + f->ln.len, s, n);
 	f->ln.len += n;
 }
 
@@ -514,12 +525,18 @@ static inline size_t hash_pid(int pid, size_t cap)
 	return ((uint32_t)pid * 2654435761u) & (cap - 1);
 }
 
+static void forget_comms(struct fmt_src *s)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(s->last); i++)
+		s->last[i].comm = NULL;
+}
+
 static struct comm_ent *comm_slot(struct fmt_src *s, int pid, bool insert)
 {
 	size_t i;
 
 	if (insert)
-		s->last_comm = NULL;	/* the table may move, and the name change */
+		forget_comms(s);	/* the table may move, and the name change */
 
 	if (!s->ncomm_cap) {
 		if (!insert)
@@ -596,7 +613,7 @@ void fmt_src_tgids(struct fmt_src *s, const char *text)
 		n += *p == '\n';
 	if (!n)
 		return;
-	s->last_comm = NULL;
+	forget_comms(s);
 	free(s->tgids);
 	for (s->ntgid_cap = 64; s->ntgid_cap < n * 2 + 2; s->ntgid_cap *= 2)
 		;
@@ -632,20 +649,22 @@ const char *fmt_src_comm(struct fmt_src *s, int pid)
 {
 	struct comm_ent *c;
 	int tgid;
+	typeof(&s->last[0]) last;
 
 	if (!pid)
 		return "<idle>";
-	/* A run of one task's records asks for one name. */
-	if (s->last_comm && s->last_pid == pid)
-		return s->last_comm;
+	/* A run of a few tasks' records asks for a few names. */
+	last = &s->last[pid & (ARRAY_SIZE(s->last) - 1)];
+	if (last->comm && last->pid == pid)
+		return last->comm;
 	c = comm_slot(s, pid, false);
 	if (!c) {
 		tgid = tgid_of(s, pid);
 		if (!tgid || tgid == pid || !(c = comm_slot(s, tgid, false)))
 			return "<...>";
 	}
-	s->last_pid = pid;
-	s->last_comm = c->comm;
+	last->pid = pid;
+	last->comm = c->comm;
 	return c->comm;
 }
 
@@ -1018,9 +1037,13 @@ void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev)
 		if (pid <= 0)
 			continue;
 		/* saved_cmdlines' name stands (set_comm): most tasks' are there. */
-		known = comm_slot(s, pid, false);
-		if (known && known->state > 1)
+		if (s->named[pid & (ARRAY_SIZE(s->named) - 1)] == pid)
 			continue;
+		known = comm_slot(s, pid, false);
+		if (known && known->state > 1) {
+			s->named[pid & (ARRAY_SIZE(s->named) - 1)] = pid;
+			continue;
+		}
 		if (c->flags & TEP_FIELD_IS_DYNAMIC) {
 			/* sched_process_exec: the comm becomes the file's base name. */
 			uint32_t v = rd_num(s, (const uint8_t *)ev->data + c->offset, 4);
@@ -1458,6 +1481,15 @@ static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, u
 	size_t lo = 0, hi = s->nksyms, i, j;
 	struct ksym_hit *hit;
 
+	hit = &s->ksym_cache[(addr >> 4 ^ addr >> 12) & 63];
+	/* (Only kernel addresses get there: the check below is passed already.) */
+	if (s->nksyms && hit->name && hit->addr == addr) {
+		*name = hit->name;
+		*start = hit->start;
+		*size = hit->size;
+		*mod = hit->mod;
+		return true;
+	}
 	/* A user-space address (a page fault's, a uprobe's) is no symbol's. */
 	if (!kernel_half(s, addr))
 		return false;
@@ -1475,14 +1507,6 @@ static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, u
 		*start = st;
 		*size = sz;
 		*mod = NULL;
-		return true;
-	}
-	hit = &s->ksym_cache[(addr >> 4 ^ addr >> 12) & 63];
-	if (hit->name && hit->addr == addr) {
-		*name = hit->name;
-		*start = hit->start;
-		*size = hit->size;
-		*mod = hit->mod;
 		return true;
 	}
 	while (lo < hi) {
@@ -1775,7 +1799,7 @@ static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
 {
 	const char *comm = fmt_src_comm(s, pid);
 	size_t n = strlen(comm);
-	char tmp[16], *o;
+	char *o;
 	int d = 0, k = 0;
 	unsigned v;
 
@@ -1786,10 +1810,11 @@ static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
 	 */
 	o = f->ln.p + f->ln.len;
 	if (n < 16) {
-		memset(o, ' ', 16 - n);
+		/* All 16 at once (a constant size is a store, memset's n a call); the name covers the rest. */
+		memcpy(o, "                ", 16);
 		o += 16 - n;
 	}
-	memcpy(o, comm, n);
+	fmt_copy(o, comm, n);
 	o += n;
 	*o++ = '-';
 	if (pid < 0) {
@@ -1797,8 +1822,12 @@ static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
 		d++;
 	}
 	v = pid < 0 ? -(unsigned)pid : (unsigned)pid;
-	k = fmt_u_digits(tmp + sizeof(tmp), v);
-	memcpy(o, tmp + sizeof(tmp) - k, k);
+	/*
+	 * Straight into the line: a copy through a buffer read back the
+	 * digits' 2-byte stores in wider loads, which stall.
+	 */
+	k = fmt_u_len(v);
+	fmt_u_digits(o + k, v);
 	o += k;
 	d += k;
 	if (d < 5) {
@@ -1845,12 +1874,13 @@ static void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
 			f->sec = sec;
 		}
 		/* A whole sec_txt, whatever its length: a copy of fixed size is inlined. */
-		grow(f, sizeof(f->sec_txt) + w);
+		grow(f, sizeof(f->sec_txt) + 9);
 		o = f->ln.p + f->ln.len;
 		memcpy(o, f->sec_txt, sizeof(f->sec_txt));
 		o += f->sec_len;
-		n = fmt_u_digits(o + w, t % p10);
-		memset(o, '0', w - n);
+		/* Zeros of fixed size, then the digits over their end. */
+		memcpy(o, "000000000", 9);
+		fmt_u_digits(o + w, t % p10);
 		f->ln.len += f->sec_len + w;
 	} else {
 		putc_(f, ' ');
@@ -2880,7 +2910,12 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 			break;
 		}
 		f->idx++;
-		puts_(f, prefix);
+		/* The buffer's prefix: one string a buffer, measured once. */
+		if (prefix != f->pfx) {
+			f->pfx = prefix;
+			f->pfx_len = strlen(prefix);
+		}
+		put(f, prefix, f->pfx_len);
 		put_comm_pid(f, s, pid);
 		puts_(f, " [");
 		put_u(f, ev->cpu, 3, true);

@@ -133,7 +133,7 @@ static int next_chunk(struct tfile_cursor *c)
 		c->chunk = n;
 		c->chunk_cap = usize;
 	}
-	if (tfile_unzip(tf->zip, c->chunk, usize, tf->map + at + 8, csize))
+	if (tfile_unzip(tf, c->chunk, usize, tf->map + at + 8, csize))
 		return tfile_bad(tf, -EBADMSG, 0,
 				 "corrupt compressed data at offset %llu (in %s)",
 				 (unsigned long long)at, c->where);

@@ -9,8 +9,10 @@
 #include "tfile.h"
 #include "tfw.h"
 
-/* kind is an enum tfw_zip (the writer's names, tfw_zip_parse). */
-int tfile_unzip(int kind, void *dst, size_t dlen, const void *src, size_t slen);
+struct tfile;
+/* In tf's compression (an enum tfw_zip, the writer's names: tfw_zip_parse). */
+int tfile_unzip(struct tfile *tf, void *dst, size_t dlen, const void *src, size_t slen);
+void tfile_unzip_free(struct tfile *tf);
 
 /* Limits on what a file may ask us to allocate. */
 #define TFILE_MAX_SECTION (64u << 20)	/* one decompressed metadata section */
@@ -39,6 +41,11 @@ struct tfile {
 	struct tfile_buffer *buffers;
 	int ncpu_entries;	/* counted against TFILE_MAX_CPUS */
 	uint64_t chunk_mem;	/* cursors' chunk buffers, against TFILE_CHUNK_BUDGET */
+	/*
+	 * zstd's decompression context, made once a file: ZSTD_decompress()
+	 * makes and frees one (some 160 KB) a chunk.
+	 */
+	void *zctx;
 	char *cmdlines, *tgids;
 	char *kallsyms;		/* kept for tfile_load_kallsyms() and tfile_kallsyms() */
 	/* Where they lie in the file as they are (uncompressed), for tfile_kallsyms_extent(). */

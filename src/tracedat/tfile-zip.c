@@ -12,10 +12,16 @@
 #include "tfile-local.h"
 
 /* Decompress src into exactly dlen bytes of dst: 0, or -EBADMSG. */
-int tfile_unzip(int kind, void *dst, size_t dlen, const void *src, size_t slen)
+int tfile_unzip(struct tfile *tf, void *dst, size_t dlen, const void *src, size_t slen)
 {
+	int kind = tf->zip;
+
 	if (kind == TFW_ZIP_ZSTD) {
-		size_t r = ZSTD_decompress(dst, dlen, src, slen);
+		size_t r;
+
+		if (!tf->zctx && !(tf->zctx = ZSTD_createDCtx()))
+			return -ENOMEM;
+		r = ZSTD_decompressDCtx(tf->zctx, dst, dlen, src, slen);
 
 		if (ZSTD_isError(r) || r != dlen)
 			return -EBADMSG;
@@ -29,4 +35,10 @@ int tfile_unzip(int kind, void *dst, size_t dlen, const void *src, size_t slen)
 		return 0;
 	}
 	return -ENOTSUP;
+}
+
+void tfile_unzip_free(struct tfile *tf)
+{
+	ZSTD_freeDCtx(tf->zctx);
+	tf->zctx = NULL;
 }

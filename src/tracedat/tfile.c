@@ -987,7 +987,7 @@ static int load_section(struct tfile *tf, uint64_t off, uint16_t want, const cha
 		dst = malloc(usize ? usize : 1);
 		if (!dst)
 			return tfile_bad(tf, -ENOMEM, 0, "out of memory for %s", what);
-		if (tfile_unzip(tf->zip, dst, usize, src, csize)) {
+		if (tfile_unzip(tf, dst, usize, src, csize)) {
 			free(dst);
 			return tfile_bad(tf, -EBADMSG, 0,
 					 "corrupt compressed data at offset %llu (in %s)",
@@ -1304,6 +1304,7 @@ void tfile_close(struct tfile *tf)
 		return;
 	if (tf->map)
 		munmap((void *)tf->map, tf->size);
+	tfile_unzip_free(tf);
 	if (tf->tep)
 		tep_free(tf->tep);
 	for (size_t i = 0; i < tf->nlazy; i++) {
@@ -1406,7 +1407,7 @@ int tfile_text(struct tfile *tf, int buffer, char **text, size_t *len)
 						 (unsigned long long)b->text_offset);
 			}
 			out = xrealloc(out, have + usize + 1);
-			if (tfile_unzip(tf->zip, out + have, usize, src, csize)) {
+			if (tfile_unzip(tf, out + have, usize, src, csize)) {
 				free(out);
 				return tfile_bad(tf, -EBADMSG, 0,
 						 "corrupt compressed data at offset %llu (in the latency "
