@@ -111,6 +111,14 @@ int tfs_reset_defaults(struct tfs_inst *in)
 	};
 	int first = 0, r;
 
+	/*
+	 * Triggers go first: an enable_event trigger that fires after
+	 * events/enable is cleared (they fire on soft-disabled events)
+	 * leaves its target enabled when it is removed.
+	 */
+	r = reset_event_files(in);
+	if (r)
+		first = tr_fail(r, "cannot remove every trigger and filter: %s", strerror(-r));
 	for (size_t i = 0; i < ARRAY_SIZE(defaults); i++) {
 		r = tfs_ensure(in, defaults[i].file, defaults[i].value);
 		/* Missing or refused optional files (function filters here) are not failures. */
@@ -119,9 +127,6 @@ int tfs_reset_defaults(struct tfs_inst *in)
 			tr_fail(r, "cannot reset '%s': %s", defaults[i].file, strerror(-r));
 		}
 	}
-	r = reset_event_files(in);
-	if (r && !first)
-		first = tr_fail(r, "cannot remove every trigger and filter: %s", strerror(-r));
 	r = tfs_write(in, "trace", "", false);
 	if (r && !first)
 		first = tr_fail(r, "cannot clear the buffer: %s", strerror(-r));

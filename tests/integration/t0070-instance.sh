@@ -79,6 +79,25 @@ test_expect_success 'reset -B puts an instance back to defaults' '
 	test_must_fail grep hello $I/trace
 '
 
+test_expect_success 'reset -B: an event an enable_event trigger turned on is off after' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "echo 0 >$TRACEFS/instances/$inst/events/enable; rmdir $TRACEFS/instances/$inst" &&
+	I=$TRACEFS/instances/$inst &&
+	echo 1 >$I/events/sched/sched_switch/enable &&
+	echo "enable_event:sched:sched_wakeup" >$I/events/sched/sched_switch/trigger &&
+	# The trigger fires at the next switch; the kernel then keeps its
+	# target on through events/enable until the trigger is gone.
+	for i in $(seq 50); do
+		grep -qx sched:sched_wakeup $I/set_event && break
+		sleep 0.1
+	done &&
+	test_grep -qx sched:sched_wakeup $I/set_event &&
+	tr reset -B $inst &&
+	test "$(cat $I/events/sched/sched_wakeup/enable)" = 0 &&
+	test "$(cat $I/set_event)" = ""
+'
+
 test_expect_success 'start then reset restores the buffer size tr changed' '
 	inst=$(test_instance) &&
 	mkdir $TRACEFS/instances/$inst &&
