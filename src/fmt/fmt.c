@@ -582,6 +582,11 @@ static int tgid_of(struct fmt_src *s, int pid)
 	return 0;
 }
 
+int fmt_src_tgid(struct fmt_src *s, int pid)
+{
+	return tgid_of(s, pid);
+}
+
 void fmt_src_tgids(struct fmt_src *s, const char *text)
 {
 	size_t n = 0;

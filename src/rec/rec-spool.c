@@ -380,6 +380,8 @@ static int write_spooled(const char *dir, int fd, unsigned flags, bool restored,
 		m.cmdlines = (struct tfw_blob){ cmd, len };
 		cmd = NULL;
 	}
+	if (fresh)
+		rec_add_tgids(&m);
 	if (restored)
 		mark_restored(&m);
 	/* The recorded buffer is the last of meta.dat's; an empty top level may come first. */
