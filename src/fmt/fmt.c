@@ -597,6 +597,8 @@ void fmt_src_tgids(struct fmt_src *s, const char *text)
 		return;
 	s->last_comm = NULL;
 	free(s->tgids);
+	/* A second text replaces the first (tr stream reads them again). */
+	s->ntgids = 0;
 	for (s->ntgid_cap = 64; s->ntgid_cap < n * 2 + 2; s->ntgid_cap *= 2)
 		;
 	s->tgids = xcalloc(s->ntgid_cap, sizeof(*s->tgids));

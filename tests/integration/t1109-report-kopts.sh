@@ -223,13 +223,14 @@ test_expect_success 'stream under hex, fields, record-tgid and latency-format: t
 '
 
 # The kernel saves a task's TGID at a switch after an event was written on
-# its CPU, so a process that writes a marker and then sleeps has its TGID
-# saved by its second marker; trace_pipe prints what is saved as it reads.
+# its CPU (while some enabled event has record-tgid: here sched_process_exit),
+# so a process that writes a marker and then sleeps has its TGID saved by
+# its second marker; trace_pipe prints what is saved as it reads.
 test_expect_success 'stream under record-tgid: a process started since it began gets its TGID' '
 	inst=$(test_instance) &&
 	mkdir $TRACEFS/instances/$inst || return 1
 	test_when_finished "rmdir $TRACEFS/instances/$inst"
-	( exec "$TR" stream -B $inst -O record-tgid >out 2>err ) &
+	( exec "$TR" stream -B $inst -O record-tgid -e sched:sched_process_exit >out 2>err ) &
 	pid=$!
 	for i in $(seq 40); do
 		sh -c "echo tgid-a-\$\$ >$TRACEFS/instances/$inst/trace_marker; sleep 0.5
