@@ -144,6 +144,8 @@ void fmt_src_free(struct fmt_src *s);
 void fmt_src_cmdlines(struct fmt_src *s, const char *text);
 /* saved_tgids ("PID TGID" lines): a thread without a name takes its process's. */
 void fmt_src_tgids(struct fmt_src *s, const char *text);
+/* The process of pid as saved_tgids had it, or 0. */
+int fmt_src_tgid(struct fmt_src *s, int pid);
 /*
  * The processes' memory maps (PROCMAPS options): under sym-userobj a user
  * stack's addresses are named by object and offset, as the kernel names

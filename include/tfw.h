@@ -54,7 +54,10 @@ enum tfw_option {
 	 * funcgraph-* options and the others that shape the kernel's text
 	 * (sym-offset, raw, context-info, ...) as trace_options lists them
 	 * ("funcgraph-cpu\nnosym-offset\n..."), "tracer:NAME", then the
-	 * eprobes' dynamic_events lines -- NUL.  trace-cmd and KernelShark
+	 * eprobes' dynamic_events lines -- NUL.  Then further NUL-terminated
+	 * strings, each named by its first word: "clock-pairing ..." (rec.h)
+	 * and "saved_tgids\n" with the kernel's saved_tgids lines (written
+	 * under record-tgid, tfw_meta_add_tgids()).  trace-cmd and KernelShark
 	 * read the version up to its NUL and nothing more, without a word; an
 	 * option id of tr's own would have them warn "unknown option".
 	 */
@@ -184,6 +187,14 @@ void tfw_meta_add_format(struct tfw_meta *m, const char *system, const char *dat
 void tfw_meta_free(struct tfw_meta *m);
 /* Leave kallsyms out (a file that formats nothing from symbols). */
 void tfw_meta_drop_kallsyms(struct tfw_meta *m);
+/* Whether tr's VERSION option names this trace option set ("record-tgid"). */
+bool tfw_meta_has_text_option(const struct tfw_meta *m, const char *word);
+/*
+ * Keep the kernel's saved_tgids text (len bytes, "PID TGID" lines) in
+ * tr's VERSION option, after its text options; a second call replaces
+ * nothing, it adds.  Without a VERSION option of tr's, nothing.
+ */
+void tfw_meta_add_tgids(struct tfw_meta *m, const char *text, size_t len);
 
 /*
  * Write the whole file to fd (from offset 0; the file is truncated to what

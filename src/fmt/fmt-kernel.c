@@ -455,6 +455,28 @@ static void sym_addr(struct fmt_line *o, const struct kenv *env, uint64_t ip)
 enum { OFF_NEVER = -1, OFF_OPTION, OFF_ALWAYS };
 
 /*
+ * kretprobed() in trace_output.c: an address that is the kretprobe
+ * trampoline's (a return address rewritten by another kretprobe on the
+ * same function) prints as "[unknown/kretprobe'd]".  The trampoline is
+ * arch_rethook_trampoline with rethook (x86 since 6.0),
+ * __kretprobe_trampoline before, kretprobe_trampoline before 5.15.
+ */
+static bool kretprobed(const struct kenv *env, uint64_t ip, struct fmt_line *o)
+{
+	const char *name, *mod;
+	uint64_t start, size;
+
+	if (!env->sym || !env->sym(env->ctx, ip, &name, &start, &size, &mod) || ip != start ||
+	    mod)
+		return false;
+	if (strcmp(name, "arch_rethook_trampoline") && strcmp(name, "__kretprobe_trampoline") &&
+	    strcmp(name, "kretprobe_trampoline"))
+		return false;
+	kput(o, "[unknown/kretprobe'd]", 21);
+	return true;
+}
+
+/*
  * seq_print_ip_sym(): the symbol's name (with +off/size under sym-offset,
  * or always or never as the caller's flags force it), then its address
  * under sym-addr; 0 for none.  False for an address no symbol covers.
@@ -470,7 +492,9 @@ static bool ip_sym(struct fmt_line *o, const struct kenv *env, uint64_t ip, int 
 	}
 	if (!env->sym || !env->sym(env->ctx, ip, &name, &start, &size, &mod))
 		return false;
-	if (offset == OFF_ALWAYS || (offset == OFF_OPTION && env->sym_offset))
+	if (kretprobed(env, ip, o))
+		;
+	else if (offset == OFF_ALWAYS || (offset == OFF_OPTION && env->sym_offset))
 		ksymbol(o, env, ip, "S", 0, -1, -1);
 	else
 		kput(o, name, strlen(name));
@@ -789,7 +813,8 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 		if (p->sp == SP_KRETPROBE) {
 			/* The return address with its offset, the function without. */
 			if (kern) {
-				ksymbol(o, env, ret, "S", 0, -1, -1);
+				if (!kretprobed(env, ret, o))
+					ksymbol(o, env, ret, "S", 0, -1, -1);
 				sym_addr(o, env, ret);
 				kput(o, " <- ", 4);
 				if (!ip_sym(o, env, ip, OFF_NEVER))
@@ -799,7 +824,8 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 					 (unsigned long long)ip);
 			}
 		} else if (kern) {
-			ksymbol(o, env, ip, "S", 0, -1, -1);
+			if (!kretprobed(env, ip, o))
+				ksymbol(o, env, ip, "S", 0, -1, -1);
 			sym_addr(o, env, ip);
 		} else {
 			fmt_line_printf(o, "0x%llx", (unsigned long long)ip);

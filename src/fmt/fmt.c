@@ -605,6 +605,11 @@ static int tgid_of(struct fmt_src *s, int pid)
 	return 0;
 }
 
+int fmt_src_tgid(struct fmt_src *s, int pid)
+{
+	return tgid_of(s, pid);
+}
+
 void fmt_src_tgids(struct fmt_src *s, const char *text)
 {
 	size_t n = 0;
@@ -615,6 +620,8 @@ void fmt_src_tgids(struct fmt_src *s, const char *text)
 		return;
 	forget_comms(s);
 	free(s->tgids);
+	/* A second text replaces the first (tr stream reads them again). */
+	s->ntgids = 0;
 	for (s->ntgid_cap = 64; s->ntgid_cap < n * 2 + 2; s->ntgid_cap *= 2)
 		;
 	s->tgids = xcalloc(s->ntgid_cap, sizeof(*s->tgids));

@@ -62,6 +62,8 @@ struct stream {
 	int err;			/* the formatting's write error (the thread's) */
 	uint64_t cmdlines_ns;		/* saved_cmdlines last read */
 	int nameless;			/* a pid saved_cmdlines had no name for then */
+	bool tgids;			/* record-tgid: saved_tgids read with them */
+	int tgidless;			/* a pid saved_tgids had no process for then */
 	int exec_id;			/* sched:sched_process_exec's id, or -1 */
 	char *clock;		/* the instance's trace_clock, for the time column */
 	struct btf *btf;	/* this kernel's constants, for the kernel's printer */
@@ -132,6 +134,11 @@ static void cmdlines(struct stream *s, uint64_t now)
 	if (!load_text(NULL, "saved_cmdlines", &text))
 		fmt_src_cmdlines(s->src, text);
 	free(text);
+	text = NULL;
+	/* The kernel's TGID column comes from there as it prints: new tasks too. */
+	if (s->tgids && !load_text(NULL, "saved_tgids", &text))
+		fmt_src_tgids(s->src, text);
+	free(text);
 	s->cmdlines_ns = now;
 }
 
@@ -176,6 +183,16 @@ static int drain(struct stream *s, bool all)
 				read = true;
 				if (!strcmp(fmt_src_comm(s->src, pid), "<...>"))
 					s->nameless = pid;	/* the kernel has none: do not ask again */
+			}
+		}
+		/* Likewise a task without a process under record-tgid. */
+		if (!read && s->tgids) {
+			pid = fmt_src_pid(s->src, &ev);
+			if (pid > 0 && pid != s->tgidless && !fmt_src_tgid(s->src, pid)) {
+				cmdlines(s, now);
+				read = true;
+				if (!fmt_src_tgid(s->src, pid))
+					s->tgidless = pid;
 			}
 		}
 		fmt_src_learn(s->src, &ev);
@@ -422,6 +439,7 @@ static void stream_attach(struct stream *s, struct rec *rec)
 		char *text = tfs_text_options(s->o.inst);
 
 		fmt_src_graph_opts(s->src, text);
+		s->tgids = !strncmp(text, "record-tgid\n", 12) || strstr(text, "\nrecord-tgid\n");
 		free(text);
 	}
 	/* The clock set up by now is the one the timestamps count in. */

@@ -242,6 +242,25 @@ static void add_clock_pairing(struct tfw_meta *m, const struct tfile_clocks *c)
 	}
 }
 
+/*
+ * Under record-tgid the kernel keeps each task's process in saved_tgids,
+ * which its trace file prints beside the pid: the file keeps them, read as
+ * the recording ends (tasks it saw start are there only by then).
+ */
+void rec_add_tgids(struct tfw_meta *m)
+{
+	char *path, *text = NULL;
+	size_t len = 0;
+
+	if (!tfw_meta_has_text_option(m, "record-tgid"))
+		return;
+	path = tfs_path(NULL, "saved_tgids");
+	if (!read_file(path, &text, &len) && len)
+		tfw_meta_add_tgids(m, text, len);
+	free(text);
+	free(path);
+}
+
 /* Each CPU's stats after recording, and their text for the file's CPUSTAT options. */
 static void read_after(const struct tfs_inst *in, int ncpus, struct rec_kstats *after,
 		       char **texts)
@@ -614,6 +633,7 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		if (!rec_clock_pair(in, 1, &pair))
 			add_clock_pairing(&m, &pair);
 	}
+	rec_add_tgids(&m);
 	summarize(r, ncpus, before, after, flags, sum);
 	if (nmore) {
 		sum->nbufs = nmore + 1;

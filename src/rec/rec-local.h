@@ -113,4 +113,7 @@ int rec_rot_follow(struct reader *rd, uint16_t seg);
 void rec_rot_end(struct reader *rd);
 void rec_rot_stop(struct rec *r);
 
+/* rec-file.c: under record-tgid, the kernel's saved_tgids into m's VERSION option. */
+void rec_add_tgids(struct tfw_meta *m);
+
 #endif

@@ -428,6 +428,8 @@ static int write_spooled(const char *dir, int fd, unsigned flags, bool restored,
 		m.cmdlines = (struct tfw_blob){ cmd, len };
 		cmd = NULL;
 	}
+	if (fresh)
+		rec_add_tgids(&m);
 	if (restored)
 		mark_restored(&m);
 	add_spooled_maps(dir, &m);

@@ -717,9 +717,19 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 
 			if (*q)
 				tf->info.graph_opts = dup_opt_str(q, n - len - 1);
-			/* Then tr record's clock pairing (rec.h), if it has one. */
-			if (nul && (size_t)(nul + 1 - p) < n)
-				parse_clock_pairing(tf, nul + 1, n - (size_t)(nul + 1 - p));
+			/* Then strings named by their first word (tfw.h), in any order. */
+			while (nul && (size_t)(nul + 1 - p) < n) {
+				const uint8_t *s = nul + 1;
+				uint32_t left = n - (uint32_t)(s - p);
+
+				nul = memchr(s, 0, left);
+				if (left > 14 && !memcmp(s, "clock-pairing ", 14)) {
+					parse_clock_pairing(tf, s, left);
+				} else if (left >= 12 && !memcmp(s, "saved_tgids\n", 12)) {
+					free(tf->tgids);
+					tf->tgids = dup_opt_str(s + 12, left - 12);
+				}
+			}
 		}
 		return 0;
 	}

@@ -44,6 +44,64 @@ void tfw_meta_add_option(struct tfw_meta *m, uint16_t id, const void *data, size
 	tfw_blob_append(&o->data, data, len);
 }
 
+static struct tfw_opt *version_opt(const struct tfw_meta *m)
+{
+	for (size_t i = 0; i < m->nopts; i++)
+		if (m->opts[i].id == TFW_OPT_VERSION && m->opts[i].data.len > 3 &&
+		    !memcmp(m->opts[i].data.data, "tr ", 3))
+			return &m->opts[i];
+	return NULL;
+}
+
+bool tfw_meta_has_text_option(const struct tfw_meta *m, const char *word)
+{
+	const struct tfw_opt *o = version_opt(m);
+	const char *p, *end, *nul;
+	size_t n = strlen(word);
+
+	if (!o)
+		return false;
+	end = o->data.data + o->data.len;
+	nul = memchr(o->data.data, 0, o->data.len);
+	if (!nul)
+		return false;
+	/* The second string: one word a line, up to its NUL. */
+	for (p = nul + 1; p < end && *p;) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *stop = eol ? eol : end;
+		const char *z = memchr(p, 0, (size_t)(stop - p));
+
+		if (z)
+			stop = z;
+		if ((size_t)(stop - p) == n && !memcmp(p, word, n))
+			return true;
+		if (!eol || z)
+			break;
+		p = eol + 1;
+	}
+	return false;
+}
+
+void tfw_meta_add_tgids(struct tfw_meta *m, const char *text, size_t len)
+{
+	static const char head[] = "saved_tgids\n";
+	struct tfw_opt *o = version_opt(m);
+	size_t nuls = 0;
+
+	if (!o)
+		return;
+	for (size_t k = 0; k < o->data.len; k++)
+		nuls += !o->data.data[k];
+	/* The version and the text options are the first two strings, even empty. */
+	if (o->data.data[o->data.len - 1])
+		tfw_blob_append(&o->data, "", 1), nuls++;
+	if (nuls < 2)
+		tfw_blob_append(&o->data, "", 1);
+	tfw_blob_append(&o->data, head, sizeof(head) - 1);
+	/* A NUL would end the string early: the lines up to the first. */
+	tfw_blob_append(&o->data, text, strnlen(text, len));
+	tfw_blob_append(&o->data, "", 1);
+}
+
 void tfw_meta_add_format(struct tfw_meta *m, const char *system, const char *data, size_t len)
 {
 	struct tfw_system *s = NULL;

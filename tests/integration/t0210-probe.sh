@@ -44,6 +44,23 @@ if test_have uprobes; then
 		test_grep -E " ret: \(0x[0-9a-f]+ <- 0x[0-9a-f]+\) rv=3$" out
 	'
 
+	test_expect_success 'probe list --stats: a uprobe'"'"'s hits, as uprobe_profile counts them, and its file' '
+		inst=$(test_instance) &&
+		test_when_finished "tr reset -B $inst >/dev/null 2>&1; tr probe del $grp/st >/dev/null 2>&1 || :" &&
+		tr probe add -u "$TEST_TMP/target" --name $grp/st tr_probe_target >/dev/null &&
+		tr probe list --stats >out0 &&
+		test_grep -E "^uprobe +st +0 +- +$TEST_TMP/target$" out0 &&
+		tr start -B $inst -e $grp:st &&
+		"$TEST_TMP/target" >/dev/null && "$TEST_TMP/target" x >/dev/null &&
+		"$TEST_TMP/target" x y >/dev/null &&
+		tr probe list --stats >out &&
+		test_grep -E "^TYPE +EVENT +HITS +MISSED +FILE$" out &&
+		awk "\$2 == \"st\" { print \$3 }" $TRACEFS/uprobe_profile >expect &&
+		test "$(cat expect)" = 3 &&
+		awk "\$1 == \"uprobe\" && \$2 == \"st\" { print \$3 }" out >got &&
+		test_cmp expect got
+	'
+
 	test_expect_success 'del removes one probe and leaves the others' '
 		tr probe add -u "$TEST_TMP/target" --name $grp/a tr_probe_target >/dev/null &&
 		tr probe add -u "$TEST_TMP/target" --name $grp/b tr_probe_target >/dev/null &&

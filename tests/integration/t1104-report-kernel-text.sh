@@ -66,9 +66,11 @@ else
 		kcmp --nohash --threshold 99.9 &&
 		test_grep -q "^sched " out &&
 		test_grep -q "^syscalls " out &&
-		# The probes (kprobes, fprobes, uprobes, eprobes: whichever the
-		# kernel has) print exactly as the kernel prints them.
+		# The probes (kprobes with $comm, kretprobes as r: and %return,
+		# fprobes, uprobes, eprobes: whichever the kernel has) print
+		# exactly as the kernel prints them, and none was refused.
 		! grep -E "^kcmp[0-9]+:.* differ$" out &&
+		! grep "^kcmp: cannot add probe" out &&
 		test "$(sed -n "s/^total *[0-9]* *[0-9]* *[0-9]* *\([0-9]*\) .*/\1/p" out)" = 0
 	'
 fi

@@ -2,7 +2,8 @@
 # tr report and tr stream follow the kernel's output options (raw, hex,
 # bin, context-info, fields, record-tgid, latency-format, verbose,
 # irq-info, annotate) as the recording had them: each compared with the
-# kernel's own trace file of the same instance under the same option.
+# kernel's own trace file of the same instance under the same option
+# (record-tgid with the saved_tgids the file keeps).
 # The header legends are 6.18's (the host's); guest kernels are not named
 # until their legends are checked.
 . "$(dirname "$0")/lib.sh"
@@ -78,15 +79,28 @@ test_expect_success 'report under bin: the kernel bytes, records as pid, cpu, ts
 	PY
 '
 
-test_expect_success 'report under record-tgid: the TGID column, named where the file cannot fill it' '
+test_expect_success 'report under record-tgid: the TGID column, from the saved_tgids the file keeps' '
 	kernel_vs_tr record-tgid &&
 	test_grep "TASK-PID       TGID    CPU#" r.txt &&
-	test_grep -E "^ +true-[0-9]+ +\(-------\) \[[0-9]{3}\] " r.txt &&
-	test_grep "record-tgid (no saved_tgids in the file" r.err &&
-	test $(wc -l <r.err) = 1 &&
-	grep -v "^#" k.txt | sed "s/(  *[0-9]*)/(-------)/" >k.tg &&
-	grep -v "^#" r.txt >r.tg &&
-	test_cmp k.tg r.tg
+	test_grep -E "^ +true-[0-9]+ +\( *[0-9]+\) \[[0-9]{3}\] " r.txt &&
+	test_must_be_empty r.err &&
+	test_cmp k.txt r.txt
+'
+
+test_expect_success 'record -O record-tgid: a thread prints its process as TGID' '
+	inst=$(test_instance) &&
+	test_when_finished "tr reset -B $inst >/dev/null 2>&1 || :" &&
+	tr record -B $inst -q -O record-tgid -e sched:sched_process_exit -o tg.dat -- \
+		python3 -c "import os, threading
+t = threading.Thread(target=lambda: print(threading.get_native_id(), os.getpid()))
+t.start(); t.join()" >ids 2>rec.err &&
+	read tid pid <ids &&
+	test "$tid" != "$pid" &&
+	tr report -i tg.dat --header 2>r.err | sed "s/^$inst: //" >r.txt &&
+	test_must_be_empty r.err &&
+	test_grep -E "^ +[^ ]+-$tid +\( *$pid\) \[[0-9]{3}\] .* sched_process_exit: .* pid=$tid " r.txt &&
+	tr report -i tg.dat --header -O norecord-tgid >r2.txt &&
+	! grep -q TGID r2.txt
 '
 
 test_expect_success 'start -O stacktrace: the kernel stack of each event, as the kernel prints it' '
@@ -166,6 +180,67 @@ test_expect_success 'stream follows the instance options it sets: -O raw, -O noc
 	test_grep -E "^[0-9]+ [0-9]+ [0-9]+ # [0-9a-f]+ stream-kopts$" out.raw &&
 	test_grep -x "tracing_mark_write: stream-kopts" out.nocontext-info &&
 	test "$(cat $TRACEFS/instances/$inst/options/raw)" = 0
+'
+
+# mask OPTION FILE: the first event line of FILE with what two writes of
+# one marker may differ in masked: the time, the irq-info flags (a tick
+# between the writes may set need-resched) and latency-format's mark of the
+# time to the next record (trace_pipe prints a line before the next comes).
+mask() {
+	case $1 in
+	hex) sed -nE "s/^([0-9a-f]{8} [0-9a-f]{8}) [0-9a-f]{16} /\1 T /p" "$2" ;;
+	latency-format) sed -nE "s/^( *[^ ]+-[0-9]+ +[0-9]+)[^ ]+ +[0-9]+us.: /\1 F T: /p" "$2" ;;
+	*) sed -nE "s/\] [^ ]+ +[0-9]+\.[0-9]+: /] F T: /p" "$2" ;;
+	esac | head -n 1
+}
+
+test_expect_success 'stream under hex, fields, record-tgid and latency-format: the kernel'"'"'s marker lines' '
+	inst=$(test_instance) && twin=$(test_instance)2 &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst; tr reset -B $twin >/dev/null 2>&1 || :" &&
+	for o in hex fields record-tgid latency-format; do
+		tr start -B $twin -O $o || return 1
+		( exec "$TR" stream -B $inst -O $o >out.$o 2>err.$o ) &
+		pid=$!
+		# One writer on CPU 0 puts the marker in both instances until
+		# the stream has printed two (a latency-format line waits for
+		# the next), or 20 s have gone by.
+		taskset -c 0 bash -c "for i in \$(seq 100); do
+			echo stream-kopts >$TRACEFS/instances/$inst/trace_marker
+			echo stream-kopts >$TRACEFS/instances/$twin/trace_marker
+			sleep 0.2
+			test \$(wc -l <out.$o) -ge 2 && break
+		done" &&
+		kill -INT $pid && test_wait_exit $pid 20 &&
+		cat $TRACEFS/instances/$twin/trace >k.$o &&
+		tr reset -B $twin >/dev/null &&
+		mask $o k.$o >k.m && mask $o out.$o >s.m &&
+		test -s k.m &&
+		test_cmp k.m s.m &&
+		test_must_be_empty err.$o || return 1
+	done &&
+	test "$(cat $TRACEFS/instances/$inst/options/hex)" = 0
+'
+
+# The kernel saves a task's TGID at a switch after an event was written on
+# its CPU (while some enabled event has record-tgid: here sched_process_exit),
+# so a process that writes a marker and then sleeps has its TGID saved by
+# its second marker; trace_pipe prints what is saved as it reads.
+test_expect_success 'stream under record-tgid: a process started since it began gets its TGID' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst || return 1
+	test_when_finished "rmdir $TRACEFS/instances/$inst"
+	( exec "$TR" stream -B $inst -O record-tgid -e sched:sched_process_exit >out 2>err ) &
+	pid=$!
+	for i in $(seq 40); do
+		sh -c "echo tgid-a-\$\$ >$TRACEFS/instances/$inst/trace_marker; sleep 0.5
+			echo tgid-b-\$\$ >$TRACEFS/instances/$inst/trace_marker"
+		sleep 0.2
+		grep -q tgid-b- out && break
+	done &&
+	kill -INT $pid && test_wait_exit $pid 20 &&
+	test_grep -E "^ +[^ ]+-([0-9]+) +\( *\1\) \[[0-9]{3}\] .*: tgid-b-\1$" out &&
+	test_must_be_empty err
 '
 
 test_done

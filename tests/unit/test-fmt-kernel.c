@@ -41,7 +41,8 @@ static const struct {
 	{ 0xffffffff81300000ULL, "tracing_mark_write", NULL },
 	{ 0xffffffff81300200ULL, "vfs_read", NULL },
 	{ 0xffffffff81300300ULL, "ksys_read", NULL },
-	{ 0xffffffff81300400ULL, "end_of_text", NULL },
+	{ 0xffffffff81300400ULL, "arch_rethook_trampoline", NULL },
+	{ 0xffffffff81300480ULL, "end_of_text", NULL },
 	{ 0xffffffffc0001000ULL, "ext4_foo", "ext4" },
 	{ 0xffffffffc0001040ULL, "ext4_bar", "ext4" },
 };
@@ -629,6 +630,17 @@ TEST(probes)
 	put(&r, 16, 0xffffffff81300300ULL + 0x6a, 8);
 	CHECK_OWNED(print_ret("grp", fmt_uretprobe, &r, NULL),
 		    "(ksys_read+0x6a/0x100 <- vfs_read) rv=0");
+	/*
+	 * A second kretprobe on the function: the return address is the
+	 * trampoline's, which the kernel does not name (kretprobed()); inside
+	 * it, it does.
+	 */
+	put(&r, 16, 0xffffffff81300400ULL, 8);
+	CHECK_OWNED(print_ret("grp", fmt_uretprobe, &r, NULL),
+		    "([unknown/kretprobe'd] <- vfs_read) rv=0");
+	put(&r, 16, 0xffffffff81300404ULL, 8);
+	CHECK_OWNED(print_ret("grp", fmt_uretprobe, &r, NULL),
+		    "(arch_rethook_trampoline+0x4/0x80 <- vfs_read) rv=0");
 }
 
 /* ---- the latency tracers' samples (trace_output.c's printers, not the print fmts) ---- */

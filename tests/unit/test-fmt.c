@@ -324,6 +324,18 @@ static void comm_body(struct fmt *f, struct fmt_src *s)
 	fmt_src_tgids(s, "401 300\n402 402\n");	/* new tgids: the kept answer goes */
 	CHECK_STR(fmt_src_comm(s, 401), "third");
 	CHECK_STR(fmt_src_comm(s, 402), "<...>");
+	/* Read again and again (tr stream does): each text is whole, none counts the last. */
+	{
+		char big[40 * 16] = "";
+
+		for (int i = 0; i < 40; i++)
+			snprintf(big + strlen(big), sizeof(big) - strlen(big), "%d %d\n", 1000 + i, 1000);
+		for (int round = 0; round < 4; round++)
+			fmt_src_tgids(s, big);
+		CHECK(fmt_src_tgid(s, 1039) == 1000);
+		CHECK(fmt_src_tgid(s, 1000) == 1000);
+		CHECK(fmt_src_tgid(s, 401) == 0);
+	}
 	ev = kinds_event(k, 300, 5);
 	CHECK(fmt_src_event_id(s, &ev) == 10);
 	{

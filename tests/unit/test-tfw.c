@@ -782,7 +782,80 @@ out:
 	tfw_meta_free(&m);
 }
 
+/*
+ * saved_tgids in tr's VERSION option: written only where the option is tr's,
+ * read back in v6 and v7, before or after a clock pairing, and carried by
+ * tfile_meta() into a file written from the first (a rotation's part).
+ */
+TEST(tgids_in_version)
+{
+	static const char opts[] = "tr 0.1.0\0norecord-tgid-ish\nrecord-tgid\nnoraw\n";
+	static const char pairing[] = "clock-pairing 1 2 3 4 5 6 7 8";
+	static const char tgids[] = "100 100\n101 100\n";
+	char path[] = "/tmp/tr-test-tfwt.XXXXXX", part[] = "/tmp/tr-test-tfwu.XXXXXX";
+	int fd = mkstemp(path), fd2 = mkstemp(part);
+
+	CHECK(fd >= 0 && fd2 >= 0);
+	close(fd);
+	close(fd2);
+	for (int k = 0; k < 4; k++) {
+		struct tfw_meta m = { 0 }, m2;
+		struct tfile *tf = NULL, *tf2 = NULL;
+		struct tfw_opt *o;
+
+		m.page_size = PAGE;
+		m.cpus = 2;
+		tfw_blob_append(&m.header_page, v7_header_page, strlen(v7_header_page));
+		tfw_blob_append(&m.header_event, "type_len : 5 bits\n", 18);
+		tfw_meta_add_format(&m, "test", v7_event_fmt, strlen(v7_event_fmt));
+		m.clock = xstrdup("local");
+		/* Not tr's: nothing is added to it. */
+		tfw_meta_add_option(&m, TFW_OPT_VERSION, "3.1.6", 6);
+		tfw_meta_add_tgids(&m, tgids, sizeof(tgids));
+		CHECK(m.opts[0].data.len == 6);
+		CHECK(!tfw_meta_has_text_option(&m, "record-tgid"));
+		m.nopts = 0;
+		free(m.opts[0].data.data);
+		/* k & 1: the text options empty; k & 2: a clock pairing first. */
+		if (k & 1)
+			tfw_meta_add_option(&m, TFW_OPT_VERSION, "tr 0.1.0", 9);
+		else
+			tfw_meta_add_option(&m, TFW_OPT_VERSION, opts, sizeof(opts));
+		CHECK(tfw_meta_has_text_option(&m, "record-tgid") == !(k & 1));
+		CHECK(!tfw_meta_has_text_option(&m, "record"));
+		CHECK(!tfw_meta_has_text_option(&m, "raw"));
+		o = &m.opts[0];
+		if (k & 2) {
+			if (k & 1)
+				tfw_blob_append(&o->data, "", 1);
+			tfw_blob_append(&o->data, pairing, sizeof(pairing));
+		}
+		tfw_meta_add_tgids(&m, tgids, sizeof(tgids) - 1);
+		write_meta_file(&m, path, k & 1 ? 7 : 6, TFW_ZIP_NONE);
+		CHECK(tfile_open(path, TFILE_KEEP_FORMATS, &tf) == 0);
+		if (tf) {
+			CHECK_STR(tfile_tgids(tf), tgids);
+			CHECK_STR(tfile_info(tf)->tracer_version, "tr 0.1.0");
+			CHECK(tfile_info(tf)->clocks.valid == !!(k & 2));
+			if (!(k & 1))
+				CHECK_STR(tfile_info(tf)->graph_opts, opts + 9);
+			CHECK(tfile_meta(tf, &m2) == 0);
+			write_meta_file(&m2, part, 7, TFW_ZIP_ZSTD);
+			tfw_meta_free(&m2);
+			CHECK(tfile_open(part, 0, &tf2) == 0);
+			if (tf2)
+				CHECK_STR(tfile_tgids(tf2), tgids);
+			tfile_close(tf2);
+			tfile_close(tf);
+		}
+		tfw_meta_free(&m);
+	}
+	unlink(path);
+	unlink(part);
+}
+
 UNIT_MAIN(T(top_level_file), T(kallsyms_from_temp_file), T(instance_buffer_from_temp_file), T(missed_events_flags),
 	  T(missed_events_sign_extended), T(walk_skips_bad_pages),
 	  T(kernel_stats), T(own_pid_filters), T(latency_file), T(v7_round_trip),
-	  T(direct_write_same_bytes), T(wake_percent_by_size), T(kallsyms_extent_copied))
+	  T(direct_write_same_bytes), T(wake_percent_by_size), T(kallsyms_extent_copied),
+	  T(tgids_in_version))
