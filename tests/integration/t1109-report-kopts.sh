@@ -222,6 +222,70 @@ test_expect_success 'stream under hex, fields, record-tgid and latency-format: t
 	test "$(cat $TRACEFS/instances/$inst/options/hex)" = 0
 '
 
+# stream_twin OPTS...: tr stream of one instance and the kernel's trace of
+# a twin, both under OPTS, while one writer on CPU 0 puts a marker in each
+# (up to 100 times, until the stream has two lines): out and k.  $extra
+# goes to tr stream alone.
+stream_twin() {
+	tr start -B $twin "$@" || return 1
+	( exec "$TR" stream -B $inst "$@" $extra >out 2>err ) &
+	pid=$!
+	taskset -c 0 bash -c "for i in \$(seq 100); do
+		echo stream-kopts >$TRACEFS/instances/$inst/trace_marker
+		echo stream-kopts >$TRACEFS/instances/$twin/trace_marker
+		sleep 0.2
+		test \$(grep -c stream-kopts out) -ge 2 && break
+	done; :" &&
+	kill -INT $pid && test_wait_exit $pid 20 &&
+	cat $TRACEFS/instances/$twin/trace >k &&
+	tr reset -B $twin >/dev/null &&
+	test_must_be_empty err
+}
+
+test_expect_success 'stream under verbose, alone and with latency-format, and under bin: the kernel'"'"'s records' '
+	inst=$(test_instance) && twin=$(test_instance)2 &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst; tr reset -B $twin >/dev/null 2>&1 || :" &&
+	# verbose alone changes no event line (the kernel uses it in the
+	# latency layout): tr'"'"'s line with the kernel'"'"'s columns (--irq-info)
+	# is the kernel'"'"'s, blanks aside, under the default mask.
+	extra=--irq-info &&
+	stream_twin -O verbose &&
+	extra= &&
+	mask verbose k | sed -E "s/ +/ /g" >k.m && mask verbose out | sed -E "s/ +/ /g" >s.m &&
+	test -s k.m && test_cmp k.m s.m &&
+	# With latency-format: comm, pid, cpu, flags, preempt count, the
+	# entry index, [time], the time and the time to the next record.
+	# The index counts from where each reader began, the comm may be
+	# <...> in one, and trace_pipe prints a line before the next comes:
+	# those are masked.
+	stream_twin -O latency-format -O verbose &&
+	v="s/^ *[^ ]+ +([0-9]+ +[0-9]+ [0-9a-f]+ [0-9a-f]{8}) [0-9a-f]{8} \[[0-9a-f]+\] [0-9]+\.[0-9]{3}ms \(\+[0-9]+\.[0-9]{3}ms\): /\1 I T: /p" &&
+	sed -nE "$v" k | head -n 1 >k.m && sed -nE "$v" out | head -n 1 >s.m &&
+	test -s k.m && test_cmp k.m s.m &&
+	test "$(cat $TRACEFS/instances/$inst/options/verbose)" = 0 &&
+	# bin: each record is pid, cpu and time as the kernel stores them,
+	# then "type: N"; the kernel has the same records, times aside.
+	stream_twin -O bin &&
+	python3 - k out <<-\PY
+	import struct, sys
+	def recs(d):
+	    if b"TIMESTAMP" in d:
+	        d = d[d.index(b"|\n", d.index(b"TIMESTAMP")) + 2:]
+	    out = []
+	    while d:
+	        pid, cpu, ts = struct.unpack("<iiQ", d[:16])
+	        end = d.index(b"\n", 16)
+	        assert d[16:22] == b"type: ", d[:40]
+	        out.append((pid, cpu, d[16:end]))
+	        d = d[end + 1:]
+	    return out
+	k, s = (recs(open(f, "rb").read()) for f in sys.argv[1:])
+	assert len(s) >= 2, s
+	assert all(r in k for r in s), (s, k)
+	PY
+'
+
 # The kernel saves a task's TGID at a switch after an event was written on
 # its CPU (while some enabled event has record-tgid: here sched_process_exit),
 # so a process that writes a marker and then sleeps has its TGID saved by
