@@ -31,7 +31,9 @@ occurrence to match by; both sides merge the CPUs by time the same way.
 The header lines (#) are left out (latency-format's names the machine's
 model, which a file does not keep); a line the kernel or tr has that the
 other lacks counts as different.  The texts are read as bytes (bin's
-records are binary), split at newlines on both sides alike.
+records are binary), split at newlines on both sides alike.  With --squeeze,
+runs of blanks count as one on both sides (tr report keeps trace-cmd's
+column widths under verbose).
 """
 import argparse
 import collections
@@ -143,7 +145,7 @@ def hashed_match(k, t):
     return pos == len(t)
 
 
-def read_lines(path, prefix):
+def read_lines(path, prefix, squeeze=False):
     out = []
     with open(path, "rb") as f:
         for line in f.read().decode("latin-1").split("\n"):
@@ -151,13 +153,13 @@ def read_lines(path, prefix):
                 line = line[len(prefix) + 2:]
             if line.startswith("#") or not line:
                 continue
-            out.append(line)
+            out.append(re.sub(r" +", " ", line) if squeeze else line)
     return out
 
 
 def compare_lines(a):
-    kern = read_lines(a.kernel, None)
-    mine = read_lines(a.tr, a.prefix)
+    kern = read_lines(a.kernel, None, a.squeeze)
+    mine = read_lines(a.tr, a.prefix, a.squeeze)
     sm = difflib.SequenceMatcher(None, kern, mine, autojunk=False)
     same = hashed = 0
     diffs = []
@@ -207,6 +209,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--lines", action="store_true",
                     help="compare the texts line by line in order (see above)")
+    ap.add_argument("--squeeze", action="store_true",
+                    help="with --lines, runs of blanks count as one")
     ap.add_argument("--hashed", action="store_true")
     ap.add_argument("--threshold", type=float)
     ap.add_argument("--examples", type=int, default=3)
