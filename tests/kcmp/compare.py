@@ -160,10 +160,17 @@ def read_lines(path, prefix, squeeze=False):
 def compare_lines(a):
     kern = read_lines(a.kernel, None, a.squeeze)
     mine = read_lines(a.tr, a.prefix, a.squeeze)
-    sm = difflib.SequenceMatcher(None, kern, mine, autojunk=False)
+    # As many lines on both sides: line n with line n.  Otherwise the lines
+    # one side lacks are found by difflib (quadratic where many lines are
+    # alike, as under nocontext-info: only then).
+    if len(kern) == len(mine):
+        ops = [("replace" if k != t else "equal", i, i + 1, i, i + 1)
+               for i, (k, t) in enumerate(zip(kern, mine))]
+    else:
+        ops = difflib.SequenceMatcher(None, kern, mine).get_opcodes()
     same = hashed = 0
     diffs = []
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
+    for op, i1, i2, j1, j2 in ops:
         if op == "equal":
             same += i2 - i1
             continue
