@@ -2,6 +2,7 @@
 """Compare the kernel's `trace` text with tr report's, event by event.
 
     compare.py [--hashed] [--threshold PCT] [--examples N] KERNEL_TXT TR_TXT TR_CSV
+    compare.py --lines [--hashed] [--threshold PCT] [--examples N] KERNEL_TXT TR_TXT
 
 KERNEL_TXT is the instance's trace file, TR_TXT `tr report` of the same
 buffer and TR_CSV `tr report --format csv` (for each line's system).  Events
@@ -19,10 +20,25 @@ reader can compute) tr's text has an address.
 Prints a table per system and examples of each difference; with
 --threshold, exits 1 when fewer than PCT% of the events are identical
 (allowances included) or when the two sides do not hold the same events.
+
+With --lines, TR_TXT is `tr report --header` under an output option that
+changes the line's layout (raw, hex, bin, verbose, nocontext-info, fields,
+record-tgid, latency-format, annotate), and the two texts are compared line
+by line in the order printed: raw, hex and bin print the task, CPU and time
+in their own encodings, nocontext-info prints no CPU at all, and
+latency-format and verbose reorder the columns, so there is no CPU or
+occurrence to match by; both sides merge the CPUs by time the same way.
+The header lines (#) are left out (latency-format's names the machine's
+model, which a file does not keep); a line the kernel or tr has that the
+other lacks counts as different.  The texts are read as bytes (bin's
+records are binary), split at newlines on both sides alike.  With --squeeze,
+runs of blanks count as one on both sides (tr report keeps trace-cmd's
+column widths under verbose).
 """
 import argparse
 import collections
 import csv
+import difflib
 import re
 import sys
 
@@ -129,16 +145,91 @@ def hashed_match(k, t):
     return pos == len(t)
 
 
+def read_lines(path, prefix, squeeze=False):
+    out = []
+    with open(path, "rb") as f:
+        for line in f.read().decode("latin-1").split("\n"):
+            if prefix and line.startswith(prefix + ": "):
+                line = line[len(prefix) + 2:]
+            if line.startswith("#") or not line:
+                continue
+            out.append(re.sub(r" +", " ", line) if squeeze else line)
+    return out
+
+
+def compare_lines(a):
+    kern = read_lines(a.kernel, None, a.squeeze)
+    mine = read_lines(a.tr, a.prefix, a.squeeze)
+    # As many lines on both sides: line n with line n.  Otherwise the lines
+    # one side lacks are found by difflib (quadratic where many lines are
+    # alike, as under nocontext-info: only then).
+    if len(kern) == len(mine):
+        ops = [("replace" if k != t else "equal", i, i + 1, i, i + 1)
+               for i, (k, t) in enumerate(zip(kern, mine))]
+    else:
+        ops = difflib.SequenceMatcher(None, kern, mine).get_opcodes()
+    same = hashed = 0
+    diffs = []
+    for op, i1, i2, j1, j2 in ops:
+        if op == "equal":
+            same += i2 - i1
+            continue
+        ks, ts = kern[i1:i2], mine[j1:j2]
+        if op == "replace" and len(ks) == len(ts) and a.hashed:
+            rest_k, rest_t = [], []
+            for k, t in zip(ks, ts):
+                if hashed_match(k, t):
+                    hashed += 1
+                else:
+                    rest_k.append(k)
+                    rest_t.append(t)
+            ks, ts = rest_k, rest_t
+        diffs.append((ks, ts))
+    compared = max(len(kern), len(mine))
+    different = compared - same - hashed
+    print("%-20s %9s %9s %9s %9s %9s" % ("lines", "kernel", "tr", "identical", "(hashed)",
+                                         "different"))
+    print("%-20s %9d %9d %9d %9d %9d" % ("total", len(kern), len(mine), same + hashed, hashed,
+                                         different))
+    pct = 100.0 * (same + hashed) / compared if compared else 0.0
+    print("identical: %.3f%%" % pct)
+    shown = 0
+    for ks, ts in diffs:
+        if not ks and not ts or shown >= a.examples:
+            continue
+        shown += 1
+        print("\nlines differ (kernel %d, tr %d):" % (len(ks), len(ts)))
+        for who, ls in (("kernel", ks), ("tr", ts)):
+            for line in ls[:3]:
+                print("  %-7s %s" % (who + ":", line.encode("latin-1").decode(errors="replace")))
+    if not compared:
+        print("compare: no lines compared", file=sys.stderr)
+        return 1
+    if a.threshold is not None and pct < a.threshold:
+        print("compare: %.3f%% identical, below the threshold %.3f%%" % (pct, a.threshold),
+              file=sys.stderr)
+        return 1
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--lines", action="store_true",
+                    help="compare the texts line by line in order (see above)")
+    ap.add_argument("--squeeze", action="store_true",
+                    help="with --lines, runs of blanks count as one")
     ap.add_argument("--hashed", action="store_true")
     ap.add_argument("--threshold", type=float)
     ap.add_argument("--examples", type=int, default=3)
     ap.add_argument("--prefix", help="the buffer name tr puts before each line")
     ap.add_argument("kernel")
     ap.add_argument("tr")
-    ap.add_argument("csv")
+    ap.add_argument("csv", nargs="?")
     a = ap.parse_args()
+    if a.lines:
+        return compare_lines(a)
+    if not a.csv:
+        ap.error("TR_CSV is needed but with --lines")
 
     kern = by_cpu(read_kernel(a.kernel))
     mine = by_cpu(read_tr(a.tr, a.csv, a.prefix))
