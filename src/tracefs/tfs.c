@@ -935,18 +935,27 @@ static char *unescape(const char *s)
 }
 
 /*
+ * /sys/class/block/DEV/trace/enable or act_mask (tr start -p blk --blk-dev).
+ * The prefix is checked before anything past it is read: a line of the
+ * state file may be shorter.
+ */
+static bool blk_trace_file(const char *file)
+{
+	const char *dev, *slash;
+
+	if (strncmp(file, "/sys/class/block/", 17))
+		return false;
+	dev = file + 17;
+	slash = strchr(dev, '/');
+	return slash && slash > dev && *dev != '.' &&
+	       (!strcmp(slash, "/trace/enable") || !strcmp(slash, "/trace/act_mask"));
+}
+
+/*
  * Undo what earlier tr start runs kept, as recorded in the state file, newest
  * first, then remove the file.  Things already gone (an instance the user
  * removed, a trigger cleared by hand) are not errors.
  */
-/* /sys/class/block/DEV/trace/enable or act_mask (tr start -p blk --blk-dev). */
-static bool blk_trace_file(const char *file)
-{
-	const char *dev = file + 17, *slash = strchr(dev, '/');
-
-	return !strncmp(file, "/sys/class/block/", 17) && slash && slash > dev && *dev != '.' &&
-	       (!strcmp(slash, "/trace/enable") || !strcmp(slash, "/trace/act_mask"));
-}
 
 int tfs_state_undo(const char *prefix)
 {
