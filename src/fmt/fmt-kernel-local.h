@@ -125,6 +125,11 @@ struct kprog {
 	const char *sysname;	/* "sys_openat" */
 	int nfields;
 	struct tep_format_field **fields;
+	/*
+	 * SP_SYS_ENTER: each field's type as the format file spells it (the
+	 * syscall metadata's own string, which verbose prints), by field index.
+	 */
+	const char **types;
 	int ip_off, ip2_off;
 	/* SP_PRINT, SP_BPUTS: the ip and the text fields, found once (not by name a record) */
 	struct tep_format_field *f_ip, *f_text;

@@ -58,6 +58,50 @@ void kprog_free(struct kprog *p)
 
 /* ---- compiling a print fmt ---- */
 
+/*
+ * A syscall's argument types as its format file names them: the kernel
+ * defines each argument field with the type string of the syscall's
+ * metadata ("const char *", "struct robust_list_head * *") and prints that
+ * string under verbose.  The file's "field:TYPE NAME;" lines hold it as
+ * written; libtraceevent's field type is rebuilt from tokens and may space
+ * it otherwise, so it serves only where the text is not at hand.
+ */
+static void sys_types(struct kprog *p, const char *text)
+{
+	p->types = kprog_mem(p, (p->nfields + 1) * sizeof(*p->types));
+	for (int i = 0; i < p->nfields; i++)
+		p->types[i] = p->fields[i]->type ? p->fields[i]->type : "";
+	for (const char *l = text, *eol; l && *l; l = *eol ? eol + 1 : eol) {
+		const char *d = l, *semi, *sp;
+
+		eol = strchrnul(l, '\n');
+		while (d < eol && (*d == '\t' || *d == ' '))
+			d++;
+		if (eol - d < 6 || memcmp(d, "field:", 6))
+			continue;
+		d += 6;
+		semi = memchr(d, ';', eol - d);
+		if (!semi)
+			continue;
+		/* "TYPE NAME": the name is the last word. */
+		for (sp = semi; sp > d && sp[-1] != ' '; sp--)
+			;
+		if (sp <= d + 1)
+			continue;
+		for (int i = 1; i < p->nfields; i++) {
+			const char *name = p->fields[i]->name;
+			size_t n = strlen(name);
+			char *t;
+
+			if ((size_t)(semi - sp) != n || memcmp(sp, name, n))
+				continue;
+			t = kprog_mem(p, sp - d);
+			memcpy(t, d, sp - 1 - d);
+			p->types[i] = t;
+		}
+	}
+}
+
 /* The format string: literal text and conversions, as the kernel's format_decode() reads it. */
 static bool parse_format(struct kprog *p, const char *f, size_t flen, struct conv **convs,
 			 int *nconv)
@@ -181,6 +225,8 @@ struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const c
 		kprog_free(p);
 		return NULL;
 	}
+	if (p && p->sp == SP_SYS_ENTER)
+		sys_types(p, text);
 	if (p && p->sp != SP_KPROBE && p->sp != SP_KRETPROBE)
 		return p;
 	if (!text) {
@@ -657,6 +703,11 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 			if ((uint64_t)f->offset + f->size > r->size)
 				return KPROG_FAIL;
 			v = krd(c, r->data + f->offset, f->size, false);
+			/* verbose: each argument's type before it ("unsigned int fd: 4"). */
+			if (env->verbose && p->types) {
+				kput(o, p->types[i], strlen(p->types[i]));
+				kput(o, " ", 1);
+			}
 			kput(o, f->name, strlen(f->name));
 			kput(o, ": ", 2);
 			/* Until 6.18 every value was "%lx"; since, small ones are decimal. */

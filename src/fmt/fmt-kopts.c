@@ -14,7 +14,7 @@
 
 #include <event-parse.h>
 
-#include "fmt-local.h"
+#include "fmt-kernel-local.h"
 
 void fmt_kopts_default(struct fmt_kopts *o)
 {
@@ -230,17 +230,35 @@ static void put_array(struct fmt_line *l, struct tep_handle *tep,
 		fmt_line_printf(l, "%s%02x", i ? "," : "", data[off + i]);
 }
 
+/* The kernel's isprint(): its ctype table counts Latin-1's 0xa0-0xff as printable too. */
+static bool kisprint(uint8_t c)
+{
+	return (c >= 0x20 && c < 0x7f) || c >= 0xa0;
+}
+
 /*
  * The fields option: "name:" and then " field=value" for each of the
  * event's own fields in the format's order, each as the kernel's
  * print_fields() prints its filter type: strings as text, numbers as
  * "0xHEX (DECIMAL)", a printable byte as 'c'(N), dynamic arrays as bytes,
- * a string pointer as "(0xADDR:text)" where printk_formats has its text.
- * The kernel prints "UNKNOWN TYPE N" for its own ftrace events.
+ * a string pointer as "(0xADDR)" or "(0xADDR:text)".  The kernel prints
+ * "UNKNOWN TYPE N" for its own ftrace events.
+ *
+ * Since 6.16 a field of the long's size prints through %pS ("function=
+ * hrtimer_wakeup+0x0/0x30 (-2126388048)"): a symbol where kallsyms has
+ * one, else the same hex.  And a string pointer prints, in place of the
+ * pointer, the address of the field in the kernel's ring buffer (the
+ * string after it where the pointer is the kernel's): no recording keeps
+ * that, so tr prints the pointer the field holds, as kernels before 6.16
+ * did ("(0x%px)": as many digits as a pointer has), with the text
+ * printk_formats gives it.
  */
-void fmt_kfields(struct fmt_line *l, struct tep_handle *tep, struct tep_event *e, int type,
-		 const uint8_t *data, uint32_t size, fmt_kstring_fn kstr, void *ctx)
+void fmt_kfields(struct fmt_line *l, const struct kenv *env, struct tep_event *e, int type,
+		 const uint8_t *data, uint32_t size)
 {
+	struct tep_handle *tep = env->tep;
+	bool syms = !env->kver || env->kver >= (6 << 8 | 16);
+
 	if (!e || !strcmp(e->system, "ftrace")) {
 		fmt_line_printf(l, "UNKNOWN TYPE %d\n", type);
 		return;
@@ -282,18 +300,16 @@ void fmt_kfields(struct fmt_line *l, struct tep_handle *tep, struct tep_event *e
 			continue;
 		}
 		if (!strcmp(t, "char *") || !strcmp(t, "const char *")) {
-			uint64_t a = tep_read_number(tep, p, f->size > 8 ? 8 : f->size);
-			const char *s = kstr ? kstr(ctx, a) : NULL;
+			uint64_t a = tep_read_number(tep, p, env->long_size);
+			const char *s = env->string ? env->string(env->ctx, a) : NULL;
 
-			if (s)
-				fmt_line_printf(l, "(0x%llx:%s)", (unsigned long long)a, s);
-			else
-				fmt_line_printf(l, "(0x%llx)", (unsigned long long)a);
+			fmt_line_printf(l, "(0x%0*llx%s%s)", env->long_size * 2, (unsigned long long)a,
+					s ? ":" : "", s ? s : "");
 			continue;
 		}
 		switch (f->size) {
 		case 1:
-			if (isprint(*p))
+			if (kisprint(*p))
 				fmt_line_printf(l, "'%c'", *p);
 			fmt_line_printf(l, "(%d)", *p);
 			break;
@@ -311,13 +327,21 @@ void fmt_kfields(struct fmt_line *l, struct tep_handle *tep, struct tep_event *e
 				break;
 			}
 			v = (uint32_t)tep_read_number(tep, p, 4);
-			fmt_line_printf(l, "0x%x (%d)", v, (int32_t)v);
+			if (syms && env->long_size == 4)
+				ksymbol(l, env, v, "S", 0, -1, -1);
+			else
+				fmt_line_printf(l, "0x%x", v);
+			fmt_line_printf(l, " (%d)", (int32_t)v);
 			break;
 		}
 		case 8: {
 			uint64_t v = tep_read_number(tep, p, 8);
 
-			fmt_line_printf(l, "0x%llx (%lld)", (unsigned long long)v, (long long)v);
+			if (syms && env->long_size == 8)
+				ksymbol(l, env, v, "S", 0, -1, -1);
+			else
+				fmt_line_printf(l, "0x%llx", (unsigned long long)v);
+			fmt_line_printf(l, " (%lld)", (long long)v);
 			break;
 		}
 		default:

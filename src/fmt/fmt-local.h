@@ -154,11 +154,13 @@ void fmt_kctx(struct fmt_line *l, enum fmt_kmode m, int pid, int cpu, uint64_t t
 /* The event's part under bin, hex or raw (see fmt-kopts.c). */
 void fmt_kbody(struct fmt_line *l, enum fmt_kmode m, struct tep_handle *tep, struct tep_event *e,
 	       int type, const uint8_t *data, uint32_t size, const char *text, size_t text_len);
-/* The text printk_formats gives an address, or NULL. */
-typedef const char *(*fmt_kstring_fn)(void *ctx, uint64_t addr);
-/* The fields option's text of a record, with its newline. */
-void fmt_kfields(struct fmt_line *l, struct tep_handle *tep, struct tep_event *e, int type,
-		 const uint8_t *data, uint32_t size, fmt_kstring_fn kstr, void *ctx);
+struct kenv;
+/*
+ * The fields option's text of a record, with its newline; env (fmt-kernel.h)
+ * gives the kernel's version, symbols and printk_formats strings.
+ */
+void fmt_kfields(struct fmt_line *l, const struct kenv *env, struct tep_event *e, int type,
+		 const uint8_t *data, uint32_t size);
 /* latency-format: the columns before the time (irq is fmt_irq_info's), and the time. */
 void fmt_klat_ctx(struct fmt_line *l, bool verbose, const char *comm, int pid, int cpu,
 		  unsigned flags, unsigned pc, uint64_t idx, const char irq[6]);

@@ -142,6 +142,15 @@ struct fmt_src {
 	bool ksyms_done;	/* fmt_src_kallsyms_end() came */
 	struct ksym *ksyms;	/* by address */
 	size_t nksyms;
+	/*
+	 * The kernel's own text and init text (_stext.._etext, _sinittext..
+	 * _einittext; 0 when kallsyms does not name them), and whether kallsyms
+	 * lists data symbols (CONFIG_KALLSYMS_ALL: static data shows as d or b).
+	 * Without them the kernel's kallsyms_lookup() names no address outside
+	 * the text: a static timer's address prints bare under %pS.
+	 */
+	uint64_t stext, etext, sinittext, einittext;
+	bool ksym_data;
 	struct kstr *kstrs;	/* printk_formats, by address (open addressing) */
 	size_t kstr_cap;
 	const struct btf *btf;
@@ -1371,10 +1380,30 @@ static uint32_t keep_name(struct fmt_src *s, const char *name, size_t n)
 	return (uint32_t)at;
 }
 
+/* Note where the kernel's text and init text start and end (a module has none of these). */
+static void text_bound(struct fmt_src *s, const char *name, size_t n, uint64_t addr)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} bounds[] = {
+		{ "_stext", offsetof(struct fmt_src, stext) },
+		{ "_etext", offsetof(struct fmt_src, etext) },
+		{ "_sinittext", offsetof(struct fmt_src, sinittext) },
+		{ "_einittext", offsetof(struct fmt_src, einittext) },
+	};
+
+	if (n < 6 || name[0] != '_')
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(bounds); i++)
+		if (strlen(bounds[i].name) == n && !memcmp(bounds[i].name, name, n))
+			*(uint64_t *)((char *)s + bounds[i].off) = addr;
+}
+
 /* One line: "ffffffff81000000 T _text" or "... t name\t[module]". */
 static void ksym_line(struct fmt_src *s, const char *p, const char *eol)
 {
-	const char *name, *end, *mod, *e = p;
+	const char *name, *end, *name_end, *mod, *e = p;
 	uint64_t addr = 0;
 
 	/* By hand, not strtoull(): a piece of lines need not end in a NUL. */
@@ -1399,6 +1428,7 @@ static void ksym_line(struct fmt_src *s, const char *p, const char *eol)
 		s->ksyms = xrealloc(s->ksyms, s->ksyms_cap * sizeof(*s->ksyms));
 	}
 	s->ksyms[s->nksyms].addr = addr;
+	name_end = end;
 	s->ksyms[s->nksyms].name = keep_name(s, name, (size_t)(end - name));
 	s->ksyms[s->nksyms].mod = 0;
 	while (end < eol && (*end == ' ' || *end == '\t'))
@@ -1415,6 +1445,10 @@ static void ksym_line(struct fmt_src *s, const char *p, const char *eol)
 		    memcmp(s->ksym_text + s->ksym_mod, mod, n))
 			s->ksym_mod = keep_name(s, mod, n);
 		s->ksyms[s->nksyms].mod = s->ksym_mod;
+	} else if (e[1] == 'd' || e[1] == 'b') {
+		s->ksym_data = true;
+	} else if (e[1] == 'T') {
+		text_bound(s, name, (size_t)(name_end - name), addr);
 	}
 	s->nksyms++;
 }
@@ -1533,6 +1567,11 @@ static bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, u
 		;
 	/* Past the last symbol there is nothing to say it belongs to. */
 	if (j == s->nksyms)
+		return false;
+	/* is_ksym_addr(): without data symbols, only the text has names. */
+	if (!s->ksyms[i].mod && !s->ksym_data && s->stext && s->etext &&
+	    !(addr >= s->stext && addr < s->etext) &&
+	    !(addr >= s->sinittext && addr < s->einittext))
 		return false;
 	*name = s->ksym_text + s->ksyms[i].name;
 	*start = s->ksyms[i].addr;
@@ -2835,7 +2874,8 @@ static void kernel_line(struct fmt *f, struct fmt_src *s, struct ev_info *ei, co
 		puts_(f, ": ");
 	}
 	if (k->fields) {
-		fmt_kfields(&f->ln, s->tep, ei->event, id, d, ev->size, kstring, s);
+		env_setup(s);
+		fmt_kfields(&f->ln, &s->env, ei->event, id, d, ev->size);
 	} else {
 		name_at = f->ln.len;
 		if (ei->event)

@@ -524,6 +524,17 @@ static const char fmt_sys_exit[] =
 	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
 	"print fmt: \"0x%lx\", REC->ret\n";
 
+/* Argument types as the syscall metadata spells them (sys_execve's, sys_set_robust_list's). */
+static const char fmt_sys_types[] =
+	"name: sys_enter_typed\nID: 202\nformat:\n" COMMON
+	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:const char *const * argv;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:struct robust_list_head * * head;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:unsigned int fd;\toffset:32;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"argv: 0x%08lx, head: 0x%08lx, fd: 0x%08lx\", "
+	"((unsigned long)(REC->argv)), ((unsigned long)(REC->head)), "
+	"((unsigned long)(REC->fd))\n";
+
 static const char fmt_print[] =
 	"name: print\nID: 5\nformat:\n" COMMON
 	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
@@ -1031,9 +1042,131 @@ TEST(short_records_fail_cleanly)
 	}
 }
 
+/*
+ * verbose: the kernel's print_syscall_enter() names each argument's type,
+ * the format file's spelling of it ("const char *const *", not the spacing
+ * libtraceevent rebuilds); an exit prints as it does without.
+ */
+TEST(syscall_types_under_verbose)
+{
+	struct rec r = { 0 };
+
+	put(&r, 8, 257, 4);
+	put(&r, 16, 0xffffff9c, 8);
+	put(&r, 24, 0x5649df134200ULL, 8);
+	put(&r, 32, 0, 8);
+	put(&r, 40, 9, 8);
+	env.verbose = true;
+	CHECK_OWNED(print_ret("syscalls", fmt_sys_enter, &r, NULL),
+		    "sys_openat(int dfd: 0xffffff9c, const char * filename: 0x5649df134200, "
+		    "int flags: 0, umode_t mode: 9)");
+	r = (struct rec){ 0 };
+	put(&r, 16, 0x7ffd019852f0ULL, 8);
+	put(&r, 24, 0x7fcce7761a20ULL, 8);
+	put(&r, 32, 4, 8);
+	CHECK_OWNED(print_ret("syscalls", fmt_sys_types, &r, NULL),
+		    "sys_typed(const char *const * argv: 0x7ffd019852f0, "
+		    "struct robust_list_head * * head: 0x7fcce7761a20, unsigned int fd: 4)");
+	r = (struct rec){ 0 };
+	put(&r, 16, (uint64_t)-2, 8);
+	CHECK_OWNED(print_ret("syscalls", fmt_sys_exit, &r, NULL),
+		    "sys_openat -> 0xfffffffffffffffe");
+	env.verbose = false;
+	r = (struct rec){ 0 };
+	put(&r, 32, 4, 8);
+	CHECK_OWNED(print_ret("syscalls", fmt_sys_types, &r, NULL),
+		    "sys_typed(argv: 0, head: 0, fd: 4)");
+}
+
+/* An hrtimer_start record and a syscall's with a string pointer, for the fields option. */
+static const char fmt_timer_fields[] =
+	"name: hrtimer_start\nID: 300\nformat:\n" COMMON
+	"\tfield:void * hrtimer;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:void * function;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:s64 expires;\toffset:24;\tsize:8;\tsigned:1;\n"
+	"\tfield:enum hrtimer_mode mode;\toffset:32;\tsize:4;\tsigned:0;\n"
+	"\tfield:char c;\toffset:36;\tsize:1;\tsigned:1;\n\n"
+	"print fmt: \"hrtimer=%p function=%ps\", REC->hrtimer, REC->function\n";
+
+static const char fmt_str_fields[] =
+	"name: sys_enter_mkdir\nID: 301\nformat:\n" COMMON
+	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:const char * pathname;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:char * ks;\toffset:24;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"pathname: 0x%08lx\", ((unsigned long)(REC->pathname))\n";
+
+/* fmt_kfields() on rec, under the event of text (system sys). */
+static char *fields_text(const char *sys, const char *text, struct rec *r)
+{
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event *e;
+	struct fmt_line out = { 0 };
+	char *s;
+
+	tep_set_long_size(tep, 8);
+	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+	CHECK(tep_parse_event(tep, text, strlen(text), sys) == 0);
+	e = tep_get_first_event(tep);
+	env.tep = tep;
+	fmt_kfields(&out, &env, e, e->id, r->d, r->size);
+	s = strndup(out.p ? out.p : "", out.len);
+	free(out.p);
+	tep_free(tep);
+	return s;
+}
+
+/*
+ * The fields option, print_fields(): since 6.16 a pointer-sized field
+ * prints through %pS (a function where kallsyms has one, the same hex
+ * elsewhere), before it as hex; a string pointer as the pointer itself,
+ * as many digits as a pointer has, with the kernel string printk_formats
+ * gives it (tr's stand-in for the ring-buffer address 6.16 prints); a
+ * Latin-1 letter is printable to the kernel's isprint().
+ */
+TEST(fields_symbols_and_string_pointers)
+{
+	struct rec r = { .size = 40 };
+
+	put(&r, 8, 0xffff8881a5112ba8ULL, 8);
+	put(&r, 16, 0xffffffff81300200ULL, 8);
+	put(&r, 24, 74610154012557ULL, 8);
+	put(&r, 32, 9, 4);
+	put(&r, 36, 0xe9, 1);
+	env.kver = 6 << 8 | 18;
+	CHECK_OWNED(fields_text("timer", fmt_timer_fields, &r),
+		    "hrtimer_start: hrtimer=0xffff8881a5112ba8 (-131384575186008) "
+		    "function=vfs_read+0x0/0x100 (-2127560192) "
+		    "expires=0x43db87b9ff8d (74610154012557) mode=0x9 (9) c='\xe9'(233)\n");
+	/* A module's function names its module, as %pS does. */
+	put(&r, 16, 0xffffffffc0001004ULL, 8);
+	put(&r, 36, 0x7f, 1);
+	CHECK_OWNED(fields_text("timer", fmt_timer_fields, &r),
+		    "hrtimer_start: hrtimer=0xffff8881a5112ba8 (-131384575186008) "
+		    "function=ext4_foo+0x4/0x40 [ext4] (-1073737724) "
+		    "expires=0x43db87b9ff8d (74610154012557) mode=0x9 (9) c=(127)\n");
+	env.kver = 6 << 8 | 15;
+	put(&r, 16, 0xffffffff81300200ULL, 8);
+	CHECK_OWNED(fields_text("timer", fmt_timer_fields, &r),
+		    "hrtimer_start: hrtimer=0xffff8881a5112ba8 (-131384575186008) "
+		    "function=0xffffffff81300200 (-2127560192) "
+		    "expires=0x43db87b9ff8d (74610154012557) mode=0x9 (9) c=(127)\n");
+	env.kver = 6 << 8 | 18;
+
+	r = (struct rec){ .size = 32 };
+	put(&r, 8, 83, 4);
+	put(&r, 16, 0x55fe89e4ad70ULL, 8);
+	put(&r, 24, 0xffffffff82521880ULL, 8);
+	CHECK_OWNED(fields_text("syscalls", fmt_str_fields, &r),
+		    "sys_enter_mkdir: __syscall_nr=0x53 (83) pathname=(0x000055fe89e4ad70) "
+		    "ks=(0xffffffff82521880:mt_find)\n");
+	env.kver = 0;
+}
+
 UNIT_MAIN(T(numbers), T(kernel_number_rules), T(strings), T(pointers_and_symbols),
 	  T(network_and_ids), T(flags_and_symbols), T(hex_arrays_bitmasks), T(expressions),
 	  T(kernel_output_functions), T(probes), T(latency_tracer_samples), T(branch_and_mmiotrace),
 	  T(blk_tracer_records), T(formats_with_newlines),
 	  T(formats_libtraceevent_refuses), T(deep_nesting_refused),
-	  T(short_records_fail_cleanly))
+	  T(short_records_fail_cleanly), T(syscall_types_under_verbose),
+	  T(fields_symbols_and_string_pointers))

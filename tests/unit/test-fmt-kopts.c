@@ -221,6 +221,80 @@ TEST(context_tgid_fields_msg_only)
 	free(out);
 }
 
+/* A timer record (events/timer/timer_start's shape) for the fields option's %pS. */
+static const char fmt_timer[] =
+	"name: timer_start\nID: 20\nformat:\n" COMMON
+	"\tfield:void * timer;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:void * function;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"timer=%p function=%ps\", REC->timer, REC->function\n";
+
+/* The fields text of one timer_start record under these kallsyms and this kernel. */
+static char *timer_fields(const char *kallsyms, const char *release)
+{
+	struct tep_handle *tep = tep_alloc();
+	uint8_t d[24] = { 0 };
+	uint64_t timer = 0xffffffff82000010ULL, fn = 0xffffffff81000100ULL;
+	uint16_t t = 20;
+	char *buf = NULL;
+	size_t len;
+	FILE *fp = open_memstream(&buf, &len);
+	struct fmt *fm = fmt_new(fp, &(struct fmt_opts){ 0 });
+	struct fmt_src *s;
+
+	tep_set_long_size(tep, 8);
+	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	CHECK(tep_parse_event(tep, fmt_timer, strlen(fmt_timer), "timer") == 0);
+	s = fmt_src_new(fm, tep);
+	fmt_src_kernel(s, release);
+	fmt_src_kallsyms(s, kallsyms);
+	fmt_src_graph_opts(s, "fields\nnocontext-info");
+	memcpy(d, &t, 2);
+	memcpy(d + 8, &timer, 8);
+	memcpy(d + 16, &fn, 8);
+	fmt_event(fm, s, "", &(struct tfile_event){ .ts = 1, .data = d, .size = 24, .cpu = 0 });
+	CHECK(fmt_flush(fm) == 0);
+	fmt_free(fm);
+	fclose(fp);
+	tep_free(tep);
+	return buf;
+}
+
+/*
+ * Since 6.16 the kernel prints a pointer-sized field through %pS: a
+ * function by name; an address in the kernel's data (a static timer) by
+ * name only where kallsyms lists data (CONFIG_KALLSYMS_ALL), else bare, as
+ * its kallsyms_lookup() names nothing outside the text then.  Before 6.16,
+ * hex.
+ */
+TEST(fields_pointer_sized_symbols)
+{
+	static const char text_only[] = "ffffffff81000000 T _stext\n"
+					"ffffffff81000100 T hrtimer_wakeup\n"
+					"ffffffff81000200 T _etext\n"
+					"ffffffff82000000 D __start_rodata\n"
+					"ffffffff82001000 R __stop_runtime_ptr\n";
+	static const char with_data[] = "ffffffff81000000 T _stext\n"
+					"ffffffff81000100 T hrtimer_wakeup\n"
+					"ffffffff81000200 T _etext\n"
+					"ffffffff82000000 D __start_rodata\n"
+					"ffffffff82000008 d static_timer\n"
+					"ffffffff82001000 R __stop_runtime_ptr\n";
+	char *out = timer_fields(text_only, "6.18.0");
+
+	CHECK_STR(out, "timer_start: timer=0xffffffff82000010 (-2113929200) "
+		       "function=hrtimer_wakeup+0x0/0x100 (-2130706176)\n");
+	free(out);
+	out = timer_fields(with_data, "6.18.0");
+	CHECK_STR(out, "timer_start: timer=static_timer+0x8/0xff8 (-2113929200) "
+		       "function=hrtimer_wakeup+0x0/0x100 (-2130706176)\n");
+	free(out);
+	out = timer_fields(with_data, "6.15.0");
+	CHECK_STR(out, "timer_start: timer=0xffffffff82000010 (-2113929200) "
+		       "function=0xffffffff81000100 (-2130706176)\n");
+	free(out);
+}
+
 TEST(latency_format)
 {
 	char *out = text("latency-format");
@@ -315,4 +389,4 @@ TEST(options_and_header)
 }
 
 UNIT_MAIN(T(raw_hex), T(bin), T(context_tgid_fields_msg_only), T(latency_format),
-	  T(options_and_header))
+	  T(options_and_header), T(fields_pointer_sized_symbols))
