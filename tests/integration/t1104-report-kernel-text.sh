@@ -106,15 +106,17 @@ done
 # The output options that change the line's layout: the recording keeps
 # them, and tr report --header prints its lines as the kernel's trace file
 # does under them, compared line by line in order (compare.py --lines).
-# A light workload (processes, a marker) on sched, irq and timer: the whole
-# text is deterministic but for the hashed pointers with hash-ptr set, so
-# all of it must be identical.  Not syscalls: under verbose the kernel
-# prints their arguments' types (sys_close(unsigned int fd: 4)), which tr
-# does not yet, and under fields a string argument as the address of its
-# copy in the ring buffer, which no file keeps.  Not timer under fields:
-# the kernel prints a function pointer field as hrtimer_wakeup+0x0/0x30 there,
-# tr as a bare address (left for later).  annotate marks only a CPU whose
-# buffer overran, which this does not provoke: t1109 does (and bin's bytes).
+# A light workload (processes, a marker) on sched, irq, timer and syscalls:
+# the whole text is deterministic but for the hashed pointers with hash-ptr
+# set, so all of it must be identical.  Under verbose the kernel names each
+# syscall argument's type (sys_close(unsigned int fd: 4)); under fields it
+# prints a pointer-sized field through %pS (timers' function=hrtimer_wakeup
+# +0x0/0x30 (-2126388048)) and, since 6.16, a string pointer (a syscall's
+# filename) as the address of the field in its ring buffer, which no file
+# keeps: tr prints the pointer itself (tr-report(1)), and the lines that
+# differ only there are counted apart, as "(ptr-str)"; no other may differ.
+# annotate marks only a CPU whose buffer overran, which this does not
+# provoke: t1109 does (and bin's bytes).
 for o in raw hex bin verbose nocontext-info fields record-tgid latency-format \
 	"nocontext-info fields" "latency-format verbose"; do
 	oo= first=${o%% *}
@@ -133,13 +135,22 @@ for o in raw hex bin verbose nocontext-info fields record-tgid latency-format \
 		test_skip "$name" "this kernel has no ${first#no} option"
 		continue
 	fi
-	evs="sched irq timer"
-	case " $o " in *" fields "*) evs="sched irq" ;; esac
+	# Each case must see the events whose text it is about.
+	check_evs=
+	case " $o " in
+	*" verbose "*) check_evs="sys_[a-z0-9_]*(unsigned int fd: " ;;
+	*" fields "*) check_evs="hrtimer_start: .* function=[^ ]* (-[0-9]*)" ;;
+	esac
 	test_expect_success "$name" '
 		rm -rf keep &&
-		kcmp --light $nohash $oo --events "$evs" \
+		kcmp --light $nohash $oo --events "sched irq timer syscalls" \
 			--threshold 100 --keep keep &&
 		test "$(sed -n "s/^total *\([0-9]*\) .*/\1/p" out)" -gt 20 &&
+		test "$(sed -n "s/^total .* \([0-9]*\)$/\1/p" out)" = 0 &&
+		if test -n "$check_evs"; then grep -q "$check_evs" keep/kernel.txt; fi &&
+		case " '"$o"' " in
+		*" fields "*) grep -q "sys_enter_[a-z0-9_]*: .* filename=(0x" keep/kernel.txt ;;
+		esac &&
 		tr report -i keep/trace.dat --header -O '"$back"' |
 			sed "s/^kcmp-[0-9]*: //" >back.txt &&
 		test_must_fail python3 "$TEST_ROOT/tests/kcmp/compare.py" --lines \

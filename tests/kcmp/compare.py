@@ -34,6 +34,14 @@ other lacks counts as different.  The texts are read as bytes (bin's
 records are binary), split at newlines on both sides alike.  With --squeeze,
 runs of blanks count as one on both sides (tr report keeps trace-cmd's
 column widths under verbose).
+
+With --ptr-strings (under fields), one known difference is counted apart:
+since 6.16 the kernel prints a string pointer field (char *, const char *:
+a syscall's filename) as "name=(0x" and the address of the field in its
+ring buffer, which no recording keeps; tr prints the pointer the field
+holds there (tr-report(1)).  A line that differs only in the digits of
+such "=(0x...)" tokens, as many on both sides, counts as identical
+"(ptr-str)"; any other difference on the line still counts.
 """
 import argparse
 import collections
@@ -55,6 +63,8 @@ TLINE = re.compile(r"^(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+"
                    r"(?P<ts>\d+(?:\.\d+)?): (?P<rest>.*)$", re.S)
 LOST = re.compile(r"^\s*CPU:\d+ \[LOST")
 HASHED = re.compile(r"\b00000000[0-9a-f]{8}\b")
+# A string pointer field under fields: "name=(0x" and a pointer's digits, then ":" or ")".
+PTR_STRING = re.compile(r"=\(0x(?:[0-9a-f]{16}|[0-9a-f]{8})(?=[:)])")
 
 
 def read_kernel(path):
@@ -145,6 +155,12 @@ def hashed_match(k, t):
     return pos == len(t)
 
 
+def ptr_string_match(k, t):
+    """Do k and t differ only in the digits of their string pointer tokens?"""
+    ks, ts = PTR_STRING.split(k), PTR_STRING.split(t)
+    return len(ks) > 1 and ks == ts
+
+
 def read_lines(path, prefix, squeeze=False):
     out = []
     with open(path, "rb") as f:
@@ -168,30 +184,35 @@ def compare_lines(a):
                for i, (k, t) in enumerate(zip(kern, mine))]
     else:
         ops = difflib.SequenceMatcher(None, kern, mine).get_opcodes()
-    same = hashed = 0
+    same = hashed = ptrs = 0
     diffs = []
     for op, i1, i2, j1, j2 in ops:
         if op == "equal":
             same += i2 - i1
             continue
         ks, ts = kern[i1:i2], mine[j1:j2]
-        if op == "replace" and len(ks) == len(ts) and a.hashed:
+        if op == "replace" and len(ks) == len(ts) and (a.hashed or a.ptr_strings):
             rest_k, rest_t = [], []
             for k, t in zip(ks, ts):
-                if hashed_match(k, t):
+                if a.hashed and hashed_match(k, t):
                     hashed += 1
+                elif a.ptr_strings and ptr_string_match(k, t):
+                    ptrs += 1
                 else:
                     rest_k.append(k)
                     rest_t.append(t)
             ks, ts = rest_k, rest_t
         diffs.append((ks, ts))
     compared = max(len(kern), len(mine))
-    different = compared - same - hashed
-    print("%-20s %9s %9s %9s %9s %9s" % ("lines", "kernel", "tr", "identical", "(hashed)",
-                                         "different"))
-    print("%-20s %9d %9d %9d %9d %9d" % ("total", len(kern), len(mine), same + hashed, hashed,
-                                         different))
-    pct = 100.0 * (same + hashed) / compared if compared else 0.0
+    alike = same + hashed + ptrs
+    different = compared - alike
+    extra = ("%9s" % "(ptr-str)") if a.ptr_strings else ""
+    print("%-20s %9s %9s %9s %9s %s%9s" % ("lines", "kernel", "tr", "identical", "(hashed)",
+                                           extra + " " if extra else "", "different"))
+    extra = ("%9d" % ptrs) if a.ptr_strings else ""
+    print("%-20s %9d %9d %9d %9d %s%9d" % ("total", len(kern), len(mine), alike, hashed,
+                                           extra + " " if extra else "", different))
+    pct = 100.0 * alike / compared if compared else 0.0
     print("identical: %.3f%%" % pct)
     shown = 0
     for ks, ts in diffs:
@@ -219,6 +240,8 @@ def main():
     ap.add_argument("--squeeze", action="store_true",
                     help="with --lines, runs of blanks count as one")
     ap.add_argument("--hashed", action="store_true")
+    ap.add_argument("--ptr-strings", action="store_true",
+                    help="with --lines, count string pointer tokens apart (see above)")
     ap.add_argument("--threshold", type=float)
     ap.add_argument("--examples", type=int, default=3)
     ap.add_argument("--prefix", help="the buffer name tr puts before each line")
