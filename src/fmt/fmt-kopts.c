@@ -300,7 +300,7 @@ void fmt_kfields(struct fmt_line *l, const struct kenv *env, struct tep_event *e
 			continue;
 		}
 		if (!strcmp(t, "char *") || !strcmp(t, "const char *")) {
-			uint64_t a = tep_read_number(tep, p, env->long_size);
+			uint64_t a = tep_read_number(tep, p, f->size > 8 ? 8 : f->size);
 			const char *s = env->string ? env->string(env->ctx, a) : NULL;
 
 			fmt_line_printf(l, "(0x%0*llx%s%s)", env->long_size * 2, (unsigned long long)a,
