@@ -411,7 +411,21 @@ char *rec_spool_output(const char *dir);
  * restored file and each rotated part take from it.
  */
 int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const struct tfw_opt *extra,
-		   size_t nextra);
+		   size_t nextra, bool defer);
+/*
+ * With defer, rec_spool_meta() writes meta.dat without kallsyms: reading
+ * /proc/kallsyms is most of tr record's start-up (some 70 ms of CPU).
+ * rec_spool_kallsyms_start(), once tracing is on, reads them on a thread
+ * and writes meta.dat again with them; a crash before it is done leaves a
+ * spool whose restored file has no kernel symbols.  rec_spool_kallsyms_wait()
+ * joins it (doing the work first if it never started) and returns its
+ * -errno (meta.dat then lacks kallsyms; the output still has them); call it
+ * before the output is written from the kept header.  _cancel() joins
+ * without starting it (an error path); rec_free() does.
+ */
+void rec_spool_kallsyms_start(struct rec *r);
+int rec_spool_kallsyms_wait(struct rec *r);
+void rec_spool_kallsyms_cancel(struct rec *r);
 int rec_spool_cmdlines(const char *dir);
 /*
  * Append PROCMAPS option o (tfw_opt_procmap()) to the spool's procmaps,
@@ -450,7 +464,14 @@ struct rec_restore_result {
 	uint64_t bytes;		/* page data recovered */
 	uint64_t file_bytes;
 	bool rotated;		/* a full part not yet written out is in the file too */
+	/*
+	 * REC_KSYMS_KEPT: the spool's kallsyms (or the recording had none);
+	 * tr died before it wrote them: REC_KSYMS_NOW, this boot's, the same
+	 * boot as the recording's; REC_KSYMS_LOST, none (a restart since).
+	 */
+	int kallsyms;
 };
+enum { REC_KSYMS_KEPT, REC_KSYMS_NOW, REC_KSYMS_LOST };
 /*
  * Write to fd the trace.dat a dead recording's spool holds: meta.dat's
  * header and formats, the last cmdlines, every CPU's whole sub-buffers,

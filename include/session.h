@@ -151,6 +151,12 @@ struct session_opts {
 	 * tr_now_ns(): no event is older.  May be NULL.
 	 */
 	void (*on_start)(void *arg, uint64_t now_ns);
+	/*
+	 * Called once on the session's thread just after tracing is turned
+	 * on, before the command is let go: work that need not delay the
+	 * start (tr record's kallsyms).  May be NULL.
+	 */
+	void (*on_running)(void *arg);
 	void *arg;
 };
 

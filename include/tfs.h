@@ -67,6 +67,12 @@ int tfs_set_path(const char *path, const char *value);
 /* Write without remembering (clearing a buffer, a one-shot command). */
 int tfs_write(const struct tfs_inst *in, const char *file, const char *value, bool append);
 /*
+ * Write without remembering and without the error log's detail: touches
+ * no state of tr's, so another thread may call it (a file of an instance
+ * tr made, which goes with the instance).
+ */
+int tfs_write_plain(const struct tfs_inst *in, const char *file, const char *value);
+/*
  * Write buf in one write() (a trace_marker record), without remembering;
  * -EMSGSIZE when the kernel took less than all of it.
  */

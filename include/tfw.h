@@ -238,5 +238,13 @@ struct tfs_inst;
  * uname.  Stats (CPUSTAT) are added by the caller with tfw_meta_add_option().
  */
 int tfw_meta_gather(struct tfw_meta *m, struct tfs_inst *in, const struct strv *events);
+/*
+ * tfw_meta_gather() in two steps: all but kallsyms, then kallsyms alone.
+ * Reading /proc/kallsyms is most of the gathering (some 70 ms of CPU), so
+ * tr record takes it after tracing is on.  The second step touches only
+ * m and a temp file: it may run on another thread while nothing else uses m.
+ */
+int tfw_meta_gather_partial(struct tfw_meta *m, struct tfs_inst *in, const struct strv *events);
+void tfw_meta_gather_kallsyms(struct tfw_meta *m);
 
 #endif

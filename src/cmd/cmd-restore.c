@@ -166,7 +166,13 @@ int cmd_restore(int argc, char **argv)
 		if (settled)
 			fprintf(stderr, "finished '%s.1', the part being written out when tr "
 				"died\n", parts);
+		if (res.kallsyms == REC_KSYMS_NOW)
+			fprintf(stderr, "tr died before it kept the kernel's symbols: '%s' has "
+				"this boot's, the recording's boot\n", a.output);
 	}
+	if (res.kallsyms == REC_KSYMS_LOST)
+		tr_warn("'%s' has no kernel symbols: tr died before it kept them, and the "
+			"machine has restarted since (addresses print as numbers)", a.output);
 	status = EXIT_OK;
 out:
 	free(parts);

@@ -225,6 +225,15 @@ static uint64_t written(const struct rec_kstats *k, const struct rec_kstats *bef
  * flush on their own), every REC_PROGRESS_MS the figures for the caller's
  * progress.
  */
+/* Tracing is on: the spool's kallsyms are read now, not before (rec_spool_meta()). */
+static void on_running(void *arg)
+{
+	struct progress_ctx *p = arg;
+
+	if (p->sess && session_rec(p->sess))
+		rec_spool_kallsyms_start(session_rec(p->sess));
+}
+
 static int progress_tick(void *arg, bool fd_ready)
 {
 	struct progress_ctx *p = arg;
@@ -394,7 +403,7 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 					  /* A mapped buffer refuses to arm a snapshot. */
 					  .reader = mapped_ok ? REC_READER_AUTO : REC_READER_SPLICE },
 				 .tick = tick_ms ? progress_tick : NULL,
-				 .tick_ms = tick_ms,
+				 .tick_ms = tick_ms, .on_running = spool ? on_running : NULL,
 				 .arg = &prog },
 			 &sess);
 	prog.sess = sess;
@@ -410,9 +419,14 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	if (!r && !latency)
 		rec_time_options(o->inst, o->file_flags, o->ts_offset, o->tsc_mult, o->tsc_shift,
 				 &topts, &ntopts);
-	/* What is needed to read the pages goes to the spool before the first page. */
+	/*
+	 * What is needed to read the pages goes to the spool before the first
+	 * page; its kallsyms once tracing is on (on_running), unless the
+	 * spool's size counts against --max-size, whose budget and rotated
+	 * parts are reckoned from the whole header.
+	 */
 	if (!r && spool &&
-	    !(r = rec_spool_meta(session_rec(sess), o->inst, spool, topts, ntopts)))
+	    !(r = rec_spool_meta(session_rec(sess), o->inst, spool, topts, ntopts, !o->max_size)))
 		rec_spool_cmdlines(spool);
 	/* No room even for that: record all the same, only a crash would lose it. */
 	if (r == -ENOSPC && !o->max_size) {
@@ -495,6 +509,9 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		ngopts += kept.n;
 		kept.n = 0;
 	}
+	/* meta.dat complete (its kallsyms) before its size is counted. */
+	if (spool)
+		rec_spool_kallsyms_wait(session_rec(sess));
 	shed = spool && rec_spool_make_room(spool, o->fd);
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
 			   o->file_flags, snap, more, o->nmore, session_clocks(sess), gopts, ngopts,

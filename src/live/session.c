@@ -1039,6 +1039,8 @@ int session_run(struct session *s)
 	journal(s);
 	s->t0 = tr_now_ns();
 	tr_phase("tracing on");
+	if (s->o.on_running)
+		s->o.on_running(s->o.arg);
 	release_child(s);
 	r = wait_loop(s);
 	if (s->o.on_end) {

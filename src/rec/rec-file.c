@@ -599,6 +599,8 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 	for (size_t i = 0; i < nmore; i++)
 		add_set_events(more[i].inst, &all);
 	e = 0;
+	/* The kept header is the kallsyms thread's until it is done. */
+	rec_spool_kallsyms_wait(r);
 	if (snap || nmore || (flags & REC_FORMATS_FROM_DATA) || take_spool_meta(r, &all, &m))
 		e = tfw_meta_gather(&m, in, &all);
 	strv_free(&all);

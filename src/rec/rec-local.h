@@ -86,6 +86,21 @@ struct rec {
 	 * for rec_write_file(), which so need not gather it again; or NULL.
 	 */
 	struct tfw_meta *meta;
+	/*
+	 * meta.dat written without kallsyms (rec_spool_meta(), defer): the
+	 * thread rec_spool_kallsyms_start() runs once tracing is on adds them
+	 * to meta and writes meta.dat again.  Until rec_spool_kallsyms_wait()
+	 * joins it, meta is the thread's alone.
+	 */
+	struct spool_ksyms {
+		char *dir, *inst_name;
+		struct tfw_opt *extra;	/* copies of rec_spool_meta()'s */
+		size_t nextra;
+		pthread_t thread;
+		bool pending, running;
+		int err;
+		unsigned delay_ms;	/* TR_DELAY_KALLSYMS (tests) */
+	} ksyms;
 	/* Fault injection for tests: TR_FAULT_READER=CPU:PAGES (see rec_open). */
 	int fault_cpu;
 	uint64_t fault_bytes;

@@ -17,6 +17,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "parse.h"
 #include "rec-local.h"
 #include "rec.h"
 #include "tfile-edit.h"
@@ -27,6 +28,8 @@ char *rec_spool_path(const char *output)
 {
 	return xasprintf("%s.spool", output);
 }
+
+static void unlink_in(const char *dir, const char *name);
 
 /* Write a small file whole under a temporary name, then rename it over name. */
 static int put_file(const char *dir, const char *name, const char *data, size_t len)
@@ -142,53 +145,52 @@ int rec_spool_create(const char *dir, const char *output)
 	return e;
 }
 
-int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const struct tfw_opt *extra,
-		   size_t nextra)
+/*
+ * This boot's id (/proc/sys/kernel/random/boot_id, a new one at each
+ * boot), or NULL.  Kernel addresses (KASLR) and module addresses hold
+ * only within one boot.
+ */
+static char *boot_id(void)
 {
-	struct strv all = { 0 };
+	char *text = NULL;
+	size_t len;
+
+	if (read_file("/proc/sys/kernel/random/boot_id", &text, &len))
+		return NULL;
+	str_rstrip(text);
+	return text;
+}
+
+/*
+ * meta.dat from m, with the options extra[] (taken out of m again: the
+ * output adds its own), under a temporary name then renamed over the old.
+ * 0 or -errno, unreported: the kallsyms thread calls it too.
+ */
+static int write_meta(const char *inst_name, const char *dir, struct tfw_meta *m,
+		      const struct tfw_opt *extra, size_t nextra)
+{
 	struct tfw_buffer bufs[2];
 	struct tfw_src *none;
 	struct tfw_result res;
-	struct tfw_meta m;
-	char *set = NULL, *tmp, *path;
+	char *tmp, *path;
 	size_t nbufs = 0;
 	int fd, e;
 
-	if (!tfs_read(in, "set_event", &set)) {
-		char *save = NULL;
-
-		for (char *l = strtok_r(set, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-			strv_push(&all, l);
-		free(set);
-	}
-	e = tfw_meta_gather(&m, in, &all);
-	strv_free(&all);
-	if (e)
-		return e;
-	if (m.cpus < rec_ncpus(r))
-		m.cpus = rec_ncpus(r);
-	m.page_size = rec_page_size(r);
-	m.version = 6;
 	for (size_t i = 0; i < nextra; i++)
-		tfw_meta_add_option(&m, extra[i].id, extra[i].data.data, extra[i].data.len);
-	none = xcalloc(m.cpus, sizeof(*none));
-	for (int c = 0; c < m.cpus; c++)
+		tfw_meta_add_option(m, extra[i].id, extra[i].data.data, extra[i].data.len);
+	none = xcalloc(m->cpus, sizeof(*none));
+	for (int c = 0; c < m->cpus; c++)
 		none[c].fd = -1;
-	if (in->name)
+	if (inst_name)
 		bufs[nbufs++] = (struct tfw_buffer){ NULL, none };
-	bufs[nbufs++] = (struct tfw_buffer){ in->name, none };
+	bufs[nbufs++] = (struct tfw_buffer){ inst_name, none };
 	tmp = xasprintf("%s/.meta.dat.new", dir);
 	path = xasprintf("%s/meta.dat", dir);
 	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		e = -errno;
 	} else {
-		e = tfw_write(fd, &m, bufs, nbufs, 0, &res);
-		/* Kernel symbols are most of it: a file system short of room goes without. */
-		if (e == -ENOSPC && m.kallsyms.len) {
-			tfw_meta_drop_kallsyms(&m);
-			e = ftruncate(fd, 0) ? -errno : tfw_write(fd, &m, bufs, nbufs, 0, &res);
-		}
+		e = tfw_write(fd, m, bufs, nbufs, 0, &res);
 		if (close(fd) && !e)
 			e = -errno;
 		if (!e && rename(tmp, path))
@@ -196,14 +198,51 @@ int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const st
 		if (e)
 			unlink(tmp);
 	}
-	if (e)
-		tr_fail(e, "cannot write '%s': %s", path, strerror(-e));
 	free(tmp);
 	free(path);
 	free(none);
-	/* The output gets extra[] from its own caller: the kept header goes without. */
 	for (size_t i = 0; i < nextra; i++)
-		free(m.opts[--m.nopts].data.data);
+		free(m->opts[--m->nopts].data.data);
+	return e;
+}
+
+int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const struct tfw_opt *extra,
+		   size_t nextra, bool defer)
+{
+	struct strv all = { 0 };
+	struct tfw_meta m;
+	char *set = NULL;
+	int e;
+
+	if (r->meta)
+		defer = false;
+	if (!tfs_read(in, "set_event", &set)) {
+		char *save = NULL;
+
+		for (char *l = strtok_r(set, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+			strv_push(&all, l);
+		free(set);
+	}
+	e = defer ? tfw_meta_gather_partial(&m, in, &all) : tfw_meta_gather(&m, in, &all);
+	strv_free(&all);
+	if (e)
+		return e;
+	if (m.cpus < rec_ncpus(r))
+		m.cpus = rec_ncpus(r);
+	m.page_size = rec_page_size(r);
+	m.version = 6;
+	e = write_meta(in->name, dir, &m, extra, nextra);
+	/* Kernel symbols are most of it: a file system short of room goes without. */
+	if (e == -ENOSPC && m.kallsyms.len) {
+		tfw_meta_drop_kallsyms(&m);
+		e = write_meta(in->name, dir, &m, extra, nextra);
+	}
+	if (e) {
+		char *path = xasprintf("%s/meta.dat", dir);
+
+		tr_fail(e, "cannot write '%s': %s", path, strerror(-e));
+		free(path);
+	}
 	/* Kept for the file at the end (rec_write_file()): gathering is most of start-up. */
 	if (!e && !r->meta) {
 		r->meta = xmalloc(sizeof(*r->meta));
@@ -211,6 +250,99 @@ int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const st
 	} else {
 		tfw_meta_free(&m);
 	}
+	/*
+	 * Until the thread has written meta.dat again, kallsyms.boot names
+	 * this boot: a restore after a crash in between takes this boot's
+	 * /proc/kallsyms, whose addresses are the recording's (see boot_id()).
+	 */
+	if (!e && defer) {
+		char *boot = boot_id();
+		bool marked = boot && !put_file(dir, "kallsyms.boot", boot, strlen(boot));
+
+		free(boot);
+		/* No marker, no deferring: meta.dat gets them now, as without defer. */
+		if (!marked) {
+			defer = false;
+			tfw_meta_gather_kallsyms(r->meta);
+			if (r->meta->kallsyms.len)
+				write_meta(in->name, dir, r->meta, extra, nextra);
+		}
+	}
+	if (!e && defer) {
+		struct spool_ksyms *k = &r->ksyms;
+		int ms;
+
+		k->dir = xstrdup(dir);
+		k->extra = xcalloc(nextra ? nextra : 1, sizeof(*k->extra));
+		for (size_t i = 0; i < nextra; i++) {
+			k->extra[i].id = extra[i].id;
+			k->extra[i].data.len = extra[i].data.len;
+			k->extra[i].data.data = xmalloc(extra[i].data.len ? extra[i].data.len : 1);
+			memcpy(k->extra[i].data.data, extra[i].data.data, extra[i].data.len);
+		}
+		k->nextra = nextra;
+		if (getenv("TR_DELAY_KALLSYMS") && !parse_int(getenv("TR_DELAY_KALLSYMS"), 0, 60000, &ms))
+			k->delay_ms = (unsigned)ms;
+		k->inst_name = in->name ? xstrdup(in->name) : NULL;
+		k->pending = true;
+	}
+	return e;
+}
+
+static void *ksyms_thread(void *arg)
+{
+	struct rec *r = arg;
+	struct spool_ksyms *k = &r->ksyms;
+
+	/* TR_DELAY_KALLSYMS=MS, for tests: a crash before they are kept. */
+	if (k->delay_ms)
+		usleep(k->delay_ms * 1000u);
+	tfw_meta_gather_kallsyms(r->meta);
+	/* Short of room, meta.dat stays as it is, and so does kallsyms.boot. */
+	if (r->meta->kallsyms.len &&
+	    !(k->err = write_meta(k->inst_name, k->dir, r->meta, k->extra, k->nextra)))
+		unlink_in(k->dir, "kallsyms.boot");
+	return NULL;
+}
+
+void rec_spool_kallsyms_start(struct rec *r)
+{
+	struct spool_ksyms *k = &r->ksyms;
+
+	if (!k->pending || k->running)
+		return;
+	k->pending = false;
+	if (pthread_create(&k->thread, NULL, ksyms_thread, r))
+		ksyms_thread(r);	/* no thread: the same work, here */
+	else
+		k->running = true;
+}
+
+void rec_spool_kallsyms_cancel(struct rec *r)
+{
+	struct spool_ksyms *k = &r->ksyms;
+
+	if (k->running)
+		pthread_join(k->thread, NULL);
+	for (size_t i = 0; i < k->nextra; i++)
+		free(k->extra[i].data.data);
+	free(k->extra);
+	free(k->dir);
+	free(k->inst_name);
+	*k = (struct spool_ksyms){ 0 };
+}
+
+int rec_spool_kallsyms_wait(struct rec *r)
+{
+	int e;
+
+	/* Never started (the session ended first): done now, so the file has them. */
+	rec_spool_kallsyms_start(r);
+	if (r->ksyms.running)
+		pthread_join(r->ksyms.thread, NULL);
+	r->ksyms.running = false;
+	e = r->ksyms.err;
+	rec_spool_kallsyms_cancel(r);
 	return e;
 }
 
@@ -370,6 +502,33 @@ static void mark_restored(struct tfw_meta *m)
 }
 
 /*
+ * A spool whose recording died before its kallsyms were written
+ * (kallsyms.boot is there): m takes this boot's, whose addresses are the
+ * recording's when the boot is the same (REC_KSYMS_NOW); after a restart
+ * they would name the wrong functions (REC_KSYMS_LOST).
+ */
+static int boot_kallsyms(const char *dir, struct tfw_meta *m)
+{
+	char *path = xasprintf("%s/kallsyms.boot", dir), *then = NULL, *now = boot_id();
+	size_t len;
+	int r = REC_KSYMS_KEPT;
+
+	if (!read_file(path, &then, &len)) {
+		str_rstrip(then);
+		r = REC_KSYMS_LOST;
+		if (now && !strcmp(now, then)) {
+			tfw_meta_gather_kallsyms(m);
+			if (m->kallsyms.len)
+				r = REC_KSYMS_NOW;
+		}
+	}
+	free(path);
+	free(then);
+	free(now);
+	return r;
+}
+
+/*
  * Write to fd a trace.dat of the spool's meta.dat (header, formats,
  * kallsyms, options), the command names of cmdlines (the spool's file,
  * or saved_cmdlines now with fresh) and the pages fill(arg, src, cpus,
@@ -379,7 +538,7 @@ static void mark_restored(struct tfw_meta *m)
  */
 static int write_spooled(const char *dir, int fd, unsigned flags, bool restored, bool fresh,
 			 int (*fill)(void *arg, struct tfw_src *src, int cpus, uint32_t page_size),
-			 void *arg, uint64_t *file_bytes)
+			 void *arg, uint64_t *file_bytes, int *ksyms)
 {
 	char *path = xasprintf("%s/meta.dat", dir), *cmd = NULL;
 	struct tfw_buffer *bufs = NULL;
@@ -408,7 +567,9 @@ static int write_spooled(const char *dir, int fd, unsigned flags, bool restored,
 	 * file is written: a copy in memory for each part of a rotating
 	 * recording grew its RSS at every rotation.
 	 */
-	if (tfile_kallsyms_extent(tf, &m.kallsyms_off, &m.kallsyms.len)) {
+	if (restored && !tfile_kallsyms_extent(tf, &m.kallsyms_off, &m.kallsyms.len))
+		*ksyms = boot_kallsyms(dir, &m);
+	else if (tfile_kallsyms_extent(tf, &m.kallsyms_off, &m.kallsyms.len)) {
 		m.kallsyms_fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (m.kallsyms_fd < 0) {
 			e = tr_fail(-errno, "cannot read '%s': %s", path, strerror(errno));
@@ -568,7 +729,8 @@ int rec_restore(const char *dir, int fd, unsigned flags, struct rec_restore_resu
 	if (alive)
 		return tr_fail(-EBUSY, "cannot restore '%s': tr %d is still recording into it",
 			       dir, (int)pid);
-	return write_spooled(dir, fd, flags, true, false, open_raw, &rf, &res->file_bytes);
+	return write_spooled(dir, fd, flags, true, false, open_raw, &rf, &res->file_bytes,
+			     &res->kallsyms);
 }
 
 struct segment {
@@ -610,7 +772,7 @@ int rec_spool_rotate(const char *dir, const char *output, unsigned keep, unsigne
 	fd = e ? -1 : open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (!e && fd < 0)
 		e = tr_fail(-errno, "cannot write '%s': %s", tmp, strerror(errno));
-	if (!e && (e = write_spooled(dir, fd, flags, false, true, segment_src, &sg, &bytes)))
+	if (!e && (e = write_spooled(dir, fd, flags, false, true, segment_src, &sg, &bytes, NULL)))
 		tr_fail(e, "cannot write '%s': %s", tmp, strerror(-e));
 	if (fd >= 0 && close(fd) && !e)
 		e = tr_fail(-errno, "cannot write '%s': %s", tmp, strerror(errno));

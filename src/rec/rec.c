@@ -1313,6 +1313,7 @@ void rec_free(struct rec *r)
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->cond);
 	pthread_cond_destroy(&r->rot_cond);
+	rec_spool_kallsyms_cancel(r);
 	if (r->meta)
 		tfw_meta_free(r->meta);
 	free(r->meta);

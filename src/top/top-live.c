@@ -434,11 +434,43 @@ static int load_tep(struct live *l)
 	return r;
 }
 
-static int setup(struct live *l)
+/*
+ * Setting the trace clock resets the buffer, which waits for an RCU grace
+ * period (some 25 ms here, a third of top's start-up): in top's own
+ * instance, which goes at exit with its clock, it is done on a thread
+ * while the formats load.
+ */
+struct mono_set {
+	const struct tfs_inst *in;
+	pthread_t thread;
+	bool running;
+	int r;
+};
+
+static void *set_mono(void *arg)
+{
+	struct mono_set *m = arg;
+
+	m->r = tfs_write_plain(m->in, "trace_clock", "mono");
+	return NULL;
+}
+
+/* 0 when the instance's trace_clock is mono now. */
+static int mono_done(struct mono_set *m)
+{
+	if (m->running) {
+		pthread_join(m->thread, NULL);
+		m->running = false;
+		return m->r;
+	}
+	return tfs_set(m->in, "trace_clock", "mono");
+}
+
+/* setup()'s reading: the events there are, their formats, the latency pair. */
+static int setup_formats(struct live *l)
 {
 	static const char *const marks[] = { "print", "raw_data", "bprint", "bputs" };
 	const struct top_opts *o = l->o;
-	char *text = NULL;
 	int r;
 
 	/* Without --latency the latency view shows the default pair, when the kernel has it. */
@@ -486,8 +518,22 @@ static int setup(struct live *l)
 			 l->lat->end, l->lat->start_field, l->lat->end_field);
 	else
 		snprintf(l->pair, sizeof(l->pair), "no latency pair on this kernel (--latency)");
+	return 0;
+}
+
+static int setup(struct live *l)
+{
+	struct mono_set mono = { .in = l->in };
+	char *text = NULL;
+	int r;
+
+	if (l->in->created && !pthread_create(&mono.thread, NULL, set_mono, &mono))
+		mono.running = true;
+	r = setup_formats(l);
 	/* Tracing stamps in CLOCK_MONOTONIC, the clock of the ticks. */
-	l->mono = !tfs_set(l->in, "trace_clock", "mono");
+	l->mono = !mono_done(&mono);
+	if (r)
+		return r;
 	if (!tfs_read(l->in, "buffer_size_kb", &text))
 		l->buffer_kb = strtoull(text, NULL, 10);
 	free(text);

@@ -162,7 +162,24 @@ static int count_cpus(const struct tfs_inst *in)
 	return n;
 }
 
+void tfw_meta_gather_kallsyms(struct tfw_meta *m)
+{
+	tfw_meta_drop_kallsyms(m);
+	/* Unreadable kallsyms only costs function names: the file is still good. */
+	if (spool_kallsyms(m))
+		slurp("/proc/kallsyms", &m->kallsyms);
+}
+
 int tfw_meta_gather(struct tfw_meta *m, struct tfs_inst *in, const struct strv *events)
+{
+	int r = tfw_meta_gather_partial(m, in, events);
+
+	if (!r)
+		tfw_meta_gather_kallsyms(m);
+	return r;
+}
+
+int tfw_meta_gather_partial(struct tfw_meta *m, struct tfs_inst *in, const struct strv *events)
 {
 	struct strv seen = { 0 };
 	struct utsname u;
@@ -210,9 +227,6 @@ int tfw_meta_gather(struct tfw_meta *m, struct tfs_inst *in, const struct strv *
 	}
 	strv_free(&seen);
 
-	/* Unreadable kallsyms only costs function names: the file is still good. */
-	if (spool_kallsyms(m))
-		slurp("/proc/kallsyms", &m->kallsyms);
 	slurp_tfs(NULL, "printk_formats", &m->printk);
 	slurp_tfs(NULL, "saved_cmdlines", &m->cmdlines);
 

@@ -409,6 +409,15 @@ int tfs_write(const struct tfs_inst *in, const char *file, const char *value, bo
 	return r;
 }
 
+int tfs_write_plain(const struct tfs_inst *in, const char *file, const char *value)
+{
+	char *p = tfs_path(in, file);
+	int r = raw_write(p, value, false);
+
+	free(p);
+	return r;
+}
+
 int tfs_write_bytes(const struct tfs_inst *in, const char *file, const void *buf, size_t len)
 {
 	char *p = tfs_path(in, file), *log = errlog_for(p), *before = NULL;

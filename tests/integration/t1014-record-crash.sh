@@ -160,6 +160,51 @@ test_expect_success 'tr restore -i SPOOL -o FILE, in version 6' '
 	test_cmp expect actual
 '
 
+# tr record reads /proc/kallsyms once tracing is on, not before (it is most
+# of its start-up), and writes meta.dat again with them; until then the
+# spool's kallsyms.boot names the boot, whose /proc/kallsyms tr restore takes.
+ksyms_size() {
+	"$TR" dump -i "$1" | awk '$NF == "kallsyms" && $(NF - 1) == "-" { print $2 }'
+}
+
+test_expect_success 'the spool gets the kernel symbols once tracing is on: meta.dat has them, kallsyms.boot goes' '
+	inst=$(test_instance)
+	"$TR" record -q -B "$inst" -e ftrace:print -o later.dat 2>err &
+	pid=$! &&
+	test_when_finished "kill $pid 2>/dev/null || :" &&
+	test_wait_recording "$inst" &&
+	for i in $(seq 100); do
+		test -e later.dat.spool/kallsyms.boot || break
+		sleep 0.1
+	done &&
+	test ! -e later.dat.spool/kallsyms.boot &&
+	test "$(ksyms_size later.dat.spool/meta.dat)" -gt 10000 &&
+	echo after >"$TRACEFS/instances/$inst/trace_marker" &&
+	kill -INT $pid && wait $pid &&
+	marks_tr later.dat >actual &&
+	echo after >expect &&
+	test_cmp expect actual
+'
+
+test_expect_success 'killed before it kept the kernel symbols: restore takes this boot'"'"'s, and after a restart says they are lost' '
+	inst=$(test_instance) &&
+	TR_DELAY_KALLSYMS=60000 test_kill_recording "$inst" early.dat &&
+	test -s early.dat.spool/kallsyms.boot &&
+	test "$(ksyms_size early.dat.spool/meta.dat)" -lt 100 &&
+	cp -r early.dat.spool rebooted.dat.spool &&
+	echo 00000000-0000-0000-0000-000000000000 >rebooted.dat.spool/kallsyms.boot &&
+	tr restore early.dat 2>err &&
+	test_grep "tr died before it kept the kernel.s symbols: .early.dat. has this boot.s, the recording.s boot" err &&
+	marks_tr early.dat >actual &&
+	echo "before the kill" >expect &&
+	test_cmp expect actual &&
+	tr restore -q rebooted.dat 2>err &&
+	test_grep "^tr: warning: .rebooted.dat. has no kernel symbols: tr died before it kept them, and the machine has restarted since" err &&
+	tr report -i rebooted.dat >text &&
+	test_grep "before the kill" text &&
+	! grep tracing_mark_write text
+'
+
 # A --rotate recording killed while a full part was being written out (the
 # spool's cpuN.rot, and FILE.rotating), made from a killed recording's
 # spool: the windows are too short to hit with a kill.

@@ -101,10 +101,15 @@ test_expect_success 'sym-userobj at report time: -O sym-userobj names, -O nosym-
 '
 
 test_expect_success 'record -P PID: a running process'"'"'s map, read as the recording ends' '
+	# The kernel instance starts once the process sleeps in its loop: its
+	# start-up stacks (imports) would be there and not in tr'"'"'s 300 ms.
 	python3 -c "import time
+open(\"ready\", \"w\").close()
 for _ in range(3000): time.sleep(0.01)" &
 	bg=$!
 	test_when_finished "kill $bg 2>/dev/null || :"
+	for i in $(seq 100); do test -e ready && break; sleep 0.1; done &&
+	test -e ready &&
 	inst=$(test_instance) &&
 	test_when_finished "tr reset -B $inst >/dev/null 2>&1 || :; rmdir $TRACEFS/instances/$inst 2>/dev/null || :" &&
 	kernel_instance -P $bg &&

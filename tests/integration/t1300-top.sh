@@ -217,10 +217,11 @@ test_expect_success 'text output: a header, the table, a blank line per refresh'
 	test "$(tail -1 out)" = ""
 '
 
-test_expect_success 'SIGTERM ends it cleanly, its instance removed' '
+test_expect_success 'SIGTERM ends it cleanly, its instance removed (its clock was mono)' '
 	{ (exec "$TR" top -b -d 0.3 >out 2>err) & } &&
 	top=$! &&
 	top_wait $top &&
+	test_grep -F "[mono]" $TRACEFS/instances/tr-top-$top/trace_clock &&
 	kill -TERM $top &&
 	test_wait_exit $top 10 &&
 	test ! -d $TRACEFS/instances/tr-top-$top &&
