@@ -94,7 +94,9 @@ tc() {
 	shift
 	for ((i = 0; i < runs; i++)); do
 		# (trace-cmd stream need not end with its command: INT after 5 s.)
-		timed "$tmp/$name.$i.total" timeout -s INT 5 "$here/trace-cmd-ns.sh" "$@"
+		# -k: a trace-cmd that ignores the INT (its stream once hung here
+		# for half an hour) is killed, and never holds the tests' lock.
+		timed "$tmp/$name.$i.total" timeout -k 5 -s INT 5 "$here/trace-cmd-ns.sh" "$@" 9>&-
 	done
 	printf '== %s\n  whole process: %s ms wall, %s ms CPU, %s KiB peak RSS\n' "$name" \
 		"$(cut -d' ' -f1 "$tmp/$name".*.total | median)" \

@@ -72,7 +72,7 @@ run() {
 	trace-cmd)
 		# trace-cmd stream does not end with a command: the writer starts
 		# once it streams, and INT stops it TC_SECS later.
-		"$work/cputime" "$work/time" timeout -s INT "$TC_SECS" "$here/trace-cmd-ns.sh" stream \
+		"$work/cputime" "$work/time" timeout -k 5 -s INT "$TC_SECS" "$here/trace-cmd-ns.sh" stream \
 			-b "$KB" -e sched:sched_process_exit >"$out" 2>"$work/err" &
 		tc=$!
 		# Its buffer is resized and ready once it says so (at most 10 s).
