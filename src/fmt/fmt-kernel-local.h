@@ -144,6 +144,22 @@ struct kmemo {
 	} slot[KMEMO_SLOTS];
 };
 
+/*
+ * run_fast()'s steps: each the literal before a conversion and the
+ * conversion, with its field's place copied out of the tree (half the
+ * steps of the segments, and no pointer to chase for a field).
+ */
+enum { KF_END = 16, KF_MEMO };		/* kinds besides the KQ_* */
+struct kfop {
+	uint32_t lit_off, lit_len;	/* in prog->lit */
+	uint8_t kind;			/* KQ_*, KF_MEMO, or KF_END: the literal alone */
+	bool rd_sign;			/* the field read as signed */
+	bool dec_sign;			/* %d or %i */
+	char qual;
+	int off, size;			/* the field (KQ_DEC: the number; KQ_CAST_DEC: under the cast) */
+	const struct conv *cv;
+};
+
 struct kprog {
 	enum special sp;
 	int nseg;
@@ -170,6 +186,8 @@ struct kprog {
 	bool fast;
 	uint32_t fast_max;
 	int fast_nvar;
+	int nfops;
+	struct kfop *fops;
 	/* memory of the tree: all nodes and tables, freed at once */
 	void **mem;
 	size_t nmem, capmem;

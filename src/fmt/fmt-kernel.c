@@ -54,6 +54,7 @@ void kprog_free(struct kprog *p)
 	free(p->fields);
 	free(p->scratch.p);
 	free(p->memos);
+	free(p->fops);
 	free(p);
 }
 
@@ -242,6 +243,40 @@ static void quicken(struct kprog *p, struct conv *cv)
 	cv->memo = ++p->nmemos;
 }
 
+/* run_fast()'s steps from the segments (every conversion quick or a memo). */
+static void fast_ops(struct kprog *p)
+{
+	struct kfop *op;
+
+	p->fops = xcalloc(p->nseg + 1, sizeof(*p->fops));
+	op = p->fops;
+	for (int i = 0; i < p->nseg; i++) {
+		const struct seg *sg = &p->segs[i];
+		const struct conv *cv = &sg->c;
+		const struct knode *f = cv->arg;
+
+		if (sg->kind == S_LIT) {
+			op->lit_off = sg->off;
+			op->lit_len = sg->len;
+			op->kind = KF_END;	/* until a conversion follows */
+			continue;
+		}
+		op->cv = cv;
+		op->kind = cv->memo ? KF_MEMO : cv->quick;
+		if (op->kind == KQ_CAST_DEC)
+			f = f->a;
+		op->off = f->off;
+		op->size = f->size;
+		op->rd_sign = f->t.sign && !f->t.ptr;
+		op->dec_sign = cv->conv != 'u';
+		op->qual = cv->qual;
+		op++;
+	}
+	if (op->kind == KF_END)
+		op++;
+	p->nfops = op - p->fops;
+}
+
 struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const char *text)
 {
 	struct kprog *p;
@@ -342,6 +377,8 @@ struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const c
 		else
 			p->fast = false;
 	}
+	if (p->fast)
+		fast_ops(p);
 	free(convs);
 	return p;
 fail:
@@ -996,37 +1033,33 @@ static bool run_fast(const struct kprog *p, struct ectx *c, struct fmt_line *out
 {
 	const struct krec *r = c->r;
 	size_t need = p->fast_max + (size_t)p->fast_nvar * r->size;
+	const struct kfop *op = p->fops, *end = op + p->nfops;
 	char *o;
 
 	fmt_line_grow(out, need);
 	o = out->p + out->len;
-	for (int i = 0; i < p->nseg; i++) {
-		const struct seg *sg = &p->segs[i];
-		const struct conv *cv = &sg->c;
-		const struct knode *a = cv->arg;
+	for (; op < end; op++) {
 		const char *s;
 		uint32_t n;
 		uint64_t v;
-		bool sign;
 
-		if (sg->kind == S_LIT) {
-			fmt_copy(o, p->lit + sg->off, sg->len);
-			o += sg->len;
+		fmt_copy(o, p->lit + op->lit_off, op->lit_len);
+		o += op->lit_len;
+		switch (op->kind) {
+		case KF_END:
 			continue;
-		}
-		switch (cv->quick) {
 		case KQ_STR:
-			if ((uint64_t)a->off + a->size > r->size)
+			if ((uint64_t)op->off + op->size > r->size)
 				return false;
-			s = (const char *)r->data + a->off;
-			n = strnlen(s, a->size ? (uint32_t)a->size : r->size - a->off);
+			s = (const char *)r->data + op->off;
+			n = strnlen(s, op->size ? (uint32_t)op->size : r->size - op->off);
 			fmt_copy(o, s, n);
 			o += n;
 			continue;
 		case KQ_DYN_STR: {
 			const uint8_t *d;
 
-			if (!kdyn_span(c, a, &d, &n))
+			if (!kdyn_span(c, op->cv->arg, &d, &n))
 				return false;
 			n = strnlen((const char *)d, n);
 			fmt_copy(o, (const char *)d, n);
@@ -1035,17 +1068,15 @@ static bool run_fast(const struct kprog *p, struct ectx *c, struct fmt_line *out
 		}
 		case KQ_DEC:
 		case KQ_CAST_DEC: {
-			const struct knode *f = cv->quick == KQ_DEC ? a : a->a;
 			int k;
 
-			if ((uint64_t)f->off + f->size > r->size)
+			if ((uint64_t)op->off + op->size > r->size)
 				return false;
-			v = krd(c, r->data + f->off, f->size, f->t.sign);
-			if (cv->quick == KQ_CAST_DEC)
-				v = kconv_to(v, a->t);
-			sign = cv->conv != 'u';
-			v = kqual(v, cv->qual, sign, c->env->long_size);
-			if (sign && (int64_t)v < 0) {
+			v = krd(c, r->data + op->off, op->size, op->rd_sign);
+			if (op->kind == KQ_CAST_DEC)
+				v = kconv_to(v, op->cv->arg->t);
+			v = kqual(v, op->qual, op->dec_sign, c->env->long_size);
+			if (op->dec_sign && (int64_t)v < 0) {
 				*o++ = '-';
 				v = -v;
 			}
@@ -1055,7 +1086,7 @@ static bool run_fast(const struct kprog *p, struct ectx *c, struct fmt_line *out
 			continue;
 		}
 		default: {
-			struct kmemo *m = &p->memos[cv->memo - 1];
+			struct kmemo *m = &p->memos[op->cv->memo - 1];
 			unsigned h;
 
 			/* A value seen before, as kconv_memo() finds it; the rest goes there. */
@@ -1073,7 +1104,7 @@ static bool run_fast(const struct kprog *p, struct ectx *c, struct fmt_line *out
 				}
 			}
 			out->len = o - out->p;
-			if (!kconv_memo(m, c, cv, out))
+			if (!kconv_memo(m, c, op->cv, out))
 				return false;
 			fmt_line_grow(out, need);
 			o = out->p + out->len;
