@@ -1887,7 +1887,9 @@ static void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
 	}
 	t = f->o.ns ? ts : (ts + 500) / 1000;
 	if (t > p10 || !f->o.lib) {
-		uint64_t sec = t / p10;
+		/* Division by a constant is a multiplication; by p10, a divide instruction. */
+		uint64_t sec = f->o.ns ? t / 1000000000ULL : t / 1000000ULL;
+		uint32_t frac = f->o.ns ? t % 1000000000ULL : t % 1000000ULL;
 		int w = f->o.ns ? 9 : 6, n;
 		char *o;
 
@@ -1909,7 +1911,7 @@ static void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
 		o += f->sec_len;
 		/* Zeros of fixed size, then the digits over their end. */
 		memcpy(o, "000000000", 9);
-		fmt_u_digits(o + w, t % p10);
+		fmt_u_digits(o + w, frac);
 		f->ln.len += f->sec_len + w;
 	} else {
 		putc_(f, ' ');
