@@ -1161,6 +1161,26 @@ TEST(memos_and_quick_lines)
 				 i & 1 ? "kworker/0:1" : "a-sixteen-chars", 1000 + i, states[i].text);
 			CHECK_OWNED(prog_run(&g, &env, &r), want);
 		}
+	/* A comm of all 16 bytes, no NUL in the field; and an empty one. */
+	switch_rec(&r, "bash", 1, 0, "");
+	put_bytes(&r, 8, "0123456789abcdef", 16);
+	CHECK_OWNED(prog_run(&g, &env, &r),
+		    "prev_comm=0123456789abcdef prev_pid=1 prev_prio=120 prev_state=R ==> "
+		    "next_comm= next_pid=99 next_prio=120");
+	/* Each length, bytes above 0x7f (UTF-8) before the NUL and others after it. */
+	for (int len = 0; len <= 16; len++) {
+		char comm[17];
+
+		switch_rec(&r, "x", 1, 0, "y");
+		for (int i = 0; i < 16; i++)
+			r.d[8 + i] = i < len ? (i & 1 ? 0x80 + i : '1' + i) : i == len ? 0 : 0x01;
+		memcpy(comm, r.d + 8, len);
+		comm[len] = '\0';
+		snprintf(want, sizeof(want),
+			 "prev_comm=%s prev_pid=1 prev_prio=120 prev_state=R ==> next_comm=y "
+			 "next_pid=99 next_prio=120", comm);
+		CHECK_OWNED(prog_run(&g, &env, &r), want);
+	}
 	/* Cut short in the state: no text, from the memo or not. */
 	switch_rec(&r, "bash", 1, 0, "sleep");
 	r.size = 36;
