@@ -87,12 +87,18 @@ struct knode {
 
 enum seg_kind { S_LIT, S_CONV };
 
-/* kconv_quick()'s cases: a plain field, no flags, width or precision. */
-enum { KQ_NONE, KQ_DEC, KQ_STR };
+/*
+ * kconv_quick()'s cases, with no flags, width or precision: a field's
+ * %d/%i/%u (KQ_DEC), the same of a number cast to another number type
+ * (KQ_CAST_DEC: sched_stat_runtime's (unsigned long long)REC->runtime), a
+ * char array's %s (KQ_STR) and a __data_loc string's (KQ_DYN_STR).
+ */
+enum { KQ_NONE, KQ_DEC, KQ_CAST_DEC, KQ_STR, KQ_DYN_STR };
 
 struct conv {
 	char conv;		/* d i u x X o c s p */
 	uint8_t quick;		/* KQ_*: kconv_quick() prints it */
+	uint16_t memo;		/* 1 + its index in prog->memos: see struct kmemo; 0: none */
 	char qual;		/* 0 h H(hh) l L(ll) z t */
 	uint8_t flags;
 	int width, prec;	/* -1: none */
@@ -112,6 +118,46 @@ enum special {
 	SP_HWLAT, SP_OSNOISE, SP_TIMERLAT,	/* the latency tracers' samples */
 	SP_BRANCH, SP_MMIO_RW, SP_MMIO_MAP,	/* the branch tracer's, mmiotrace's */
 	SP_FTRACE_OTHER,	/* bprint, function_graph, ...: libtraceevent's */
+};
+
+/*
+ * A conversion whose text is a function of one numeric field's bytes alone
+ * (sched_switch's prev_state through its __print_flags, a
+ * __print_symbolic of an irq vector, a %03d of a cpu): the texts of the
+ * last values it printed, by value, so that a value seen before costs a
+ * copy instead of the tree's evaluation.  The first text of each value is
+ * the generic printer's own, so the output cannot differ.  A conversion
+ * whose values rarely repeat turns its memo off (the misses cost an
+ * evaluation and a store).
+ */
+#define KMEMO_SLOTS 16
+#define KMEMO_TEXT 46
+struct kmemo {
+	int off, size;			/* the field */
+	uint32_t lookups, misses;	/* of the current window of KMEMO_WINDOW lookups */
+	bool disabled;		/* values do not repeat enough */
+	const struct kenv *env;		/* the texts are this environment's */
+	struct {
+		uint64_t key;		/* the field's bytes */
+		uint8_t len;		/* 0: empty slot; else the text's length + 1 */
+		char text[KMEMO_TEXT];
+	} slot[KMEMO_SLOTS];
+};
+
+/*
+ * run_fast()'s steps: each the literal before a conversion and the
+ * conversion, with its field's place copied out of the tree (half the
+ * steps of the segments, and no pointer to chase for a field).
+ */
+enum { KF_END = 16, KF_MEMO };		/* kinds besides the KQ_* */
+struct kfop {
+	uint32_t lit_off, lit_len;	/* in prog->lit */
+	uint8_t kind;			/* KQ_*, KF_MEMO, or KF_END: the literal alone */
+	bool rd_sign;			/* the field read as signed */
+	bool dec_sign;			/* %d or %i */
+	char qual;
+	int off, size;			/* the field (KQ_DEC: the number; KQ_CAST_DEC: under the cast) */
+	const struct conv *cv;
 };
 
 struct kprog {
@@ -134,6 +180,19 @@ struct kprog {
 	/* SP_PRINT, SP_BPUTS: the ip and the text fields, found once (not by name a record) */
 	struct tep_format_field *f_ip, *f_text;
 	struct fmt_line scratch;	/* helpers' text, kept from record to record */
+	struct kmemo *memos;		/* as scratch: the program's, one printing thread at a time */
+	int nmemos;
+	/*
+	 * Every conversion quick or with a memo: the line is written in place
+	 * (run_fast()), after one check of the room it needs, at most
+	 * fast_max bytes and the record's size for each of fast_nvar strings
+	 * as long as the record.
+	 */
+	bool fast;
+	uint32_t fast_max;
+	int fast_nvar;
+	int nfops;
+	struct kfop *fops;
 	/* memory of the tree: all nodes and tables, freed at once */
 	void **mem;
 	size_t nmem, capmem;
@@ -267,6 +326,25 @@ static inline void kput(struct fmt_line *o, const char *s, size_t n)
 {
 	fmt_line_put(o, s, n);
 }
+/* An integer conversion's value as its length qualifier cuts it. */
+static inline uint64_t kqual(uint64_t v, char qual, bool sign, int long_size)
+{
+	switch (qual) {
+	case 'L':
+		return v;
+	case 'l': case 'z': case 't':
+		if (long_size == 4)
+			return sign ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
+		return v;
+	case 'H':
+		return sign ? (uint64_t)(int64_t)(int8_t)v : (uint8_t)v;
+	case 'h':
+		return sign ? (uint64_t)(int64_t)(int16_t)v : (uint16_t)v;
+	default:
+		return sign ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
+	}
+}
+
 void knumber(struct fmt_line *o, uint64_t num, int base, int flags, int width, int prec);
 void kstring_fmt(struct fmt_line *o, const char *s, size_t max, int flags, int width, int prec);
 void ksymbol(struct fmt_line *o, const struct kenv *env, uint64_t v, const char *ext, int flags,

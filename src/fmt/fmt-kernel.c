@@ -53,6 +53,8 @@ void kprog_free(struct kprog *p)
 	free(p->text);
 	free(p->fields);
 	free(p->scratch.p);
+	free(p->memos);
+	free(p->fops);
 	free(p);
 }
 
@@ -212,6 +214,113 @@ static const char *print_fmt_line(const char *text)
 static struct kprog *compile_special(const struct kenv *env, struct tep_event *e);
 static struct tep_format_field *pf(const struct kprog *p, const char *name);
 
+/*
+ * Is n's value a function of the bytes of one numeric field alone (*off
+ * and *size: that field; *off -1 before the first one is met)?  Numbers,
+ * string literals, operators and the flag and symbol tables are; anything
+ * that reads more of the record, a local, a symbol or a kernel string is
+ * not.
+ */
+static bool one_field(const struct knode *n, int *off, int *size)
+{
+	if (!n)
+		return true;
+	switch (n->op) {
+	case N_CONST:
+	case N_STR:
+		return true;
+	case N_FIELD:
+		if (n->t.ptr || (*off >= 0 && (n->off != *off || n->size != *size)))
+			return false;
+		*off = n->off;
+		*size = n->size;
+		return true;
+	case N_CAST: case N_NEG: case N_BNOT: case N_LNOT: case N_BIN: case N_COND:
+		return one_field(n->a, off, size) && one_field(n->b, off, size) &&
+		       one_field(n->c, off, size);
+	case N_CALL:
+		if (n->sub != H_FLAGS && n->sub != H_FLAGS_U64 && n->sub != H_SYMBOLIC &&
+		    n->sub != H_SYMBOLIC_U64)
+			return false;
+		for (int i = 0; i < n->nargs; i++)
+			if (!one_field(n->args[i], off, size))
+				return false;
+		for (int i = 0; i < n->nent; i++)
+			if (!one_field(n->ent[i].val, off, size))
+				return false;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Give a conversion its quick way (kconv_quick()) or its memo, where one fits. */
+static void quicken(struct kprog *p, struct conv *cv)
+{
+	const struct knode *a = cv->arg;
+	bool dec = cv->conv == 'd' || cv->conv == 'i' || cv->conv == 'u';
+	int off = -1, size = 0;
+
+	if (!cv->flags && cv->width < 0 && cv->prec < 0) {
+		if (cv->conv == 's' && a->op == N_FIELD && a->t.ptr && a->elsize) {
+			cv->quick = KQ_STR;
+			return;
+		}
+		if (cv->conv == 's' && a->op == N_DYN) {
+			cv->quick = KQ_DYN_STR;
+			return;
+		}
+		if (dec && a->op == N_FIELD && !a->t.ptr) {
+			cv->quick = KQ_DEC;
+			return;
+		}
+		if (dec && a->op == N_CAST && !a->t.ptr && a->a->op == N_FIELD && !a->a->t.ptr) {
+			cv->quick = KQ_CAST_DEC;
+			return;
+		}
+	}
+	/* Addresses print by symbol or as pointers: their values seldom repeat. */
+	if (cv->conv == 'p' || !one_field(a, &off, &size) || off < 0 || p->nmemos >= 64)
+		return;
+	p->memos = xrealloc(p->memos, (p->nmemos + 1) * sizeof(*p->memos));
+	p->memos[p->nmemos] = (struct kmemo){ .off = off, .size = size };
+	cv->memo = ++p->nmemos;
+}
+
+/* run_fast()'s steps from the segments (every conversion quick or a memo). */
+static void fast_ops(struct kprog *p)
+{
+	struct kfop *op;
+
+	p->fops = xcalloc(p->nseg + 1, sizeof(*p->fops));
+	op = p->fops;
+	for (int i = 0; i < p->nseg; i++) {
+		const struct seg *sg = &p->segs[i];
+		const struct conv *cv = &sg->c;
+		const struct knode *f = cv->arg;
+
+		if (sg->kind == S_LIT) {
+			op->lit_off = sg->off;
+			op->lit_len = sg->len;
+			op->kind = KF_END;	/* until a conversion follows */
+			continue;
+		}
+		op->cv = cv;
+		op->kind = cv->memo ? KF_MEMO : cv->quick;
+		if (op->kind == KQ_CAST_DEC)
+			f = f->a;
+		op->off = f->off;
+		op->size = f->size;
+		op->rd_sign = f->t.sign && !f->t.ptr;
+		op->dec_sign = cv->conv != 'u';
+		op->qual = cv->qual;
+		op++;
+	}
+	if (op->kind == KF_END)
+		op++;
+	p->nfops = op - p->fops;
+}
+
 struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const char *text)
 {
 	struct kprog *p;
@@ -293,16 +402,29 @@ struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const c
 		goto fail;
 	for (int i = 0; i < p->nseg; i++) {
 		struct conv *cv = &p->segs[i].c;
-		const struct knode *a = cv->arg;
 
-		if (p->segs[i].kind != S_CONV || !a || a->op != N_FIELD || cv->warg || cv->parg ||
-		    cv->flags || cv->width >= 0 || cv->prec >= 0)
-			continue;
-		if (cv->conv == 's' && a->t.ptr && a->elsize)
-			cv->quick = KQ_STR;
-		else if ((cv->conv == 'd' || cv->conv == 'i' || cv->conv == 'u') && !a->t.ptr)
-			cv->quick = KQ_DEC;
+		if (p->segs[i].kind == S_CONV && cv->arg && !cv->warg && !cv->parg)
+			quicken(p, cv);
 	}
+	p->fast = p->sp == SP_NONE;
+	for (int i = 0; i < p->nseg && p->fast; i++) {
+		const struct seg *sg = &p->segs[i];
+
+		if (sg->kind == S_LIT)
+			p->fast_max += sg->len;
+		else if (sg->c.memo)
+			p->fast_max += KMEMO_TEXT;
+		else if (sg->c.quick == KQ_DEC || sg->c.quick == KQ_CAST_DEC)
+			p->fast_max += 21;	/* "-9223372036854775808" */
+		else if (sg->c.quick == KQ_STR && sg->c.arg->size)
+			p->fast_max += sg->c.arg->size;
+		else if (sg->c.quick)
+			p->fast_nvar++;
+		else
+			p->fast = false;
+	}
+	if (p->fast)
+		fast_ops(p);
 	free(convs);
 	return p;
 fail:
@@ -907,6 +1029,169 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 	}
 }
 
+#define KMEMO_WINDOW 1024
+
+static inline unsigned kmemo_slot(uint64_t key)
+{
+	return (unsigned)((key * 0x9e3779b97f4a7c15ULL) >> 60) & (KMEMO_SLOTS - 1);
+}
+
+/* kconv_run() of a conversion with a memo (see struct kmemo): the same text. */
+static bool kconv_memo(struct kmemo *m, struct ectx *c, const struct conv *cv,
+		       struct fmt_line *o)
+{
+	const struct krec *r = c->r;
+	uint64_t key = 0;
+	size_t start = o->len;
+	unsigned h;
+
+	if (m->disabled || (uint64_t)m->off + m->size > r->size)
+		return kconv_run(c, cv, o);
+	if (m->env != c->env) {
+		memset(m->slot, 0, sizeof(m->slot));
+		m->env = c->env;
+	}
+	/* The bytes as they are: whatever their order, the same bytes print the same. */
+	memcpy(&key, r->data + m->off, m->size);
+	h = kmemo_slot(key);
+	if (++m->lookups == KMEMO_WINDOW) {
+		if (m->misses > KMEMO_WINDOW / 4)
+			m->disabled = true;
+		m->lookups = m->misses = 0;
+	}
+	if (m->slot[h].len && m->slot[h].key == key) {
+		kput(o, m->slot[h].text, m->slot[h].len - 1);
+		return true;
+	}
+	m->misses++;
+	if (!kconv_run(c, cv, o))
+		return false;
+	/* An empty text too ("" of sched_switch's "+" most times). */
+	if (o->len - start < KMEMO_TEXT) {
+		m->slot[h].key = key;
+		m->slot[h].len = o->len - start + 1;
+		if (o->len > start)
+			memcpy(m->slot[h].text, o->p + start, o->len - start);
+	}
+	return true;
+}
+
+/*
+ * strnlen() of a 16-byte char array (a task's comm, the commonest string of
+ * all) without the call: the first zero byte of two 8-byte words.
+ */
+static inline uint32_t comm_len(const char *s)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	uint64_t w, z;
+
+	memcpy(&w, s, 8);
+	/* The lowest flagged byte is the first zero one (those above may be false). */
+	if ((z = (w - ones) & ~w & highs))
+		return __builtin_ctzll(z) >> 3;
+	memcpy(&w, s + 8, 8);
+	if ((z = (w - ones) & ~w & highs))
+		return 8 + (__builtin_ctzll(z) >> 3);
+	return 16;
+#else
+	return strnlen(s, 16);
+#endif
+}
+
+/*
+ * kprog_run() of a program whose conversions are all quick or memos
+ * (p->fast): the same text, written straight into the line.
+ */
+static bool run_fast(const struct kprog *p, struct ectx *c, struct fmt_line *out)
+{
+	const struct krec *r = c->r;
+	size_t need = p->fast_max + (size_t)p->fast_nvar * r->size;
+	const struct kfop *op = p->fops, *end = op + p->nfops;
+	char *o;
+
+	fmt_line_grow(out, need);
+	o = out->p + out->len;
+	for (; op < end; op++) {
+		const char *s;
+		uint32_t n;
+		uint64_t v;
+
+		fmt_copy(o, p->lit + op->lit_off, op->lit_len);
+		o += op->lit_len;
+		switch (op->kind) {
+		case KF_END:
+			continue;
+		case KQ_STR:
+			if ((uint64_t)op->off + op->size > r->size)
+				return false;
+			s = (const char *)r->data + op->off;
+			if (op->size == 16)
+				n = comm_len(s);
+			else
+				n = strnlen(s, op->size ? (uint32_t)op->size : r->size - op->off);
+			fmt_copy(o, s, n);
+			o += n;
+			continue;
+		case KQ_DYN_STR: {
+			const uint8_t *d;
+
+			if (!kdyn_span(c, op->cv->arg, &d, &n))
+				return false;
+			n = strnlen((const char *)d, n);
+			fmt_copy(o, (const char *)d, n);
+			o += n;
+			continue;
+		}
+		case KQ_DEC:
+		case KQ_CAST_DEC: {
+			int k;
+
+			if ((uint64_t)op->off + op->size > r->size)
+				return false;
+			v = krd(c, r->data + op->off, op->size, op->rd_sign);
+			if (op->kind == KQ_CAST_DEC)
+				v = kconv_to(v, op->cv->arg->t);
+			v = kqual(v, op->qual, op->dec_sign, c->env->long_size);
+			if (op->dec_sign && (int64_t)v < 0) {
+				*o++ = '-';
+				v = -v;
+			}
+			k = fmt_u_len(v);
+			fmt_u_digits(o + k, v);
+			o += k;
+			continue;
+		}
+		default: {
+			struct kmemo *m = &p->memos[op->cv->memo - 1];
+			unsigned h;
+
+			/* A value seen before, as kconv_memo() finds it; the rest goes there. */
+			if (!m->disabled && m->env == c->env &&
+			    (uint64_t)m->off + m->size <= r->size) {
+				v = 0;
+				memcpy(&v, r->data + m->off, m->size);
+				h = kmemo_slot(v);
+				if (m->slot[h].len && m->slot[h].key == v &&
+				    m->lookups + 1 < KMEMO_WINDOW) {
+					m->lookups++;
+					fmt_copy(o, m->slot[h].text, m->slot[h].len - 1);
+					o += m->slot[h].len - 1;
+					continue;
+				}
+			}
+			out->len = o - out->p;
+			if (!kconv_memo(m, c, op->cv, out))
+				return false;
+			fmt_line_grow(out, need);
+			o = out->p + out->len;
+		}
+		}
+	}
+	out->len = o - out->p;
+	return true;
+}
+
 int kprog_run(const struct kprog *p, const struct kenv *env, const struct krec *r,
 	      struct fmt_line *out)
 {
@@ -929,6 +1214,11 @@ int kprog_run(const struct kprog *p, const struct kenv *env, const struct krec *
 		ret = run_special(p, &c, out);
 		goto done;
 	}
+	if (p->fast) {
+		if (!run_fast(p, &c, out))
+			ret = KPROG_FAIL;
+		goto done;
+	}
 	for (int i = 0; i < p->nseg; i++) {
 		const struct seg *sg = &p->segs[i];
 
@@ -936,7 +1226,9 @@ int kprog_run(const struct kprog *p, const struct kenv *env, const struct krec *
 			kput(out, p->lit + sg->off, sg->len);
 			continue;
 		}
-		if (!(sg->c.quick ? kconv_quick(&c, &sg->c, out) : kconv_run(&c, &sg->c, out))) {
+		if (!(sg->c.quick ? kconv_quick(&c, &sg->c, out) :
+		      sg->c.memo ? kconv_memo(&p->memos[sg->c.memo - 1], &c, &sg->c, out) :
+		      kconv_run(&c, &sg->c, out))) {
 			ret = KPROG_FAIL;
 			break;
 		}

@@ -392,25 +392,6 @@ static bool bitmap(struct fmt_line *o, const struct kval *k, int nbits, bool lis
 	return true;
 }
 
-/* An integer conversion's value as its length qualifier cuts it. */
-static inline uint64_t kqual(uint64_t v, char qual, bool sign, int long_size)
-{
-	switch (qual) {
-	case 'L':
-		return v;
-	case 'l': case 'z': case 't':
-		if (long_size == 4)
-			return sign ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
-		return v;
-	case 'H':
-		return sign ? (uint64_t)(int64_t)(int8_t)v : (uint8_t)v;
-	case 'h':
-		return sign ? (uint64_t)(int64_t)(int16_t)v : (uint16_t)v;
-	default:
-		return sign ? (uint64_t)(int64_t)(int32_t)v : (uint32_t)v;
-	}
-}
-
 /* In decimal, no flags, width or precision: the common case, quickly. */
 static inline void kdec(struct fmt_line *o, uint64_t v, bool sign)
 {
@@ -432,13 +413,31 @@ static inline void kdec(struct fmt_line *o, uint64_t v, bool sign)
 
 bool kconv_quick(struct ectx *c, const struct conv *cv, struct fmt_line *o)
 {
+	const struct knode *a = cv->arg;
 	struct kval k;
 
-	if (!keval_field(c, cv->arg, &k))
-		return false;
-	if (cv->quick == KQ_STR) {
-		kput(o, (const char *)k.p, strnlen((const char *)k.p, k.n));
+	switch (cv->quick) {
+	case KQ_DYN_STR: {
+		const uint8_t *p;
+		uint32_t len;
+
+		if (!kdyn_span(c, a, &p, &len))
+			return false;
+		kput(o, (const char *)p, strnlen((const char *)p, len));
 		return true;
+	}
+	case KQ_CAST_DEC:
+		if (!keval_field(c, a->a, &k))
+			return false;
+		k.v = kconv_to(k.v, a->t);
+		break;
+	default:
+		if (!keval_field(c, a, &k))
+			return false;
+		if (cv->quick == KQ_STR) {
+			kput(o, (const char *)k.p, strnlen((const char *)k.p, k.n));
+			return true;
+		}
 	}
 	kdec(o, kqual(k.v, cv->qual, cv->conv != 'u', c->env->long_size), cv->conv != 'u');
 	return true;

@@ -1876,11 +1876,33 @@ static void put_comm_pid(struct fmt *f, struct fmt_src *s, int pid)
 	fmt_u_digits(o + k, v);
 	o += k;
 	d += k;
-	if (d < 5) {
-		memset(o, ' ', 5 - d);
+	/* Five blanks (a store), of which the pid's digits leave 5 - d (memset's n is a call). */
+	memcpy(o, "     ", 5);
+	if (d < 5)
 		o += 5 - d;
-	}
 	f->ln.len = o - f->ln.p;
+}
+
+/* " [%03d]": the CPU column, its three digits stored at once. */
+static inline void put_cpu(struct fmt *f, unsigned cpu)
+{
+	char *o;
+
+	if (cpu >= 1000) {
+		puts_(f, " [");
+		put_u(f, cpu, 3, true);
+		putc_(f, ']');
+		return;
+	}
+	grow(f, 6);
+	o = f->ln.p + f->ln.len;
+	o[0] = ' ';
+	o[1] = '[';
+	o[2] = '0' + cpu / 100;
+	o[3] = '0' + cpu / 10 % 10;
+	o[4] = '0' + cpu % 10;
+	o[5] = ']';
+	f->ln.len += 6;
 }
 
 /*
@@ -1904,7 +1926,9 @@ static void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
 	}
 	t = f->o.ns ? ts : (ts + 500) / 1000;
 	if (t > p10 || !f->o.lib) {
-		uint64_t sec = t / p10;
+		/* Division by a constant is a multiplication; by p10, a divide instruction. */
+		uint64_t sec = f->o.ns ? t / 1000000000ULL : t / 1000000ULL;
+		uint32_t frac = f->o.ns ? t % 1000000000ULL : t % 1000000ULL;
 		int w = f->o.ns ? 9 : 6, n;
 		char *o;
 
@@ -1926,7 +1950,7 @@ static void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
 		o += f->sec_len;
 		/* Zeros of fixed size, then the digits over their end. */
 		memcpy(o, "000000000", 9);
-		fmt_u_digits(o + w, t % p10);
+		fmt_u_digits(o + w, frac);
 		f->ln.len += f->sec_len + w;
 	} else {
 		putc_(f, ' ');
@@ -2964,9 +2988,7 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 		}
 		put(f, prefix, f->pfx_len);
 		put_comm_pid(f, s, pid);
-		puts_(f, " [");
-		put_u(f, ev->cpu, 3, true);
-		puts_(f, "]");
+		put_cpu(f, ev->cpu);
 		if (s->irq_col)
 			put_irq_info(f, s, ev);
 		put_time(f, s, ev->ts);
@@ -2974,10 +2996,16 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 			put_delta(f, ev->ts);
 		puts_(f, ": ");
 		name_at = f->ln.len;
-		if (ei->event)
+		if (ei->event && ei->name_len <= 32) {
+			/* 32 bytes of name_col (72 long) at once: a store of fixed size, no call. */
+			grow(f, 32);
+			memcpy(f->ln.p + f->ln.len, ei->name_col, 32);
+			f->ln.len += ei->name_len;
+		} else if (ei->event) {
 			put(f, ei->name_col, ei->name_len);
-		else
+		} else {
 			fmt_line_printf(&f->ln, "%-*s ", NAME_COL, "[unknown]:");
+		}
 		text_at = f->ln.len;
 		if (event_text(f, s, ei, &rec, f->o.raw, &f->ln) == KPROG_LINE) {
 			/* The kernel's own line (a syscall's, a marker's): no name column. */

@@ -11,6 +11,7 @@
 #include <event-parse.h>
 
 #include "fmt-kernel.h"
+#include "fmt-kernel-local.h"	/* what a program compiled to: quick, memo, fast */
 #include "unit.h"
 
 #define COMMON                                                                              \
@@ -1022,6 +1023,279 @@ TEST(deep_nesting_refused)
 	free(text);
 }
 
+/* ---- one program, many records: the quick ways and the memos ---- */
+
+/*
+ * An older kernel's sched_switch: its flags table has no "P" (0x40) though
+ * the mask lets the bit through, so that bit prints as a number, and the
+ * "+" bit is TASK_REPORT_MAX's (0x100) by the same arithmetic.
+ */
+static const char fmt_switch_old[] =
+	"name: sched_switch\nID: 110\nformat:\n" COMMON
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s "
+	"next_pid=%d next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio, "
+	"(REC->prev_state & ((((0x0000 | 0x0001 | 0x0002 | 0x0004 | 0x0008 | 0x0010 | 0x0020 | "
+	"0x0040) + 1) << 1) - 1)) ? __print_flags(REC->prev_state & ((((0x0000 | 0x0001 | 0x0002 | "
+	"0x0004 | 0x0008 | 0x0010 | 0x0020 | 0x0040) + 1) << 1) - 1), \"|\", { 0x0001, \"S\" }, "
+	"{ 0x0002, \"D\" }, { 0x0004, \"T\" }, { 0x0008, \"t\" }, { 0x0010, \"X\" }, { 0x0020, "
+	"\"Z\" }, { 0x0080, \"I\" }) : \"R\", REC->prev_state & (((0x0000 | 0x0001 | 0x0002 | "
+	"0x0004 | 0x0008 | 0x0010 | 0x0020 | 0x0040) + 1) << 1) ? \"+\" : \"\", REC->next_comm, "
+	"REC->next_pid, REC->next_prio\n";
+
+/*
+ * Not the shape a memo takes: the state's text depends on two fields (the
+ * mask is another field), and the cpu's width comes from the record.
+ */
+static const char fmt_switch_odd[] =
+	"name: sched_switch\nID: 111\nformat:\n" COMMON
+	"\tfield:long prev_state;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield:int mask;\toffset:16;\tsize:4;\tsigned:1;\n"
+	"\tfield:int cpu;\toffset:20;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"prev_state=%s cpu=%0*d\", (REC->prev_state & REC->mask) ? "
+	"__print_flags(REC->prev_state & REC->mask, \"|\", { 1, \"S\" }, { 2, \"D\" }) : \"R\", "
+	"REC->mask, REC->cpu\n";
+
+static const char fmt_wakeup[] =
+	"name: sched_wakeup\nID: 112\nformat:\n" COMMON
+	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"comm=%s pid=%d prio=%d target_cpu=%03d\", REC->comm, REC->pid, REC->prio, "
+	"REC->target_cpu\n";
+
+static const char fmt_high_flags[] =
+	"name: high_flags\nID: 114\nformat:\n" COMMON
+	"\tfield:unsigned long flags;\toffset:8;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"flags=%s\", __print_flags(REC->flags, \"|\", { 2, \"TWO\" })\n";
+
+static const char fmt_runtime[] =
+	"name: sched_stat_runtime\nID: 113\nformat:\n" COMMON
+	"\tfield:__data_loc char[] comm;\toffset:8;\tsize:4;\tsigned:0;\n"
+	"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
+	"\tfield:u64 runtime;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"comm=%s pid=%d runtime=%Lu [ns]\", __get_str(comm), REC->pid, "
+	"(unsigned long long)REC->runtime\n";
+
+/* A program compiled once, for records run through it one after another. */
+struct prog {
+	struct tep_handle *tep;
+	struct kprog *p;
+	int id;
+};
+
+static bool prog_open(struct prog *g, const char *text)
+{
+	struct tep_event *e;
+
+	g->tep = tep_alloc();
+	tep_set_long_size(g->tep, 8);
+	tep_set_file_bigendian(g->tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(g->tep, TEP_LITTLE_ENDIAN);
+	tep_parse_event(g->tep, text, strlen(text), "sched");
+	e = tep_get_first_event(g->tep);
+	env.tep = g->tep;
+	g->p = e ? kprog_compile(&env, e, text) : NULL;
+	g->id = e ? e->id : 0;
+	return g->p;
+}
+
+static char *prog_run(struct prog *g, const struct kenv *k, struct rec *r)
+{
+	struct fmt_line out = { 0 };
+	char *s;
+
+	put(r, 0, g->id, 2);
+	if (r->size < 8)
+		r->size = 8;
+	if (kprog_run(g->p, k, &(struct krec){ r->d, r->size, rec_ts, rec_ts }, &out) ==
+	    KPROG_FAIL)
+		s = strdup("FAIL");
+	else
+		s = strndup(out.p ? out.p : "", out.len);
+	free(out.p);
+	return s;
+}
+
+static void prog_close(struct prog *g)
+{
+	kprog_free(g->p);
+	tep_free(g->tep);
+}
+
+static void switch_rec(struct rec *r, const char *prev, int pid, uint64_t state, const char *next)
+{
+	*r = (struct rec){ 0 };
+	put_bytes(r, 8, prev, strlen(prev) + 1);
+	put(r, 24, pid, 4);
+	put(r, 28, 120, 4);
+	put(r, 32, state, 8);
+	put_bytes(r, 40, next, strlen(next) + 1);
+	put(r, 56, 99, 4);
+	put(r, 60, 120, 4);
+}
+
+TEST(memos_and_quick_lines)
+{
+	/* prev_state, what this kernel's table prints for it; every one twice (a memo's hit). */
+	static const struct {
+		uint64_t state;
+		const char *text;
+	} states[] = {
+		{ 0, "R" }, { 1, "S" }, { 0x100, "R+" }, { 2, "D" }, { 0x82, "D|I" }, { 0x101, "S+" },
+		{ 0x40, "P" }, { 0x7f, "S|D|T|t|X|Z|P" }, { 0x200, "R" }, { 0x1ff, "S|D|T|t|X|Z|P|I+" },
+		{ (uint64_t)-1, "S|D|T|t|X|Z|P|I+" },
+	};
+	struct prog g;
+	struct rec r;
+	char want[256];
+
+	CHECK(prog_open(&g, fmt_switch));
+	if (!g.p)
+		return;
+	/* The comms and numbers quick, both state conversions with a memo: a line in place. */
+	CHECK(g.p->fast && g.p->nmemos == 2);
+	for (int round = 0; round < 2; round++)
+		for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+			switch_rec(&r, i & 1 ? "kworker/0:1" : "a-sixteen-chars", 1000 + i,
+				   states[i].state, "sleep");
+			snprintf(want, sizeof(want),
+				 "prev_comm=%s prev_pid=%zu prev_prio=120 prev_state=%s ==> "
+				 "next_comm=sleep next_pid=99 next_prio=120",
+				 i & 1 ? "kworker/0:1" : "a-sixteen-chars", 1000 + i, states[i].text);
+			CHECK_OWNED(prog_run(&g, &env, &r), want);
+		}
+	/* A comm of all 16 bytes, no NUL in the field; and an empty one. */
+	switch_rec(&r, "bash", 1, 0, "");
+	put_bytes(&r, 8, "0123456789abcdef", 16);
+	CHECK_OWNED(prog_run(&g, &env, &r),
+		    "prev_comm=0123456789abcdef prev_pid=1 prev_prio=120 prev_state=R ==> "
+		    "next_comm= next_pid=99 next_prio=120");
+	/* Each length, bytes above 0x7f (UTF-8) before the NUL and others after it. */
+	for (int len = 0; len <= 16; len++) {
+		char comm[17];
+
+		switch_rec(&r, "x", 1, 0, "y");
+		for (int i = 0; i < 16; i++)
+			r.d[8 + i] = i < len ? (i & 1 ? 0x80 + i : '1' + i) : i == len ? 0 : 0x01;
+		memcpy(comm, r.d + 8, len);
+		comm[len] = '\0';
+		snprintf(want, sizeof(want),
+			 "prev_comm=%s prev_pid=1 prev_prio=120 prev_state=R ==> next_comm=y "
+			 "next_pid=99 next_prio=120", comm);
+		CHECK_OWNED(prog_run(&g, &env, &r), want);
+	}
+	/* Cut short in the state: no text, from the memo or not. */
+	switch_rec(&r, "bash", 1, 0, "sleep");
+	r.size = 36;
+	CHECK_OWNED(prog_run(&g, &env, &r), "FAIL");
+	prog_close(&g);
+
+	/* A bit the table lacks prints as a number after the names, as __print_flags does. */
+	CHECK(prog_open(&g, fmt_switch_old));
+	if (g.p) {
+		for (int round = 0; round < 2; round++) {
+			switch_rec(&r, "bash", 7, 0x41, "sleep");
+			CHECK_OWNED(prog_run(&g, &env, &r),
+				    "prev_comm=bash prev_pid=7 prev_prio=120 prev_state=S|0x40 ==> "
+				    "next_comm=sleep next_pid=99 next_prio=120");
+			switch_rec(&r, "bash", 7, 0x140, "sleep");
+			CHECK_OWNED(prog_run(&g, &env, &r),
+				    "prev_comm=bash prev_pid=7 prev_prio=120 prev_state=0x40+ ==> "
+				    "next_comm=sleep next_pid=99 next_prio=120");
+		}
+		prog_close(&g);
+	}
+
+	/* Not a memo's shape: the generic printer, the same text each time. */
+	CHECK(prog_open(&g, fmt_switch_odd));
+	if (g.p) {
+		CHECK(!g.p->fast && g.p->nmemos == 0);
+		for (int round = 0; round < 3; round++) {
+			r = (struct rec){ 0 };
+			put(&r, 8, 3, 8);
+			put(&r, 16, round ? 2 : 1, 4);
+			put(&r, 20, 5, 4);
+			CHECK_OWNED(prog_run(&g, &env, &r), round ? "prev_state=D cpu=05" :
+								   "prev_state=S cpu=5");
+		}
+		prog_close(&g);
+	}
+}
+
+TEST(memo_turns_off_and_follows_env)
+{
+	struct prog g;
+	struct rec r;
+	char want[128];
+	struct kenv env4 = env;
+
+	/* %03d of a cpu: a memo; 3000 values that never repeat turn it off, the text unchanged. */
+	CHECK(prog_open(&g, fmt_wakeup));
+	if (!g.p)
+		return;
+	CHECK(g.p->fast && g.p->nmemos == 1);
+	for (int i = -1500; i < 1500; i++) {
+		r = (struct rec){ 0 };
+		put_bytes(&r, 8, "cc1", 4);
+		put(&r, 24, 4242, 4);
+		put(&r, 28, 130, 4);
+		put(&r, 32, (uint64_t)(int64_t)i, 4);
+		snprintf(want, sizeof(want), "comm=cc1 pid=4242 prio=130 target_cpu=%03d", i);
+		CHECK_OWNED(prog_run(&g, &env, &r), want);
+	}
+	CHECK(g.p->memos[0].disabled);
+	prog_close(&g);
+
+	/*
+	 * The texts are the environment's: __print_flags takes a long's low 32
+	 * bits on a 32-bit kernel, so the same bytes print otherwise there, as
+	 * a program compiled afresh prints them.
+	 */
+	env4.long_size = 4;
+	CHECK(prog_open(&g, fmt_high_flags));
+	if (g.p) {
+		char *fresh;
+
+		r = (struct rec){ 0 };
+		put(&r, 8, 0x100000002ULL, 8);
+		CHECK_OWNED(prog_run(&g, &env, &r), "flags=TWO|0x100000000");
+		CHECK_OWNED(prog_run(&g, &env4, &r), "flags=TWO");
+		CHECK_OWNED(prog_run(&g, &env, &r), "flags=TWO|0x100000000");
+		env.long_size = 4;
+		fresh = print(fmt_high_flags, &r);
+		env.long_size = 8;
+		CHECK_STR(fresh, "flags=TWO");
+		free(fresh);
+		prog_close(&g);
+	}
+
+	/* __get_str and a cast %Lu: quick, and a string past the record fails. */
+	CHECK(prog_open(&g, fmt_runtime));
+	if (g.p) {
+		CHECK(g.p->fast && g.p->nmemos == 0);
+		r = (struct rec){ 0 };
+		put(&r, 12, (uint64_t)-5, 4);
+		put(&r, 16, 18446744073709551615ULL, 8);
+		put_dyn(&r, 8, "sched-pipe", 11);
+		CHECK_OWNED(prog_run(&g, &env, &r),
+			    "comm=sched-pipe pid=-5 runtime=18446744073709551615 [ns]");
+		put_dyn(&r, 8, "", 1);
+		put(&r, 16, 0, 8);
+		CHECK_OWNED(prog_run(&g, &env, &r), "comm= pid=-5 runtime=0 [ns]");
+		r.size = 30;
+		CHECK_OWNED(prog_run(&g, &env, &r), "FAIL");
+		prog_close(&g);
+	}
+}
+
 TEST(short_records_fail_cleanly)
 {
 	/* Each record is cut short: no read past it (ASan), and no output. */
@@ -1169,4 +1443,5 @@ UNIT_MAIN(T(numbers), T(kernel_number_rules), T(strings), T(pointers_and_symbols
 	  T(blk_tracer_records), T(formats_with_newlines),
 	  T(formats_libtraceevent_refuses), T(deep_nesting_refused),
 	  T(short_records_fail_cleanly), T(syscall_types_under_verbose),
-	  T(fields_symbols_and_string_pointers))
+	  T(fields_symbols_and_string_pointers), T(memos_and_quick_lines),
+	  T(memo_turns_off_and_follows_env))
