@@ -505,6 +505,7 @@ struct rec_net {
 	const char *psk_file;	/* TLS with this key (tr listen --psk), or NULL */
 	struct net_client *client;
 	uint64_t *bytes;	/* sent, per CPU */
+	bool tgid;		/* record-tgid: saved_tgids goes at the end */
 };
 /* The callback sink (arg: the struct rec_net). */
 int rec_net_page(void *arg, int cpu, const void *pages, size_t len);
@@ -522,11 +523,12 @@ void rec_net_free(struct rec_net *n);
 /*
  * The v6 file up to and including its options (and extra[]) for the events
  * enabled in in now: the metadata trace-cmd's protocol sends before any
- * page.  *buf is malloc'd.  0 or -errno with tr_fail().
+ * page.  *buf is malloc'd.  *tgid (when not NULL): record-tgid is on.
+ * 0 or -errno with tr_fail().
  */
 struct tfw_opt;
 int rec_net_meta(struct rec *r, struct tfs_inst *in, const struct tfw_opt *extra, size_t nextra,
-		 void **buf, size_t *len);
+		 void **buf, size_t *len, bool *tgid);
 
 struct rec_record_opts {
 	struct tfs_inst *inst;
