@@ -385,6 +385,7 @@ void rec_summary_free(struct rec_summary *s);
  *             files, formats, kallsyms, printk formats, options; written
  *             before recording starts
  *   cmdlines  saved_cmdlines as of the last flush (renamed into place)
+ *   tgids     under record-tgid, saved_tgids as of the last flush (likewise)
  *   procmaps  PROCMAPS options of the traced processes (with user stacks),
  *             appended as each is read or changes; the last of a pid counts
  *   cpuN.raw  CPU N's sub-buffers as the reader wrote them (rec_opts.spool)
@@ -412,7 +413,8 @@ char *rec_spool_output(const char *dir);
  */
 int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const struct tfw_opt *extra,
 		   size_t nextra);
-int rec_spool_cmdlines(const char *dir);
+/* The kernel's saved_cmdlines into the spool, and under in's record-tgid its saved_tgids. */
+int rec_spool_cmdlines(const char *dir, const struct tfs_inst *in);
 /*
  * Append PROCMAPS option o (tfw_opt_procmap()) to the spool's procmaps,
  * which a restored file takes its maps from (the last one of each pid).
@@ -420,7 +422,7 @@ int rec_spool_cmdlines(const char *dir);
 int rec_spool_procmap(const char *dir, const struct tfw_opt *o);
 /*
  * Before the output fd is written: where its file system has no room for
- * the header twice, drop the spool's copy (meta.dat, cmdlines) so the pages
+ * the header twice, drop the spool's copy (meta.dat, cmdlines, tgids) so the pages
  * need not be cut.  True if it did: the spool can no longer be restored.
  */
 bool rec_spool_make_room(const char *dir, int fd);
