@@ -102,13 +102,15 @@ struct net_listen_opts {
  * A client's file: the metadata it sent (meta_fd, a trace.dat of version 6
  * or 7 up to its options; a v6 one is given an empty CPU table at its end
  * to be read) and the pages of ncpus CPUs (cpu_bytes[i] bytes of cpu_fd[i],
- * whole sub-buffers used), written to out_fd in version (6, 7) and zip.
- * *size: the file's size.  0 or -errno with tr_fail().
+ * whole sub-buffers used), written to out_fd in version (6, 7) and zip,
+ * with the options extra[] and the saved_tgids text tgids (tgids_len
+ * bytes, checked with netmsg_tgids_check(); 0: none).  *size: the file's
+ * size.  0 or -errno with tr_fail().
  */
 struct tfw_opt;
 int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cpu_bytes,
 		   int out_fd, int version, int zip, const struct tfw_opt *extra, size_t nextra,
-		   uint64_t *size);
+		   const char *tgids, size_t tgids_len, uint64_t *size);
 
 /* Serve until *o->stop; waits for the clients being served.  0 or -errno. */
 int net_listen(const struct net_listen_opts *o);
@@ -130,6 +132,12 @@ int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t
 /* The trace.dat file up to and including its options, as SEND_DATA then FIN_DATA. */
 int net_send_meta(struct net_client *c, const void *buf, size_t len);
 int net_send_pages(struct net_client *c, int cpu, const void *pages, size_t len);
+/*
+ * After the pages, before net_finish(): the kernel's saved_tgids, to a
+ * listener that takes them (tr listen, netmsg.h); to any other nothing is
+ * sent.  Text past NETMSG_MAX_TGIDS is left out, at a line's end.  0 or -errno.
+ */
+int net_send_tgids(struct net_client *c, const char *text, size_t len);
 /* Close the data connections, then send CLOSE.  0 or -errno. */
 int net_finish(struct net_client *c);
 void net_client_free(struct net_client *c);

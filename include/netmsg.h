@@ -18,7 +18,16 @@
  *   listener: RINIT  {cpus} then one port per CPU, decimal, NUL-terminated
  *   client:   SEND_DATA... FIN_DATA       the trace.dat file up to its options
  *   client:   (one TCP connection per CPU to its port: the raw sub-buffers)
+ *   client:   (tr's listener only) SEND_DATA... FIN_DATA: saved_tgids
  *   client:   CLOSE                       after the data connections are closed
+ *
+ * tr's extension: the kernel fills saved_tgids (record-tgid) while the
+ * recording runs, so it cannot go with the metadata.  tr listen names
+ * NETMSG_TR_TGIDS in its RINIT, a string after the ports (trace-cmd's
+ * record -N reads the ports and no further); a client that sees it may send
+ * the text after its pages, before CLOSE.  trace-cmd's listener, which
+ * answers any message but CLOSE after FIN_DATA with NOT_SUPP and a warning,
+ * never names it, so it is never sent one.
  *
  * Every message is a header of three big-endian u32 {size, cmd, cmd_size}
  * (size counts the header), cmd_size bytes of the command's fixed part,
@@ -103,15 +112,29 @@ struct netmsg_tinit {
  * ones are ignored, as trace-cmd does).  0 or -EBADMSG with *why.
  */
 int netmsg_tinit_parse(const struct netmsg *m, struct netmsg_tinit *t, const char **why);
-/* Parse an RINIT into ports[max]: *n ports (netmsg_port_of()).  0 or -EBADMSG. */
+/*
+ * Parse an RINIT into ports[max]: *n ports (netmsg_port_of()).  *tgids
+ * (when not NULL): NETMSG_TR_TGIDS follows them.  0 or -EBADMSG.
+ */
 int netmsg_rinit_parse(const struct netmsg *m, uint32_t *ports, uint32_t max, uint32_t *n,
-		       const char **why);
+		       bool *tgids, const char **why);
+
+/* tr listen's RINIT string: it takes saved_tgids after the pages. */
+#define NETMSG_TR_TGIDS "tr-saved-tgids"
+/* The most bytes of saved_tgids (pid_max is 4M: "PID TGID\n" lines). */
+#define NETMSG_MAX_TGIDS (64u << 20)
+/*
+ * Check saved_tgids text as the kernel writes it: lines of two decimals
+ * ("PID TGID"), each up to 2^31-1, every line ended, no more than
+ * NETMSG_MAX_TGIDS bytes.  0 or -EBADMSG with *why.
+ */
+int netmsg_tgids_check(const void *text, size_t len, const char **why);
 
 /* Encoders into buf (NETMSG_MAX bytes); they return the message's length. */
 size_t netmsg_put(uint8_t *buf, uint32_t cmd);
 size_t netmsg_put_tinit(uint8_t *buf, uint32_t cpus, uint32_t page_size);
-/* 0 when n exceeds NETMSG_MAX_CPUS. */
-size_t netmsg_put_rinit(uint8_t *buf, const uint32_t *ports, uint32_t n);
+/* 0 when n exceeds NETMSG_MAX_CPUS.  tgids: name NETMSG_TR_TGIDS after the ports. */
+size_t netmsg_put_rinit(uint8_t *buf, const uint32_t *ports, uint32_t n, bool tgids);
 /* The 12-byte header of a SEND_DATA carrying n (<= NETMSG_MAX_DATA) bytes. */
 void netmsg_put_data_hdr(uint8_t *hdr, uint32_t n);
 

@@ -385,6 +385,7 @@ void rec_summary_free(struct rec_summary *s);
  *             files, formats, kallsyms, printk formats, options; written
  *             before recording starts
  *   cmdlines  saved_cmdlines as of the last flush (renamed into place)
+ *   tgids     under record-tgid, saved_tgids as of the last flush (likewise)
  *   procmaps  PROCMAPS options of the traced processes (with user stacks),
  *             appended as each is read or changes; the last of a pid counts
  *   cpuN.raw  CPU N's sub-buffers as the reader wrote them (rec_opts.spool)
@@ -416,17 +417,19 @@ int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const st
  * With defer, rec_spool_meta() writes meta.dat without kallsyms: reading
  * /proc/kallsyms is most of tr record's start-up (some 70 ms of CPU).
  * rec_spool_kallsyms_start(), once tracing is on, reads them on a thread
- * and writes meta.dat again with them; a crash before it is done leaves a
- * spool whose restored file has no kernel symbols.  rec_spool_kallsyms_wait()
- * joins it (doing the work first if it never started) and returns its
- * -errno (meta.dat then lacks kallsyms; the output still has them); call it
+ * and writes meta.dat again with them; until then the spool's
+ * kallsyms.boot names the boot, whose kallsyms rec_restore() takes after a
+ * crash (struct rec_restore_result).  rec_spool_kallsyms_wait() joins it
+ * (doing the work first if it never started) and returns its -errno
+ * (meta.dat then lacks kallsyms; the output still has them); call it
  * before the output is written from the kept header.  _cancel() joins
  * without starting it (an error path); rec_free() does.
  */
 void rec_spool_kallsyms_start(struct rec *r);
 int rec_spool_kallsyms_wait(struct rec *r);
 void rec_spool_kallsyms_cancel(struct rec *r);
-int rec_spool_cmdlines(const char *dir);
+/* The kernel's saved_cmdlines into the spool, and under in's record-tgid its saved_tgids. */
+int rec_spool_cmdlines(const char *dir, const struct tfs_inst *in);
 /*
  * Append PROCMAPS option o (tfw_opt_procmap()) to the spool's procmaps,
  * which a restored file takes its maps from (the last one of each pid).
@@ -434,7 +437,7 @@ int rec_spool_cmdlines(const char *dir);
 int rec_spool_procmap(const char *dir, const struct tfw_opt *o);
 /*
  * Before the output fd is written: where its file system has no room for
- * the header twice, drop the spool's copy (meta.dat, cmdlines) so the pages
+ * the header twice, drop the spool's copy (meta.dat, cmdlines, tgids) so the pages
  * need not be cut.  True if it did: the spool can no longer be restored.
  */
 bool rec_spool_make_room(const char *dir, int fd);
@@ -526,6 +529,7 @@ struct rec_net {
 	const char *psk_file;	/* TLS with this key (tr listen --psk), or NULL */
 	struct net_client *client;
 	uint64_t *bytes;	/* sent, per CPU */
+	bool tgid;		/* record-tgid: saved_tgids goes at the end */
 };
 /* The callback sink (arg: the struct rec_net). */
 int rec_net_page(void *arg, int cpu, const void *pages, size_t len);
@@ -543,11 +547,12 @@ void rec_net_free(struct rec_net *n);
 /*
  * The v6 file up to and including its options (and extra[]) for the events
  * enabled in in now: the metadata trace-cmd's protocol sends before any
- * page.  *buf is malloc'd.  0 or -errno with tr_fail().
+ * page.  *buf is malloc'd.  *tgid (when not NULL): record-tgid is on.
+ * 0 or -errno with tr_fail().
  */
 struct tfw_opt;
 int rec_net_meta(struct rec *r, struct tfs_inst *in, const struct tfw_opt *extra, size_t nextra,
-		 void **buf, size_t *len);
+		 void **buf, size_t *len, bool *tgid);
 
 struct rec_record_opts {
 	struct tfs_inst *inst;

@@ -102,6 +102,22 @@ int read_file(const char *path, char **out, size_t *len);
 int read_lines(const char *path, void (*fn)(void *arg, const char *text, size_t len), void *arg);
 
 /*
+ * Bytes read by bounded pieces, from memory (mem) or a file (fd, by pread:
+ * never a mapping, which a file truncated under the reader would fault),
+ * for parsers of untrusted binary files (ELF): each piece is copied out,
+ * so a misaligned structure is no fault either.
+ */
+struct tr_image {
+	const unsigned char *mem;	/* or NULL: read fd */
+	int fd;
+	unsigned long long size;
+};
+/* Is [off, off + len) within size bytes?  (No wrap-around.) */
+bool tr_in_bounds(unsigned long long off, unsigned long long len, unsigned long long size);
+/* Copy len bytes at off into dst: false when they are not all there. */
+bool tr_image_read(const struct tr_image *im, unsigned long long off, size_t len, void *dst);
+
+/*
  * The syscall names of x86-64's numbering, from the system's headers
  * (linux-libc-dev's asm/unistd_64.h): fn(arg, nr, "openat") for each.
  * 0, or -ENOENT when the headers are not installed.

@@ -42,37 +42,6 @@ struct usym_elf {
 	size_t nloads;
 };
 
-/* An image in memory or a file, read by bounded pieces. */
-struct img {
-	const uint8_t *mem;
-	int fd;
-	uint64_t size;
-};
-
-static bool inside(uint64_t off, uint64_t len, uint64_t size)
-{
-	return off <= size && len <= size - off;
-}
-
-static bool get(const struct img *im, uint64_t off, size_t len, void *dst)
-{
-	if (!inside(off, len, im->size))
-		return false;
-	if (im->mem) {
-		memcpy(dst, im->mem + off, len);
-		return true;
-	}
-	for (size_t got = 0; got < len;) {
-		ssize_t r = pread(im->fd, (char *)dst + got, len - got, (off_t)(off + got));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return false;
-		got += (size_t)r;
-	}
-	return true;
-}
 
 static int sym_cmp(const void *a, const void *b)
 {
@@ -87,7 +56,7 @@ static int sym_cmp(const void *a, const void *b)
 }
 
 /* Append the functions of symbol table sh (strings in strsh) to e. */
-static void read_table(const struct img *im, const Elf64_Shdr *sh, const Elf64_Shdr *strsh,
+static void read_table(const struct tr_image *im, const Elf64_Shdr *sh, const Elf64_Shdr *strsh,
 		       struct usym_elf *e, size_t *names_len, size_t *cap)
 {
 	Elf64_Sym *tab;
@@ -96,14 +65,14 @@ static void read_table(const struct img *im, const Elf64_Shdr *sh, const Elf64_S
 
 	if (sh->sh_entsize != sizeof(Elf64_Sym) || sh->sh_size > MAX_TABLE ||
 	    strsh->sh_size > MAX_TABLE || strsh->sh_type != SHT_STRTAB || !strsh->sh_size ||
-	    !inside(sh->sh_offset, sh->sh_size, im->size) ||
-	    !inside(strsh->sh_offset, strsh->sh_size, im->size))
+	    !tr_in_bounds(sh->sh_offset, sh->sh_size, im->size) ||
+	    !tr_in_bounds(strsh->sh_offset, strsh->sh_size, im->size))
 		return;
 	n = sh->sh_size / sizeof(Elf64_Sym);
 	tab = xmalloc(n ? n * sizeof(*tab) : 1);
 	strs = xmalloc(strsh->sh_size);
-	if (!get(im, sh->sh_offset, n * sizeof(*tab), tab) ||
-	    !get(im, strsh->sh_offset, strsh->sh_size, strs))
+	if (!tr_image_read(im, sh->sh_offset, n * sizeof(*tab), tab) ||
+	    !tr_image_read(im, strsh->sh_offset, strsh->sh_size, strs))
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		const Elf64_Sym *s = &tab[i];
@@ -133,7 +102,7 @@ out:
 	free(strs);
 }
 
-static int parse(const struct img *im, struct usym_elf **out, const char **why)
+static int parse(const struct tr_image *im, struct usym_elf **out, const char **why)
 {
 	Elf64_Ehdr eh;
 	Elf64_Shdr *sh = NULL;
@@ -142,7 +111,7 @@ static int parse(const struct img *im, struct usym_elf **out, const char **why)
 	bool first = true;
 
 	*out = NULL;
-	if (!get(im, 0, sizeof(eh), &eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG)) {
+	if (!tr_image_read(im, 0, sizeof(eh), &eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG)) {
 		*why = "not an ELF file";
 		return -ENOEXEC;
 	}
@@ -153,9 +122,9 @@ static int parse(const struct img *im, struct usym_elf **out, const char **why)
 		return -ENOEXEC;
 	}
 	if (eh.e_phentsize != sizeof(Elf64_Phdr) ||
-	    !inside(eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr), im->size) ||
+	    !tr_in_bounds(eh.e_phoff, (uint64_t)eh.e_phnum * sizeof(Elf64_Phdr), im->size) ||
 	    (eh.e_shnum && (eh.e_shentsize != sizeof(Elf64_Shdr) ||
-			    !inside(eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr),
+			    !tr_in_bounds(eh.e_shoff, (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr),
 				    im->size)))) {
 		*why = "corrupt ELF headers";
 		return -ENOEXEC;
@@ -165,7 +134,7 @@ static int parse(const struct img *im, struct usym_elf **out, const char **why)
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
 		Elf64_Phdr ph;
 
-		if (!get(im, eh.e_phoff + (uint64_t)i * sizeof(ph), sizeof(ph), &ph))
+		if (!tr_image_read(im, eh.e_phoff + (uint64_t)i * sizeof(ph), sizeof(ph), &ph))
 			goto corrupt;
 		if (ph.p_type != PT_LOAD || ph.p_vaddr + ph.p_memsz < ph.p_vaddr)
 			continue;
@@ -182,7 +151,7 @@ static int parse(const struct img *im, struct usym_elf **out, const char **why)
 	}
 	if (eh.e_shnum) {
 		sh = xcalloc(eh.e_shnum, sizeof(*sh));
-		if (!get(im, eh.e_shoff, eh.e_shnum * sizeof(*sh), sh))
+		if (!tr_image_read(im, eh.e_shoff, eh.e_shnum * sizeof(*sh), sh))
 			goto corrupt;
 	}
 	/* .symtab (every function) and .dynsym (what a stripped file keeps), in that order. */
@@ -214,14 +183,14 @@ corrupt:
 
 int usym_elf_parse(const uint8_t *img, size_t size, struct usym_elf **out, const char **why)
 {
-	struct img im = { img, -1, size };
+	struct tr_image im = { img, -1, size };
 
 	return parse(&im, out, why);
 }
 
 int usym_elf_load(const char *path, struct usym_elf **out, const char **why)
 {
-	struct img im = { NULL, open(path, O_RDONLY | O_CLOEXEC), 0 };
+	struct tr_image im = { NULL, open(path, O_RDONLY | O_CLOEXEC), 0 };
 	struct stat st;
 	int r;
 

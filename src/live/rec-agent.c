@@ -93,7 +93,7 @@ int rec_agent_record(struct net_agent_job *job, struct tfs_inst *in, const struc
 			     &sess);
 
 	if (!r)
-		r = rec_net_meta(session_rec(sess), in, &traceid, 1, &meta, &len);
+		r = rec_net_meta(session_rec(sess), in, &traceid, 1, &meta, &len, NULL);
 	if (!r)
 		r = net_agent_start(job, rec_ncpus(session_rec(sess)), clk, meta, len);
 	free(meta);

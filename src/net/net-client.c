@@ -30,6 +30,7 @@ struct net_client {
 	struct net_conn *data;
 	struct net_tls *tls;
 	char *where;	/* "HOST:PORT", for messages */
+	bool tgids;	/* the listener takes saved_tgids (netmsg.h) */
 };
 
 static int connect_to(const struct sockaddr_storage *a)
@@ -133,7 +134,7 @@ int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t
 		e = -EBADMSG;
 	}
 	if (!e)
-		e = netmsg_rinit_parse(&m, ports, NETMSG_MAX_CPUS, &n, &why);
+		e = netmsg_rinit_parse(&m, ports, NETMSG_MAX_CPUS, &n, &c->tgids, &why);
 	if (!e && n != (uint32_t)ncpus) {
 		why = "the listener answered for another CPU count";
 		e = -EBADMSG;
@@ -189,6 +190,21 @@ int net_send_pages(struct net_client *c, int cpu, const void *pages, size_t len)
 	if (cpu < 0 || cpu >= c->ncpus)
 		return -EINVAL;
 	return net_write_all(&c->data[cpu], pages, len);
+}
+
+int net_send_tgids(struct net_client *c, const char *text, size_t len)
+{
+	int e;
+
+	if (!c->tgids)
+		return 0;
+	if (len > NETMSG_MAX_TGIDS) {
+		const char *nl = memrchr(text, '\n', NETMSG_MAX_TGIDS);
+
+		len = nl ? (size_t)(nl + 1 - text) : 0;
+	}
+	e = net_put_meta(&c->ctl, text, len);
+	return e ? fail(c, e, "saved_tgids", "") : 0;
 }
 
 int net_finish(struct net_client *c)

@@ -398,7 +398,7 @@ int net_guest_write(struct net_guest *g, int fd, int version, int zip,
 	if (g->nsync)
 		tfw_opt_time_shift(&opt, g->o.trace_id, g->ncpus, g->nsync, g->sync_ts, g->sync_off);
 	e = net_file_write(g->meta_fd, g->ncpus, g->tfd, g->bytes, fd, version, zip, &opt,
-			   g->nsync ? 1 : 0, &res->file_bytes);
+			   g->nsync ? 1 : 0, NULL, 0, &res->file_bytes);
 	free(opt.data.data);
 	return e;
 }

@@ -54,6 +54,10 @@ struct client {
 	int meta_fd;
 	uint64_t meta_len, total;
 	bool meta_done, closed, over;
+	/* saved_tgids, sent after the pages (netmsg.h): taken, then checked at its FIN_DATA. */
+	char *tgids;
+	size_t tgids_len;
+	bool tgids_done;
 	uint8_t rbuf[2 * NETMSG_MAX];
 	size_t rlen;
 	uint64_t deadline_ms, last_ms;
@@ -291,7 +295,7 @@ static int open_ports(struct client *c, const char **why)
 		}
 		ports[i] = net_sa_port(&a);
 	}
-	if (net_write_all(&c->ctl, buf, netmsg_put_rinit(buf, ports, c->ncpus))) {
+	if (net_write_all(&c->ctl, buf, netmsg_put_rinit(buf, ports, c->ncpus, true))) {
 		*why = "connection closed in the set-up";
 		goto out;
 	}
@@ -302,7 +306,8 @@ out:
 }
 
 /*
- * Control messages after TINIT: metadata, its end, CLOSE.  0; 1 with *why
+ * Control messages after TINIT: metadata, its end, saved_tgids and its end,
+ * CLOSE.  0; 1 with *why
  * when the connection ended without CLOSE; -1 with *why on a bad message.
  */
 static int control(struct client *c, const char **why)
@@ -332,9 +337,20 @@ next:
 		}
 		switch (m.cmd) {
 		case NETMSG_SEND_DATA:
-			if (c->meta_done) {
-				*why = "metadata after its end";
+			if (c->tgids_done) {
+				*why = "data after saved_tgids";
 				return -1;
+			}
+			if (c->meta_done) {
+				if (c->tgids_len + m.data_len > NETMSG_MAX_TGIDS) {
+					*why = "saved_tgids over 64 MB";
+					return -1;
+				}
+				c->tgids = xrealloc(c->tgids, c->tgids_len + m.data_len + 1);
+				memcpy(c->tgids + c->tgids_len, m.data, m.data_len);
+				c->tgids_len += m.data_len;
+				c->tgids[c->tgids_len] = 0;
+				break;
 			}
 			if (c->meta_len + m.data_len > NET_MAX_META) {
 				*why = "metadata over 256 MB";
@@ -347,6 +363,15 @@ next:
 			c->meta_len += m.data_len;
 			break;
 		case NETMSG_FIN_DATA:
+			if (c->meta_done && !c->tgids_done) {
+				c->tgids_done = true;
+				if (netmsg_tgids_check(c->tgids, c->tgids_len, why)) {
+					free(c->tgids);
+					c->tgids = NULL;
+					c->tgids_len = 0;
+					return -1;
+				}
+			}
 			c->meta_done = true;
 			break;
 		case NETMSG_CLOSE:
@@ -558,7 +583,7 @@ static int meta_finish(int meta_fd)
 
 int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cpu_bytes,
 		   int out_fd, int version, int zip, const struct tfw_opt *extra, size_t nextra,
-		   uint64_t *size)
+		   const char *tgids, size_t tgids_len, uint64_t *size)
 {
 	struct tfile *tf = NULL;
 	struct tfw_meta m;
@@ -584,6 +609,8 @@ int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cp
 		m.cpus = ncpus;
 	for (size_t i = 0; i < nextra; i++)
 		tfw_meta_add_option(&m, extra[i].id, extra[i].data.data, extra[i].data.len);
+	if (tgids_len)
+		tfw_meta_add_tgids(&m, tgids, tgids_len);
 	m.version = version;
 	m.zip = version == 7 ? zip : TFW_ZIP_NONE;
 	src = xcalloc(m.cpus ? m.cpus : 1, sizeof(*src));
@@ -615,7 +642,8 @@ static int assemble(struct client *c, char **path, uint64_t *size)
 	if (fd < 0)
 		return tr_fail(fd, "cannot create the output file: %s", strerror(-fd));
 	e = net_file_write(c->meta_fd, c->ncpus, c->tfd, c->bytes, fd, o->version, o->zip,
-			   NULL, 0, size);
+			   NULL, 0, c->tgids,
+			   c->tgids_done ? c->tgids_len : 0, size);
 	if (close(fd) && !e)
 		e = tr_fail(-errno, "cannot write '%s': %s", *path, strerror(errno));
 	return e;
@@ -730,6 +758,7 @@ static void client_free(struct client *c)
 	free(c->dc);
 	free(c->tfd);
 	free(c->bytes);
+	free(c->tgids);
 	free(c);
 }
 

@@ -147,12 +147,14 @@ int netmsg_port_of(const uint8_t *p, const uint8_t *nul, uint32_t *out)
 }
 
 int netmsg_rinit_parse(const struct netmsg *m, uint32_t *ports, uint32_t max, uint32_t *n,
-		       const char **why)
+		       bool *tgids, const char **why)
 {
 	const uint8_t *p, *end;
 	uint32_t cpus;
 
 	*n = 0;
+	if (tgids)
+		*tgids = false;
 	if (m->cmd != NETMSG_RINIT || m->body_len < body_size[NETMSG_RINIT]) {
 		*why = m->cmd != NETMSG_RINIT ? "expected RINIT" : "short RINIT";
 		return -EBADMSG;
@@ -173,7 +175,43 @@ int netmsg_rinit_parse(const struct netmsg *m, uint32_t *ports, uint32_t max, ui
 		}
 		p = nul + 1;
 	}
+	/* Then the listener's own strings, each NUL-terminated; unknown ones ignored. */
+	while (tgids && p < end) {
+		const uint8_t *nul = memchr(p, 0, end - p);
+
+		if (!nul)
+			break;
+		if (!strcmp((const char *)p, NETMSG_TR_TGIDS))
+			*tgids = true;
+		p = nul + 1;
+	}
 	*n = cpus;
+	return 0;
+}
+
+int netmsg_tgids_check(const void *text, size_t len, const char **why)
+{
+	const uint8_t *p = text, *end = p + len;
+
+	if (len > NETMSG_MAX_TGIDS) {
+		*why = "saved_tgids over 64 MB";
+		return -EBADMSG;
+	}
+	while (p < end) {
+		for (int field = 0; field < 2; field++) {
+			uint64_t v = 0;
+			const uint8_t *start = p;
+
+			while (p < end && *p >= '0' && *p <= '9' && p - start < 10)
+				v = v * 10 + (*p++ - '0');
+			if (p == start || v > INT32_MAX || p == end ||
+			    *p != (field ? '\n' : ' ')) {
+				*why = "bad saved_tgids line";
+				return -EBADMSG;
+			}
+			p++;
+		}
+	}
 	return 0;
 }
 
@@ -202,7 +240,7 @@ size_t netmsg_put_tinit(uint8_t *buf, uint32_t cpus, uint32_t page_size)
 	return n;
 }
 
-size_t netmsg_put_rinit(uint8_t *buf, const uint32_t *ports, uint32_t n)
+size_t netmsg_put_rinit(uint8_t *buf, const uint32_t *ports, uint32_t n, bool tgids)
 {
 	size_t off = NETMSG_HDR + 4;
 
@@ -220,6 +258,10 @@ size_t netmsg_put_rinit(uint8_t *buf, const uint32_t *ports, uint32_t n)
 		while (k)
 			buf[off++] = d[--k];
 		buf[off++] = 0;
+	}
+	if (tgids) {
+		memcpy(buf + off, NETMSG_TR_TGIDS, sizeof(NETMSG_TR_TGIDS));
+		off += sizeof(NETMSG_TR_TGIDS);
 	}
 	put_hdr(buf, NETMSG_RINIT, off);
 	put_be32(buf + NETMSG_HDR, n);

@@ -5,7 +5,9 @@
  * nothing is written locally.  The file's metadata goes first, as the
  * protocol wants (trace-cmd's listener waits 5 s for it): the formats of
  * the events enabled, kallsyms, printk formats and the command names known
- * when recording starts, as trace-cmd record -N sends them.
+ * when recording starts, as trace-cmd record -N sends them.  Under
+ * record-tgid, the kernel's saved_tgids follows the pages, to a listener
+ * that takes it (tr listen, netmsg.h).
  *
  * The metadata is a version 6 file up to its options, whoever listens:
  * trace-cmd's listener then writes a v6 file, which everything reads, and
@@ -35,7 +37,7 @@ int rec_net_page(void *arg, int cpu, const void *pages, size_t len)
 }
 
 int rec_net_meta(struct rec *r, struct tfs_inst *in, const struct tfw_opt *extra, size_t nextra,
-		 void **buf, size_t *len)
+		 void **buf, size_t *len, bool *tgid)
 {
 	struct tfw_meta m;
 	struct strv events = { 0 };
@@ -59,6 +61,8 @@ int rec_net_meta(struct rec *r, struct tfs_inst *in, const struct tfw_opt *extra
 		m.cpus = rec_ncpus(r);
 	m.page_size = rec_page_size(r);
 	m.version = 6;
+	if (tgid)
+		*tgid = tfw_meta_has_text_option(&m, "record-tgid");
 	for (size_t i = 0; i < nextra; i++)
 		tfw_meta_add_option(&m, extra[i].id, extra[i].data.data, extra[i].data.len);
 	none = xcalloc(m.cpus, sizeof(*none));
@@ -95,7 +99,7 @@ int rec_net_start(struct rec_net *n, struct rec *r, struct tfs_inst *in,
 	n->bytes = xcalloc(rec_ncpus(r) ? rec_ncpus(r) : 1, sizeof(*n->bytes));
 
 	if (!e)
-		e = rec_net_meta(r, in, extra, nextra, &meta, &len);
+		e = rec_net_meta(r, in, extra, nextra, &meta, &len, &n->tgid);
 	if (!e)
 		e = net_send_meta(n->client, meta, len);
 	free(meta);
@@ -122,6 +126,22 @@ int rec_net_end(struct rec_net *n, struct rec *r, struct tfs_inst *in,
 	for (int c = 0; c < sum->ncpus; c++) {
 		sum->cpu[c].bytes = n->bytes[c];
 		sum->total.bytes += n->bytes[c];
+	}
+	/*
+	 * saved_tgids is filled as the recording runs: it goes now, as a local
+	 * recording reads it as its file is written (rec_add_tgids()).
+	 */
+	if (n->tgid) {
+		char *path = tfs_path(NULL, "saved_tgids"), *text = NULL;
+		size_t tlen = 0;
+
+		e = read_file(path, &text, &tlen) || !tlen ? 0 : net_send_tgids(n->client, text, tlen);
+		free(text);
+		free(path);
+		if (e) {
+			rec_net_free(n);
+			return e;
+		}
 	}
 	e = net_finish(n->client);
 	rec_net_free(n);

@@ -65,10 +65,12 @@ static void *rotator(void *arg)
 		}
 		e = r->rot_fn(r->rot_arg, fds, sizes, ncpus);
 		/*
-		 * Writing a part takes some megabytes (its compression, its
-		 * header) from this thread's malloc arena, which glibc keeps
-		 * when they are freed: a 30-minute soak's RSS grew from 7 to
-		 * 22 MB so.  Hand them back, once a part.
+		 * Writing a part borrows megabytes (its compression buffers,
+		 * its header) from this thread's malloc arena, and glibc keeps
+		 * a thread arena's freed memory rather than return it: without
+		 * this a long --rotate recording holds that much more for good
+		 * (RSS three times its steady size).  Trimming once a part
+		 * costs a walk of the arena, little beside writing the part.
 		 */
 		malloc_trim(0);
 		for (int i = 0; i < r->nreaders; i++) {

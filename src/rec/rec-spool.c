@@ -5,7 +5,8 @@
  * rec_restore() completes (see rec.h).  What is needed to read the pages
  * is written before the first page, as SQLite writes its journal before
  * the database: meta.dat when recording starts, then the readers' pages
- * into cpuN.raw as they come, and cmdlines at each flush.
+ * into cpuN.raw as they come, and cmdlines (and, under record-tgid,
+ * tgids) at each flush.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -346,7 +347,33 @@ int rec_spool_kallsyms_wait(struct rec *r)
 	return e;
 }
 
-int rec_spool_cmdlines(const char *dir)
+/*
+ * Under record-tgid, saved_tgids as it is now: the kernel fills it as the
+ * recording runs, so meta.dat, written at the start, cannot hold it, and a
+ * restored file takes it from here (a crash loses at most one flush's new
+ * tasks).  Read only then: it is a line per pid the kernel knows.
+ */
+static int spool_tgids(const char *dir, const struct tfs_inst *in)
+{
+	char *path, *text = NULL;
+	size_t len = 0;
+	/* The option as meta.dat's text options have it (tfs_text_options()): the instance's. */
+	bool on = !tfs_read(in, "options/record-tgid", &text) && text[0] == '1';
+	int e = 0;
+
+	free(text);
+	text = NULL;
+	if (!on)
+		return 0;
+	path = tfs_path(NULL, "saved_tgids");
+	if (!read_file(path, &text, &len))
+		e = put_file(dir, "tgids", text, len);
+	free(text);
+	free(path);
+	return e;
+}
+
+int rec_spool_cmdlines(const char *dir, const struct tfs_inst *in)
 {
 	char *path = tfs_path(NULL, "saved_cmdlines"), *text = NULL;
 	size_t len;
@@ -354,11 +381,12 @@ int rec_spool_cmdlines(const char *dir)
 
 	free(path);
 	/* A kernel without saved_cmdlines leaves meta.dat's (none): not the spool's failure. */
-	if (e)
-		return 0;
-	e = put_file(dir, "cmdlines", text, len);
+	if (!e)
+		e = put_file(dir, "cmdlines", text, len);
+	else
+		e = 0;
 	free(text);
-	return e;
+	return e ? e : spool_tgids(dir, in);
 }
 
 int rec_spool_procmap(const char *dir, const struct tfw_opt *o)
@@ -409,6 +437,21 @@ static void add_spooled_maps(const char *dir, struct tfw_meta *m)
 	free(path);
 }
 
+/* The spool's tgids (spool_tgids()), as a recording of record-tgid keeps them. */
+static void add_spooled_tgids(const char *dir, struct tfw_meta *m)
+{
+	char *path, *text = NULL;
+	size_t len = 0;
+
+	if (!tfw_meta_has_text_option(m, "record-tgid"))
+		return;
+	path = xasprintf("%s/tgids", dir);
+	if (!read_file(path, &text, &len) && len)
+		tfw_meta_add_tgids(m, text, len);
+	free(text);
+	free(path);
+}
+
 /* Room beside the header for moving pages from cpuN.raw, some at a time. */
 #define REC_SPOOL_SPARE (64u << 10)
 
@@ -432,7 +475,8 @@ static uint64_t file_size(const char *dir, const char *name)
 
 bool rec_spool_make_room(const char *dir, int fd)
 {
-	uint64_t held = file_size(dir, "meta.dat") + file_size(dir, "cmdlines"), avail;
+	uint64_t held = file_size(dir, "meta.dat") + file_size(dir, "cmdlines") +
+			file_size(dir, "tgids"), avail;
 	struct statvfs sv;
 
 	if (!held || fstatvfs(fd, &sv))
@@ -450,6 +494,7 @@ bool rec_spool_make_room(const char *dir, int fd)
 		return false;
 	unlink_in(dir, "meta.dat");
 	unlink_in(dir, "cmdlines");
+	unlink_in(dir, "tgids");
 	return true;
 }
 
@@ -591,6 +636,8 @@ static int write_spooled(const char *dir, int fd, unsigned flags, bool restored,
 	}
 	if (fresh)
 		rec_add_tgids(&m);
+	else
+		add_spooled_tgids(dir, &m);
 	if (restored)
 		mark_restored(&m);
 	add_spooled_maps(dir, &m);

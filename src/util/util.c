@@ -280,6 +280,32 @@ char *str_rstrip(char *s)
 	return s;
 }
 
+bool tr_in_bounds(unsigned long long off, unsigned long long len, unsigned long long size)
+{
+	return off <= size && len <= size - off;
+}
+
+bool tr_image_read(const struct tr_image *im, unsigned long long off, size_t len, void *dst)
+{
+	if (!tr_in_bounds(off, len, im->size))
+		return false;
+	if (im->mem) {
+		memcpy(dst, im->mem + off, len);
+		return true;
+	}
+	for (size_t got = 0; got < len;) {
+		ssize_t r = pread(im->fd, (char *)dst + got, len - got, (off_t)(off + got));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		/* Shorter than its size said: truncated while being read. */
+		if (r <= 0)
+			return false;
+		got += (size_t)r;
+	}
+	return true;
+}
+
 /*
  * tracefs files report a size of 0, so read until EOF rather than trusting
  * st_size.

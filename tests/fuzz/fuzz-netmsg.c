@@ -5,9 +5,10 @@
  * and the magic of the handshake, then messages, parsed with netmsg.h in
  * pieces of a size the input's hash picks (a peer's bytes arrive in any
  * cuts).  TINIT and RINIT are parsed field by field; the SEND_DATA
- * payloads are the metadata, which, after FIN_DATA, go through
- * net_file_write() as the listener writes a client's file (with no pages:
- * those are copied, never parsed).
+ * payloads are the metadata; those after its FIN_DATA are saved_tgids,
+ * checked at their own FIN_DATA; both go through net_file_write() as the
+ * listener writes a client's file (with no pages: those are copied, never
+ * parsed).
  *
  * An input that does not open with the v3 handshake is what an agent and
  * its host send each other (tr agent, tr record -A): messages in the same
@@ -83,8 +84,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static uint32_t ports[NETMSG_MAX_CPUS];
 	struct netmsg_tinit t = { .cpus = 0 };
 	const char *why;
-	bool fin = false;
+	bool fin = false, tfin = false, tr;
 	int meta = -1;
+	char *tgids = NULL;
+	size_t tlen = 0;
 	ssize_t k;
 
 	(void)fuzz_file;
@@ -101,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pos += NETMSG_MAGIC_LEN;
 	/* Messages, taken as the listener does: from what has arrived so far. */
 	have = pos;
-	while (pos < size && !fin) {
+	while (pos < size && !tfin) {
 		struct netmsg m;
 		uint32_t n;
 
@@ -120,19 +123,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			netmsg_tinit_parse(&m, &t, &why);
 			break;
 		case NETMSG_RINIT:
-			netmsg_rinit_parse(&m, ports, NETMSG_MAX_CPUS, &n, &why);
+			netmsg_rinit_parse(&m, ports, NETMSG_MAX_CPUS, &n, &tr, &why);
 			break;
 		case NETMSG_SEND_DATA:
+			if (fin) {
+				if (tlen + m.data_len > NETMSG_MAX_TGIDS)
+					goto end;
+				tgids = realloc(tgids, tlen + m.data_len + 1);
+				if (!tgids)
+					abort();
+				memcpy(tgids + tlen, m.data, m.data_len);
+				tlen += m.data_len;
+				tgids[tlen] = 0;
+				break;
+			}
 			if (meta < 0)
 				meta = memfd_create("fuzz-meta", MFD_CLOEXEC);
 			if (meta < 0 || write(meta, m.data, m.data_len) != (ssize_t)m.data_len)
 				abort();
 			break;
 		case NETMSG_FIN_DATA:
+			if (fin)
+				tfin = true;
 			fin = true;
 			break;
 		}
 	}
+end:
+	/* As the listener: saved_tgids only when whole and well formed. */
+	if (!tfin || netmsg_tgids_check(tgids, tlen, &why))
+		tlen = 0;
 	if (fin && meta >= 0) {
 		int out = memfd_create("fuzz-out", MFD_CLOEXEC);
 		int ncpus = t.cpus ? (int)t.cpus : 1;
@@ -142,7 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (int i = 0; i < ncpus; i++)
 			fds[i] = -1;
 		net_file_write(meta, ncpus, fds, bytes, out, pick & 1 ? 7 : 6, TFW_ZIP_ZSTD, NULL, 0,
-			       &sz);
+			       tgids, tlen, &sz);
 		tr_detail_clear();
 		close(out);
 		free(fds);
@@ -150,5 +170,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (meta >= 0)
 		close(meta);
+	free(tgids);
 	return 0;
 }

@@ -19,11 +19,17 @@ def tinit(cpus=2, page=4096, opts=(b'tcp',)):
     return msg(1, struct.pack('>III', cpus, page, len(opts)), b''.join(o + b'\0' for o in opts))
 
 
-def stream(meta, cpus=2):
+def stream(meta, cpus=2, tgids=None):
     s = b'-1V3\0' + b'766679\0\0' + tinit(cpus)
     for i in range(0, len(meta), 8180):
         s += msg(3, data=meta[i:i + 8180])
-    return s + msg(4) + msg(0)
+    s += msg(4)
+    # tr's saved_tgids after the pages (netmsg.h): SEND_DATA... FIN_DATA again.
+    if tgids is not None:
+        for i in range(0, len(tgids), 8180):
+            s += msg(3, data=tgids[i:i + 8180])
+        s += msg(4)
+    return s + msg(0)
 
 
 def prefix(name):
@@ -40,6 +46,12 @@ seeds = {
     'no-tcp': b'-1V3\0766679\0\0' + tinit(opts=()),
     'v1-client': b'2\0' + b'4096\0' + b'0\0',
     'rinit': b'-1V3\0766679\0\0' + msg(2, struct.pack('>I', 2), b'40000\0' + b'40001\0'),
+    'rinit-tgids': b'-1V3\0766679\0\0' + msg(2, struct.pack('>I', 1), b'40000\0tr-saved-tgids\0'),
+    'tgids': stream(prefix('report-v6.dat'), tgids=b'100 100\n101 100\n'),
+    'tgids-v7-long': stream(prefix('report-v7.dat'),
+                            tgids=b''.join(b'%d %d\n' % (i, i & ~7) for i in range(1, 2000))),
+    'tgids-bad': stream(prefix('report-v6.dat'), tgids=b'100 100\n101 -1\n'),
+    'tgids-no-end': stream(prefix('report-v6.dat'), tgids=b'100 100\n101')[:-24],
 }
 full = seeds['v6-meta']
 for cut in (5, 13, 20, 40, len(full) // 2, len(full) - 13):

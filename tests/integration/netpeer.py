@@ -8,7 +8,8 @@ are no handshake), truncated (a good set-up, then half a message and
 close), bigmsg (a good set-up, then a message header of 100000 bytes),
 cut:FILE (the metadata of the v6 FILE, then the pages of its last buffer,
 the last page of each CPU cut in half, and gone without CLOSE: a client
-that died mid-stream).
+that died mid-stream), tgids:FILE:TEXT (the metadata of the v6 FILE, no
+pages, then TEXT as its saved_tgids, backslash-n a newline, and CLOSE).
 Each waits (at most 20 s) for the listener to close, and prints what it
 was told last."""
 import socket
@@ -75,6 +76,20 @@ elif mode.startswith('cut:'):
     s.close()
     print('closed')
     sys.exit(0)
+elif mode.startswith('tgids:'):
+    name, text = mode[6:].split(':', 1)
+    d = open(name, 'rb').read()
+    ports = setup(1)
+    meta = d[:d.index(b'flyrecord\0')]
+    for i in range(0, len(meta), 8180):
+        part = meta[i:i + 8180]
+        s.sendall(struct.pack('>III', 12 + len(part), 3, 0) + part)
+    s.sendall(struct.pack('>III', 12, 4, 0))
+    socket.create_connection(('127.0.0.1', ports[0]), timeout=20).close()
+    t = text.replace('\\n', '\n').encode()
+    s.sendall(struct.pack('>III', 12 + len(t), 3, 0) + t)
+    s.sendall(struct.pack('>III', 12, 4, 0))
+    s.sendall(struct.pack('>III', 12, 0, 0))
 elif mode == 'bigmsg':
     setup()
     s.sendall(struct.pack('>III', 100000, 3, 0))

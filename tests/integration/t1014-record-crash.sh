@@ -205,6 +205,32 @@ test_expect_success 'killed before it kept the kernel symbols: restore takes thi
 	! grep tracing_mark_write text
 '
 
+test_expect_success 'killed under -O record-tgid: the restored file has the kernel'"'"'s TGIDs (a thread prints its process)' '
+	inst=$(test_instance)
+	"$TR" record -q -B "$inst" -O record-tgid -e sched:sched_process_exit -o tg.dat 2>err &
+	pid=$! &&
+	test_when_finished "kill -9 $pid 2>/dev/null || :; wait $pid 2>/dev/null || :; tr reset -B $inst 2>/dev/null || :" &&
+	test_wait_recording "$inst" &&
+	python3 -c "import os, threading
+t = threading.Thread(target=lambda: print(threading.get_native_id(), os.getpid()))
+t.start(); t.join()" >ids &&
+	read tid tgid <ids && test "$tid" != "$tgid" &&
+	# The flush that saw the thread (bounded), then one more for its pages.
+	for i in $(seq 100); do
+		grep -qx "$tid $tgid" tg.dat.spool/tgids 2>/dev/null && break
+		sleep 0.1
+	done &&
+	grep -qx "$tid $tgid" tg.dat.spool/tgids &&
+	sleep 1.5 &&
+	kill -9 $pid && { wait $pid 2>/dev/null || :; } &&
+	tr reset -B "$inst" &&
+	tr restore -q tg.dat &&
+	tr report -i tg.dat --header 2>r.err | sed "s/^$inst: //" >r.txt &&
+	test_must_be_empty r.err &&
+	test_grep "TASK-PID       TGID    CPU#" r.txt &&
+	test_grep -E "^ +[^ ]+-$tid +\( *$tgid\) \[[0-9]{3}\] .* sched_process_exit: .* pid=$tid " r.txt
+'
+
 # A --rotate recording killed while a full part was being written out (the
 # spool's cpuN.rot, and FILE.rotating), made from a killed recording's
 # spool: the windows are too short to hit with a kill.

@@ -47,6 +47,46 @@ test_expect_success 'tr record -N into tr listen: every marker once, in order, a
 	net_ends $LPID l.log
 '
 
+# thread_exit: a process whose second thread prints "TID PID" and exits
+# (its sched_process_exit names the thread: the TGID column shows the process).
+thread_exit='import os, threading
+t = threading.Thread(target=lambda: print(threading.get_native_id(), os.getpid()))
+t.start(); t.join()'
+
+test_expect_success 'tr record -N -O record-tgid into tr listen: a thread prints its process as TGID, as locally' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	start_listener l.log -d out &&
+	test_when_finished "net_stop $LPID" &&
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -O record-tgid -e sched:sched_process_exit \
+		-N 127.0.0.1:$LPORT -- python3 -c "$thread_exit" >ids &&
+	read tid pid <ids && test "$tid" != "$pid" &&
+	wait_log "ended: wrote" 1 l.log &&
+	f=$(echo out/trace.127.0.0.1:*.dat) && test -f "$f" &&
+	tr report -i "$f" --header 2>r.err | sed "s/^$inst: //" >r.txt &&
+	test_must_be_empty r.err &&
+	test_grep "TASK-PID       TGID    CPU#" r.txt &&
+	test_grep -E "^ +[^ ]+-$tid +\( *$pid\) \[[0-9]{3}\] .* sched_process_exit: .* pid=$tid " r.txt &&
+	test ! -d "$TRACEFS/instances/$inst" &&
+	net_ends $LPID l.log
+'
+
+test_expect_success 'a listener refuses bad saved_tgids with one line, and writes the file without them' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	start_listener l.log -d out --file-version 6 &&
+	test_when_finished "net_stop $LPID" &&
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -e sched:sched_process_exit -N 127.0.0.1:$LPORT \
+		sh -c "$write_marks" _ "$inst" 10 v6 &&
+	wait_log "ended: wrote" 1 l.log &&
+	mv out/*.dat v6.dat &&
+	python3 "$peer" $LPORT "tgids:v6.dat:1 2\\nx 3\\n" &&
+	wait_log "ended early (bad saved_tgids line): wrote" 1 l.log &&
+	f=$(echo out/*.dat) && test -f "$f" &&
+	tr report -i "$f" >/dev/null &&
+	net_ends $LPID l.log
+'
+
 # stamps: the timestamps of a report, one a line.
 stamps() { grep -oE " [0-9]+\.[0-9]{6}: " | tr -d ' :'; }
 
@@ -249,6 +289,29 @@ test_expect_success 'tr record -N into trace-cmd listen' '
 	marks "$f" >actual && test_cmp expect actual &&
 	trace-cmd report -i "$f" 2>/dev/null | sed -n "s/.*tracing_mark_write: //p" >tc &&
 	test_cmp expect tc
+'
+
+test_expect_success 'tr record -N -O record-tgid into trace-cmd listen: sent no saved_tgids it would refuse' '
+	command -v trace-cmd >/dev/null || exit 0
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	port=$(tc_free_port) &&
+	{ trace-cmd listen -p $port -d out >tc.log 2>&1 & } &&
+	tpid=$! &&
+	test_when_finished "kill $tpid 2>/dev/null; wait $tpid 2>/dev/null || :" &&
+	hex=$(printf "%04X" $port) &&
+	for i in $(seq 100); do
+		grep -q ":$hex 00000000:0000 0A" /proc/net/tcp && break
+		sleep 0.1
+	done &&
+	inst=$(test_instance) &&
+	tr record -q -B "$inst" -O record-tgid -e sched:sched_process_exit -N 127.0.0.1:$port \
+		-- python3 -c "$thread_exit" >ids &&
+	read tid pid <ids &&
+	f=$(echo out/trace.*.dat) && test -f "$f" &&
+	trace-cmd report -i "$f" >tc.txt 2>/dev/null &&
+	test_grep -E "sched_process_exit: .*pid=$tid " tc.txt &&
+	# A message after the metadata but CLOSE: trace-cmd warns "Message: cmd=..." and answers NOT_SUPP.
+	! grep -i "message: cmd\|not supp\|cannot understand" tc.log
 '
 
 test_expect_success 'trace-cmd record -N -t into tr listen' '

@@ -53,23 +53,38 @@ TEST(rinit_round_trip)
 	struct netmsg m;
 	const char *why = NULL;
 	uint32_t n = 0;
-	size_t len = netmsg_put_rinit(buf, ports, 3);
+	bool tg = true;
+	size_t len = netmsg_put_rinit(buf, ports, 3, false);
 
 	/* header, cpus, then "1\0" "40000\0" "65535\0" */
 	CHECK(len == 12 + 4 + 2 + 6 + 6);
 	CHECK(!memcmp(buf + 16, "1\0" "40000\0" "65535", 14));
 	CHECK(netmsg_take(buf, len, &m, &why) == (ssize_t)len);
-	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, &why));
-	CHECK(n == 3 && got[0] == 1 && got[1] == 40000 && got[2] == 65535);
+	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, &tg, &why));
+	CHECK(n == 3 && got[0] == 1 && got[1] == 40000 && got[2] == 65535 && !tg);
 	/* More CPUs than the caller has room for. */
-	CHECK(netmsg_rinit_parse(&m, got, 2, &n, &why) == -EBADMSG);
-	CHECK(netmsg_put_rinit(buf, ports, 0) == 0);
+	CHECK(netmsg_rinit_parse(&m, got, 2, &n, NULL, &why) == -EBADMSG);
+	CHECK(netmsg_put_rinit(buf, ports, 0, false) == 0);
+	/* tr listen names saved_tgids after the ports: trace-cmd reads the ports alone. */
+	len = netmsg_put_rinit(buf, ports, 3, true);
+	CHECK(len == 12 + 4 + 2 + 6 + 6 + sizeof(NETMSG_TR_TGIDS));
+	CHECK(!memcmp(buf + 30, NETMSG_TR_TGIDS, sizeof(NETMSG_TR_TGIDS)));
+	CHECK(netmsg_take(buf, len, &m, &why) == (ssize_t)len);
+	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, &tg, &why));
+	CHECK(n == 3 && got[2] == 65535 && tg);
+	/* Another listener's strings there are ignored. */
+	memcpy(buf + 30, "tr-saved-tgidz", sizeof(NETMSG_TR_TGIDS));
+	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, &tg, &why) && n == 3 && !tg);
+	/* An unterminated one too. */
+	m.data_len--;
+	memcpy(buf + 30, NETMSG_TR_TGIDS "x", sizeof(NETMSG_TR_TGIDS));
+	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, &tg, &why) && n == 3 && !tg);
 	/* vsock's ports are 32-bit: trace-cmd listen -V's are mostly above 65535. */
 	ports[1] = 70000;
 	ports[2] = 4294967294u;
-	len = netmsg_put_rinit(buf, ports, 3);
+	len = netmsg_put_rinit(buf, ports, 3, false);
 	CHECK(netmsg_take(buf, len, &m, &why) == (ssize_t)len);
-	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, &why));
+	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, NULL, &why));
 	CHECK(n == 3 && got[1] == 70000 && got[2] == 4294967294u);
 }
 
@@ -78,6 +93,28 @@ static ssize_t take_bytes(const uint8_t *b, size_t n, const char **why)
 	struct netmsg m;
 
 	return netmsg_take(b, n, &m, why);
+}
+
+TEST(tgids_checked)
+{
+	static const char *const good[] = { "", "1 1\n", "123 45\n2147483647 7\n" };
+	static const char *const bad[] = {
+		"1 1", "1  1\n", "1 1\n\n", "-1 1\n", "1 1 \n", "1\n", " 1 1\n", "1\t1\n",
+		"2147483648 1\n", "1 99999999999\n", "1 1\r\n", "a 1\n",
+	};
+	const char *why = NULL;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++)
+		CHECK(!netmsg_tgids_check(good[i], strlen(good[i]), &why));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		why = NULL;
+		CHECK(netmsg_tgids_check(bad[i], strlen(bad[i]), &why) == -EBADMSG);
+		CHECK(why && !strcmp(why, "bad saved_tgids line"));
+	}
+	/* A NUL inside is no digit. */
+	CHECK(netmsg_tgids_check("1 1\n\0 1\n", 8, &why) == -EBADMSG);
+	CHECK(netmsg_tgids_check("", NETMSG_MAX_TGIDS + 1, &why) == -EBADMSG);
+	CHECK(!strcmp(why, "saved_tgids over 64 MB"));
 }
 
 TEST(hostile_headers_refused)
@@ -154,7 +191,7 @@ TEST(rinit_ports_checked)
 		b[15] = 1;
 		memcpy(b + 16, bad[i], l);
 		CHECK(netmsg_take(b, size, &m, &why) == (ssize_t)size);
-		CHECK(netmsg_rinit_parse(&m, p, 1, &n, &why) == -EBADMSG);
+		CHECK(netmsg_rinit_parse(&m, p, 1, &n, NULL, &why) == -EBADMSG);
 	}
 }
 
@@ -281,6 +318,6 @@ TEST(vsock_addresses)
 }
 
 UNIT_MAIN(T(tinit_matches_trace_cmd), T(partial_messages_wait), T(rinit_round_trip),
-	  T(hostile_headers_refused), T(tinit_fields_checked), T(rinit_ports_checked),
+	  T(tgids_checked), T(hostile_headers_refused), T(tinit_fields_checked), T(rinit_ports_checked),
 	  T(handshake_strings), T(allow_ranges), T(host_port), T(peer_names_are_file_names),
 	  T(vsock_addresses))
