@@ -10,7 +10,7 @@
 # to a file, checks that tr --format=libtraceevent prints what trace-cmd -N
 # prints, and prints events/s, the ratios and the peak RSS of each.  The
 # ratios are of CPU time (user + system), the best and the median of RUNS
-# runs (default 5) each; with TR_OLD=BINARY another tr (an earlier build)
+# rounds (default 5; each round runs every contender once); with TR_OLD=BINARY another tr (an earlier build)
 # runs beside them, for a before and after in one run.  With --sched, records scheduler events
 # (sched_switch, sched_wakeup, sched_waking, sched_stat_runtime) while
 # "perf bench sched pipe" ping-pongs, about EVENTS of them.  With FILE,
@@ -63,35 +63,46 @@ run() {
 }
 
 runs=${RUNS:-5}
-# Warm the page cache, then take the best and the median of the runs of each.
+# Warm the page cache.
 cat "$file" >/dev/null
-# best NAME OUT CMD...: one line; NAME.cpu gets the best CPU time, NAME.med the median.
-best() {
-	local name=$1 out=$2
+# The contenders, "NAME OUT" then the command, run in turn in every round
+# (one run of each, then the next round), not each one's runs back to
+# back: this VM's CPU time drifts between batches, and a before and after
+# compared batch against batch was once inverted.
+names=() outs=() cmds=()
+add() {
+	names+=("$1") outs+=("$2")
 	shift 2
-	for ((i = 0; i < runs; i++)); do
-		run "$name" "$out" "$@"
-	done | sort -n >"$tmp/$name.runs"
+	cmds+=("$(printf '%q ' "$@")")
+}
+# tr's default text is the kernel's own; --format=libtraceevent is the text
+# trace-cmd report -N prints, so that one must be byte for byte the same.
+# out W FILE: /dev/null for the "null" runs, FILE in the temp dir for "file".
+out() { if [ "$1" = null ]; then echo /dev/null; else echo "$tmp/$2"; fi; }
+for w in null file; do
+	add trace-cmd-$w "$(out $w tc.out)" trace-cmd report -N "$file"
+	add tr-$w "$(out $w tr.out)" "$TR" report -i "$file"
+	add tr-lib-$w "$(out $w trlib.out)" "$TR" report --format=libtraceevent -i "$file"
+	if [ -n "${TR_OLD:-}" ]; then
+		add tr-old-$w "$(out $w trold.out)" "$TR_OLD" report -i "$file"
+	fi
+done
+for ((i = 0; i < runs; i++)); do
+	for k in "${!names[@]}"; do
+		eval "run ${names[k]} ${outs[k]} ${cmds[k]}" >>"$tmp/${names[k]}.runs"
+	done
+done
+# NAME.cpu gets the best CPU time, NAME.med the median; one line each.
+for name in "${names[@]}"; do
+	sort -n "$tmp/$name.runs" -o "$tmp/$name.runs"
 	read -r cpu wall rss <"$tmp/$name.runs"
 	med=$(sed -n "$(((runs + 1) / 2))p" "$tmp/$name.runs" | cut -d' ' -f1)
 	echo "$cpu" >"$tmp/$name.cpu"
 	echo "$med" >"$tmp/$name.med"
 	printf '%-24s cpu %6.3f s (median %6.3f) wall %6.3f s %7.2f M events/s (cpu) %8d KiB peak RSS\n' \
 		"$name" "$cpu" "$med" "$wall" "$(echo "$events / $cpu / 1000000" | bc -l)" "$rss"
-}
-# tr's default text is the kernel's own; --format=libtraceevent is the text
-# trace-cmd report -N prints, so that one must be byte for byte the same.
-best trace-cmd-null /dev/null trace-cmd report -N "$file"
-best tr-null /dev/null "$TR" report -i "$file"
-best tr-lib-null /dev/null "$TR" report --format=libtraceevent -i "$file"
+done
 if [ -n "${TR_OLD:-}" ]; then
-	best tr-old-null /dev/null "$TR_OLD" report -i "$file"
-fi
-best trace-cmd-file "$tmp/tc.out" trace-cmd report -N "$file"
-best tr-file "$tmp/tr.out" "$TR" report -i "$file"
-best tr-lib-file "$tmp/trlib.out" "$TR" report --format=libtraceevent -i "$file"
-if [ -n "${TR_OLD:-}" ]; then
-	best tr-old-file "$tmp/trold.out" "$TR_OLD" report -i "$file"
 	if cmp -s "$tmp/tr.out" "$tmp/trold.out"; then
 		echo "outputs: tr = TR_OLD"
 	else
