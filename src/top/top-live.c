@@ -291,13 +291,23 @@ static void op_zero(struct top_source *s)
 	pthread_mutex_unlock(&l->sink.lock);
 }
 
+static int make_echo(struct live *l);
+
 static void op_echo(struct top_source *s, bool on, enum top_field f1, uint64_t v1,
 		    enum top_field f2, uint64_t v2)
 {
 	struct live *l = (struct live *)s;
 
 	pthread_mutex_lock(&l->sink.lock);
-	top_echo_set(l->echo, on, f1, v1, f2, v2, top_model_lat_by_task(l->m));
+	/*
+	 * Made at its first use, not at start-up: reading saved_cmdlines into
+	 * a formatter took a fifth of top's start-up, for a view few open.
+	 * Without it (it could not be made) the view stays empty.
+	 */
+	if (on && !l->echo)
+		make_echo(l);
+	if (l->echo)
+		top_echo_set(l->echo, on, f1, v1, f2, v2, top_model_lat_by_task(l->m));
 	pthread_mutex_unlock(&l->sink.lock);
 }
 
@@ -307,7 +317,7 @@ static size_t op_echo_lines(struct top_source *s, char **out, size_t max)
 	size_t n;
 
 	pthread_mutex_lock(&l->sink.lock);
-	n = top_echo_lines(l->echo, out, max);
+	n = l->echo ? top_echo_lines(l->echo, out, max) : 0;
 	pthread_mutex_unlock(&l->sink.lock);
 	return n;
 }
@@ -594,7 +604,6 @@ int top_live_run(const struct top_opts *o)
 		session_sink_attach(&l.sink, l.sess);
 		l.nown = session_own_pids(l.sess, l.own, MAX_OWN);
 		l.own_filter = session_own_filter(l.sess);
-		r = make_echo(&l);
 	}
 	/* What -e asked for (with its -f filters), and what the first view needs. */
 	if (!r && o->events && o->events->n) {
