@@ -169,7 +169,7 @@ int rec_ncpus(const struct rec *r);
 uint32_t rec_page_size(const struct rec *r);
 /* The sub-buffer layout of the running kernel (header_page), for page.h's parser. */
 const struct tfile_layout *rec_layout(const struct rec *r);
-/* The reader threads' ids (one per CPU read), for common_pid filters. */
+/* The reader threads' ids (one per CPU read) and the spool's kallsyms thread's, for common_pid filters. */
 size_t rec_tids(const struct rec *r, pid_t *tids, size_t max);
 /*
  * A file sink: stop when the readers have written bytes of page data in

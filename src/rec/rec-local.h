@@ -87,17 +87,20 @@ struct rec {
 	 */
 	struct tfw_meta *meta;
 	/*
-	 * meta.dat written without kallsyms (rec_spool_meta(), defer): the
-	 * thread rec_spool_kallsyms_start() runs once tracing is on adds them
-	 * to meta and writes meta.dat again.  Until rec_spool_kallsyms_wait()
-	 * joins it, meta is the thread's alone.
+	 * meta.dat written without kallsyms (rec_spool_meta(), defer): a
+	 * thread rec_open() starts for a spool (rec_ksyms_main()), so that its
+	 * tid is among the readers' tr filters out, waits for go (r->lock,
+	 * r->cond); let go by rec_spool_kallsyms_start() once tracing is on,
+	 * it adds them to meta and writes meta.dat again.  Until
+	 * rec_spool_kallsyms_wait() joins it, meta is the thread's alone.
 	 */
 	struct spool_ksyms {
 		char *dir, *inst_name;
 		struct tfw_opt *extra;	/* copies of rec_spool_meta()'s */
 		size_t nextra;
 		pthread_t thread;
-		bool pending, running;
+		pid_t tid;
+		bool running, go, pending;
 		int err;
 		unsigned delay_ms;	/* TR_DELAY_KALLSYMS (tests) */
 	} ksyms;
@@ -110,6 +113,14 @@ struct rec {
 };
 
 
+/*
+ * The header of what set_event enables in instance in, for recorder r's
+ * CPUs and sub-buffer size, version 6 (the spool's meta.dat, -N's
+ * metadata); without kallsyms when no_kallsyms.  0 or -errno (reported).
+ */
+int rec_gather_meta(struct rec *r, struct tfs_inst *in, bool no_kallsyms, struct tfw_meta *m);
+/* The spool's kallsyms thread (struct spool_ksyms), in rec-spool.c. */
+void *rec_ksyms_main(void *arg);
 void rec_notify(int fd);
 /* Write what the mapped reader has gathered (it was reserved already). */
 int rec_stage_flush(struct reader *rd);

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "net.h"
+#include "rec-local.h"
 #include "rec.h"
 #include "tfs.h"
 #include "tfw.h"
@@ -40,27 +41,13 @@ int rec_net_meta(struct rec *r, struct tfs_inst *in, const struct tfw_opt *extra
 		 void **buf, size_t *len, bool *tgid)
 {
 	struct tfw_meta m;
-	struct strv events = { 0 };
 	struct tfw_src *none;
 	struct tfw_result res;
-	char *set = NULL;
 	int fd, e;
 
-	if (!tfs_read(in, "set_event", &set)) {
-		char *save = NULL;
-
-		for (char *l = strtok_r(set, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-			strv_push(&events, l);
-		free(set);
-	}
-	e = tfw_meta_gather(&m, in, &events);
-	strv_free(&events);
+	e = rec_gather_meta(r, in, false, &m);
 	if (e)
 		return e;
-	if (m.cpus < rec_ncpus(r))
-		m.cpus = rec_ncpus(r);
-	m.page_size = rec_page_size(r);
-	m.version = 6;
 	if (tgid)
 		*tgid = tfw_meta_has_text_option(&m, "record-tgid");
 	for (size_t i = 0; i < nextra; i++)

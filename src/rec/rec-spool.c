@@ -207,31 +207,42 @@ static int write_meta(const char *inst_name, const char *dir, struct tfw_meta *m
 	return e;
 }
 
-int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const struct tfw_opt *extra,
-		   size_t nextra, bool defer)
+int rec_gather_meta(struct rec *r, struct tfs_inst *in, bool no_kallsyms, struct tfw_meta *m)
 {
-	struct strv all = { 0 };
-	struct tfw_meta m;
+	struct strv events = { 0 };
 	char *set = NULL;
 	int e;
 
-	if (r->meta)
-		defer = false;
 	if (!tfs_read(in, "set_event", &set)) {
 		char *save = NULL;
 
 		for (char *l = strtok_r(set, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
-			strv_push(&all, l);
+			strv_push(&events, l);
 		free(set);
 	}
-	e = defer ? tfw_meta_gather_partial(&m, in, &all) : tfw_meta_gather(&m, in, &all);
-	strv_free(&all);
+	e = no_kallsyms ? tfw_meta_gather_partial(m, in, &events) : tfw_meta_gather(m, in, &events);
+	strv_free(&events);
 	if (e)
 		return e;
-	if (m.cpus < rec_ncpus(r))
-		m.cpus = rec_ncpus(r);
-	m.page_size = rec_page_size(r);
-	m.version = 6;
+	if (m->cpus < rec_ncpus(r))
+		m->cpus = rec_ncpus(r);
+	m->page_size = rec_page_size(r);
+	m->version = 6;
+	return 0;
+}
+
+int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const struct tfw_opt *extra,
+		   size_t nextra, bool defer)
+{
+	struct tfw_meta m;
+	int e;
+
+	/* Deferred only to the thread rec_open() started for a spool. */
+	if (r->meta || !r->ksyms.running)
+		defer = false;
+	e = rec_gather_meta(r, in, defer, &m);
+	if (e)
+		return e;
 	e = write_meta(in->name, dir, &m, extra, nextra);
 	/* Kernel symbols are most of it: a file system short of room goes without. */
 	if (e == -ENOSPC && m.kallsyms.len) {
@@ -290,11 +301,22 @@ int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const st
 	return e;
 }
 
-static void *ksyms_thread(void *arg)
+void *rec_ksyms_main(void *arg)
 {
 	struct rec *r = arg;
 	struct spool_ksyms *k = &r->ksyms;
+	bool work;
 
+	/* Its tid goes into tr's own-pid filter with the readers' (rec_tids()). */
+	pthread_mutex_lock(&r->lock);
+	k->tid = gettid();
+	pthread_cond_broadcast(&r->cond);
+	while (!k->go)
+		pthread_cond_wait(&r->cond, &r->lock);
+	work = k->pending;
+	pthread_mutex_unlock(&r->lock);
+	if (!work)
+		return NULL;
 	/* TR_DELAY_KALLSYMS=MS, for tests: a crash before they are kept. */
 	if (k->delay_ms)
 		usleep(k->delay_ms * 1000u);
@@ -306,25 +328,31 @@ static void *ksyms_thread(void *arg)
 	return NULL;
 }
 
+/* Let the thread go: to its work if rec_spool_meta() left it some, else to its end. */
+static void ksyms_go(struct rec *r, bool work)
+{
+	pthread_mutex_lock(&r->lock);
+	if (!work)
+		r->ksyms.pending = false;
+	r->ksyms.go = true;
+	pthread_cond_broadcast(&r->cond);
+	pthread_mutex_unlock(&r->lock);
+}
+
 void rec_spool_kallsyms_start(struct rec *r)
 {
-	struct spool_ksyms *k = &r->ksyms;
-
-	if (!k->pending || k->running)
-		return;
-	k->pending = false;
-	if (pthread_create(&k->thread, NULL, ksyms_thread, r))
-		ksyms_thread(r);	/* no thread: the same work, here */
-	else
-		k->running = true;
+	if (r->ksyms.running)
+		ksyms_go(r, true);
 }
 
 void rec_spool_kallsyms_cancel(struct rec *r)
 {
 	struct spool_ksyms *k = &r->ksyms;
 
-	if (k->running)
+	if (k->running) {
+		ksyms_go(r, false);
 		pthread_join(k->thread, NULL);
+	}
 	for (size_t i = 0; i < k->nextra; i++)
 		free(k->extra[i].data.data);
 	free(k->extra);
@@ -337,7 +365,7 @@ int rec_spool_kallsyms_wait(struct rec *r)
 {
 	int e;
 
-	/* Never started (the session ended first): done now, so the file has them. */
+	/* Never let go (the session ended first): its work now, so the file has them. */
 	rec_spool_kallsyms_start(r);
 	if (r->ksyms.running)
 		pthread_join(r->ksyms.thread, NULL);

@@ -1074,9 +1074,12 @@ int rec_open(const struct rec_opts *o, struct rec **out)
 		}
 		r->rd[i].running = true;
 	}
+	/* A spool's kallsyms are read on a thread once tracing is on (rec_spool_meta()). */
+	if (!e && o->spool && !pthread_create(&r->ksyms.thread, NULL, rec_ksyms_main, r))
+		r->ksyms.running = true;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_mutex_lock(&r->lock);
-	while (!e && r->ready < n)
+	while (!e && (r->ready < n || (r->ksyms.running && !r->ksyms.tid)))
 		pthread_cond_wait(&r->cond, &r->lock);
 	pthread_mutex_unlock(&r->lock);
 	if (e) {
@@ -1155,6 +1158,8 @@ size_t rec_tids(const struct rec *r, pid_t *tids, size_t max)
 
 	for (int i = 0; i < r->nreaders && n < max; i++)
 		tids[n++] = r->rd[i].tid;
+	if (r->ksyms.running && n < max)
+		tids[n++] = r->ksyms.tid;
 	return n;
 }
 
@@ -1281,6 +1286,7 @@ void rec_free(struct rec *r)
 	r->quit = true;
 	pthread_cond_broadcast(&r->cond);
 	pthread_mutex_unlock(&r->lock);
+	rec_spool_kallsyms_cancel(r);
 	if (r->go)
 		rec_stop(r);
 	rec_rot_stop(r);
@@ -1313,7 +1319,6 @@ void rec_free(struct rec *r)
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->cond);
 	pthread_cond_destroy(&r->rot_cond);
-	rec_spool_kallsyms_cancel(r);
 	if (r->meta)
 		tfw_meta_free(r->meta);
 	free(r->meta);

@@ -83,15 +83,18 @@ test_expect_success '--duration ends the recording and a command still running' 
 
 test_expect_success 'the recorder filters out its own threads' '
 	inst=$(test_instance)
-	"$TR" record -q -B "$inst" -e syscalls:sys_enter_splice -e syscalls:sys_enter_poll \
-		-e syscalls:sys_enter_read -o self.dat &
+	# The spool'"'"'s kallsyms thread reads /proc/kallsyms once tracing is on:
+	# held back 200 ms, it is alive when its tid is listed, and reads while
+	# the events are recorded.
+	TR_DELAY_KALLSYMS=200 "$TR" record -q -B "$inst" -e syscalls:sys_enter_splice \
+		-e syscalls:sys_enter_poll -e syscalls:sys_enter_read -o self.dat &
 	pid=$!
 	test_when_finished "kill -INT $pid 2>/dev/null || :; wait $pid 2>/dev/null || :"
 	test_wait_recording "$inst" &&
 	ls /proc/$pid/task >tids &&
 	test $(wc -l <tids) -ge 2 &&
 	grep -q "common_pid != $pid" "$TRACEFS/instances/$inst/events/syscalls/sys_enter_read/filter" &&
-	sleep 0.3 &&
+	sleep 0.6 &&
 	kill -INT $pid && wait $pid &&
 	if command -v trace-cmd >/dev/null; then
 		trace-cmd report -i self.dat >out 2>/dev/null
