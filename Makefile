@@ -80,9 +80,11 @@ build/asan/%.o: src/%.c $(HEADERS)
 	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -c -o $@ $<
 
 unit: $(UNIT_BINS)
-build/unit/%: tests/unit/%.c tests/unit/unit.h $(ASAN_LIB)
+# Each unit test with the fixtures they share (tests/unit/fixtures.h).
+UNIT_FIX := tests/unit/fixtures.c
+build/unit/%: tests/unit/%.c tests/unit/unit.h tests/unit/fixtures.h $(UNIT_FIX) $(ASAN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit $(PRIV_INC) -o $@ $< $(ASAN_LIB) $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) $(SAN_FLAGS) -Itests/unit $(PRIV_INC) -o $@ $< $(UNIT_FIX) $(ASAN_LIB) $(PKG_LIBS)
 
 # The fuzz targets (tests/fuzz/fuzz-*.c) three ways: linked with libFuzzer
 # by clang for `make fuzz`; and, for `make check`'s replay of the

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "fmt.h"
+#include "fixtures.h"
 #include "unit.h"
 
 /* libtraceevent leaks what it had allocated for a format that fails to parse. */
@@ -13,17 +14,11 @@ const char *__lsan_default_suppressions(void)
 	return "leak:libtraceevent.so\n";
 }
 
-#define COMMON                                                                                \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"                  \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"                  \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"          \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-
-static const char good[] = "demo\nname: good\nID: 900\nformat:\n" COMMON
+static const char good[] = "demo\nname: good\nID: 900\nformat:\n" FX_COMMON
 			   "\tfield:int v;\toffset:8;\tsize:4;\tsigned:1;\n\n"
 			   "print fmt: \"v=%d\", REC->v\n";
 /* The fields parse; the print fmt calls a function libtraceevent does not know. */
-static const char bad_print[] = "demo\nname: badprint\nID: 901\nformat:\n" COMMON
+static const char bad_print[] = "demo\nname: badprint\nID: 901\nformat:\n" FX_COMMON
 				"\tfield:int v;\toffset:8;\tsize:4;\tsigned:1;\n\n"
 				"print fmt: \"v=%s\", __no_such_helper(REC->v, ((\n";
 /* Not a format at all. */

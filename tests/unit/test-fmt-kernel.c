@@ -12,13 +12,8 @@
 
 #include "fmt-kernel.h"
 #include "fmt-kernel-local.h"	/* what a program compiled to: quick, memo, fast */
+#include "fixtures.h"
 #include "unit.h"
-
-#define COMMON                                                                              \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"              \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"              \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"      \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 
 /*
  * libtraceevent 1.7.1 leaks a little when it refuses a format (maple_tree's,
@@ -125,16 +120,13 @@ static uint64_t rec_ts = 2000000000ULL;
  */
 static char *print_ret(const char *sys, const char *text, struct rec *r, int *ret)
 {
-	struct tep_handle *tep = tep_alloc();
+	struct tep_handle *tep = fx_tep_new();
 	struct tep_event *e;
 	struct kprog *p;
 	struct fmt_line out = { 0 };
 	char *s;
 	int rc;
 
-	tep_set_long_size(tep, 8);
-	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
 	if (tep_parse_event(tep, text, strlen(text), sys)) {
 		/* libtraceevent cannot parse all formats: the printer does not need it to. */
 	}
@@ -173,7 +165,7 @@ static char *print(const char *text, struct rec *r)
 /* ---- numbers ---- */
 
 static const char fmt_nums[] =
-	"name: nums\nID: 100\nformat:\n" COMMON
+	"name: nums\nID: 100\nformat:\n" FX_COMMON
 	"\tfield:int i;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:unsigned int u;\toffset:12;\tsize:4;\tsigned:0;\n"
 	"\tfield:long l;\toffset:16;\tsize:8;\tsigned:1;\n"
@@ -230,7 +222,7 @@ TEST(kernel_number_rules)
 /* ---- strings ---- */
 
 static const char fmt_strs[] =
-	"name: strs\nID: 101\nformat:\n" COMMON
+	"name: strs\nID: 101\nformat:\n" FX_COMMON
 	"\tfield:char comm[8];\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:__data_loc char[] msg;\toffset:16;\tsize:4;\tsigned:0;\n"
 	"\tfield:const char * ks;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -262,7 +254,7 @@ TEST(strings)
 /* ---- pointers and symbols ---- */
 
 static const char fmt_ptrs[] =
-	"name: ptrs\nID: 102\nformat:\n" COMMON
+	"name: ptrs\nID: 102\nformat:\n" FX_COMMON
 	"\tfield:void * ptr;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:void * z;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned long ip;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -299,7 +291,7 @@ TEST(pointers_and_symbols)
 /* ---- network addresses, uuids, macs ---- */
 
 static const char fmt_net[] =
-	"name: net\nID: 103\nformat:\n" COMMON
+	"name: net\nID: 103\nformat:\n" FX_COMMON
 	"\tfield:__u8 saddr[4];\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:__u8 v6[16];\toffset:12;\tsize:16;\tsigned:0;\n"
 	"\tfield:__u8 mapped[16];\toffset:28;\tsize:16;\tsigned:0;\n"
@@ -347,7 +339,7 @@ TEST(network_and_ids)
 /* ---- flags and symbols ---- */
 
 static const char fmt_flags[] =
-	"name: flags\nID: 104\nformat:\n" COMMON
+	"name: flags\nID: 104\nformat:\n" FX_COMMON
 	"\tfield:unsigned long flags;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:int mode;\toffset:16;\tsize:4;\tsigned:1;\n"
 	"\tfield:unsigned int state;\toffset:20;\tsize:4;\tsigned:0;\n\n"
@@ -362,7 +354,7 @@ static const char fmt_flags[] =
 	"__print_symbolic(REC->state - 8, { -1, \"minus one\" }, { 0, NULL })\n";
 
 static const char fmt_unknown_const[] =
-	"name: unk\nID: 105\nformat:\n" COMMON
+	"name: unk\nID: 105\nformat:\n" FX_COMMON
 	"\tfield:int mode;\toffset:8;\tsize:4;\tsigned:1;\n\n"
 	"print fmt: \"mode=%s\", __print_symbolic(REC->mode, { 1, \"one\" }, "
 	"{ NO_SUCH_CONSTANT, \"what\" })\n";
@@ -392,7 +384,7 @@ TEST(flags_and_symbols)
 /* ---- hex, arrays, bitmasks ---- */
 
 static const char fmt_arrays[] =
-	"name: arrays\nID: 106\nformat:\n" COMMON
+	"name: arrays\nID: 106\nformat:\n" FX_COMMON
 	"\tfield:__data_loc u8[] buf;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:__data_loc u32[] arr;\toffset:12;\tsize:4;\tsigned:0;\n"
 	"\tfield:__data_loc unsigned long[] mask;\toffset:16;\tsize:4;\tsigned:0;\n"
@@ -421,29 +413,8 @@ TEST(hex_arrays_bitmasks)
 
 /* ---- expressions ---- */
 
-static const char fmt_switch[] =
-	"name: sched_switch\nID: 107\nformat:\n" COMMON
-	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s "
-	"next_pid=%d next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio, "
-	"(REC->prev_state & ((((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | "
-	"0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) - 1)) ? __print_flags(REC->prev_state "
-	"& ((((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00000010 | "
-	"0x00000020 | 0x00000040) + 1) << 1) - 1), \"|\", { 0x00000001, \"S\" }, { 0x00000002, "
-	"\"D\" }, { 0x00000004, \"T\" }, { 0x00000008, \"t\" }, { 0x00000010, \"X\" }, { "
-	"0x00000020, \"Z\" }, { 0x00000040, \"P\" }, { 0x00000080, \"I\" }) : \"R\", "
-	"REC->prev_state & (((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | "
-	"0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) ? \"+\" : \"\", REC->next_comm, "
-	"REC->next_pid, REC->next_prio\n";
-
 static const char fmt_expr[] =
-	"name: expr\nID: 108\nformat:\n" COMMON
+	"name: expr\nID: 108\nformat:\n" FX_COMMON
 	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:int a;\toffset:12;\tsize:4;\tsigned:1;\n"
 	"\tfield:unsigned long pfn;\toffset:16;\tsize:8;\tsigned:0;\n"
@@ -473,15 +444,15 @@ TEST(expressions)
 	put_bytes(&r, 40, "sleep", 6);
 	put(&r, 56, 99, 4);
 	put(&r, 60, 120, 4);
-	CHECK_OWNED(print(fmt_switch, &r),
+	CHECK_OWNED(print(fx_sched_switch, &r),
 		    "prev_comm=bash prev_pid=1234 prev_prio=120 prev_state=R ==> next_comm=sleep "
 		    "next_pid=99 next_prio=120");
 	put(&r, 32, 0x100, 8);		/* TASK_REPORT_MAX: preempted */
-	CHECK_OWNED(print(fmt_switch, &r),
+	CHECK_OWNED(print(fx_sched_switch, &r),
 		    "prev_comm=bash prev_pid=1234 prev_prio=120 prev_state=R+ ==> next_comm=sleep "
 		    "next_pid=99 next_prio=120");
 	put(&r, 32, 0x82, 8);
-	CHECK_OWNED(print(fmt_switch, &r),
+	CHECK_OWNED(print(fx_sched_switch, &r),
 		    "prev_comm=bash prev_pid=1234 prev_prio=120 prev_state=D|I ==> next_comm=sleep "
 		    "next_pid=99 next_prio=120");
 
@@ -509,7 +480,7 @@ TEST(expressions)
 /* ---- events the kernel prints with functions of their own ---- */
 
 static const char fmt_sys_enter[] =
-	"name: sys_enter_openat\nID: 200\nformat:\n" COMMON
+	"name: sys_enter_openat\nID: 200\nformat:\n" FX_COMMON
 	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:int dfd;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -520,14 +491,14 @@ static const char fmt_sys_enter[] =
 	"((unsigned long)(REC->flags)), ((unsigned long)(REC->mode))\n";
 
 static const char fmt_sys_exit[] =
-	"name: sys_exit_openat\nID: 201\nformat:\n" COMMON
+	"name: sys_exit_openat\nID: 201\nformat:\n" FX_COMMON
 	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
 	"print fmt: \"0x%lx\", REC->ret\n";
 
 /* Argument types as the syscall metadata spells them (sys_execve's, sys_set_robust_list's). */
 static const char fmt_sys_types[] =
-	"name: sys_enter_typed\nID: 202\nformat:\n" COMMON
+	"name: sys_enter_typed\nID: 202\nformat:\n" FX_COMMON
 	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:const char *const * argv;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:struct robust_list_head * * head;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -536,20 +507,14 @@ static const char fmt_sys_types[] =
 	"((unsigned long)(REC->argv)), ((unsigned long)(REC->head)), "
 	"((unsigned long)(REC->fd))\n";
 
-static const char fmt_print[] =
-	"name: print\nID: 5\nformat:\n" COMMON
-	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:0;\n\n"
-	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
-
 static const char fmt_raw[] =
-	"name: raw_data\nID: 19\nformat:\n" COMMON
+	"name: raw_data\nID: 19\nformat:\n" FX_COMMON
 	"\tfield:unsigned int id;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:char buf[];\toffset:12;\tsize:0;\tsigned:0;\n\n"
 	"print fmt: \"id:%04x %08x\", REC->id, (int)REC->buf[0]\n";
 
 static const char fmt_stack[] =
-	"name: kernel_stack\nID: 4\nformat:\n" COMMON
+	"name: kernel_stack\nID: 4\nformat:\n" FX_COMMON
 	"\tfield:int size;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n"
 	"print fmt: \"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1]\n";
@@ -583,7 +548,7 @@ TEST(kernel_output_functions)
 	put(&r, 8, 0xffffffff81300000ULL + 0x40, 8);
 	put_bytes(&r, 16, "hello\n\0\0", 8);
 	/* The write's own newline ends the kernel's line: it is not the text's. */
-	CHECK_OWNED(print_ret("ftrace", fmt_print, &r, &ret), "tracing_mark_write: hello");
+	CHECK_OWNED(print_ret("ftrace", fx_print, &r, &ret), "tracing_mark_write: hello");
 	CHECK(ret == KPROG_LINE);
 	r = (struct rec){ 0 };
 	put(&r, 8, 0x2a, 4);
@@ -599,7 +564,7 @@ TEST(kernel_output_functions)
 }
 
 static const char fmt_uprobe[] =
-	"name: args\nID: 300\nformat:\n" COMMON
+	"name: args\nID: 300\nformat:\n" FX_COMMON
 	"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:s32 x;\toffset:16;\tsize:4;\tsigned:1;\n"
 	"\tfield:s16 neg;\toffset:20;\tsize:2;\tsigned:1;\n"
@@ -609,7 +574,7 @@ static const char fmt_uprobe[] =
 	"REC->neg, REC->hex, __get_str(name)\n";
 
 static const char fmt_uretprobe[] =
-	"name: ret\nID: 301\nformat:\n" COMMON
+	"name: ret\nID: 301\nformat:\n" FX_COMMON
 	"\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:s32 rv;\toffset:24;\tsize:4;\tsigned:1;\n\n"
@@ -658,7 +623,7 @@ TEST(probes)
 /* ---- the latency tracers' samples (trace_output.c's printers, not the print fmts) ---- */
 
 static const char fmt_hwlat[] =
-	"name: hwlat\nID: 13\nformat:\n" COMMON
+	"name: hwlat\nID: 13\nformat:\n" FX_COMMON
 	"\tfield:u64 duration;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:u64 outer_duration;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:u64 nmi_total_ts;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -672,7 +637,7 @@ static const char fmt_hwlat[] =
 	"REC->outer_duration, REC->count, REC->nmi_total_ts, REC->nmi_count\n";
 
 static const char fmt_osnoise[] =
-	"name: osnoise\nID: 14\nformat:\n" COMMON
+	"name: osnoise\nID: 14\nformat:\n" FX_COMMON
 	"\tfield:u64 noise;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:u64 runtime;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:u64 max_sample;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -686,7 +651,7 @@ static const char fmt_osnoise[] =
 	"REC->softirq_count, REC->thread_count\n";
 
 static const char fmt_timerlat[] =
-	"name: timerlat\nID: 15\nformat:\n" COMMON
+	"name: timerlat\nID: 15\nformat:\n" FX_COMMON
 	"\tfield:unsigned int seqnum;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:int context;\toffset:12;\tsize:4;\tsigned:1;\n"
 	"\tfield:u64 timer_latency;\toffset:16;\tsize:8;\tsigned:0;\n\n"
@@ -737,7 +702,7 @@ TEST(latency_tracer_samples)
 /* ---- the branch tracer, mmiotrace and the blk tracer (their own printers) ---- */
 
 static const char fmt_branch[] =
-	"name: branch\nID: 9\nformat:\n" COMMON
+	"name: branch\nID: 9\nformat:\n" FX_COMMON
 	"\tfield:unsigned int line;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:char func[31];\toffset:12;\tsize:31;\tsigned:0;\n"
 	"\tfield:char file[21];\toffset:43;\tsize:21;\tsigned:0;\n"
@@ -747,7 +712,7 @@ static const char fmt_branch[] =
 	"REC->constant ? \" CONSTANT\" : \"\"\n";
 
 static const char fmt_mmio_rw[] =
-	"name: mmiotrace_rw\nID: 7\nformat:\n" COMMON
+	"name: mmiotrace_rw\nID: 7\nformat:\n" FX_COMMON
 	"\tfield:resource_size_t phys;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned long value;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned long pc;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -758,7 +723,7 @@ static const char fmt_mmio_rw[] =
 	"REC->map_id, REC->opcode, REC->width\n";
 
 static const char fmt_mmio_map[] =
-	"name: mmiotrace_map\nID: 8\nformat:\n" COMMON
+	"name: mmiotrace_map\nID: 8\nformat:\n" FX_COMMON
 	"\tfield:resource_size_t phys;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned long virt;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned long len;\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -824,10 +789,10 @@ TEST(branch_and_mmiotrace)
 	put(&r, 8, 0xffffffff81300010ULL, 8);
 	put_bytes(&r, 16, "hello\n", 7);
 	env.mmiotrace = true;
-	CHECK_OWNED(print_ret("ftrace", fmt_print, &r, &ret), "MARK 1234.567892 hello");
+	CHECK_OWNED(print_ret("ftrace", fx_print, &r, &ret), "MARK 1234.567892 hello");
 	CHECK(ret == 1);
 	env.mmiotrace = false;
-	CHECK_OWNED(print_ret("ftrace", fmt_print, &r, NULL), "tracing_mark_write: hello");
+	CHECK_OWNED(print_ret("ftrace", fx_print, &r, NULL), "tracing_mark_write: hello");
 	rec_ts = 2000000000ULL;
 }
 
@@ -924,14 +889,14 @@ TEST(blk_tracer_records)
 /* ---- what libtraceevent cannot parse ---- */
 
 static const char fmt_maple[] =
-	"name: ma_read\nID: 400\nformat:\n" COMMON
+	"name: ma_read\nID: 400\nformat:\n" FX_COMMON
 	"\tfield:const char * fn;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned long min;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:void * node;\toffset:24;\tsize:8;\tsigned:0;\n\n"
 	"print fmt: \"%s\tNode: %p (%lu)\", REC->fn, (void *) REC->node, (unsigned long) REC->min\n";
 
 static const char fmt_kvm[] =
-	"name: kvm_inj_exception\nID: 401\nformat:\n" COMMON
+	"name: kvm_inj_exception\nID: 401\nformat:\n" FX_COMMON
 	"\tfield:u8 exception;\toffset:8;\tsize:1;\tsigned:0;\n"
 	"\tfield:bool has_error;\toffset:9;\tsize:1;\tsigned:0;\n"
 	"\tfield:u32 error_code;\toffset:12;\tsize:4;\tsigned:0;\n\n"
@@ -941,7 +906,7 @@ static const char fmt_kvm[] =
 
 /* 6.1 writes a format's "\n" as a newline: the line goes on after it. */
 static const char fmt_newline[] =
-	"name: exit_mmap\nID: 402\nformat:\n" COMMON
+	"name: exit_mmap\nID: 402\nformat:\n" FX_COMMON
 	"\tfield:void * mt;\toffset:8;\tsize:8;\tsigned:0;\n\n"
 	"print fmt: \"mt_mod %p, DESTROY\n\", REC->mt\n";
 
@@ -955,7 +920,7 @@ TEST(formats_with_newlines)
 }
 
 static const char fmt_mc[] =
-	"name: mc_event\nID: 403\nformat:\n" COMMON
+	"name: mc_event\nID: 403\nformat:\n" FX_COMMON
 	"\tfield:unsigned int error_type;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:u16 error_count;\toffset:12;\tsize:2;\tsigned:0;\n\n"
 	"print fmt: \"%d %s error%s\", REC->error_count, mc_event_error_type(REC->error_type), "
@@ -993,7 +958,7 @@ TEST(deep_nesting_refused)
 	 * stack overflow.  libtraceevent gets the shallow format (fmt-check keeps
 	 * deep ones from it); the printer compiles the deep one.
 	 */
-	static const char head[] = "name: deep\nID: 100\nformat:\n" COMMON
+	static const char head[] = "name: deep\nID: 100\nformat:\n" FX_COMMON
 				   "\tfield:int i;\toffset:8;\tsize:4;\tsigned:1;\n\nprint fmt: \"%d\", ";
 	enum { N = 100000 };
 	char *text = malloc(sizeof(head) + 2 * N + 16), *p;
@@ -1031,7 +996,7 @@ TEST(deep_nesting_refused)
  * "+" bit is TASK_REPORT_MAX's (0x100) by the same arithmetic.
  */
 static const char fmt_switch_old[] =
-	"name: sched_switch\nID: 110\nformat:\n" COMMON
+	"name: sched_switch\nID: 110\nformat:\n" FX_COMMON
 	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
@@ -1054,7 +1019,7 @@ static const char fmt_switch_old[] =
  * mask is another field), and the cpu's width comes from the record.
  */
 static const char fmt_switch_odd[] =
-	"name: sched_switch\nID: 111\nformat:\n" COMMON
+	"name: sched_switch\nID: 111\nformat:\n" FX_COMMON
 	"\tfield:long prev_state;\toffset:8;\tsize:8;\tsigned:1;\n"
 	"\tfield:int mask;\toffset:16;\tsize:4;\tsigned:1;\n"
 	"\tfield:int cpu;\toffset:20;\tsize:4;\tsigned:1;\n\n"
@@ -1063,7 +1028,7 @@ static const char fmt_switch_odd[] =
 	"REC->mask, REC->cpu\n";
 
 static const char fmt_wakeup[] =
-	"name: sched_wakeup\nID: 112\nformat:\n" COMMON
+	"name: sched_wakeup\nID: 112\nformat:\n" FX_COMMON
 	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
@@ -1072,12 +1037,12 @@ static const char fmt_wakeup[] =
 	"REC->target_cpu\n";
 
 static const char fmt_high_flags[] =
-	"name: high_flags\nID: 114\nformat:\n" COMMON
+	"name: high_flags\nID: 114\nformat:\n" FX_COMMON
 	"\tfield:unsigned long flags;\toffset:8;\tsize:8;\tsigned:0;\n\n"
 	"print fmt: \"flags=%s\", __print_flags(REC->flags, \"|\", { 2, \"TWO\" })\n";
 
 static const char fmt_runtime[] =
-	"name: sched_stat_runtime\nID: 113\nformat:\n" COMMON
+	"name: sched_stat_runtime\nID: 113\nformat:\n" FX_COMMON
 	"\tfield:__data_loc char[] comm;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
 	"\tfield:u64 runtime;\toffset:16;\tsize:8;\tsigned:0;\n\n"
@@ -1095,10 +1060,7 @@ static bool prog_open(struct prog *g, const char *text)
 {
 	struct tep_event *e;
 
-	g->tep = tep_alloc();
-	tep_set_long_size(g->tep, 8);
-	tep_set_file_bigendian(g->tep, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(g->tep, TEP_LITTLE_ENDIAN);
+	g->tep = fx_tep_new();
 	tep_parse_event(g->tep, text, strlen(text), "sched");
 	e = tep_get_first_event(g->tep);
 	env.tep = g->tep;
@@ -1157,7 +1119,7 @@ TEST(memos_and_quick_lines)
 	struct rec r;
 	char want[256];
 
-	CHECK(prog_open(&g, fmt_switch));
+	CHECK(prog_open(&g, fx_sched_switch));
 	if (!g.p)
 		return;
 	/* The comms and numbers quick, both state conversions with a memo: a line in place. */
@@ -1300,7 +1262,7 @@ TEST(short_records_fail_cleanly)
 {
 	/* Each record is cut short: no read past it (ASan), and no output. */
 	const char *fmts[] = { fmt_nums, fmt_strs, fmt_ptrs, fmt_net, fmt_flags, fmt_arrays,
-			       fmt_switch, fmt_expr, fmt_hwlat, fmt_osnoise, fmt_timerlat,
+			       fx_sched_switch, fmt_expr, fmt_hwlat, fmt_osnoise, fmt_timerlat,
 			       fmt_branch, fmt_mmio_rw, fmt_mmio_map };
 
 	for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++) {
@@ -1354,7 +1316,7 @@ TEST(syscall_types_under_verbose)
 
 /* An hrtimer_start record and a syscall's with a string pointer, for the fields option. */
 static const char fmt_timer_fields[] =
-	"name: hrtimer_start\nID: 300\nformat:\n" COMMON
+	"name: hrtimer_start\nID: 300\nformat:\n" FX_COMMON
 	"\tfield:void * hrtimer;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:void * function;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:s64 expires;\toffset:24;\tsize:8;\tsigned:1;\n"
@@ -1363,7 +1325,7 @@ static const char fmt_timer_fields[] =
 	"print fmt: \"hrtimer=%p function=%ps\", REC->hrtimer, REC->function\n";
 
 static const char fmt_str_fields[] =
-	"name: sys_enter_mkdir\nID: 301\nformat:\n" COMMON
+	"name: sys_enter_mkdir\nID: 301\nformat:\n" FX_COMMON
 	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:const char * pathname;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:char * ks;\toffset:24;\tsize:8;\tsigned:0;\n\n"
@@ -1372,14 +1334,11 @@ static const char fmt_str_fields[] =
 /* fmt_kfields() on rec, under the event of text (system sys). */
 static char *fields_text(const char *sys, const char *text, struct rec *r)
 {
-	struct tep_handle *tep = tep_alloc();
+	struct tep_handle *tep = fx_tep_new();
 	struct tep_event *e;
 	struct fmt_line out = { 0 };
 	char *s;
 
-	tep_set_long_size(tep, 8);
-	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
 	CHECK(tep_parse_event(tep, text, strlen(text), sys) == 0);
 	e = tep_get_first_event(tep);
 	env.tep = tep;

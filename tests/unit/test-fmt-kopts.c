@@ -13,16 +13,11 @@
 #include <event-parse.h>
 
 #include "fmt-local.h"
+#include "fixtures.h"
 #include "unit.h"
 
-#define COMMON                                                                              \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"              \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"              \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"      \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-
 static const char fmt_kinds[] =
-	"name: kinds\nID: 10\nformat:\n" COMMON
+	"name: kinds\nID: 10\nformat:\n" FX_COMMON
 	"\tfield:int neg;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:unsigned long big;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:char name[8];\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -35,28 +30,17 @@ static const char fmt_kinds[] =
 
 /* The function tracer's record (events/ftrace/function/format). */
 static const char fmt_function[] =
-	"name: function\nID: 1\nformat:\n" COMMON
+	"name: function\nID: 1\nformat:\n" FX_COMMON
 	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:unsigned long parent_ip;\toffset:16;\tsize:8;\tsigned:0;\n\n"
 	"print fmt: \" %ps <-- %ps\", (void *)REC->ip, (void *)REC->parent_ip\n";
 
-/* A trace_marker write (events/ftrace/print/format). */
-static const char fmt_print[] =
-	"name: print\nID: 5\nformat:\n" COMMON
-	"\tfield:unsigned long ip;\toffset:8;\tsize:8;\tsigned:0;\n"
-	"\tfield:char buf[];\toffset:16;\tsize:0;\tsigned:1;\n\n"
-	"print fmt: \"%ps: %s\", (void *)REC->ip, REC->buf\n";
-
 static struct tep_handle *make_tep(void)
 {
-	struct tep_handle *tep = tep_alloc();
+	struct tep_handle *tep = fx_tep("test", fmt_kinds, "ftrace", fmt_function, "ftrace", fx_print,
+					NULL);
 
-	tep_set_long_size(tep, 8);
-	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	CHECK(tep_parse_event(tep, fmt_kinds, strlen(fmt_kinds), "test") == 0);
-	CHECK(tep_parse_event(tep, fmt_function, strlen(fmt_function), "ftrace") == 0);
-	CHECK(tep_parse_event(tep, fmt_print, strlen(fmt_print), "ftrace") == 0);
+	CHECK(tep);
 	return tep;
 }
 
@@ -223,7 +207,7 @@ TEST(context_tgid_fields_msg_only)
 
 /* A timer record (events/timer/timer_start's shape) for the fields option's %pS. */
 static const char fmt_timer[] =
-	"name: timer_start\nID: 20\nformat:\n" COMMON
+	"name: timer_start\nID: 20\nformat:\n" FX_COMMON
 	"\tfield:void * timer;\toffset:8;\tsize:8;\tsigned:0;\n"
 	"\tfield:void * function;\toffset:16;\tsize:8;\tsigned:0;\n\n"
 	"print fmt: \"timer=%p function=%ps\", REC->timer, REC->function\n";
@@ -231,7 +215,7 @@ static const char fmt_timer[] =
 /* The fields text of one timer_start record under these kallsyms and this kernel. */
 static char *timer_fields(const char *kallsyms, const char *release)
 {
-	struct tep_handle *tep = tep_alloc();
+	struct tep_handle *tep = fx_tep_new();
 	uint8_t d[24] = { 0 };
 	uint64_t timer = 0xffffffff82000010ULL, fn = 0xffffffff81000100ULL;
 	uint16_t t = 20;
@@ -241,9 +225,6 @@ static char *timer_fields(const char *kallsyms, const char *release)
 	struct fmt *fm = fmt_new(fp, &(struct fmt_opts){ 0 });
 	struct fmt_src *s;
 
-	tep_set_long_size(tep, 8);
-	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	CHECK(tep_parse_event(tep, fmt_timer, strlen(fmt_timer), "timer") == 0);
 	s = fmt_src_new(fm, tep);
 	fmt_src_kernel(s, release);

@@ -12,17 +12,12 @@
 #include <event-parse.h>
 
 #include "fmt-local.h"
+#include "fixtures.h"
 #include "unit.h"
-
-#define COMMON                                                                              \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"              \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"              \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"      \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 
 /* Every kind of field JSON must type. */
 static const char fmt_kinds[] =
-	"name: kinds\nID: 10\nformat:\n" COMMON
+	"name: kinds\nID: 10\nformat:\n" FX_COMMON
 	"\tfield:int neg;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:unsigned long big;\toffset:16;\tsize:8;\tsigned:0;\n"
 	"\tfield:char name[8];\toffset:24;\tsize:8;\tsigned:0;\n"
@@ -34,7 +29,7 @@ static const char fmt_kinds[] =
 
 /* Names a task in its fields: sched_switch (names are learned from it). */
 static const char fmt_switch[] =
-	"name: sched_switch\nID: 11\nformat:\n" COMMON
+	"name: sched_switch\nID: 11\nformat:\n" FX_COMMON
 	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:char next_comm[16];\toffset:28;\tsize:16;\tsigned:0;\n"
@@ -44,7 +39,7 @@ static const char fmt_switch[] =
 
 /* Conversions the fast printer must render as libtraceevent does. */
 static const char fmt_nums[] =
-	"name: nums\nID: 12\nformat:\n" COMMON
+	"name: nums\nID: 12\nformat:\n" FX_COMMON
 	"\tfield:int i;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:unsigned int u;\toffset:12;\tsize:4;\tsigned:0;\n"
 	"\tfield:long l;\toffset:16;\tsize:8;\tsigned:1;\n"
@@ -57,7 +52,7 @@ static const char fmt_nums[] =
 
 /* A comm and a pid of two different tasks: the waiter's name, the waited-for pid. */
 static const char fmt_wait[] =
-	"name: sched_process_wait\nID: 13\nformat:\n" COMMON
+	"name: sched_process_wait\nID: 13\nformat:\n" FX_COMMON
 	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n\n"
@@ -65,15 +60,10 @@ static const char fmt_wait[] =
 
 static struct tep_handle *make_tep(void)
 {
-	struct tep_handle *tep = tep_alloc();
+	struct tep_handle *tep = fx_tep("test", fmt_kinds, "sched", fmt_switch, "sched", fmt_wait,
+					"test", fmt_nums, NULL);
 
-	tep_set_long_size(tep, 8);
-	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	CHECK(tep_parse_event(tep, fmt_kinds, strlen(fmt_kinds), "test") == 0);
-	CHECK(tep_parse_event(tep, fmt_switch, strlen(fmt_switch), "sched") == 0);
-	CHECK(tep_parse_event(tep, fmt_wait, strlen(fmt_wait), "sched") == 0);
-	CHECK(tep_parse_event(tep, fmt_nums, strlen(fmt_nums), "test") == 0);
+	CHECK(tep);
 	return tep;
 }
 
@@ -514,7 +504,7 @@ TEST(fast_printer_matches_libtraceevent)
 	/* A print fmt with helpers it does not know is not compiled. */
 	{
 		static const char hex_fmt[] =
-			"name: hexs\nID: 13\nformat:\n" COMMON
+			"name: hexs\nID: 13\nformat:\n" FX_COMMON
 			"\tfield:unsigned long f;\toffset:8;\tsize:8;\tsigned:0;\n\n"
 			"print fmt: \"f=%s c=%c\", __print_hex(REC->f, 8), REC->f\n";
 		struct fmt_prog *q;
@@ -529,7 +519,7 @@ TEST(fast_printer_matches_libtraceevent)
 
 /* sched_switch's prev_state: arithmetic, __print_flags, "? :", plus a symbol table. */
 static const char fmt_expr[] =
-	"name: expr\nID: 14\nformat:\n" COMMON
+	"name: expr\nID: 14\nformat:\n" FX_COMMON
 	"\tfield:long state;\toffset:8;\tsize:8;\tsigned:1;\n"
 	"\tfield:unsigned int mode;\toffset:16;\tsize:4;\tsigned:0;\n"
 	"\tfield:u64 runtime;\toffset:24;\tsize:8;\tsigned:0;\n\n"
@@ -627,7 +617,7 @@ TEST(hostile_records)
  * its retaddr field, and of later kernels with the return address in
  * args[0]; funcgraph_exit with retval).
  */
-#define FG_COMMON COMMON
+#define FG_COMMON FX_COMMON
 static const char fmt_fg_entry[] =
 	"name: funcgraph_entry\nID: 11\nformat:\n" FG_COMMON
 	"\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n"
@@ -661,15 +651,11 @@ static const char fmt_fg_exit[] =
 
 static struct tep_handle *fg_tep(bool later_retaddr)
 {
-	struct tep_handle *tep = tep_alloc();
 	const char *ra = later_retaddr ? fmt_fg_retaddr_args : fmt_fg_retaddr_613;
+	struct tep_handle *tep = fx_tep("ftrace", fmt_fg_entry, "ftrace", ra, "ftrace", fmt_fg_exit,
+					NULL);
 
-	tep_set_long_size(tep, 8);
-	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	CHECK(tep_parse_event(tep, fmt_fg_entry, strlen(fmt_fg_entry), "ftrace") == 0);
-	CHECK(tep_parse_event(tep, ra, strlen(ra), "ftrace") == 0);
-	CHECK(tep_parse_event(tep, fmt_fg_exit, strlen(fmt_fg_exit), "ftrace") == 0);
+	CHECK(tep);
 	return tep;
 }
 

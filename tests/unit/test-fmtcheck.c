@@ -13,13 +13,10 @@
 #include "fmt-check.h"
 #include "fmt-filter.h"
 #include "tr.h"
+#include "fixtures.h"
 #include "unit.h"
 
-static const char common[] =
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n";
+static const char common[] = FX_COMMON;
 static const char fields[] =
 	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"

@@ -11,6 +11,7 @@
 #include <traceevent/event-parse.h>
 
 #include "hist.h"
+#include "fixtures.h"
 #include "unit.h"
 
 TEST(field_modifiers)
@@ -472,21 +473,6 @@ TEST(latency_keys)
 	CHECK_OWNED(hist_latency_keys("lat.buckets=10,next_comm"), "lat.buckets=10,next_comm");
 }
 
-static const char switch_format[] =
-	"name: sched_switch\nID: 372\nformat:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"next_comm=%s next_pid=%d\", REC->next_comm, REC->next_pid\n";
-
 struct sw {
 	unsigned short type;
 	unsigned char flags, preempt;
@@ -527,13 +513,12 @@ static int user_run(struct tep_handle *tep, const char *keys, const char *vals, 
 
 TEST(user_engine)
 {
-	struct tep_handle *tep = tep_alloc();
+	struct tep_handle *tep = fx_tep("sched", fx_sched_switch, NULL);
 	struct hist_result r;
 
-	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tep, 8);
-	CHECK(!tep_parse_event(tep, switch_format, strlen(switch_format), "sched"));
+	CHECK(tep);
+	if (!tep)
+		return;
 
 	/* String key, sum of a value, sorted by the value descending. */
 	CHECK(!user_run(tep, "next_comm", "next_prio", "next_prio.descending", NULL, 0, 9, &r));

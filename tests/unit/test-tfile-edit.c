@@ -14,6 +14,7 @@
 #include "tfile-edit.h"
 #include "tfile.h"
 #include "tfw.h"
+#include "fixtures.h"
 #include "unit.h"
 
 static const struct tfile_layout le8 = {
@@ -132,12 +133,6 @@ TEST(page_writer_refuses_an_event_bigger_than_a_page)
 	CHECK(tfile_page_out_add(&o, 2, data, 4, 0) == 0);
 }
 
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
-
 /* Convert in to out with version/zip and read the latency text back. */
 static void latency_back(const char *in, int version, int zip, const char *want)
 {
@@ -188,7 +183,7 @@ TEST(convert_latency_file)
 	len = sprintf(text, "# tracer: irqsoff\n# latency: 42 us\n");
 	for (size_t i = 0; i < n; i++)
 		len += sprintf(text + len, "%s", line);
-	tfw_blob_append(&m.header_page, header_page, sizeof(header_page) - 1);
+	tfw_blob_append(&m.header_page, fx_header_page, strlen(fx_header_page));
 	tfw_blob_append(&m.header_event, "# compressed entry header\n", 26);
 	tfw_blob_append(&m.cmdlines, "1 init\n", 7);
 	tfw_meta_add_option(&m, TFW_OPT_UNAME, "Linux test 6.1", 15);

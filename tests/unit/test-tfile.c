@@ -15,26 +15,8 @@
 #include <zlib.h>
 
 #include "tfile.h"
+#include "fixtures.h"
 #include "unit.h"
-
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
-
-static const char event_fmt[] =
-	"name: tr_test\n"
-	"ID: 42\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"print fmt: \"value=%d\", REC->value\n";
 
 /* A growable byte buffer with little- or big-endian appends. */
 struct buf {
@@ -102,7 +84,7 @@ static void add_event(struct buf *ev, uint32_t delta, int pid, int v)
 
 static void layout(struct tfile_layout *l, bool be)
 {
-	CHECK(tfile_layout_parse(l, header_page, strlen(header_page), be, 4096) == 0);
+	CHECK(tfile_layout_parse(l, fx_header_page, strlen(fx_header_page), be, 4096) == 0);
 	CHECK(l->commit_off == 8 && l->commit_size == 8 && l->data_off == 16);
 }
 
@@ -204,16 +186,16 @@ TEST(page_malformed)
 	CHECK(tfile_page_next(&p, &e, &bad) == -EBADMSG);
 	free(ev.p);
 	free(pg.p);
-	/* A bad header_page. */
+	/* A bad fx_header_page. */
 	CHECK(tfile_layout_parse(&l, "nonsense", 8, false, 4096) == -EINVAL);
-	CHECK(tfile_layout_parse(&l, header_page, strlen(header_page), false, 8) == -EINVAL);
+	CHECK(tfile_layout_parse(&l, fx_header_page, strlen(fx_header_page), false, 8) == -EINVAL);
 }
 
 /* The parts both versions share, for the v6 layout. */
 static void v6_meta(struct buf *f, uint32_t ncpus)
 {
-	putn(f, strlen(header_page), 8);
-	put(f, header_page, strlen(header_page));
+	putn(f, strlen(fx_header_page), 8);
+	put(f, fx_header_page, strlen(fx_header_page));
 	put(f, "header_event", 13);
 	putn(f, 4, 8);
 	put(f, "none", 4);
@@ -221,8 +203,8 @@ static void v6_meta(struct buf *f, uint32_t ncpus)
 	putn(f, 1, 4);				/* one system */
 	puts0(f, "trtest");
 	putn(f, 1, 4);
-	putn(f, strlen(event_fmt), 8);
-	put(f, event_fmt, strlen(event_fmt));
+	putn(f, strlen(fx_tr_test), 8);
+	put(f, fx_tr_test, strlen(fx_tr_test));
 	putn(f, 0, 4);				/* kallsyms */
 	putn(f, 0, 4);				/* printk */
 	putn(f, 15, 8);
@@ -327,8 +309,8 @@ static struct buf build_v7(bool zip)
 	/* header info */
 	off[0] = f.n;
 	put(&s, "header_page", 12);
-	putn(&s, strlen(header_page), 8);
-	put(&s, header_page, strlen(header_page));
+	putn(&s, strlen(fx_header_page), 8);
+	put(&s, fx_header_page, strlen(fx_header_page));
 	put(&s, "header_event", 13);
 	putn(&s, 0, 8);
 	section(&f, 16, &s, zip);
@@ -338,8 +320,8 @@ static struct buf build_v7(bool zip)
 	putn(&s, 1, 4);
 	puts0(&s, "trtest");
 	putn(&s, 1, 4);
-	putn(&s, strlen(event_fmt), 8);
-	put(&s, event_fmt, strlen(event_fmt));
+	putn(&s, strlen(fx_tr_test), 8);
+	put(&s, fx_tr_test, strlen(fx_tr_test));
 	section(&f, 18, &s, zip);
 	free(s.p), s = (struct buf){ 0 };
 	/* cmdlines */

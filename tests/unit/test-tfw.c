@@ -17,6 +17,7 @@
 #include "tfile-edit.h"
 #include "tfile.h"
 #include "tfw.h"
+#include "fixtures.h"
 #include "unit.h"
 
 #define PAGE 4096
@@ -575,21 +576,6 @@ TEST(latency_file)
 	tfw_meta_free(&m);
 }
 
-/* A real header_page and one event with an int, so tr's reader can parse the pages. */
-static const char v7_header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
-static const char v7_event_fmt[] =
-	"name: tr_test\nID: 42\nformat:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-	"\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"value=%d\", REC->value\n";
-
 /* A page of n tr_test events (16 bytes each: header word, 12 bytes of data) from value v. */
 static void event_page(unsigned char *page, uint64_t ts, int n, int v)
 {
@@ -656,9 +642,9 @@ TEST(v7_round_trip)
 		m.version = 7;
 		m.zip = tfw_zip_parse(names[z]);
 		CHECK(m.zip >= 0);
-		tfw_blob_append(&m.header_page, v7_header_page, strlen(v7_header_page));
+		tfw_blob_append(&m.header_page, fx_header_page, strlen(fx_header_page));
 		tfw_blob_append(&m.header_event, "type_len : 5 bits\n", 18);
-		tfw_meta_add_format(&m, "test", v7_event_fmt, strlen(v7_event_fmt));
+		tfw_meta_add_format(&m, "test", fx_tr_test, strlen(fx_tr_test));
 		tfw_blob_append(&m.cmdlines, "1 init\n", 7);
 		tfw_meta_add_option(&m, TFW_OPT_UNAME, "Linux test", 11);
 		tfw_meta_add_option(&m, TFW_OPT_VERSION, vers[z].data, vers[z].len);
@@ -742,9 +728,9 @@ TEST(kallsyms_extent_copied)
 	close(fd2);
 	m.page_size = PAGE;
 	m.cpus = 2;
-	tfw_blob_append(&m.header_page, v7_header_page, strlen(v7_header_page));
+	tfw_blob_append(&m.header_page, fx_header_page, strlen(fx_header_page));
 	tfw_blob_append(&m.header_event, "type_len : 5 bits\n", 18);
-	tfw_meta_add_format(&m, "test", v7_event_fmt, strlen(v7_event_fmt));
+	tfw_meta_add_format(&m, "test", fx_tr_test, strlen(fx_tr_test));
 	tfw_blob_append(&m.kallsyms, ksyms, strlen(ksyms));
 	m.clock = xstrdup("local");
 	write_meta_file(&m, meta, 6, TFW_ZIP_NONE);
@@ -805,9 +791,9 @@ TEST(tgids_in_version)
 
 		m.page_size = PAGE;
 		m.cpus = 2;
-		tfw_blob_append(&m.header_page, v7_header_page, strlen(v7_header_page));
+		tfw_blob_append(&m.header_page, fx_header_page, strlen(fx_header_page));
 		tfw_blob_append(&m.header_event, "type_len : 5 bits\n", 18);
-		tfw_meta_add_format(&m, "test", v7_event_fmt, strlen(v7_event_fmt));
+		tfw_meta_add_format(&m, "test", fx_tr_test, strlen(fx_tr_test));
 		m.clock = xstrdup("local");
 		/* Not tr's: nothing is added to it. */
 		tfw_meta_add_option(&m, TFW_OPT_VERSION, "3.1.6", 6);

@@ -14,6 +14,7 @@
 
 #include "hist.h"
 #include "top-local.h"
+#include "fixtures.h"
 #include "unit.h"
 
 #define MS 1000000ULL
@@ -589,27 +590,9 @@ TEST(latency_spec)
 	CHECK(top_lat_parse("a:b,c:d,x,y", &l) == -EINVAL);
 }
 
-/* Formats as a 6.18 kernel shows them. */
-static const char fmt_switch[] =
-	"name: sched_switch\nID: 372\nformat:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"prev_comm=%s prev_pid=%d\", REC->prev_comm, REC->prev_pid\n";
+/* Formats as a 6.18 kernel shows them (its sched_switch is fixtures.h's). */
 static const char fmt_migrate[] =
-	"name: sched_migrate_task\nID: 371\nformat:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"name: sched_migrate_task\nID: 371\nformat:\n" FX_COMMON
 	"\tfield:__data_loc char[] comm;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
 	"\tfield:int prio;\toffset:16;\tsize:4;\tsigned:1;\n"
@@ -617,11 +600,7 @@ static const char fmt_migrate[] =
 	"\tfield:int dest_cpu;\toffset:24;\tsize:4;\tsigned:1;\n\n"
 	"print fmt: \"comm=%s pid=%d\", __get_str(comm), REC->pid\n";
 static const char fmt_sys_exit[] =
-	"name: sys_exit\nID: 442\nformat:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"name: sys_exit\nID: 442\nformat:\n" FX_COMMON
 	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
 	"\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
 	"print fmt: \"NR %ld = %ld\", REC->id, REC->ret\n";
@@ -633,7 +612,8 @@ static void put(uint8_t *b, int off, const void *v, size_t n)
 
 TEST(decoder_on_kernel_formats)
 {
-	struct tep_handle *tep = tep_alloc();
+	struct tep_handle *tep = fx_tep("sched", fx_sched_switch, "sched", fmt_migrate,
+					"raw_syscalls", fmt_sys_exit, NULL);
 	struct top_decoder *d = NULL;
 	struct top_lat_spec lat;
 	struct top_rec r;
@@ -643,12 +623,9 @@ TEST(decoder_on_kernel_formats)
 	int64_t i64;
 	uint32_t loc;
 
-	tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tep, 8);
-	CHECK(!tep_parse_event(tep, fmt_switch, strlen(fmt_switch), "sched"));
-	CHECK(!tep_parse_event(tep, fmt_migrate, strlen(fmt_migrate), "sched"));
-	CHECK(!tep_parse_event(tep, fmt_sys_exit, strlen(fmt_sys_exit), "raw_syscalls"));
+	CHECK(tep);
+	if (!tep)
+		return;
 	CHECK(!top_lat_parse("sched:sched_switch,sched:sched_switch,prev_pid=next_pid", &lat));
 	CHECK(!top_decoder_new(tep, &lat, &d));
 	if (!d)

@@ -14,6 +14,7 @@
 
 #include "fmt-local.h"
 #include "tfile.h"
+#include "fixtures.h"
 #include "unit.h"
 #include "user.h"
 #include "userfmt.h"
@@ -251,11 +252,7 @@ TEST(split_stdin_lines)
 
 /* The format file of a user event as the 6.12 kernel writes it. */
 static const char user_fmt[] =
-	"name: tt\nID: 1089\nformat:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"name: tt\nID: 1089\nformat:\n" FX_COMMON
 	"\tfield:u32 a;\toffset:8;\tsize:4;\tsigned:0;\n"
 	"\tfield:char b;\toffset:12;\tsize:1;\tsigned:1;\n"
 	"\tfield:s16 c;\toffset:13;\tsize:2;\tsigned:1;\n"
@@ -275,15 +272,12 @@ TEST(printer_says_what_the_kernel_says)
 	static const char f[] = "u32 a; char b; s16 c; char[8] s; __rel_loc char[] m; "
 				"__data_loc char[] d; struct pt p 8; struct big q 3; s64 z; "
 				"__rel_loc u8[] blob";
-	struct tep_handle *tep = tep_alloc();
+	struct tep_handle *tep = fx_tep_new();
 	struct tep_event *e;
 	struct fmt_line out = { 0 };
 	struct uev_buf b;
 	uint8_t rec[256] = { 0 };
 
-	tep_set_long_size(tep, 8);
-	tep_set_file_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	CHECK(tep_parse_event(tep, user_fmt, strlen(user_fmt), "user_events") == 0);
 	e = tep_find_event(tep, 1089);
 	CHECK(e && fmt_user_event(e));
@@ -324,11 +318,7 @@ TEST(printer_says_what_the_kernel_says)
 TEST(multi_format_names_parse)
 {
 	static const char fmt[] =
-		"name: tt.1f\nID: 1090\nformat:\n"
-		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"name: tt.1f\nID: 1090\nformat:\n" FX_COMMON
 		"\tfield:u32 a;\toffset:8;\tsize:4;\tsigned:0;\n\n"
 		"print fmt: \"a=%u\", REC->a\n";
 	struct tep_handle *tep = tep_alloc();
