@@ -10,13 +10,7 @@
 
 const char fx_sched_switch[] =
 	"name: sched_switch\nID: 372\nformat:\n" FX_COMMON
-	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+	FX_SWITCH_FIELDS
 	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s "
 	"next_pid=%d next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio, "
 	"(REC->prev_state & ((((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | "

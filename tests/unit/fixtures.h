@@ -18,6 +18,16 @@ struct tep_handle;
 	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"      \
 	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 
+/* sched_switch's own fields as 6.18 has them (prev_state a long), offsets 8..63. */
+#define FX_SWITCH_FIELDS                                                                    \
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"                      \
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"                          \
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"                           \
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"                         \
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"                     \
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"                          \
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+
 /* sched:sched_switch of a 6.18 kernel (ID 372): fields at 8..63, the full print fmt. */
 extern const char fx_sched_switch[];
 /* ftrace:print, a trace_marker write (ID 5). */
