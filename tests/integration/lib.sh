@@ -149,38 +149,64 @@ test_grep() {
 	fi
 }
 
-# test_wait_exit PID SECONDS: wait for a background child, failing (not
-# hanging) if it is still running after SECONDS.  Its status must be 0.
-test_wait_exit() {
-	local pid=$1 i
-	for ((i = 0; i < $2 * 10; i++)); do
-		if ! kill -0 "$pid" 2>/dev/null; then
-			wait "$pid"
-			return
-		fi
-		sleep 0.1
+# wait_for SECONDS CMD...: run CMD every 50 ms until it succeeds; fail (not
+# hang) once SECONDS (whole or with decimals) have gone by, saying what was
+# waited for and what CMD said the last time.  The way every test waits for
+# another program (a file, a line in a log, a port, a marker seen): never
+# a bare sleep.
+wait_for() {
+	local n i
+	n=$(awk -v s="$1" 'BEGIN { n = int(s * 20); print n < 1 ? 1 : n }')
+	shift
+	for ((i = 1; i < n; i++)); do
+		"$@" >/dev/null 2>&1 && return 0
+		sleep 0.05
 	done
-	echo "test_wait_exit: $pid still running after $2s" >&2
+	"$@" && return 0
+	echo "wait_for: still not true after $((n / 20)) s: $*" >&2
 	return 1
 }
 
-# A fresh instance name; the test creates it (tr start -B / mkdir) and cleans up.
+# pid_gone PID: no process PID is left (bash reaps a child as it ends and keeps
+# its status for wait).
+pid_gone() { ! kill -0 "$1" 2>/dev/null; }
+
+# reads_pipes PID: process PID has a per-CPU trace_pipe_raw open (its
+# readers have started).
+reads_pipes() { ls -l "/proc/$1/fd" 2>/dev/null | grep -q trace_pipe_raw; }
+
+# spool_bytes SPOOL: how many bytes of events tr record's spool holds.
+spool_bytes() { find "$1" -name "cpu*.raw" -exec cat {} + 2>/dev/null | wc -c; }
+# spool_past SPOOL BYTES: the spool holds more than BYTES (a flush since).
+spool_past() { [ "$(spool_bytes "$1")" -gt "$2" ]; }
+
+# file_is FILE TEXT: FILE holds TEXT (a tracefs setting, a status file).
+file_is() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
+
+# show_has INST ERE: tr show of instance INST (the top level if INST is
+# empty) has a line matching ERE.
+show_has() { "$TR" show ${1:+-B "$1"} 2>/dev/null | grep -qE -- "$2"; }
+
+# test_wait_exit PID SECONDS: wait for a background child, failing (not
+# hanging) if it is still running after SECONDS.  Its status must be 0.
+test_wait_exit() {
+	wait_for "$2" pid_gone "$1" || { echo "test_wait_exit: $1 still running after $2s" >&2; return 1; }
+	wait "$1"
+}
+
 # test_wait_recording INST: wait (up to 10 s) until tr record is tracing in
 # an instance.  An instance may start with tracing on until tr turns it off
 # to set it up, so first wait for the recorder's own buffer_percent (25, or
 # 5 for small buffers; the kernel's default is 50), which comes after.
 test_wait_recording() {
-	local i p
-	for i in $(seq 100); do
-		p=$(cat "$TRACEFS/instances/$1/buffer_percent" 2>/dev/null)
-		if { [ "$p" = 5 ] || [ "$p" = 25 ]; } &&
-		   [ "$(cat "$TRACEFS/instances/$1/tracing_on" 2>/dev/null)" = 1 ]; then
-			return 0
-		fi
-		sleep 0.1
-	done
-	echo "instance $1 never started tracing" >&2
-	return 1
+	wait_for 10 recording "$1" || { echo "instance $1 never started tracing" >&2; return 1; }
+}
+# recording INST: tr record's set-up of INST is done and it is tracing.
+recording() {
+	local p
+	p=$(cat "$TRACEFS/instances/$1/buffer_percent" 2>/dev/null)
+	{ [ "$p" = 5 ] || [ "$p" = 25 ]; } &&
+		[ "$(cat "$TRACEFS/instances/$1/tracing_on" 2>/dev/null)" = 1 ]
 }
 
 # test_kill_recording INST FILE ARGS...: tr record ARGS of INST's markers to
@@ -188,23 +214,158 @@ test_wait_recording() {
 # 100 ms; waited for at most 10 s), and the instance put back: FILE.spool
 # is all that is left.  A background run is "$TR", so that $! is tr itself.
 test_kill_recording() {
-	local inst=$1 out=$2 pid i
+	local inst=$1 out=$2 pid
 	shift 2
 	"$TR" record -q -B "$inst" -e ftrace:print --flush-interval 100ms "$@" -o "$out" \
 		2>"$out.err" &
 	pid=$!
 	test_wait_recording "$inst" || { kill -9 $pid; wait $pid; return 1; }
 	echo "before the kill" >"$TRACEFS/instances/$inst/trace_marker"
-	for i in $(seq 100); do
-		[ -n "$(find "$out.spool" -name "cpu*.raw" -size +0 2>/dev/null)" ] && break
-		sleep 0.1
-	done
+	wait_for 10 spool_has_pages "$out.spool"
 	kill -9 $pid
 	wait $pid 2>/dev/null
 	tr reset -B "$inst" &&
 	test -d "$out.spool" && test ! -s "$out"
 }
 
+# ---- Helpers several files share: write them here, not again in a file. ----
+
+# I INST: the path of instance INST in tracefs.
+I() { printf '%s/instances/%s' "$TRACEFS" "$1"; }
+
+# own_instance INST: make instance INST for this test; the test's end resets
+# and removes it.
+own_instance() {
+	mkdir "$(I "$1")" &&
+	test_when_finished "tr reset -B $1 >/dev/null 2>&1; rmdir $(I "$1") 2>/dev/null || :"
+}
+
+# make_marks_sh: write $TEST_TMP/marks.sh, a script that a traced command
+# runs as "marks.sh INST N TEXT" to write TEXT to INST's trace_marker N
+# times from one shell.
+make_marks_sh() {
+	cat >"$TEST_TMP/marks.sh" <<-\EOS
+	#!/bin/sh
+	m=$TRACEFS/instances/$1/trace_marker
+	i=0
+	while [ $i -lt $2 ]; do echo "$3" >$m; i=$((i + 1)); done
+	EOS
+	chmod +x "$TEST_TMP/marks.sh"
+}
+
+# first_words [N]: each line cut to its first N words (all of it without N).
+first_words() {
+	if [ -n "${1:-}" ]; then cut -d' ' -f1-"$1"; else cat; fi
+}
+
+# marks_tr FILE [N]: the text of FILE's trace_marker lines (ftrace:print), in
+# order, as tr report prints them ("tracing_mark_write: TEXT", as the
+# kernel's trace file does; irq-info flags before the time or not); with N,
+# only each text's first N words.
+marks_tr() {
+	"$TR" report -i "$1" 2>/dev/null |
+		sed -n 's/^.*\] [^:]*: tracing_mark_write: //p' | first_words "${2:-}"
+}
+
+# marks_tc FILE [N]: the same as trace-cmd report prints them ("print:
+# tracing_mark_write: TEXT").
+marks_tc() {
+	trace-cmd report -i "$1" 2>/dev/null | sed -n 's/.* print: *[^ ]*: //p' |
+		first_words "${2:-}"
+}
+
+# marks_ref FILE [N]: the reference reading: trace-cmd's where it is
+# installed, else tr's (a test that has both then checks that they agree).
+marks_ref() {
+	if command -v trace-cmd >/dev/null; then marks_tc "$@"; else marks_tr "$@"; fi
+}
+
+# tc_reads FILE: trace-cmd is installed and reads FILE (Debian's 3.1.6
+# reads no zlib, for one).
+tc_reads() { command -v trace-cmd >/dev/null && trace-cmd report -i "$1" >/dev/null 2>&1; }
+
+# stamps: the timestamps of a report on stdin, one a line.
+stamps() { grep -oE " [0-9]+\.[0-9]{6}: " | command tr -d ' :'; }
+
+# events_of FILE: the event lines ("task-pid [cpu] ...") of a report or of a
+# kernel trace file; none is no error.
+events_of() { grep -E "[^ ]+-[0-9]+ +\[[0-9]+\]" "$1" || :; }
+
+# one_error FILE PATTERN [ARGS...]: tr ARGS (by default, report -i FILE)
+# exits 1 within 20 s, prints nothing on stdout and one line on stderr,
+# matching PATTERN.  Leaves out and err.
+one_error() {
+	local f=$1 pat=$2
+	shift 2
+	[ $# -gt 0 ] || set -- report -i "$f"
+	test_expect_code 1 timeout 20 "$TR" "$@" >out 2>err &&
+	test ! -s out || { echo "stdout:"; cat out; return 1; }
+	test "$(wc -l <err)" = 1 || { echo "stderr:"; cat err; return 1; }
+	test_grep -q -- "$pat" err
+}
+
+# normalize kernel|report FILE: "cpu ts pid | event: text" for every event
+# of a kernel trace file or of tr report output (whose event names are
+# padded to a column; a marker's "tracing_mark_write: x" is the kernel's,
+# and trace-cmd's "print: tracing_mark_write: x" is taken too), sorted.
+normalize() {
+	python3 - "$1" "$2" <<-\PY
+	import re, sys
+	kind, path = sys.argv[1], sys.argv[2]
+	out = []
+	for line in open(path, errors="replace"):
+	    line = line.rstrip("\n")
+	    if kind == "kernel":
+	        m = re.match(r"^\s*(.*)-(\d+)\s+\[(\d+)\]\s+(?:\S{4,5}\s+)?(\d+\.\d+): (.*)$", line)
+	        if not m:
+	            continue
+	        pid, cpu, ts, rest = m.group(2), m.group(3), m.group(4), m.group(5)
+	    else:
+	        m = re.match(r"^(?:\S+: )?\s*(.*)-(\d+)\s+\[(\d+)\]\s+(\d+\.\d+): (\S+):\s+(.*)$", line)
+	        if not m:
+	            continue
+	        pid, cpu, ts, name, text = m.group(2), m.group(3), m.group(4), m.group(5), m.group(6)
+	        rest = text if name == "print" else name + ": " + text
+	    out.append("%s %s %s | %s" % (int(cpu), ts, pid, rest))
+	print("\n".join(sorted(out)))
+	PY
+}
+
+# cmp_names EXPECT ACTUAL [NAMES [MIN]]: test_cmp of trace-cmd's report
+# and tr's, except where trace-cmd printed a task as <...> because the
+# saved_cmdlines did not have it: tr names it from the trace itself, and the
+# name must be one the trace shows for that pid (in the file NAMES, tr
+# report -N output, else in ACTUAL).  At least MIN lines (10) compared.
+cmp_names() {
+	python3 - "$1" "$2" "${3:-$2}" "${4:-10}" <<-\EOF
+	import re, sys
+	e = open(sys.argv[1]).read().splitlines()
+	a = open(sys.argv[2]).read().splitlines()
+	if len(e) != len(a):
+	    sys.exit("line counts differ: %d and %d" % (len(e), len(a)))
+	if len(a) < int(sys.argv[4]):
+	    sys.exit("only %d lines: nothing much was compared" % len(a))
+	text = open(sys.argv[3]).read()
+	named = 0
+	for x, y in zip(e, a):
+	    if x == y:
+	        continue
+	    m = re.match(r"^(.*?)<\.\.\.>-(\d+)( +\[\d+\].*)$", x)
+	    n = re.match(r"^(.*?) *(\S+)-(\d+)( +\[\d+\].*)$", y)
+	    if not m or not n or m.group(2) != n.group(3) or m.group(3) != n.group(4):
+	        sys.exit("differ:\n-%s\n+%s" % (x, y))
+	    comm, pid = n.group(2), n.group(3)
+	    if not re.search(r"(comm=%s pid=%s|_comm=%s \w*_pid=%s)\b" % (re.escape(comm), pid, re.escape(comm), pid), text):
+	        sys.exit("name %s for %s is not in the trace:\n+%s" % (comm, pid, y))
+	    named += 1
+	print("%d lines where trace-cmd had <...> are named" % named)
+	EOF
+}
+
+# spool_has_pages SPOOL: tr record's spool SPOOL holds data of some CPU.
+spool_has_pages() { [ -n "$(find "$1" -name "cpu*.raw" -size +0 2>/dev/null)" ]; }
+
+# A fresh instance name; the test creates it (tr start -B / mkdir) and cleans up.
 test_instance() {
 	printf 'trtest-%s-%s' "$$" "$test_count"
 }

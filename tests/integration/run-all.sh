@@ -136,6 +136,19 @@ for f in "${files[@]}"; do
 	fi
 done
 
+# A number names one file (tNNNN-what.sh): two files of one number are a
+# slip of a rename or a merge.
+if [ $# -eq 0 ]; then
+	dups=$(ls "$here" | sed -n 's/^\(t[0-9]\{4\}\)-.*\.sh$/\1/p' | sort | uniq -d | paste -sd' ')
+	if [ -z "$dups" ]; then
+		echo "ok - suite: every test file has a number of its own"
+		pass=$((pass + 1))
+	else
+		echo "not ok - suite: test numbers used by two files or more: $dups"
+		fail=$((fail + 1))
+	fi
+fi
+
 tracefs_state >"$after"
 if diff -u "$before" "$after" >/dev/null; then
 	echo "ok - suite: tracefs is as the suite found it"

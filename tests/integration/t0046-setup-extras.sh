@@ -7,8 +7,6 @@ test_kernels full
 
 test_requires instances events
 
-I() { printf '%s/instances/%s' "$TRACEFS" "$1"; }
-
 test_expect_success 'a filter on a system skips the events without its fields, and says which' '
 	inst=$(test_instance) &&
 	test_when_finished "tr reset -B $inst" &&

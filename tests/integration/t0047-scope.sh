@@ -9,7 +9,6 @@ test_requires instances events
 command -v taskset >/dev/null || test_skip_all="no taskset to run a task on one CPU"
 [ "$(ls -d "$TRACEFS"/per_cpu/cpu* | wc -l)" -ge 2 ] || test_skip_all="needs two CPUs"
 
-I() { printf '%s/instances/%s' "$TRACEFS" "$1"; }
 # Exec /bin/true on CPU 0 and /bin/echo on CPU 1: sched_process_exec fires on each.
 on_both_cpus() { taskset -c 0 /bin/true && taskset -c 1 /bin/echo >/dev/null; }
 # The CPU column of the kernel's trace text, one line per CPU seen.

@@ -9,11 +9,8 @@ test_kernels full
 test_requires instances events function function_filter
 
 FUNCS=$TRACEFS/available_filter_functions
-I() { printf '%s/instances/%s' "$TRACEFS" "$1"; }
 # The line number of function $1 in available_filter_functions.
 idx_of() { grep -n -m1 -E "^$1( |$)" "$FUNCS" | cut -d: -f1; }
-# The event lines of the kernel's trace text.
-events_of() { grep -E "^ +.*-[0-9]+ +\[[0-9]+\]" "$1" || :; }
 # Reads and writes by this shell and its children (vfs_read, vfs_write).
 io() { cat /etc/hostname /etc/passwd >/dev/null && echo x >io.out; }
 

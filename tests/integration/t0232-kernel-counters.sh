@@ -8,7 +8,6 @@
 test_kernels full
 test_requires instances events
 
-I() { printf '%s/instances/%s' "$TRACEFS" "$1"; }
 io() { cat /etc/hostname /etc/passwd >/dev/null; }
 
 if test_have kprobes; then

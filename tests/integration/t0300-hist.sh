@@ -4,14 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 test_requires events
 
-# marks INST N TEXT: write TEXT to the instance's trace_marker N times, from one shell.
-cat >"$TEST_TMP/marks.sh" <<'EOS'
-#!/bin/sh
-m=$TRACEFS/instances/$1/trace_marker
-i=0
-while [ $i -lt $2 ]; do echo "$3" >$m; i=$((i + 1)); done
-EOS
-chmod +x "$TEST_TMP/marks.sh"
+make_marks_sh
 
 test_expect_success 'userspace engine counts a known generator exactly' '
 	inst=$(test_instance) &&

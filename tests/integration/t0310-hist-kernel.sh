@@ -6,13 +6,7 @@
 test_kernels full debian
 test_requires hist
 
-cat >"$TEST_TMP/marks.sh" <<'EOS'
-#!/bin/sh
-m=$TRACEFS/instances/$1/trace_marker
-i=0
-while [ $i -lt $2 ]; do echo "$3" >$m; i=$((i + 1)); done
-EOS
-chmod +x "$TEST_TMP/marks.sh"
+make_marks_sh
 
 # no_leftovers: no hist trigger, synthetic event or tr instance remains.
 no_leftovers() {

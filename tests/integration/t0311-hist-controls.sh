@@ -9,12 +9,6 @@
 test_kernels full
 test_requires hist instances events
 
-I() { printf '%s/instances/%s' "$TRACEFS" "$1"; }
-# A fresh instance of our own, gone after the test.
-own_instance() {
-	mkdir "$(I "$1")" &&
-	test_when_finished "tr reset -B $1 >/dev/null 2>&1; rmdir $(I "$1") 2>/dev/null || :"
-}
 hits() { sed -nE "s/^Totals: +Hits: ([0-9]+) .*/\1/p" "$1"; }
 
 test_expect_success '--clock counter: clock= in the trigger, trace_clock while it runs, put back' '

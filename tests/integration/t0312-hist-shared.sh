@@ -12,12 +12,6 @@ test_kernels full
 test_requires hist instances events
 
 syn=trsh$$
-I() { printf '%s/instances/%s' "$TRACEFS" "$1"; }
-# A fresh instance of our own, gone after the test.
-own_instance() {
-	mkdir "$(I "$1")" &&
-	test_when_finished "tr reset -B $1 >/dev/null 2>&1; rmdir $(I "$1") 2>/dev/null || :"
-}
 # No hist trigger left on the instance's events.
 no_hist() {
 	! grep -ls '^hist' "$(I "$1")"/events/*/*/trigger | grep .

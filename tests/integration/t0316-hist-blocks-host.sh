@@ -7,13 +7,7 @@
 test_kernels full
 test_requires events
 
-cat >"$TEST_TMP/marks.sh" <<'EOS'
-#!/bin/sh
-m=$TRACEFS/instances/$1/trace_marker
-i=0
-while [ $i -lt $2 ]; do echo "$3" >$m; i=$((i + 1)); done
-EOS
-chmod +x "$TEST_TMP/marks.sh"
+make_marks_sh
 
 test_expect_success 'synth add: a bad name or field list is a usage error, named' '
 	test_expect_code 64 tr synth add 1lat "u64 lat" 2>err &&

@@ -9,23 +9,7 @@ test_requires instances events
 # Note: a command run in the background is "$TR", not the tr function, so
 # that $! is tr itself and signals reach it.
 
-# The text of the ftrace:print events (trace_marker lines) in a file, in
-# order.  trace-cmd names the event ("print: tracing_mark_write: x"); tr,
-# like the kernel's trace file, prints "tracing_mark_write: x".
-marks() {
-	if command -v trace-cmd >/dev/null; then
-		trace-cmd report -i "$1" 2>/dev/null | sed -n 's/.* print: *[^ ]*: //p'
-	else
-		marks_tr "$1"
-	fi
-}
-
-# Both readers, where there are two, must agree.
-marks_tr() {
-	"$TR" report -i "$1" 2>/dev/null | sed -n 's/^.*\] *[0-9.]*: tracing_mark_write: //p'
-}
 have_tr_report() { "$TR" report --help >/dev/null 2>&1; }
-
 
 test_expect_success 'trace_marker lines round-trip in order (trace-cmd report, tr report)' '
 	inst=$(test_instance) &&
@@ -33,7 +17,7 @@ test_expect_success 'trace_marker lines round-trip in order (trace-cmd report, t
 		sh -c "for i in \$(seq 1 500); do echo \"mark \$i\" >$TRACEFS/instances/$inst/trace_marker; done" \
 		2>summary &&
 	seq 1 500 | sed "s/^/mark /" >expect &&
-	marks rt.dat >actual &&
+	marks_ref rt.dat >actual &&
 	test_cmp expect actual &&
 	if have_tr_report; then marks_tr rt.dat >actual.tr && test_cmp expect actual.tr; fi &&
 	test ! -d "$TRACEFS/instances/$inst"
@@ -114,7 +98,7 @@ test_expect_success 'SIGINT mid-record leaves a complete file and a clean tracef
 	kill -INT $pid &&
 	wait $pid &&
 	seq 1 50 | sed "s/^/mark /" >expect &&
-	marks int.dat >actual &&
+	marks_ref int.dat >actual &&
 	test_cmp expect actual &&
 	test_grep "^ *total " err &&
 	test ! -d "$TRACEFS/instances/$inst"
@@ -151,7 +135,7 @@ test_expect_success 'a full file system fails cleanly and keeps a readable file'
 		sh -c "for i in \$(seq 1 30000); do echo \"mark \$i with some padding to fill pages\" >$TRACEFS/instances/$inst/trace_marker; done" \
 		2>err &&
 	test_grep "no space left" err &&
-	marks small/full.dat | cut -d" " -f2 >actual &&
+	marks_ref small/full.dat | cut -d" " -f2 >actual &&
 	{ test "$(wc -l <actual)" -gt 10 || { echo "DIAG: $(wc -l <actual) marks"; cat err; false; }; } &&
 	{ test "$(head -n 1 actual)" = 1 || { echo "DIAG: first $(head -n 1 actual)"; cat err; false; }; } &&
 	sort -n -u actual >sorted &&
@@ -275,7 +259,7 @@ test_expect_success 'a second recording of the same buffer is refused, naming th
 	test -e "$TR_STATE_DIR/session-$inst.lock" &&
 	echo still-first >"$TRACEFS/instances/$inst/trace_marker" &&
 	kill -INT $pid && test_wait_exit $pid 20 &&
-	marks first.dat >got &&
+	marks_ref first.dat >got &&
 	echo still-first >expect &&
 	test_cmp expect got &&
 	# The lock file goes with its session: /run/tr does not fill up.
@@ -291,7 +275,7 @@ test_expect_success 'the buffer is left empty: no events of the recording stay b
 		sh -c "for i in 1 2 3; do echo m\$i >$TRACEFS/instances/$inst/trace_marker; done" &&
 	grep -v "^#" "$TRACEFS/instances/$inst/trace" >left || : &&
 	test_must_be_empty left &&
-	marks empty.dat >got &&
+	marks_ref empty.dat >got &&
 	printf "m1\nm2\nm3\n" >expect &&
 	test_cmp expect got
 '

@@ -13,7 +13,6 @@ test_kernels full debian
 
 test_requires instances events
 
-marks_tr() { "$TR" report -i "$1" 2>/dev/null | sed -n 's/^.*\] *[0-9.]*: tracing_mark_write: //p'; }
 # "CPU EVENTS LOST" rows of tr record's summary.
 summary_rows() { sed -nE 's/^ +([0-9]+|total) +([0-9]+) +([0-9]+) +[0-9.]+ [KMG]?i?B$/\1 \2 \3/p' "$1"; }
 ncpus=$(ls -d "$TRACEFS"/per_cpu/cpu* | wc -l)
@@ -82,7 +81,7 @@ test_expect_success 'a file recorded through the mapping reports as one recorded
 	marks_tr splice.dat >s &&
 	test_cmp s m &&
 	if command -v trace-cmd >/dev/null; then
-		trace-cmd report -i mmap.dat 2>/dev/null | sed -n "s/.* print: *[^ ]*: //p" >tc &&
+		marks_tc mmap.dat >tc &&
 		test_cmp expect tc
 	fi
 '

@@ -44,10 +44,6 @@ check_cpu() {
 		      exit bad }' "$2"
 }
 
-marks_tr() {
-	"$TR" report -i "$1" 2>/dev/null | sed -n 's/^.*\] *[0-9.]*: tracing_mark_write: //p'
-}
-
 # One trial: record, start the writers, wait a random while, note what they
 # have written, let the flush interval (1 s) and half a second more pass,
 # SIGKILL tr, restore, and check.
@@ -98,8 +94,7 @@ trial() {
 	tr report -i "k$n.dat" --stat >stat$n &&
 	test_grep "recorded by: .*restored by tr restore: the recording ended abruptly" stat$n &&
 	if command -v trace-cmd >/dev/null; then
-		trace-cmd report -i "k$n.dat" 2>/dev/null |
-			sed -n "s/.* print: *[^ ]*: //p" >tc$n &&
+		marks_tc "k$n.dat" >tc$n &&
 		test_cmp marks$n tc$n
 	fi
 }

@@ -16,11 +16,6 @@ writer() {
 		done' writer "$1" "$2"
 }
 
-# (Whether tr report prints the irq-info flags before the time varies from file to file.)
-marks_tr() {
-	"$TR" report -i "$1" 2>/dev/null | sed -n 's/^.*\] [^:]*: tracing_mark_write: \(c[01] [0-9]*\).*/\1/p'
-}
-
 # The markers of each writer run without a gap from its first.
 gap_free() {
 	awk '{ if (($1 in last) && $2 != last[$1] + 1) { printf "%s: gap after %d: %d\n", $1, last[$1], $2; bad = 1 }
@@ -59,12 +54,11 @@ test_expect_success '--max-size stops the recording before the file or its spool
 	test "$(stat -c %s big.dat)" -le "$limit" &&
 	test_grep "stopped at --max-size: .big.dat. would have grown past it" summary &&
 	test ! -e big.dat.spool &&
-	marks_tr big.dat >marks &&
+	marks_tr big.dat 2 >marks &&
 	test "$(wc -l <marks)" -gt 1000 &&
 	gap_free marks &&
 	if command -v trace-cmd >/dev/null; then
-		trace-cmd report -i big.dat 2>/dev/null |
-			sed -n "s/.* print: *[^ ]*: \(c[01] [0-9]*\).*/\1/p" >tc &&
+		marks_tc big.dat 2 >tc &&
 		test_cmp marks tc
 	fi
 '
@@ -73,10 +67,9 @@ test_expect_success '--max-size stops the recording before the file or its spool
 marks_rotated() {
 	for f in $(ls r.dat.[0-9]* | sort -t. -k3 -rn) r.dat; do
 		if [ "${1:-}" = tc ]; then
-			trace-cmd report -i "$f" 2>/dev/null |
-				sed -n "s/.* print: *[^ ]*: \(c[01] [0-9]*\).*/\1/p"
+			marks_tc "$f" 2
 		else
-			marks_tr "$f"
+			marks_tr "$f" 2
 		fi
 	done
 }
@@ -149,7 +142,7 @@ test_expect_success '--rotate: parts within the size, each readable, together ev
 		{ test_cmp marks tc || {
 			# DIAG: what tr report said of each file, and how many markers each holds.
 			for f in r.dat*; do
-				echo "DIAG: $f: tr $(marks_tr "$f" | wc -l), trace-cmd" \
+				echo "DIAG: $f: tr $(marks_tr "$f" 2 | wc -l), trace-cmd" \
 					"$(trace-cmd report -i "$f" 2>/dev/null | grep -c " print: ")"
 				"$TR" report -i "$f" 2>&1 >/dev/null | tail -n 3
 			done
@@ -193,29 +186,27 @@ test_expect_success '--rotate killed with SIGKILL: the finished parts read as th
 	cp -r kr.dat.spool moved.spool &&
 	for f in kr.dat.2 kr.dat.1; do
 		test -f "$f" || continue
-		marks_tr "$f" >"$f.marks" &&
+		marks_tr "$f" 2 >"$f.marks" &&
 		test -s "$f.marks" &&
 		cat "$f.marks" >>parts || return 1
 		if command -v trace-cmd >/dev/null; then
-			trace-cmd report -i "$f" 2>/dev/null |
-				sed -n "s/.* print: *[^ ]*: \(c[01] [0-9]*\).*/\1/p" >"$f.tc" &&
+			marks_tc "$f" 2 >"$f.tc" &&
 			test_cmp "$f.marks" "$f.tc" || return 1
 		fi
 	done &&
 	tr restore kr.dat 2>restore &&
 	test_grep "restored .kr.dat. from .kr.dat.spool." restore &&
 	test ! -e kr.dat.spool &&
-	marks_tr kr.dat >last &&
+	marks_tr kr.dat 2 >last &&
 	test -s last &&
 	if command -v trace-cmd >/dev/null; then
-		trace-cmd report -i kr.dat 2>/dev/null |
-			sed -n "s/.* print: *[^ ]*: \(c[01] [0-9]*\).*/\1/p" >last.tc &&
+		marks_tc kr.dat 2 >last.tc &&
 		test_cmp last last.tc
 	fi &&
 	tr restore -i moved.spool -o moved.dat 2>restore &&
 	test_grep "restored .moved.dat. from .moved.spool." restore &&
 	test ! -e moved.spool &&
-	marks_tr moved.dat >moved &&
+	marks_tr moved.dat 2 >moved &&
 	test_cmp last moved &&
 	cat parts last >all &&
 	echo "parts: $(wc -l <parts) markers, restored: $(wc -l <last)" &&
@@ -241,7 +232,7 @@ test_expect_success '--rotate: a part that cannot be written ends the recording 
 	test_grep "^tr: cannot write .p.dat.rotating.: Is a directory: recording stopped early$" err &&
 	test "$(grep -c "^tr: " err)" = 1 &&
 	test ! -e p.dat.1 && test ! -e p.dat.spool &&
-	marks_tr p.dat >marks &&
+	marks_tr p.dat 2 >marks &&
 	test -s marks &&
 	gap_free marks
 '

@@ -5,9 +5,6 @@
 
 test_requires events instances
 
-# The timestamps of a report, one a line.
-stamps() { grep -oE " [0-9]+\.[0-9]{6}: " | tr -d ' :'; }
-
 # The file's timestamps as trace-cmd prints them, if it is here.
 tc_stamps() {
 	command -v trace-cmd >/dev/null || { say "# no trace-cmd here"; return 1; }

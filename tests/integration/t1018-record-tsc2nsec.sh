@@ -9,8 +9,6 @@ test_kernels full
 
 test_requires events instances
 
-stamps() { grep -oE " [0-9]+\.[0-9]{6}: " | tr -d ' :'; }
-
 # Whether this kernel gives the conversion, as the test knows it: the full
 # guest does while its TSC is the clocksource (an emulated TSC can be
 # marked unstable under load, and the kernel moves off it); elsewhere tr's

@@ -7,9 +7,6 @@ test_kernels full
 
 test_requires instances events function function_filter
 
-# The event lines of a report (not the cpus= header).
-events_of() { grep -E "[^ ]+-[0-9]+ +\[[0-9]+\]" "$1"; }
-
 test_expect_success 'function with -l vfs_read records vfs_read and nothing else' '
 	inst=$(test_instance) &&
 	tr record -q -B "$inst" -p function -l vfs_read -o fn.dat \

@@ -8,9 +8,6 @@ test_kernels full
 
 DATA=$(cd "$(dirname "$0")/../data" && pwd)
 
-# Whether this trace-cmd reads a file (Debian's 3.1.6 has no zlib).
-tc_reads() { command -v trace-cmd >/dev/null && trace-cmd report -i "$1" >/dev/null 2>&1; }
-
 for f in report-v6 report-v7 report-two report-lost; do
 	for to in "--file-version 6:6:none" "--compression zstd:7:zstd" \
 		  "--compression none:7:none" "--file-version 7 --compression zlib:7:zlib"; do

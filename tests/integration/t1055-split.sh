@@ -10,7 +10,6 @@ DATA=$(cd "$(dirname "$0")/../data" && pwd)
 # A report without its "cpus=N" first line, which every file's report has.
 body() { "$TR" report -i "$1" | tail -n +2; }
 body_tc() { trace-cmd report -i "$1" 2>/dev/null | tail -n +2; }
-tc_reads() { command -v trace-cmd >/dev/null && trace-cmd report -i "$1" >/dev/null 2>&1; }
 
 # The parts named on stdout ("PATH: N events, ..."), in order.
 parts() { sed -n 's/^\([^:]*\): [0-9]* events\{0,1\}.*/\1/p' "$1"; }

@@ -76,36 +76,6 @@ test_expect_success 'every event line of the two-buffer file is in time order' '
 
 # ---- fresh files from trace-cmd on this machine ----
 
-# test_cmp, except where trace-cmd printed a task as <...> because the
-# saved_cmdlines did not have it: tr names it from the trace itself, and the
-# name must be one the trace shows for that pid (in the tr report -N output
-# given as a third file, else in the second).
-cmp_names() {
-	python3 - "$1" "$2" "${3:-$2}" <<-\EOF
-	import re, sys
-	e = open(sys.argv[1]).read().splitlines()
-	a = open(sys.argv[2]).read().splitlines()
-	if len(e) != len(a):
-	    sys.exit("line counts differ: %d and %d" % (len(e), len(a)))
-	if len(a) < 10:
-	    sys.exit("only %d lines: nothing much was compared" % len(a))
-	text = open(sys.argv[3]).read()
-	named = 0
-	for x, y in zip(e, a):
-	    if x == y:
-	        continue
-	    m = re.match(r"^(.*?)<\.\.\.>-(\d+)( +\[\d+\].*)$", x)
-	    n = re.match(r"^(.*?) *(\S+)-(\d+)( +\[\d+\].*)$", y)
-	    if not m or not n or m.group(2) != n.group(3) or m.group(3) != n.group(4):
-	        sys.exit("differ:\n-%s\n+%s" % (x, y))
-	    comm, pid = n.group(2), n.group(3)
-	    if not re.search(r"(comm=%s pid=%s|_comm=%s \w*_pid=%s)\b" % (re.escape(comm), pid, re.escape(comm), pid), text):
-	        sys.exit("name %s for %s is not in the trace:\n+%s" % (comm, pid, y))
-	    named += 1
-	print("%d lines where trace-cmd had <...> are named" % named)
-	EOF
-}
-
 rec() { "$data/tc-record.sh" "$@"; }
 inst=$(test_instance)
 fresh=$TEST_TMP/fresh

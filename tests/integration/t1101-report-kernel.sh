@@ -16,33 +16,6 @@ if ! [ -d "$TRACEFS/instances" ]; then
 	exit
 fi
 
-# "cpu ts pid | event: text" for every event of a kernel trace file or of
-# tr report output (whose event names are padded to a column; a marker's
-# "tracing_mark_write: x" is the kernel's, and trace-cmd's "print:
-# tracing_mark_write: x" is taken too).
-normalize() {
-	python3 - "$1" "$2" <<-\PY
-	import re, sys
-	kind, path = sys.argv[1], sys.argv[2]
-	out = []
-	for line in open(path, errors="replace"):
-	    line = line.rstrip("\n")
-	    if kind == "kernel":
-	        m = re.match(r"^\s*(.*)-(\d+)\s+\[(\d+)\]\s+(?:\S{4,5}\s+)?(\d+\.\d+): (.*)$", line)
-	        if not m:
-	            continue
-	        pid, cpu, ts, rest = m.group(2), m.group(3), m.group(4), m.group(5)
-	    else:
-	        m = re.match(r"^(?:\S+: )?\s*(.*)-(\d+)\s+\[(\d+)\]\s+(\d+\.\d+): (\S+):\s+(.*)$", line)
-	        if not m:
-	            continue
-	        pid, cpu, ts, name, text = m.group(2), m.group(3), m.group(4), m.group(5), m.group(6)
-	        rest = text if name == "print" else name + ": " + text
-	    out.append("%s %s %s | %s" % (int(cpu), ts, pid, rest))
-	print("\n".join(sorted(out)))
-	PY
-}
-
 # Fill instance $1 with sched events and markers, stop it, and leave its
 # trace file in kernel.txt; the events stay enabled for the extractor.
 fill() {

@@ -10,14 +10,6 @@ data=$TEST_ROOT/tests/data
 # libtraceevent leaks what it allocated for a format it then finds malformed.
 export LSAN_OPTIONS="suppressions=$data/lsan.supp:print_suppressions=0"
 
-# one_error FILE PATTERN: exit 1, no output, one line on stderr matching PATTERN.
-one_error() {
-	test_expect_code 1 tr report -i "$1" >out 2>err &&
-	test ! -s out || { echo "stdout:"; cat out; return 1; }
-	test "$(wc -l <err)" = 1 || { echo "stderr:"; cat err; return 1; }
-	test_grep -q -- "$2" err
-}
-
 test_expect_success 'truncated in the CPU data: names the file, the offset and the CPU' '
 	size=$(stat -c %s "$data/report-v6.dat") &&
 	head -c $((size - 100)) "$data/report-v6.dat" >cut.dat &&

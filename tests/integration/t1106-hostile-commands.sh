@@ -14,25 +14,16 @@ test_expect_success 'the hostile-input set is made' '
 	test -s h/absurd-v7-cpuid-65536000.dat && test -s h/gap-2e62-v7.dat
 '
 
-# one_error PATTERN CMD...: exit 1 within 20 s, one line on stderr matching PATTERN.
-one_error() {
-	local pat=$1
-	shift
-	test_expect_code 1 timeout 20 "$TR" "$@" >out 2>err &&
-	test "$(wc -l <err)" = 1 || { echo "stderr:"; cat err; return 1; }
-	test_grep -q -- "$pat" err
-}
-
 test_expect_success 'a buffer naming CPU 2^31-1 or 65536000: every command refuses the file' '
 	for v in 2147483647 65536000; do
 		f=h/absurd-v7-cpuid-$v.dat
 		pat="corrupt buffer .*: CPU $v of a file of 2 CPUs"
-		one_error "$pat" convert -i $f -o x.dat --file-version 6 &&
-		one_error "$pat" convert -i $f -o x.dat --compression zstd &&
-		one_error "$pat" split -i $f -o p --per-cpu &&
-		one_error "$pat" split -i $f -o p --events 2 &&
-		one_error "$pat" top -b -i $f -n 2 &&
-		one_error "$pat" report -i $f || exit 1
+		one_error $f "$pat" convert -i $f -o x.dat --file-version 6 &&
+		one_error $f "$pat" convert -i $f -o x.dat --compression zstd &&
+		one_error $f "$pat" split -i $f -o p --per-cpu &&
+		one_error $f "$pat" split -i $f -o p --events 2 &&
+		one_error $f "$pat" top -b -i $f -n 2 &&
+		one_error $f "$pat" report -i $f || exit 1
 		test ! -e x.dat && test ! -e p.cpu0 && test ! -e p.1 || exit 1
 	done
 '
@@ -40,8 +31,8 @@ test_expect_success 'a buffer naming CPU 2^31-1 or 65536000: every command refus
 test_expect_success '65,536 CPUs declared for 257 buffers: convert and split refuse to write them' '
 	f=h/absurd-v7-cpucount-65536-257buffers.dat &&
 	pat="declares 65536 CPUs for 257 buffers: more than the 65536 CPU buffers a file may hold" &&
-	one_error "$pat" convert -i $f -o x.dat --file-version 6 &&
-	one_error "$pat" split -i $f -o p --events 1 &&
+	one_error $f "$pat" convert -i $f -o x.dat --file-version 6 &&
+	one_error $f "$pat" split -i $f -o p --events 1 &&
 	test ! -e x.dat && test ! -e p.1 &&
 	tr report -i $f >out && test_grep -q "^cpus=65536" out
 '
@@ -111,9 +102,9 @@ test_expect_success 'other mistyped filters: usage errors naming the token' '
 '
 
 test_expect_success 'hist -i: a mistyped filter is one error, exit 1' '
-	one_error "bad filter .prev_comm == \".: unterminated string" \
+	one_error "$data/report-v7.dat" "bad filter .prev_comm == \".: unterminated string" \
 		hist -i "$data/report-v7.dat" -e sched:sched_switch -k prev_pid -f "prev_comm == \"" &&
-	one_error "bad filter .*: unexpected .,.$" \
+	one_error "$data/report-v7.dat" "bad filter .*: unexpected .,.$" \
 		hist -i "$data/report-v7.dat" -e sched:sched_switch -k prev_pid -f "prev_pid == 1 , b"
 '
 

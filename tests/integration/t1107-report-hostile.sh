@@ -14,16 +14,6 @@ test_expect_success 'the hostile-input set is made' '
 	test -s h/good-v6.dat
 '
 
-# one_error FILE PATTERN [CMD...]: exit 1, one line on stderr matching PATTERN.
-one_error() {
-	local f=$1 pat=$2
-	shift 2
-	[ $# -gt 0 ] || set -- report -i "$f"
-	test_expect_code 1 timeout 20 "$TR" "$@" >out 2>err &&
-	test "$(wc -l <err)" = 1 || { echo "stderr:"; cat err; return 1; }
-	test_grep -q -- "$pat" err
-}
-
 test_expect_success 'header_page with an offset of 2^31-1 (v6 and v7): one error' '
 	one_error h/fmt-header-page-commit-intmax-v6.dat "cannot find the page layout" &&
 	one_error h/fmt-header-page-commit-intmax-v7.dat "cannot find the page layout" &&

@@ -14,35 +14,14 @@
 data=$TEST_ROOT/tests/data
 rw() { python3 "$data/rewrite-dat.py" "$@"; }
 
-# marks FILE...: "FILE N" for each marker line of tr report's merge.
-marks() {
+# merged_marks FILE...: "FILE N" for each marker line of tr report's merge.
+merged_marks() {
 	"$TR" report "$@" | sed -n 's/^ *\([a-z0-9.-]*\): .* print: .*: mark \([0-9]*\)$/\1 \2/p'
 }
 
 # ns FILE N: the time of marker N in FILE, in ns.
 ns() {
 	"$TR" report -t -i "$1" | sed -n "s/.* \([0-9]*\)\.\([0-9]\{9\}\): print: .*: mark $2\$/\1\2/p"
-}
-
-# As t1100: the same lines as trace-cmd, but where trace-cmd prints <...>
-# for a task whose name saved_cmdlines lacks and tr names it from the trace.
-cmp_names() {
-	python3 - "$1" "$2" <<-\EOF
-	import re, sys
-	e = open(sys.argv[1]).read().splitlines()
-	a = open(sys.argv[2]).read().splitlines()
-	if len(e) != len(a):
-	    sys.exit("line counts differ: %d and %d" % (len(e), len(a)))
-	if len(a) < 40:
-	    sys.exit("only %d lines: nothing much was compared" % len(a))
-	for x, y in zip(e, a):
-	    if x == y:
-	        continue
-	    m = re.match(r"^(.*?)<\.\.\.>-(\d+)( +\[\d+\].*)$", x)
-	    n = re.match(r"^(.*?) *(\S+)-(\d+)( +\[\d+\].*)$", y)
-	    if not m or not n or m.group(2) != n.group(3) or m.group(3) != n.group(4):
-	        sys.exit("differ:\n-%s\n+%s" % (x, y))
-	EOF
 }
 
 test_expect_success 'setup: the recording as v7 and v6, uncompressed' '
@@ -58,13 +37,13 @@ test_expect_success 'a guest file is moved onto its host'"'"'s clock: one sample
 	off=$((t1 - t10 - 1)) &&
 	rw rec.dat host.dat --trace-id 0x1111 --guest "vm 0x2222 501,502" &&
 	rw plain.dat guest.dat --trace-id 0x2222 --time-shift "0x1111 0 0:$off 0:$off" &&
-	marks -i host.dat -i guest.dat >got &&
+	merged_marks -i host.dat -i guest.dat >got &&
 	{ seq 1 10 | sed "s/^/guest.dat /"; echo "host.dat 1"; } >expect &&
 	head -11 got >first && test_cmp expect first &&
 	test $(wc -l <got) = 40 &&
 	# the same as the unshifted guest moved by --ts-offset
 	rw plain.dat guest0.dat &&
-	marks -i host.dat -i guest0.dat --ts-offset $off | sed "s/^guest0/guest/" >byoffset &&
+	merged_marks -i host.dat -i guest0.dat --ts-offset $off | sed "s/^guest0/guest/" >byoffset &&
 	test_cmp byoffset got
 '
 
@@ -93,7 +72,7 @@ test_expect_success 'files of several hosts without a time shift: clocks as reco
 	tr report -i a.dat -i b.dat >out &&
 	test_grep -q "^# a.dat: clock as recorded$" out &&
 	test_grep -q "^# b.dat: clock as recorded$" out &&
-	marks -i a.dat -i b.dat | head -2 >two && printf "a.dat 1\nb.dat 1\n" >expect &&
+	merged_marks -i a.dat -i b.dat | head -2 >two && printf "a.dat 1\nb.dat 1\n" >expect &&
 	test_cmp expect two &&
 	tr report --format libtraceevent -i a.dat -i b.dat >lib &&
 	! grep -q "^#" lib
@@ -103,7 +82,7 @@ test_expect_success 'the same order and times as trace-cmd report -i HOST -i GUE
 	command -v trace-cmd >/dev/null || exit 0
 	trace-cmd report -N -i host.dat -i guest.dat >expect 2>/dev/null &&
 	tr report --format libtraceevent -i host.dat -i guest.dat >actual &&
-	cmp_names expect actual
+	cmp_names expect actual actual 40
 '
 
 # Per-CPU samples, interpolated between them and extrapolated past them,
@@ -117,16 +96,16 @@ test_expect_success 'interpolated samples per CPU (v7 and v6): as trace-cmd' '
 		rw $v.dat g.dat --trace-id 0x2222 --time-shift "0x1111 1 $c0 $c1" &&
 		trace-cmd report -N -i host.dat -i g.dat >expect 2>/dev/null &&
 		tr report --format libtraceevent -i host.dat -i g.dat >actual &&
-		cmp_names expect actual &&
+		cmp_names expect actual actual 40 &&
 		trace-cmd report -N -t -i host.dat -i g.dat >expect 2>/dev/null &&
 		tr report --format libtraceevent -t -i host.dat -i g.dat >actual &&
-		cmp_names expect actual || exit 1
+		cmp_names expect actual actual 40 || exit 1
 	done &&
 	# trace-cmd 2.9 wrote no fraction bits
 	rw plain.dat g.dat --trace-id 0x2222 --no-frac --time-shift "0x1111 1 $c0 $c1" &&
 	trace-cmd report -N -t -i host.dat -i g.dat >expect 2>/dev/null &&
 	tr report --format libtraceevent -t -i host.dat -i g.dat >actual &&
-	cmp_names expect actual
+	cmp_names expect actual actual 40
 '
 
 test_expect_success '--stat and tr dump show the trace ids, the time shift and the guest' '
@@ -158,7 +137,7 @@ test_expect_success 'a time shift that does not hold what it says: one line nami
 	test_grep -q "corrupt option TIME_SHIFT" err &&
 	# shorter than its header: ignored, as trace-cmd does
 	rw plain.dat short.dat --option "12=0000" &&
-	marks -i short.dat >got && marks -i plain.dat >expect && test_cmp expect got &&
+	merged_marks -i short.dat >got && merged_marks -i plain.dat >expect && test_cmp expect got &&
 	# a malformed GUEST only names no guest
 	rw rec.dat badguest.dat --option "13=766d00" &&
 	tr report --stat -i badguest.dat >stat && ! grep -q "^guest:" stat

@@ -63,30 +63,6 @@ gone() {
 	return 1
 }
 
-# "cpu ts pid | event: text" from a kernel trace file or from tr report.
-normalize() {
-	python3 - "$1" "$2" <<-\PY
-	import re, sys
-	kind, path = sys.argv[1], sys.argv[2]
-	out = []
-	for line in open(path, errors="replace"):
-	    line = line.rstrip("\n")
-	    if kind == "kernel":
-	        m = re.match(r"^\s*(.*)-(\d+)\s+\[(\d+)\]\s+(?:\S{4,5}\s+)?(\d+\.\d+): (.*)$", line)
-	        if not m:
-	            continue
-	        pid, cpu, ts, rest = m.group(2), m.group(3), m.group(4), m.group(5)
-	    else:
-	        m = re.match(r"^(?:\S+: )?\s*(.*)-(\d+)\s+\[(\d+)\]\s+(\d+\.\d+): (\S+):\s+(.*)$", line)
-	        if not m:
-	            continue
-	        pid, cpu, ts, name, text = m.group(2), m.group(3), m.group(4), m.group(5), m.group(6)
-	        rest = name + ": " + text
-	    out.append("%s %s %s | %s" % (int(cpu), ts, pid, rest))
-	print("\n".join(sorted(out)))
-	PY
-}
-
 test_expect_success 'the example programs are built (make examples)' '
 	test -x "$example" && test -x "$word"
 '
