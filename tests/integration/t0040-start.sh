@@ -72,7 +72,7 @@ test_expect_success 'events really get recorded after start' '
 	inst=$(test_instance) &&
 	test_when_finished "tr reset -B $inst" &&
 	tr start -B $inst -e sched:sched_switch &&
-	sleep 0.2 &&
+	wait_for 10 show_has $inst "sched_switch: prev_comm=.* ==> next_comm=" &&
 	tr show -B $inst >out &&
 	test_grep -E "sched_switch: prev_comm=.* ==> next_comm=" out
 '

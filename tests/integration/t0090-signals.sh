@@ -13,12 +13,9 @@ run_and_signal() {
 	( exec "$TR" show -B $inst --pipe -e sched:sched_wakeup -f "pid > 0" -e irq >out 2>err ) &
 	pid=$!
 	test_when_finished "kill -9 $pid 2>/dev/null || :"
-	for i in $(seq 100); do
-		[ "$(cat $I/events/sched/sched_wakeup/enable)" = 1 ] && break
-		sleep 0.1
-	done
+	wait_for 10 file_is $I/events/sched/sched_wakeup/enable 1
 	test "$(cat $I/events/sched/sched_wakeup/filter)" = "pid > 0"
-	test "$(cat $I/tracing_on)" = 1
+	wait_for 10 file_is $I/tracing_on 1
 	kill -$sig $pid
 	test_wait_exit $pid 10
 	test "$(cat $I/events/sched/sched_wakeup/enable)" = 0
@@ -40,12 +37,9 @@ test_expect_success 'an instance tr created for the run is removed on SIGINT' '
 	test_when_finished "rmdir $TRACEFS/instances/$inst 2>/dev/null || :"
 	( exec "$TR" show -B $inst --pipe -e sched:sched_switch >out 2>err ) &
 	pid=$!
-	for i in $(seq 100); do
-		[ -d $TRACEFS/instances/$inst ] && break
-		sleep 0.1
-	done
-	test -d $TRACEFS/instances/$inst
-	sleep 0.3
+	# Signalled once it is set up: its event on, tracing on.
+	wait_for 10 file_is $TRACEFS/instances/$inst/events/sched/sched_switch/enable 1
+	wait_for 10 file_is $TRACEFS/instances/$inst/tracing_on 1
 	kill -INT $pid
 	test_wait_exit $pid 10
 	test ! -d $TRACEFS/instances/$inst

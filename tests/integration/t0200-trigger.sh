@@ -81,7 +81,7 @@ test_expect_success 'a stacktrace trigger records a kernel stack' '
 	test_when_finished "tr reset -B $inst; rmdir $TRACEFS/instances/$inst" &&
 	tr trigger add -B $inst -e sched:sched_process_exec "stacktrace:1" &&
 	/bin/true &&
-	sleep 0.3 &&
+	wait_for 10 show_has $inst "<stack trace>" &&
 	tr show -B $inst >out &&
 	test_grep "<stack trace>" out
 '
@@ -141,6 +141,9 @@ test_expect_success 'del of a trigger that is not there names it' '
 	test_grep "no trigger '"'"'traceoff'"'"' on '"'"'sched:sched_switch'"'"'" err
 '
 
+# snapshot_has INST ERE: INST's snapshot has a line matching ERE.
+snapshot_has() { "$TR" snapshot -B "$1" show 2>/dev/null | grep -qE -- "$2"; }
+
 if test_have snapshot; then
 	test_expect_success 'a snapshot trigger keeps the triggering event in the snapshot' '
 		inst=$(test_instance) &&
@@ -150,7 +153,7 @@ if test_have snapshot; then
 		# With a filter the kernel takes the snapshot after writing the event.
 		tr trigger add -B $inst -e sched:sched_process_exec "snapshot:1 if filename ~ \"*/true\"" &&
 		/bin/true &&
-		sleep 0.5 &&
+		wait_for 10 snapshot_has $inst "sched_process_exec: filename=/bin/true" &&
 		tr snapshot -B $inst show >out &&
 		test_grep "sched_process_exec: filename=/bin/true" out
 	'

@@ -28,7 +28,7 @@ if test_have uprobes; then
 		tr probe add -u "$TEST_TMP/target" --name $grp/target tr_probe_target "x=%di:s32" >/dev/null &&
 		tr start -B $inst -e $grp:target &&
 		"$TEST_TMP/target" >/dev/null &&
-		sleep 0.2 &&
+		wait_for 10 show_has $inst " target: " &&
 		tr show -B $inst >out &&
 		test_grep -E "target-[0-9]+ .* target: \(0x[0-9a-f]+\) x=42$" out
 	'
@@ -39,7 +39,7 @@ if test_have uprobes; then
 		tr probe add -u "$TEST_TMP/target" -r --name $grp/ret tr_probe_target "rv=\$retval:s32" >/dev/null &&
 		tr start -B $inst -e $grp:ret &&
 		"$TEST_TMP/target" >/dev/null &&
-		sleep 0.2 &&
+		wait_for 10 show_has $inst " ret: " &&
 		tr show -B $inst >out &&
 		test_grep -E " ret: \(0x[0-9a-f]+ <- 0x[0-9a-f]+\) rv=3$" out
 	'
@@ -109,7 +109,7 @@ if test_have kprobes; then
 		tr probe add "r:$grp/openret do_sys_openat2 ret=\$retval:s32" &&
 		tr start -B $inst -e "$grp:*" &&
 		cat /etc/hostname >/dev/null &&
-		sleep 0.3 &&
+		wait_for 10 show_has $inst "openret: " &&
 		tr show -B $inst >out &&
 		test_grep -E "open: \(do_sys_openat2\+0x0/0x[0-9a-f]+\) dfd=-100 name=\"/etc/hostname\"" out &&
 		test_grep -E "openret: \(.* <- do_sys_openat2\) ret=" out
@@ -127,7 +127,7 @@ if test_have eprobes; then
 		test_when_finished "tr reset -B $inst; tr probe del $grp/sw >/dev/null 2>&1 || :" &&
 		tr probe add "e:$grp/sw sched.sched_switch prev=\$prev_pid:s32 next=\$next_pid:s32" &&
 		tr start -B $inst -e $grp:sw &&
-		sleep 0.3 &&
+		wait_for 10 show_has $inst " sw: " &&
 		tr show -B $inst >out &&
 		test_grep -E " sw: \(sched.sched_switch\) prev=[0-9]+ next=[0-9]+$" out
 	'

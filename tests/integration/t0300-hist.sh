@@ -98,11 +98,8 @@ test_expect_success 'SIGINT prints the histogram and leaves nothing behind' '
 	"$TR" hist --engine user -B $inst -e sched:sched_switch -k next_comm >out 2>err &
 	pid=$!
 	test_when_finished "kill -9 $pid 2>/dev/null || :" &&
-	for i in $(seq 100); do
-		[ "$(cat $TRACEFS/instances/$inst/events/sched/sched_switch/enable 2>/dev/null)" = 1 ] && break
-		sleep 0.1
-	done &&
-	sleep 0.3 &&
+	wait_for 10 file_is $TRACEFS/instances/$inst/events/sched/sched_switch/enable 1 &&
+	wait_for 10 reads_pipes $pid &&
 	kill -INT $pid &&
 	test_wait_exit $pid 10 &&
 	test_grep "^Totals:" out &&

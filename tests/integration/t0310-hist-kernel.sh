@@ -134,7 +134,8 @@ test_expect_success 'SIGINT ends a latency histogram and removes everything' '
 		grep -qs "^hist" $TRACEFS/events/synthetic/tr_lat_*/trigger && break
 		sleep 0.1
 	done &&
-	sleep 0.5 &&
+	# Signalled once the histogram counts something.
+	wait_for 10 grep -qsE "^ +Hits: [1-9]" $TRACEFS/events/synthetic/tr_lat_*/hist &&
 	kill -INT $pid &&
 	test_wait_exit $pid 20 &&
 	test_grep "^Totals:" out &&

@@ -206,7 +206,7 @@ test_expect_success '-P records only those pids (set_event_pid, no own-pid filte
 	tr "\n" " " <"$TRACEFS/instances/$inst/set_event_pid" >pids &&
 	test_grep -w "$target" pids && test_grep -w "$$" pids &&
 	! grep -q "common_pid" "$TRACEFS/instances/$inst/events/sched/sched_process_exit/filter" &&
-	kill $target && sleep 0.2 &&
+	kill $target && { wait $target || :; } &&
 	kill -INT $pid && wait $pid &&
 	if command -v trace-cmd >/dev/null; then
 		trace-cmd report -i pid.dat >out 2>/dev/null

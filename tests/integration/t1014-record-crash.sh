@@ -44,6 +44,17 @@ check_cpu() {
 		      exit bad }' "$2"
 }
 
+# spool_has_exit SPOOL PID: SPOOL's pages hold the sched_process_exit of
+# task PID: its common_pid, comm[16] and pid fields, PID both ends.
+spool_has_exit() {
+	python3 - "$@" <<-\PY
+	import glob, re, struct, sys
+	spool, pid = sys.argv[1], struct.pack("=i", int(sys.argv[2]))
+	data = b"".join(open(f, "rb").read() for f in glob.glob(spool + "/**/cpu*.raw", recursive=True))
+	sys.exit(0 if re.search(re.escape(pid) + b".{16}" + re.escape(pid), data, re.S) else 1)
+	PY
+}
+
 # One trial: record, start the writers, wait a random while, note what they
 # have written, let the flush interval (1 s) and half a second more pass,
 # SIGKILL tr, restore, and check.
@@ -143,7 +154,8 @@ test_expect_success 'tr restore -i SPOOL -o FILE, in version 6' '
 	pid=$! &&
 	test_wait_recording "$inst" &&
 	echo "before the kill" >"$TRACEFS/instances/$inst/trace_marker" &&
-	sleep 1.5 &&
+	# The flush (every second) that writes it.
+	wait_for 10 spool_has_pages s.dat.spool &&
 	kill -9 $pid && { wait $pid 2>/dev/null || :; } &&
 	tr reset -B "$inst" &&
 	mv s.dat.spool elsewhere &&
@@ -210,13 +222,9 @@ test_expect_success 'killed under -O record-tgid: the restored file has the kern
 t = threading.Thread(target=lambda: print(threading.get_native_id(), os.getpid()))
 t.start(); t.join()" >ids &&
 	read tid tgid <ids && test "$tid" != "$tgid" &&
-	# The flush that saw the thread (bounded), then one more for its pages.
-	for i in $(seq 100); do
-		grep -qx "$tid $tgid" tg.dat.spool/tgids 2>/dev/null && break
-		sleep 0.1
-	done &&
-	grep -qx "$tid $tgid" tg.dat.spool/tgids &&
-	sleep 1.5 &&
+	# The flush that saw the thread, and the one that wrote its exit.
+	wait_for 10 grep -qx "$tid $tgid" tg.dat.spool/tgids &&
+	wait_for 10 spool_has_exit tg.dat.spool $tid &&
 	kill -9 $pid && { wait $pid 2>/dev/null || :; } &&
 	tr reset -B "$inst" &&
 	tr restore -q tg.dat &&

@@ -38,7 +38,7 @@ kcmp() {
 inst=$(test_instance)
 broken=
 if tr start -B "$inst" -O nohash-ptr -e sched:sched_switch >/dev/null 2>&1; then
-	sleep 0.2
+	wait_for 10 show_has "$inst" " sched_switch: "
 	tr stop -B "$inst" >/dev/null 2>&1
 	tr show -B "$inst" 2>/dev/null | grep -q "prev_comm= prev_pid=" && broken=1
 fi

@@ -420,8 +420,9 @@ for _ in range(3000): time.sleep(0.01)\"" 2>k.err &
 		sleep 0.1
 	done &&
 	test_grep -a "$TEST_TMP/w-pie" k.dat.spool/procmaps &&
-	# Ten flush intervals more, for the pages.
-	sleep 1 &&
+	# Two flushes more (python3 keeps making events), for the pages.
+	n=$(spool_bytes k.dat.spool) && wait_for 10 spool_past k.dat.spool $n &&
+	n=$(spool_bytes k.dat.spool) && wait_for 10 spool_past k.dat.spool $n &&
 	kill -9 $rec && { wait $rec 2>/dev/null || :; } &&
 	kill $(cat shpid) &&
 	tr reset -B $inst &&
@@ -454,7 +455,7 @@ for _ in range(3000): time.sleep(0.01)" &
 	bg=$!
 	test_when_finished "kill $bg 2>/dev/null || :"
 	kernel_instance -P $bg &&
-	sleep 0.3 &&
+	wait_for 10 show_has $kinst "-$bg +\[" &&
 	tr extract -q -B $kinst -o x.dat &&
 	tr report -i x.dat >xr.txt &&
 	blocks $bg xr.txt | grep "^ =>" | sort -u >xr.u &&

@@ -55,10 +55,30 @@ ui_wait() {
 	return 1
 }
 
-keys() { tmx send-keys -t ui "$@"; sleep 0.6; }
+# keys KEY...: type them; tr top reads them in order (what they do, the
+# test waits for on the screen).
+keys() { tmx send-keys -t ui "$@"; }
 
 # The PID column of the table's rows.
 pids() { sed -n '/^ *PID COMM/,$p' scr | sed 1d | awk '$1 ~ /^[0-9]+$/ {print $1}'; }
+
+# For wait_for, each on a fresh capture of the screen (in scr):
+# sorted_rows [-r]: at least 3 rows, their PIDs in order (-r: descending).
+sorted_rows() {
+	screen >scr && pids >got && [ $(wc -l <got) -ge 3 ] && sort -n ${1:-} -c got
+}
+# only_rows NAME: rows are shown, and every one is NAME's.
+only_rows() {
+	screen >scr && sed -n "/^ *PID COMM/,\$p" scr | grep "^ \+[0-9]\+ " >rows &&
+		[ -s rows ] && ! grep -v -- "$1" rows
+}
+# screen_lacks TEXT: the screen does not show TEXT.
+screen_lacks() { screen >scr && ! grep -q -- "$1" scr; }
+# redrawn W H: the screen is H lines, none wider than W, one header.
+redrawn() {
+	screen >scr && [ $(wc -l <scr) = "$2" ] && [ $(awk -v w="$1" "length > w" scr | wc -l) = 0 ] &&
+		[ $(grep -c "^ tr top" scr) = 1 ] && [ $(grep -c "PID COMM" scr) = 1 ]
+}
 
 # ui_end: wait for tr top to exit; the terminal must be sane after it.
 ui_end() {
@@ -88,7 +108,7 @@ test_expect_success 'sort column and reverse reorder the rows' '
 	ui_start &&
 	keys "<" && keys "<" &&
 	ui_wait "by PID desc" 5 &&
-	sleep 1.2 && screen >scr &&
+	wait_for 10 sorted_rows -r &&
 	pids >got && test $(wc -l <got) -ge 3 &&
 	sort -rn got >want && test_cmp want got &&
 	keys r &&
@@ -103,7 +123,7 @@ test_expect_success '/ filters rows, Esc clears; Enter drills down, Backspace co
 	ui_start -- ./$name -c "\"while :; do sleep 0.05; done\"" &&
 	keys / && keys "$name" && keys Enter &&
 	ui_wait "\[filter: $name\]" 5 &&
-	sleep 1.2 && screen >scr &&
+	wait_for 10 only_rows "$name" &&
 	sed -n "/^ *PID COMM/,\$p" scr | grep "^ \+[0-9]\+ " >rows &&
 	cat rows &&
 	test_must_fail grep -v "$name" rows &&
@@ -124,7 +144,7 @@ test_expect_success 'e echoes the row'"'"'s raw events, formatted as tr report p
 	cp /bin/sh ./$name &&
 	ui_start -- ./$name -c "\"while :; do sleep 0.05; done\"" &&
 	keys / && keys "$name" && keys Enter &&
-	sleep 1.2 &&
+	wait_for 10 only_rows "$name" &&
 	keys e &&
 	ui_wait "ECHO" 5 &&
 	ui_wait "^ *$name-[0-9]* *\[[0-9]\{3\}\] *[0-9]*\.[0-9]\{6\}: sched_" 10 &&
@@ -136,7 +156,7 @@ test_expect_success 'e echoes the row'"'"'s raw events, formatted as tr report p
 test_expect_success 'a resized window is redrawn without leftovers' '
 	ui_start &&
 	tmx resize-window -t ui -x 70 -y 15 &&
-	sleep 1.5 && screen >scr &&
+	wait_for 10 redrawn 70 15 &&
 	test $(wc -l <scr) = 15 &&
 	test $(awk "length > 70" scr | wc -l) = 0 &&
 	test $(grep -c "^ tr top" scr) = 1 &&
@@ -154,7 +174,7 @@ test_expect_success 'views switch with digits, Tab and F2; help shows and closes
 	keys F2 && ui_wait "views (1-7, Esc closes)" 5 &&
 	keys 7 && ui_wait "^7 Latency" 5 &&
 	keys h && ui_wait "tr top keys" 5 &&
-	keys x && screen >scr && test_must_fail grep -q "tr top keys" scr &&
+	keys x && wait_for 5 screen_lacks "tr top keys" &&
 	keys q && ui_end
 '
 
