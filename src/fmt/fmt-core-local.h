@@ -94,7 +94,7 @@ struct fmt_src {
 	const struct tfile_procmap *procmaps;	/* fmt_src_procmaps(): the caller's */
 	int nprocmaps;
 	struct ev_info **ids;	/* by event id, 0..65535 */
-	/* A record's copy with zeros after it, for libtraceevent (see safe_record). */
+	/* A record's copy with zeros after it, for libtraceevent (see fmt_safe_record). */
 	uint8_t *scratch;
 	uint32_t scratch_used, scratch_cap;
 	struct tep_event_filter **filters;	/* one per -F: an event passes if any matches */
@@ -163,7 +163,7 @@ struct fmt_src {
 	uint64_t irq_lo, irq_hi;
 	/* The kernel's trace options that shape its lines (fmt-kopts.c). */
 	struct fmt_kopts ko;
-	bool ko_line;		/* one of them leaves tr's usual line: kernel_line() prints */
+	bool ko_line;		/* one of them leaves tr's usual line: fmt_kernel_line() prints */
 	int blk_type;		/* the blk tracer's entry type, -1 when unknown; 0: not looked */
 	bool irq_col;		/* tr's usual line shows the irq-info column */
 	bool overran;		/* the buffer overran: annotate marks each CPU's start */
@@ -212,7 +212,7 @@ struct fmt {
 	bool mismatch;		/* a check failed (reported once) */
 	struct fmt_src *srcs;
 	int err;
-	uint64_t sec;		/* put_time(): the last seconds printed, */
+	uint64_t sec;		/* fmt_put_time(): the last seconds printed, */
 	char sec_txt[32];	/* as " %5llu." */
 	int sec_len;		/* (0: none yet) */
 	uint64_t last_ts;	/* ts_diff: the previous printed event's */
@@ -326,41 +326,62 @@ static inline void fill_record(struct tep_record *rec, const struct tfile_event 
 	rec->locked = 1;
 }
 
-/* fmt.c */
-void emit(struct fmt *f);
-void write_out(struct fmt *f, const char *p, size_t n);
-void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts);
-void put_delta(struct fmt *f, uint64_t ts);
-int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
-		      struct tep_record *rec, bool raw, struct fmt_line *out);
-void line_put(struct fmt_line *l, const char *p, size_t n);
+/* fmt.c: the line (f->ln) out, whole or gathered (fmt_buffer); bytes out in order. */
+void fmt_emit(struct fmt *f);
+void fmt_write(struct fmt *f, const char *p, size_t n);
+/* The time column, and --ts-diff's " (+0.000123)" after it. */
+void fmt_put_time(struct fmt *f, struct fmt_src *s, uint64_t ts);
+void fmt_put_delta(struct fmt *f, uint64_t ts);
+/*
+ * The event's text onto out, by the kernel's printer, the fast printer or
+ * libtraceevent (raw: its fields); KPROG_LINE when the text is the whole
+ * line after the time (the kernel prints no "name: " for it).
+ */
+int fmt_event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei, struct tep_record *rec,
+		   bool raw, struct fmt_line *out);
 
-/* fmt-src.c */
-struct ev_info *ev_lookup(struct fmt_src *s, int id);
-int tgid_of(struct fmt_src *s, int pid);
-void *safe_record(struct fmt_src *s, const void *data, uint32_t size);
-bool lens_fit(struct fmt_src *s, const struct ev_info *ei, const struct tep_record *rec);
+/* fmt-src.c: event id's entry in the cache (id & 0xffff), made at its first record. */
+struct ev_info *fmt_ev_new(struct fmt_src *s, int id);
+static inline struct ev_info *fmt_ev(struct fmt_src *s, int id)
+{
+	struct ev_info *ei = s->ids[id & 0xffff];
 
-/* fmt-kenv.c */
-bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, uint64_t *size,
-		 const char **mod);
-void env_setup(struct fmt_src *s);
-void kernel_compile(struct fmt_src *s, struct ev_info *ei);
-int blk_type(struct fmt_src *s);
-const struct tfile_procmap *kprocmap(void *ctx, int tgid);
+	return ei ? ei : fmt_ev_new(s, id);
+}
+/* A copy of the record with zeros after it, which libtraceevent cannot read past. */
+void *fmt_safe_record(struct fmt_src *s, const void *data, uint32_t size);
+/* Do the record's __print_hex/__print_array lengths stay inside it? */
+bool fmt_lens_fit(struct fmt_src *s, const struct ev_info *ei, const struct tep_record *rec);
+
+/* fmt-kenv.c: the kernel's kallsyms_lookup() over the source's symbols (ctx is the source). */
+bool fmt_ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, uint64_t *size,
+	      const char **mod);
+/* s->env filled in, once; the event's kernel printer compiled, once (ei->kp, or NULL). */
+void fmt_env_setup(struct fmt_src *s);
+void fmt_kernel_compile(struct fmt_src *s, struct ev_info *ei);
+/* The blk tracer's entry type, which has no format (-1 when unknown). */
+int fmt_blk_type(struct fmt_src *s);
+/* The memory map stored for process tgid, or NULL (ctx is the source). */
+const struct tfile_procmap *fmt_kprocmap(void *ctx, int tgid);
 
 /* fmt-json-csv.c */
-void put_json_str(struct fmt *f, const char *p, size_t n);
-void put_csv_str(struct fmt *f, const char *p, size_t n);
-bool is_char_type(const struct tep_format_field *fld);
-void json_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
-		       const struct tfile_event *ev, int pid);
+void fmt_put_json_str(struct fmt *f, const char *p, size_t n);
+/* Does the field hold characters (a string, char[]), not numbers? */
+bool fmt_char_field(const struct tep_format_field *fld);
+void fmt_json_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
+		    const struct tfile_event *ev, int pid);
+void fmt_csv_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
+		   const struct tfile_event *ev, int pid, struct tep_record *rec);
 
-/* fmt-kline.c */
-void graph_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
-			const struct tfile_event *ev, struct tep_record *rec);
-void kernel_line(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
-			const struct tfile_event *ev, int id, int pid, struct tep_record *rec);
-void lat_release(struct fmt *f, uint64_t next);
+/*
+ * fmt-kline.c: an event in the function_graph view; a line the kernel's
+ * trace options shape (s->ko_line); the latency-format line held for the
+ * next record's time, let out with next as that time.
+ */
+void fmt_graph_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
+		     const struct tfile_event *ev, struct tep_record *rec);
+void fmt_kernel_line(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
+		     const struct tfile_event *ev, int id, int pid, struct tep_record *rec);
+void fmt_lat_release(struct fmt *f, uint64_t next);
 
 #endif

@@ -1,45 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * JSON: a record as one object a line, every field typed; and CSV's quoted
- * strings (fmt_event() lays the row out).
+ * The formatter's data lines: JSON, a record as one object a line with every
+ * field typed (numbers, strings, arrays); CSV, the common columns and the
+ * event's text.
  */
-#include <ctype.h>
-#include <errno.h>
-#include <inttypes.h>
-#include <fnmatch.h>
-#include <stdarg.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <event-parse.h>
-
-#include "btf.h"
-#include "fmt-check.h"
-#include "fmt-filter.h"
-#include "parse.h"
-#include "fmt-kernel.h"
-#include "fmt-graph.h"
 #include "fmt-core-local.h"
-#include "fmt-local.h"
-#include "fmt-usym.h"
 #include "json.h"
-#include "tfile.h"
 
-void put_json_str(struct fmt *f, const char *p, size_t n)
+void fmt_put_json_str(struct fmt *f, const char *p, size_t n)
 {
 	grow(f, JSON_ESCAPED_MAX(n));
 	f->ln.len += json_escape(f->ln.p + f->ln.len, p, n);
 }
 
-void put_csv_str(struct fmt *f, const char *p, size_t n)
+static void put_csv_str(struct fmt *f, const char *p, size_t n)
 {
 	grow(f, CSV_QUOTED_MAX(n));
 	f->ln.len += csv_quote(f->ln.p + f->ln.len, p, n);
 }
 
-bool is_char_type(const struct tep_format_field *fld)
+bool fmt_char_field(const struct tep_format_field *fld)
 {
 	const char *t = fld->type;
 
@@ -107,8 +89,8 @@ static void put_json_field(struct fmt *f, struct fmt_src *s, const struct tep_fo
 		return;
 	}
 	p = data + off;
-	if (is_char_type(fld)) {
-		put_json_str(f, (const char *)p, strnlen((const char *)p, len));
+	if (fmt_char_field(fld)) {
+		fmt_put_json_str(f, (const char *)p, strnlen((const char *)p, len));
 		return;
 	}
 	{
@@ -126,8 +108,8 @@ static void put_json_field(struct fmt *f, struct fmt_src *s, const struct tep_fo
 	}
 }
 
-void json_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
-		       const struct tfile_event *ev, int pid)
+void fmt_json_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
+		    const struct tfile_event *ev, int pid)
 {
 	const char *comm = fmt_src_comm(s, pid);
 
@@ -138,7 +120,7 @@ void json_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char
 	puts_(f, ",\"pid\":");
 	put_i(f, pid);
 	puts_(f, ",\"comm\":");
-	put_json_str(f, comm, strlen(comm));
+	fmt_put_json_str(f, comm, strlen(comm));
 	if (prefix && *prefix) {
 		size_t n = strlen(prefix);
 
@@ -146,27 +128,57 @@ void json_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char
 		while (n && (prefix[n - 1] == ' ' || prefix[n - 1] == ':'))
 			n--;
 		puts_(f, ",\"buffer\":");
-		put_json_str(f, prefix, n);
+		fmt_put_json_str(f, prefix, n);
 	}
 	if (s->file) {
 		puts_(f, ",\"file\":");
-		put_json_str(f, s->file, strlen(s->file));
+		fmt_put_json_str(f, s->file, strlen(s->file));
 	}
 	if (!ei->event) {
 		puts_(f, ",\"event\":null}\n");
 		return;
 	}
 	puts_(f, ",\"system\":");
-	put_json_str(f, ei->event->system, strlen(ei->event->system));
+	fmt_put_json_str(f, ei->event->system, strlen(ei->event->system));
 	puts_(f, ",\"event\":");
-	put_json_str(f, ei->event->name, strlen(ei->event->name));
+	fmt_put_json_str(f, ei->event->name, strlen(ei->event->name));
 	puts_(f, ",\"fields\":{");
 	for (struct tep_format_field *fld = ei->event->format.fields; fld; fld = fld->next) {
 		if (fld != ei->event->format.fields)
 			putc_(f, ',');
-		put_json_str(f, fld->name, strlen(fld->name));
+		fmt_put_json_str(f, fld->name, strlen(fld->name));
 		putc_(f, ':');
 		put_json_field(f, s, fld, ev);
 	}
 	puts_(f, "}}\n");
+}
+
+/* A CSV row: timestamp,cpu,comm,pid,system,event,info (fmt_new() wrote the header). */
+void fmt_csv_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
+		   const struct tfile_event *ev, int pid, struct tep_record *rec)
+{
+	const char *comm = fmt_src_comm(s, pid);
+
+	put_u(f, ev->ts / 1000000000ULL, 0, false);
+	putc_(f, '.');
+	put_u(f, ev->ts % 1000000000ULL, 9, true);
+	putc_(f, ',');
+	put_i(f, ev->cpu);
+	putc_(f, ',');
+	put_csv_str(f, comm, strlen(comm));
+	putc_(f, ',');
+	put_i(f, pid);
+	putc_(f, ',');
+	if (ei->event) {
+		put_csv_str(f, ei->event->system, strlen(ei->event->system));
+		putc_(f, ',');
+		put_csv_str(f, ei->event->name, strlen(ei->event->name));
+	} else {
+		putc_(f, ',');
+	}
+	putc_(f, ',');
+	f->txt.len = 0;
+	fmt_event_text(f, s, ei, rec, false, &f->txt);
+	put_csv_str(f, f->txt.p, f->txt.len);
+	putc_(f, '\n');
 }

@@ -6,27 +6,12 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
-#include <fnmatch.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <event-parse.h>
-
-#include "btf.h"
-#include "fmt-check.h"
-#include "fmt-filter.h"
-#include "parse.h"
-#include "fmt-kernel.h"
-#include "fmt-graph.h"
 #include "fmt-core-local.h"
-#include "fmt-local.h"
 #include "fmt-usym.h"
-#include "json.h"
-#include "tfile.h"
 
 /* ---- what the kernel's printer reads beside the records ---- */
 
@@ -135,21 +120,14 @@ static uint32_t keep_name(struct fmt_src *s, const char *name, size_t n)
 /* Note where the kernel's text and init text start and end (a module has none of these). */
 static void text_bound(struct fmt_src *s, const char *name, size_t n, uint64_t addr)
 {
-	static const struct {
-		const char *name;
-		size_t off;
-	} bounds[] = {
-		{ "_stext", offsetof(struct fmt_src, stext) },
-		{ "_etext", offsetof(struct fmt_src, etext) },
-		{ "_sinittext", offsetof(struct fmt_src, sinittext) },
-		{ "_einittext", offsetof(struct fmt_src, einittext) },
-	};
-
-	if (n < 6 || name[0] != '_')
-		return;
-	for (size_t i = 0; i < ARRAY_SIZE(bounds); i++)
-		if (strlen(bounds[i].name) == n && !memcmp(bounds[i].name, name, n))
-			*(uint64_t *)((char *)s + bounds[i].off) = addr;
+	if (n == 6 && !memcmp(name, "_stext", 6))
+		s->stext = addr;
+	else if (n == 6 && !memcmp(name, "_etext", 6))
+		s->etext = addr;
+	else if (n == 10 && !memcmp(name, "_sinittext", 10))
+		s->sinittext = addr;
+	else if (n == 10 && !memcmp(name, "_einittext", 10))
+		s->einittext = addr;
 }
 
 /* One line: "ffffffff81000000 T _text" or "... t name\t[module]". */
@@ -245,9 +223,6 @@ void fmt_src_kallsyms_end(struct fmt_src *s)
 	vmemmap_guess(s);
 }
 
-bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, uint64_t *size,
-		 const char **mod);
-
 /*
  * vmemmap_base (pfn_to_page() in kmem's formats): the default for the
  * paging mode (fmt_src_vmemmap), when the kernel's text is where x86-64
@@ -261,14 +236,14 @@ static void vmemmap_guess(struct fmt_src *s)
 
 	/* (Any name: several symbols start the text, and "_text" need not come first.) */
 	if (tep_get_long_size(s->tep) == 8 && !s->vmemmap_learned &&
-	    ksym(s, 0xffffffff81000000ULL, &name, &start, &size, &mod) &&
+	    fmt_ksym(s, 0xffffffff81000000ULL, &name, &start, &size, &mod) &&
 	    start == 0xffffffff81000000ULL && !mod)
 		s->env.vmemmap = s->vmemmap_default;
 }
 
 /* The kernel's kallsyms_lookup(): the symbol at or below addr, its size to the next one. */
-bool ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, uint64_t *size,
-		 const char **mod)
+bool fmt_ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, uint64_t *size,
+	      const char **mod)
 {
 	struct fmt_src *s = ctx;
 	size_t lo = 0, hi = s->nksyms, i, j;
@@ -464,7 +439,7 @@ static unsigned guess_hz(struct fmt_src *s)
 }
 
 /* The memory map stored for process tgid, or NULL. */
-const struct tfile_procmap *kprocmap(void *ctx, int tgid)
+const struct tfile_procmap *fmt_kprocmap(void *ctx, int tgid)
 {
 	struct fmt_src *s = ctx;
 
@@ -506,7 +481,7 @@ static const char *kcomm(void *ctx, int pid)
  * since 2.6.30, so it is the one id between theirs.  -1 when the file's
  * formats do not show that gap.
  */
-int blk_type(struct fmt_src *s)
+int fmt_blk_type(struct fmt_src *s)
 {
 	struct tep_event *us, *bp;
 
@@ -519,7 +494,7 @@ int blk_type(struct fmt_src *s)
 	return s->blk_type;
 }
 
-void env_setup(struct fmt_src *s)
+void fmt_env_setup(struct fmt_src *s)
 {
 	if (s->env_done)
 		return;
@@ -529,11 +504,11 @@ void env_setup(struct fmt_src *s)
 	s->env.swap = s->swap;
 	s->env.hz = guess_hz(s);
 	s->env.page_struct = 64;
-	s->env.sym = ksym;
+	s->env.sym = fmt_ksym;
 	s->env.constant = kconst;
 	s->env.string = kstring;
 	s->env.struct_size = kstruct_size;
-	s->env.procmap = kprocmap;
+	s->env.procmap = fmt_kprocmap;
 	s->env.comm = kcomm;
 	if (s->f->o.user_syms)
 		s->env.user_sym = kuser_sym;
@@ -541,7 +516,7 @@ void env_setup(struct fmt_src *s)
 	vmemmap_guess(s);
 }
 
-void kernel_compile(struct fmt_src *s, struct ev_info *ei)
+void fmt_kernel_compile(struct fmt_src *s, struct ev_info *ei)
 {
 	char *text;
 
@@ -549,7 +524,7 @@ void kernel_compile(struct fmt_src *s, struct ev_info *ei)
 		return;
 	ei->kp_done = true;
 	/* (sizeof(struct page) comes from BTF through kstruct_size, when asked.) */
-	env_setup(s);
+	fmt_env_setup(s);
 	text = s->format_fn ? s->format_fn(s->format_ctx, ei->event->system, ei->event->name) : NULL;
 	ei->kp = kprog_compile(&s->env, ei->event, text);
 	free(text);

@@ -4,34 +4,16 @@
  * those the kernel's trace options shape (raw, hex, bin, latency-format,
  * fields ...).
  */
-#include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
-#include <fnmatch.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <event-parse.h>
-
-#include "btf.h"
-#include "fmt-check.h"
-#include "fmt-filter.h"
-#include "parse.h"
-#include "fmt-kernel.h"
-#include "fmt-graph.h"
 #include "fmt-core-local.h"
-#include "fmt-local.h"
-#include "fmt-usym.h"
-#include "json.h"
-#include "tfile.h"
 
 void fmt_header(struct fmt *f, struct fmt_src *s, uint64_t entries, uint64_t written)
 {
 	fmt_kheader(&f->ln, &s->ko, s->release, entries, written, s->ncpus);
-	emit(f);
+	fmt_emit(f);
 }
 
 bool fmt_src_graph(struct fmt_src *s)
@@ -52,7 +34,7 @@ static bool graph_func_name(void *ctx, uint64_t addr, char *buf, size_t n)
 	const char *name, *mod;
 	uint64_t start, size;
 
-	if (!ksym(ctx, addr, &name, &start, &size, &mod))
+	if (!fmt_ksym(ctx, addr, &name, &start, &size, &mod))
 		return false;
 	if (mod)
 		snprintf(buf, n, "%s [%s]", name, mod);
@@ -67,7 +49,7 @@ static bool graph_sym_off(void *ctx, uint64_t addr, char *buf, size_t n)
 	const char *name, *mod;
 	uint64_t start, size;
 
-	if (!ksym(ctx, addr, &name, &start, &size, &mod))
+	if (!fmt_ksym(ctx, addr, &name, &start, &size, &mod))
 		return false;
 	snprintf(buf, n, "%s+0x%" PRIx64 "/0x%" PRIx64 "%s%s%s", name, addr - start, size,
 		 mod ? " [" : "", mod ? mod : "", mod ? "]" : "");
@@ -85,7 +67,7 @@ static bool graph_args_text(void *ctx, uint64_t func, const uint64_t *args, int 
 	const char *name, *mod;
 	uint64_t start, size;
 
-	if (!src_btf(s) || !ksym(s, func, &name, &start, &size, &mod) || start != func)
+	if (!src_btf(s) || !fmt_ksym(s, func, &name, &start, &size, &mod) || start != func)
 		return false;
 	return btf_func_args(s->btf, name, args, nargs, s->env.kver >= (6 << 8 | 18), buf, n);
 }
@@ -217,8 +199,8 @@ static bool msg_only(const struct ev_info *ei)
  * graph (looking one record ahead on its CPU for a leaf), any other event
  * as a comment with its text as the kernel shows it.
  */
-void graph_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
-			const struct tfile_event *ev, struct tep_record *rec)
+void fmt_graph_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
+		     const struct tfile_event *ev, struct tep_record *rec)
 {
 	struct fmt_graph_env env = { .func_name = graph_func_name, .sym_off = graph_sym_off,
 				     .args_text = graph_args_text, .comm = graph_comm, .ctx = s };
@@ -232,10 +214,10 @@ void graph_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const cha
 	if (!r.kind) {
 		f->txt.len = 0;
 		if (ei->event) {
-			line_put(&f->txt, ei->event->name, strlen(ei->event->name));
-			line_put(&f->txt, ": ", 2);
+			fmt_line_put(&f->txt, ei->event->name, strlen(ei->event->name));
+			fmt_line_put(&f->txt, ": ", 2);
 		}
-		if (event_text(f, s, ei, rec, false, &f->txt) == KPROG_LINE) {
+		if (fmt_event_text(f, s, ei, rec, false, &f->txt) == KPROG_LINE) {
 			/* The kernel's own line (a marker's): no name in front. */
 			size_t name = strlen(ei->event->name) + 2;
 
@@ -259,7 +241,7 @@ void graph_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const cha
 		int id = fmt_src_event_id(s, ahead);
 
 		/* ev is gone now: r holds all of it that is needed. */
-		graph_rec(s, ev_lookup(s, id < 0 ? 0 : id), ahead, &n);
+		graph_rec(s, fmt_ev(s, id < 0 ? 0 : id), ahead, &n);
 		next = &n;
 	}
 	if (fmt_graph_put(graph_of(s, prefix), &env, prefix, &r, next, &f->ln) && f->skip)
@@ -267,14 +249,14 @@ void graph_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const cha
 }
 
 /* Print the waiting latency-format line, with next the time of the record after it. */
-void lat_release(struct fmt *f, uint64_t next)
+void fmt_lat_release(struct fmt *f, uint64_t next)
 {
 	f->pending = false;
 	f->tmp.len = 0;
 	fmt_klat_time(&f->tmp, f->pend_verbose, f->pend_ns, f->pend_ts, next);
-	write_out(f, f->pend.p, f->pend_at);
-	write_out(f, f->tmp.p, f->tmp.len);
-	write_out(f, f->pend.p + f->pend_at, f->pend.len - f->pend_at);
+	fmt_write(f, f->pend.p, f->pend_at);
+	fmt_write(f, f->tmp.p, f->tmp.len);
+	fmt_write(f, f->pend.p + f->pend_at, f->pend.len - f->pend_at);
 }
 
 /* The line in f->ln waits for the next record; the one waiting before goes out. */
@@ -283,7 +265,7 @@ static void lat_hold(struct fmt *f, struct fmt_src *s, size_t time_at, uint64_t 
 	struct fmt_line t;
 
 	if (f->pending)
-		lat_release(f, ts);
+		fmt_lat_release(f, ts);
 	t = f->pend;
 	f->pend = f->ln;
 	f->ln = t;
@@ -306,8 +288,8 @@ static bool is_ftrace(const struct ev_info *ei, const char *name)
  * raw, then annotate, the context columns (latency-format's or the usual
  * ones with the TGID) and fields.
  */
-void kernel_line(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
-			const struct tfile_event *ev, int id, int pid, struct tep_record *rec)
+void fmt_kernel_line(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const char *prefix,
+		     const struct tfile_event *ev, int id, int pid, struct tep_record *rec)
 {
 	const struct fmt_kopts *k = &s->ko;
 	const uint8_t *d = ev->data;
@@ -321,7 +303,7 @@ void kernel_line(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const cha
 		char *msg;
 
 		f->txt.len = 0;
-		event_text(f, s, ei, rec, false, &f->txt);
+		fmt_event_text(f, s, ei, rec, false, &f->txt);
 		/* "tracing_mark_write: text", "func: text": the message alone. */
 		msg = memmem(f->txt.p, f->txt.len, ": ", 2);
 		if (msg)
@@ -339,7 +321,7 @@ void kernel_line(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const cha
 			fmt_kctx(&f->ln, m, pid, ev->cpu, ev->ts, s->swap);
 		f->txt.len = 0;
 		if (ei->event && !strcmp(ei->event->system, "ftrace"))
-			event_text(f, s, ei, rec, false, &f->txt);
+			fmt_event_text(f, s, ei, rec, false, &f->txt);
 		fmt_kbody(&f->ln, m, s->tep, ei->event, id, d, ev->size, f->txt.p ? f->txt.p : "",
 			  f->txt.len);
 		f->idx++;
@@ -373,7 +355,7 @@ void kernel_line(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const cha
 		/* trace_print_context(): the kernel's widths, not trace-cmd's. */
 		fmt_line_printf(&f->ln, "%16s-%-7d ", fmt_src_comm(s, pid), pid);
 		if (k->tgid) {
-			int tg = tgid_of(s, pid);
+			int tg = fmt_src_tgid(s, pid);
 
 			if (tg > 0)
 				fmt_line_printf(&f->ln, "(%7d) ", tg);
@@ -383,20 +365,20 @@ void kernel_line(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const cha
 		fmt_line_printf(&f->ln, "[%03d] ", ev->cpu);
 		if (k->irq)
 			put(f, irq, 5);
-		put_time(f, s, ev->ts);
+		fmt_put_time(f, s, ev->ts);
 		if (f->o.ts_diff)
-			put_delta(f, ev->ts);
+			fmt_put_delta(f, ev->ts);
 		puts_(f, ": ");
 	}
 	if (k->fields) {
-		env_setup(s);
+		fmt_env_setup(s);
 		fmt_kfields(&f->ln, &s->env, ei->event, id, d, ev->size);
 	} else {
 		name_at = f->ln.len;
 		if (ei->event)
 			fmt_line_printf(&f->ln, "%s: ", ei->event->name);
 		text_at = f->ln.len;
-		if (event_text(f, s, ei, rec, f->o.raw, &f->ln) == KPROG_LINE) {
+		if (fmt_event_text(f, s, ei, rec, f->o.raw, &f->ln) == KPROG_LINE) {
 			memmove(f->ln.p + name_at, f->ln.p + text_at, f->ln.len - text_at);
 			f->ln.len -= text_at - name_at;
 		}

@@ -5,27 +5,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
 #include <fnmatch.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <event-parse.h>
-
-#include "btf.h"
 #include "fmt-check.h"
+#include "fmt-core-local.h"
 #include "fmt-filter.h"
 #include "parse.h"
-#include "fmt-kernel.h"
-#include "fmt-graph.h"
-#include "fmt-core-local.h"
-#include "fmt-local.h"
-#include "fmt-usym.h"
-#include "json.h"
-#include "tfile.h"
 
 /* ---- sources: comm tables and the event cache ---- */
 
@@ -179,7 +166,7 @@ void fmt_src_cmdlines(struct fmt_src *s, const char *text)
 	tfile_cmdlines_each(text, cmdline_comm, s);
 }
 
-int tgid_of(struct fmt_src *s, int pid)
+static int tgid_of(struct fmt_src *s, int pid)
 {
 	if (!s->ntgid_cap)
 		return 0;
@@ -310,7 +297,7 @@ static void find_lens(struct ev_info *ei, struct tep_print_arg *a, int depth)
 }
 
 /* Do this record's lengths (find_lens) stay inside it? */
-bool lens_fit(struct fmt_src *s, const struct ev_info *ei, const struct tep_record *rec)
+bool fmt_lens_fit(struct fmt_src *s, const struct ev_info *ei, const struct tep_record *rec)
 {
 	for (int i = 0; i < ei->nlens; i++) {
 		const struct tep_format_field *fld = ei->lens[i].fld;
@@ -331,13 +318,10 @@ bool lens_fit(struct fmt_src *s, const struct ev_info *ei, const struct tep_reco
 
 static bool ev_needs_symbols(struct fmt_src *s, struct ev_info *ei);
 
-struct ev_info *ev_lookup(struct fmt_src *s, int id)
+struct ev_info *fmt_ev_new(struct fmt_src *s, int id)
 {
-	struct ev_info *ei = s->ids[id & 0xffff];
+	struct ev_info *ei = xcalloc(1, sizeof(*ei));
 
-	if (ei)
-		return ei;
-	ei = xcalloc(1, sizeof(*ei));
 	s->ids[id & 0xffff] = ei;
 	ei->event = tep_find_event(s->tep, id);
 	if (!ei->event && s->load_event && !s->load_event(s->load_ctx, s->tep, id))
@@ -434,7 +418,7 @@ static bool ev_needs_symbols(struct fmt_src *s, struct ev_info *ei)
 	if (ei->event->handler)
 		return true;
 	if (!s->f->o.lib) {
-		kernel_compile(s, ei);
+		fmt_kernel_compile(s, ei);
 		if (ei->kp && kprog_needs_symbols(ei->kp))
 			return true;
 	}
@@ -464,7 +448,7 @@ int fmt_src_event_id(struct fmt_src *s, const struct tfile_event *ev)
 
 const char *fmt_src_event_name(struct fmt_src *s, int id, const char **system)
 {
-	struct ev_info *ei = id >= 0 ? ev_lookup(s, id) : NULL;
+	struct ev_info *ei = id >= 0 ? fmt_ev(s, id) : NULL;
 
 	if (system)
 		*system = ei && ei->event ? ei->event->system : NULL;
@@ -474,7 +458,7 @@ const char *fmt_src_event_name(struct fmt_src *s, int id, const char **system)
 int fmt_src_user_stack_tgid(struct fmt_src *s, const struct tfile_event *ev)
 {
 	int id = fmt_src_event_id(s, ev);
-	struct ev_info *ei = id >= 0 ? ev_lookup(s, id) : NULL;
+	struct ev_info *ei = id >= 0 ? fmt_ev(s, id) : NULL;
 	struct tep_format_field *f;
 
 	if (!ei || !ei->event)
@@ -494,7 +478,7 @@ int fmt_src_user_stack_tgid(struct fmt_src *s, const struct tfile_event *ev)
 
 bool fmt_src_has_procmap(const struct fmt_src *s, int tgid)
 {
-	return kprocmap((void *)s, tgid) != NULL;
+	return fmt_kprocmap((void *)s, tgid) != NULL;
 }
 
 int fmt_src_pid(struct fmt_src *s, const struct tfile_event *ev)
@@ -579,7 +563,7 @@ void fmt_src_learn(struct fmt_src *s, const struct tfile_event *ev)
 
 	if (id < 0 || (s->mute && s->mute[id >> 6] >> (id & 63) & 1))
 		return;
-	ei = ev_lookup(s, id);
+	ei = fmt_ev(s, id);
 	if (ei->graph)
 		s->graph_seen = true;
 	if (!ei->learn_done) {
@@ -754,11 +738,11 @@ void fmt_src_filter_invert(struct fmt_src *s, bool invert)
  * record's size.  A damaged or hostile file could send it past the end of
  * the page; so it gets a copy of the record followed by zeros, far enough
  * (a __data_loc offset and length are 16 bits each; formats reaching past
- * 64 KiB are refused in ev_lookup) that every such read stays inside.
+ * 64 KiB are refused in fmt_ev_new) that every such read stays inside.
  */
 enum { SCRATCH_TAIL = (128 << 10) + 64 };
 
-void *safe_record(struct fmt_src *s, const void *data, uint32_t size)
+void *fmt_safe_record(struct fmt_src *s, const void *data, uint32_t size)
 {
 	if (!s->scratch || size > s->scratch_cap) {
 		free(s->scratch);
@@ -812,7 +796,7 @@ bool fmt_src_match(struct fmt_src *s, const struct tfile_event *ev)
 	if (!s->has_filter)
 		return true;
 	fill_record(&rec, ev);
-	rec.data = safe_record(s, ev->data, ev->size);
+	rec.data = fmt_safe_record(s, ev->data, ev->size);
 	for (int i = 0; i < s->nfilters && !match; i++)
 		match = tep_filter_match(s->filters[i], &rec) == FILTER_MATCH;
 	return match != s->invert;

@@ -4,39 +4,29 @@
  *
  * Text lines have trace-cmd report's layout,
  *   "PREFIX        COMM-PID   [CPU]  SECS.USECS: NAME:                TEXT"
- * where TEXT is libtraceevent's rendering of the event's print fmt (or, with
- * plugins loaded on the tep, the plugin's), i.e. what the kernel's `trace`
- * file shows.  The columns are formatted here, by hand, into one line buffer
- * that is written with a single fwrite: this is the hot path of tr report,
- * so nothing in it allocates and tep event lookups are cached by id.
+ * where TEXT is the event as the kernel's own trace file shows it: tr runs
+ * the kernel's printing of the event's print fmt itself (fmt-kernel.c) and
+ * hands libtraceevent only what that cannot print.  --format=libtraceevent
+ * prints libtraceevent's text instead, as trace-cmd report does (through
+ * the fast printer of fmt-print.c where it is exact), and so do the plugins
+ * of --plugins.  The columns are formatted here, by hand, into one line
+ * buffer that is written with a single write: this is the hot path of tr
+ * report, so nothing in it allocates and event lookups are cached by id.
  *
- * JSON lines carry every field typed (numbers, strings, arrays); CSV rows
- * the common columns and the event text.
+ * This file holds that line and fmt_event(); the sources (fmt-src.c), what
+ * the kernel's printer reads (fmt-kenv.c), JSON and CSV (fmt-json-csv.c)
+ * and the lines the kernel's trace options or the function_graph view shape
+ * (fmt-kline.c) are beside it, sharing fmt-core-local.h.
  */
-#include <ctype.h>
-#include <ctype.h>
 #include <errno.h>
-#include <inttypes.h>
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <event-parse.h>
-
-#include "btf.h"
-#include "fmt-check.h"
-#include "fmt-filter.h"
-#include "parse.h"
-#include "fmt-kernel.h"
-#include "fmt-graph.h"
 #include "fmt-core-local.h"
-#include "fmt-local.h"
 #include "fmt-usym.h"
-#include "json.h"
-#include "tfile.h"
 
 /* ---- the line buffer ---- */
 
@@ -95,7 +85,7 @@ static void drain(struct fmt *f)
 }
 
 /* Bytes for the output, in order: gathered when buffered (a stdio call a line costs more). */
-void write_out(struct fmt *f, const char *p, size_t n)
+void fmt_write(struct fmt *f, const char *p, size_t n)
 {
 	if (!n)
 		return;		/* (a held latency line leaves none, and obuf may be NULL) */
@@ -111,9 +101,9 @@ void write_out(struct fmt *f, const char *p, size_t n)
 		f->err = errno ? -errno : -EIO;
 }
 
-void emit(struct fmt *f)
+void fmt_emit(struct fmt *f)
 {
-	write_out(f, f->ln.p, f->ln.len);
+	fmt_write(f, f->ln.p, f->ln.len);
 	f->ln.len = 0;
 }
 
@@ -145,7 +135,7 @@ struct fmt *fmt_new(FILE *out, const struct fmt_opts *o)
 	f->verify_all = getenv("TR_FMT_VERIFY") && *getenv("TR_FMT_VERIFY") == '1';
 	if (f->o.kind == FMT_CSV) {
 		puts_(f, "timestamp,cpu,comm,pid,system,event,info\n");
-		emit(f);
+		fmt_emit(f);
 	}
 	return f;
 }
@@ -153,7 +143,7 @@ struct fmt *fmt_new(FILE *out, const struct fmt_opts *o)
 int fmt_flush(struct fmt *f)
 {
 	if (f->pending)
-		lat_release(f, f->pend_ts);
+		fmt_lat_release(f, f->pend_ts);
 	drain(f);
 	if (fflush(f->out) && !f->err)
 		f->err = -errno;
@@ -251,7 +241,7 @@ static inline void put_cpu(struct fmt *f, unsigned cpu)
  * second is printed whole, and that it counts only counter and x86-tsc as
  * counts, printed "%12llu" with no space before.
  */
-void put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
+void fmt_put_time(struct fmt *f, struct fmt_src *s, uint64_t ts)
 {
 	uint64_t p10 = f->o.ns ? 1000000000ULL : 1000000ULL;
 	uint64_t t;
@@ -351,7 +341,7 @@ static void put_irq_info(struct fmt *f, struct fmt_src *s, const struct tfile_ev
  * (whatever its CPU; filtered-out events do not count), in the precision of
  * the time column.  The first event shows +0.
  */
-void put_delta(struct fmt *f, uint64_t ts)
+void fmt_put_delta(struct fmt *f, uint64_t ts)
 {
 	uint64_t d = f->have_last && ts > f->last_ts ? ts - f->last_ts : 0;
 	uint64_t p10 = f->o.ns ? 1000000000ULL : 1000000ULL;
@@ -377,7 +367,7 @@ void fmt_lost(struct fmt *f, const char *prefix, int cpu, int64_t n)
 		fmt_line_printf(&f->ln, "{\"cpu\":%d,\"lost\":%lld", cpu, (long long)n);
 		if (len) {
 			puts_(f, ",\"buffer\":");
-			put_json_str(f, prefix, len);
+			fmt_put_json_str(f, prefix, len);
 		}
 		puts_(f, "}\n");
 	} else if (f->o.kind == FMT_CSV) {
@@ -389,7 +379,7 @@ void fmt_lost(struct fmt *f, const char *prefix, int cpu, int64_t n)
 		else
 			fmt_line_printf(&f->ln, "CPU:%d [LOST EVENTS]\n", cpu);
 	}
-	emit(f);
+	fmt_emit(f);
 }
 
 /* Number of records per event checked against libtraceevent when verify_all is off. */
@@ -399,7 +389,7 @@ static void lib_text(struct fmt *f, struct fmt_src *s, struct tep_record *rec, b
 {
 	void *data = rec->data;
 
-	rec->data = safe_record(s, data, rec->size);
+	rec->data = fmt_safe_record(s, data, rec->size);
 	if (s->tep_load) {
 		s->tep_load(s->tep_load_arg);
 		s->tep_load = NULL;
@@ -407,13 +397,6 @@ static void lib_text(struct fmt *f, struct fmt_src *s, struct tep_record *rec, b
 	trace_seq_reset(&f->seq);
 	tep_print_event(s->tep, &f->seq, rec, "%s", raw ? TEP_PRINT_INFO_RAW : TEP_PRINT_INFO);
 	rec->data = data;
-}
-
-void line_put(struct fmt_line *l, const char *p, size_t n)
-{
-	fmt_line_grow(l, n);
-	memcpy(l->p + l->len, p, n);
-	l->len += n;
 }
 
 /*
@@ -432,13 +415,13 @@ static void fields_text(struct fmt_src *s, struct ev_info *ei, const struct tep_
 		uint32_t off = fld->offset, len = fld->size;
 
 		if (fld != ei->event->format.fields)
-			line_put(out, " ", 1);
-		line_put(out, fld->name, strnlen(fld->name, 128));
-		line_put(out, "=", 1);
+			fmt_line_put(out, " ", 1);
+		fmt_line_put(out, fld->name, strnlen(fld->name, 128));
+		fmt_line_put(out, "=", 1);
 		if (!len && (fld->flags & TEP_FIELD_IS_ARRAY) && off <= size)
 			len = size - off;
 		if (off > size || len > size - off) {
-			line_put(out, "<past the record>", 17);
+			fmt_line_put(out, "<past the record>", 17);
 			continue;
 		}
 		if (fld->flags & TEP_FIELD_IS_DYNAMIC) {
@@ -447,7 +430,7 @@ static void fields_text(struct fmt_src *s, struct ev_info *ei, const struct tep_
 			off = ((fld->flags & TEP_FIELD_IS_RELATIVE) ? off + len : 0) + (v & 0xffff);
 			len = v >> 16;
 			if (off > size || len > size - off) {
-				line_put(out, "<past the record>", 17);
+				fmt_line_put(out, "<past the record>", 17);
 				continue;
 			}
 		} else if (!(fld->flags & TEP_FIELD_IS_ARRAY) &&
@@ -463,20 +446,20 @@ static void fields_text(struct fmt_src *s, struct ev_info *ei, const struct tep_
 			}
 			continue;
 		}
-		if (is_char_type(fld)) {
+		if (fmt_char_field(fld)) {
 			size_t n = strnlen((const char *)data + off, len > 256 ? 256 : len);
 
 			for (size_t i = 0; i < n; i++) {
 				char c = data[off + i];
 
-				line_put(out, c >= 0x20 && c < 0x7f ? &c : "?", 1);
+				fmt_line_put(out, c >= 0x20 && c < 0x7f ? &c : "?", 1);
 			}
 			continue;
 		}
-		line_put(out, "ARRAY[", 6);
+		fmt_line_put(out, "ARRAY[", 6);
 		for (uint32_t i = 0; i < len && i < 64; i++)
 			fmt_line_printf(out, "%s%02x", i ? ", " : "", data[off + i]);
-		line_put(out, len > 64 ? ", ...]" : "]", len > 64 ? 6 : 1);
+		fmt_line_put(out, len > 64 ? ", ...]" : "]", len > 64 ? 6 : 1);
 	}
 }
 
@@ -489,17 +472,17 @@ static void fields_text(struct fmt_src *s, struct ev_info *ei, const struct tep_
  * write keeps its own newline in the record).  KPROG_LINE when the text is
  * all that follows the timestamp (the kernel prints no "name: " for it).
  */
-int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
-		      struct tep_record *rec, bool raw, struct fmt_line *out)
+int fmt_event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei, struct tep_record *rec,
+		   bool raw, struct fmt_line *out)
 {
 	size_t start = out->len;
 	int ret = KPROG_TEXT;
 
 	if (!ei->event && rec->size >= 2 && !raw &&
-	    (int)rd_num(s, (const uint8_t *)rec->data, 2) == blk_type(s)) {
+	    (int)rd_num(s, (const uint8_t *)rec->data, 2) == fmt_blk_type(s)) {
 		struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0, rec->ts };
 
-		env_setup(s);
+		fmt_env_setup(s);
 		if ((ret = kblk_run(&s->env, &kr, out)) != KPROG_FAIL)
 			return ret;
 		ret = KPROG_TEXT;
@@ -521,7 +504,7 @@ int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 		fields_text(s, ei, rec, out);
 		return ret;
 	}
-	if (!lens_fit(s, ei, rec)) {
+	if (!fmt_lens_fit(s, ei, rec)) {
 		if (!ei->lens_warned)
 			tr_warn("event '%s:%s': a record's __print_hex or __print_array length runs "
 				"past it: such records show their fields", ei->event->system,
@@ -544,7 +527,7 @@ int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 	if (!raw && !f->o.lib && !ei->event->handler) {
 		struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0, rec->ts };
 
-		kernel_compile(s, ei);
+		fmt_kernel_compile(s, ei);
 		/* The kernel's text, whole: its own newlines are the kernel's too. */
 		if (ei->kp && (ret = kprog_run(ei->kp, &s->env, &kr, out)) != KPROG_FAIL)
 			return ret;
@@ -597,7 +580,7 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 		fmt_lost(f, prefix, ev->cpu, ev->missed);
 	id = fmt_src_event_id(s, ev);
 	pid = rec_pid(s, ev);
-	ei = ev_lookup(s, id < 0 ? 0 : id);
+	ei = fmt_ev(s, id < 0 ? 0 : id);
 	fill_record(&rec, ev);
 	if (ei->graph)
 		s->graph_seen = true;
@@ -608,44 +591,20 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 	if (f->o.graph && f->o.kind == FMT_TEXT && s->graph_seen &&
 	    !(ei->event && !strcmp(ei->event->system, "ftrace") &&
 	      !strcmp(ei->event->name, "function"))) {
-		graph_event(f, s, ei, prefix, ev, &rec);
-		emit(f);
+		fmt_graph_event(f, s, ei, prefix, ev, &rec);
+		fmt_emit(f);
 		return 0;
 	}
 	switch (f->o.kind) {
 	case FMT_JSON:
-		json_event(f, s, ei, prefix, ev, pid);
+		fmt_json_event(f, s, ei, prefix, ev, pid);
 		break;
-	case FMT_CSV: {
-		const char *comm = fmt_src_comm(s, pid);
-
-		put_u(f, ev->ts / 1000000000ULL, 0, false);
-		putc_(f, '.');
-		put_u(f, ev->ts % 1000000000ULL, 9, true);
-		putc_(f, ',');
-		put_i(f, ev->cpu);
-		putc_(f, ',');
-		put_csv_str(f, comm, strlen(comm));
-		putc_(f, ',');
-		put_i(f, pid);
-		putc_(f, ',');
-		if (ei->event) {
-			put_csv_str(f, ei->event->system, strlen(ei->event->system));
-			putc_(f, ',');
-			put_csv_str(f, ei->event->name, strlen(ei->event->name));
-		} else {
-			putc_(f, ',');
-		}
-		putc_(f, ',');
-		f->txt.len = 0;
-		event_text(f, s, ei, &rec, false, &f->txt);
-		put_csv_str(f, f->txt.p, f->txt.len);
-		putc_(f, '\n');
+	case FMT_CSV:
+		fmt_csv_event(f, s, ei, ev, pid, &rec);
 		break;
-	}
 	default:
 		if (s->ko_line) {
-			kernel_line(f, s, ei, prefix, ev, id, pid, &rec);
+			fmt_kernel_line(f, s, ei, prefix, ev, id, pid, &rec);
 			break;
 		}
 		f->idx++;
@@ -659,9 +618,9 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 		put_cpu(f, ev->cpu);
 		if (s->irq_col)
 			put_irq_info(f, s, ev);
-		put_time(f, s, ev->ts);
+		fmt_put_time(f, s, ev->ts);
 		if (f->o.ts_diff)
-			put_delta(f, ev->ts);
+			fmt_put_delta(f, ev->ts);
 		puts_(f, ": ");
 		name_at = f->ln.len;
 		if (ei->event && ei->name_len <= 32) {
@@ -675,7 +634,7 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 			fmt_line_printf(&f->ln, "%-*s ", NAME_COL, "[unknown]:");
 		}
 		text_at = f->ln.len;
-		if (event_text(f, s, ei, &rec, f->o.raw, &f->ln) == KPROG_LINE) {
+		if (fmt_event_text(f, s, ei, &rec, f->o.raw, &f->ln) == KPROG_LINE) {
 			/* The kernel's own line (a syscall's, a marker's): no name column. */
 			memmove(f->ln.p + name_at, f->ln.p + text_at, f->ln.len - text_at);
 			f->ln.len -= text_at - name_at;
@@ -683,6 +642,6 @@ int fmt_event(struct fmt *f, struct fmt_src *s, const char *prefix, const struct
 		putc_(f, '\n');
 		break;
 	}
-	emit(f);
+	fmt_emit(f);
 	return 0;
 }
