@@ -19,18 +19,20 @@
 #include "fmt-graph.h"
 #include "fmt-kernel.h"
 #include "fmt-local.h"
+#include "hash.h"
 #include "tfile.h"
 
 enum { COMM_LEN = 24, NAME_COL = 21 };
 
 struct comm_ent {
-	int pid;
-	uint8_t state;		/* 0 empty, 1 learned from the trace, 2 saved_cmdlines */
+	uint64_t tag;		/* hash.h's: the pid (as a uint32_t) + 1 */
+	uint8_t state;		/* 1 learned from the trace, 2 saved_cmdlines */
 	char comm[COMM_LEN];
 };
 
 struct tgid_ent {
-	int pid, tgid;		/* pid 0 marks an empty slot (0 is never stored) */
+	uint64_t tag;		/* hash.h's: the pid + 1 */
+	int tgid;
 };
 
 /* A field pair that names a task: "prev_comm"/"prev_pid", "comm"/"pid". */
@@ -74,8 +76,7 @@ struct ev_info {
 struct fmt_src {
 	struct fmt *f;
 	struct tep_handle *tep;
-	struct comm_ent *comms;
-	size_t ncomm_cap, ncomms;
+	struct htab comms;	/* struct comm_ent by pid */
 	/*
 	 * fmt_src_comm()'s last answers, by the pid's low bits (comm NULL:
 	 * none; any change to the names drops them all): scheduler events
@@ -89,8 +90,7 @@ struct fmt_src {
 	int named[256];
 	/* fmt_src_learn(): ids whose records teach nothing (a bit each) */
 	uint64_t *mute;
-	struct tgid_ent *tgids;
-	size_t ntgid_cap, ntgids;
+	struct htab tgids;	/* struct tgid_ent by pid, from saved_tgids */
 	const struct tfile_procmap *procmaps;	/* fmt_src_procmaps(): the caller's */
 	int nprocmaps;
 	struct ev_info **ids;	/* by event id, 0..65535 */
@@ -134,8 +134,7 @@ struct fmt_src {
 	 */
 	uint64_t stext, etext, sinittext, einittext;
 	bool ksym_data;
-	struct kstr *kstrs;	/* printk_formats, by address (open addressing) */
-	size_t kstr_cap;
+	struct htab kstrs;	/* printk_formats: struct kstr by address */
 	const struct btf *btf;
 	fmt_load_btf_fn btf_fn;	/* where btf comes from at its first use, or NULL */
 	void *btf_ctx;
@@ -198,7 +197,7 @@ struct ksym {
 };
 
 struct kstr {
-	uint64_t addr;
+	uint64_t tag;		/* hash.h's: the address + 1 */
 	char *s;
 };
 

@@ -308,34 +308,24 @@ bool fmt_ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, uint
 	return true;
 }
 
-static size_t kstr_slot(const struct fmt_src *s, uint64_t addr)
-{
-	size_t i = (size_t)((addr >> 3) * 0x9E3779B97F4A7C15ULL) & (s->kstr_cap - 1);
-
-	while (s->kstrs[i].s && s->kstrs[i].addr != addr)
-		i = (i + 1) & (s->kstr_cap - 1);
-	return i;
-}
-
 void fmt_src_printk(struct fmt_src *s, const char *text)
 {
 	size_t n = 0;
 
-	if (!text || s->kstrs)
+	if (!text || s->kstrs.esize)
 		return;
 	for (const char *p = text; *p; p++)
 		n += *p == '\n';
-	for (s->kstr_cap = 64; s->kstr_cap < n * 2 + 2; s->kstr_cap *= 2)
-		;
-	s->kstrs = xcalloc(s->kstr_cap, sizeof(*s->kstrs));
+	htab_init(&s->kstrs, sizeof(struct kstr), n * 2, 0);
 	/* "0xffffffff82521880 : \"mt_find\"", with \n, \t, \\ and \" escaped. */
 	while (*text) {
 		const char *nl = strchrnul(text, '\n'), *q;
 		char *end, *str, *o;
 		uint64_t addr = strtoull(text, &end, 16);
-		size_t i;
+		struct kstr *k;
 
-		if (end == text || strncmp(end, " : \"", 4) || nl - end < 5 || nl[-1] != '"') {
+		/* (~0 is no key of hash.h's, and no address of a format string.) */
+		if (end == text || addr == UINT64_MAX || strncmp(end, " : \"", 4) || nl - end < 5 || nl[-1] != '"') {
 			text = *nl ? nl + 1 : nl;
 			continue;
 		}
@@ -349,9 +339,9 @@ void fmt_src_printk(struct fmt_src *s, const char *text)
 			}
 		}
 		*o = '\0';
-		i = kstr_slot(s, addr);
-		free(s->kstrs[i].s);
-		s->kstrs[i] = (struct kstr){ addr, str };
+		k = htab_get(&s->kstrs, addr, NULL);
+		free(k->s);
+		k->s = str;
 		text = *nl ? nl + 1 : nl;
 	}
 }
@@ -359,10 +349,9 @@ void fmt_src_printk(struct fmt_src *s, const char *text)
 static const char *kstring(void *ctx, uint64_t addr)
 {
 	struct fmt_src *s = ctx;
+	const struct kstr *k = htab_find(&s->kstrs, addr);
 
-	if (!s->kstrs)
-		return NULL;
-	return s->kstrs[kstr_slot(s, addr)].s;
+	return k ? k->s : NULL;
 }
 
 void fmt_src_btf(struct fmt_src *s, const struct btf *btf)
@@ -684,7 +673,7 @@ const char *fmt_src_missing(struct fmt_src *s)
 	struct fmt_kopts o = s->ko;
 
 	/* What the source has is no loss. */
-	if (s->ntgids)
+	if (s->tgids.n)
 		o.tgid = false;
 	if (s->nprocmaps)
 		o.userobj = false;

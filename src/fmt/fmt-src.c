@@ -25,6 +25,7 @@ struct fmt_src *fmt_src_new(struct fmt *f, struct tep_handle *tep)
 	s->f = f;
 	s->tep = tep;
 	s->ids = xcalloc(65536, sizeof(*s->ids));
+	htab_init(&s->comms, sizeof(struct comm_ent), 1024, 0);
 	s->swap = tep_is_file_bigendian(tep) != tep_is_local_bigendian(tep);
 	s->pid_off = 4, s->pid_size = 4;
 	s->type_off = 0, s->type_size = 2;
@@ -76,13 +77,13 @@ void fmt_src_free(struct fmt_src *s)
 	free(s->file);
 	free(s->ksym_text);
 	free(s->ksyms);
-	for (size_t i = 0; i < s->kstr_cap; i++)
-		free(s->kstrs[i].s);
-	free(s->kstrs);
+	HTAB_EACH(&s->kstrs, struct kstr, k)
+		free(k->s);
+	htab_clear(&s->kstrs);
 	free(s->ids);
-	free(s->comms);
+	htab_clear(&s->comms);
 	free(s->mute);
-	free(s->tgids);
+	htab_clear(&s->tgids);
 	free(s->scratch);
 	for (int i = 0; i < s->nfilters; i++)
 		tep_filter_free(s->filters[i]);
@@ -93,11 +94,6 @@ void fmt_src_free(struct fmt_src *s)
 	free(s);
 }
 
-static inline size_t hash_pid(int pid, size_t cap)
-{
-	return ((uint32_t)pid * 2654435761u) & (cap - 1);
-}
-
 static void forget_comms(struct fmt_src *s)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(s->last); i++)
@@ -106,41 +102,10 @@ static void forget_comms(struct fmt_src *s)
 
 static struct comm_ent *comm_slot(struct fmt_src *s, int pid, bool insert)
 {
-	size_t i;
-
-	if (insert)
-		forget_comms(s);	/* the table may move, and the name change */
-
-	if (!s->ncomm_cap) {
-		if (!insert)
-			return NULL;
-		s->ncomm_cap = 1024;
-		s->comms = xcalloc(s->ncomm_cap, sizeof(*s->comms));
-	}
-	if (insert && (s->ncomms + 1) * 2 > s->ncomm_cap) {
-		struct comm_ent *old = s->comms;
-		size_t oldcap = s->ncomm_cap;
-
-		s->ncomm_cap *= 2;
-		s->comms = xcalloc(s->ncomm_cap, sizeof(*s->comms));
-		for (size_t j = 0; j < oldcap; j++) {
-			if (!old[j].state)
-				continue;
-			for (i = hash_pid(old[j].pid, s->ncomm_cap); s->comms[i].state;
-			     i = (i + 1) & (s->ncomm_cap - 1))
-				;
-			s->comms[i] = old[j];
-		}
-		free(old);
-	}
-	for (i = hash_pid(pid, s->ncomm_cap); s->comms[i].state; i = (i + 1) & (s->ncomm_cap - 1))
-		if (s->comms[i].pid == pid)
-			return &s->comms[i];
 	if (!insert)
-		return NULL;
-	s->ncomms++;
-	s->comms[i].pid = pid;
-	return &s->comms[i];
+		return htab_find(&s->comms, (uint32_t)pid);
+	forget_comms(s);	/* the table may move, and the name change */
+	return htab_get(&s->comms, (uint32_t)pid, NULL);
 }
 
 static void set_comm(struct fmt_src *s, int pid, const char *comm, size_t n, int state)
@@ -168,14 +133,9 @@ void fmt_src_cmdlines(struct fmt_src *s, const char *text)
 
 static int tgid_of(struct fmt_src *s, int pid)
 {
-	if (!s->ntgid_cap)
-		return 0;
-	size_t mask = s->ntgid_cap - 1;
+	const struct tgid_ent *t = htab_find(&s->tgids, (uint32_t)pid);
 
-	for (size_t i = hash_pid(pid, s->ntgid_cap); s->tgids[i].pid; i = (i + 1) & mask)
-		if (s->tgids[i].pid == pid)
-			return s->tgids[i].tgid;
-	return 0;
+	return t ? t->tgid : 0;
 }
 
 int fmt_src_tgid(struct fmt_src *s, int pid)
@@ -192,12 +152,9 @@ void fmt_src_tgids(struct fmt_src *s, const char *text)
 	if (!n)
 		return;
 	forget_comms(s);
-	free(s->tgids);
 	/* A second text replaces the first (tr stream reads them again). */
-	s->ntgids = 0;
-	for (s->ntgid_cap = 64; s->ntgid_cap < n * 2 + 2; s->ntgid_cap *= 2)
-		;
-	s->tgids = xcalloc(s->ntgid_cap, sizeof(*s->tgids));
+	htab_clear(&s->tgids);
+	htab_init(&s->tgids, sizeof(struct tgid_ent), n * 2, 0);
 	while (*text) {
 		const char *nl = strchrnul(text, '\n');
 		char *end = (char *)text, *end2 = (char *)text;
@@ -210,16 +167,10 @@ void fmt_src_tgids(struct fmt_src *s, const char *text)
 				tgid = strtol(end, &end2, 10);
 		}
 		if (end != text && end2 != end && pid > 0 && pid <= INT32_MAX && tgid > 0 &&
-		    tgid <= INT32_MAX && s->ntgids + 1 < s->ntgid_cap) {
-			size_t i;
+		    tgid <= INT32_MAX) {
+			struct tgid_ent *t = htab_get(&s->tgids, (uint32_t)pid, NULL);
 
-			i = hash_pid(pid, s->ntgid_cap);
-			while (s->tgids[i].pid && s->tgids[i].pid != pid)
-				i = (i + 1) & (s->ntgid_cap - 1);
-			if (!s->tgids[i].pid)
-				s->ntgids++;
-			s->tgids[i].pid = pid;
-			s->tgids[i].tgid = tgid;
+			t->tgid = tgid;
 		}
 		text = *nl ? nl + 1 : nl;
 	}
