@@ -20,12 +20,12 @@
  * refused), and anything it cannot show to be safe is "risky" as much as
  * wrong.  One check is left to the formatter: a __print_hex or
  * __print_array length given as a field alone (REC->len) is allowed here,
- * and fmt.c compares the field's value with each record's size.
+ * and fmt-src.c compares the field's value with each record's size.
  *
  * res.safe keeps the event's name, ID and every field line that is sound
  * (a field line that is not, e.g. one running past 64 KiB, is dropped), and
  * its print fmt is replaced by FMT_CHECK_MARK followed by the reason.  The
- * formatter (fmt.c) recognises the mark, warns once per event type with the
+ * formatter (fmt-src.c) recognises the mark, warns once per event type with the
  * reason and prints the record's fields with its own bounds-checked printer.
  */
 #ifndef TR_FMT_CHECK_H

@@ -5,7 +5,7 @@
  *
  * The tracer writes a struct blk_io_trace over the ring buffer's entry: its
  * first eight bytes (magic, sequence) are the common fields.  The entry type
- * has no format file under events/ftrace; fmt.c knows it by its place among
+ * has no format file under events/ftrace; fmt-kenv.c knows it by its place among
  * the ftrace entry types (see fmt_blk_type()).  Kernels before 6.19 write
  * struct blk_io_trace, 6.19 and later struct blk_io_trace2 (a 64-bit action,
  * a 64-byte header): the kernel's version says which, and where the file

@@ -114,7 +114,7 @@ void kprog_free(struct kprog *p);
 bool kprog_needs_symbols(const struct kprog *p);
 
 /*
- * A record of the blk tracer (an entry type with no format: fmt.c tells it
+ * A record of the blk tracer (an entry type with no format: fmt-kenv.c tells it
  * by its id), as blktrace.c prints it: KPROG_LINE, or KPROG_FAIL for a
  * record too short for what it says it holds.
  */

@@ -6,7 +6,7 @@
  * irq-info, record-tgid, latency-format and verbose shape the columns in
  * front of the text; fields prints every field as name=value instead of
  * the print fmt; printk-msg-only leaves a marker's message alone; annotate
- * marks where a CPU's buffer starts after an overrun.  fmt.c decides which
+ * marks where a CPU's buffer starts after an overrun.  fmt-kline.c decides which
  * applies to a record; the pieces of text are made here, from plain values.
  */
 #include <ctype.h>

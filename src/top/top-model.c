@@ -2,8 +2,8 @@
 /*
  * The top model: typed records in, tables out (see top.h).
  *
- * Tables are open-addressing hash maps of fixed-size entries stored in
- * place (no allocation per record).  Entries move when a map grows, so a
+ * Tables are hash.h's keyed tables of fixed-size entries stored in place
+ * (no allocation per record).  Entries move when a map grows, so a
  * caller that needs two entries at once reserves room first.
  *
  * Records reach the model in the order each CPU's reader hands them over:
@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "hist.h"
 #include "tfile.h"
 #include "top-local.h"
@@ -35,118 +36,6 @@
 #define MAX_ROWS 32768		/* per-task syscall rows, and per-task event rows */
 #define LAT_KEY_MASK (~(1ULL << 63))	/* a key never makes a map key of ~0 */
 #define LAT_OTHER (1ULL << 63)
-
-/* ---- a hash map of fixed-size entries; each starts with its key + 1 (0: empty) ---- */
-
-struct hmap {
-	uint8_t *v;
-	size_t esize, cap, n;
-	unsigned gen;		/* changes whenever entries move */
-};
-
-static inline uint64_t hmix(uint64_t k)
-{
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return k;
-}
-
-static inline void *hslot(const struct hmap *h, size_t i)
-{
-	return h->v + i * h->esize;
-}
-
-static void *hmap_find(const struct hmap *h, uint64_t key)
-{
-	if (!h->cap)
-		return NULL;
-	for (size_t i = hmix(key) & (h->cap - 1);; i = (i + 1) & (h->cap - 1)) {
-		uint64_t *e = hslot(h, i);
-
-		if (!*e)
-			return NULL;
-		if (*e == key + 1)
-			return e;
-	}
-}
-
-static void hmap_insert_moved(struct hmap *h, const void *src)
-{
-	uint64_t k;
-
-	memcpy(&k, src, 8);
-	for (size_t i = hmix(k - 1) & (h->cap - 1);; i = (i + 1) & (h->cap - 1)) {
-		uint64_t *e = hslot(h, i);
-
-		if (!*e) {
-			memcpy(e, src, h->esize);
-			return;
-		}
-	}
-}
-
-static void hmap_resize(struct hmap *h, size_t cap)
-{
-	struct hmap old = *h;
-
-	h->cap = cap;
-	h->v = xcalloc(cap, h->esize);
-	for (size_t i = 0; i < old.cap; i++)
-		if (*(uint64_t *)hslot(&old, i))
-			hmap_insert_moved(h, hslot(&old, i));
-	free(old.v);
-	h->gen++;
-}
-
-/* Room for more inserts without moving entries (load stays at most 3/4). */
-static void hmap_reserve(struct hmap *h, size_t more)
-{
-	size_t cap = h->cap ? h->cap : 64;
-
-	while ((h->n + more) * 4 > cap * 3)
-		cap *= 2;
-	if (cap != h->cap)
-		hmap_resize(h, cap);
-}
-
-static void *hmap_get(struct hmap *h, uint64_t key, bool *fresh)
-{
-	uint64_t *e;
-
-	if (fresh)
-		*fresh = false;
-	if ((e = hmap_find(h, key)))
-		return e;
-	hmap_reserve(h, 1);
-	for (size_t i = hmix(key) & (h->cap - 1);; i = (i + 1) & (h->cap - 1)) {
-		e = hslot(h, i);
-		if (!*e)
-			break;
-	}
-	memset(e, 0, h->esize);
-	*e = key + 1;
-	h->n++;
-	if (fresh)
-		*fresh = true;
-	return e;
-}
-
-static void hmap_clear(struct hmap *h)
-{
-	free(h->v);
-	h->v = NULL;
-	h->cap = h->n = 0;
-	h->gen++;
-}
-
-/* for each entry e of h (a "continue" in the body goes to the next one) */
-#define HMAP_EACH(h, type, e)                                                      \
-	for (size_t i_##e = 0; i_##e < (h)->cap; i_##e++)                          \
-		for (type *e = (type *)hslot((h), i_##e); e; e = NULL)             \
-			if (!e->hkey)                                              \
-				continue;                                          \
-			else
 
 /* ---- pairing a start and an end that may arrive out of order ---- */
 
@@ -278,7 +167,7 @@ struct cpu {
 struct top_model {
 	struct top_model_opts o;
 	pid_t *pids, *hidden;
-	struct hmap tasks, scs, evts, irqs, lats_cpu, lats_key, pend;
+	struct htab tasks, scs, evts, irqs, lats_cpu, lats_key, pend;
 	struct cpu *cpus;
 	int ncpus;
 	struct lat lat_all;
@@ -324,13 +213,13 @@ struct top_model *top_model_new(const struct top_model_opts *o)
 	}
 	m->o.pids = m->pids;
 	m->o.hidden = m->hidden;
-	m->tasks.esize = sizeof(struct task);
-	m->scs.esize = sizeof(struct sc);
-	m->evts.esize = sizeof(struct evt);
-	m->irqs.esize = sizeof(struct irq);
-	m->lats_cpu.esize = sizeof(struct lat);
-	m->lats_key.esize = sizeof(struct lat);
-	m->pend.esize = sizeof(struct lpend);
+	htab_init(&m->tasks, sizeof(struct task), 64, 0);
+	htab_init(&m->scs, sizeof(struct sc), 64, 0);
+	htab_init(&m->evts, sizeof(struct evt), 64, 0);
+	htab_init(&m->irqs, sizeof(struct irq), 64, 0);
+	htab_init(&m->lats_cpu, sizeof(struct lat), 64, 0);
+	htab_init(&m->lats_key, sizeof(struct lat), 64, 0);
+	htab_init(&m->pend, sizeof(struct lpend), 64, 0);
 	m->last_tick = o->start_ts;
 	return m;
 }
@@ -373,7 +262,7 @@ static void task_init(struct top_model *m, struct task *t, int pid)
 static struct task *task_get(struct top_model *m, int pid)
 {
 	bool fresh;
-	struct task *t = hmap_get(&m->tasks, (uint32_t)pid, &fresh);
+	struct task *t = htab_get(&m->tasks, (uint32_t)pid, &fresh);
 
 	if (fresh)
 		task_init(m, t, pid);
@@ -507,12 +396,12 @@ static void lat_record(struct top_model *m, int cpu, uint64_t key, uint64_t v)
 
 	key &= LAT_KEY_MASK;
 	lat_add(&m->lat_all, v);
-	l = hmap_get(&m->lats_cpu, (uint32_t)cpu, NULL);
+	l = htab_get(&m->lats_cpu, (uint32_t)cpu, NULL);
 	l->key = (uint32_t)cpu;
 	lat_add(l, v);
-	if (m->lats_key.n >= MAX_LAT_KEYS && !hmap_find(&m->lats_key, key))
+	if (m->lats_key.n >= MAX_LAT_KEYS && !htab_find(&m->lats_key, key))
 		key = LAT_OTHER;
-	l = hmap_get(&m->lats_key, key, NULL);
+	l = htab_get(&m->lats_key, key, NULL);
 	l->key = key;
 	lat_add(l, v);
 }
@@ -524,15 +413,15 @@ static void lat_feed(struct top_model *m, const struct top_rec *r)
 	int cpu;
 
 	if (m->pend.n >= MAX_PENDING)
-		hmap_clear(&m->pend);
+		htab_clear(&m->pend);
 	/* End first: a record that is both (switch to switch) ends one pair and starts the next. */
 	if (r->lat_end) {
-		p = hmap_get(&m->pend, r->lat_ekey & LAT_KEY_MASK, NULL);
+		p = htab_get(&m->pend, r->lat_ekey & LAT_KEY_MASK, NULL);
 		if (pair_end(&p->p, r->ts, r->cpu, &v))
 			lat_record(m, r->cpu, r->lat_ekey, v);
 	}
 	if (r->lat_start) {
-		p = hmap_get(&m->pend, r->lat_skey & LAT_KEY_MASK, NULL);
+		p = htab_get(&m->pend, r->lat_skey & LAT_KEY_MASK, NULL);
 		if (pair_start(&p->p, r->ts, &v, &cpu))
 			lat_record(m, cpu, r->lat_skey, v);
 	}
@@ -547,9 +436,9 @@ static struct sc *sc_get(struct top_model *m, int pid, long nr)
 {
 	uint64_t key = row_key(pid, (int32_t)nr);
 
-	if (m->scs.n >= MAX_ROWS && !hmap_find(&m->scs, key))
+	if (m->scs.n >= MAX_ROWS && !htab_find(&m->scs, key))
 		key = row_key(PID_OTHER, (int32_t)nr);
-	return hmap_get(&m->scs, key, NULL);
+	return htab_get(&m->scs, key, NULL);
 }
 
 static void sc_time(struct sc *s, uint64_t d)
@@ -564,7 +453,7 @@ static struct irq *irq_get(struct top_model *m, bool soft, long nr)
 {
 	uint64_t key = (uint64_t)soft << 32 | (uint32_t)nr;
 	bool fresh;
-	struct irq *q = hmap_get(&m->irqs, key, &fresh);
+	struct irq *q = htab_get(&m->irqs, key, &fresh);
 
 	if (fresh) {
 		q->key = key;
@@ -597,7 +486,7 @@ static void on_switch(struct top_model *m, struct cpu *c, const struct top_rec *
 	struct task *prev, *next;
 	uint64_t lat;
 
-	hmap_reserve(&m->tasks, 2);
+	htab_reserve(&m->tasks, 2);
 	prev = task_get(m, r->tpid);
 	next = task_get(m, r->tpid2);
 	c->sw++;
@@ -656,7 +545,7 @@ static void on_sys_exit(struct top_model *m, struct task *t, const struct top_re
 	uint64_t d;
 	struct sc *s;
 
-	hmap_reserve(&m->scs, 1);
+	htab_reserve(&m->scs, 1);
 	s = sc_get(m, t->pid, r->num);
 	s->count++;
 	/* -1 .. -4095 are errors (-MAX_ERRNO); larger negative values are addresses. */
@@ -689,11 +578,11 @@ void top_model_feed(struct top_model *m, const struct top_rec *r, const struct t
 	 * would bill an idle CPU's whole idle time to whatever woke on it.
 	 */
 	if (c->cur != r->pid) {
-		hmap_reserve(&m->tasks, 1);
+		htab_reserve(&m->tasks, 1);
 		charge(c, task_get(m, c->cur >= 0 ? c->cur : r->pid), r->ts);
 		c->cur = r->pid;
 	}
-	hmap_reserve(&m->evts, 1);
+	htab_reserve(&m->evts, 1);
 	t = task_cpu(m, c, r->pid);
 	/*
 	 * A task that emits a record is running: if it is still waiting for
@@ -705,9 +594,9 @@ void top_model_feed(struct top_model *m, const struct top_rec *r, const struct t
 	if (t->rq.start && t->rq.start < r->ts && r->pid)
 		t->rq.start = 0;
 	key = row_key(r->pid, r->id);
-	if (m->evts.n >= MAX_ROWS && !hmap_find(&m->evts, key))
+	if (m->evts.n >= MAX_ROWS && !htab_find(&m->evts, key))
 		key = row_key(PID_OTHER, r->id);
-	e = hmap_get(&m->evts, key, NULL);
+	e = htab_get(&m->evts, key, NULL);
 	e->count++;
 
 	switch (r->kind) {
@@ -729,7 +618,7 @@ void top_model_feed(struct top_model *m, const struct top_rec *r, const struct t
 		o->exited = true;
 		break;
 	case TOP_EV_FORK:
-		hmap_reserve(&m->tasks, 2);
+		htab_reserve(&m->tasks, 2);
 		t = task_get(m, r->tpid);
 		o = task_get(m, r->tpid2);
 		set_comm(o, &r->str2);
@@ -805,7 +694,7 @@ void top_model_lost(struct top_model *m, int cpu, int64_t n)
 static void cmdline_comm(void *arg, int pid, const char *comm, size_t len)
 {
 	struct top_model *m = arg;
-	struct task *t = hmap_find(&m->tasks, (uint32_t)pid);
+	struct task *t = htab_find(&m->tasks, (uint32_t)pid);
 
 	if (t && !t->named)
 		set_comm(t, &(struct top_str){ comm, len });
@@ -829,14 +718,14 @@ void top_model_syscall_name(struct top_model *m, long nr, const char *name)
 
 static bool leaving(const struct top_model *m, int pid)
 {
-	const struct task *t = hmap_find(&m->tasks, (uint32_t)pid);
+	const struct task *t = htab_find(&m->tasks, (uint32_t)pid);
 
 	return t && t->gone > GONE_TICKS;
 }
 
 static int dead_pid(const struct top_model *m, int pid)
 {
-	const struct task *t = hmap_find(&m->tasks, (uint32_t)pid);
+	const struct task *t = htab_find(&m->tasks, (uint32_t)pid);
 
 	return t->member && m->o.npids ? PID_DEAD_MEMBER : PID_DEAD;
 }
@@ -849,24 +738,24 @@ static int dead_pid(const struct top_model *m, int pid)
  */
 static void evict(struct top_model *m)
 {
-	struct hmap old;
+	struct htab old;
 	bool any = false;
 
-	HMAP_EACH(&m->tasks, struct task, t)
+	HTAB_EACH(&m->tasks, struct task, t)
 		any |= t->gone > GONE_TICKS;
 	if (!any)
 		return;
 	old = m->scs;
-	m->scs = (struct hmap){ .esize = old.esize };
-	HMAP_EACH(&old, struct sc, s)
+	htab_init(&m->scs, old.esize, 64, 0);
+	HTAB_EACH(&old, struct sc, s)
 		if (!leaving(m, row_pid(s->hkey)))
-			*(struct sc *)hmap_get(&m->scs, s->hkey - 1, NULL) = *s;
-	HMAP_EACH(&old, struct sc, s) {
+			*(struct sc *)htab_get(&m->scs, s->hkey - 1, NULL) = *s;
+	HTAB_EACH(&old, struct sc, s) {
 		struct sc *d;
 
 		if (!leaving(m, row_pid(s->hkey)))
 			continue;
-		d = hmap_get(&m->scs, row_key(dead_pid(m, row_pid(s->hkey)), row_num(s->hkey)), NULL);
+		d = htab_get(&m->scs, row_key(dead_pid(m, row_pid(s->hkey)), row_num(s->hkey)), NULL);
 		d->count += s->count;
 		d->count_prev += s->count_prev;
 		d->count_d += s->count_d;
@@ -878,16 +767,16 @@ static void evict(struct top_model *m)
 	}
 	free(old.v);
 	old = m->evts;
-	m->evts = (struct hmap){ .esize = old.esize };
-	HMAP_EACH(&old, struct evt, e)
+	htab_init(&m->evts, old.esize, 64, 0);
+	HTAB_EACH(&old, struct evt, e)
 		if (!leaving(m, row_pid(e->hkey)))
-			*(struct evt *)hmap_get(&m->evts, e->hkey - 1, NULL) = *e;
-	HMAP_EACH(&old, struct evt, e) {
+			*(struct evt *)htab_get(&m->evts, e->hkey - 1, NULL) = *e;
+	HTAB_EACH(&old, struct evt, e) {
 		struct evt *d;
 
 		if (!leaving(m, row_pid(e->hkey)))
 			continue;
-		d = hmap_get(&m->evts, row_key(dead_pid(m, row_pid(e->hkey)), row_num(e->hkey)),
+		d = htab_get(&m->evts, row_key(dead_pid(m, row_pid(e->hkey)), row_num(e->hkey)),
 			     NULL);
 		d->count += e->count;
 		d->count_prev += e->count_prev;
@@ -895,10 +784,10 @@ static void evict(struct top_model *m)
 	}
 	free(old.v);
 	old = m->tasks;
-	m->tasks = (struct hmap){ .esize = old.esize, .gen = old.gen + 1 };
-	HMAP_EACH(&old, struct task, t)
+	htab_init(&m->tasks, old.esize, 64, 0);
+	HTAB_EACH(&old, struct task, t)
 		if (t->gone <= GONE_TICKS)
-			*(struct task *)hmap_get(&m->tasks, t->hkey - 1, NULL) = *t;
+			*(struct task *)htab_get(&m->tasks, t->hkey - 1, NULL) = *t;
 	free(old.v);
 	for (int i = 0; i < m->ncpus; i++)
 		m->cpus[i].tc = NULL;
@@ -918,7 +807,7 @@ void top_model_start(struct top_model *m, uint64_t ts)
 void top_model_tick(struct top_model *m, uint64_t now)
 {
 	/* Tasks that ran through the whole interval have no switch to charge them: do it here. */
-	hmap_reserve(&m->tasks, m->ncpus);
+	htab_reserve(&m->tasks, m->ncpus);
 	for (int i = 0; i < m->ncpus; i++) {
 		struct cpu *c = &m->cpus[i];
 
@@ -929,21 +818,21 @@ void top_model_tick(struct top_model *m, uint64_t now)
 		c->events_d = c->events - c->events_prev;
 		c->events_prev = c->events;
 	}
-	HMAP_EACH(&m->tasks, struct task, t) {
+	HTAB_EACH(&m->tasks, struct task, t) {
 		t->run_d = (int64_t)(t->run - t->run_prev);
 		t->run_prev = t->run;
 		if (t->exited)
 			t->gone++;
 	}
-	HMAP_EACH(&m->scs, struct sc, s) {
+	HTAB_EACH(&m->scs, struct sc, s) {
 		s->count_d = (uint32_t)(s->count - s->count_prev);
 		s->count_prev = s->count;
 	}
-	HMAP_EACH(&m->evts, struct evt, e) {
+	HTAB_EACH(&m->evts, struct evt, e) {
 		e->count_d = (uint32_t)(e->count - e->count_prev);
 		e->count_prev = e->count;
 	}
-	HMAP_EACH(&m->irqs, struct irq, q) {
+	HTAB_EACH(&m->irqs, struct irq, q) {
 		q->count_d = q->count - q->count_prev;
 		q->count_prev = q->count;
 	}
@@ -959,20 +848,20 @@ void top_model_tick(struct top_model *m, uint64_t now)
 
 void top_model_zero(struct top_model *m)
 {
-	HMAP_EACH(&m->tasks, struct task, t) {
+	HTAB_EACH(&m->tasks, struct task, t) {
 		t->run = t->run_prev = 0;
 		t->run_d = 0;
 		t->vcsw = t->icsw = t->wakeups = t->migr = 0;
 		t->rq_sum = t->rq_n = t->rq_max = 0;
 	}
-	HMAP_EACH(&m->scs, struct sc, s) {
+	HTAB_EACH(&m->scs, struct sc, s) {
 		uint64_t hkey = s->hkey;
 
 		*s = (struct sc){ .hkey = hkey };
 	}
-	HMAP_EACH(&m->evts, struct evt, e)
+	HTAB_EACH(&m->evts, struct evt, e)
 		e->count = e->count_prev = e->count_d = 0;
-	HMAP_EACH(&m->irqs, struct irq, q)
+	HTAB_EACH(&m->irqs, struct irq, q)
 		q->count = q->count_prev = q->count_d = q->time = q->time_n = q->time_max = 0;
 	for (int i = 0; i < m->ncpus; i++) {
 		struct cpu *c = &m->cpus[i];
@@ -982,8 +871,8 @@ void top_model_zero(struct top_model *m)
 		c->sw = c->irq_n = c->irq_t = c->sirq_n = c->sirq_t = 0;
 		c->events = c->events_prev = c->events_d = 0;
 	}
-	hmap_clear(&m->lats_cpu);
-	hmap_clear(&m->lats_key);
+	htab_clear(&m->lats_cpu);
+	htab_clear(&m->lats_key);
 	memset(&m->lat_all, 0, sizeof(m->lat_all));
 	m->events = m->lost = m->events_prev = m->lost_prev = m->events_d = m->lost_d = 0;
 	/* A fresh aggregator for the same spec: the engine has no reset of its own. */
@@ -995,13 +884,13 @@ void top_model_free(struct top_model *m)
 {
 	if (!m)
 		return;
-	hmap_clear(&m->tasks);
-	hmap_clear(&m->scs);
-	hmap_clear(&m->evts);
-	hmap_clear(&m->irqs);
-	hmap_clear(&m->lats_cpu);
-	hmap_clear(&m->lats_key);
-	hmap_clear(&m->pend);
+	htab_clear(&m->tasks);
+	htab_clear(&m->scs);
+	htab_clear(&m->evts);
+	htab_clear(&m->irqs);
+	htab_clear(&m->lats_cpu);
+	htab_clear(&m->lats_key);
+	htab_clear(&m->pend);
 	for (int i = 0; m->sc_names && i < MAX_SYSCALL; i++)
 		free(m->sc_names[i]);
 	free(m->sc_names);
@@ -1029,7 +918,7 @@ const char *top_model_comm(const struct top_model *m, int pid)
 		return "<exited>";
 	if (pid == PID_OTHER)
 		return "<other>";
-	t = hmap_find(&m->tasks, (uint32_t)pid);
+	t = htab_find(&m->tasks, (uint32_t)pid);
 	return t ? t->comm : "";
 }
 
@@ -1038,7 +927,7 @@ const char *top_model_comm(const struct top_model *m, int pid)
 /* Does a syscall or event row of pid show (not tr's own, a -P member)? */
 static bool row_shown(const struct top_model *m, int pid)
 {
-	const struct task *t = hmap_find(&m->tasks, (uint32_t)pid);
+	const struct task *t = htab_find(&m->tasks, (uint32_t)pid);
 
 	if (t)
 		return !t->hidden && t->member;
@@ -1050,17 +939,17 @@ void top_model_rows(struct top_model *m, enum top_src src, void (*fn)(void *arg,
 {
 	switch (src) {
 	case TS_TASKS:
-		HMAP_EACH(&m->tasks, struct task, t)
+		HTAB_EACH(&m->tasks, struct task, t)
 			if (t->pid > 0 && !t->hidden && t->member)
 				fn(arg, t);
 		break;
 	case TS_SYSCALLS:
-		HMAP_EACH(&m->scs, struct sc, s)
+		HTAB_EACH(&m->scs, struct sc, s)
 			if (row_shown(m, row_pid(s->hkey)))
 				fn(arg, s);
 		break;
 	case TS_EVENTS:
-		HMAP_EACH(&m->evts, struct evt, e)
+		HTAB_EACH(&m->evts, struct evt, e)
 			if (row_shown(m, row_pid(e->hkey)))
 				fn(arg, e);
 		break;
@@ -1069,19 +958,19 @@ void top_model_rows(struct top_model *m, enum top_src src, void (*fn)(void *arg,
 			fn(arg, &m->cpus[i]);
 		break;
 	case TS_IRQS:
-		HMAP_EACH(&m->irqs, struct irq, q)
+		HTAB_EACH(&m->irqs, struct irq, q)
 			fn(arg, q);
 		break;
 	case TS_LATENCY:
 		if (m->o.lat_by_task) {
-			HMAP_EACH(&m->lats_key, struct lat, l) {
-				const struct task *t = hmap_find(&m->tasks, (uint32_t)l->key);
+			HTAB_EACH(&m->lats_key, struct lat, l) {
+				const struct task *t = htab_find(&m->tasks, (uint32_t)l->key);
 
 				if (!t || (!t->hidden && t->member))
 					fn(arg, l);
 			}
 		} else {
-			HMAP_EACH(&m->lats_cpu, struct lat, l)
+			HTAB_EACH(&m->lats_cpu, struct lat, l)
 				fn(arg, l);
 		}
 		break;
@@ -1202,7 +1091,7 @@ void top_model_text(const struct top_model *m, enum top_field f, uint64_t v, cha
 		snprintf(buf, len, "%s", top_model_comm(m, (int)(int64_t)v));
 		break;
 	case TF_STATE: {
-		const struct task *t = hmap_find(&m->tasks, (uint32_t)v);
+		const struct task *t = htab_find(&m->tasks, (uint32_t)v);
 
 		snprintf(buf, len, "%s", t && t->exited ? "exited" : "");
 		break;
@@ -1221,7 +1110,7 @@ void top_model_text(const struct top_model *m, enum top_field f, uint64_t v, cha
 			snprintf(buf, len, "event %d", (int)v);
 		break;
 	case TF_IRQ:
-		q = hmap_find(&m->irqs, v);
+		q = htab_find(&m->irqs, v);
 		if (v >> 32)
 			snprintf(buf, len, "softirq %s", q ? q->name : "?");
 		else
