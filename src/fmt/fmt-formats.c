@@ -30,8 +30,8 @@ static char *format_name(const char *text)
 	return n ? xasprintf("%.*s", (int)n, p) : xstrdup("?");
 }
 
-int fmt_check_formats(const struct strv *formats, const struct fmt_check_opts *o,
-		      struct fmt_check_result *res)
+int fmt_try_parse_formats(const struct strv *formats, const struct fmt_try_parse_opts *o,
+			  struct fmt_try_parse_result *res)
 {
 	struct tep_handle *tep = tep_alloc();
 
@@ -79,7 +79,7 @@ int fmt_check_formats(const struct strv *formats, const struct fmt_check_opts *o
 	return 0;
 }
 
-void fmt_check_result_free(struct fmt_check_result *res)
+void fmt_try_parse_result_free(struct fmt_try_parse_result *res)
 {
 	strv_free(&res->bad);
 }

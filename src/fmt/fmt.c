@@ -26,7 +26,7 @@
 #include <event-parse.h>
 
 #include "btf.h"
-#include "fmt-check.h"
+#include "tfile-format.h"
 #include "fmt-filter.h"
 #include "parse.h"
 #include "fmt-kernel.h"
@@ -61,7 +61,7 @@ struct ev_info {
 	struct comm_pair pairs[4];
 	struct fmt_prog *prog;	/* the fast printer, or NULL */
 	bool user;		/* a user event: printed as the kernel does (fmt-user.c) */
-	const char *withheld;	/* why the print fmt is not used (fmt-check.h), or NULL */
+	const char *withheld;	/* why the print fmt is not used (tfile-format.h), or NULL */
 	/* __print_hex/__print_array lengths read from the record, checked per record. */
 	int nlens;
 	struct { struct tep_format_field *fld; int el; } lens[4];
@@ -698,7 +698,7 @@ static inline uint64_t rd_num(struct fmt_src *s, const void *p, int size)
 	return tep_read_number(s->tep, p, size);
 }
 
-/* Note the fields that give __print_hex/__print_array a length (fmt-check.h). */
+/* Note the fields that give __print_hex/__print_array a length (tfile-format.h). */
 static void find_lens(struct ev_info *ei, struct tep_print_arg *a, int depth)
 {
 	struct tep_print_arg *len = NULL;
@@ -802,8 +802,8 @@ static struct ev_info *ev_lookup(struct fmt_src *s, int id)
 				ei->eprobe = s->ep_events.v[i];
 		}
 
-		if (pf && !strncmp(pf, FMT_CHECK_MARK, strlen(FMT_CHECK_MARK)))
-			ei->withheld = pf + strlen(FMT_CHECK_MARK);
+		if (pf && !strncmp(pf, TFILE_FORMAT_MARK, strlen(TFILE_FORMAT_MARK)))
+			ei->withheld = pf + strlen(TFILE_FORMAT_MARK);
 		else
 			for (struct tep_print_arg *a = ei->event->print_fmt.args; a; a = a->next)
 				find_lens(ei, a, 0);
@@ -2179,7 +2179,7 @@ static int event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei,
 		return ret;
 	}
 	/*
-	 * A print fmt fmt-check.h refused, or a record too short for a field
+	 * A print fmt tfile-format.h refused, or a record too short for a field
 	 * of size 0, goes to no printer that trusts the format: the kernel's,
 	 * the fast one or libtraceevent.
 	 */

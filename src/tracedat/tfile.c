@@ -22,7 +22,7 @@
 
 #include <event-parse.h>
 
-#include "fmt-check.h"
+#include "tfile-format.h"
 #include "tfile-local.h"
 
 static const char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
@@ -248,15 +248,15 @@ int tfile_parse_event(struct tep_handle *tep, const char *buf, size_t n, const c
 
 static void parse_format(struct tfile *tf, const char *sys, const char *p, size_t n)
 {
-	struct fmt_check chk;
+	struct tfile_format_safe chk;
 
 	/*
-	 * libtraceevent trusts the format: it gets only what fmt-check.h
+	 * libtraceevent trusts the format: it gets only what tfile-format.h
 	 * finds safe (a format with a print fmt withheld prints its fields).
 	 * An event tep cannot parse prints as unknown; the rest still work.
 	 */
-	fmt_check_format(p, n, &chk);
-	if (chk.verdict == FMT_CHECK_OK)
+	tfile_format_sanitize(p, n, &chk);
+	if (chk.verdict == TFILE_FORMAT_OK)
 		tfile_parse_event(tf->tep, p, n, sys);
 	else
 		tfile_parse_event(tf->tep, chk.safe, chk.safe_len, sys);

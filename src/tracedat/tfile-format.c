@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The event-format checker (fmt-check.h): field lines checked for sane
+ * The event-format checker (tfile-format.h): field lines checked for sane
  * offsets and sizes, and the print fmt parsed as the C expression list it
  * is, with an upper bound worked out for every value that libtraceevent
  * will use as a length, a count or a width.
@@ -16,7 +16,7 @@
  *     (libtraceevent folds constants at parse time and divides record
  *     values at print time: 0 or -1 there is SIGFPE);
  *   - a __print_hex/__print_hex_str length or __print_array count times
- *     element size that may exceed FMT_CHECK_MAX_RECORD, an element size
+ *     element size that may exceed TFILE_FORMAT_MAX_RECORD, an element size
  *     other than 1, 2, 4 or 8, or a buffer that is not a field or a
  *     dynamic array (libtraceevent would read a union member it never set);
  *   - a '*' width or precision argument, or a literal one, above 4096;
@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt-check.h"
+#include "tfile-format.h"
 #include "tr.h"
 
 enum { MAX_DEPTH = 32, MAX_TOKENS = 16384, MAX_WIDTH = 4096, MAX_FIELDS = 1024,
@@ -53,7 +53,7 @@ struct pc {
 	size_t n;
 	uint64_t num;
 	int ntokens, depth;
-	const struct fmt_check_field *fields;
+	const struct tfile_format_field *fields;
 	int nfields;
 	char *why;
 	size_t whylen;
@@ -183,7 +183,7 @@ struct val {
 	bool constant;		/* no field, no call: libtraceevent can fold it */
 	uint64_t bound;		/* no value it takes is above this (as unsigned) */
 	uint64_t least;		/* of a literal: none is below this (a divisor's worst case) */
-	const struct fmt_check_field *field;
+	const struct tfile_format_field *field;
 };
 
 static struct val v_other(void)
@@ -201,7 +201,7 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
 	return a && b > UNBOUNDED / a ? UNBOUNDED : a * b;
 }
 
-static const struct fmt_check_field *find_field(const struct pc *c, const char *s, size_t n)
+static const struct tfile_format_field *find_field(const struct pc *c, const char *s, size_t n)
 {
 	for (int i = 0; i < c->nfields; i++)
 		if (c->fields[i].name_len == n && !memcmp(c->fields[i].name, s, n))
@@ -210,7 +210,7 @@ static const struct fmt_check_field *find_field(const struct pc *c, const char *
 }
 
 /* The largest value a field can hold, read as libtraceevent reads it. */
-static uint64_t field_bound(const struct fmt_check_field *f)
+static uint64_t field_bound(const struct tfile_format_field *f)
 {
 	/* A signed field may be negative: as a length, that is huge. */
 	if (f->is_signed || f->size <= 0 || f->size >= 8)
@@ -221,9 +221,9 @@ static uint64_t field_bound(const struct fmt_check_field *f)
 static struct val expr(struct pc *c);
 
 /* REC->name, or the name a helper takes. */
-static const struct fmt_check_field *field_ref(struct pc *c, const char *how)
+static const struct tfile_format_field *field_ref(struct pc *c, const char *how)
 {
-	const struct fmt_check_field *f;
+	const struct tfile_format_field *f;
 
 	if (c->t != T_IDENT) {
 		fail(c, "%s without a field name", how);
@@ -362,12 +362,12 @@ static struct val call(struct pc *c)
 			if (el != 1 && el != 2 && el != 4 && el != 8)
 				fail(c, "__print_array with an element size that is not 1, 2, 4 "
 					"or 8");
-			else if (sat_mul(args[1].bound, el) > FMT_CHECK_MAX_RECORD)
+			else if (sat_mul(args[1].bound, el) > TFILE_FORMAT_MAX_RECORD)
 				fail(c, "__print_array may read past the record (count not bounded "
-					"by %d bytes)", FMT_CHECK_MAX_RECORD);
-		} else if (args[1].bound > FMT_CHECK_MAX_RECORD) {
+					"by %d bytes)", TFILE_FORMAT_MAX_RECORD);
+		} else if (args[1].bound > TFILE_FORMAT_MAX_RECORD) {
 			fail(c, "%.*s may read past the record (length not bounded by %d bytes)",
-			     (int)n, name, FMT_CHECK_MAX_RECORD);
+			     (int)n, name, TFILE_FORMAT_MAX_RECORD);
 		}
 		v.kind = V_STRING;
 		return v;
@@ -755,8 +755,9 @@ static int scan_conversions(struct pc *c, const char *s, size_t n, bool *star, i
 	return used;
 }
 
-int fmt_check_print(const char *print, size_t len, const struct fmt_check_field *fields,
-		    int nfields, char *why, size_t whylen)
+int tfile_format_check_print(const char *print, size_t len,
+			     const struct tfile_format_field *fields, int nfields, char *why,
+			     size_t whylen)
 {
 	struct pc c = { .p = print, .end = print + len, .fields = fields, .nfields = nfields,
 			.why = why, .whylen = whylen };
@@ -849,7 +850,7 @@ static bool parse_int(const char *line, size_t n, const char *key, long *out)
  * One "field:TYPE NAME[N];\toffset:O;\tsize:S;\tsigned:X;" line: 0 and *f
  * (name pointing into line), or -EINVAL with the reason.
  */
-static int parse_field(const char *line, size_t n, struct fmt_check_field *f, char *why,
+static int parse_field(const char *line, size_t n, struct tfile_format_field *f, char *why,
 		       size_t whylen)
 {
 	const char *decl = line + 6, *semi = memchr(decl, ';', n - 6), *name_end, *name;
@@ -891,7 +892,8 @@ static int parse_field(const char *line, size_t n, struct fmt_check_field *f, ch
 		if (!loc && open + 1 < name_end - 1 && isdigit((unsigned char)open[1])) {
 			errno = 0;
 			dim = strtol(open + 1, &e, 0);
-			if (errno || e != name_end - 1 || dim <= 0 || dim > FMT_CHECK_MAX_RECORD) {
+			if (errno || e != name_end - 1 || dim <= 0 ||
+			    dim > TFILE_FORMAT_MAX_RECORD) {
 				snprintf(why, whylen, "field '%.*s' with array length '%.*s'",
 					 (int)(open - decl > 64 ? 64 : open - decl), decl,
 					 (int)(name_end - open > 24 ? 24 : name_end - open), open);
@@ -916,10 +918,10 @@ static int parse_field(const char *line, size_t n, struct fmt_check_field *f, ch
 		return -EINVAL;
 	}
 	parse_int(semi, line + n - semi, "signed:", &sign);
-	if (off < 0 || size < 0 || off > FMT_CHECK_MAX_RECORD || size > FMT_CHECK_MAX_RECORD ||
-	    off + size > FMT_CHECK_MAX_RECORD) {
+	if (off < 0 || size < 0 || off > TFILE_FORMAT_MAX_RECORD ||
+	    size > TFILE_FORMAT_MAX_RECORD || off + size > TFILE_FORMAT_MAX_RECORD) {
 		snprintf(why, whylen, "field '%.*s' at offset %ld of %ld bytes runs past %d bytes",
-			 (int)f->name_len, name, off, size, FMT_CHECK_MAX_RECORD);
+			 (int)f->name_len, name, off, size, TFILE_FORMAT_MAX_RECORD);
 		return -EINVAL;
 	}
 	f->offset = off;
@@ -937,7 +939,7 @@ static int odd_byte(const char *l, const char *le)
 	return 0;
 }
 
-static void append(struct fmt_check *res, size_t *cap, const char *s, size_t n)
+static void append(struct tfile_format_safe *res, size_t *cap, const char *s, size_t n)
 {
 	if (res->safe_len + n + 1 > *cap) {
 		*cap = (res->safe_len + n + 1) * 2;
@@ -948,9 +950,9 @@ static void append(struct fmt_check *res, size_t *cap, const char *s, size_t n)
 	res->safe[res->safe_len] = '\0';
 }
 
-void fmt_check_format(const char *text, size_t len, struct fmt_check *res)
+void tfile_format_sanitize(const char *text, size_t len, struct tfile_format_safe *res)
 {
-	struct fmt_check_field *fields = NULL;
+	struct tfile_format_field *fields = NULL;
 	const char *end = text + len, *print = NULL;
 	int nfields = 0;
 	bool *bad = NULL, nul = false;
@@ -958,7 +960,7 @@ void fmt_check_format(const char *text, size_t len, struct fmt_check *res)
 	int odd;
 	char why[sizeof(res->why)];
 
-	*res = (struct fmt_check){ .verdict = FMT_CHECK_OK };
+	*res = (struct tfile_format_safe){ .verdict = TFILE_FORMAT_OK };
 	/* Field lines up to "print fmt:"; a line with a NUL byte is dropped whatever it is. */
 	for (const char *l = text; l < end;) {
 		const char *nl = memchr(l, '\n', end - l), *le = nl ? nl : end, *s = l;
@@ -970,12 +972,12 @@ void fmt_check_format(const char *text, size_t len, struct fmt_check *res)
 			break;
 		}
 		if ((odd = odd_byte(l, le))) {
-			if (!nul && res->verdict == FMT_CHECK_OK)
+			if (!nul && res->verdict == TFILE_FORMAT_OK)
 				snprintf(res->why, sizeof(res->why), "byte 0x%02x in the format",
 					 odd & 0xff);
 			nul = true;
 		} else if ((size_t)(le - s) >= 6 && !memcmp(s, "field:", 6)) {
-			struct fmt_check_field f;
+			struct tfile_format_field f;
 
 			fields = xrealloc(fields, (nfields + 1) * sizeof(*fields));
 			bad = xrealloc(bad, (nfields + 1) * sizeof(*bad));
@@ -995,27 +997,27 @@ void fmt_check_format(const char *text, size_t len, struct fmt_check *res)
 					}
 			}
 			if (bad[nfields]) {
-				if (res->verdict == FMT_CHECK_OK && !nul)
+				if (res->verdict == TFILE_FORMAT_OK && !nul)
 					snprintf(res->why, sizeof(res->why), "%s", why);
-				res->verdict = FMT_CHECK_FIELDS;
-				f = (struct fmt_check_field){ 0 };
+				res->verdict = TFILE_FORMAT_FIELDS;
+				f = (struct tfile_format_field){ 0 };
 			}
 			fields[nfields++] = f;
 		}
 		l = nl ? nl + 1 : end;
 	}
 	if (nul)
-		res->verdict = FMT_CHECK_FIELDS;
-	if (res->verdict == FMT_CHECK_OK && len > MAX_TEXT) {
-		res->verdict = FMT_CHECK_PRINT;
+		res->verdict = TFILE_FORMAT_FIELDS;
+	if (res->verdict == TFILE_FORMAT_OK && len > MAX_TEXT) {
+		res->verdict = TFILE_FORMAT_PRINT;
 		snprintf(res->why, sizeof(res->why), "a format of %zu bytes", len);
 	}
-	if (res->verdict == FMT_CHECK_OK && print &&
-	    fmt_check_print(print, end - print, fields, nfields, why, sizeof(why))) {
-		res->verdict = FMT_CHECK_PRINT;
+	if (res->verdict == TFILE_FORMAT_OK && print &&
+	    tfile_format_check_print(print, end - print, fields, nfields, why, sizeof(why))) {
+		res->verdict = TFILE_FORMAT_PRINT;
 		snprintf(res->why, sizeof(res->why), "%s", why);
 	}
-	if (res->verdict != FMT_CHECK_OK) {
+	if (res->verdict != TFILE_FORMAT_OK) {
 		char mark[sizeof(res->why) + 64];
 		int k = 0, n;
 
@@ -1041,7 +1043,7 @@ void fmt_check_format(const char *text, size_t len, struct fmt_check *res)
 			if (*w == '"' || *w == '\\' || *w == '%' || (unsigned char)*w < 0x20 ||
 			    (unsigned char)*w > 0x7e)
 				*w = '\'';
-		n = snprintf(mark, sizeof(mark), "\nprint fmt: \"" FMT_CHECK_MARK "%s\"\n",
+		n = snprintf(mark, sizeof(mark), "\nprint fmt: \"" TFILE_FORMAT_MARK "%s\"\n",
 			     res->why);
 		append(res, &cap, mark, n);
 	}

@@ -10,8 +10,8 @@
  * print memory past the record.  A trace file is data from anywhere, so
  * every format from a file goes through here first:
  *
- *   fmt_check_format(text, len, &res);
- *   if (res.verdict == FMT_CHECK_OK)   parse text as it is
+ *   tfile_format_sanitize(text, len, &res);
+ *   if (res.verdict == TFILE_FORMAT_OK)   parse text as it is
  *   else                               parse res.safe instead, then free it
  *
  * The checker is strict where the kernel's own formats never go: it accepts
@@ -24,49 +24,50 @@
  *
  * res.safe keeps the event's name, ID and every field line that is sound
  * (a field line that is not, e.g. one running past 64 KiB, is dropped), and
- * its print fmt is replaced by FMT_CHECK_MARK followed by the reason.  The
+ * its print fmt is replaced by TFILE_FORMAT_MARK followed by the reason.  The
  * formatter (fmt.c) recognises the mark, warns once per event type with the
  * reason and prints the record's fields with its own bounds-checked printer.
  */
-#ifndef TR_FMT_CHECK_H
-#define TR_FMT_CHECK_H
+#ifndef TR_TFILE_FORMAT_H
+#define TR_TFILE_FORMAT_H
 
 #include <stddef.h>
 
-enum fmt_check_verdict {
-	FMT_CHECK_OK,		/* hand the text to libtraceevent as it is */
-	FMT_CHECK_PRINT,	/* the fields are sound, the print fmt is not */
-	FMT_CHECK_FIELDS,	/* some field lines are not: they are left out too */
+enum tfile_format_verdict {
+	TFILE_FORMAT_OK,	/* hand the text to libtraceevent as it is */
+	TFILE_FORMAT_PRINT,	/* the fields are sound, the print fmt is not */
+	TFILE_FORMAT_FIELDS,	/* some field lines are not: they are left out too */
 };
 
 /* The print fmt of a format the checker withheld starts with this. */
-#define FMT_CHECK_MARK "tr withheld the print fmt: "
+#define TFILE_FORMAT_MARK "tr withheld the print fmt: "
 
 /* No field of a format lies past this (a record is at most a page). */
-#define FMT_CHECK_MAX_RECORD 65536
+#define TFILE_FORMAT_MAX_RECORD 65536
 
-struct fmt_check {
-	enum fmt_check_verdict verdict;
+struct tfile_format_safe {
+	enum tfile_format_verdict verdict;
 	char why[160];		/* the first problem found, for the warning */
 	char *safe;		/* malloc'ed, NUL-terminated; NULL when OK */
 	size_t safe_len;
 };
 
 /* Check one event format text (need not be NUL-terminated); fills *res. */
-void fmt_check_format(const char *text, size_t len, struct fmt_check *res);
+void tfile_format_sanitize(const char *text, size_t len, struct tfile_format_safe *res);
 
 /*
  * Check a print fmt alone (what follows "print fmt: "), against the fields
  * given as "name" strings with their sizes and signedness.  0 if safe, or
- * -EINVAL with the reason in why.  For the unit tests and fmt_check_format.
+ * -EINVAL with the reason in why.  For the unit tests and tfile_format_sanitize.
  */
-struct fmt_check_field {
+struct tfile_format_field {
 	const char *name;
 	size_t name_len;
 	int offset, size;
 	int is_signed;
 };
-int fmt_check_print(const char *print, size_t len, const struct fmt_check_field *fields,
-		    int nfields, char *why, size_t whylen);
+int tfile_format_check_print(const char *print, size_t len,
+			     const struct tfile_format_field *fields, int nfields, char *why,
+			     size_t whylen);
 
 #endif
