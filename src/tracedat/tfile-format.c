@@ -33,8 +33,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <event-parse.h>
 
 #include "tfile-format.h"
+#include "tfile.h"
 #include "tr.h"
 
 enum { MAX_DEPTH = 32, MAX_TOKENS = 16384, MAX_WIDTH = 4096, MAX_FIELDS = 1024,
@@ -1049,4 +1053,56 @@ void tfile_format_sanitize(const char *text, size_t len, struct tfile_format_saf
 	}
 	free(fields);
 	free(bad);
+}
+
+/* ---- the event-format handle (tfile.h) ---- */
+
+struct tep_handle *tfile_tep_new(const struct tfile_tep_opts *o)
+{
+	struct tep_handle *tep = tep_alloc();
+	int long_size = o->long_size ? o->long_size : (int)sizeof(long);
+
+	if (!tep)
+		return NULL;
+	tep_set_file_bigendian(tep, o->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, long_size);
+	tep_set_page_size(tep, o->page_size ? o->page_size : getpagesize());
+	if (o->header_page)
+		tfile_tep_header_page(tep, o->header_page, o->header_page_len, long_size);
+	return tep;
+}
+
+void tfile_tep_header_page(struct tep_handle *tep, const char *text, size_t n, int long_size)
+{
+	/* A NUL-terminated copy: a file's text need not end in one. */
+	char *copy = xmalloc(n + 1);
+
+	memcpy(copy, text, n);
+	copy[n] = '\0';
+	/* tep keeps the header layout for kbuffer users; tr parses it itself too. */
+	tep_parse_header_page(tep, copy, n, long_size);
+	free(copy);
+}
+
+int tfile_tep_add_format(struct tep_handle *tep, const char *sys, const char *text, size_t n,
+			 bool sanitize)
+{
+	struct tfile_format_safe chk;
+	int r;
+
+	if (!sanitize)
+		return tfile_parse_event(tep, text, n, sys);
+	/*
+	 * libtraceevent trusts the format: it gets only what tfile-format.h
+	 * finds safe (a format with a print fmt withheld prints its fields).
+	 * An event tep cannot parse prints as unknown; the rest still work.
+	 */
+	tfile_format_sanitize(text, n, &chk);
+	if (chk.verdict == TFILE_FORMAT_OK)
+		r = tfile_parse_event(tep, text, n, sys);
+	else
+		r = tfile_parse_event(tep, chk.safe, chk.safe_len, sys);
+	free(chk.safe);
+	return r;
 }
