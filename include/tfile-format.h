@@ -31,6 +31,7 @@
 #ifndef TR_TFILE_FORMAT_H
 #define TR_TFILE_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 enum tfile_format_verdict {
@@ -56,16 +57,35 @@ struct tfile_format_safe {
 void tfile_format_sanitize(const char *text, size_t len, struct tfile_format_safe *res);
 
 /*
- * Check a print fmt alone (what follows "print fmt: "), against the fields
- * given as "name" strings with their sizes and signedness.  0 if safe, or
- * -EINVAL with the reason in why.  For the unit tests and tfile_format_sanitize.
+ * One field of a format: its name and its type as the field line spells
+ * them (pointing into the line), its offset, size and signedness.
  */
 struct tfile_format_field {
 	const char *name;
 	size_t name_len;
 	int offset, size;
 	int is_signed;
+	const char *type;	/* "const char *", "__data_loc char[]": up to the name */
+	size_t type_len;
+	bool array;		/* a dimension follows the name ("comm[16]") */
 };
+
+/*
+ * Parse one "field:TYPE NAME[N];\toffset:O;\tsize:S;\tsigned:X;" line (n
+ * bytes from "field:", need not be NUL-terminated): 0 and *f, or -EINVAL
+ * with the reason in why.  Refused: characters no C declaration of the
+ * kernel's has, a name missing or over 128 bytes, an array dimension or an
+ * offset plus size past TFILE_FORMAT_MAX_RECORD.  The sanitizer's and the
+ * kernel printer's (a syscall's argument types) reading of field lines.
+ */
+int tfile_format_parse_field(const char *line, size_t n, struct tfile_format_field *f, char *why,
+			     size_t whylen);
+
+/*
+ * Check a print fmt alone (what follows "print fmt: "), against the fields
+ * given as "name" strings with their sizes and signedness.  0 if safe, or
+ * -EINVAL with the reason in why.  For the unit tests and tfile_format_sanitize.
+ */
 int tfile_format_check_print(const char *print, size_t len,
 			     const struct tfile_format_field *fields, int nfields, char *why,
 			     size_t whylen);

@@ -850,17 +850,18 @@ static bool parse_int(const char *line, size_t n, const char *key, long *out)
 	return p < end && *p == ';';
 }
 
-/*
- * One "field:TYPE NAME[N];\toffset:O;\tsize:S;\tsigned:X;" line: 0 and *f
- * (name pointing into line), or -EINVAL with the reason.
- */
-static int parse_field(const char *line, size_t n, struct tfile_format_field *f, char *why,
-		       size_t whylen)
+int tfile_format_parse_field(const char *line, size_t n, struct tfile_format_field *f, char *why,
+			     size_t whylen)
 {
-	const char *decl = line + 6, *semi = memchr(decl, ';', n - 6), *name_end, *name;
+	const char *decl = line + 6, *semi, *name_end, *name, *type_end;
 	long off, size, sign = 0;
 	bool loc;
 
+	if (n < 6 || memcmp(line, "field:", 6)) {
+		snprintf(why, whylen, "not a field line");
+		return -EINVAL;
+	}
+	semi = memchr(decl, ';', n - 6);
 	if (!semi) {
 		snprintf(why, whylen, "a field line without ';'");
 		return -EINVAL;
@@ -881,6 +882,7 @@ static int parse_field(const char *line, size_t n, struct tfile_format_field *f,
 	name_end = semi;
 	while (name_end > decl && isspace((unsigned char)name_end[-1]))
 		name_end--;
+	f->array = name_end > decl && name_end[-1] == ']';
 	/* Array dimensions: "[16]", "[]", or a macro the kernel did not expand. */
 	while (name_end > decl && name_end[-1] == ']') {
 		const char *open = name_end - 1;
@@ -915,6 +917,10 @@ static int parse_field(const char *line, size_t n, struct tfile_format_field *f,
 	}
 	f->name = name;
 	f->name_len = name_end - name;
+	for (type_end = name; type_end > decl && isspace((unsigned char)type_end[-1]);)
+		type_end--;
+	f->type = decl;
+	f->type_len = type_end - decl;
 	if (!parse_int(semi, line + n - semi, "offset:", &off) ||
 	    !parse_int(semi, line + n - semi, "size:", &size)) {
 		snprintf(why, whylen, "field '%.*s' without a readable offset and size",
@@ -989,7 +995,7 @@ void tfile_format_sanitize(const char *text, size_t len, struct tfile_format_saf
 			if (nfields >= MAX_FIELDS) {
 				snprintf(why, sizeof(why), "more than %d fields", MAX_FIELDS);
 				bad[nfields] = true;
-			} else if (parse_field(s, le - s, &f, why, sizeof(why))) {
+			} else if (tfile_format_parse_field(s, le - s, &f, why, sizeof(why))) {
 				bad[nfields] = true;
 			} else {
 				for (int i = 0; i < nfields; i++)

@@ -125,7 +125,8 @@ TEST(reasons_stay_inside_the_text)
 {
 	static const char *const prints[] = { "\"%d\", REC->pid x", "\"%d\", (REC->pid",
 					       "\"%d\", REC->pid)" };
-	struct tfile_format_field f = { "pid", 3, 24, 4, 1 };
+	struct tfile_format_field f = { .name = "pid", .name_len = 3, .offset = 24, .size = 4,
+					.is_signed = 1 };
 	char why[200];
 
 	for (size_t i = 0; i < sizeof(prints) / sizeof(prints[0]); i++) {
