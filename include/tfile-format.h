@@ -33,6 +33,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 enum tfile_format_verdict {
 	TFILE_FORMAT_OK,	/* hand the text to libtraceevent as it is */
@@ -89,5 +90,44 @@ int tfile_format_parse_field(const char *line, size_t n, struct tfile_format_fie
 int tfile_format_check_print(const char *print, size_t len,
 			     const struct tfile_format_field *fields, int nfields, char *why,
 			     size_t whylen);
+
+/*
+ * The print fmt's tokens: C's, as the kernel writes them, read from a text
+ * that need not end in NUL.  One tokenizer for the sanitizer and the
+ * kernel printer's compiler (fmt-kexpr.c).  A byte no C expression of the
+ * kernel's has outside a string, an unterminated string or character
+ * constant, a number run into letters, or (max_tokens, 0: no limit) too
+ * many tokens fail the text: failed is set, the reason is in why and the
+ * token is TFILE_TOK_END from then on.
+ *
+ *   struct tfile_lex l = { .p = text, .end = text + len };
+ *   for (tfile_lex_next(&l); l.t != TFILE_TOK_END; tfile_lex_next(&l))
+ *           ... l.t, l.s, l.n ...
+ */
+enum tfile_tok {
+	TFILE_TOK_END, TFILE_TOK_NUM, TFILE_TOK_STR, TFILE_TOK_CHAR, TFILE_TOK_IDENT,
+	TFILE_TOK_OP,
+};
+
+struct tfile_lex {
+	const char *p, *end;	/* what is left of the text */
+	enum tfile_tok t;
+	const char *s;		/* the token as written: a string's with its quotes */
+	size_t n;
+	uint64_t num;		/* TFILE_TOK_NUM: its value, UINT64_MAX past 64 bits */
+	bool num_u, num_l;	/* TFILE_TOK_NUM: a 'u', an 'l' in its suffix */
+	int ntokens, max_tokens;
+	bool failed;
+	char *why;		/* the first failure's reason (whylen 0: none kept) */
+	size_t whylen;
+};
+
+/* Read the next token into l (nothing once failed). */
+void tfile_lex_next(struct tfile_lex *l);
+/* Is the token the operator op ("->", "(", ...)? */
+bool tfile_lex_is(const struct tfile_lex *l, const char *op);
+/* Fail the text with this reason, unless it failed already. */
+void tfile_lex_fail(struct tfile_lex *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #endif

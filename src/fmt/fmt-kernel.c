@@ -365,6 +365,7 @@ struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const c
 	x.env = env;
 	x.e = e;
 	x.s = p->text;
+	x.end = p->text + strlen(p->text);
 	klex_next(&x);
 	/* The format: one string literal, or several side by side. */
 	if (x.t.k != T_STR || x.err)

@@ -46,69 +46,44 @@ enum { MAX_DEPTH = 32, MAX_TOKENS = 16384, MAX_WIDTH = 4096, MAX_FIELDS = 1024,
 
 #define UNBOUNDED UINT64_MAX
 
-/* ---- tokens ---- */
+/* ---- tokens (tfile-format.h) ---- */
 
-enum tok { T_END, T_NUM, T_STR, T_CHAR, T_IDENT, T_OP };
-
-struct pc {
-	const char *p, *end;
-	enum tok t;
-	const char *s;		/* the token's text */
-	size_t n;
-	uint64_t num;
-	int ntokens, depth;
-	const struct tfile_format_field *fields;
-	int nfields;
-	char *why;
-	size_t whylen;
-	bool failed;
-};
-
-static void fail(struct pc *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(struct pc *c, const char *fmt, ...)
+void tfile_lex_fail(struct tfile_lex *l, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (c->failed)
+	if (l->failed)
 		return;
-	c->failed = true;
+	l->failed = true;
+	if (!l->whylen)
+		return;
 	va_start(ap, fmt);
-	vsnprintf(c->why, c->whylen, fmt, ap);
+	vsnprintf(l->why, l->whylen, fmt, ap);
 	va_end(ap);
 }
 
-static bool is_op(const struct pc *c, const char *op)
-{
-	return c->t == T_OP && c->n == strlen(op) && !memcmp(c->s, op, c->n);
-}
-
-static bool is_ident(const struct pc *c, const char *id)
-{
-	return c->t == T_IDENT && c->n == strlen(id) && !memcmp(c->s, id, c->n);
-}
-
-static void next(struct pc *c)
+void tfile_lex_next(struct tfile_lex *c)
 {
 	static const char *const ops2[] = { "->", "<<", ">>", "<=", ">=", "==", "!=", "&&",
 					    "||", "++", "--" };
 	const char *p = c->p;
 
 	if (c->failed) {
-		c->t = T_END;
+		c->t = TFILE_TOK_END;
 		return;
 	}
 	while (p < c->end && isspace((unsigned char)*p))
 		p++;
 	c->s = p;
 	if (p == c->end) {
-		c->t = T_END;
+		c->t = TFILE_TOK_END;
 		c->n = 0;
 		c->p = p;
 		return;
 	}
-	if (++c->ntokens > MAX_TOKENS) {
-		fail(c, "more than %d tokens", MAX_TOKENS);
-		c->t = T_END;
+	if (c->max_tokens && ++c->ntokens > c->max_tokens) {
+		tfile_lex_fail(c, "more than %d tokens", c->max_tokens);
+		c->t = TFILE_TOK_END;
 		return;
 	}
 	if (*p == '"' || *p == '\'') {
@@ -117,12 +92,12 @@ static void next(struct pc *c)
 		while (p < c->end && *p != q)
 			p += *p == '\\' && p + 1 < c->end ? 2 : 1;
 		if (p >= c->end) {
-			fail(c, "unterminated %s", q == '"' ? "string" : "character");
-			c->t = T_END;
+			tfile_lex_fail(c, "unterminated %s", q == '"' ? "string" : "character");
+			c->t = TFILE_TOK_END;
 			return;
 		}
 		p++;
-		c->t = q == '"' ? T_STR : T_CHAR;
+		c->t = q == '"' ? TFILE_TOK_STR : TFILE_TOK_CHAR;
 	} else if (isdigit((unsigned char)*p)) {
 		char *e;
 
@@ -131,21 +106,27 @@ static void next(struct pc *c)
 		if (errno)
 			c->num = UNBOUNDED;
 		p = e;
+		c->num_u = c->num_l = false;
 		/* Suffixes: 1000ULL, 10u. */
-		while (p < c->end && (*p == 'u' || *p == 'U' || *p == 'l' || *p == 'L'))
+		while (p < c->end && (*p == 'u' || *p == 'U' || *p == 'l' || *p == 'L')) {
+			if (*p == 'u' || *p == 'U')
+				c->num_u = true;
+			else
+				c->num_l = true;
 			p++;
+		}
 		if (p < c->end && (isalnum((unsigned char)*p) || *p == '_' || *p == '.')) {
-			fail(c, "bad number '%.*s'", (int)(p - c->s + 1), c->s);
-			c->t = T_END;
+			tfile_lex_fail(c, "bad number '%.*s'", (int)(p - c->s + 1), c->s);
+			c->t = TFILE_TOK_END;
 			return;
 		}
-		c->t = T_NUM;
+		c->t = TFILE_TOK_NUM;
 	} else if (isalpha((unsigned char)*p) || *p == '_') {
 		while (p < c->end && (isalnum((unsigned char)*p) || *p == '_'))
 			p++;
-		c->t = T_IDENT;
+		c->t = TFILE_TOK_IDENT;
 	} else {
-		c->t = T_OP;
+		c->t = TFILE_TOK_OP;
 		p++;
 		for (size_t i = 0; i < ARRAY_SIZE(ops2); i++)
 			if (c->end - c->s >= 2 && !memcmp(c->s, ops2[i], 2)) {
@@ -153,13 +134,44 @@ static void next(struct pc *c)
 				break;
 			}
 		if (p == c->s + 1 && !strchr("+-*/%&|^~!?:,()[]{}.<>=;", *c->s)) {
-			fail(c, "unexpected character 0x%02x", (unsigned char)*c->s);
-			c->t = T_END;
+			tfile_lex_fail(c, "unexpected character 0x%02x", (unsigned char)*c->s);
+			c->t = TFILE_TOK_END;
 			return;
 		}
 	}
 	c->n = p - c->s;
 	c->p = p;
+}
+
+bool tfile_lex_is(const struct tfile_lex *l, const char *op)
+{
+	return l->t == TFILE_TOK_OP && l->n == strlen(op) && !memcmp(l->s, op, l->n);
+}
+
+/* ---- the checker's parse ---- */
+
+struct pc {
+	struct tfile_lex x;
+	int depth;
+	const struct tfile_format_field *fields;
+	int nfields;
+};
+
+#define fail(c, ...) tfile_lex_fail(&(c)->x, __VA_ARGS__)
+
+static bool is_op(const struct pc *c, const char *op)
+{
+	return tfile_lex_is(&c->x, op);
+}
+
+static bool is_ident(const struct pc *c, const char *id)
+{
+	return c->x.t == TFILE_TOK_IDENT && c->x.n == strlen(id) && !memcmp(c->x.s, id, c->x.n);
+}
+
+static void next(struct pc *c)
+{
+	tfile_lex_next(&c->x);
 }
 
 static bool expect(struct pc *c, const char *op)
@@ -169,11 +181,11 @@ static bool expect(struct pc *c, const char *op)
 		return true;
 	}
 	/* The text is not NUL-terminated: at most what is left of it. */
-	if (c->t == T_END)
+	if (c->x.t == TFILE_TOK_END)
 		fail(c, "expected '%s' at 'the end'", op);
 	else
 		fail(c, "expected '%s' at '%.*s'", op,
-		     (int)(c->end - c->s < 20 ? c->end - c->s : 20), c->s);
+		     (int)(c->x.end - c->x.s < 20 ? c->x.end - c->x.s : 20), c->x.s);
 	return false;
 }
 
@@ -229,13 +241,13 @@ static const struct tfile_format_field *field_ref(struct pc *c, const char *how)
 {
 	const struct tfile_format_field *f;
 
-	if (c->t != T_IDENT) {
+	if (c->x.t != TFILE_TOK_IDENT) {
 		fail(c, "%s without a field name", how);
 		return NULL;
 	}
-	f = find_field(c, c->s, c->n);
+	f = find_field(c, c->x.s, c->x.n);
 	if (!f)
-		fail(c, "%s names '%.*s', which is not a field", how, (int)c->n, c->s);
+		fail(c, "%s names '%.*s', which is not a field", how, (int)c->x.n, c->x.s);
 	next(c);
 	return f;
 }
@@ -247,7 +259,7 @@ static const struct tfile_format_field *field_ref(struct pc *c, const char *how)
  */
 static void flag_list(struct pc *c)
 {
-	while (is_op(c, ",") && !c->failed) {
+	while (is_op(c, ",") && !c->x.failed) {
 		struct val v;
 
 		next(c);
@@ -262,8 +274,8 @@ static void flag_list(struct pc *c)
 			fail(c, "a __print_flags/__print_symbolic value is not a constant");
 		if (!expect(c, ","))
 			return;
-		if (c->t == T_STR) {
-			while (c->t == T_STR)
+		if (c->x.t == TFILE_TOK_STR) {
+			while (c->x.t == TFILE_TOK_STR)
 				next(c);
 		} else if (!expr(c).constant) {
 			fail(c, "a __print_flags/__print_symbolic entry without its string");
@@ -281,8 +293,8 @@ static bool buffer_arg(struct val *v)
 /* A helper call: the name is the current token and '(' follows. */
 static struct val call(struct pc *c)
 {
-	const char *name = c->s;
-	size_t n = c->n;
+	const char *name = c->x.s;
+	size_t n = c->x.n;
 	struct val args[4], v = v_other();
 	int nargs = 0;
 
@@ -320,11 +332,11 @@ static struct val call(struct pc *c)
 		if (name[8] == 'f') {
 			if (!expect(c, ","))
 				return v;
-			if (c->t != T_STR) {
+			if (c->x.t != TFILE_TOK_STR) {
 				fail(c, "__print_flags without its delimiter string");
 				return v;
 			}
-			while (c->t == T_STR)
+			while (c->x.t == TFILE_TOK_STR)
 				next(c);
 		}
 		flag_list(c);
@@ -336,13 +348,13 @@ static struct val call(struct pc *c)
 	    NAMED("__print_dynamic_array")) {
 		bool array = NAMED("__print_array");
 
-		for (nargs = 0; nargs < (array ? 3 : 2) && !c->failed; nargs++) {
+		for (nargs = 0; nargs < (array ? 3 : 2) && !c->x.failed; nargs++) {
 			if (nargs && !expect(c, ","))
 				return v;
 			args[nargs] = expr(c);
 		}
 		expect(c, ")");
-		if (c->failed)
+		if (c->x.failed)
 			return v;
 		if (NAMED("__print_dynamic_array")) {
 			fail(c, "unknown helper '__print_dynamic_array'");
@@ -385,7 +397,7 @@ static struct val call(struct pc *c)
 	if (!is_op(c, ")"))
 		for (;;) {
 			expr(c);
-			if (c->failed || !is_op(c, ","))
+			if (c->x.failed || !is_op(c, ","))
 				break;
 			next(c);
 		}
@@ -397,10 +409,10 @@ static struct val call(struct pc *c)
 /* Is this '(' the start of a cast: only type words and '*' up to its ')'? */
 static bool looks_like_cast(const struct pc *c)
 {
-	const char *p = c->p;
+	const char *p = c->x.p;
 	bool word = false, in_word = false;
 
-	while (p < c->end && *p != ')') {
+	while (p < c->x.end && *p != ')') {
 		if (isalnum((unsigned char)*p) || *p == '_') {
 			if (isdigit((unsigned char)*p) && !in_word)
 				return false;
@@ -413,13 +425,13 @@ static bool looks_like_cast(const struct pc *c)
 		p++;
 	}
 	/* "(REC)->x" is not a cast. */
-	if (p >= c->end || !word || (p - c->p == 3 && !memcmp(c->p, "REC", 3)))
+	if (p >= c->x.end || !word || (p - c->x.p == 3 && !memcmp(c->x.p, "REC", 3)))
 		return false;
 	/* "(name)" alone is a parenthesised name unless a value follows it. */
 	p++;
-	while (p < c->end && isspace((unsigned char)*p))
+	while (p < c->x.end && isspace((unsigned char)*p))
 		p++;
-	return p < c->end && (isalnum((unsigned char)*p) || *p == '_' || *p == '(' || *p == '"' ||
+	return p < c->x.end && (isalnum((unsigned char)*p) || *p == '_' || *p == '(' || *p == '"' ||
 			      *p == '\'' || *p == '~' || *p == '!' || *p == '-');
 }
 
@@ -429,24 +441,24 @@ static struct val primary(struct pc *c)
 {
 	struct val v = v_other();
 
-	switch (c->t) {
-	case T_NUM:
+	switch (c->x.t) {
+	case TFILE_TOK_NUM:
 		v.literal = v.constant = true;
-		v.bound = v.least = c->num;
+		v.bound = v.least = c->x.num;
 		next(c);
 		return v;
-	case T_STR:
-		while (c->t == T_STR)
+	case TFILE_TOK_STR:
+		while (c->x.t == TFILE_TOK_STR)
 			next(c);
 		v.kind = V_STRING;
 		v.constant = true;
 		return v;
-	case T_CHAR:
+	case TFILE_TOK_CHAR:
 		next(c);
 		v.constant = true;
 		v.bound = 255;
 		return v;
-	case T_IDENT:
+	case TFILE_TOK_IDENT:
 		if (is_ident(c, "REC")) {
 			/* The record: only "->field" may follow (postfix). */
 			next(c);
@@ -476,14 +488,14 @@ static struct val primary(struct pc *c)
 					depth++;
 				else if (is_op(c, ")"))
 					depth--;
-				else if (c->t == T_END)
+				else if (c->x.t == TFILE_TOK_END)
 					fail(c, "unbalanced sizeof");
 				else if (is_op(c, "*"))
 					ptr = true;
-				else if (c->t == T_IDENT)
-					last = c->s, last_n = c->n;
+				else if (c->x.t == TFILE_TOK_IDENT)
+					last = c->x.s, last_n = c->x.n;
 				next(c);
-			} while (depth > 0 && !c->failed);
+			} while (depth > 0 && !c->x.failed);
 			v.literal = v.constant = true;
 			v.bound = 4096;
 			v.least = 1;
@@ -495,26 +507,26 @@ static struct val primary(struct pc *c)
 				v.bound = v.least = 8;
 			return v;
 		}
-		if (c->p < c->end) {
-			const char *p = c->p;
+		if (c->x.p < c->x.end) {
+			const char *p = c->x.p;
 
-			while (p < c->end && isspace((unsigned char)*p))
+			while (p < c->x.end && isspace((unsigned char)*p))
 				p++;
-			if (p < c->end && *p == '(')
+			if (p < c->x.end && *p == '(')
 				return call(c);
 		}
 		/* An enum name or a macro the kernel left in: libtraceevent keeps it as text. */
 		next(c);
 		v.constant = true;
 		return v;
-	case T_OP:
+	case TFILE_TOK_OP:
 		if (is_op(c, "(")) {
-			if (c->p < c->end && *c->p == '{') {
+			if (c->x.p < c->x.end && *c->x.p == '{') {
 				fail(c, "a statement expression, which libtraceevent cannot evaluate");
 				return v;
 			}
 			if (looks_like_cast(c)) {
-				while (!is_op(c, ")") && c->t != T_END)
+				while (!is_op(c, ")") && c->x.t != TFILE_TOK_END)
 					next(c);
 				next(c);
 				return unary(c);
@@ -524,7 +536,7 @@ static struct val primary(struct pc *c)
 			expect(c, ")");
 			return v;
 		}
-		fail(c, "unexpected '%.*s'", (int)c->n, c->s);
+		fail(c, "unexpected '%.*s'", (int)c->x.n, c->x.s);
 		return v;
 	default:
 		fail(c, "the print fmt ends too soon");
@@ -536,7 +548,7 @@ static struct val postfix(struct pc *c)
 {
 	struct val v = primary(c);
 
-	while (!c->failed) {
+	while (!c->x.failed) {
 		if (v.kind == V_REC) {
 			/* "(REC)->x": the parentheses hand REC out to here. */
 			if (!is_op(c, "->"))
@@ -554,7 +566,7 @@ static struct val postfix(struct pc *c)
 			v = v_other();
 		} else if (is_op(c, ".") || is_op(c, "->")) {
 			next(c);
-			if (c->t != T_IDENT) {
+			if (c->x.t != TFILE_TOK_IDENT) {
 				fail(c, "a member access without a name");
 				break;
 			}
@@ -577,7 +589,7 @@ static struct val unary(struct pc *c)
 	}
 	if (is_op(c, "-") || is_op(c, "+") || is_op(c, "!") || is_op(c, "~") || is_op(c, "*") ||
 	    is_op(c, "&")) {
-		char op = *c->s;
+		char op = *c->x.s;
 
 		next(c);
 		v = unary(c);
@@ -605,7 +617,7 @@ static int prec(const struct pc *c)
 		{ ">>", 8 }, { "+", 9 }, { "-", 9 }, { "*", 10 }, { "/", 10 }, { "%", 10 },
 	};
 
-	if (c->t != T_OP)
+	if (c->x.t != TFILE_TOK_OP)
 		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
 		if (is_op(c, t[i].op))
@@ -617,14 +629,14 @@ static struct val binary(struct pc *c, int min)
 {
 	struct val l = unary(c);
 
-	for (int p; !c->failed && (p = prec(c)) >= min;) {
+	for (int p; !c->x.failed && (p = prec(c)) >= min;) {
 		char op[3] = { 0 };
 		struct val r;
 
-		memcpy(op, c->s, c->n);
+		memcpy(op, c->x.s, c->x.n);
 		next(c);
 		r = binary(c, p + 1);
-		if (c->failed)
+		if (c->x.failed)
 			break;
 		if (!strcmp(op, "/") || !strcmp(op, "%")) {
 			if (!r.literal || r.least == 0 || r.bound == UNBOUNDED)
@@ -666,7 +678,7 @@ static struct val expr(struct pc *c)
 		return v_other();
 	}
 	v = binary(c, 1);
-	if (!c->failed && is_op(c, "?")) {
+	if (!c->x.failed && is_op(c, "?")) {
 		struct val a, b;
 
 		next(c);
@@ -763,8 +775,9 @@ int tfile_format_check_print(const char *print, size_t len,
 			     const struct tfile_format_field *fields, int nfields, char *why,
 			     size_t whylen)
 {
-	struct pc c = { .p = print, .end = print + len, .fields = fields, .nfields = nfields,
-			.why = why, .whylen = whylen };
+	struct pc c = { .x = { .p = print, .end = print + len, .max_tokens = MAX_TOKENS,
+			       .why = why, .whylen = whylen },
+			.fields = fields, .nfields = nfields };
 	bool star[MAX_ARGS] = { false };
 	struct val args[MAX_ARGS];
 	const char *fmt;
@@ -779,16 +792,16 @@ int tfile_format_check_print(const char *print, size_t len,
 			return -EINVAL;
 		}
 	next(&c);
-	if (c.t != T_STR) {
+	if (c.x.t != TFILE_TOK_STR) {
 		fail(&c, "the print fmt does not start with a string");
 		return -EINVAL;
 	}
 	/* The format may be several strings in a row (the kernel's stack events). */
-	fmt = c.s;
-	while (c.t == T_STR)
+	fmt = c.x.s;
+	while (c.x.t == TFILE_TOK_STR)
 		next(&c);
-	fmt_len = (c.t == T_END ? c.end : c.s) - fmt;
-	while (!c.failed && is_op(&c, ",")) {
+	fmt_len = (c.x.t == TFILE_TOK_END ? c.x.end : c.x.s) - fmt;
+	while (!c.x.failed && is_op(&c, ",")) {
 		struct val v;
 
 		next(&c);
@@ -799,10 +812,10 @@ int tfile_format_check_print(const char *print, size_t len,
 			args[nargs] = v;
 		nargs++;
 	}
-	if (!c.failed && c.t != T_END)
+	if (!c.x.failed && c.x.t != TFILE_TOK_END)
 		fail(&c, "unexpected '%.*s' in the print fmt",
-		     (int)(c.end - c.s < 20 ? c.end - c.s : 20), c.s);
-	if (c.failed)
+		     (int)(c.x.end - c.x.s < 20 ? c.x.end - c.x.s : 20), c.x.s);
+	if (c.x.failed)
 		return -EINVAL;
 	if (nargs > MAX_ARGS) {
 		fail(&c, "more than %d arguments", MAX_ARGS);
