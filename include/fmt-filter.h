@@ -3,7 +3,7 @@
  * Filters as the user writes them, for report, stream and hist: checked in
  * the kernel's grammar before libtraceevent's parser sees them, then
  * compiled for it (src/fmt/fmt-filter.c).  The formatter's layer, beside
- * fmt.h; the trace file's format checker (fmt-check.h) is below it.
+ * fmt.h; the trace file's format checker (tfile-format.h) is below it.
  */
 #ifndef TR_FMT_FILTER_H
 #define TR_FMT_FILTER_H

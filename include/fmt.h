@@ -410,13 +410,13 @@ int fmt_report_run(const struct fmt_report *r, FILE *out);
 
 /* ---- do event formats parse? (tr check-events) ---- */
 
-struct fmt_check_opts {
+struct fmt_try_parse_opts {
 	int long_size;		/* of the traced machine; 0 = ours */
 	bool big_endian;
 	bool plugins;		/* with libtraceevent's plugins loaded */
 };
 
-struct fmt_check_result {
+struct fmt_try_parse_result {
 	size_t total;		/* formats checked */
 	struct strv bad;	/* "sys:event: why" for each that does not parse fully */
 	struct tep_plugin_list *plugins;
@@ -427,8 +427,8 @@ struct fmt_check_result {
  * into a fresh libtraceevent handle and collect those that fail: the
  * format itself, or only its print fmt.  0, or -errno with tr_fail().
  */
-int fmt_check_formats(const struct strv *formats, const struct fmt_check_opts *o,
-		      struct fmt_check_result *res);
-void fmt_check_result_free(struct fmt_check_result *res);
+int fmt_try_parse_formats(const struct strv *formats, const struct fmt_try_parse_opts *o,
+			  struct fmt_try_parse_result *res);
+void fmt_try_parse_result_free(struct fmt_try_parse_result *res);
 
 #endif

@@ -223,6 +223,32 @@ const struct strv *tfile_formats(const struct tfile *tf);
 void tfile_load_kallsyms(struct tfile *tf);
 
 /*
+ * The event-format handle (libtraceevent's tep_handle), built one way for
+ * a trace file (tfile_open), the running kernel (the live layer's
+ * session_tep) and tr check-events: the recording machine's byte order,
+ * long size and page size, then its header page, then its formats.
+ * Records are read on this machine: libtraceevent swaps when the orders
+ * differ.  NULL when out of memory.
+ */
+struct tfile_tep_opts {
+	bool big_endian;		/* the recording machine's byte order */
+	int long_size;			/* 0: this machine's */
+	int page_size;			/* 0: this machine's */
+	const char *header_page;	/* events/header_page, or NULL; need not end in NUL */
+	size_t header_page_len;
+};
+struct tep_handle *tfile_tep_new(const struct tfile_tep_opts *o);
+/* The header page, when it comes after the handle (a trace file's does). */
+void tfile_tep_header_page(struct tep_handle *tep, const char *text, size_t n, int long_size);
+/*
+ * One format text into the handle; one from a file goes through
+ * tfile_format_sanitize() first (sanitize), the running kernel's as it
+ * is.  0 or the tep_errno.
+ */
+int tfile_tep_add_format(struct tep_handle *tep, const char *sys, const char *text, size_t n,
+			 bool sanitize);
+
+/*
  * tep_parse_event(), also for the event names libtraceevent 1.7 cannot
  * read: a multi-format user event is "NAME.<hex id>", and the '.' stops its
  * parser.  0 or the tep_errno.

@@ -98,8 +98,8 @@ static int kernel_formats(const char *instance, struct strv *out)
 int cmd_check_events(int argc, char **argv)
 {
 	struct args a = { 0 };
-	struct fmt_check_opts o = { 0 };
-	struct fmt_check_result res = { 0 };
+	struct fmt_try_parse_opts o = { 0 };
+	struct fmt_try_parse_result res = { 0 };
 	struct strv formats = { 0 };
 	struct tfile *tf = NULL;
 	const char *what;
@@ -114,13 +114,13 @@ int cmd_check_events(int argc, char **argv)
 
 			o.long_size = info->long_size;
 			o.big_endian = info->big_endian;
-			r = fmt_check_formats(tfile_formats(tf), &o, &res);
+			r = fmt_try_parse_formats(tfile_formats(tf), &o, &res);
 		}
 		what = a.input;
 	} else {
 		r = kernel_formats(a.inst.name, &formats);
 		if (!r)
-			r = fmt_check_formats(&formats, &o, &res);
+			r = fmt_try_parse_formats(&formats, &o, &res);
 		what = "this kernel";
 	}
 	if (r) {
@@ -135,7 +135,7 @@ int cmd_check_events(int argc, char **argv)
 		printf("%zu event formats in %s: %zu parse, %zu do not\n", res.total, what,
 		       res.total - res.bad.n, res.bad.n);
 	r = res.bad.n ? EXIT_RUNTIME : EXIT_OK;
-	fmt_check_result_free(&res);
+	fmt_try_parse_result_free(&res);
 	strv_free(&formats);
 	tfile_close(tf);
 	return r;

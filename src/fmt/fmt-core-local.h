@@ -48,7 +48,7 @@ struct ev_info {
 	struct comm_pair pairs[4];
 	struct fmt_prog *prog;	/* the fast printer, or NULL */
 	bool user;		/* a user event: printed as the kernel does (fmt-user.c) */
-	const char *withheld;	/* why the print fmt is not used (fmt-check.h), or NULL */
+	const char *withheld;	/* why the print fmt is not used (tfile-format.h), or NULL */
 	/* __print_hex/__print_array lengths read from the record, checked per record. */
 	int nlens;
 	struct { struct tep_format_field *fld; int el; } lens[4];

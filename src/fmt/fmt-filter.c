@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The event-filter fence (fmt-check.h): every filter tr hands to
+ * The event-filter fence (tfile-format.h): every filter tr hands to
  * libtraceevent's tep_filter_add_filter_str is first parsed here, in the
  * kernel's filter grammar (Documentation/trace/events.rst, "Event
  * filtering"), and rewritten in one canonical spelling.  libtraceevent's own

@@ -14,6 +14,7 @@
 #include <event-parse.h>
 
 #include "fmt.h"
+#include "tfile.h"
 
 /* The event name a format text declares ("name: sched_switch"), or "?". */
 static char *format_name(const char *text)
@@ -30,18 +31,16 @@ static char *format_name(const char *text)
 	return n ? xasprintf("%.*s", (int)n, p) : xstrdup("?");
 }
 
-int fmt_check_formats(const struct strv *formats, const struct fmt_check_opts *o,
-		      struct fmt_check_result *res)
+int fmt_try_parse_formats(const struct strv *formats, const struct fmt_try_parse_opts *o,
+			  struct fmt_try_parse_result *res)
 {
-	struct tep_handle *tep = tep_alloc();
+	struct tep_handle *tep = tfile_tep_new(&(struct tfile_tep_opts){
+		.big_endian = o->big_endian, .long_size = o->long_size });
 
 	memset(res, 0, sizeof(*res));
 	if (!tep)
 		return tr_fail(-ENOMEM, "cannot allocate a libtraceevent handle");
 	tep_set_loglevel(TEP_LOG_NONE);
-	tep_set_long_size(tep, o->long_size ? o->long_size : (int)sizeof(long));
-	tep_set_file_bigendian(tep, o->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tep, o->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
 	if (o->plugins)
 		res->plugins = tep_load_plugins(tep);
 	for (size_t i = 0; i < formats->n; i++) {
@@ -79,7 +78,7 @@ int fmt_check_formats(const struct strv *formats, const struct fmt_check_opts *o
 	return 0;
 }
 
-void fmt_check_result_free(struct fmt_check_result *res)
+void fmt_try_parse_result_free(struct fmt_try_parse_result *res)
 {
 	strv_free(&res->bad);
 }

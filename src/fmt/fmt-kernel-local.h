@@ -221,7 +221,7 @@ struct lex {
 	struct kprog *p;
 	const struct kenv *env;
 	struct tep_event *e;
-	const char *s;
+	const char *s, *end;	/* what is left of the text: end is its NUL */
 	struct tok t;
 	bool err;
 	int depth;		/* parse_unary nesting: every recursion of the parser passes it */

@@ -28,6 +28,7 @@
 
 #include "fmt-kernel-local.h"
 #include "tfile.h"
+#include "tfile-format.h"
 
 void *kprog_mem(struct kprog *p, size_t n)
 {
@@ -65,8 +66,9 @@ void kprog_free(struct kprog *p)
  * defines each argument field with the type string of the syscall's
  * metadata ("const char *", "struct robust_list_head * *") and prints that
  * string under verbose.  The file's "field:TYPE NAME;" lines hold it as
- * written; libtraceevent's field type is rebuilt from tokens and may space
- * it otherwise, so it serves only where the text is not at hand.
+ * written (tfile_format_parse_field() reads them); libtraceevent's field
+ * type is rebuilt from tokens and may space it otherwise, so it serves only
+ * where the text is not at hand.
  */
 static void sys_types(struct kprog *p, const char *text)
 {
@@ -74,31 +76,25 @@ static void sys_types(struct kprog *p, const char *text)
 	for (int i = 0; i < p->nfields; i++)
 		p->types[i] = p->fields[i]->type ? p->fields[i]->type : "";
 	for (const char *l = text, *eol; l && *l; l = *eol ? eol + 1 : eol) {
-		const char *d = l, *semi, *sp;
+		struct tfile_format_field f;
+		const char *d = l;
+		char why[160];
 
 		eol = strchrnul(l, '\n');
 		while (d < eol && (*d == '\t' || *d == ' '))
 			d++;
-		if (eol - d < 6 || memcmp(d, "field:", 6))
-			continue;
-		d += 6;
-		semi = memchr(d, ';', eol - d);
-		if (!semi)
-			continue;
-		/* "TYPE NAME": the name is the last word. */
-		for (sp = semi; sp > d && sp[-1] != ' '; sp--)
-			;
-		if (sp <= d + 1)
+		if (eol - d < 6 || memcmp(d, "field:", 6) ||
+		    tfile_format_parse_field(d, eol - d, &f, why, sizeof(why)) || f.array ||
+		    !f.type_len)
 			continue;
 		for (int i = 1; i < p->nfields; i++) {
 			const char *name = p->fields[i]->name;
-			size_t n = strlen(name);
 			char *t;
 
-			if ((size_t)(semi - sp) != n || memcmp(sp, name, n))
+			if (f.name_len != strlen(name) || memcmp(f.name, name, f.name_len))
 				continue;
-			t = kprog_mem(p, sp - d);
-			memcpy(t, d, sp - 1 - d);
+			t = kprog_mem(p, f.type_len + 1);
+			memcpy(t, f.type, f.type_len);
 			p->types[i] = t;
 		}
 	}
@@ -369,6 +365,7 @@ struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const c
 	x.env = env;
 	x.e = e;
 	x.s = p->text;
+	x.end = p->text + strlen(p->text);
 	klex_next(&x);
 	/* The format: one string literal, or several side by side. */
 	if (x.t.k != T_STR || x.err)

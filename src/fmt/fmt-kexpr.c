@@ -19,10 +19,11 @@
 #include <event-parse.h>
 
 #include "fmt-kernel-local.h"
+#include "tfile-format.h"
 
-/* ---- the lexer ---- */
+/* ---- the tokens ---- */
 
-
+/* A literal's escapes decoded into out (NULL: only counted); *stop: where it ended. */
 static int unescape(const char *s, const char *end, char *out, const char **stop)
 {
 	int n = 0;
@@ -69,61 +70,68 @@ static int unescape(const char *s, const char *end, char *out, const char **stop
 	return n;
 }
 
+/* One string literal's text (between its quotes), decoded, after what buf holds. */
+static void append_literal(char **buf, size_t *len, const char *s, size_t n)
+{
+	const char *stop;
+	int k = unescape(s + 1, s + n - 1, NULL, &stop);
+
+	*buf = xrealloc(*buf, *len + k + 1);
+	unescape(s + 1, s + n - 1, *buf + *len, &stop);
+	*len += k;
+	(*buf)[*len] = '\0';
+}
+
+/*
+ * The next token, read by the trace file layer's tokenizer (tfile-format.h)
+ * and decoded for the compiler: adjacent string literals are one ("#" "DE"),
+ * escapes are decoded, a character constant is its number.
+ */
 void klex_next(struct lex *x)
 {
-	const char *s = x->s;
-	static const char *const puncts[] = { "->", "<<", ">>", "<=", ">=", "==", "!=", "&&",
-					      "||", "++", "--", NULL };
+	struct tfile_lex l = { .p = x->s, .end = x->end };
 
-	while (*s && isspace((unsigned char)*s))
-		s++;
-	x->t = (struct tok){ .s = s };
-	if (!*s) {
+	tfile_lex_next(&l);
+	x->t = (struct tok){ .s = l.s, .n = l.n };
+	x->s = l.p;
+	if (l.failed) {
+		x->err = true;
+		x->t = (struct tok){ .k = T_END, .s = x->end };
+		x->s = x->end;
+		return;
+	}
+	switch (l.t) {
+	case TFILE_TOK_END:
 		x->t.k = T_END;
-	} else if (isdigit((unsigned char)*s)) {
-		char *end;
-
-		errno = 0;
+		break;
+	case TFILE_TOK_NUM:
 		x->t.k = T_NUM;
-		x->t.v = strtoull(s, &end, 0);
-		s = end;
-		while (*s == 'u' || *s == 'U' || *s == 'l' || *s == 'L') {
-			if (*s == 'u' || *s == 'U')
-				x->t.u = true;
-			else
-				x->t.l = true;
-			s++;
-		}
-		if (isalnum((unsigned char)*s) || *s == '.')
-			x->err = true;
-	} else if (isalpha((unsigned char)*s) || *s == '_') {
-		while (isalnum((unsigned char)*s) || *s == '_')
-			s++;
+		x->t.v = l.num;
+		x->t.u = l.num_u;
+		x->t.l = l.num_l;
+		break;
+	case TFILE_TOK_IDENT:
 		x->t.k = T_ID;
-		x->t.n = s - x->t.s;
-	} else if (*s == '"') {
-		/* Adjacent literals are one: "#" "DE". */
+		break;
+	case TFILE_TOK_OP:
+		x->t.k = T_P;
+		break;
+	case TFILE_TOK_STR: {
 		char *buf = NULL;
 		size_t len = 0;
 
-		while (*s == '"') {
-			const char *stop;
-			int n = unescape(s + 1, s + strlen(s), NULL, &stop);
+		for (;;) {
+			struct tfile_lex peek = l;
 
-			buf = xrealloc(buf, len + n + 1);
-			unescape(s + 1, stop, buf + len, &stop);
-			len += n;
-			buf[len] = '\0';
-			if (*stop != '"') {
-				x->err = true;
+			append_literal(&buf, &len, l.s, l.n);
+			x->s = l.p;
+			tfile_lex_next(&peek);
+			if (peek.failed || peek.t != TFILE_TOK_STR)
 				break;
-			}
-			s = stop + 1;
-			while (*s && isspace((unsigned char)*s))
-				s++;
+			l = peek;
 		}
 		x->t.k = T_STR;
-		x->t.s = buf ? buf : xstrdup("");
+		x->t.s = buf;
 		x->t.n = len;
 		/* Kept with the program: nodes point at it. */
 		{
@@ -135,30 +143,22 @@ void klex_next(struct lex *x)
 			}
 			p->mem[p->nmem++] = (void *)x->t.s;
 		}
-	} else if (*s == '\'') {
-		const char *stop;
-		char c[8];
-		int n = unescape(s + 1, s + 1 + (s[1] == '\\' ? 2 : 1) + (s[1] == '\\' && s[2] == 'x' ? 2 : 0),
-				 c, &stop);
-
-		x->t.k = T_NUM;
-		x->t.v = n ? (uint64_t)(int64_t)(signed char)c[0] : 0;
-		s = stop;
-		if (*s != '\'')
-			x->err = true;
-		else
-			s++;
-	} else {
-		x->t.k = T_P;
-		x->t.n = 1;
-		for (int i = 0; puncts[i]; i++)
-			if (!strncmp(s, puncts[i], 2)) {
-				x->t.n = 2;
-				break;
-			}
-		s += x->t.n;
+		break;
 	}
-	x->s = s;
+	case TFILE_TOK_CHAR: {
+		const char *s = l.s, *stop;
+		char c[8];
+		size_t span = s[1] == '\\' ? (s[2] == 'x' ? 4 : 2) : 1;
+		int n = unescape(s + 1, s + 1 + span, c, &stop);
+
+		/* One character, or one escape: '\n', '\x1b', '\0'. */
+		x->t = (struct tok){ .k = T_NUM, .s = l.s,
+				     .v = n ? (uint64_t)(int64_t)(signed char)c[0] : 0 };
+		if (stop != l.s + l.n - 1)
+			x->err = true;
+		break;
+	}
+	}
 }
 
 bool klex_is(const struct lex *x, const char *p)

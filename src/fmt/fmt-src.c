@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fmt-check.h"
+#include "tfile-format.h"
 #include "fmt-core-local.h"
 #include "fmt-filter.h"
 #include "parse.h"
@@ -199,7 +199,7 @@ const char *fmt_src_comm(struct fmt_src *s, int pid)
 	return c->comm;
 }
 
-/* Note the fields that give __print_hex/__print_array a length (fmt-check.h). */
+/* Note the fields that give __print_hex/__print_array a length (tfile-format.h). */
 static void find_lens(struct ev_info *ei, struct tep_print_arg *a, int depth)
 {
 	struct tep_print_arg *len = NULL;
@@ -299,8 +299,8 @@ struct ev_info *fmt_ev_new(struct fmt_src *s, int id)
 				ei->eprobe = s->ep_events.v[i];
 		}
 
-		if (pf && !strncmp(pf, FMT_CHECK_MARK, strlen(FMT_CHECK_MARK)))
-			ei->withheld = pf + strlen(FMT_CHECK_MARK);
+		if (pf && !strncmp(pf, TFILE_FORMAT_MARK, strlen(TFILE_FORMAT_MARK)))
+			ei->withheld = pf + strlen(TFILE_FORMAT_MARK);
 		else
 			for (struct tep_print_arg *a = ei->event->print_fmt.args; a; a = a->next)
 				find_lens(ei, a, 0);

@@ -496,7 +496,7 @@ int fmt_event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei, struct 
 		return ret;
 	}
 	/*
-	 * A print fmt fmt-check.h refused, or a record too short for a field
+	 * A print fmt tfile-format.h refused, or a record too short for a field
 	 * of size 0, goes to no printer that trusts the format: the kernel's,
 	 * the fast one or libtraceevent.
 	 */

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <traceevent/event-parse.h>
 
-#include "fmt-check.h"
+#include "tfile-format.h"
 #include "fmt-filter.h"
 #include "hist.h"
 #include "parse.h"
@@ -88,7 +88,7 @@ int hist_no_field(struct tep_event *e, const char *name, const char *sysev)
  * libtraceevent's filter reads fields where the format says and __data_loc
  * strings where the record says, unchecked: it gets a copy of the record
  * followed by zeros far enough for any of that (fields end within 64 KiB,
- * fmt-check.h; a __data_loc is 16 + 16 bits), as the formatter does.
+ * tfile-format.h; a __data_loc is 16 + 16 bits), as the formatter does.
  */
 enum { SCRATCH_TAIL = (192 << 10) + 64 };
 
@@ -132,11 +132,11 @@ static int field_setup(struct hist_user *u, struct ufield *uf, const struct hist
 			char *sysev;
 			int r;
 
-			/* The reader left out a field line it found unsound (fmt-check.h). */
-			if (pf && !strncmp(pf, FMT_CHECK_MARK, strlen(FMT_CHECK_MARK)))
+			/* The reader left out a field line it found unsound (tfile-format.h). */
+			if (pf && !strncmp(pf, TFILE_FORMAT_MARK, strlen(TFILE_FORMAT_MARK)))
 				return tr_fail(-ENOENT, "no field '%s' in '%s:%s' (the trace's format "
 						       "of it is damaged: %s)", n, u->spec->system,
-					       u->spec->event, pf + strlen(FMT_CHECK_MARK));
+					       u->spec->event, pf + strlen(TFILE_FORMAT_MARK));
 			sysev = xasprintf("%s:%s", u->spec->system, u->spec->event);
 			r = hist_no_field(u->event, n, sysev);
 			free(sysev);

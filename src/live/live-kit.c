@@ -208,16 +208,14 @@ struct tep_handle *session_tep(const struct session_tep_opts *o)
 			add_unparsed_formats(tep);
 		return tep;
 	}
-	tep = tep_alloc();
+	/* The kernel writes in the host's order: the events are read where they were made. */
+	tfs_read(NULL, "events/header_page", &text);
+	tep = tfile_tep_new(&(struct tfile_tep_opts){ .big_endian = tep_is_bigendian(),
+						      .header_page = text,
+						      .header_page_len = text ? strlen(text) : 0 });
+	free(text);
 	if (!tep)
 		return NULL;
-	/* The kernel writes in the host's order: the events are read where they were made. */
-	tep_set_file_bigendian(tep, tep_is_local_bigendian(tep) ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tep, sizeof(long));
-	tep_set_page_size(tep, getpagesize());
-	if (!tfs_read(NULL, "events/header_page", &text))
-		tep_parse_header_page(tep, text, strlen(text), sizeof(long));
-	free(text);
 	text = NULL;
 	if (o->printk && !tfs_read(NULL, "printk_formats", &text))
 		tep_parse_printk_formats(tep, text);

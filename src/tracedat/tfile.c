@@ -22,7 +22,6 @@
 
 #include <event-parse.h>
 
-#include "fmt-check.h"
 #include "tfile-local.h"
 
 static const char magic[10] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
@@ -181,7 +180,6 @@ static int parse_header_info(struct tfile *tf, struct rd *r)
 {
 	const uint8_t *name, *text;
 	uint64_t n;
-	char *copy;
 
 	name = rd_take(r, 12);
 	if (name && memcmp(name, "header_page", 12))
@@ -197,10 +195,7 @@ static int parse_header_info(struct tfile *tf, struct rd *r)
 	free(tf->header_page);
 	tf->header_page = dup_text(text, n);
 	tf->header_page_len = n;
-	copy = dup_text(text, n);
-	/* tep keeps the header layout for kbuffer users; we parse it ourselves too. */
-	tep_parse_header_page(tf->tep, copy, n, tf->info.long_size);
-	free(copy);
+	tfile_tep_header_page(tf->tep, (const char *)text, n, tf->info.long_size);
 	name = rd_take(r, 13);
 	if (name && memcmp(name, "header_event", 13))
 		return tfile_bad(tf, -EBADMSG, 0, "corrupt header at offset %llu (no header_event)",
@@ -246,23 +241,6 @@ int tfile_parse_event(struct tep_handle *tep, const char *buf, size_t n, const c
 	return e;
 }
 
-static void parse_format(struct tfile *tf, const char *sys, const char *p, size_t n)
-{
-	struct fmt_check chk;
-
-	/*
-	 * libtraceevent trusts the format: it gets only what fmt-check.h
-	 * finds safe (a format with a print fmt withheld prints its fields).
-	 * An event tep cannot parse prints as unknown; the rest still work.
-	 */
-	fmt_check_format(p, n, &chk);
-	if (chk.verdict == FMT_CHECK_OK)
-		tfile_parse_event(tf->tep, p, n, sys);
-	else
-		tfile_parse_event(tf->tep, chk.safe, chk.safe_len, sys);
-	free(chk.safe);
-}
-
 /* The "ID: N" line of a format text, or -1. */
 static int format_id(const char *p, size_t n)
 {
@@ -297,7 +275,7 @@ static int add_format(struct tfile *tf, const char *sys, const uint8_t *p, uint6
 		l->text = dup_text(p, n);
 		l->len = n;
 	} else {
-		parse_format(tf, sys, (const char *)p, n);
+		tfile_tep_add_format(tf->tep, sys, (const char *)p, n, true);
 	}
 	tf->info.nformats++;
 	if (tf->flags & TFILE_KEEP_FORMATS) {
@@ -346,7 +324,7 @@ static int parse_event_formats(struct tfile *tf, struct rd *r)
 
 static void lazy_parse(struct tfile *tf, struct tfile_lazy *l)
 {
-	parse_format(tf, l->sys, l->text, l->len);
+	tfile_tep_add_format(tf->tep, l->sys, l->text, l->len, true);
 	free(l->sys);
 	free(l->text);
 	l->sys = l->text = NULL;
@@ -1266,11 +1244,13 @@ int tfile_open(const char *path, unsigned flags, struct tfile **out)
 			goto fail;
 		}
 	}
-	tf->tep = tep_alloc();
-	tep_set_file_bigendian(tf->tep, tf->info.big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(tf->tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
-	tep_set_long_size(tf->tep, tf->info.long_size);
-	tep_set_page_size(tf->tep, tf->info.page_size);
+	tf->tep = tfile_tep_new(&(struct tfile_tep_opts){ .big_endian = tf->info.big_endian,
+							  .long_size = tf->info.long_size,
+							  .page_size = tf->info.page_size });
+	if (!tf->tep) {
+		err = tr_fail(-ENOMEM, "cannot allocate a libtraceevent handle");
+		goto fail;
+	}
 	tf->info.compression = NULL;
 	if (tf->info.version == 6)
 		err = open_v6(tf, &r);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* fmt_check_formats: which event formats parse, fully or only their fields. */
+/* fmt_try_parse_formats: which event formats parse, fully or only their fields. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,23 +27,23 @@ static const char broken[] = "demo\nname: broken\nthis is not a format\n";
 TEST(formats)
 {
 	struct strv f = { 0 };
-	struct fmt_check_opts o = { 0 };
-	struct fmt_check_result r;
+	struct fmt_try_parse_opts o = { 0 };
+	struct fmt_try_parse_result r;
 
 	strv_push(&f, good);
 	strv_push(&f, bad_print);
 	strv_push(&f, broken);
-	CHECK(fmt_check_formats(&f, &o, &r) == 0);
+	CHECK(fmt_try_parse_formats(&f, &o, &r) == 0);
 	CHECK(r.total == 3);
 	CHECK(r.bad.n == 2);
 	CHECK(r.bad.n == 2 && !strncmp(r.bad.v[0], "demo:badprint: its print fmt does not parse", 43));
 	CHECK(r.bad.n == 2 && !strncmp(r.bad.v[1], "demo:broken: the format does not parse", 38));
-	fmt_check_result_free(&r);
+	fmt_try_parse_result_free(&r);
 
 	strv_free(&f);
 	strv_push(&f, good);
-	CHECK(fmt_check_formats(&f, &o, &r) == 0 && r.total == 1 && r.bad.n == 0);
-	fmt_check_result_free(&r);
+	CHECK(fmt_try_parse_formats(&f, &o, &r) == 0 && r.total == 1 && r.bad.n == 0);
+	fmt_try_parse_result_free(&r);
 	strv_free(&f);
 }
 

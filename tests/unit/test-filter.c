@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The filter fence (fmt-check.h, fmt-filter.c): filters in the kernel's
+ * The filter fence (tfile-format.h, fmt-filter.c): filters in the kernel's
  * grammar are taken and rewritten in one spelling; everything else is
  * refused with a reason naming the bad token, before libtraceevent's parser
  * (which crashes on some of them) sees it.  The rewritten filters are then

@@ -955,7 +955,7 @@ TEST(deep_nesting_refused)
 {
 	/*
 	 * 100,000 parentheses or minus signs: no program (the fallback prints), no
-	 * stack overflow.  libtraceevent gets the shallow format (fmt-check keeps
+	 * stack overflow.  libtraceevent gets the shallow format (tfile-format.c keeps
 	 * deep ones from it); the printer compiles the deep one.
 	 */
 	static const char head[] = "name: deep\nID: 100\nformat:\n" FX_COMMON

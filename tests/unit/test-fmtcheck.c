@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The event-format checker (fmt-check.h): what it accepts (the kernel's own
+ * The event-format checker (tfile-format.h): what it accepts (the kernel's own
  * formats, from tracefs when this host has one) and what it refuses, with
  * the reason, before libtraceevent ever sees it.
  */
@@ -10,7 +10,7 @@
 
 #include <event-parse.h>
 
-#include "fmt-check.h"
+#include "tfile-format.h"
 #include "fmt-filter.h"
 #include "tr.h"
 #include "fixtures.h"
@@ -29,22 +29,23 @@ static const char fields[] =
 static const char *verdict(const char *print, const char *more_fields)
 {
 	static char why[200];
-	struct fmt_check r;
+	struct tfile_format_safe r;
 	char *text;
 
 	text = xasprintf("name: test\nID: 1000\nformat:\n%s%s%s\nprint fmt: %s\n", common, fields,
 			 more_fields ? more_fields : "", print);
-	fmt_check_format(text, strlen(text), &r);
-	snprintf(why, sizeof(why), "%s", r.verdict == FMT_CHECK_OK ? "" : r.why);
-	if (r.verdict != FMT_CHECK_OK) {
+	tfile_format_sanitize(text, strlen(text), &r);
+	snprintf(why, sizeof(why), "%s", r.verdict == TFILE_FORMAT_OK ? "" : r.why);
+	if (r.verdict != TFILE_FORMAT_OK) {
 		/* What libtraceevent gets instead must parse, with the mark as its print fmt. */
 		struct tep_handle *tep = tep_alloc();
 		struct tep_event *e;
 
-		CHECK(r.safe && strstr(r.safe, FMT_CHECK_MARK));
+		CHECK(r.safe && strstr(r.safe, TFILE_FORMAT_MARK));
 		CHECK(tep_parse_event(tep, r.safe, r.safe_len, "test") == 0);
 		e = tep_find_event(tep, 1000);
-		CHECK(e && !strncmp(e->print_fmt.format, FMT_CHECK_MARK, strlen(FMT_CHECK_MARK)));
+		CHECK(e && !strncmp(e->print_fmt.format, TFILE_FORMAT_MARK,
+				    strlen(TFILE_FORMAT_MARK)));
 		tep_free(tep);
 	} else {
 		CHECK(!r.safe);
@@ -113,7 +114,7 @@ TEST(lengths_bounded_by_the_record)
 }
 
 /*
- * A print fmt is not NUL-terminated where fmt_check_print reads it (a v7
+ * A print fmt is not NUL-terminated where tfile_format_check_print reads it (a v7
  * file's section): a reason quoting the text where it went wrong quotes no
  * more than is left (the convert fuzzer's first finding, under ASan).
  */
@@ -121,7 +122,8 @@ TEST(reasons_stay_inside_the_text)
 {
 	static const char *const prints[] = { "\"%d\", REC->pid x", "\"%d\", (REC->pid",
 					       "\"%d\", REC->pid)" };
-	struct fmt_check_field f = { "pid", 3, 24, 4, 1 };
+	struct tfile_format_field f = { .name = "pid", .name_len = 3, .offset = 24, .size = 4,
+					.is_signed = 1 };
 	char why[200];
 
 	for (size_t i = 0; i < sizeof(prints) / sizeof(prints[0]); i++) {
@@ -129,7 +131,7 @@ TEST(reasons_stay_inside_the_text)
 		char *p = malloc(n);
 
 		memcpy(p, prints[i], n);	/* no NUL after it */
-		CHECK(fmt_check_print(p, n, &f, 1, why, sizeof(why)) < 0);
+		CHECK(tfile_format_check_print(p, n, &f, 1, why, sizeof(why)) < 0);
 		free(p);
 	}
 	CHECK(strstr(why, "unexpected ')' in the print fmt"));
@@ -138,11 +140,11 @@ TEST(reasons_stay_inside_the_text)
 		static const char fmt[] = "name: t\nID: 7\nformat:\n"
 					  "\tfield:int a;\toffset:8;\tsize:4";
 		char *p = malloc(sizeof(fmt) - 1);
-		struct fmt_check r;
+		struct tfile_format_safe r;
 
 		memcpy(p, fmt, sizeof(fmt) - 1);
-		fmt_check_format(p, sizeof(fmt) - 1, &r);
-		CHECK(r.verdict != FMT_CHECK_OK);
+		tfile_format_sanitize(p, sizeof(fmt) - 1, &r);
+		CHECK(r.verdict != TFILE_FORMAT_OK);
 		free(r.safe);
 		free(p);
 	}
@@ -202,12 +204,12 @@ TEST(field_lines)
 		unsigned char data[32] = { 8, 0 };
 		struct tep_record rec = { .data = data, .size = 18 };
 		struct tep_handle *tep = tep_alloc();
-		struct fmt_check r;
+		struct tfile_format_safe r;
 		struct trace_seq s;
 
-		fmt_check_format(text, strlen(text), &r);
+		tfile_format_sanitize(text, strlen(text), &r);
 		CHECK_STR(r.why, "");
-		CHECK(r.verdict == FMT_CHECK_OK);
+		CHECK(r.verdict == TFILE_FORMAT_OK);
 		/* The word: length 6 << 16 | offset 0 from the field's end (byte 12). */
 		data[8] = 0, data[9] = 0, data[10] = 6, data[11] = 0;
 		memcpy(data + 12, "hello", 6);
@@ -225,12 +227,12 @@ TEST(field_lines)
 		const char *text = "name: t\nID: 7\nformat:\n\tfield:int a;\toffset:0;\tsize:4;\tsigned:1;\n"
 				   "\tfield:int b;\toffset:99999999;\tsize:4;\tsigned:1;\n\n"
 				   "print fmt: \"%d\", REC->a\n";
-		struct fmt_check r;
+		struct tfile_format_safe r;
 		struct tep_handle *tep = tep_alloc();
 		struct tep_event *e;
 
-		fmt_check_format(text, strlen(text), &r);
-		CHECK(r.verdict == FMT_CHECK_FIELDS);
+		tfile_format_sanitize(text, strlen(text), &r);
+		CHECK(r.verdict == TFILE_FORMAT_FIELDS);
 		CHECK(tep_parse_event(tep, r.safe, r.safe_len, "x") == 0);
 		e = tep_find_event(tep, 7);
 		CHECK(e && tep_find_any_field(e, "a") && !tep_find_any_field(e, "b"));
@@ -272,12 +274,12 @@ TEST(this_kernels_formats)
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		char *text = NULL;
 		size_t len;
-		struct fmt_check r;
+		struct tfile_format_safe r;
 
 		if (read_file(g.gl_pathv[i], &text, &len))
 			continue;
-		fmt_check_format(text, len, &r);
-		if (r.verdict != FMT_CHECK_OK && !strstr(r.why, "statement expression")) {
+		tfile_format_sanitize(text, len, &r);
+		if (r.verdict != TFILE_FORMAT_OK && !strstr(r.why, "statement expression")) {
 			printf("#   %s: %s\n", g.gl_pathv[i], r.why);
 			refused++;
 		}

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The event-format checker (fmt-check.h): field lines checked for sane
+ * The event-format checker (tfile-format.h): field lines checked for sane
  * offsets and sizes, and the print fmt parsed as the C expression list it
  * is, with an upper bound worked out for every value that libtraceevent
  * will use as a length, a count or a width.
@@ -16,7 +16,7 @@
  *     (libtraceevent folds constants at parse time and divides record
  *     values at print time: 0 or -1 there is SIGFPE);
  *   - a __print_hex/__print_hex_str length or __print_array count times
- *     element size that may exceed FMT_CHECK_MAX_RECORD, an element size
+ *     element size that may exceed TFILE_FORMAT_MAX_RECORD, an element size
  *     other than 1, 2, 4 or 8, or a buffer that is not a field or a
  *     dynamic array (libtraceevent would read a union member it never set);
  *   - a '*' width or precision argument, or a literal one, above 4096;
@@ -33,8 +33,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "fmt-check.h"
+#include <event-parse.h>
+
+#include "tfile-format.h"
+#include "tfile.h"
 #include "tr.h"
 
 enum { MAX_DEPTH = 32, MAX_TOKENS = 16384, MAX_WIDTH = 4096, MAX_FIELDS = 1024,
@@ -42,69 +46,44 @@ enum { MAX_DEPTH = 32, MAX_TOKENS = 16384, MAX_WIDTH = 4096, MAX_FIELDS = 1024,
 
 #define UNBOUNDED UINT64_MAX
 
-/* ---- tokens ---- */
+/* ---- tokens (tfile-format.h) ---- */
 
-enum tok { T_END, T_NUM, T_STR, T_CHAR, T_IDENT, T_OP };
-
-struct pc {
-	const char *p, *end;
-	enum tok t;
-	const char *s;		/* the token's text */
-	size_t n;
-	uint64_t num;
-	int ntokens, depth;
-	const struct fmt_check_field *fields;
-	int nfields;
-	char *why;
-	size_t whylen;
-	bool failed;
-};
-
-static void fail(struct pc *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail(struct pc *c, const char *fmt, ...)
+void tfile_lex_fail(struct tfile_lex *l, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (c->failed)
+	if (l->failed)
 		return;
-	c->failed = true;
+	l->failed = true;
+	if (!l->whylen)
+		return;
 	va_start(ap, fmt);
-	vsnprintf(c->why, c->whylen, fmt, ap);
+	vsnprintf(l->why, l->whylen, fmt, ap);
 	va_end(ap);
 }
 
-static bool is_op(const struct pc *c, const char *op)
-{
-	return c->t == T_OP && c->n == strlen(op) && !memcmp(c->s, op, c->n);
-}
-
-static bool is_ident(const struct pc *c, const char *id)
-{
-	return c->t == T_IDENT && c->n == strlen(id) && !memcmp(c->s, id, c->n);
-}
-
-static void next(struct pc *c)
+void tfile_lex_next(struct tfile_lex *c)
 {
 	static const char *const ops2[] = { "->", "<<", ">>", "<=", ">=", "==", "!=", "&&",
 					    "||", "++", "--" };
 	const char *p = c->p;
 
 	if (c->failed) {
-		c->t = T_END;
+		c->t = TFILE_TOK_END;
 		return;
 	}
 	while (p < c->end && isspace((unsigned char)*p))
 		p++;
 	c->s = p;
 	if (p == c->end) {
-		c->t = T_END;
+		c->t = TFILE_TOK_END;
 		c->n = 0;
 		c->p = p;
 		return;
 	}
-	if (++c->ntokens > MAX_TOKENS) {
-		fail(c, "more than %d tokens", MAX_TOKENS);
-		c->t = T_END;
+	if (c->max_tokens && ++c->ntokens > c->max_tokens) {
+		tfile_lex_fail(c, "more than %d tokens", c->max_tokens);
+		c->t = TFILE_TOK_END;
 		return;
 	}
 	if (*p == '"' || *p == '\'') {
@@ -113,12 +92,12 @@ static void next(struct pc *c)
 		while (p < c->end && *p != q)
 			p += *p == '\\' && p + 1 < c->end ? 2 : 1;
 		if (p >= c->end) {
-			fail(c, "unterminated %s", q == '"' ? "string" : "character");
-			c->t = T_END;
+			tfile_lex_fail(c, "unterminated %s", q == '"' ? "string" : "character");
+			c->t = TFILE_TOK_END;
 			return;
 		}
 		p++;
-		c->t = q == '"' ? T_STR : T_CHAR;
+		c->t = q == '"' ? TFILE_TOK_STR : TFILE_TOK_CHAR;
 	} else if (isdigit((unsigned char)*p)) {
 		char *e;
 
@@ -127,21 +106,27 @@ static void next(struct pc *c)
 		if (errno)
 			c->num = UNBOUNDED;
 		p = e;
+		c->num_u = c->num_l = false;
 		/* Suffixes: 1000ULL, 10u. */
-		while (p < c->end && (*p == 'u' || *p == 'U' || *p == 'l' || *p == 'L'))
+		while (p < c->end && (*p == 'u' || *p == 'U' || *p == 'l' || *p == 'L')) {
+			if (*p == 'u' || *p == 'U')
+				c->num_u = true;
+			else
+				c->num_l = true;
 			p++;
+		}
 		if (p < c->end && (isalnum((unsigned char)*p) || *p == '_' || *p == '.')) {
-			fail(c, "bad number '%.*s'", (int)(p - c->s + 1), c->s);
-			c->t = T_END;
+			tfile_lex_fail(c, "bad number '%.*s'", (int)(p - c->s + 1), c->s);
+			c->t = TFILE_TOK_END;
 			return;
 		}
-		c->t = T_NUM;
+		c->t = TFILE_TOK_NUM;
 	} else if (isalpha((unsigned char)*p) || *p == '_') {
 		while (p < c->end && (isalnum((unsigned char)*p) || *p == '_'))
 			p++;
-		c->t = T_IDENT;
+		c->t = TFILE_TOK_IDENT;
 	} else {
-		c->t = T_OP;
+		c->t = TFILE_TOK_OP;
 		p++;
 		for (size_t i = 0; i < ARRAY_SIZE(ops2); i++)
 			if (c->end - c->s >= 2 && !memcmp(c->s, ops2[i], 2)) {
@@ -149,13 +134,44 @@ static void next(struct pc *c)
 				break;
 			}
 		if (p == c->s + 1 && !strchr("+-*/%&|^~!?:,()[]{}.<>=;", *c->s)) {
-			fail(c, "unexpected character 0x%02x", (unsigned char)*c->s);
-			c->t = T_END;
+			tfile_lex_fail(c, "unexpected character 0x%02x", (unsigned char)*c->s);
+			c->t = TFILE_TOK_END;
 			return;
 		}
 	}
 	c->n = p - c->s;
 	c->p = p;
+}
+
+bool tfile_lex_is(const struct tfile_lex *l, const char *op)
+{
+	return l->t == TFILE_TOK_OP && l->n == strlen(op) && !memcmp(l->s, op, l->n);
+}
+
+/* ---- the checker's parse ---- */
+
+struct pc {
+	struct tfile_lex x;
+	int depth;
+	const struct tfile_format_field *fields;
+	int nfields;
+};
+
+#define fail(c, ...) tfile_lex_fail(&(c)->x, __VA_ARGS__)
+
+static bool is_op(const struct pc *c, const char *op)
+{
+	return tfile_lex_is(&c->x, op);
+}
+
+static bool is_ident(const struct pc *c, const char *id)
+{
+	return c->x.t == TFILE_TOK_IDENT && c->x.n == strlen(id) && !memcmp(c->x.s, id, c->x.n);
+}
+
+static void next(struct pc *c)
+{
+	tfile_lex_next(&c->x);
 }
 
 static bool expect(struct pc *c, const char *op)
@@ -165,11 +181,11 @@ static bool expect(struct pc *c, const char *op)
 		return true;
 	}
 	/* The text is not NUL-terminated: at most what is left of it. */
-	if (c->t == T_END)
+	if (c->x.t == TFILE_TOK_END)
 		fail(c, "expected '%s' at 'the end'", op);
 	else
 		fail(c, "expected '%s' at '%.*s'", op,
-		     (int)(c->end - c->s < 20 ? c->end - c->s : 20), c->s);
+		     (int)(c->x.end - c->x.s < 20 ? c->x.end - c->x.s : 20), c->x.s);
 	return false;
 }
 
@@ -183,7 +199,7 @@ struct val {
 	bool constant;		/* no field, no call: libtraceevent can fold it */
 	uint64_t bound;		/* no value it takes is above this (as unsigned) */
 	uint64_t least;		/* of a literal: none is below this (a divisor's worst case) */
-	const struct fmt_check_field *field;
+	const struct tfile_format_field *field;
 };
 
 static struct val v_other(void)
@@ -201,7 +217,7 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
 	return a && b > UNBOUNDED / a ? UNBOUNDED : a * b;
 }
 
-static const struct fmt_check_field *find_field(const struct pc *c, const char *s, size_t n)
+static const struct tfile_format_field *find_field(const struct pc *c, const char *s, size_t n)
 {
 	for (int i = 0; i < c->nfields; i++)
 		if (c->fields[i].name_len == n && !memcmp(c->fields[i].name, s, n))
@@ -210,7 +226,7 @@ static const struct fmt_check_field *find_field(const struct pc *c, const char *
 }
 
 /* The largest value a field can hold, read as libtraceevent reads it. */
-static uint64_t field_bound(const struct fmt_check_field *f)
+static uint64_t field_bound(const struct tfile_format_field *f)
 {
 	/* A signed field may be negative: as a length, that is huge. */
 	if (f->is_signed || f->size <= 0 || f->size >= 8)
@@ -221,17 +237,17 @@ static uint64_t field_bound(const struct fmt_check_field *f)
 static struct val expr(struct pc *c);
 
 /* REC->name, or the name a helper takes. */
-static const struct fmt_check_field *field_ref(struct pc *c, const char *how)
+static const struct tfile_format_field *field_ref(struct pc *c, const char *how)
 {
-	const struct fmt_check_field *f;
+	const struct tfile_format_field *f;
 
-	if (c->t != T_IDENT) {
+	if (c->x.t != TFILE_TOK_IDENT) {
 		fail(c, "%s without a field name", how);
 		return NULL;
 	}
-	f = find_field(c, c->s, c->n);
+	f = find_field(c, c->x.s, c->x.n);
 	if (!f)
-		fail(c, "%s names '%.*s', which is not a field", how, (int)c->n, c->s);
+		fail(c, "%s names '%.*s', which is not a field", how, (int)c->x.n, c->x.s);
 	next(c);
 	return f;
 }
@@ -243,7 +259,7 @@ static const struct fmt_check_field *field_ref(struct pc *c, const char *how)
  */
 static void flag_list(struct pc *c)
 {
-	while (is_op(c, ",") && !c->failed) {
+	while (is_op(c, ",") && !c->x.failed) {
 		struct val v;
 
 		next(c);
@@ -258,8 +274,8 @@ static void flag_list(struct pc *c)
 			fail(c, "a __print_flags/__print_symbolic value is not a constant");
 		if (!expect(c, ","))
 			return;
-		if (c->t == T_STR) {
-			while (c->t == T_STR)
+		if (c->x.t == TFILE_TOK_STR) {
+			while (c->x.t == TFILE_TOK_STR)
 				next(c);
 		} else if (!expr(c).constant) {
 			fail(c, "a __print_flags/__print_symbolic entry without its string");
@@ -277,8 +293,8 @@ static bool buffer_arg(struct val *v)
 /* A helper call: the name is the current token and '(' follows. */
 static struct val call(struct pc *c)
 {
-	const char *name = c->s;
-	size_t n = c->n;
+	const char *name = c->x.s;
+	size_t n = c->x.n;
 	struct val args[4], v = v_other();
 	int nargs = 0;
 
@@ -316,11 +332,11 @@ static struct val call(struct pc *c)
 		if (name[8] == 'f') {
 			if (!expect(c, ","))
 				return v;
-			if (c->t != T_STR) {
+			if (c->x.t != TFILE_TOK_STR) {
 				fail(c, "__print_flags without its delimiter string");
 				return v;
 			}
-			while (c->t == T_STR)
+			while (c->x.t == TFILE_TOK_STR)
 				next(c);
 		}
 		flag_list(c);
@@ -332,13 +348,13 @@ static struct val call(struct pc *c)
 	    NAMED("__print_dynamic_array")) {
 		bool array = NAMED("__print_array");
 
-		for (nargs = 0; nargs < (array ? 3 : 2) && !c->failed; nargs++) {
+		for (nargs = 0; nargs < (array ? 3 : 2) && !c->x.failed; nargs++) {
 			if (nargs && !expect(c, ","))
 				return v;
 			args[nargs] = expr(c);
 		}
 		expect(c, ")");
-		if (c->failed)
+		if (c->x.failed)
 			return v;
 		if (NAMED("__print_dynamic_array")) {
 			fail(c, "unknown helper '__print_dynamic_array'");
@@ -362,12 +378,12 @@ static struct val call(struct pc *c)
 			if (el != 1 && el != 2 && el != 4 && el != 8)
 				fail(c, "__print_array with an element size that is not 1, 2, 4 "
 					"or 8");
-			else if (sat_mul(args[1].bound, el) > FMT_CHECK_MAX_RECORD)
+			else if (sat_mul(args[1].bound, el) > TFILE_FORMAT_MAX_RECORD)
 				fail(c, "__print_array may read past the record (count not bounded "
-					"by %d bytes)", FMT_CHECK_MAX_RECORD);
-		} else if (args[1].bound > FMT_CHECK_MAX_RECORD) {
+					"by %d bytes)", TFILE_FORMAT_MAX_RECORD);
+		} else if (args[1].bound > TFILE_FORMAT_MAX_RECORD) {
 			fail(c, "%.*s may read past the record (length not bounded by %d bytes)",
-			     (int)n, name, FMT_CHECK_MAX_RECORD);
+			     (int)n, name, TFILE_FORMAT_MAX_RECORD);
 		}
 		v.kind = V_STRING;
 		return v;
@@ -381,7 +397,7 @@ static struct val call(struct pc *c)
 	if (!is_op(c, ")"))
 		for (;;) {
 			expr(c);
-			if (c->failed || !is_op(c, ","))
+			if (c->x.failed || !is_op(c, ","))
 				break;
 			next(c);
 		}
@@ -393,10 +409,10 @@ static struct val call(struct pc *c)
 /* Is this '(' the start of a cast: only type words and '*' up to its ')'? */
 static bool looks_like_cast(const struct pc *c)
 {
-	const char *p = c->p;
+	const char *p = c->x.p;
 	bool word = false, in_word = false;
 
-	while (p < c->end && *p != ')') {
+	while (p < c->x.end && *p != ')') {
 		if (isalnum((unsigned char)*p) || *p == '_') {
 			if (isdigit((unsigned char)*p) && !in_word)
 				return false;
@@ -409,13 +425,13 @@ static bool looks_like_cast(const struct pc *c)
 		p++;
 	}
 	/* "(REC)->x" is not a cast. */
-	if (p >= c->end || !word || (p - c->p == 3 && !memcmp(c->p, "REC", 3)))
+	if (p >= c->x.end || !word || (p - c->x.p == 3 && !memcmp(c->x.p, "REC", 3)))
 		return false;
 	/* "(name)" alone is a parenthesised name unless a value follows it. */
 	p++;
-	while (p < c->end && isspace((unsigned char)*p))
+	while (p < c->x.end && isspace((unsigned char)*p))
 		p++;
-	return p < c->end && (isalnum((unsigned char)*p) || *p == '_' || *p == '(' || *p == '"' ||
+	return p < c->x.end && (isalnum((unsigned char)*p) || *p == '_' || *p == '(' || *p == '"' ||
 			      *p == '\'' || *p == '~' || *p == '!' || *p == '-');
 }
 
@@ -425,24 +441,24 @@ static struct val primary(struct pc *c)
 {
 	struct val v = v_other();
 
-	switch (c->t) {
-	case T_NUM:
+	switch (c->x.t) {
+	case TFILE_TOK_NUM:
 		v.literal = v.constant = true;
-		v.bound = v.least = c->num;
+		v.bound = v.least = c->x.num;
 		next(c);
 		return v;
-	case T_STR:
-		while (c->t == T_STR)
+	case TFILE_TOK_STR:
+		while (c->x.t == TFILE_TOK_STR)
 			next(c);
 		v.kind = V_STRING;
 		v.constant = true;
 		return v;
-	case T_CHAR:
+	case TFILE_TOK_CHAR:
 		next(c);
 		v.constant = true;
 		v.bound = 255;
 		return v;
-	case T_IDENT:
+	case TFILE_TOK_IDENT:
 		if (is_ident(c, "REC")) {
 			/* The record: only "->field" may follow (postfix). */
 			next(c);
@@ -472,14 +488,14 @@ static struct val primary(struct pc *c)
 					depth++;
 				else if (is_op(c, ")"))
 					depth--;
-				else if (c->t == T_END)
+				else if (c->x.t == TFILE_TOK_END)
 					fail(c, "unbalanced sizeof");
 				else if (is_op(c, "*"))
 					ptr = true;
-				else if (c->t == T_IDENT)
-					last = c->s, last_n = c->n;
+				else if (c->x.t == TFILE_TOK_IDENT)
+					last = c->x.s, last_n = c->x.n;
 				next(c);
-			} while (depth > 0 && !c->failed);
+			} while (depth > 0 && !c->x.failed);
 			v.literal = v.constant = true;
 			v.bound = 4096;
 			v.least = 1;
@@ -491,26 +507,26 @@ static struct val primary(struct pc *c)
 				v.bound = v.least = 8;
 			return v;
 		}
-		if (c->p < c->end) {
-			const char *p = c->p;
+		if (c->x.p < c->x.end) {
+			const char *p = c->x.p;
 
-			while (p < c->end && isspace((unsigned char)*p))
+			while (p < c->x.end && isspace((unsigned char)*p))
 				p++;
-			if (p < c->end && *p == '(')
+			if (p < c->x.end && *p == '(')
 				return call(c);
 		}
 		/* An enum name or a macro the kernel left in: libtraceevent keeps it as text. */
 		next(c);
 		v.constant = true;
 		return v;
-	case T_OP:
+	case TFILE_TOK_OP:
 		if (is_op(c, "(")) {
-			if (c->p < c->end && *c->p == '{') {
+			if (c->x.p < c->x.end && *c->x.p == '{') {
 				fail(c, "a statement expression, which libtraceevent cannot evaluate");
 				return v;
 			}
 			if (looks_like_cast(c)) {
-				while (!is_op(c, ")") && c->t != T_END)
+				while (!is_op(c, ")") && c->x.t != TFILE_TOK_END)
 					next(c);
 				next(c);
 				return unary(c);
@@ -520,7 +536,7 @@ static struct val primary(struct pc *c)
 			expect(c, ")");
 			return v;
 		}
-		fail(c, "unexpected '%.*s'", (int)c->n, c->s);
+		fail(c, "unexpected '%.*s'", (int)c->x.n, c->x.s);
 		return v;
 	default:
 		fail(c, "the print fmt ends too soon");
@@ -532,7 +548,7 @@ static struct val postfix(struct pc *c)
 {
 	struct val v = primary(c);
 
-	while (!c->failed) {
+	while (!c->x.failed) {
 		if (v.kind == V_REC) {
 			/* "(REC)->x": the parentheses hand REC out to here. */
 			if (!is_op(c, "->"))
@@ -550,7 +566,7 @@ static struct val postfix(struct pc *c)
 			v = v_other();
 		} else if (is_op(c, ".") || is_op(c, "->")) {
 			next(c);
-			if (c->t != T_IDENT) {
+			if (c->x.t != TFILE_TOK_IDENT) {
 				fail(c, "a member access without a name");
 				break;
 			}
@@ -573,7 +589,7 @@ static struct val unary(struct pc *c)
 	}
 	if (is_op(c, "-") || is_op(c, "+") || is_op(c, "!") || is_op(c, "~") || is_op(c, "*") ||
 	    is_op(c, "&")) {
-		char op = *c->s;
+		char op = *c->x.s;
 
 		next(c);
 		v = unary(c);
@@ -601,7 +617,7 @@ static int prec(const struct pc *c)
 		{ ">>", 8 }, { "+", 9 }, { "-", 9 }, { "*", 10 }, { "/", 10 }, { "%", 10 },
 	};
 
-	if (c->t != T_OP)
+	if (c->x.t != TFILE_TOK_OP)
 		return 0;
 	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
 		if (is_op(c, t[i].op))
@@ -613,14 +629,14 @@ static struct val binary(struct pc *c, int min)
 {
 	struct val l = unary(c);
 
-	for (int p; !c->failed && (p = prec(c)) >= min;) {
+	for (int p; !c->x.failed && (p = prec(c)) >= min;) {
 		char op[3] = { 0 };
 		struct val r;
 
-		memcpy(op, c->s, c->n);
+		memcpy(op, c->x.s, c->x.n);
 		next(c);
 		r = binary(c, p + 1);
-		if (c->failed)
+		if (c->x.failed)
 			break;
 		if (!strcmp(op, "/") || !strcmp(op, "%")) {
 			if (!r.literal || r.least == 0 || r.bound == UNBOUNDED)
@@ -662,7 +678,7 @@ static struct val expr(struct pc *c)
 		return v_other();
 	}
 	v = binary(c, 1);
-	if (!c->failed && is_op(c, "?")) {
+	if (!c->x.failed && is_op(c, "?")) {
 		struct val a, b;
 
 		next(c);
@@ -755,11 +771,13 @@ static int scan_conversions(struct pc *c, const char *s, size_t n, bool *star, i
 	return used;
 }
 
-int fmt_check_print(const char *print, size_t len, const struct fmt_check_field *fields,
-		    int nfields, char *why, size_t whylen)
+int tfile_format_check_print(const char *print, size_t len,
+			     const struct tfile_format_field *fields, int nfields, char *why,
+			     size_t whylen)
 {
-	struct pc c = { .p = print, .end = print + len, .fields = fields, .nfields = nfields,
-			.why = why, .whylen = whylen };
+	struct pc c = { .x = { .p = print, .end = print + len, .max_tokens = MAX_TOKENS,
+			       .why = why, .whylen = whylen },
+			.fields = fields, .nfields = nfields };
 	bool star[MAX_ARGS] = { false };
 	struct val args[MAX_ARGS];
 	const char *fmt;
@@ -774,16 +792,16 @@ int fmt_check_print(const char *print, size_t len, const struct fmt_check_field 
 			return -EINVAL;
 		}
 	next(&c);
-	if (c.t != T_STR) {
+	if (c.x.t != TFILE_TOK_STR) {
 		fail(&c, "the print fmt does not start with a string");
 		return -EINVAL;
 	}
 	/* The format may be several strings in a row (the kernel's stack events). */
-	fmt = c.s;
-	while (c.t == T_STR)
+	fmt = c.x.s;
+	while (c.x.t == TFILE_TOK_STR)
 		next(&c);
-	fmt_len = (c.t == T_END ? c.end : c.s) - fmt;
-	while (!c.failed && is_op(&c, ",")) {
+	fmt_len = (c.x.t == TFILE_TOK_END ? c.x.end : c.x.s) - fmt;
+	while (!c.x.failed && is_op(&c, ",")) {
 		struct val v;
 
 		next(&c);
@@ -794,10 +812,10 @@ int fmt_check_print(const char *print, size_t len, const struct fmt_check_field 
 			args[nargs] = v;
 		nargs++;
 	}
-	if (!c.failed && c.t != T_END)
+	if (!c.x.failed && c.x.t != TFILE_TOK_END)
 		fail(&c, "unexpected '%.*s' in the print fmt",
-		     (int)(c.end - c.s < 20 ? c.end - c.s : 20), c.s);
-	if (c.failed)
+		     (int)(c.x.end - c.x.s < 20 ? c.x.end - c.x.s : 20), c.x.s);
+	if (c.x.failed)
 		return -EINVAL;
 	if (nargs > MAX_ARGS) {
 		fail(&c, "more than %d arguments", MAX_ARGS);
@@ -845,17 +863,18 @@ static bool parse_int(const char *line, size_t n, const char *key, long *out)
 	return p < end && *p == ';';
 }
 
-/*
- * One "field:TYPE NAME[N];\toffset:O;\tsize:S;\tsigned:X;" line: 0 and *f
- * (name pointing into line), or -EINVAL with the reason.
- */
-static int parse_field(const char *line, size_t n, struct fmt_check_field *f, char *why,
-		       size_t whylen)
+int tfile_format_parse_field(const char *line, size_t n, struct tfile_format_field *f, char *why,
+			     size_t whylen)
 {
-	const char *decl = line + 6, *semi = memchr(decl, ';', n - 6), *name_end, *name;
+	const char *decl = line + 6, *semi, *name_end, *name, *type_end;
 	long off, size, sign = 0;
 	bool loc;
 
+	if (n < 6 || memcmp(line, "field:", 6)) {
+		snprintf(why, whylen, "not a field line");
+		return -EINVAL;
+	}
+	semi = memchr(decl, ';', n - 6);
 	if (!semi) {
 		snprintf(why, whylen, "a field line without ';'");
 		return -EINVAL;
@@ -876,6 +895,7 @@ static int parse_field(const char *line, size_t n, struct fmt_check_field *f, ch
 	name_end = semi;
 	while (name_end > decl && isspace((unsigned char)name_end[-1]))
 		name_end--;
+	f->array = name_end > decl && name_end[-1] == ']';
 	/* Array dimensions: "[16]", "[]", or a macro the kernel did not expand. */
 	while (name_end > decl && name_end[-1] == ']') {
 		const char *open = name_end - 1;
@@ -891,7 +911,8 @@ static int parse_field(const char *line, size_t n, struct fmt_check_field *f, ch
 		if (!loc && open + 1 < name_end - 1 && isdigit((unsigned char)open[1])) {
 			errno = 0;
 			dim = strtol(open + 1, &e, 0);
-			if (errno || e != name_end - 1 || dim <= 0 || dim > FMT_CHECK_MAX_RECORD) {
+			if (errno || e != name_end - 1 || dim <= 0 ||
+			    dim > TFILE_FORMAT_MAX_RECORD) {
 				snprintf(why, whylen, "field '%.*s' with array length '%.*s'",
 					 (int)(open - decl > 64 ? 64 : open - decl), decl,
 					 (int)(name_end - open > 24 ? 24 : name_end - open), open);
@@ -909,6 +930,10 @@ static int parse_field(const char *line, size_t n, struct fmt_check_field *f, ch
 	}
 	f->name = name;
 	f->name_len = name_end - name;
+	for (type_end = name; type_end > decl && isspace((unsigned char)type_end[-1]);)
+		type_end--;
+	f->type = decl;
+	f->type_len = type_end - decl;
 	if (!parse_int(semi, line + n - semi, "offset:", &off) ||
 	    !parse_int(semi, line + n - semi, "size:", &size)) {
 		snprintf(why, whylen, "field '%.*s' without a readable offset and size",
@@ -916,10 +941,10 @@ static int parse_field(const char *line, size_t n, struct fmt_check_field *f, ch
 		return -EINVAL;
 	}
 	parse_int(semi, line + n - semi, "signed:", &sign);
-	if (off < 0 || size < 0 || off > FMT_CHECK_MAX_RECORD || size > FMT_CHECK_MAX_RECORD ||
-	    off + size > FMT_CHECK_MAX_RECORD) {
+	if (off < 0 || size < 0 || off > TFILE_FORMAT_MAX_RECORD ||
+	    size > TFILE_FORMAT_MAX_RECORD || off + size > TFILE_FORMAT_MAX_RECORD) {
 		snprintf(why, whylen, "field '%.*s' at offset %ld of %ld bytes runs past %d bytes",
-			 (int)f->name_len, name, off, size, FMT_CHECK_MAX_RECORD);
+			 (int)f->name_len, name, off, size, TFILE_FORMAT_MAX_RECORD);
 		return -EINVAL;
 	}
 	f->offset = off;
@@ -937,7 +962,7 @@ static int odd_byte(const char *l, const char *le)
 	return 0;
 }
 
-static void append(struct fmt_check *res, size_t *cap, const char *s, size_t n)
+static void append(struct tfile_format_safe *res, size_t *cap, const char *s, size_t n)
 {
 	if (res->safe_len + n + 1 > *cap) {
 		*cap = (res->safe_len + n + 1) * 2;
@@ -948,9 +973,9 @@ static void append(struct fmt_check *res, size_t *cap, const char *s, size_t n)
 	res->safe[res->safe_len] = '\0';
 }
 
-void fmt_check_format(const char *text, size_t len, struct fmt_check *res)
+void tfile_format_sanitize(const char *text, size_t len, struct tfile_format_safe *res)
 {
-	struct fmt_check_field *fields = NULL;
+	struct tfile_format_field *fields = NULL;
 	const char *end = text + len, *print = NULL;
 	int nfields = 0;
 	bool *bad = NULL, nul = false;
@@ -958,7 +983,7 @@ void fmt_check_format(const char *text, size_t len, struct fmt_check *res)
 	int odd;
 	char why[sizeof(res->why)];
 
-	*res = (struct fmt_check){ .verdict = FMT_CHECK_OK };
+	*res = (struct tfile_format_safe){ .verdict = TFILE_FORMAT_OK };
 	/* Field lines up to "print fmt:"; a line with a NUL byte is dropped whatever it is. */
 	for (const char *l = text; l < end;) {
 		const char *nl = memchr(l, '\n', end - l), *le = nl ? nl : end, *s = l;
@@ -970,12 +995,12 @@ void fmt_check_format(const char *text, size_t len, struct fmt_check *res)
 			break;
 		}
 		if ((odd = odd_byte(l, le))) {
-			if (!nul && res->verdict == FMT_CHECK_OK)
+			if (!nul && res->verdict == TFILE_FORMAT_OK)
 				snprintf(res->why, sizeof(res->why), "byte 0x%02x in the format",
 					 odd & 0xff);
 			nul = true;
 		} else if ((size_t)(le - s) >= 6 && !memcmp(s, "field:", 6)) {
-			struct fmt_check_field f;
+			struct tfile_format_field f;
 
 			fields = xrealloc(fields, (nfields + 1) * sizeof(*fields));
 			bad = xrealloc(bad, (nfields + 1) * sizeof(*bad));
@@ -983,7 +1008,7 @@ void fmt_check_format(const char *text, size_t len, struct fmt_check *res)
 			if (nfields >= MAX_FIELDS) {
 				snprintf(why, sizeof(why), "more than %d fields", MAX_FIELDS);
 				bad[nfields] = true;
-			} else if (parse_field(s, le - s, &f, why, sizeof(why))) {
+			} else if (tfile_format_parse_field(s, le - s, &f, why, sizeof(why))) {
 				bad[nfields] = true;
 			} else {
 				for (int i = 0; i < nfields; i++)
@@ -995,27 +1020,27 @@ void fmt_check_format(const char *text, size_t len, struct fmt_check *res)
 					}
 			}
 			if (bad[nfields]) {
-				if (res->verdict == FMT_CHECK_OK && !nul)
+				if (res->verdict == TFILE_FORMAT_OK && !nul)
 					snprintf(res->why, sizeof(res->why), "%s", why);
-				res->verdict = FMT_CHECK_FIELDS;
-				f = (struct fmt_check_field){ 0 };
+				res->verdict = TFILE_FORMAT_FIELDS;
+				f = (struct tfile_format_field){ 0 };
 			}
 			fields[nfields++] = f;
 		}
 		l = nl ? nl + 1 : end;
 	}
 	if (nul)
-		res->verdict = FMT_CHECK_FIELDS;
-	if (res->verdict == FMT_CHECK_OK && len > MAX_TEXT) {
-		res->verdict = FMT_CHECK_PRINT;
+		res->verdict = TFILE_FORMAT_FIELDS;
+	if (res->verdict == TFILE_FORMAT_OK && len > MAX_TEXT) {
+		res->verdict = TFILE_FORMAT_PRINT;
 		snprintf(res->why, sizeof(res->why), "a format of %zu bytes", len);
 	}
-	if (res->verdict == FMT_CHECK_OK && print &&
-	    fmt_check_print(print, end - print, fields, nfields, why, sizeof(why))) {
-		res->verdict = FMT_CHECK_PRINT;
+	if (res->verdict == TFILE_FORMAT_OK && print &&
+	    tfile_format_check_print(print, end - print, fields, nfields, why, sizeof(why))) {
+		res->verdict = TFILE_FORMAT_PRINT;
 		snprintf(res->why, sizeof(res->why), "%s", why);
 	}
-	if (res->verdict != FMT_CHECK_OK) {
+	if (res->verdict != TFILE_FORMAT_OK) {
 		char mark[sizeof(res->why) + 64];
 		int k = 0, n;
 
@@ -1041,10 +1066,62 @@ void fmt_check_format(const char *text, size_t len, struct fmt_check *res)
 			if (*w == '"' || *w == '\\' || *w == '%' || (unsigned char)*w < 0x20 ||
 			    (unsigned char)*w > 0x7e)
 				*w = '\'';
-		n = snprintf(mark, sizeof(mark), "\nprint fmt: \"" FMT_CHECK_MARK "%s\"\n",
+		n = snprintf(mark, sizeof(mark), "\nprint fmt: \"" TFILE_FORMAT_MARK "%s\"\n",
 			     res->why);
 		append(res, &cap, mark, n);
 	}
 	free(fields);
 	free(bad);
+}
+
+/* ---- the event-format handle (tfile.h) ---- */
+
+struct tep_handle *tfile_tep_new(const struct tfile_tep_opts *o)
+{
+	struct tep_handle *tep = tep_alloc();
+	int long_size = o->long_size ? o->long_size : (int)sizeof(long);
+
+	if (!tep)
+		return NULL;
+	tep_set_file_bigendian(tep, o->big_endian ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(tep, tep_is_bigendian() ? TEP_BIG_ENDIAN : TEP_LITTLE_ENDIAN);
+	tep_set_long_size(tep, long_size);
+	tep_set_page_size(tep, o->page_size ? o->page_size : getpagesize());
+	if (o->header_page)
+		tfile_tep_header_page(tep, o->header_page, o->header_page_len, long_size);
+	return tep;
+}
+
+void tfile_tep_header_page(struct tep_handle *tep, const char *text, size_t n, int long_size)
+{
+	/* A NUL-terminated copy: a file's text need not end in one. */
+	char *copy = xmalloc(n + 1);
+
+	memcpy(copy, text, n);
+	copy[n] = '\0';
+	/* tep keeps the header layout for kbuffer users; tr parses it itself too. */
+	tep_parse_header_page(tep, copy, n, long_size);
+	free(copy);
+}
+
+int tfile_tep_add_format(struct tep_handle *tep, const char *sys, const char *text, size_t n,
+			 bool sanitize)
+{
+	struct tfile_format_safe chk;
+	int r;
+
+	if (!sanitize)
+		return tfile_parse_event(tep, text, n, sys);
+	/*
+	 * libtraceevent trusts the format: it gets only what tfile-format.h
+	 * finds safe (a format with a print fmt withheld prints its fields).
+	 * An event tep cannot parse prints as unknown; the rest still work.
+	 */
+	tfile_format_sanitize(text, n, &chk);
+	if (chk.verdict == TFILE_FORMAT_OK)
+		r = tfile_parse_event(tep, text, n, sys);
+	else
+		r = tfile_parse_event(tep, chk.safe, chk.safe_len, sys);
+	free(chk.safe);
+	return r;
 }

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The event-format checker: what tr hands libtraceevent from a trace file.
+ *
+ * libtraceevent parses an event's format text (tep_parse_event) and later
+ * evaluates its print fmt against each record (tep_print_event) without
+ * checking either against anything: a format naming a field it lacks, a
+ * division by zero, a __print_hex or __print_array whose length is not
+ * bounded by the record, or a width of 2^31 crashes it, hangs it or makes it
+ * print memory past the record.  A trace file is data from anywhere, so
+ * every format from a file goes through here first:
+ *
+ *   tfile_format_sanitize(text, len, &res);
+ *   if (res.verdict == TFILE_FORMAT_OK)   parse text as it is
+ *   else                               parse res.safe instead, then free it
+ *
+ * The checker is strict where the kernel's own formats never go: it accepts
+ * the formats a kernel writes (the unit tests hold some; a statement
+ * expression "({ ... })", which libtraceevent cannot evaluate anyway, is
+ * refused), and anything it cannot show to be safe is "risky" as much as
+ * wrong.  One check is left to the formatter: a __print_hex or
+ * __print_array length given as a field alone (REC->len) is allowed here,
+ * and fmt-src.c compares the field's value with each record's size.
+ *
+ * res.safe keeps the event's name, ID and every field line that is sound
+ * (a field line that is not, e.g. one running past 64 KiB, is dropped), and
+ * its print fmt is replaced by TFILE_FORMAT_MARK followed by the reason.  The
+ * formatter (fmt-src.c) recognises the mark, warns once per event type with the
+ * reason and prints the record's fields with its own bounds-checked printer.
+ */
+#ifndef TR_TFILE_FORMAT_H
+#define TR_TFILE_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum tfile_format_verdict {
+	TFILE_FORMAT_OK,	/* hand the text to libtraceevent as it is */
+	TFILE_FORMAT_PRINT,	/* the fields are sound, the print fmt is not */
+	TFILE_FORMAT_FIELDS,	/* some field lines are not: they are left out too */
+};
+
+/* The print fmt of a format the checker withheld starts with this. */
+#define TFILE_FORMAT_MARK "tr withheld the print fmt: "
+
+/* No field of a format lies past this (a record is at most a page). */
+#define TFILE_FORMAT_MAX_RECORD 65536
+
+struct tfile_format_safe {
+	enum tfile_format_verdict verdict;
+	char why[160];		/* the first problem found, for the warning */
+	char *safe;		/* malloc'ed, NUL-terminated; NULL when OK */
+	size_t safe_len;
+};
+
+/* Check one event format text (need not be NUL-terminated); fills *res. */
+void tfile_format_sanitize(const char *text, size_t len, struct tfile_format_safe *res);
+
+/*
+ * One field of a format: its name and its type as the field line spells
+ * them (pointing into the line), its offset, size and signedness.
+ */
+struct tfile_format_field {
+	const char *name;
+	size_t name_len;
+	int offset, size;
+	int is_signed;
+	const char *type;	/* "const char *", "__data_loc char[]": up to the name */
+	size_t type_len;
+	bool array;		/* a dimension follows the name ("comm[16]") */
+};
+
+/*
+ * Parse one "field:TYPE NAME[N];\toffset:O;\tsize:S;\tsigned:X;" line (n
+ * bytes from "field:", need not be NUL-terminated): 0 and *f, or -EINVAL
+ * with the reason in why.  Refused: characters no C declaration of the
+ * kernel's has, a name missing or over 128 bytes, an array dimension or an
+ * offset plus size past TFILE_FORMAT_MAX_RECORD.  The sanitizer's and the
+ * kernel printer's (a syscall's argument types) reading of field lines.
+ */
+int tfile_format_parse_field(const char *line, size_t n, struct tfile_format_field *f, char *why,
+			     size_t whylen);
+
+/*
+ * Check a print fmt alone (what follows "print fmt: "), against the fields
+ * given as "name" strings with their sizes and signedness.  0 if safe, or
+ * -EINVAL with the reason in why.  For the unit tests and tfile_format_sanitize.
+ */
+int tfile_format_check_print(const char *print, size_t len,
+			     const struct tfile_format_field *fields, int nfields, char *why,
+			     size_t whylen);
+
+/*
+ * The print fmt's tokens: C's, as the kernel writes them, read from a text
+ * that need not end in NUL.  One tokenizer for the sanitizer and the
+ * kernel printer's compiler (fmt-kexpr.c).  A byte no C expression of the
+ * kernel's has outside a string, an unterminated string or character
+ * constant, a number run into letters, or (max_tokens, 0: no limit) too
+ * many tokens fail the text: failed is set, the reason is in why and the
+ * token is TFILE_TOK_END from then on.
+ *
+ *   struct tfile_lex l = { .p = text, .end = text + len };
+ *   for (tfile_lex_next(&l); l.t != TFILE_TOK_END; tfile_lex_next(&l))
+ *           ... l.t, l.s, l.n ...
+ */
+enum tfile_tok {
+	TFILE_TOK_END, TFILE_TOK_NUM, TFILE_TOK_STR, TFILE_TOK_CHAR, TFILE_TOK_IDENT,
+	TFILE_TOK_OP,
+};
+
+struct tfile_lex {
+	const char *p, *end;	/* what is left of the text */
+	enum tfile_tok t;
+	const char *s;		/* the token as written: a string's with its quotes */
+	size_t n;
+	uint64_t num;		/* TFILE_TOK_NUM: its value, UINT64_MAX past 64 bits */
+	bool num_u, num_l;	/* TFILE_TOK_NUM: a 'u', an 'l' in its suffix */
+	int ntokens, max_tokens;
+	bool failed;
+	char *why;		/* the first failure's reason (whylen 0: none kept) */
+	size_t whylen;
+};
+
+/* Read the next token into l (nothing once failed). */
+void tfile_lex_next(struct tfile_lex *l);
+/* Is the token the operator op ("->", "(", ...)? */
+bool tfile_lex_is(const struct tfile_lex *l, const char *op);
+/* Fail the text with this reason, unless it failed already. */
+void tfile_lex_fail(struct tfile_lex *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif
