@@ -120,7 +120,7 @@ build/replay/plain-%: tests/fuzz/fuzz-%.c $(FUZZ_DEPS) $(PLAIN_LIB)
 
 replay: $(REPLAY_BINS)
 
-# make fuzz [FUZZ_TIME=seconds] [FUZZ_TARGET=report|hist|convert|split|top|args|netmsg|elf|procmaps]: run the fuzzers
+# make fuzz [FUZZ_TIME=seconds] [FUZZ_TARGET=NAME, of tests/fuzz/fuzz-NAME.c]: run the fuzzers
 # (niced, one at a time) from the seed corpus; see tests/fuzz/README.md.
 FUZZ_TIME ?= 600
 fuzz:

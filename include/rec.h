@@ -480,7 +480,9 @@ enum { REC_KSYMS_KEPT, REC_KSYMS_NOW, REC_KSYMS_LOST };
  * header and formats, the last cmdlines, every CPU's whole sub-buffers,
  * in the version of flags (REC_FILE_V7 | REC_ZIP(z), or 0 for v6).  The
  * file's recording tool reads "tr ... (restored ...)".  -EBUSY while the
- * owner still runs.  The spool is left for the caller to remove.
+ * owner still runs; -EPERM for a dir the user (euid) does not own or others
+ * can write in, and the spool's files are opened with O_NOFOLLOW.  The
+ * spool is left for the caller to remove.
  */
 int rec_restore(const char *dir, int fd, unsigned flags, struct rec_restore_result *res);
 /*

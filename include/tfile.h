@@ -190,6 +190,7 @@ enum {
 	TFILE_NO_KALLSYMS = 1 << 1,	/* skip loading kallsyms (nothing is formatted) */
 	TFILE_LAZY_KALLSYMS = 1 << 2,	/* keep them; tfile_load_kallsyms() parses them */
 	TFILE_LAZY_FORMATS = 1 << 3,	/* ftrace's at open, the events' by tfile_load_event() */
+	TFILE_NOFOLLOW = 1 << 4,	/* refuse a symbolic link (O_NOFOLLOW: a spool's files) */
 };
 
 struct tfile;

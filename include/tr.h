@@ -94,6 +94,8 @@ const char *str_skip_quoted(const char *p);
 
 /* Read a whole file (NUL-terminated); returns 0 or -errno. */
 int read_file(const char *path, char **out, size_t *len);
+/* read_file() with oflags added to open()'s (O_NOFOLLOW for a file in a spool). */
+int read_file_flags(const char *path, int oflags, char **out, size_t *len);
 /*
  * Read path a block at a time, handing fn whole lines (each ending in a
  * newline, but perhaps the last): for files of megabytes that are parsed

@@ -96,7 +96,7 @@ int cmd_extract(int argc, char **argv)
 		tr_report(-ENOENT, "cannot extract");
 		return EXIT_RUNTIME;
 	}
-	fd = open(a.output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(a.output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		tr_error("cannot write '%s': %s", a.output, strerror(errno));
 		return EXIT_RUNTIME;

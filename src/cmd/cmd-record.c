@@ -797,8 +797,11 @@ int cmd_record(int argc, char **argv)
 	 * An output we cannot write fails before tracefs is touched.  An old
 	 * file is emptied only when the recording starts (rec_record()): a
 	 * session that fails to open (a command not found) leaves it as it was.
+	 * A new one is 0600, as perf makes perf.data: it holds the kernel's
+	 * symbols (the addresses kptr_restrict keeps from other users) and
+	 * every traced task's events.  An old one keeps the mode it has.
 	 */
-	fd = open(a.output, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = open(a.output, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	created = fd >= 0;
 	if (fd < 0 && errno == EEXIST)
 		fd = open(a.output, O_RDWR | O_CLOEXEC);

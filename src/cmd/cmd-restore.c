@@ -120,14 +120,13 @@ int cmd_restore(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	tmp = xasprintf("%s.XXXXXX", a.output);
+	/* mkostemp's 0600, as tr record makes its output: it holds kallsyms and the events. */
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		tr_error("cannot write '%s': %s", a.output, strerror(errno));
 		goto out;
 	}
 	r = rec_restore(spool, fd, file_flags(&a), &res);
-	if (!r && fchmod(fd, 0644))
-		r = tr_fail(-errno, "cannot write '%s': %s", a.output, strerror(errno));
 	if (!r && fdatasync(fd))
 		r = tr_fail(-errno, "cannot write '%s': %s", a.output, strerror(errno));
 	if (close(fd) && !r)

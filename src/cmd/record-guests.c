@@ -129,7 +129,7 @@ int guests_open(struct guest_args *g, size_t n, const char *output, const char *
 		int fd;
 
 		g[i].path = guest_path(output, g[i].name);
-		fd = open(g[i].path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		fd = open(g[i].path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 		g[i].created = fd >= 0;
 		if (fd < 0 && errno == EEXIST)
 			fd = open(g[i].path, O_RDWR | O_CLOEXEC);

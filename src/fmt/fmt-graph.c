@@ -17,12 +17,30 @@
 /* The depth the kernel remembers entered functions to (FTRACE_RETFUNC_DEPTH). */
 enum { RETFUNC_DEPTH = 50, INDENT = 2, PROC_WIDTH = 14 };
 
+/*
+ * The deepest level a line is indented to.  A depth is read from the file,
+ * so it may be any 32-bit value, but no kernel's return stack holds more
+ * than a few hundred calls (FTRACE_RETFUNC_DEPTH's 50 before 6.9, one 4 KB
+ * page of frames since): every depth the printer works with is first
+ * brought into [0, MAX_DEPTH] (depth_of()), so that no sum or product of
+ * depths can overflow and no line holds more than 2 KB of indentation
+ * whatever the file says (a depth of 2^30 was 2 GB of blanks in one line,
+ * one of 2^31 - 1 a signed overflow).
+ */
+enum { MAX_DEPTH = 1024 };
+
 struct fg_cpu {
 	int last_pid;		/* -1 before the first record */
-	int depth;		/* where comments go */
+	int depth;		/* where comments go: -1 .. MAX_DEPTH */
 	uint64_t enter[RETFUNC_DEPTH];	/* the open function at each depth, 0 none */
 	int irq_depth;		/* without funcgraph-irqs: the handler's depth, -1 outside one */
 };
+
+/* r's depth as the printer uses it: a negative one (a u32 past INT_MAX) is 0. */
+static int depth_of(const struct fmt_graph_rec *r)
+{
+	return r->depth < 0 ? 0 : r->depth > MAX_DEPTH ? MAX_DEPTH : r->depth;
+}
 
 struct fmt_graph {
 	struct fmt_graph_opts o;
@@ -286,7 +304,7 @@ static void put_irq_mark(struct fmt_graph *g, const struct fmt_graph_env *env, c
  * it calls: true when r is such a record.
  */
 static bool skip_irq(struct fmt_graph *g, const struct fmt_graph_env *env, struct fg_cpu *c,
-		     const struct fmt_graph_rec *r)
+		     const struct fmt_graph_rec *r, int depth)
 {
 	if (g->o.irqs)
 		return false;
@@ -295,12 +313,12 @@ static bool skip_irq(struct fmt_graph *g, const struct fmt_graph_env *env, struc
 			return true;
 		if (!in_irq_text(env, r->func))
 			return false;
-		c->irq_depth = r->depth;
+		c->irq_depth = depth;
 		return true;
 	}
 	if (c->irq_depth == -1)
 		return false;
-	if (c->irq_depth >= r->depth)
+	if (c->irq_depth >= depth)
 		c->irq_depth = -1;
 	return true;
 }
@@ -388,11 +406,12 @@ bool fmt_graph_put(struct fmt_graph *g, const struct fmt_graph_env *env, const c
 		   struct fmt_line *out)
 {
 	struct fg_cpu *c = cpu_state(g, r->cpu);
+	int depth = depth_of(r);
 	bool leaf = false;
 
 	if (!prefix)
 		prefix = "";
-	if (r->kind != FG_OTHER && skip_irq(g, env, c, r))
+	if (r->kind != FG_OTHER && skip_irq(g, env, c, r, depth))
 		return false;
 	check_pid(g, env, prefix, c, r->cpu, r->pid, out);
 	switch (r->kind) {
@@ -404,10 +423,10 @@ bool fmt_graph_put(struct fmt_graph *g, const struct fmt_graph_env *env, const c
 		put_prologue(g, env, prefix, r, out);
 		if (leaf) {
 			/* Comments after a leaf go at its own depth. */
-			c->depth = r->depth - 1;
-			remember(c, r->depth, 0);
+			c->depth = depth - 1;
+			remember(c, depth, 0);
 			put_duration(g, out, next->rettime - next->calltime);
-			pad(out, r->depth * INDENT);
+			pad(out, depth * INDENT);
 			put_func(env, out, r->func);
 			put_args(env, out, r);
 			puts_(out, ";");
@@ -428,10 +447,10 @@ bool fmt_graph_put(struct fmt_graph *g, const struct fmt_graph_env *env, const c
 			puts_(out, "\n");
 			put_irq_mark(g, env, prefix, r, false, out);
 		} else {
-			c->depth = r->depth;
-			remember(c, r->depth, r->func);
+			c->depth = depth;
+			remember(c, depth, r->func);
 			put_no_duration(g, out);
-			pad(out, r->depth * INDENT);
+			pad(out, depth * INDENT);
 			put_func(env, out, r->func);
 			put_args(env, out, r);
 			/* print_graph_entry_nested(): the caller in a comment after the brace */
@@ -448,14 +467,14 @@ bool fmt_graph_put(struct fmt_graph *g, const struct fmt_graph_env *env, const c
 		bool match = true;
 
 		/* Comments after a return go at the level of its brace. */
-		c->depth = r->depth - 1;
-		if (r->depth >= 0 && r->depth < RETFUNC_DEPTH) {
-			match = c->enter[r->depth] == r->func;
-			c->enter[r->depth] = 0;
+		c->depth = depth - 1;
+		if (depth >= 0 && depth < RETFUNC_DEPTH) {
+			match = c->enter[depth] == r->func;
+			c->enter[depth] = 0;
 		}
 		put_prologue(g, env, prefix, r, out);
 		put_duration(g, out, r->rettime - r->calltime);
-		pad(out, r->depth * INDENT);
+		pad(out, depth * INDENT);
 		if (g->o.retval && r->has_retval) {
 			puts_(out, "} /* ");
 			put_func(env, out, r->func);

@@ -36,7 +36,7 @@ static void unlink_in(const char *dir, const char *name);
 static int put_file(const char *dir, const char *name, const char *data, size_t len)
 {
 	char *tmp = xasprintf("%s/.%s.new", dir, name), *path = xasprintf("%s/%s", dir, name);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), e = 0;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600), e = 0;
 
 	if (fd < 0) {
 		e = -errno;
@@ -75,7 +75,7 @@ pid_t rec_spool_owner(const char *dir, bool *alive)
 	size_t len;
 
 	*alive = false;
-	if (!read_file(path, &text, &len))
+	if (!read_file_flags(path, O_NOFOLLOW, &text, &len))
 		pid = strtol(text, NULL, 10);
 	free(path);
 	free(text);
@@ -99,7 +99,7 @@ char *rec_spool_output(const char *dir)
 	struct stat a, b;
 	size_t len;
 
-	if (!read_file(path, &text, &len) && (nl = strchr(text, '\n')) && nl[1]) {
+	if (!read_file_flags(path, O_NOFOLLOW, &text, &len) && (nl = strchr(text, '\n')) && nl[1]) {
 		out = nl + 1;
 		out[strcspn(out, "\n")] = '\0';
 		out = xstrdup(out);
@@ -123,7 +123,7 @@ int rec_spool_create(const char *dir, const char *output)
 	char *owner;
 	int e;
 
-	if (mkdir(dir, 0755)) {
+	if (mkdir(dir, 0700)) {
 		bool alive;
 		pid_t pid;
 
@@ -187,7 +187,7 @@ static int write_meta(const char *inst_name, const char *dir, struct tfw_meta *m
 	bufs[nbufs++] = (struct tfw_buffer){ inst_name, none };
 	tmp = xasprintf("%s/.meta.dat.new", dir);
 	path = xasprintf("%s/meta.dat", dir);
-	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		e = -errno;
 	} else {
@@ -420,7 +420,7 @@ int rec_spool_cmdlines(const char *dir, const struct tfs_inst *in)
 int rec_spool_procmap(const char *dir, const struct tfw_opt *o)
 {
 	char *path = xasprintf("%s/procmaps", dir);
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644), e = 0;
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600), e = 0;
 	ssize_t w;
 
 	if (fd < 0) {
@@ -450,7 +450,7 @@ static void add_spooled_maps(const char *dir, struct tfw_meta *m)
 	struct tfile_procmap *maps = NULL;
 	size_t len = 0, n = 0;
 
-	if (!read_file(path, &text, &len))
+	if (!read_file_flags(path, O_NOFOLLOW, &text, &len))
 		n = tfile_procmap_log_parse(text, len, &maps);
 	for (size_t i = 0; i < n; i++) {
 		struct tfw_opt o;
@@ -474,7 +474,7 @@ static void add_spooled_tgids(const char *dir, struct tfw_meta *m)
 	if (!tfw_meta_has_text_option(m, "record-tgid"))
 		return;
 	path = xasprintf("%s/tgids", dir);
-	if (!read_file(path, &text, &len) && len)
+	if (!read_file_flags(path, O_NOFOLLOW, &text, &len) && len)
 		tfw_meta_add_tgids(m, text, len);
 	free(text);
 	free(path);
@@ -586,7 +586,7 @@ static int boot_kallsyms(const char *dir, struct tfw_meta *m)
 	size_t len;
 	int r = REC_KSYMS_KEPT;
 
-	if (!read_file(path, &then, &len)) {
+	if (!read_file_flags(path, O_NOFOLLOW, &then, &len)) {
 		str_rstrip(then);
 		r = REC_KSYMS_LOST;
 		if (now && !strcmp(now, then)) {
@@ -623,7 +623,7 @@ static int write_spooled(const char *dir, int fd, unsigned flags, bool restored,
 	int e;
 
 	memset(&m, 0, sizeof(m));
-	e = tfile_open(path, TFILE_KEEP_FORMATS | TFILE_NO_KALLSYMS, &tf);
+	e = tfile_open(path, TFILE_KEEP_FORMATS | TFILE_NO_KALLSYMS | TFILE_NOFOLLOW, &tf);
 	if (e) {
 		if (e == -ENOENT && restored)
 			tr_fail(e, "cannot restore '%s': it has no meta.dat (the recording ended "
@@ -643,7 +643,7 @@ static int write_spooled(const char *dir, int fd, unsigned flags, bool restored,
 	if (restored && !tfile_kallsyms_extent(tf, &m.kallsyms_off, &m.kallsyms.len))
 		*ksyms = boot_kallsyms(dir, &m);
 	else if (tfile_kallsyms_extent(tf, &m.kallsyms_off, &m.kallsyms.len)) {
-		m.kallsyms_fd = open(path, O_RDONLY | O_CLOEXEC);
+		m.kallsyms_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 		if (m.kallsyms_fd < 0) {
 			e = tr_fail(-errno, "cannot read '%s': %s", path, strerror(errno));
 			m.kallsyms = (struct tfw_blob){ 0 };
@@ -653,11 +653,11 @@ static int write_spooled(const char *dir, int fd, unsigned flags, bool restored,
 	}
 	free(path);
 	path = fresh ? tfs_path(NULL, "saved_cmdlines") : xasprintf("%s/cmdlines", dir);
-	if (read_file(path, &cmd, &len) && fresh) {
+	if (read_file_flags(path, O_NOFOLLOW, &cmd, &len) && fresh) {
 		free(path);
 		path = xasprintf("%s/cmdlines", dir);
 	}
-	if (cmd || !read_file(path, &cmd, &len)) {
+	if (cmd || !read_file_flags(path, O_NOFOLLOW, &cmd, &len)) {
 		free(m.cmdlines.data);
 		m.cmdlines = (struct tfw_blob){ cmd, len };
 		cmd = NULL;
@@ -720,7 +720,7 @@ static int open_pages(const char *dir, int cpu, const char *ext, uint32_t page_s
 		      uint64_t *size)
 {
 	char *p = xasprintf("%s/cpu%d.%s", dir, cpu, ext);
-	int fd = open(p, O_RDONLY | O_CLOEXEC);
+	int fd = open(p, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	struct stat st;
 
 	free(p);
@@ -793,13 +793,39 @@ static int open_raw(void *arg, struct tfw_src *src, int cpus, uint32_t page_size
 	return 0;
 }
 
+/*
+ * Is dir a spool this user may restore from?  What is in it is parsed as
+ * a recording and its owner file names where the parts go: one another
+ * user owns, or can write in, could make root running tr restore read
+ * that user's files (the spool's own are opened with O_NOFOLLOW) or
+ * rename files where it says.  0 or -EPERM with tr_fail().
+ */
+static int spool_trusted(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st))
+		return tr_fail(-errno, "cannot restore from '%s': %s", dir, strerror(errno));
+	if (st.st_uid != geteuid())
+		return tr_fail(-EPERM, "cannot restore from '%s': it belongs to uid %u, not to "
+			       "the user running tr restore (uid %u)", dir, (unsigned)st.st_uid,
+			       (unsigned)geteuid());
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return tr_fail(-EPERM, "cannot restore from '%s': other users can write in it "
+			       "(mode %04o)", dir, (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
 int rec_restore(const char *dir, int fd, unsigned flags, struct rec_restore_result *res)
 {
 	struct raw_files rf = { dir, res };
 	bool alive;
 	pid_t pid;
+	int e;
 
 	memset(res, 0, sizeof(*res));
+	if ((e = spool_trusted(dir)))
+		return e;
 	pid = rec_spool_owner(dir, &alive);
 	if (alive)
 		return tr_fail(-EBUSY, "cannot restore '%s': tr %d is still recording into it",
@@ -844,7 +870,7 @@ int rec_spool_rotate(const char *dir, const char *output, unsigned keep, unsigne
 	if (unlink(p) && errno != ENOENT)
 		e = tr_fail(-errno, "cannot remove '%s': %s", p, strerror(errno));
 	free(p);
-	fd = e ? -1 : open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = e ? -1 : open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (!e && fd < 0)
 		e = tr_fail(-errno, "cannot write '%s': %s", tmp, strerror(errno));
 	if (!e && (e = write_spooled(dir, fd, flags, false, true, segment_src, &sg, &bytes, NULL)))

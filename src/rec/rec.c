@@ -840,7 +840,7 @@ int rec_out_open(struct rec *r, int cpu, int *fd)
 	if (r->o.spool) {
 		char *name = xasprintf("%s/cpu%d.raw", r->o.tmp_dir, cpu);
 
-		*fd = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		*fd = open(name, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (*fd < 0) {
 			e = -errno;
 			tr_fail(e, "cannot create '%s': %s", name, strerror(-e));

@@ -1162,7 +1162,8 @@ int tfile_open(const char *path, unsigned flags, struct tfile **out)
 	 * O_NONBLOCK: opening a FIFO for reading would wait for a writer
 	 * forever; the type is checked before anything is read.
 	 */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = open(path,
+		  O_RDONLY | O_CLOEXEC | O_NONBLOCK | (flags & TFILE_NOFOLLOW ? O_NOFOLLOW : 0));
 	if (fd < 0) {
 		err = -errno;
 		tr_fail(err, "cannot open '%s': %s", path, strerror(errno));

@@ -312,9 +312,14 @@ bool tr_image_read(const struct tr_image *im, unsigned long long off, size_t len
  */
 int read_file(const char *path, char **out, size_t *len)
 {
+	return read_file_flags(path, 0, out, len);
+}
+
+int read_file_flags(const char *path, int oflags, char **out, size_t *len)
+{
 	size_t cap = 4096, n = 0;
 	char *buf;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | oflags);
 
 	if (fd < 0)
 		return -errno;

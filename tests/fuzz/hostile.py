@@ -97,6 +97,36 @@ WAKE_FMT = fmt(b'sched_wakeup', WAKE_ID,
                b'REC->target_cpu, __get_str(name)')
 
 
+# function_graph's records as a 6.15 kernel's events/ftrace/*/format give them
+# (kernel/trace/trace_entries.h, x86_64): tests/integration/graphdat.py's file
+# and the hostile depths below.
+FG_EXIT_ID, FG_ENTRY_ID, FG_RETADDR_ID = 10, 11, 14
+FG_ENTRY_FMT = fmt(b'funcgraph_entry', FG_ENTRY_ID,
+                   b'\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n'
+                   b'\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n'
+                   b'\tfield:unsigned long args[];\toffset:24;\tsize:0;\tsigned:0;\n',
+                   b'"--> %ps (%u)", (void *)REC->func, REC->depth')
+FG_RETADDR_FMT = fmt(b'fgraph_retaddr_entry', FG_RETADDR_ID,
+                     b'\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n'
+                     b'\tfield:unsigned int depth;\toffset:16;\tsize:4;\tsigned:0;\n'
+                     b'\tfield:unsigned long retaddr;\toffset:20;\tsize:8;\tsigned:0;\n',
+                     b'"--> %ps (%u) <- %ps", (void *)REC->func, REC->depth, '
+                     b'(void *)REC->retaddr')
+FG_EXIT_FMT = fmt(b'funcgraph_exit', FG_EXIT_ID,
+                  b'\tfield:unsigned long func;\toffset:8;\tsize:8;\tsigned:0;\n'
+                  b'\tfield:unsigned long retval;\toffset:16;\tsize:8;\tsigned:0;\n'
+                  b'\tfield:unsigned int depth;\toffset:24;\tsize:4;\tsigned:0;\n'
+                  b'\tfield:unsigned int overrun;\toffset:28;\tsize:4;\tsigned:0;\n'
+                  b'\tfield:unsigned long long calltime;\toffset:32;\tsize:8;\tsigned:0;\n'
+                  b'\tfield:unsigned long long rettime;\toffset:40;\tsize:8;\tsigned:0;\n',
+                  b'"<-- %ps (%u) (start: %llx  end: %llx) over: %u retval: %lx", '
+                  b'(void *)REC->func, REC->depth, REC->calltime, REC->rettime, '
+                  b'REC->depth, REC->retval')
+FG_K = 0xffffffff81000000
+FG_VFS_READ, FG_KSYS_READ, FG_SYSCALL = FG_K + 0x100, FG_K + 0x200, FG_K + 0x300
+FG_KALLSYMS = (b'ffffffff81000100 T vfs_read\nffffffff81000200 T ksys_read\n'
+               b'ffffffff81000300 T x64_sys_call\nffffffff81000400 T _etext\n')
+
 # ---- records and pages ----
 
 def record(eid, pid, payload):
@@ -400,6 +430,42 @@ def base(**kw):
         o['data'] = [cpu_pages(c) for c in range(o['cpus'])]
     return o
 
+
+def fg_entry(pid, func, depth):
+    return record(FG_ENTRY_ID, pid, struct.pack('<QII', func, depth & 0xffffffff, 0))
+
+
+def fg_exit(pid, func, depth, retval=0, calltime=1000, rettime=3500):
+    return record(FG_EXIT_ID, pid, struct.pack('<QQIIQQ', func, retval, depth & 0xffffffff, 0,
+                                               calltime, rettime))
+
+
+def fg_print(text):
+    return record(PRINT_ID, 77, struct.pack('<Q', FG_K) + text + b'\0')
+
+
+def graph_base(recs, tr_opts=b'', kernel=b'6.15.0'):
+    """A one-CPU function_graph recording of recs, tr_opts the funcgraph words tr stored."""
+    data = page(1000000, [event(10 * (i + 1), r) for i, r in enumerate(recs)])
+    opts = [(5, 'UNAME', [b'Linux vm ' + kernel + b' #1 SMP PREEMPT_DYNAMIC x86_64\0']),
+            (9, 'VERSION', [b'tr 0.1.0\0' + tr_opts + b'tracer:function_graph\n\0'])]
+    return base(ftrace=[PRINT_FMT, FG_EXIT_FMT, FG_ENTRY_FMT, FG_RETADDR_FMT], cpus=1,
+                data=[data], kallsyms=FG_KALLSYMS, cmdlines=b'77 cat\n', opts=opts)
+
+
+def graph_depth_recs(depths):
+    """
+    For each depth D (any 32-bit value): ksys_read entered at D, a nested
+    vfs_read at D + 1 with a comment inside, a leaf at D + 1, a comment, and
+    the exits: the entry, leaf, brace and comment lines each indent by D.
+    """
+    recs = []
+    for d in depths:
+        recs += [fg_entry(77, FG_KSYS_READ, d), fg_entry(77, FG_VFS_READ, d + 1),
+                 fg_print(b'in vfs_read'), fg_exit(77, FG_VFS_READ, d + 1),
+                 fg_entry(77, FG_SYSCALL, d + 1), fg_exit(77, FG_SYSCALL, d + 1),
+                 fg_print(b'after the leaf'), fg_exit(77, FG_KSYS_READ, d)]
+    return recs
 
 def ustack_opts(maps):
     """tr's VERSION with sym-userobj on, then a PROCMAPS option of each text in maps."""
@@ -709,6 +775,15 @@ def main():
     gap = [page(1000000 + c, [event(10, switch_rec(100 + c, 200 + c))]) +
            page(5001000000 + c, [event(5, switch_rec(200 + c, 100 + c))]) for c in range(2)]
     put('gap-5s-v7.dat', v7(base(data=gap)).b)
+
+    # function_graph depths past any kernel's (issue 36): the printer indented by
+    # the depth, 2 GB of blanks at 2^30 and a signed overflow at 2^31 - 1.
+    for v in (0, 1, 1023, 1024, 1025, 0x3fffffff, 0x40000000, 0x7fffffff, 0x80000000,
+              0xfffffffe, 0xffffffff):
+        put('absurd-graph-depth-%x-v6.dat' % v, v6(graph_base(graph_depth_recs([v]))).b)
+    put('absurd-graph-depth-alternating-v7.dat',
+        v7(graph_base(graph_depth_recs([0, 0x7fffffff, 1, 0xffffffff, 0, 0x3fffffff, 2]),
+                      b'funcgraph-proc\nfuncgraph-abstime\n'), 'zstd').b)
 
     # Text sections at their edges (defects 8 and 9).
     texts = {

@@ -81,6 +81,19 @@ test_expect_success 'decompression bomb: refused at once, memory bounded whateve
 	test_grep -q "more than 64 MB decompressed at once" err
 '
 
+test_expect_success 'function_graph depths past any kernel'"'"'s: no overflow, lines of at most 1024 levels' '
+	for f in h/absurd-graph-depth-*.dat; do
+		timeout 20 "$TR" report -i "$f" >out 2>err &&
+		test_must_be_empty err &&
+		test "$(wc -L <out)" -le 2200 || { echo "$f: $(wc -L <out) columns"; exit 1; }
+	done &&
+	# 2^30 levels were one line of 2 GB: the plain build under 400 MB of address space.
+	for v in 3fffffff 40000000; do
+		(ulimit -v 400000 && "$plain" report -i h/absurd-graph-depth-$v-v6.dat >out 2>err) &&
+		test_must_be_empty err && test "$(wc -l <out)" = 8 || exit 1
+	done
+'
+
 test_expect_success 'a FIFO, a directory, a device: refused at once, without reading' '
 	mkfifo fifo &&
 	one_error fifo "^tr: .fifo. is not a regular file (a FIFO)$" &&

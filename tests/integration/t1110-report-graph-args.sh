@@ -46,6 +46,35 @@ test_expect_success 'retval-hex keeps the error in hex; --no-graph shows the rec
 	test_grep "funcgraph_entry: *--> vfs_read (1)$" out
 '
 
+# The kernel's depth is small (50 calls before 6.9, a page of frames since);
+# a file may say anything.
+test_expect_success 'a depth past 1024 is indented as 1024; one past INT_MAX as the top level' '
+	python3 "$TEST_ROOT/tests/integration/graphdat.py" deep.dat 1023 0x7ffffffe 0xffffffff &&
+	timeout 20 "$TR" report deep.dat >out 2>err &&
+	test_must_be_empty err &&
+	blanks() { printf "%*s" $(($1 * 2)) ""; } &&
+	{
+		echo "cpus=1" &&
+		for d in 1023 1024; do
+			echo " 0)               |  $(blanks $d)ksys_read() {" &&
+			echo " 0)               |  $(blanks 1024)vfs_read() {" &&
+			echo " 0)               |  $(blanks 1025)/* 0xffffffff81000000: in vfs_read */" &&
+			echo " 0)   2.500 us    |  $(blanks 1024)}" &&
+			echo " 0)   2.500 us    |  $(blanks 1024)x64_sys_call();" &&
+			echo " 0)               |  $(blanks 1024)/* 0xffffffff81000000: after the leaf */" &&
+			echo " 0)   2.500 us    |  $(blanks $d)}" || exit 1
+		done &&
+		echo " 0)               |  ksys_read() {" &&
+		echo " 0)               |  vfs_read() {" &&
+		echo " 0)               |  /* 0xffffffff81000000: in vfs_read */" &&
+		echo " 0)   2.500 us    |  }" &&
+		echo " 0)   2.500 us    |  x64_sys_call();" &&
+		echo " 0)               |  /* 0xffffffff81000000: after the leaf */" &&
+		echo " 0)   2.500 us    |  } /* ksys_read */"
+	} >expect &&
+	test_cmp expect out
+'
+
 test_expect_success 'a bad funcgraph word in -O is a usage error' '
 	test_expect_code 64 tr report -O funcgraph-nosuch g.dat 2>err &&
 	test_grep "bad trace option .funcgraph-nosuch." err

@@ -228,6 +228,124 @@ TEST(irq_markers_and_unknown_symbols)
 		    " 0)   <========== |\n");
 }
 
+/*
+ * A file's depth may be any 32-bit value (the field is a u32, read into an
+ * int): records at depth D (an entry, a nested one at D + 1 with a comment
+ * inside, a leaf, a comment and the exits) for each of depths, under opts.
+ */
+static char *run_depths(const uint32_t *depths, size_t n, const char *opts)
+{
+	struct fmt_graph_rec *r = calloc(n * 8, sizeof(*r));
+	char *out;
+
+	for (size_t i = 0; i < n; i++) {
+		int d = (int)depths[i], d1 = (int)(depths[i] + 1u);
+		const struct fmt_graph_rec set[8] = {
+			ENT(0, 77, 1, d), ENT(0, 77, 2, d1), OTHER(0, 77, "in vfs_read"),
+			EXIT(0, 77, 2, d1, 1000), ENT(0, 77, 3, d1), EXIT(0, 77, 3, d1, 500),
+			OTHER(0, 77, "after the leaf"), EXIT(0, 77, 1, d, 3000),
+		};
+
+		memcpy(r + i * 8, set, sizeof(set));
+	}
+	out = run_opts(r, n * 8, 1, "", opts);
+	free(r);
+	return out;
+}
+
+/*
+ * The kernel's text of run_depths()'s records for one depth, each of its
+ * seven lines indented by lv[i] levels; close is the last line's brace.
+ */
+static char *depths_text(const int lv[7], const char *close)
+{
+	static const char *const cols[7][2] = {
+		{ "               ", "ksys_read() {" }, { "               ", "vfs_read() {" },
+		{ "               ", "/* in vfs_read */" }, { "   1.000 us    ", "}" },
+		{ "   0.500 us    ", "rw_verify_area();" }, { "               ", "/* after the leaf */" },
+		{ "   3.000 us    ", NULL },
+	};
+	struct fmt_line out = { 0 };
+
+	for (int i = 0; i < 7; i++)
+		fmt_line_printf(&out, " 0)%s|  %*s%s\n", cols[i][0], lv[i] * 2, "",
+				cols[i][1] ? cols[i][1] : close);
+	fmt_line_grow(&out, 1);
+	out.p[out.len] = '\0';
+	return out.p;
+}
+
+/* The longest line of s. */
+static size_t longest_line(const char *s)
+{
+	size_t max = 0;
+
+	for (const char *nl; *s; s = nl + 1) {
+		nl = strchrnul(s, '\n');
+		if ((size_t)(nl - s) > max)
+			max = nl - s;
+		if (!*nl)
+			break;
+	}
+	return max;
+}
+
+/*
+ * Whatever the depth, the printer's arithmetic stays in range (the unit
+ * tests run under UBSan: INT_MAX * 2 was a signed overflow) and a line's
+ * indentation is at most 1024 levels (a depth of 2^30 was 2 GB of blanks);
+ * the depths a kernel writes print as before.
+ */
+TEST(hostile_depths)
+{
+	static const uint32_t extreme[] = { 0x7fffffff, 0xffffffff, 0x80000000, 0x7ffffffe,
+					    0x3fffffff, 0x40000000, 0xfffffffe, 0, 1, 1023,
+					    1024, 1025 };
+	static const uint32_t alternating[] = { 0, 0x7fffffff, 1, 0xffffffff, 0, 0x80000000,
+						2, 0x3fffffff, 3 };
+	static const char *opts[] = { "", "noirqs,proc,abstime", "tail,retval,overrun,noduration" };
+	char *a, *b;
+
+	for (size_t o = 0; o < N(opts); o++) {
+		a = run_depths(extreme, N(extreme), opts[o]);
+		CHECK(strlen(a) < N(extreme) * 8 * 2200);
+		CHECK(longest_line(a) < 2 * 1024 + 200);
+		free(a);
+		a = run_depths(alternating, N(alternating), opts[o]);
+		CHECK(strlen(a) < N(alternating) * 8 * 2200);
+		CHECK(longest_line(a) < 2 * 1024 + 200);
+		free(a);
+	}
+
+	/*
+	 * Past 1024 levels a line is indented as at 1024: INT_MAX - 1's lines
+	 * are 1024's; a comment inside the nested
+	 * call goes one level further in (2050 blanks), one after it at the
+	 * leaf's level: the longest line.
+	 */
+	a = run_depths((const uint32_t[]){ 1024 }, 1, "");
+	b = run_depths((const uint32_t[]){ 0x7ffffffe }, 1, "");
+	CHECK_STR(a, b);
+	CHECK(longest_line(a) ==
+	      strlen(" 0)               |  ") + 2 * 1024 + strlen("/* after the leaf */"));
+	free(a);
+	free(b);
+
+	/* A negative depth (a u32 past INT_MAX) is the top level. */
+	a = run_depths((const uint32_t[]){ 0xffffffff }, 1, "");
+	b = depths_text((const int[]){ 0, 0, 0, 0, 0, 0, 0 }, "} /* ksys_read */");
+	CHECK_STR(a, b);
+	free(a);
+	free(b);
+
+	/* A kernel's depths print as they always did. */
+	a = run_depths((const uint32_t[]){ 1 }, 1, "");
+	b = depths_text((const int[]){ 1, 2, 3, 2, 2, 2, 1 }, "}");
+	CHECK_STR(a, b);
+	free(a);
+	free(b);
+}
+
 /* The options' words as trace_options and --graph-opt spell them. */
 TEST(option_words)
 {
@@ -480,4 +598,4 @@ UNIT_MAIN(T(leaf_and_nested), T(duration_marks_and_widths), T(missing_exit_and_e
 	  T(leaf_only_for_same_task_and_function), T(irq_markers_and_unknown_symbols),
 	  T(option_words), T(columns_abstime_proc_nocpu), T(nooverhead_and_noduration),
 	  T(tail_retval_overrun), T(noirqs_leaves_handlers_out), T(retaddr_args_ret),
-	  T(btf_args_as_the_kernel))
+	  T(btf_args_as_the_kernel), T(hostile_depths))
