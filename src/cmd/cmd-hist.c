@@ -219,9 +219,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		}
 		if (a->act != ACT_RUN)
 			argp_error(state, "too many arguments");
-		/* COMMAND and everything after it are the command's. */
-		a->command = &state->argv[state->next - 1];
-		state->next = state->argc;
+		opt_command(state, &a->command);
 		return 0;
 	case ARGP_KEY_END:
 		/* A second -e used to replace the first without a word. */

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "fmt-filter.h"
 #include "fmt.h"
 #include "parse.h"
 #include "rec.h"
@@ -173,16 +172,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->r.cpus = a->cpus;
 		a->r.max_cpus = MAX_CPUS;
 		return 0;
-	case 'F': {
-		char why[160];
-
-		/* The grammar is checked here, so a mistyped filter is a usage error (64). */
-		if (fmt_check_filter(arg, why, sizeof(why)))
-			argp_error(state, "bad filter '%.60s%s': %s", arg, strlen(arg) > 60 ? "..." : "",
-				   why);
-		strv_push(&a->r.filters, arg);
+	case 'F':
+		opt_filter_add(state, &a->r.filters, arg);
 		return 0;
-	}
 	case OPT_BUFFER:
 		if (!*arg)
 			argp_error(state, "empty buffer name");
@@ -201,16 +193,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->r.plugins = true;
 		return 0;
 	case OPT_FORMAT:
-		a->r.fo.lib = false;
-		if (!strcmp(arg, "text"))
-			a->r.fo.kind = FMT_TEXT;
-		else if (!strcmp(arg, "libtraceevent"))
-			a->r.fo.kind = FMT_TEXT, a->r.fo.lib = true;
-		else if (!strcmp(arg, "json"))
-			a->r.fo.kind = FMT_JSON;
-		else if (!strcmp(arg, "csv"))
-			a->r.fo.kind = FMT_CSV;
-		else
+		if (opt_output_format(arg, &a->r.fo))
 			argp_error(state, "bad format '%s' (text, libtraceevent, json or csv)", arg);
 		a->format = arg;
 		return 0;
