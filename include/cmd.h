@@ -101,6 +101,24 @@ struct tr_setup;
 void opt_check_follow(struct argp_state *state, bool follow, bool command,
 		      const struct tr_setup *setup);
 /*
+ * At the first argument of a command that runs a COMMAND (record, stream,
+ * hist, top, profile): it and everything after it are COMMAND's, not
+ * options of ours; *command points into argv.
+ */
+void opt_command(struct argp_state *state, char ***command);
+/*
+ * -F FILTER of report and stream: its grammar checked now (a bad one is a
+ * usage error, "bad filter 'F': why"), then pushed onto filters.
+ */
+void opt_filter_add(struct argp_state *state, struct strv *filters, const char *arg);
+/*
+ * --format FMT of report and stream: text, libtraceevent, json or csv into
+ * fo's kind and lib; -EINVAL for another word (each command says its own
+ * usage error).
+ */
+struct fmt_opts;
+int opt_output_format(const char *arg, struct fmt_opts *fo);
+/*
  * --file-version 6|7 and --compression zstd|zlib|none, for the commands
  * that write trace.dat files (record, convert, split); each says its own
  * default in its --help.  A compression implies version 7; version 6 with
@@ -111,6 +129,8 @@ struct opt_file_format {
 	int zip;	/* enum tfw_zip, or -1: not given (set it so before parsing) */
 };
 extern const struct argp opt_file_format_argp;
+/* The group alone, under "File:" (convert, split, restore). */
+extern const struct argp_child opt_file_format_children[];
 void opt_bind_file_format(struct argp_state *state, struct opt_file_format *ff);
 /*
  * --duration, --follow and --no-filter: how long a live session runs and

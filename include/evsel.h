@@ -59,6 +59,13 @@ struct evmatch {
 int evsel_resolve(const struct evsel_list *l, const struct strv *available, struct evmatch **out,
 		  size_t *n);
 
+/*
+ * tr record -i: keep the selectors of l that match an event of available,
+ * in their order and with their filters, and those of the ftrace system
+ * (checked later, as always); push the others' specs onto dropped.
+ */
+void evsel_keep_existing(struct evsel_list *l, const struct strv *available, struct strv *dropped);
+
 struct tfs_inst;
 /*
  * "no such event 'SYS:EV' (did you mean sched:sched_switch?)": tr_fail()

@@ -107,5 +107,12 @@ int setup_blk_mask_check(const char *mask);
 
 /* Enable the selected events (and their filters) in an instance. */
 int setup_events(struct tfs_inst *in, const struct evsel_list *events);
+/*
+ * tr record --profile: add to events and s what tr report --profile reads
+ * (fmt-tprof.c): sched_switch with the stack of each switch that blocks (a
+ * stacktrace trigger), sched_wakeup, raw_syscalls and, where the kernel
+ * has them, the page fault events.  0 or evsel_add()'s error.
+ */
+int setup_profile(struct evsel_list *events, struct tr_setup *s);
 
 #endif

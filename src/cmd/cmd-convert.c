@@ -109,11 +109,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
-static const struct argp_child children[] = {
-	{ &opt_file_format_argp, 0, "File:", 0 },
-	{ 0 }
-};
-
 static const struct argp argp = {
 	options, parse, NULL,
 	"Rewrite a trace.dat file in another file version or compression, or write it (and "
@@ -129,7 +124,7 @@ static const struct argp argp = {
 	"tr record stores, uname, the saved task names, lost events, and each input file as "
 	"its own machine; trace_marker text in atrace form (B|pid|name, E|pid, "
 	"C|pid|name|value) becomes slices and counters.  Open the file at ui.perfetto.dev.",
-	children, NULL, NULL
+	opt_file_format_children, NULL, NULL
 };
 
 /* Is path the file st describes (converting a file onto itself)? */

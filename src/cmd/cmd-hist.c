@@ -94,6 +94,78 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
+/* --latency and --sql: a new histogram of their own event, its options only. */
+static void check_latency(struct argp_state *state, const struct args *a)
+{
+	if (a->act != ACT_RUN)
+		argp_error(state, "--latency and --sql make a new histogram");
+	if (a->lat.on && a->lat.sql)
+		argp_error(state, "--latency and --sql exclude each other");
+	if (a->actions.n)
+		argp_error(state, "--action goes with -e, not --latency or --sql");
+	if (a->lat.on && (!a->lat.start || !a->lat.end || !a->lat.match))
+		argp_error(state, "--latency needs --start, --end and --match");
+	if (a->events.n)
+		argp_error(state, "--latency and --sql make their own event: no -e");
+	if (a->lat.save && !a->lat.onmax)
+		argp_error(state, "--save goes with --onmax");
+	if (a->lat.snapshot && a->lat.onmax)
+		argp_error(state, "--onmax and --snapshot exclude each other");
+}
+
+/* -e: the latency options are not its; a new histogram needs keys. */
+static void check_event(struct argp_state *state, const struct args *a)
+{
+	if (a->lat.start || a->lat.end || a->lat.match || a->lat.onmax || a->lat.save ||
+	    a->lat.snapshot)
+		argp_error(state, "--start, --end, --match, --onmax, --save and "
+				  "--snapshot go with --latency");
+	if (!a->events.n)
+		argp_error(state, "which event? give -e SYS:EVENT");
+	if (a->act == ACT_RUN && !a->keys)
+		argp_error(state, "a histogram needs keys: give -k KEY");
+}
+
+/* Once the whole line is read: what goes with what, and which source (-i, COMMAND, --duration). */
+static void check_hist(struct argp_state *state, const struct args *a)
+{
+	/* A second -e used to replace the first without a word. */
+	if (a->events.n > 1 && !a->name)
+		argp_error(state, "one -e per histogram ('%s', then '%s'); events share one "
+				  "with --name", a->events.v[0], a->events.v[1]);
+	if (a->events.n > 1 && a->act != ACT_RUN)
+		argp_error(state, "show, clear, pause and cont take one -e");
+	if ((a->defines.n || a->dkeys.n) && (a->lat.on || a->lat.sql || a->act != ACT_RUN))
+		argp_error(state, "--define and --define-keys go with a new -e histogram");
+	if (a->dkeys.n && !a->defines.n)
+		argp_error(state, "--define-keys goes with --define");
+	if ((a->defines.n || a->events.n > 1) && (a->input || a->engine == ENG_USER))
+		argp_error(state, "--define and several -e are the kernel's: not with -i or "
+				  "--engine user");
+	if (a->lat.on || a->lat.sql)
+		check_latency(state, a);
+	else
+		check_event(state, a);
+	if (a->debug && a->act != ACT_SHOW)
+		argp_error(state, "--debug goes with show");
+	if (a->clock && (a->act != ACT_RUN || a->lat.on || a->lat.sql))
+		argp_error(state, "--clock goes with a new -e histogram");
+	if (a->clock && (a->input || a->engine == ENG_USER))
+		argp_error(state, "--clock is the kernel's: not with -i or --engine user");
+	if (a->act != ACT_RUN && (a->keys || a->vals || a->sort || a->filter || a->size ||
+				  a->duration_ns || a->input || a->engine || a->actions.n))
+		argp_error(state, "show, clear, pause and cont take only -e, --name, -B and "
+				  "the output options");
+	if (a->input && a->lat.sql)
+		argp_error(state, "--sql runs in the kernel: no -i");
+	if (a->input && a->engine == ENG_KERNEL)
+		argp_error(state, "-i FILE is read by the userspace engine");
+	if (a->input && (a->command || a->duration_ns))
+		argp_error(state, "-i FILE takes no COMMAND or --duration");
+	if (a->command && a->duration_ns)
+		argp_error(state, "COMMAND and --duration exclude each other");
+}
+
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
 	struct args *a = state->input;
@@ -219,67 +291,10 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		}
 		if (a->act != ACT_RUN)
 			argp_error(state, "too many arguments");
-		/* COMMAND and everything after it are the command's. */
-		a->command = &state->argv[state->next - 1];
-		state->next = state->argc;
+		opt_command(state, &a->command);
 		return 0;
 	case ARGP_KEY_END:
-		/* A second -e used to replace the first without a word. */
-		if (a->events.n > 1 && !a->name)
-			argp_error(state, "one -e per histogram ('%s', then '%s'); events share one "
-					  "with --name", a->events.v[0], a->events.v[1]);
-		if (a->events.n > 1 && a->act != ACT_RUN)
-			argp_error(state, "show, clear, pause and cont take one -e");
-		if ((a->defines.n || a->dkeys.n) && (a->lat.on || a->lat.sql || a->act != ACT_RUN))
-			argp_error(state, "--define and --define-keys go with a new -e histogram");
-		if (a->dkeys.n && !a->defines.n)
-			argp_error(state, "--define-keys goes with --define");
-		if ((a->defines.n || a->events.n > 1) && (a->input || a->engine == ENG_USER))
-			argp_error(state, "--define and several -e are the kernel's: not with -i or "
-					  "--engine user");
-		if (a->lat.on || a->lat.sql) {
-			if (a->act != ACT_RUN)
-				argp_error(state, "--latency and --sql make a new histogram");
-			if (a->lat.on && a->lat.sql)
-				argp_error(state, "--latency and --sql exclude each other");
-			if (a->actions.n)
-				argp_error(state, "--action goes with -e, not --latency or --sql");
-			if (a->lat.on && (!a->lat.start || !a->lat.end || !a->lat.match))
-				argp_error(state, "--latency needs --start, --end and --match");
-			if (a->events.n)
-				argp_error(state, "--latency and --sql make their own event: no -e");
-			if (a->lat.save && !a->lat.onmax)
-				argp_error(state, "--save goes with --onmax");
-			if (a->lat.snapshot && a->lat.onmax)
-				argp_error(state, "--onmax and --snapshot exclude each other");
-		} else {
-			if (a->lat.start || a->lat.end || a->lat.match || a->lat.onmax || a->lat.save ||
-			    a->lat.snapshot)
-				argp_error(state, "--start, --end, --match, --onmax, --save and "
-						  "--snapshot go with --latency");
-			if (!a->events.n)
-				argp_error(state, "which event? give -e SYS:EVENT");
-			if (a->act == ACT_RUN && !a->keys)
-				argp_error(state, "a histogram needs keys: give -k KEY");
-		}
-		if (a->debug && a->act != ACT_SHOW)
-			argp_error(state, "--debug goes with show");
-		if (a->clock && (a->act != ACT_RUN || a->lat.on || a->lat.sql))
-			argp_error(state, "--clock goes with a new -e histogram");
-		if (a->clock && (a->input || a->engine == ENG_USER))
-			argp_error(state, "--clock is the kernel's: not with -i or --engine user");
-		if (a->act != ACT_RUN && (a->keys || a->vals || a->sort || a->filter || a->size ||
-					  a->duration_ns || a->input || a->engine || a->actions.n))
-			argp_error(state, "show, clear, pause and cont take only -e, --name, -B and "
-					  "the output options");
-		if (a->input && a->lat.sql)
-			argp_error(state, "--sql runs in the kernel: no -i");
-		if (a->input && a->engine == ENG_KERNEL)
-			argp_error(state, "-i FILE is read by the userspace engine");
-		if (a->input && (a->command || a->duration_ns))
-			argp_error(state, "-i FILE takes no COMMAND or --duration");
-		if (a->command && a->duration_ns)
-			argp_error(state, "COMMAND and --duration exclude each other");
+		check_hist(state, a);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

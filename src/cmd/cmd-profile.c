@@ -81,9 +81,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		opt_bind_duration(state, &a->o.duration_ns);
 		return 0;
 	case ARGP_KEY_ARG:
-		/* COMMAND and everything after it are the command's. */
-		a->o.command = &state->argv[state->next - 1];
-		state->next = state->argc;
+		opt_command(state, &a->o.command);
 		return 0;
 	case ARGP_KEY_END:
 		if (a->o.command && a->o.duration_ns)

@@ -18,62 +18,41 @@
  *
  * Several buffers, as trace-cmd's -B: each -B NAME starts a buffer whose
  * options (the set-up and event groups) are those up to the next -B; the
- * top level's are those before the first.  Parsing fills one struct
- * buf_args at a time in place and moves it to done[] at each -B; the
- * first buffer is the session's own, the others go beside it
- * (session_buf), and all end up in one file.
+ * top level's are those before the first (record-buffers.c).  The first
+ * buffer is the session's own, the others go beside it (session_buf), and
+ * all end up in one file.  Where the file, its temporary data and its
+ * spool go is the recorder's to say (rec-paths.h).
+ *
+ * The parse switch stores; check_record() checks the whole line at its end.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <libgen.h>
-#include <poll.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cmd.h"
 #include "parse.h"
 #include "caps.h"
 #include "net.h"
+#include "rec-paths.h"
 #include "rec.h"
 #include "session.h"
 #include "setup.h"
 #include "tfs.h"
 #include "tfw.h"
+#include "record-buffers.h"
 #include "record-local.h"
 
-/* One buffer's options: those between its -B and the next (the top level's: before the first). */
-struct buf_args {
-	const char *name;	/* NULL: the top level */
-	struct opt_events ev;
-	struct tr_setup setup;
-	bool module;		/* --module was given (it needs a function tracer) */
-	const char *guest;	/* -A NAME@ADDR:PORT: these are a guest's options */
-};
-
 struct args {
-	/*
-	 * The buffer whose options are being read (the option groups fill
-	 * ev and setup in place); at each -B they move to done[] and start
-	 * empty again for the next buffer, named cur.
-	 */
-	const char *cur;
-	struct opt_events ev;
-	struct tr_setup setup;
-	struct buf_args *done;
-	size_t ndone;
+	struct record_bufs b;	/* -B buffers and -A guests (record-buffers.h) */
 	const char *instance;	/* --instance: the whole command in one instance */
 	bool keep, ignore_missing, poll;
 	bool date, has_ts_offset;	/* --date, --ts-offset */
 	int64_t ts_offset;
 	bool tsc2nsec;			/* --tsc2nsec, and the kernel's conversion */
 	uint32_t tsc_mult, tsc_shift;
-	bool module;		/* --module in the buffer being read */
 	int rt_prio;
 	unsigned idle_ms;
 	const char *temp_dir;
@@ -88,12 +67,9 @@ struct args {
 	unsigned flush_ms;
 	uint64_t max_size;
 	unsigned rotate;	/* --rotate N: parts kept beside the output */
-	char *spool;		/* OUTPUT.spool: what a crash leaves (rec.h) */
 	const char *net;	/* -N HOST:PORT as given */
+	unsigned nnet;		/* how many -N and -V */
 	struct rec_net rn;
-	const char *cur_guest;	/* the -A whose options are being read, or NULL */
-	struct guest_args *guests;	/* taken out of done[] at the end of the line */
-	size_t nguests;
 	unsigned tsync_ms;
 	bool has_tsync;
 };
@@ -169,169 +145,16 @@ static const struct argp_option options[] = {
 	{ 0 }
 };
 
-/* Nothing but what is the whole recording's (pids, task names): no buffer of its own asked for. */
-static bool setup_unused(const struct tr_setup *s)
-{
-	return !s->tracer && !s->clock && !s->buffer_kb && !s->options.n && !s->triggers.n &&
-	       !s->ftrace_filter.n && !s->ftrace_notrace.n && !s->graph_function.n &&
-	       !s->graph_notrace.n && !s->tracer_opts.n && !s->has_max_graph_depth &&
-	       !s->has_thresh && !s->func_stack && !s->cpus.set;
-}
-
-/* The buffer (or guest) read so far moves to done[]; the groups fill a fresh one. */
-static void push_buffer(struct args *a)
-{
-	a->done = xrealloc(a->done, (a->ndone + 1) * sizeof(*a->done));
-	a->done[a->ndone++] = (struct buf_args){ a->cur, a->ev, a->setup, a->module, a->cur_guest };
-	a->module = false;
-	a->cur_guest = NULL;
-	memset(&a->ev, 0, sizeof(a->ev));
-	memset(&a->setup, 0, sizeof(a->setup));
-}
-
-/* The buffer read so far moves to done[]; the groups fill a fresh one for name. */
-static void next_buffer(struct argp_state *state, struct args *a, const char *name)
-{
-	if (!tfs_inst_valid_name(name))
-		argp_error(state, "bad instance name '%s'", name);
-	if (a->cur && !strcmp(a->cur, name))
-		argp_error(state, "instance '%s' is given twice with -B", name);
-	for (size_t i = 0; i < a->ndone; i++)
-		if (a->done[i].name && !strcmp(a->done[i].name, name))
-			argp_error(state, "instance '%s' is given twice with -B", name);
-	push_buffer(a);
-	a->cur = name;
-}
-
-/* -A: what was read goes to done[]; what follows is the guest's. */
-static void next_guest(struct args *a, const char *spec)
-{
-	push_buffer(a);
-	a->cur = NULL;
-	a->cur_guest = spec;
-}
-
-/*
- * At the end of the line: the last buffer joins done[]; the top level
- * goes when nothing asked for it (-B NAME first: that instance alone, as
- * before); every buffer needs events or a tracer; -P, -c, --notrace-pid
- * and --cmdlines-size, wherever they came, are every buffer's.
- */
-static void check_buffers(struct argp_state *state, struct args *a)
-{
-	struct tr_setup all = { 0 };
-
-	push_buffer(a);
-	/* The guests' options leave done[], which is this machine's buffers. */
-	for (size_t i = 0; i < a->ndone; i++) {
-		struct guest_args *g;
-
-		if (!a->done[i].guest)
-			continue;
-		a->guests = xrealloc(a->guests, (a->nguests + 1) * sizeof(*a->guests));
-		g = memset(&a->guests[a->nguests++], 0, sizeof(*g));
-		guest_spec(state, g, a->done[i].guest);
-		g->ev = a->done[i].ev;
-		g->setup = a->done[i].setup;
-		memmove(&a->done[i], &a->done[i + 1], (a->ndone - i - 1) * sizeof(*a->done));
-		a->ndone--;
-		i--;
-	}
-	if (a->instance)
-		a->done[0].name = a->instance;
-	for (size_t i = 0; i < a->ndone; i++) {
-		struct tr_setup *s = &a->done[i].setup;
-
-		for (size_t k = 0; k < s->pids.n; k++)
-			strv_push(&all.pids, s->pids.v[k]);
-		for (size_t k = 0; k < s->notrace_pids.n; k++)
-			strv_push(&all.notrace_pids, s->notrace_pids.v[k]);
-		all.children |= s->children;
-		if (s->cmdlines_size)
-			all.cmdlines_size = s->cmdlines_size;
-		opt_setup_check(state, s);
-	}
-	if (a->ndone > 1 && !a->done[0].ev.list.n && !a->done[0].setup.tracer) {
-		if (!setup_unused(&a->done[0].setup))
-			argp_error(state, "the options before the first -B set up the top-level buffer, "
-					  "which records nothing: give it events with -e, or move them "
-					  "after -B (--instance NAME puts everything in one instance)");
-		setup_free(&a->done[0].setup);
-		evsel_list_free(&a->done[0].ev.list);
-		memmove(a->done, a->done + 1, --a->ndone * sizeof(*a->done));
-	}
-	for (size_t i = 0; i < a->ndone; i++) {
-		struct buf_args *b = &a->done[i];
-
-		if (!b->ev.list.n && !b->setup.tracer) {
-			if (b->name)
-				argp_error(state, "nothing to record in instance '%s': give it events "
-						  "with -e or a tracer with -p after -B %s", b->name,
-					   b->name);
-			argp_error(state, "nothing to record: give events with -e or a tracer with -p");
-		}
-		if (setup_latency_tracer(b->setup.tracer) && (b->name || a->ndone > 1))
-			argp_error(state, "latency tracer '%s' works in the top-level buffer only, "
-					  "not with -B", b->setup.tracer);
-		if (i) {
-			strv_free(&b->setup.pids);
-			strv_free(&b->setup.notrace_pids);
-			for (size_t k = 0; k < all.pids.n; k++)
-				strv_push(&b->setup.pids, all.pids.v[k]);
-			for (size_t k = 0; k < all.notrace_pids.n; k++)
-				strv_push(&b->setup.notrace_pids, all.notrace_pids.v[k]);
-			b->setup.children = all.children;
-			b->setup.cmdlines_size = 0;	/* one file for the machine: set once */
-		} else {
-			strv_free(&b->setup.pids);
-			strv_free(&b->setup.notrace_pids);
-			b->setup.pids = all.pids;
-			b->setup.notrace_pids = all.notrace_pids;
-			all.pids = all.notrace_pids = (struct strv){ 0 };
-			b->setup.children = all.children;
-			b->setup.cmdlines_size = all.cmdlines_size;
-		}
-	}
-	setup_free(&all);
-}
-
-/*
- * --profile: the events fmt-tprof reads, in the buffer being read.  The
- * stack of a switch is wanted only where the task blocks (prev_state has
- * a state bit; 0 and 0x100 are preemptions), and a trigger with a filter
- * writes it after the event, where the profile looks for it.
- */
-static void add_profile(struct argp_state *state, struct args *a)
-{
-	static const char *const always[] = { "sched:sched_switch", "sched:sched_wakeup",
-					      "raw_syscalls:sys_enter", "raw_syscalls:sys_exit" };
-	static const char *const faults[] = { "page_fault_user", "page_fault_kernel" };
-
-	for (size_t i = 0; i < ARRAY_SIZE(always); i++)
-		if (evsel_add(&a->ev.list, always[i]))
-			argp_error(state, "%s", tr_failure());
-	for (size_t i = 0; i < ARRAY_SIZE(faults); i++) {
-		char *path = xasprintf("events/exceptions/%s", faults[i]);
-		char *sel = xasprintf("exceptions:%s", faults[i]);
-
-		if (tfs_exists(NULL, path) && evsel_add(&a->ev.list, sel))
-			argp_error(state, "%s", tr_failure());
-		free(path);
-		free(sel);
-	}
-	strv_push(&a->setup.triggers, "sched:sched_switch:stacktrace if prev_state & 255");
-}
-
 /*
  * --tsc2nsec: every buffer records with x86-tsc.  -N carries the option to
  * the listener's file; -A's guests have clocks of their own.
  */
 static void check_tsc2nsec(struct argp_state *state, struct args *a)
 {
-	if (a->nguests)
+	if (a->b.nguests)
 		argp_error(state, "--tsc2nsec goes with the host alone: no -A");
-	for (size_t i = 0; i < a->ndone; i++) {
-		struct tr_setup *s = &a->done[i].setup;
+	for (size_t i = 0; i < a->b.ndone; i++) {
+		struct tr_setup *s = &a->b.done[i].setup;
 
 		if (s->clock && strcmp(s->clock, "x86-tsc"))
 			argp_error(state, "--tsc2nsec records with the x86-tsc clock: no -C %s",
@@ -340,20 +163,99 @@ static void check_tsc2nsec(struct argp_state *state, struct args *a)
 	}
 }
 
+/* -N HOST:PORT or -V CID:PORT: the listener (the count is checked at the end). */
+static void add_listener(struct argp_state *state, struct args *a, bool vsock, const char *arg)
+{
+	char *host;
+	uint32_t cid;
+
+	if (vsock ? net_vsock_parse(arg, &cid, &a->rn.port)
+		  : net_hostport_parse(arg, &host, &a->rn.port))
+		argp_error(state, "%s", tr_failure());
+	free((char *)a->rn.host);
+	a->rn.host = vsock ? xasprintf("%u", cid) : host;
+	a->rn.vsock = vsock;
+	a->net = arg;
+	a->nnet++;
+}
+
+/* -A: what its guests need (--psk and --tsync-interval are theirs or -N's), then guests_check(). */
+static void check_guests(struct argp_state *state, struct args *a)
+{
+	struct tr_setup **host;
+
+	if (a->rn.psk_file && !a->net && !a->b.nguests)
+		argp_error(state, "--psk goes with -N, -V or -A");
+	if (a->has_tsync && !a->b.nguests)
+		argp_error(state, "--tsync-interval goes with -A");
+	if (!a->b.nguests)
+		return;
+	if (a->net || setup_latency_tracer(a->b.done[0].setup.tracer))
+		argp_error(state, "-A records into files here: no -N or -V, no latency tracer");
+	host = xcalloc(a->b.ndone, sizeof(*host));
+	for (size_t i = 0; i < a->b.ndone; i++)
+		host[i] = &a->b.done[i].setup;
+	guests_check(state, a->b.guests, a->b.nguests, &a->b.done[0].ev.list, host, a->b.ndone);
+	free(host);
+}
+
+/* -N and -V: a listener gets one buffer's pages, and nothing stays here. */
+static void check_net(struct argp_state *state, const struct args *a)
+{
+	if (!a->net)
+		return;
+	if (a->output)
+		argp_error(state, "-N and -V send the recording to a listener: no -o");
+	if (a->b.ndone > 1)
+		argp_error(state, "-N and -V send one buffer, as trace-cmd does: no second -B");
+	if (a->temp_dir || a->max_size || a->flush_ms)
+		argp_error(state, "-N and -V keep nothing on this machine: no --temp, "
+				  "--max-size or --flush-interval");
+	if (setup_latency_tracer(a->b.done[0].setup.tracer) || a->ff.version || a->ff.zip >= 0)
+		argp_error(state, "-N and -V send the ring buffer's pages as trace-cmd "
+				  "does: no latency tracer, --file-version or --compression "
+				  "(the listener chooses)");
+}
+
+/*
+ * At the end of the line, once: the buffers (check_buffers()), then what
+ * goes with what.  The parse switch only stores (and parses each value).
+ */
+static void check_record(struct argp_state *state, struct args *a)
+{
+	if (a->nnet > 1)
+		argp_error(state, "-N and -V name one listener: give one");
+	if (a->date && a->has_ts_offset)
+		argp_error(state, "--date and --ts-offset exclude each other");
+	bufs_end(state, &a->b, a->instance);
+	opt_check_follow(state, a->run.follow, a->command, &a->b.done[0].setup);
+	for (size_t i = 0; i < a->b.ndone; i++)
+		if (a->b.done[i].module && !a->b.done[i].setup.tracer)
+			argp_error(state, "--module filters the functions a function tracer "
+					  "traces: give one with -p (function, function_graph)");
+	if (a->user && !a->command)
+		argp_error(state, "--user says who runs COMMAND: give one");
+	check_guests(state, a);
+	if (a->tsc2nsec)
+		check_tsc2nsec(state, a);
+	if (a->rotate && !a->max_size)
+		argp_error(state, "--rotate says how many parts of --max-size to keep: "
+				  "give --max-size");
+	check_net(state, a);
+}
+
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
 	struct args *a = state->input;
 
 	switch (key) {
 	case ARGP_KEY_INIT:
-		opt_bind(state, NULL, &a->ev, &a->setup);
+		opt_bind(state, NULL, &a->b.ev, &a->b.setup);
 		opt_bind_file_format(state, &a->ff);
 		opt_bind_run(state, &a->run);
 		return 0;
 	case 'B':
-		if (a->instance)
-			argp_error(state, "-B and --instance exclude each other");
-		next_buffer(state, a, arg);
+		bufs_next(state, &a->b, arg);
 		return 0;
 	case 'A': {
 		struct guest_args g = { 0 };
@@ -362,7 +264,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		guest_spec(state, &g, arg);
 		free(g.name);
 		free(g.host);
-		next_guest(a, arg);
+		bufs_next_guest(&a->b, arg);
 		return 0;
 	}
 	case OPT_TSYNC: {
@@ -376,8 +278,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	}
 	case OPT_INSTANCE:
-		if (a->ndone)
-			argp_error(state, "-B and --instance exclude each other");
 		if (!tfs_inst_valid_name(arg))
 			argp_error(state, "bad instance name '%s'", arg);
 		a->instance = arg;
@@ -391,29 +291,10 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		argp_error(state, "-F filters what report and stream print; to trace only COMMAND "
 				  "use --follow (trace-cmd record's -F)");
 		return 0;
-	case 'N': {
-		char *host;
-
-		if (a->net)
-			argp_error(state, "-N and -V name one listener: give one");
-		if (net_hostport_parse(arg, &host, &a->rn.port))
-			argp_error(state, "%s", tr_failure());
-		a->net = arg;
-		a->rn.host = host;
+	case 'N':
+	case 'V':
+		add_listener(state, a, key == 'V', arg);
 		return 0;
-	}
-	case 'V': {
-		uint32_t cid;
-
-		if (a->net)
-			argp_error(state, "-N and -V name one listener: give one");
-		if (net_vsock_parse(arg, &cid, &a->rn.port))
-			argp_error(state, "%s", tr_failure());
-		a->net = arg;
-		a->rn.host = xasprintf("%u", cid);
-		a->rn.vsock = true;
-		return 0;
-	}
 	case OPT_PSK:
 		a->rn.psk_file = arg;
 		return 0;
@@ -434,22 +315,19 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'T':
 		/* The buffer's option, as -O stacktrace: it follows -B. */
-		strv_push(&a->setup.options, "stacktrace");
+		strv_push(&a->b.setup.options, "stacktrace");
 		return 0;
 	case OPT_PROFILE:
-		add_profile(state, a);
+		if (setup_profile(&a->b.ev.list, &a->b.setup))
+			argp_error(state, "%s", tr_failure());
 		return 0;
 	case OPT_DATE:
-		if (a->has_ts_offset)
-			argp_error(state, "--date and --ts-offset exclude each other");
 		a->date = true;
 		return 0;
 	case OPT_TSC2NSEC:
 		a->tsc2nsec = true;
 		return 0;
 	case OPT_TS_OFFSET:
-		if (a->date)
-			argp_error(state, "--date and --ts-offset exclude each other");
 		if (parse_i64(arg, &a->ts_offset))
 			argp_error(state, "bad time offset '%s' (nanoseconds, e.g. -1500000)", arg);
 		a->has_ts_offset = true;
@@ -460,9 +338,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (!*arg || strpbrk(arg, ":/ \t*?["))
 			argp_error(state, "bad module name '%s'", arg);
 		f = xasprintf("*:mod:%s", arg);
-		strv_push(&a->setup.ftrace_filter, f);
+		strv_push(&a->b.setup.ftrace_filter, f);
 		free(f);
-		a->module = true;
+		a->b.module = true;
 		return 0;
 	}
 	case 'r':
@@ -513,51 +391,10 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	}
 	case ARGP_KEY_ARG:
-		/* COMMAND and everything after it are the command's. */
-		a->command = &state->argv[state->next - 1];
-		state->next = state->argc;
+		opt_command(state, &a->command);
 		return 0;
 	case ARGP_KEY_END:
-		check_buffers(state, a);
-		opt_check_follow(state, a->run.follow, a->command, &a->done[0].setup);
-		for (size_t i = 0; i < a->ndone; i++)
-			if (a->done[i].module && !a->done[i].setup.tracer)
-				argp_error(state, "--module filters the functions a function tracer "
-						  "traces: give one with -p (function, function_graph)");
-		if (a->user && !a->command)
-			argp_error(state, "--user says who runs COMMAND: give one");
-		if (a->rn.psk_file && !a->net && !a->nguests)
-			argp_error(state, "--psk goes with -N, -V or -A");
-		if (a->has_tsync && !a->nguests)
-			argp_error(state, "--tsync-interval goes with -A");
-		if (a->nguests && (a->net || setup_latency_tracer(a->done[0].setup.tracer)))
-			argp_error(state, "-A records into files here: no -N or -V, no latency tracer");
-		if (a->nguests) {
-			struct tr_setup **host = xcalloc(a->ndone, sizeof(*host));
-
-			for (size_t i = 0; i < a->ndone; i++)
-				host[i] = &a->done[i].setup;
-			guests_check(state, a->guests, a->nguests, &a->done[0].ev.list, host,
-				     a->ndone);
-			free(host);
-		}
-		if (a->net && a->output)
-			argp_error(state, "-N and -V send the recording to a listener: no -o");
-		if (a->net && a->ndone > 1)
-			argp_error(state, "-N and -V send one buffer, as trace-cmd does: no second -B");
-		if (a->tsc2nsec)
-			check_tsc2nsec(state, a);
-		if (a->rotate && !a->max_size)
-			argp_error(state, "--rotate says how many parts of --max-size to keep: "
-					  "give --max-size");
-		if (a->net && (a->temp_dir || a->max_size || a->flush_ms))
-			argp_error(state, "-N and -V keep nothing on this machine: no --temp, "
-					  "--max-size or --flush-interval");
-		if (a->net && (setup_latency_tracer(a->done[0].setup.tracer) || a->ff.version ||
-			       a->ff.zip >= 0))
-			argp_error(state, "-N and -V send the ring buffer's pages as trace-cmd "
-					  "does: no latency tracer, --file-version or --compression "
-					  "(the listener chooses)");
+		check_record(state, a);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -585,57 +422,52 @@ static const struct argp argp = {
 	children, NULL, NULL
 };
 
-static char *dir_of(const char *path)
-{
-	char *copy = xstrdup(path), *d = xstrdup(dirname(copy));
-
-	free(copy);
-	return d;
-}
-
 /* The summary and warnings on stderr; the exit status. */
-static int finish(const struct args *a, const struct rec_record_result *res)
+static int finish(const struct args *a, const struct rec_paths *out,
+		  const struct rec_record_result *res)
 {
 	const struct rec_summary *sum = &res->sum;
 
 	if (res->latency) {
 		if (!a->quiet)
-			rec_latency_print(stderr, a->done[0].setup.tracer, res->max_us, res->latency_bytes,
-					  a->output);
+			rec_latency_print(stderr, a->b.done[0].setup.tracer, res->max_us,
+					  res->latency_bytes, out->output);
 		return EXIT_OK;
 	}
 	if (res->failure[0])
 		tr_error("%s: recording stopped early", res->failure);
 	else if (res->reader_err == -ENOSPC)
 		tr_warn("no space left on the file system of '%s': recording stopped early",
-			a->output);
+			out->output);
 	else if (res->reader_err)
 		tr_warn("a reader stopped early: %s", strerror(-res->reader_err));
 	if (a->verbose)
 		rec_readers_print(stderr, sum);
 	if (!a->quiet)
-		rec_summary_print(stderr, sum, a->net ? NULL : a->output);
+		rec_summary_print(stderr, sum, a->net ? NULL : out->output);
 	if (!a->quiet && a->net)
 		fprintf(stderr, "sent to '%s'\n", a->net);
 	if (sum->fell_back_v6)
-		tr_warn("no room to compress '%s': it was written as version 6", a->output);
+		tr_warn("no room to compress '%s': it was written as version 6", out->output);
 	if (sum->dropped_kallsyms)
 		tr_warn("no room for kernel symbols in '%s': addresses will not be named",
-			a->output);
+			out->output);
 	if (sum->dropped_cmdlines)
-		tr_warn("no room for the saved command names in '%s'", a->output);
+		tr_warn("no room for the saved command names in '%s'", out->output);
 	if (sum->dropped_bytes)
 		tr_warn("no room for %llu bytes of events: the newest were left out",
 			(unsigned long long)sum->dropped_bytes);
 	if (res->rotations && !a->quiet)
 		fprintf(stderr, "rotated %llu times at --max-size: the earlier parts are '%s.1' "
-			"(newest) to '%s.%u'\n", (unsigned long long)res->rotations, a->output,
-			a->output, res->rotations < a->rotate ? (unsigned)res->rotations : a->rotate);
+			"(newest) to '%s.%u'\n", (unsigned long long)res->rotations, out->output,
+			out->output,
+			res->rotations < a->rotate ? (unsigned)res->rotations : a->rotate);
 	if (res->max_size_reached && !a->quiet)
-		fprintf(stderr, "stopped at --max-size: '%s' would have grown past it\n", a->output);
+		fprintf(stderr, "stopped at --max-size: '%s' would have grown past it\n",
+			out->output);
 	if (res->spool_kept)
-		tr_warn("what was recorded is kept in '%s': 'tr restore %s' writes it", a->spool,
-			a->output);
+		tr_warn("what was recorded is kept in '%s': 'tr restore %s' writes it", out->spool,
+			out->output);
 	if (res->reader_err)
 		return EXIT_RUNTIME;
 	if (a->fail_on_loss && sum->total.lost) {
@@ -731,33 +563,17 @@ static int drop_missing(struct args *a)
 		tr_error("cannot list the events: %s", strerror(-r));
 		return r;
 	}
-	for (size_t i = 0; !r && i < a->ndone; i++) {
-		struct evsel_list *l = &a->done[i].ev.list, kept = { 0 };
+	for (size_t i = 0; !r && i < a->b.ndone; i++) {
+		struct strv dropped = { 0 };
 
-		for (size_t k = 0; k < l->n; k++) {
-			const struct evsel *e = &l->v[k];
-			struct evsel_list one = { 0 };
-			struct evmatch *m = NULL;
-			size_t n = 0;
-			bool ftrace = e->system && !strcmp(e->system, "ftrace");
-
-			evsel_add(&one, e->spec);
-			if (!ftrace && evsel_resolve(&one, &avail, &m, &n) == -ENOENT) {
-				tr_warn("no such event '%s': left out (-i)", e->spec);
-			} else {
-				evsel_add(&kept, e->spec);
-				if (e->filter)
-					evsel_add_filter(&kept, e->filter);
-			}
-			evmatch_free(m, n);
-			evsel_list_free(&one);
-		}
-		evsel_list_free(l);
-		*l = kept;
-		if (!l->n && !a->done[i].setup.tracer) {
+		evsel_keep_existing(&a->b.done[i].ev.list, &avail, &dropped);
+		for (size_t k = 0; k < dropped.n; k++)
+			tr_warn("no such event '%s': left out (-i)", dropped.v[k]);
+		strv_free(&dropped);
+		if (!a->b.done[i].ev.list.n && !a->b.done[i].setup.tracer) {
 			tr_error("none of the events asked for %s%s%s exists: nothing to record",
-				 a->done[i].name ? "in instance '" : "",
-				 a->done[i].name ? a->done[i].name : "", a->done[i].name ? "'" : "");
+				 a->b.done[i].name ? "in instance '" : "",
+				 a->b.done[i].name ? a->b.done[i].name : "", a->b.done[i].name ? "'" : "");
 			r = -ENOENT;
 		}
 	}
@@ -770,12 +586,12 @@ int cmd_record(int argc, char **argv)
 	struct args a = { .ff.zip = -1 };
 	struct rec_record_result res = { 0 };
 	struct status st = { 0 };
-	bool status_line, created = false;
+	struct rec_paths paths = { .fd = -1 };
+	bool status_line;
 	struct tfs_inst *in = NULL;
 	struct session_buf *more = NULL;
 	struct rec_guest *rg = NULL;
-	char *dir = NULL;
-	int fd = -1, status = EXIT_RUNTIME, r = 0;
+	int status = EXIT_RUNTIME, r = 0;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	if (a.user && lookup_user(&a)) {
@@ -791,71 +607,50 @@ int cmd_record(int argc, char **argv)
 	}
 	if (a.net)
 		goto record;
-	if (!a.output)
-		a.output = "trace.dat";
-	/*
-	 * An output we cannot write fails before tracefs is touched.  An old
-	 * file is emptied only when the recording starts (rec_record()): a
-	 * session that fails to open (a command not found) leaves it as it was.
-	 * A new one is 0600, as perf makes perf.data: it holds the kernel's
-	 * symbols (the addresses kptr_restrict keeps from other users) and
-	 * every traced task's events.  An old one keeps the mode it has.
-	 */
-	fd = open(a.output, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	created = fd >= 0;
-	if (fd < 0 && errno == EEXIST)
-		fd = open(a.output, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		tr_error("cannot write '%s': %s", a.output, strerror(errno));
+	/* An output we cannot write fails before tracefs is touched. */
+	rec_paths_decide(&paths, a.output, a.temp_dir);
+	if (rec_paths_open(&paths)) {
+		tr_report(-EIO, "cannot write the output");
 		goto out;
 	}
-	dir = a.temp_dir ? xstrdup(a.temp_dir) : dir_of(a.output);
-	/* With --temp the spool goes there too: it is where the per-CPU data lives. */
-	if (a.temp_dir) {
-		const char *base = strrchr(a.output, '/');
-
-		a.spool = xasprintf("%s/%s.spool", a.temp_dir, base ? base + 1 : a.output);
-	} else {
-		a.spool = rec_spool_path(a.output);
-	}
-	if (a.nguests) {
-		rg = xcalloc(a.nguests, sizeof(*rg));
-		for (size_t i = 0; i < a.nguests; i++)
+	if (a.b.nguests) {
+		rg = xcalloc(a.b.nguests, sizeof(*rg));
+		for (size_t i = 0; i < a.b.nguests; i++)
 			rg[i].fd = -1;
-		if (guests_open(a.guests, a.nguests, a.output, dir, a.rn.psk_file, a.tsync_ms,
-				net_trace_id(), rg))
+		if (guests_open(a.b.guests, a.b.nguests, paths.output, paths.tmp_dir, a.rn.psk_file,
+				a.tsync_ms, net_trace_id(), rg))
 			goto out;
 	}
 record:
 	/* Only a person at a terminal wants it; logs and pipes get the summary alone. */
 	status_line = !a.quiet && isatty(STDERR_FILENO);
 	/* The first buffer is the session's own; the others (-B ... -B ...) go beside it. */
-	more = xcalloc(a.ndone, sizeof(*more));
-	r = cmd_instance_open(a.done[0].name, true, &in);
-	for (size_t i = 1; !r && i < a.ndone; i++) {
-		more[i - 1] = (struct session_buf){ .setup = &a.done[i].setup,
-						    .events = &a.done[i].ev.list };
-		r = cmd_instance_open(a.done[i].name, true, &more[i - 1].inst);
+	more = xcalloc(a.b.ndone, sizeof(*more));
+	r = cmd_instance_open(a.b.done[0].name, true, &in);
+	for (size_t i = 1; !r && i < a.b.ndone; i++) {
+		more[i - 1] = (struct session_buf){ .setup = &a.b.done[i].setup,
+						    .events = &a.b.done[i].ev.list };
+		r = cmd_instance_open(a.b.done[i].name, true, &more[i - 1].inst);
 	}
 	if (r ||
-	    rec_record(&(struct rec_record_opts){ .inst = in, .setup = &a.done[0].setup,
-						  .events = &a.done[0].ev.list,
-						  .more = more, .nmore = a.ndone - 1,
+	    rec_record(&(struct rec_record_opts){ .inst = in, .setup = &a.b.done[0].setup,
+						  .events = &a.b.done[0].ev.list,
+						  .more = more, .nmore = a.b.ndone - 1,
 						  .follow = a.run.follow,
 						  .no_filter = a.run.no_filter, .command = a.command,
-						  .duration_ns = a.run.duration_ns, .fd = fd,
-						  .tmp_dir = dir, .idle_ms = a.idle_ms,
+						  .duration_ns = a.run.duration_ns, .fd = paths.fd,
+						  .tmp_dir = paths.tmp_dir, .idle_ms = a.idle_ms,
 						  .poll_only = a.poll, .rt_prio = a.rt_prio,
 						  .keep_at_end = a.keep, .run_user = a.user,
 						  .run_uid = a.uid, .run_gid = a.gid,
-						  .output = a.output,
-						  .spool_dir = a.spool, .flush_ms = a.flush_ms,
+						  .output = paths.output,
+						  .spool_dir = paths.spool, .flush_ms = a.flush_ms,
 						  .max_size = a.max_size, .rotate = a.rotate,
 						  .net = a.net ? &a.rn : NULL,
 						  .file_flags = file_flags(&a),
 						  .ts_offset = a.ts_offset,
 						  .tsc_mult = a.tsc_mult, .tsc_shift = a.tsc_shift,
-						  .guests = rg, .nguests = a.nguests,
+						  .guests = rg, .nguests = a.b.nguests,
 						  .trace_id = rg ? rg[0].net.trace_id : 0,
 						  .progress = status_line ? status_draw : NULL,
 						  .progress_arg = &st },
@@ -864,17 +659,17 @@ record:
 		/* One line: what failed, and where the recording is (a failing disk, EIO). */
 		if (res.spool_kept && tr_failure())
 			tr_error("%s; what was recorded is kept in '%s': 'tr restore %s' writes it",
-				 tr_failure(), a.spool, a.output);
+				 tr_failure(), paths.spool, paths.output);
 		else
 			tr_report(-EIO, "cannot record");
 		/* Nothing was recorded: leave no empty file behind. */
-		if (created && !res.sum.cpu && !res.latency && !a.net)
-			unlink(a.output);
+		if (!res.sum.cpu && !res.latency)
+			rec_paths_discard(&paths);
 		goto out;
 	}
 	status_erase(&st);
-	status = finish(&a, &res);
-	if (!guests_report(a.guests, rg, a.nguests, a.quiet) && status == EXIT_OK)
+	status = finish(&a, &paths, &res);
+	if (!guests_report(a.b.guests, rg, a.b.nguests, a.quiet) && status == EXIT_OK)
 		status = EXIT_RUNTIME;
 	/* -k: what the recording set up outlives it, until tr reset. */
 	if (a.keep && tfs_keep()) {
@@ -882,20 +677,15 @@ record:
 		status = EXIT_RUNTIME;
 	}
 out:
-	if (fd >= 0 && close(fd) && !status) {
-		tr_error("cannot write '%s': %s", a.output, strerror(errno));
+	if (rec_paths_close(&paths) && !status) {
+		tr_report(-EIO, "cannot write the output");
 		status = EXIT_RUNTIME;
 	}
-	guests_free(a.guests, rg, a.nguests, status != EXIT_OK && !res.sum.cpu);
-	free(dir);
+	guests_free(a.b.guests, rg, a.b.nguests, status != EXIT_OK && !res.sum.cpu);
+	rec_paths_free(&paths);
 	free(more);
-	free(a.spool);
 	free((char *)a.rn.host);
 	rec_summary_free(&res.sum);
-	for (size_t i = 0; i < a.ndone; i++) {
-		evsel_list_free(&a.done[i].ev.list);
-		setup_free(&a.done[i].setup);
-	}
-	free(a.done);
+	bufs_free(&a.b);
 	return status;
 }

@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include "cmd.h"
-#include "fmt-filter.h"
 #include "fmt.h"
 #include "parse.h"
 #include "rec.h"
@@ -122,6 +121,127 @@ static void add_input(struct args *a, const char *path)
 	a->off_set[n - 1] = false;
 }
 
+/* -P PID[,PID...] */
+static void add_pids(struct argp_state *state, struct args *a, const char *arg)
+{
+	char *copy = xstrdup(arg), *save = NULL;
+
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int pid;
+
+		if (parse_int(t, 0, INT32_MAX, &pid))
+			argp_error(state, "bad pid '%s'", t);
+		a->r.pids = xrealloc(a->r.pids, (a->r.npids + 1) * sizeof(*a->r.pids));
+		a->r.pids[a->r.npids++] = pid;
+	}
+	if (!a->r.npids)
+		argp_error(state, "bad pid '%s'", arg);
+	free(copy);
+}
+
+/* --graph-opt LIST: checked now, joined to those before it. */
+static void add_graph_opt(struct argp_state *state, struct args *a, const char *arg)
+{
+	struct fmt_graph_opts o;
+	char bad[64], *all;
+
+	fmt_graph_opts_default(&o);
+	if (fmt_graph_opts_apply(&o, arg, true, bad, sizeof(bad)))
+		argp_error(state, "bad --graph-opt '%s' (cpu, proc, abstime, overhead, duration, "
+				  "irqs, tail, retval, retval-hex, overrun, retaddr, args; 'no' in "
+				  "front clears)", bad);
+	all = a->graph_opts ? xasprintf("%s,%s", a->graph_opts, arg) : xstrdup(arg);
+	free(a->graph_opts);
+	a->graph_opts = all;
+	a->r.fo.graph_opts = all;
+}
+
+/* -O LIST: the funcgraph-* words go to --graph-opt, the others are checked and joined. */
+static void add_kopts(struct argp_state *state, struct args *a, const char *arg)
+{
+	char bad[64], *all, *copy = xstrdup(arg), *save = NULL, *rest = NULL;
+	struct fmt_graph_opts go;
+
+	/* funcgraph-* words are --graph-opt's, as trace_options holds them too */
+	for (char *w = strtok_r(copy, ", \t", &save); w; w = strtok_r(NULL, ", \t", &save)) {
+		if (strncmp(w, "funcgraph-", 10) && strncmp(w, "nofuncgraph-", 12)) {
+			all = rest ? xasprintf("%s,%s", rest, w) : xstrdup(w);
+			free(rest);
+			rest = all;
+			continue;
+		}
+		/* named as the user typed it: -O, not --graph-opt */
+		fmt_graph_opts_default(&go);
+		if (fmt_graph_opts_apply(&go, w, true, bad, sizeof(bad))) {
+			snprintf(bad, sizeof(bad), "%s", w);
+			free(copy);
+			free(rest);
+			argp_error(state, "bad trace option '%s' (funcgraph-: cpu, proc, "
+					  "abstime, overhead, duration, irqs, tail, retval, "
+					  "retval-hex, overrun, retaddr, args)", bad);
+		}
+		add_graph_opt(state, a, w);
+	}
+	free(copy);
+	if (!rest)
+		return;
+	if (fmt_kopts_check(rest, bad, sizeof(bad)) && (free(rest), true))
+		argp_error(state, "bad trace option '%s' (raw, hex, bin, context-info, irq-info, "
+				  "record-tgid, latency-format, verbose, fields, annotate, "
+				  "printk-msg-only, trace_printk, sym-userobj; 'no' in front "
+				  "clears)", bad);
+	all = a->kopts ? xasprintf("%s,%s", a->kopts, rest) : xstrdup(rest);
+	free(rest);
+	free(a->kopts);
+	a->kopts = all;
+	a->r.fo.kopts = all;
+}
+
+/*
+ * Once the whole line is read: the options that exclude each other, and
+ * those that need another.  Then whether text prints as the call graph.
+ */
+static void check_report(struct argp_state *state, struct args *a)
+{
+	if (a->r.list_events + a->r.stat + a->r.mem + a->r.profile +
+	    (a->r.first || a->r.last) > 1)
+		argp_error(state, "--events, --stat, --mem, --profile and "
+				  "--first-event/--last-event exclude each other");
+	if (a->r.mem && (a->format || a->r.inputs.n > 1))
+		argp_error(state, "--mem reads one file and prints its own table");
+	if (a->r.profile && (a->format || a->r.inputs.n > 1))
+		argp_error(state, "--profile reads one file and prints its own table");
+	if (a->r.by_comm && !a->r.profile)
+		argp_error(state, "--by-comm goes with --profile");
+	if (a->r.invert && !a->r.filters.n)
+		argp_error(state, "-v goes with -F");
+	if (a->format && (a->r.list_events || a->r.stat))
+		argp_error(state, "--format does not go with --events or --stat");
+	if (a->r.fo.kind != FMT_TEXT && (a->r.fo.raw || a->r.fo.ns || a->r.fo.ts_diff ||
+					  a->r.fo.irq_info))
+		argp_error(state, "-R, -t, --ts-diff and --irq-info are for text output");
+	if (a->r.fo.irq_info && (a->r.list_events || a->r.stat))
+		argp_error(state, "--irq-info does not go with --events or --stat");
+	if ((a->kopts || a->r.header) &&
+	    (a->r.list_events || a->r.stat || a->r.fo.kind != FMT_TEXT || a->r.fo.lib))
+		argp_error(state, "-O and --header are for text output (not --events, --stat, "
+				  "--format)");
+	if (a->r.header && (a->r.first || a->r.last))
+		argp_error(state, "--header does not go with --first-event or --last-event");
+	if (a->r.fo.ts_diff && (a->r.list_events || a->r.stat))
+		argp_error(state, "--ts-diff does not go with --events or --stat");
+	/*
+	 * The call graph has no time column and needs each CPU's
+	 * next record: the options that show times or single records
+	 * print the records as they are.
+	 */
+	if (a->graph_opts && a->no_graph)
+		argp_error(state, "--graph-opt does not go with --no-graph");
+	a->r.fo.graph = !a->no_graph && a->r.fo.kind == FMT_TEXT && !a->r.fo.lib &&
+			!a->r.fo.raw && !a->r.fo.ns && !a->r.fo.ts_diff && !a->r.fo.irq_info &&
+			!a->r.first && !a->r.last;
+}
+
 static error_t parse(int key, char *arg, struct argp_state *state)
 {
 	struct args *a = state->input;
@@ -130,22 +250,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'i':
 		add_input(a, arg);
 		return 0;
-	case 'P': {
-		char *copy = xstrdup(arg), *save = NULL;
-
-		for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-			int pid;
-
-			if (parse_int(t, 0, INT32_MAX, &pid))
-				argp_error(state, "bad pid '%s'", t);
-			a->r.pids = xrealloc(a->r.pids, (a->r.npids + 1) * sizeof(*a->r.pids));
-			a->r.pids[a->r.npids++] = pid;
-		}
-		if (!a->r.npids)
-			argp_error(state, "bad pid '%s'", arg);
-		free(copy);
+	case 'P':
+		add_pids(state, a, arg);
 		return 0;
-	}
 	case OPT_COMM:
 		if (!*arg)
 			argp_error(state, "empty task name");
@@ -173,16 +280,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->r.cpus = a->cpus;
 		a->r.max_cpus = MAX_CPUS;
 		return 0;
-	case 'F': {
-		char why[160];
-
-		/* The grammar is checked here, so a mistyped filter is a usage error (64). */
-		if (fmt_check_filter(arg, why, sizeof(why)))
-			argp_error(state, "bad filter '%.60s%s': %s", arg, strlen(arg) > 60 ? "..." : "",
-				   why);
-		strv_push(&a->r.filters, arg);
+	case 'F':
+		opt_filter_add(state, &a->r.filters, arg);
 		return 0;
-	}
 	case OPT_BUFFER:
 		if (!*arg)
 			argp_error(state, "empty buffer name");
@@ -201,16 +301,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->r.plugins = true;
 		return 0;
 	case OPT_FORMAT:
-		a->r.fo.lib = false;
-		if (!strcmp(arg, "text"))
-			a->r.fo.kind = FMT_TEXT;
-		else if (!strcmp(arg, "libtraceevent"))
-			a->r.fo.kind = FMT_TEXT, a->r.fo.lib = true;
-		else if (!strcmp(arg, "json"))
-			a->r.fo.kind = FMT_JSON;
-		else if (!strcmp(arg, "csv"))
-			a->r.fo.kind = FMT_CSV;
-		else
+		if (opt_output_format(arg, &a->r.fo))
 			argp_error(state, "bad format '%s' (text, libtraceevent, json or csv)", arg);
 		a->format = arg;
 		return 0;
@@ -220,61 +311,12 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_IRQ_INFO:
 		a->r.fo.irq_info = true;
 		return 0;
-	case OPT_GRAPH_OPT: {
-		struct fmt_graph_opts o;
-		char bad[64], *all;
-
-		fmt_graph_opts_default(&o);
-		if (fmt_graph_opts_apply(&o, arg, true, bad, sizeof(bad)))
-			argp_error(state, "bad --graph-opt '%s' (cpu, proc, abstime, overhead, "
-					  "duration, irqs, tail, retval, retval-hex, overrun, retaddr, "
-					  "args; 'no' in "
-					  "front clears)", bad);
-		all = a->graph_opts ? xasprintf("%s,%s", a->graph_opts, arg) : xstrdup(arg);
-		free(a->graph_opts);
-		a->graph_opts = all;
-		a->r.fo.graph_opts = all;
+	case OPT_GRAPH_OPT:
+		add_graph_opt(state, a, arg);
 		return 0;
-	}
-	case 'O': {
-		char bad[64], *all, *copy = xstrdup(arg), *save = NULL, *rest = NULL;
-		struct fmt_graph_opts go;
-
-		/* funcgraph-* words are --graph-opt's, as trace_options holds them too */
-		for (char *w = strtok_r(copy, ", \t", &save); w; w = strtok_r(NULL, ", \t", &save)) {
-			if (strncmp(w, "funcgraph-", 10) && strncmp(w, "nofuncgraph-", 12)) {
-				all = rest ? xasprintf("%s,%s", rest, w) : xstrdup(w);
-				free(rest);
-				rest = all;
-				continue;
-			}
-			/* named as the user typed it: -O, not --graph-opt */
-			fmt_graph_opts_default(&go);
-			if (fmt_graph_opts_apply(&go, w, true, bad, sizeof(bad))) {
-				snprintf(bad, sizeof(bad), "%s", w);
-				free(copy);
-				free(rest);
-				argp_error(state, "bad trace option '%s' (funcgraph-: cpu, proc, "
-						  "abstime, overhead, duration, irqs, tail, retval, "
-						  "retval-hex, overrun, retaddr, args)", bad);
-			}
-			parse(OPT_GRAPH_OPT, w, state);
-		}
-		free(copy);
-		if (!rest)
-			return 0;
-		if (fmt_kopts_check(rest, bad, sizeof(bad)) && (free(rest), true))
-			argp_error(state, "bad trace option '%s' (raw, hex, bin, context-info, irq-info, "
-					  "record-tgid, latency-format, verbose, fields, annotate, "
-					  "printk-msg-only, trace_printk, sym-userobj; 'no' in front "
-					  "clears)", bad);
-		all = a->kopts ? xasprintf("%s,%s", a->kopts, rest) : xstrdup(rest);
-		free(rest);
-		free(a->kopts);
-		a->kopts = all;
-		a->r.fo.kopts = all;
+	case 'O':
+		add_kopts(state, a, arg);
 		return 0;
-	}
 	case OPT_USER_SYMS:
 		a->r.fo.user_syms = true;
 		return 0;
@@ -307,43 +349,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		add_input(a, arg);
 		return 0;
 	case ARGP_KEY_END:
-		if (a->r.list_events + a->r.stat + a->r.mem + a->r.profile +
-		    (a->r.first || a->r.last) > 1)
-			argp_error(state, "--events, --stat, --mem, --profile and "
-					  "--first-event/--last-event exclude each other");
-		if (a->r.mem && (a->format || a->r.inputs.n > 1))
-			argp_error(state, "--mem reads one file and prints its own table");
-		if (a->r.profile && (a->format || a->r.inputs.n > 1))
-			argp_error(state, "--profile reads one file and prints its own table");
-		if (a->r.by_comm && !a->r.profile)
-			argp_error(state, "--by-comm goes with --profile");
-		if (a->r.invert && !a->r.filters.n)
-			argp_error(state, "-v goes with -F");
-		if (a->format && (a->r.list_events || a->r.stat))
-			argp_error(state, "--format does not go with --events or --stat");
-		if (a->r.fo.kind != FMT_TEXT && (a->r.fo.raw || a->r.fo.ns || a->r.fo.ts_diff ||
-						  a->r.fo.irq_info))
-			argp_error(state, "-R, -t, --ts-diff and --irq-info are for text output");
-		if (a->r.fo.irq_info && (a->r.list_events || a->r.stat))
-			argp_error(state, "--irq-info does not go with --events or --stat");
-		if ((a->kopts || a->r.header) &&
-		    (a->r.list_events || a->r.stat || a->r.fo.kind != FMT_TEXT || a->r.fo.lib))
-			argp_error(state, "-O and --header are for text output (not --events, --stat, "
-					  "--format)");
-		if (a->r.header && (a->r.first || a->r.last))
-			argp_error(state, "--header does not go with --first-event or --last-event");
-		if (a->r.fo.ts_diff && (a->r.list_events || a->r.stat))
-			argp_error(state, "--ts-diff does not go with --events or --stat");
-		/*
-		 * The call graph has no time column and needs each CPU's
-		 * next record: the options that show times or single records
-		 * print the records as they are.
-		 */
-		if (a->graph_opts && a->no_graph)
-			argp_error(state, "--graph-opt does not go with --no-graph");
-		a->r.fo.graph = !a->no_graph && a->r.fo.kind == FMT_TEXT && !a->r.fo.lib &&
-				!a->r.fo.raw && !a->r.fo.ns && !a->r.fo.ts_diff && !a->r.fo.irq_info &&
-				!a->r.first && !a->r.last;
+		check_report(state, a);
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;

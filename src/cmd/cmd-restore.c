@@ -72,11 +72,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
-static const struct argp_child children[] = {
-	{ &opt_file_format_argp, 0, "File:", 0 },
-	{ 0 }
-};
-
 static const struct argp argp = {
 	options, parse, "FILE\n-i SPOOL -o FILE",
 	"Write the trace.dat of a recording that ended abruptly (tr record killed) from the "
@@ -88,7 +83,7 @@ static const struct argp argp = {
 	"events as of the last flush) and removes the spool.  'tr report --stat' shows the "
 	"file was restored.  Version 7 with zstd unless --file-version or --compression say "
 	"otherwise.",
-	children, NULL, NULL
+	opt_file_format_children, NULL, NULL
 };
 
 static unsigned file_flags(const struct args *a)

@@ -121,11 +121,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
-static const struct argp_child children[] = {
-	{ &opt_file_format_argp, 0, "File:", 0 },
-	{ 0 }
-};
-
 static const struct argp argp = {
 	options, parse, NULL,
 	"Cut a trace.dat into smaller files, by time range, event count or CPU.\v"
@@ -137,7 +132,7 @@ static const struct argp argp = {
 	"Each file written is named on stdout with its event count and time span.  The parts "
 	"have the input's version and compression unless --file-version or --compression "
 	"say otherwise.",
-	children, NULL, NULL
+	opt_file_format_children, NULL, NULL
 };
 
 static void wrote(void *arg, const struct tfile_part *p)

@@ -8,10 +8,8 @@
  */
 #include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cmd.h"
-#include "fmt-filter.h"
 #include "parse.h"
 #include "setup.h"
 #include "stream.h"
@@ -58,16 +56,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		opt_bind(state, &a->inst, &a->ev, &a->setup);
 		opt_bind_run(state, &a->run);
 		return 0;
-	case 'F': {
-		char why[160];
-
-		/* The grammar is checked here, so a mistyped filter is a usage error (64). */
-		if (fmt_check_filter(arg, why, sizeof(why)))
-			argp_error(state, "bad filter '%.60s%s': %s", arg, strlen(arg) > 60 ? "..." : "",
-				   why);
-		strv_push(&a->filters, arg);
+	case 'F':
+		opt_filter_add(state, &a->filters, arg);
 		return 0;
-	}
 	case 'v':
 		a->invert = true;
 		return 0;
@@ -78,16 +69,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->fo.ns = true;
 		return 0;
 	case OPT_FORMAT:
-		a->fo.lib = false;
-		if (!strcmp(arg, "text"))
-			a->fo.kind = FMT_TEXT;
-		else if (!strcmp(arg, "libtraceevent"))
-			a->fo.kind = FMT_TEXT, a->fo.lib = true;
-		else if (!strcmp(arg, "json"))
-			a->fo.kind = FMT_JSON;
-		else if (!strcmp(arg, "csv"))
-			a->fo.kind = FMT_CSV;
-		else
+		if (opt_output_format(arg, &a->fo))
 			argp_error(state, "unknown format '%s' (text, libtraceevent, json or csv)",
 				   arg);
 		return 0;
@@ -99,9 +81,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			argp_error(state, "bad --max-delay '%s' (a duration up to 60s)", arg);
 		return 0;
 	case ARGP_KEY_ARG:
-		/* COMMAND and everything after it are the command's. */
-		a->command = &state->argv[state->next - 1];
-		state->next = state->argc;
+		opt_command(state, &a->command);
 		return 0;
 	case ARGP_KEY_END:
 		if (a->invert && !a->filters.n)

@@ -117,9 +117,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->children = true;
 		return 0;
 	case ARGP_KEY_ARG:
-		/* COMMAND and everything after it are the command's. */
-		a->command = &state->argv[state->next - 1];
-		state->next = state->argc;
+		opt_command(state, &a->command);
 		return 0;
 	case ARGP_KEY_END:
 		if ((a->iterations || a->has_format) && !a->batch)

@@ -11,6 +11,8 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "fmt-filter.h"
+#include "fmt.h"
 #include "net.h"
 #include "tfw.h"
 #include "parse.h"
@@ -247,6 +249,11 @@ static error_t file_format_parse(int key, char *arg, struct argp_state *state)
 
 const struct argp opt_file_format_argp = { file_format_options, file_format_parse, NULL, NULL,
 					   NULL, NULL, NULL };
+
+const struct argp_child opt_file_format_children[] = {
+	{ &opt_file_format_argp, 0, "File:", 0 },
+	{ 0 }
+};
 
 int opt_action_find(const char *arg, const char *const *words)
 {
@@ -529,6 +536,43 @@ static error_t pids_parse(int key, char *arg, struct argp_state *state)
 }
 
 const struct argp opt_pids_argp = { pids_options, pids_parse, NULL, NULL, NULL, NULL, NULL };
+
+void opt_command(struct argp_state *state, char ***command)
+{
+	*command = &state->argv[state->next - 1];
+	state->next = state->argc;
+}
+
+void opt_filter_add(struct argp_state *state, struct strv *filters, const char *arg)
+{
+	char why[160];
+
+	/* The grammar is checked here, so a mistyped filter is a usage error (64). */
+	if (fmt_check_filter(arg, why, sizeof(why)))
+		argp_error(state, "bad filter '%.60s%s': %s", arg, strlen(arg) > 60 ? "..." : "",
+			   why);
+	strv_push(filters, arg);
+}
+
+int opt_output_format(const char *arg, struct fmt_opts *fo)
+{
+	static const struct {
+		const char *name;
+		enum fmt_kind kind;
+		bool lib;
+	} formats[] = { { "text", FMT_TEXT, false }, { "libtraceevent", FMT_TEXT, true },
+			{ "json", FMT_JSON, false }, { "csv", FMT_CSV, false } };
+
+	fo->lib = false;
+	for (size_t i = 0; i < ARRAY_SIZE(formats); i++) {
+		if (!strcmp(arg, formats[i].name)) {
+			fo->kind = formats[i].kind;
+			fo->lib = formats[i].lib;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
 
 void opt_check_follow(struct argp_state *state, bool follow, bool command,
 		      const struct tr_setup *setup)

@@ -14,6 +14,7 @@
 
 #include "net.h"
 #include "netmsg.h"
+#include "rec-paths.h"
 #include "record-local.h"
 #include "tr.h"
 
@@ -110,34 +111,19 @@ void guests_check(struct argp_state *state, struct guest_args *g, size_t n,
 	}
 }
 
-/* trace-cmd's name for a guest's file: "-NAME" before the output's extension. */
-static char *guest_path(const char *output, const char *name)
-{
-	const char *base = strrchr(output, '/'), *dot;
-
-	base = base ? base + 1 : output;
-	dot = strrchr(base, '.');
-	if (!dot || dot == base)
-		return xasprintf("%s-%s", output, name);
-	return xasprintf("%.*s-%s%s", (int)(dot - output), output, name, dot);
-}
-
 int guests_open(struct guest_args *g, size_t n, const char *output, const char *tmp_dir,
 		const char *psk, unsigned interval_ms, uint64_t trace_id, struct rec_guest *rg)
 {
 	for (size_t i = 0; i < n; i++) {
 		int fd;
 
-		g[i].path = guest_path(output, g[i].name);
-		fd = open(g[i].path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		g[i].created = fd >= 0;
-		if (fd < 0 && errno == EEXIST)
-			fd = open(g[i].path, O_RDWR | O_CLOEXEC);
-		rg[i].fd = fd;
+		g[i].path = rec_guest_path(output, g[i].name);
+		fd = rec_output_open(g[i].path, &g[i].created);
 		if (fd < 0) {
-			tr_error("cannot write '%s': %s", g[i].path, strerror(errno));
-			return -errno;
+			tr_report(fd, "cannot write '%s'", g[i].path);
+			return fd;
 		}
+		rg[i].fd = fd;
 		rg[i].net = (struct net_guest_opts){
 			.name = g[i].name, .host = g[i].host, .port = g[i].port, .vsock = g[i].vsock,
 			.argv = (const char *const *)g[i].argv.v, .argc = g[i].argv.n,

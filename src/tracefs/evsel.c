@@ -277,6 +277,32 @@ int evsel_resolve(const struct evsel_list *l, const struct strv *available, stru
 	return r;
 }
 
+void evsel_keep_existing(struct evsel_list *l, const struct strv *available, struct strv *dropped)
+{
+	struct evsel_list kept = { 0 };
+
+	for (size_t k = 0; k < l->n; k++) {
+		const struct evsel *e = &l->v[k];
+		struct evsel_list one = { 0 };
+		struct evmatch *m = NULL;
+		size_t n = 0;
+		bool ftrace = e->system && !strcmp(e->system, "ftrace");
+
+		evsel_add(&one, e->spec);
+		if (!ftrace && evsel_resolve(&one, available, &m, &n) == -ENOENT) {
+			strv_push(dropped, e->spec);
+		} else {
+			evsel_add(&kept, e->spec);
+			if (e->filter)
+				evsel_add_filter(&kept, e->filter);
+		}
+		evmatch_free(m, n);
+		evsel_list_free(&one);
+	}
+	evsel_list_free(l);
+	*l = kept;
+}
+
 int evsel_fail_unknown(const struct tfs_inst *in, const char *system, const char *event)
 {
 	struct strv avail = { 0 };

@@ -981,3 +981,31 @@ int setup_max_latency_reset(struct tfs_inst *in, const char *tracer)
 	r = tfs_write(in, "tracing_max_latency", "0", false);
 	return r ? tr_fail(r, "cannot reset tracing_max_latency: %s", strerror(-r)) : 0;
 }
+
+/*
+ * The stack of a switch is wanted only where the task blocks (prev_state
+ * has a state bit; 0 and 0x100 are preemptions), and a trigger with a
+ * filter writes it after the event, where the profile looks for it.
+ */
+int setup_profile(struct evsel_list *events, struct tr_setup *s)
+{
+	static const char *const always[] = { "sched:sched_switch", "sched:sched_wakeup",
+					      "raw_syscalls:sys_enter", "raw_syscalls:sys_exit" };
+	static const char *const faults[] = { "page_fault_user", "page_fault_kernel" };
+	int r = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(always) && !r; i++)
+		r = evsel_add(events, always[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(faults) && !r; i++) {
+		char *path = xasprintf("events/exceptions/%s", faults[i]);
+		char *sel = xasprintf("exceptions:%s", faults[i]);
+
+		if (tfs_exists(NULL, path))
+			r = evsel_add(events, sel);
+		free(path);
+		free(sel);
+	}
+	if (!r)
+		strv_push(&s->triggers, "sched:sched_switch:stacktrace if prev_state & 255");
+	return r;
+}

@@ -183,6 +183,42 @@ TEST(user_selector_every_format)
 	strv_free(&sv);
 }
 
+/* record -i: what matches nothing goes, with its spec said; filters and ftrace stay. */
+TEST(keep_existing)
+{
+	struct evsel_list l = { 0 };
+	struct strv sv = { 0 }, dropped = { 0 };
+
+	load(&sv);
+	CHECK(evsel_add(&l, "sched:sched_switch") == 0);
+	CHECK(evsel_add_filter(&l, "prev_pid != 0") == 0);
+	CHECK(evsel_add(&l, "sched:nosuch") == 0);
+	CHECK(evsel_add(&l, "ftrace:function") == 0);
+	CHECK(evsel_add(&l, "irq:*") == 0);
+	CHECK(evsel_add(&l, "nosys") == 0);
+	evsel_keep_existing(&l, &sv, &dropped);
+	CHECK(l.n == 3);
+	if (l.n == 3) {
+		CHECK_STR(l.v[0].spec, "sched:sched_switch");
+		CHECK_STR(l.v[0].filter, "prev_pid != 0");
+		CHECK_STR(l.v[1].spec, "ftrace:function");
+		CHECK_STR(l.v[2].spec, "irq:*");
+		CHECK(!l.v[2].filter);
+	}
+	CHECK(dropped.n == 2);
+	if (dropped.n == 2) {
+		CHECK_STR(dropped.v[0], "sched:nosuch");
+		CHECK_STR(dropped.v[1], "nosys");
+	}
+	strv_free(&dropped);
+	/* Nothing left: an empty list, no error of its own. */
+	evsel_keep_existing(&l, &(struct strv){ 0 }, &dropped);
+	CHECK(l.n == 1 && !strcmp(l.v[0].spec, "ftrace:function") && dropped.n == 2);
+	evsel_list_free(&l);
+	strv_free(&dropped);
+	strv_free(&sv);
+}
+
 UNIT_MAIN(T(parse_forms), T(parse_rejects), T(resolve_exact_and_globs),
 	  T(resolve_all_dedup_and_filter), T(resolve_unknown_names_it), T(filter_needs_event),
-	  T(user_selector_every_format))
+	  T(user_selector_every_format), T(keep_existing))
