@@ -53,6 +53,7 @@
 #include "tfs.h"
 
 struct session;
+struct session_sink;
 struct tfile_procmap;
 
 /*
@@ -95,6 +96,11 @@ struct session_opts {
 	 */
 	struct rec_opts rec;
 	bool no_readers;
+	/*
+	 * Or the readers walk their pages into this sink (rec.fn and rec.arg
+	 * are set to it; see session_sink below), attached once they are open.
+	 */
+	struct session_sink *sink;
 	/* Further buffers, each with readers as rec above (not with no_readers or passive). */
 	const struct session_buf *more;
 	size_t nmore;
@@ -168,6 +174,85 @@ enum session_end {
 	SESSION_READER_FAILED,	/* a reader stopped on an error: see rec_error() */
 	SESSION_TICK,		/* tick() returned 1 */
 };
+
+/*
+ * A live tool: what it does with the session, as hooks the runner calls
+ * (session_tool_run()).  Each hook may be NULL; arg is the tool's own.
+ * The order, on the session's thread:
+ *
+ *   prepare(arg, s)  once the session is open (readers parked, the command
+ *                    held, the events on): whatever else the tool sets up
+ *                    (files, events a view turns on later, a UI).  0 goes
+ *                    on; -errno ends the session unstarted.
+ *   on_start         just before tracing is turned on (the buffer cleared,
+ *                    the readers started), with tr_now_ns(): no event is
+ *                    older.
+ *   on_running       just after tracing is on, before the command is let
+ *                    go: work that need not delay the start.
+ *   tick             every tick_ms, and with poll_stdin whenever stdin is
+ *                    readable (fd_ready): 0 goes on, 1 ends the session,
+ *                    <0 fails it.
+ *   on_map           with opts.child_map, as each map of the command's
+ *                    processes is read (m is the session's).
+ *   on_end           the moment the wait ends, before the command is ended
+ *                    and tracing stops (a kernel hist trigger's table is
+ *                    read here: turning tracing off does not stop it).
+ *   finish(arg, s, res)  once, whatever happened: after the readers were
+ *                    drained and joined, before the teardown (the per-CPU
+ *                    stats are still there), with how it ended (res); s is
+ *                    NULL when the session could not be opened.  A tool
+ *                    whose own page walk skipped corrupt sub-buffers adds
+ *                    them to res->bad_pages, for the runner's one warning.
+ */
+struct session;
+struct session_result;
+struct session_tool {
+	int (*prepare)(void *arg, struct session *s);
+	void (*on_start)(void *arg, uint64_t now_ns);
+	void (*on_running)(void *arg);
+	int (*tick)(void *arg, bool fd_ready);
+	unsigned tick_ms;	/* 0: only when stdin is readable (poll_stdin) */
+	bool poll_stdin;	/* tick(arg, true) as soon as stdin is readable (keys) */
+	void (*on_map)(void *arg, const struct tfile_procmap *m);
+	int (*on_end)(void *arg);
+	int (*finish)(void *arg, struct session *s, struct session_result *res);
+	/*
+	 * A reader that stopped on an error still leaves what it read: the
+	 * session succeeds and finish() gets the error in res->reader_err
+	 * (tr record writes its file, tr agent's host took what it took).
+	 * Otherwise the reader's error is the session's.
+	 */
+	bool reader_error_ok;
+	/* The tool shows opts.sink's corrupt sub-buffers itself (top): no warning. */
+	bool shows_bad_pages;
+};
+
+/*
+ * How the session ended, read once by the runner for finish().  err is
+ * the session's error so far (0, or -errno with tr_fail() set: it could
+ * not be opened, prepare or a tick failed, tracing could not start, or a
+ * reader failed without reader_error_ok); finish() then only undoes what
+ * the tool made.
+ */
+struct session_result {
+	int err;
+	enum session_end end;
+	int reader_err;		/* a reader's error with reader_error_ok, or 0 */
+	const char *reader_failure;	/* why, from the recorder (rec_failure()), or NULL */
+	int child_status;	/* the command's wait status once reaped, or -1 */
+	/* With end SESSION_CHILD_EXITED: "'CMD' exited with N" or "'CMD' killed by signal N". */
+	char child_text[128];
+	uint64_t bad_pages;	/* corrupt sub-buffers opts.sink (and finish()) skipped */
+};
+
+/*
+ * The whole sequence for tool t (see the opening comment): open, prepare,
+ * run, finish, and the teardown (session_free's).  Returns res.err when
+ * it is set, else what finish() returned (0 without one).  Corrupt
+ * sub-buffers skipped (res.bad_pages) get their one warning here, after
+ * finish(), unless t->shows_bad_pages.
+ */
+int session_tool_run(const struct session_opts *o, const struct session_tool *t, void *arg);
 
 int session_open(const struct session_opts *o, struct session **out);
 /* The recorder, or NULL with no_readers. */
