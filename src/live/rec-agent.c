@@ -68,41 +68,54 @@ void rec_guests_free(const struct rec_record_opts *o)
 	}
 }
 
-static int agent_tick(void *arg, bool fd_ready)
-{
-	(void)fd_ready;
-	return net_agent_closed(arg) ? 1 : 0;
-}
+/*
+ * tr agent's recording as a live tool: the metadata and the start sent
+ * once the readers are open (their CPUs known), ended by the host's CLOSE.
+ */
+struct agent_run {
+	struct net_agent_job *job;
+	struct tfs_inst *in;
+	int clk;
+};
 
-int rec_agent_record(struct net_agent_job *job, struct tfs_inst *in, const struct tr_setup *setup,
-		     const struct evsel_list *events, int clk)
+static int agent_start(void *arg, struct session *sess)
 {
-	struct session *sess = NULL;
+	struct agent_run *a = arg;
 	struct tfw_opt traceid;
 	void *meta = NULL;
 	size_t len = 0;
 	int r;
 
-	tfw_opt_traceid(&traceid, net_agent_trace_id(job));
-	r = session_open(&(struct session_opts){
-				     .inst = in, .setup = setup, .events = events,
-				     .rec = { .fn = net_agent_send_pages, .arg = job,
-					      .wake_percent = 5, .wake_by_size = true,
-					      .reader = REC_READER_AUTO },
-				     .tick = agent_tick, .tick_ms = 100, .arg = job },
-			     &sess);
-
+	tfw_opt_traceid(&traceid, net_agent_trace_id(a->job));
+	r = rec_net_meta(session_rec(sess), a->in, &traceid, 1, &meta, &len, NULL);
 	if (!r)
-		r = rec_net_meta(session_rec(sess), in, &traceid, 1, &meta, &len, NULL);
-	if (!r)
-		r = net_agent_start(job, rec_ncpus(session_rec(sess)), clk, meta, len);
+		r = net_agent_start(a->job, rec_ncpus(session_rec(sess)), a->clk, meta, len);
 	free(meta);
 	free(traceid.data.data);
-	if (!r)
-		r = session_run(sess);
-	/* The host that stopped reading ended it: what it took is what it has. */
-	if (r && sess && session_end(sess) == SESSION_READER_FAILED)
-		r = 0;
-	session_free(sess);
 	return r;
+}
+
+static int agent_tick(void *arg, bool fd_ready)
+{
+	struct agent_run *a = arg;
+
+	(void)fd_ready;
+	return net_agent_closed(a->job) ? 1 : 0;
+}
+
+/* The host that stopped reading ended it: what it took is what it has. */
+static const struct session_tool agent_tool = { .prepare = agent_start, .tick = agent_tick,
+						.tick_ms = 100, .reader_error_ok = true };
+
+int rec_agent_record(struct net_agent_job *job, struct tfs_inst *in, const struct tr_setup *setup,
+		     const struct evsel_list *events, int clk)
+{
+	struct agent_run a = { .job = job, .in = in, .clk = clk };
+
+	return session_tool_run(&(struct session_opts){
+					.inst = in, .setup = setup, .events = events,
+					.rec = { .fn = net_agent_send_pages, .arg = job,
+						 .wake_percent = 5, .wake_by_size = true,
+						 .reader = REC_READER_AUTO } },
+				&agent_tool, &a);
 }
