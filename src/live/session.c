@@ -42,7 +42,6 @@ struct session {
 	struct session_opts o;
 	const struct session_tool *t;	/* its hooks (never NULL) */
 	void *targ;
-	struct session_tool legacy;	/* the hooks of session_opts, for session_open() */
 	struct session_more *more;	/* o.nmore entries */
 	struct rec *rec;
 	struct rec_kstats *before;
@@ -522,14 +521,6 @@ int session_open_tool(const struct session_opts *o, const struct session_tool *t
 
 	*out = s;
 	s->o = *o;
-	if (!t) {
-		s->legacy = (struct session_tool){ .on_start = o->on_start,
-						   .on_running = o->on_running, .tick = o->tick,
-						   .tick_ms = o->tick_ms, .poll_stdin = o->poll_stdin,
-						   .on_map = o->on_map, .on_end = o->on_end };
-		t = &s->legacy;
-		arg = o->arg;
-	}
 	s->t = t;
 	s->targ = arg;
 	s->o.rec.inst = o->inst;
@@ -631,11 +622,6 @@ int session_open_tool(const struct session_opts *o, const struct session_tool *t
 	journal(s);
 	tr_phase("events enabled");
 	return r;
-}
-
-int session_open(const struct session_opts *o, struct session **out)
-{
-	return session_open_tool(o, NULL, NULL, out);
 }
 
 struct rec *session_rec(struct session *s)
