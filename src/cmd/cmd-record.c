@@ -594,7 +594,7 @@ static char *dir_of(const char *path)
 }
 
 /* The summary and warnings on stderr; the exit status. */
-static int finish(const struct args *a, const struct rec_record_result *res)
+static int finish(const struct args *a, const struct live_record_result *res)
 {
 	const struct rec_summary *sum = &res->sum;
 
@@ -655,7 +655,7 @@ struct status {
  * One line on stderr, redrawn in place: elapsed, events/s since the last
  * line, MB written, and the CPUs that lost events so far.
  */
-static void status_draw(void *arg, const struct rec_progress *p)
+static void status_draw(void *arg, const struct live_progress *p)
 {
 	struct status *st = arg;
 	double dt = (p->elapsed_ns - st->last_ns) / 1e9;
@@ -768,12 +768,12 @@ static int drop_missing(struct args *a)
 int cmd_record(int argc, char **argv)
 {
 	struct args a = { .ff.zip = -1 };
-	struct rec_record_result res = { 0 };
+	struct live_record_result res = { 0 };
 	struct status st = { 0 };
 	bool status_line, created = false;
 	struct tfs_inst *in = NULL;
 	struct session_buf *more = NULL;
-	struct rec_guest *rg = NULL;
+	struct live_guest *rg = NULL;
 	char *dir = NULL;
 	int fd = -1, status = EXIT_RUNTIME, r = 0;
 
@@ -795,7 +795,7 @@ int cmd_record(int argc, char **argv)
 		a.output = "trace.dat";
 	/*
 	 * An output we cannot write fails before tracefs is touched.  An old
-	 * file is emptied only when the recording starts (rec_record()): a
+	 * file is emptied only when the recording starts (live_record()): a
 	 * session that fails to open (a command not found) leaves it as it was.
 	 */
 	fd = open(a.output, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
@@ -835,7 +835,7 @@ record:
 		r = cmd_instance_open(a.done[i].name, true, &more[i - 1].inst);
 	}
 	if (r ||
-	    rec_record(&(struct rec_record_opts){ .inst = in, .setup = &a.done[0].setup,
+	    live_record(&(struct live_record_opts){ .inst = in, .setup = &a.done[0].setup,
 						  .events = &a.done[0].ev.list,
 						  .more = more, .nmore = a.ndone - 1,
 						  .follow = a.run.follow,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Host and guest recording (rec.h, net.h).  The host's half, for
- * rec_record(): its guests connected, stopped and written, and the
+ * Host and guest recording (live-record.h, net.h).  The host's half, for
+ * live_record(): its guests connected, stopped and written, and the
  * options that name them in the host's file.  The agent's half: one
  * request recorded into the host's connections through the session.
  */
@@ -10,15 +10,16 @@
 #include <string.h>
 
 #include "net.h"
+#include "live-record.h"
 #include "rec.h"
 #include "session.h"
 #include "tfw.h"
 
 
-int rec_guests_open(const struct rec_record_opts *o)
+int live_guests_open(const struct live_record_opts *o)
 {
 	for (size_t i = 0; i < o->nguests; i++) {
-		struct rec_guest *g = &o->guests[i];
+		struct live_guest *g = &o->guests[i];
 		int e = net_guest_open(&g->net, &g->g);
 
 		if (e) {
@@ -32,7 +33,7 @@ int rec_guests_open(const struct rec_record_opts *o)
 	return 0;
 }
 
-void rec_guests_finish(const struct rec_record_opts *o, struct tfw_opt **opts, size_t *nopts)
+void live_guests_finish(const struct live_record_opts *o, struct tfw_opt **opts, size_t *nopts)
 {
 	int version = o->file_flags & REC_FILE_V7 ? 7 : 6;
 	struct tfw_opt *v = xcalloc(o->nguests + 1, sizeof(*v));
@@ -41,13 +42,13 @@ void rec_guests_finish(const struct rec_record_opts *o, struct tfw_opt **opts, s
 	tfw_opt_traceid(&v[n++], o->trace_id);
 	/* Every guest is told to stop first: they end together, as they began. */
 	for (size_t i = 0; i < o->nguests; i++) {
-		struct rec_guest *g = &o->guests[i];
+		struct live_guest *g = &o->guests[i];
 
 		if (g->g && net_guest_stop(g->g))
 			g->error = xstrdup(tr_failure());
 	}
 	for (size_t i = 0; i < o->nguests; i++) {
-		struct rec_guest *g = &o->guests[i];
+		struct live_guest *g = &o->guests[i];
 
 		if (!g->g)
 			continue;
@@ -60,7 +61,7 @@ void rec_guests_finish(const struct rec_record_opts *o, struct tfw_opt **opts, s
 	*nopts = n;
 }
 
-void rec_guests_free(const struct rec_record_opts *o)
+void live_guests_free(const struct live_record_opts *o)
 {
 	for (size_t i = 0; i < o->nguests; i++) {
 		net_guest_free(o->guests[i].g);
@@ -107,7 +108,7 @@ static int agent_tick(void *arg, bool fd_ready)
 static const struct session_tool agent_tool = { .prepare = agent_start, .tick = agent_tick,
 						.tick_ms = 100, .reader_error_ok = true };
 
-int rec_agent_record(struct net_agent_job *job, struct tfs_inst *in, const struct tr_setup *setup,
+int live_agent_record(struct net_agent_job *job, struct tfs_inst *in, const struct tr_setup *setup,
 		     const struct evsel_list *events, int clk)
 {
 	struct agent_run a = { .job = job, .in = in, .clk = clk };

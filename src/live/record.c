@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tr record's session around the recorder (see rec.h): the events to
- * enable with the recorder's own pids filtered out, pid scoping, the
- * sequence through session.h, and the trace.dat file at the end.
+ * tr record (live-record.h) as one tool of the runner (session.h) around
+ * the recorder (rec.h): the spool, --max-size and its rotation, the
+ * guests, -N's listener and the memory maps as the tool's hooks, and the
+ * trace.dat file written at the end.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 
 #include "evsel.h"
 #include "parse.h"
+#include "live-record.h"
 #include "rec.h"
 #include "session.h"
 #include "setup.h"
@@ -28,7 +30,7 @@
  * set-up leaves it)?  Then the traced processes' memory maps go in the
  * file, as trace-cmd's --proc-map keeps them.
  */
-static bool wants_maps(const struct rec_record_opts *o)
+static bool wants_maps(const struct live_record_opts *o)
 {
 	char *v = NULL;
 	bool on;
@@ -59,8 +61,8 @@ struct kept_maps {
 
 /* One recording, the record tool's state (its hooks' arg). */
 struct progress_ctx {
-	const struct rec_record_opts *o;
-	struct rec_record_result *res;
+	const struct live_record_opts *o;
+	struct live_record_result *res;
 	struct session *sess;
 	struct kept_maps *maps;		/* with user stacks, else NULL */
 	uint64_t *lost;
@@ -125,7 +127,7 @@ static void on_map(void *arg, const struct tfile_procmap *m)
  * children as they fork and drops them as they exit) and those of the
  * command's seized by the session.  Each map is read now.
  */
-static void keep_live_maps(const struct rec_record_opts *o, struct session *sess,
+static void keep_live_maps(const struct live_record_opts *o, struct session *sess,
 			   struct kept_maps *k)
 {
 	char *list = NULL, *save = NULL;
@@ -208,7 +210,7 @@ static struct rec *read_snapshot(struct tfs_inst *in, const char *dir)
 }
 
 
-static unsigned flush_ms(const struct rec_record_opts *o)
+static unsigned flush_ms(const struct live_record_opts *o)
 {
 	return o->spool_dir ? (o->flush_ms ? o->flush_ms : REC_FLUSH_MS) : 0;
 }
@@ -229,7 +231,7 @@ static uint64_t written(const struct rec_kstats *k, const struct rec_kstats *bef
 
 /*
  * The session's tick: every flush_ms the spool's cmdlines (the readers
- * flush on their own), every REC_PROGRESS_MS the figures for the caller's
+ * flush on their own), every LIVE_PROGRESS_MS the figures for the caller's
  * progress.
  */
 /* Tracing is on: the spool's kallsyms are read now, not before (rec_spool_meta()). */
@@ -246,7 +248,7 @@ static int progress_tick(void *arg, bool fd_ready)
 	struct progress_ctx *p = arg;
 	struct rec *r = session_rec(p->sess);
 	const struct rec_kstats *before = session_stats_before(p->sess);
-	struct rec_progress pr = { .elapsed_ns = session_elapsed_ns(p->sess) };
+	struct live_progress pr = { .elapsed_ns = session_elapsed_ns(p->sess) };
 
 	(void)fd_ready;
 	if (!r || !pr.elapsed_ns)
@@ -269,7 +271,7 @@ static int progress_tick(void *arg, bool fd_ready)
 	}
 	if (!p->o->progress || pr.elapsed_ns < p->next_progress)
 		return 0;
-	p->next_progress = pr.elapsed_ns + REC_PROGRESS_MS * 500000ull;
+	p->next_progress = pr.elapsed_ns + LIVE_PROGRESS_MS * 500000ull;
 	pr.ncpus = rec_ncpus(r);
 	if (!p->lost)
 		p->lost = xcalloc(pr.ncpus ? pr.ncpus : 1, sizeof(*p->lost));
@@ -338,7 +340,7 @@ static int set_budget(struct rec *r, const char *spool, uint64_t max)
 /* The rotator's callback (rec_set_rotate()): a full part becomes OUTPUT.1. */
 static int rotate_part(void *arg, const int *fds, const uint64_t *sizes, int ncpus)
 {
-	const struct rec_record_opts *o = arg;
+	const struct live_record_opts *o = arg;
 
 	return rec_spool_rotate(o->spool_dir, o->output, o->rotate, o->file_flags, fds, sizes,
 				ncpus);
@@ -356,7 +358,7 @@ static int rotate_part(void *arg, const int *fds, const uint64_t *sizes, int ncp
 static int record_prepare(void *arg, struct session *sess)
 {
 	struct progress_ctx *p = arg;
-	const struct rec_record_opts *o = p->o;
+	const struct live_record_opts *o = p->o;
 	const char *spool = p->spool;
 	int r = 0;
 
@@ -393,7 +395,7 @@ static int record_prepare(void *arg, struct session *sess)
 		r = rec_set_rotate(session_rec(sess), rotate_part, (void *)o);
 	/* The guests start with the host: their readers first, then tracing, as the host's. */
 	if (!r && o->nguests)
-		r = rec_guests_open(o);
+		r = live_guests_open(o);
 	/* The output is emptied now that the recording can start (see cmd-record.c). */
 	if (!r && o->net) {
 		struct tfw_opt *all = xcalloc(p->ntopts + p->kept.n + 1, sizeof(*all));
@@ -417,8 +419,8 @@ static int record_prepare(void *arg, struct session *sess)
  */
 static int record_write(struct progress_ctx *p, struct session *sess)
 {
-	const struct rec_record_opts *o = p->o;
-	struct rec_record_result *res = p->res;
+	const struct live_record_opts *o = p->o;
+	struct live_record_result *res = p->res;
 	struct rec_file_buf *more = xcalloc(o->nmore ? o->nmore : 1, sizeof(*more));
 	struct tfw_opt *gopts = NULL;
 	size_t ngopts = 0;
@@ -442,7 +444,7 @@ static int record_write(struct progress_ctx *p, struct session *sess)
 		more[i] = (struct rec_file_buf){ session_more_rec(sess, i), o->more[i].inst,
 						 session_more_stats_before(sess, i) };
 	if (o->nguests)
-		rec_guests_finish(o, &gopts, &ngopts);
+		live_guests_finish(o, &gopts, &ngopts);
 	if (p->ntopts) {
 		gopts = xrealloc(gopts, (ngopts + p->ntopts) * sizeof(*gopts));
 		memcpy(gopts + ngopts, p->topts, p->ntopts * sizeof(*p->topts));
@@ -495,8 +497,8 @@ out:
 static int record_finish(void *arg, struct session *sess, struct session_result *end)
 {
 	struct progress_ctx *p = arg;
-	const struct rec_record_opts *o = p->o;
-	struct rec_record_result *res = p->res;
+	const struct live_record_opts *o = p->o;
+	struct live_record_result *res = p->res;
 	int r = 0;
 
 	/* A reader that stopped early still leaves what it read: the file is written. */
@@ -519,7 +521,7 @@ static int record_finish(void *arg, struct session *sess, struct session_result 
 	for (size_t i = 0; i < p->ntopts; i++)
 		free(p->topts[i].data.data);
 	free(p->topts);
-	rec_guests_free(o);
+	live_guests_free(o);
 	if (p->spool)
 		rec_spool_remove(p->spool);
 	if (o->net)
@@ -532,7 +534,7 @@ static int record_finish(void *arg, struct session *sess, struct session_result 
  * The session (session.h) applies the set-up in its order; then the file:
  * the ring buffer's pages, or under a max-latency tracer the trace text.
  */
-int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
+int live_record(const struct live_record_opts *o, struct live_record_result *res)
 {
 	bool latency = setup_latency_tracer(o->setup->tracer);
 	struct progress_ctx prog = { .o = o, .res = res, .latency = latency,
@@ -549,8 +551,8 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	prog.kept.spool = spool;
 	for (size_t i = 0; i < o->nmore; i++)
 		mapped_ok &= !has_snapshot_trigger(o->more[i].setup);
-	if (o->progress && !latency && (!tick_ms || tick_ms > REC_PROGRESS_MS))
-		tick_ms = REC_PROGRESS_MS;
+	if (o->progress && !latency && (!tick_ms || tick_ms > LIVE_PROGRESS_MS))
+		tick_ms = LIVE_PROGRESS_MS;
 	if (spool && (r = rec_spool_create(spool, o->output)))
 		return r;
 	/*
