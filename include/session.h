@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * One live tracing session: the sequence that tr record, stream, hist and
- * top share, written once (rtla's top/hist main loops are the model).
+ * One live tracing session: the sequence that every live command (tr
+ * record, tr agent, stream, top, the hist engines, profile, show --pipe)
+ * shares, written once and run by one runner, session_tool_run(), which
+ * calls the tool's hooks (struct session_tool) at their places, as rtla's
+ * run_tool(struct tool_ops *) does.  session_opts says what to trace; the
+ * tool says what to do with it.
  *
- *   session_open()   applies the set-up in the one order the kernel allows:
+ *   open             applies the set-up in the one order the kernel allows:
  *                    the lock on the buffer; the set-up's tracer, clock,
  *                    options, buffer and pids (current_tracer cannot change
  *                    once trace_pipe_raw files are open); the readers,
@@ -14,23 +18,26 @@
  *                    and under a max-latency tracer tracing_max_latency
  *                    set to 0.  A COMMAND that is not found fails first,
  *                    before anything is touched.
- *   the caller       whatever differs (events a view turns on later, with
- *                    session_own_filter())
- *   session_run()    clears the buffer (unless opts.keep_buffer), takes the
- *                    per-CPU stats "before", starts the readers, turns
- *                    tracing_on on, lets the command exec, and waits for the
- *                    first of: the command's exit, opts.duration_ns, tr_stop
- *                    (SIGINT/SIGTERM), a reader error, or tick() returning
- *                    1.  tick() runs every tick_ms and, with poll_stdin,
- *                    whenever stdin is readable (a terminal's keys).  Then
- *                    it ends the command (see below), turns tracing_on off
- *                    and drains and joins the readers.  A reader's error is
- *                    its return value ("a reader stopped: ...").
- *   the caller       reads the results (session_rec(), the stats), writes
- *                    files, renders
- *   session_free()   a command that never started dies unstarted; what the
+ *   prepare()        the tool's: whatever differs (events a view turns on
+ *                    later, with session_own_filter(); files; a screen)
+ *   run              clears the buffer (unless opts.keep_buffer), takes the
+ *                    per-CPU stats "before", starts the readers, on_start(),
+ *                    turns tracing_on on, on_running(), lets the command
+ *                    exec, and waits for the first of: the command's exit,
+ *                    opts.duration_ns, tr_stop (SIGINT/SIGTERM), a reader
+ *                    error, or tick() returning 1.  tick() runs every
+ *                    tick_ms and, with poll_stdin, whenever stdin is
+ *                    readable (a terminal's keys).  Then on_end(), the
+ *                    command ended (see below), tracing_on off, and the
+ *                    readers drained and joined.  A reader's error is the
+ *                    session's ("a reader stopped: ..."), unless the tool
+ *                    keeps what the readers read (reader_error_ok).
+ *   finish()         the tool's, with the end read once (struct
+ *                    session_result): reads the results (session_rec(),
+ *                    the stats), writes files, renders
+ *   teardown         a command that never started dies unstarted; what the
  *                    readers left in the buffer is cleared (not earlier:
- *                    clearing resets the per-CPU stats the caller reads)
+ *                    clearing resets the per-CPU stats finish() reads)
  *
  * Ending the command (when the session ends first): the signal that
  * stopped tr (SIGTERM otherwise) is forwarded; after 2 s SIGKILL; the
@@ -53,6 +60,7 @@
 #include "tfs.h"
 
 struct session;
+struct session_sink;
 struct tfile_procmap;
 
 /*
@@ -73,7 +81,7 @@ struct session_opts {
 	char **command;		/* run this while tracing (argv, NULL-ended), or NULL */
 	/*
 	 * The set-up, or NULL: everything but its events, which are below
-	 * (setup->events is not read), applied in session_open()'s order.
+	 * (setup->events is not read), applied in the order above.
 	 */
 	const struct tr_setup *setup;
 	/*
@@ -95,6 +103,11 @@ struct session_opts {
 	 */
 	struct rec_opts rec;
 	bool no_readers;
+	/*
+	 * Or the readers walk their pages into this sink (rec.fn and rec.arg
+	 * are set to it; see session_sink below), attached once they are open.
+	 */
+	struct session_sink *sink;
 	/* Further buffers, each with readers as rec above (not with no_readers or passive). */
 	const struct session_buf *more;
 	size_t nmore;
@@ -118,13 +131,11 @@ struct session_opts {
 	 * as each exits (session_maps()), for their user stacks: they run
 	 * under ptrace (seized, stopped only at exit, fork and as signals
 	 * reach them, each passed on); those still running as the session
-	 * ends are read then.  on_map(arg, m), if set, is called as each map
-	 * is read (m is the session's).  Processes made by clone() without
+	 * ends are read then, each handed to the tool's on_map.  Processes made by clone() without
 	 * SIGCHLD, or forked by a thread other than a process's first, are
 	 * not followed.
 	 */
 	bool child_map;
-	void (*on_map)(void *arg, const struct tfile_procmap *m);
 	/*
 	 * Reads nothing and leaves the buffer alone (implies no_readers and
 	 * keep_buffer): takes no lock and only turns tracing on, never off,
@@ -135,29 +146,6 @@ struct session_opts {
 	/* Further threads of tr's own (stream's formatting), filtered out with the readers. */
 	const pid_t *own_tids;
 	size_t nown_tids;
-	/* Called on the session's thread; 0 goes on, 1 ends the session, <0 fails it. */
-	int (*tick)(void *arg, bool fd_ready);
-	unsigned tick_ms;	/* 0: only when stdin is readable (poll_stdin) */
-	bool poll_stdin;	/* tick(arg, true) as soon as stdin is readable (keys) */
-	/*
-	 * Called once, the moment the wait ends, before the command is ended
-	 * and tracing stops: a kernel hist trigger's table is read here, since
-	 * turning tracing off does not stop a trigger.  0 or -errno.
-	 */
-	int (*on_end)(void *arg);
-	/*
-	 * Called once on the session's thread just before tracing is turned
-	 * on (after the buffer was cleared and the readers started), with
-	 * tr_now_ns(): no event is older.  May be NULL.
-	 */
-	void (*on_start)(void *arg, uint64_t now_ns);
-	/*
-	 * Called once on the session's thread just after tracing is turned
-	 * on, before the command is let go: work that need not delay the
-	 * start (tr record's kallsyms).  May be NULL.
-	 */
-	void (*on_running)(void *arg);
-	void *arg;
 };
 
 enum session_end {
@@ -169,14 +157,92 @@ enum session_end {
 	SESSION_TICK,		/* tick() returned 1 */
 };
 
-int session_open(const struct session_opts *o, struct session **out);
+/*
+ * A live tool: what it does with the session, as hooks the runner calls
+ * (session_tool_run()).  Each hook may be NULL; arg is the tool's own.
+ * The order, on the session's thread:
+ *
+ *   prepare(arg, s)  once the session is open (readers parked, the command
+ *                    held, the events on): whatever else the tool sets up
+ *                    (files, events a view turns on later, a UI).  0 goes
+ *                    on; -errno ends the session unstarted.
+ *   on_start         just before tracing is turned on (the buffer cleared,
+ *                    the readers started), with tr_now_ns(): no event is
+ *                    older.
+ *   on_running       just after tracing is on, before the command is let
+ *                    go: work that need not delay the start.
+ *   tick             every tick_ms, and with poll_stdin whenever stdin is
+ *                    readable (fd_ready): 0 goes on, 1 ends the session,
+ *                    <0 fails it.
+ *   on_map           with opts.child_map, as each map of the command's
+ *                    processes is read (m is the session's).
+ *   on_end           the moment the wait ends, before the command is ended
+ *                    and tracing stops (a kernel hist trigger's table is
+ *                    read here: turning tracing off does not stop it).
+ *   finish(arg, s, res)  once, whatever happened: after the readers were
+ *                    drained and joined, before the teardown (the per-CPU
+ *                    stats are still there), with how it ended (res); s is
+ *                    NULL when the session could not be opened.  A tool
+ *                    whose own page walk skipped corrupt sub-buffers adds
+ *                    them to res->bad_pages, for the runner's one warning.
+ */
+struct session;
+struct session_result;
+struct session_tool {
+	int (*prepare)(void *arg, struct session *s);
+	void (*on_start)(void *arg, uint64_t now_ns);
+	void (*on_running)(void *arg);
+	int (*tick)(void *arg, bool fd_ready);
+	unsigned tick_ms;	/* 0: only when stdin is readable (poll_stdin) */
+	bool poll_stdin;	/* tick(arg, true) as soon as stdin is readable (keys) */
+	void (*on_map)(void *arg, const struct tfile_procmap *m);
+	int (*on_end)(void *arg);
+	int (*finish)(void *arg, struct session *s, struct session_result *res);
+	/*
+	 * A reader that stopped on an error still leaves what it read: the
+	 * session succeeds and finish() gets the error in res->reader_err
+	 * (tr record writes its file, tr agent's host took what it took).
+	 * Otherwise the reader's error is the session's.
+	 */
+	bool reader_error_ok;
+	/* The tool shows opts.sink's corrupt sub-buffers itself (top): no warning. */
+	bool shows_bad_pages;
+};
+
+/*
+ * How the session ended, read once by the runner for finish().  err is
+ * the session's error so far (0, or -errno with tr_fail() set: it could
+ * not be opened, prepare or a tick failed, tracing could not start, or a
+ * reader failed without reader_error_ok); finish() then only undoes what
+ * the tool made.
+ */
+struct session_result {
+	int err;
+	enum session_end end;
+	int reader_err;		/* a reader's error with reader_error_ok, or 0 */
+	const char *reader_failure;	/* why, from the recorder (rec_failure()), or NULL */
+	int child_status;	/* the command's wait status once reaped, or -1 */
+	/* With end SESSION_CHILD_EXITED: "'CMD' exited with N" or "'CMD' killed by signal N". */
+	char child_text[128];
+	uint64_t bad_pages;	/* corrupt sub-buffers opts.sink (and finish()) skipped */
+};
+
+/*
+ * The whole sequence for tool t (see the opening comment): open, prepare,
+ * run, finish, and the teardown.  Returns res.err when
+ * it is set, else what finish() returned (0 without one).  Corrupt
+ * sub-buffers skipped (res.bad_pages) get their one warning here, after
+ * finish(), unless t->shows_bad_pages.
+ */
+int session_tool_run(const struct session_opts *o, const struct session_tool *t, void *arg);
+
 /* The recorder, or NULL with no_readers. */
 struct rec *session_rec(struct session *s);
-/* The command's pid (forked, not yet exec'd before session_run()), or 0. */
+/* The command's pid (forked, held before exec until tracing is on), or 0. */
 pid_t session_child(const struct session *s);
 /*
  * With opts.child_map: the maps read so far (*n of them, one a pid; see
- * child_map), the session's.  Whole once session_run() returned.
+ * child_map), the session's.  Whole by the tool's finish().
  */
 const struct tfile_procmap *session_maps(const struct session *s, size_t *n);
 /* With opts.child_map: the processes seized now (*n of them), the session's. */
@@ -189,13 +255,6 @@ size_t session_own_pids(const struct session *s, pid_t *pids, size_t max);
  * nothing out (no_filter, follow, the set-up's pids).  Owned by s.
  */
 const char *session_own_filter(const struct session *s);
-/*
- * Run as above.  Returns 0 or -errno with tr_fail() (tracing could not be
- * started, a tick failed, or a reader stopped on an error: then
- * session_end() is SESSION_READER_FAILED and the session still ended
- * cleanly, its readers' data there to read).
- */
-int session_run(struct session *s);
 enum session_end session_end(const struct session *s);
 /* The per-CPU stats taken just before tracing started (rec_ncpus() entries), or NULL. */
 const struct rec_kstats *session_stats_before(const struct session *s);
@@ -207,9 +266,8 @@ struct tfile_clocks;
 const struct tfile_clocks *session_clocks(const struct session *s);
 /* The command's wait status once it was reaped, or -1. */
 int session_child_status(const struct session *s);
-/* Monotonic nanoseconds since session_run() turned tracing on (0 before). */
+/* Monotonic nanoseconds since tracing was turned on (0 before). */
 uint64_t session_elapsed_ns(const struct session *s);
-void session_free(struct session *s);
 
 /*
  * Sessions whose tr died (SIGKILL, the OOM killer): their lock in
@@ -276,12 +334,11 @@ int session_lazy_syms(void *lazy, struct fmt_src *src, struct tep_handle *tep);
 void session_lazy_free(struct session_lazy *l);
 
 /*
- * The live consumers' page sink (hist, hist --latency, top): pass
- * session_sink_pages as rec_opts.fn with the sink as its arg, and
- * session_sink_attach() once the session is open.  Each CPU's reader then
- * walks its whole sub-buffers into fn(arg, event) under the sink's lock,
- * taken once per batch of pages, not per event; whoever else reads what
- * fn fills takes the same lock.  Nothing is queued.
+ * The live consumers' page sink (hist, hist --latency, top): give it as
+ * session_opts.sink.  Each CPU's reader then walks its whole sub-buffers
+ * into fn(arg, event) under the sink's lock, taken once per batch of
+ * pages, not per event; whoever else reads what fn fills takes the same
+ * lock.  Nothing is queued.
  */
 struct session_sink {
 	pthread_mutex_t lock;
@@ -291,17 +348,7 @@ struct session_sink {
 	struct tfile_walk_stats st;	/* events walked, corrupt sub-buffers skipped */
 };
 void session_sink_init(struct session_sink *k, tfile_event_fn fn, void *arg);
-void session_sink_attach(struct session_sink *k, struct session *s);
-int session_sink_pages(void *sink, int cpu, const void *pages, size_t len);
 void session_sink_destroy(struct session_sink *k);
-/*
- * A whole run into the sink, for a consumer that only reads it at the end
- * (hist and hist --latency): o's readers set to the sink, session_open,
- * session_sink_attach, session_run, and a warning for the corrupt
- * sub-buffers skipped.  0 or session_open's or session_run's error; the
- * session is in *out (session_free it) whenever it was opened.
- */
-int session_sink_run(struct session_sink *k, struct session_opts *o, struct session **out);
 
 /* Is there a program to run as argv0 (in PATH unless it has a '/')? */
 bool session_runnable(const char *argv0);

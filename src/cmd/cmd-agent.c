@@ -18,6 +18,7 @@
 #include "net.h"
 #include "netmsg.h"
 #include "parse.h"
+#include "live-record.h"
 #include "rec.h"
 #include "setup.h"
 #include "tfs.h"
@@ -143,7 +144,7 @@ static int run(void *arg, struct net_agent_job *job, const struct netmsg_agent_a
 	if (!r)
 		r = cmd_instance_open(a->instance, true, &in);
 	if (!r)
-		r = rec_agent_record(job, in, &setup, &ev, clk < 0 ? -1 : clk);
+		r = live_agent_record(job, in, &setup, &ev, clk < 0 ? -1 : clk);
 	if (tfs_restore_to(mark) && !r)
 		r = tr_fail(-EIO, "cannot put tracefs back after the recording");
 	evsel_list_free(&ev);

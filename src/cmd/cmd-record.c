@@ -424,7 +424,7 @@ static const struct argp argp = {
 
 /* The summary and warnings on stderr; the exit status. */
 static int finish(const struct args *a, const struct rec_paths *out,
-		  const struct rec_record_result *res)
+		  const struct live_record_result *res)
 {
 	const struct rec_summary *sum = &res->sum;
 
@@ -487,7 +487,7 @@ struct status {
  * One line on stderr, redrawn in place: elapsed, events/s since the last
  * line, MB written, and the CPUs that lost events so far.
  */
-static void status_draw(void *arg, const struct rec_progress *p)
+static void status_draw(void *arg, const struct live_progress *p)
 {
 	struct status *st = arg;
 	double dt = (p->elapsed_ns - st->last_ns) / 1e9;
@@ -584,13 +584,13 @@ static int drop_missing(struct args *a)
 int cmd_record(int argc, char **argv)
 {
 	struct args a = { .ff.zip = -1 };
-	struct rec_record_result res = { 0 };
+	struct live_record_result res = { 0 };
 	struct status st = { 0 };
 	struct rec_paths paths = { .fd = -1 };
 	bool status_line;
 	struct tfs_inst *in = NULL;
 	struct session_buf *more = NULL;
-	struct rec_guest *rg = NULL;
+	struct live_guest *rg = NULL;
 	int status = EXIT_RUNTIME, r = 0;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
@@ -633,7 +633,7 @@ record:
 		r = cmd_instance_open(a.b.done[i].name, true, &more[i - 1].inst);
 	}
 	if (r ||
-	    rec_record(&(struct rec_record_opts){ .inst = in, .setup = &a.b.done[0].setup,
+	    live_record(&(struct live_record_opts){ .inst = in, .setup = &a.b.done[0].setup,
 						  .events = &a.b.done[0].ev.list,
 						  .more = more, .nmore = a.b.ndone - 1,
 						  .follow = a.run.follow,

@@ -158,16 +158,12 @@ static int pipe_tick(void *arg, bool fd_ready)
  */
 static int follow_with_events(struct tfs_inst *in, const struct evsel_list *ev, int fd)
 {
+	static const struct session_tool pipe_tool = { .tick = pipe_tick, .tick_ms = 50 };
 	struct pipe_out p = { .fd = fd };
-	struct session *sess = NULL;
-	int r = session_open(&(struct session_opts){ .inst = in, .events = ev, .no_filter = true,
-						     .no_readers = true, .tick = pipe_tick,
-						     .tick_ms = 50, .arg = &p },
-			     &sess);
+	int r = session_tool_run(&(struct session_opts){ .inst = in, .events = ev,
+							 .no_filter = true, .no_readers = true },
+				 &pipe_tool, &p);
 
-	if (!r)
-		r = session_run(sess);
-	session_free(sess);
 	return p.err ? p.err : r;
 }
 

@@ -3,7 +3,7 @@
  * tr record -A NAME@ADDR:PORT (record-local.h): the guests' part of the
  * command line, their files (trace-cmd's layout: trace.dat's guest NAME
  * in trace-NAME.dat) and their lines in the summary.  The recording is
- * rec_record()'s (rec.h), the protocol net.h's.
+ * live_record()'s (live-record.h), the protocol net.h's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -112,7 +112,7 @@ void guests_check(struct argp_state *state, struct guest_args *g, size_t n,
 }
 
 int guests_open(struct guest_args *g, size_t n, const char *output, const char *tmp_dir,
-		const char *psk, unsigned interval_ms, uint64_t trace_id, struct rec_guest *rg)
+		const char *psk, unsigned interval_ms, uint64_t trace_id, struct live_guest *rg)
 {
 	for (size_t i = 0; i < n; i++) {
 		int fd;
@@ -134,7 +134,7 @@ int guests_open(struct guest_args *g, size_t n, const char *output, const char *
 	return 0;
 }
 
-bool guests_report(const struct guest_args *g, const struct rec_guest *rg, size_t n, bool quiet)
+bool guests_report(const struct guest_args *g, const struct live_guest *rg, size_t n, bool quiet)
 {
 	bool ok = true;
 
@@ -164,7 +164,7 @@ bool guests_report(const struct guest_args *g, const struct rec_guest *rg, size_
 	return ok;
 }
 
-void guests_free(struct guest_args *g, struct rec_guest *rg, size_t n, bool failed)
+void guests_free(struct guest_args *g, struct live_guest *rg, size_t n, bool failed)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (rg && rg[i].fd >= 0)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "cmd.h"
+#include "live-record.h"
 #include "rec.h"
 #include "setup.h"
 
@@ -37,12 +38,12 @@ void guest_spec(struct argp_state *state, struct guest_args *g, const char *spec
  */
 void guests_check(struct argp_state *state, struct guest_args *g, size_t n,
 		  const struct evsel_list *host_ev, struct tr_setup **host, size_t nhost);
-/* Open each guest's file beside output and fill rg[] for rec_record().  0 or -errno, said. */
+/* Open each guest's file beside output and fill rg[] for live_record().  0 or -errno, said. */
 int guests_open(struct guest_args *g, size_t n, const char *output, const char *tmp_dir,
-		const char *psk, unsigned interval_ms, uint64_t trace_id, struct rec_guest *rg);
+		const char *psk, unsigned interval_ms, uint64_t trace_id, struct live_guest *rg);
 /* A line per guest written, a warning per guest failed; false if one failed. */
-bool guests_report(const struct guest_args *g, const struct rec_guest *rg, size_t n, bool quiet);
+bool guests_report(const struct guest_args *g, const struct live_guest *rg, size_t n, bool quiet);
 /* Close the files (removing those created when the recording failed) and free. */
-void guests_free(struct guest_args *g, struct rec_guest *rg, size_t n, bool failed);
+void guests_free(struct guest_args *g, struct live_guest *rg, size_t n, bool failed);
 
 #endif

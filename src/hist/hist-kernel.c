@@ -220,39 +220,51 @@ static int find_ours(const char *text, const struct hist_spec *s, struct hist_re
 	}
 }
 
-/* Read the hist file the moment the session's wait ends (see session.h's on_end). */
+/*
+ * The kernel engine as a live tool: the triggers added once the session
+ * is open, the hist file read the moment the wait ends (on_end), since
+ * turning tracing off does not stop a trigger.
+ */
 struct hist_read {
 	struct tfs_inst *in;
-	const struct hist_spec *s;
+	const struct hist_spec *v;
+	size_t n;
 	char *text;
 	int err;
 };
+
+static int add_triggers(void *arg, struct session *sess)
+{
+	struct hist_read *k = arg;
+	int r = 0;
+
+	(void)sess;
+	for (size_t i = 0; i < k->n && !r; i++)
+		r = hist_kernel_add(k->in, &k->v[i]);
+	return r;
+}
 
 static int read_now(void *arg)
 {
 	struct hist_read *k = arg;
 
-	k->err = hist_kernel_read(k->in, k->s->system, k->s->event, &k->text);
+	k->err = hist_kernel_read(k->in, k->v[k->n - 1].system, k->v[k->n - 1].event, &k->text);
 	return 0;
 }
+
+static const struct session_tool hist_kernel_tool = { .prepare = add_triggers,
+						      .on_end = read_now };
 
 int hist_kernel_collect(struct tfs_inst *in, const struct hist_spec *v, size_t n,
 			const struct hist_when *w, char **text)
 {
-	struct hist_read k = { .in = in, .s = &v[n - 1] };
-	struct session *sess = NULL;
-	int r = session_open(&(struct session_opts){ .inst = in, .command = w->command,
-						     .duration_ns = w->duration_ns,
-						     .passive = true,
-						     .on_end = read_now, .arg = &k },
-			     &sess);
+	struct hist_read k = { .in = in, .v = v, .n = n };
+	int r = session_tool_run(&(struct session_opts){ .inst = in, .command = w->command,
+							 .duration_ns = w->duration_ns,
+							 .passive = true },
+				 &hist_kernel_tool, &k);
 
 	*text = NULL;
-	for (size_t i = 0; i < n && !r; i++)
-		r = hist_kernel_add(in, &v[i]);
-	if (!r)
-		r = session_run(sess);
-	session_free(sess);
 	if (!r)
 		r = k.err;
 	if (!r)

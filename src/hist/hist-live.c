@@ -20,6 +20,8 @@
 struct live {
 	struct hist_user *u;
 	struct session_sink sink;	/* on_event() under its lock, from each CPU's reader */
+	const char *why;
+	struct hist_result *res;
 };
 
 static int on_event(void *arg, const struct tfile_event *ev)
@@ -56,13 +58,31 @@ void hist_spec_load_syms(const struct hist_spec *s, struct tep_handle *tep)
 	free(ks);
 }
 
+/* The session ended: the table, with the names of the tasks it saw. */
+static int live_finish(void *arg, struct session *sess, struct session_result *end)
+{
+	struct live *l = arg;
+	char *cmdlines = NULL;
+
+	(void)sess;
+	if (end->err)
+		return 0;
+	if (!tfs_read(tfs_top(), "saved_cmdlines", &cmdlines))
+		hist_user_cmdlines(l->u, cmdlines);
+	free(cmdlines);
+	hist_user_proc_comm(l->u);
+	return finish(l->u, xasprintf("ran in userspace: %s; %llu events read", l->why,
+				      (unsigned long long)l->sink.st.events), l->res);
+}
+
+static const struct session_tool hist_user_tool = { .finish = live_finish };
+
 int hist_user_live(const struct hist_spec *s, struct tfs_inst *in, const struct hist_when *w,
 		   const char *why, struct hist_result *res)
 {
-	struct live l = { 0 };
-	struct session *sess = NULL;
+	struct live l = { .why = why, .res = res };
 	struct tep_handle *tep = NULL;
-	char *enable = xasprintf("%s:%s", s->system, s->event), *cmdlines = NULL;
+	char *enable = xasprintf("%s:%s", s->system, s->event);
 	struct strv one = { 0 };
 	struct evsel_list ev = { 0 };
 	int r;
@@ -80,23 +100,14 @@ int hist_user_live(const struct hist_spec *s, struct tfs_inst *in, const struct 
 	r = hist_user_new(tep, s, &l.u);
 	evsel_add(&ev, enable);
 	if (!r)
-		r = hist_sink_run(&l.sink, in, w, &ev, &sess);
-	if (r)
-		goto out;
-	if (!tfs_read(tfs_top(), "saved_cmdlines", &cmdlines))
-		hist_user_cmdlines(l.u, cmdlines);
-	hist_user_proc_comm(l.u);
-	r = finish(l.u, xasprintf("ran in userspace: %s; %llu events read", why,
-				  (unsigned long long)l.sink.st.events), res);
+		r = hist_sink_run(&l.sink, in, w, &ev, &hist_user_tool, &l);
 out:
-	session_free(sess);
 	hist_user_free(l.u);
 	if (tep)
 		tep_free(tep);
 	session_sink_destroy(&l.sink);
 	strv_free(&one);
 	free(enable);
-	free(cmdlines);
 	evsel_list_free(&ev);
 	return r;
 }
@@ -146,11 +157,10 @@ out:
 }
 
 int hist_sink_run(struct session_sink *k, struct tfs_inst *in, const struct hist_when *w,
-		  struct evsel_list *ev, struct session **sess)
+		  struct evsel_list *ev, const struct session_tool *t, void *arg)
 {
-	return session_sink_run(k,
-				&(struct session_opts){ .inst = in, .command = w->command,
+	return session_tool_run(&(struct session_opts){ .inst = in, .command = w->command,
 							.duration_ns = w->duration_ns,
-							.events = ev, .no_filter = true },
-				sess);
+							.events = ev, .no_filter = true, .sink = k },
+				t, arg);
 }

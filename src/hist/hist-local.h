@@ -10,11 +10,11 @@
 #include "session.h"
 
 /*
- * Run w (its command, or for its duration) on instance in with the events
- * of ev into the sink, own-pid filter off (the engines want tr's events
- * too): session_sink_run's result; *sess to session_free.
+ * Run tool t (session.h) for w (its command, or for its duration) on
+ * instance in with the events of ev into the sink, own-pid filter off
+ * (the engines want tr's events too): session_tool_run()'s result.
  */
 int hist_sink_run(struct session_sink *k, struct tfs_inst *in, const struct hist_when *w,
-		  struct evsel_list *ev, struct session **sess);
+		  struct evsel_list *ev, const struct session_tool *t, void *arg);
 
 #endif

@@ -469,6 +469,9 @@ struct live {
 	size_t nk, capk;
 	uint8_t *data;
 	size_t ndata, capdata;
+	struct ulat *x;
+	const char *why;
+	struct hist_result *res;
 };
 
 /* Keep a copy of each start and end record (under the lock). */
@@ -500,12 +503,32 @@ static int by_ts(const void *a, const void *b)
 	return x->ts < y->ts ? -1 : x->ts > y->ts;
 }
 
+/* The session ended: the pairs matched in time order, across CPUs. */
+static int live_finish(void *arg, struct session *sess, struct session_result *end)
+{
+	struct live *lv = arg;
+
+	(void)sess;
+	if (end->err)
+		return 0;
+	qsort(lv->k, lv->nk, sizeof(*lv->k), by_ts);
+	for (size_t i = 0; i < lv->nk; i++) {
+		struct tfile_event ev = { .ts = lv->k[i].ts, .data = lv->data + lv->k[i].off,
+					  .size = lv->k[i].size, .cpu = lv->k[i].cpu };
+
+		ulat_event(lv->x, &ev);
+	}
+	return ulat_finish(lv->x, xasprintf("ran in userspace: %s; %llu events read", lv->why,
+					    (unsigned long long)lv->sink.st.events), lv->res);
+}
+
+static const struct session_tool ulat_tool = { .finish = live_finish };
+
 int hist_ulat_live(const struct hist_latency *l, struct tfs_inst *in, const struct hist_when *w,
 		   const char *keys, const char *why, struct hist_result *res)
 {
-	struct session *sess = NULL;
-	struct live lv = { 0 };
 	struct ulat x = { 0 };
+	struct live lv = { .x = &x, .why = why, .res = res };
 	struct evsel_list ev = { 0 };
 	struct strv both = { 0 };
 	struct tep_handle *tep;
@@ -552,20 +575,8 @@ int hist_ulat_live(const struct hist_latency *l, struct tfs_inst *in, const stru
 		if (!i || strcmp(en, ev.v[0].spec))
 			evsel_add(&ev, en);
 	}
-	r = hist_sink_run(&lv.sink, in, w, &ev, &sess);
-	if (r)
-		goto out;
-	qsort(lv.k, lv.nk, sizeof(*lv.k), by_ts);
-	for (size_t i = 0; i < lv.nk; i++) {
-		struct tfile_event ev = { .ts = lv.k[i].ts, .data = lv.data + lv.k[i].off,
-					  .size = lv.k[i].size, .cpu = lv.k[i].cpu };
-
-		ulat_event(&x, &ev);
-	}
-	r = ulat_finish(&x, xasprintf("ran in userspace: %s; %llu events read", why,
-				      (unsigned long long)lv.sink.st.events), res);
+	r = hist_sink_run(&lv.sink, in, w, &ev, &ulat_tool, &lv);
 out:
-	session_free(sess);
 	ulat_free(&x);
 	if (tep)
 		tep_free(tep);

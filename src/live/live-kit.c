@@ -253,11 +253,6 @@ void session_sink_init(struct session_sink *k, tfile_event_fn fn, void *arg)
 	k->arg = arg;
 }
 
-void session_sink_attach(struct session_sink *k, struct session *s)
-{
-	k->layout = rec_layout(session_rec(s));
-}
-
 int session_sink_pages(void *arg, int cpu, const void *pages, size_t len)
 {
 	struct session_sink *k = arg;
@@ -266,23 +261,6 @@ int session_sink_pages(void *arg, int cpu, const void *pages, size_t len)
 	tfile_pages_walk(k->layout, cpu, pages, len, k->fn, k->arg, &k->st);
 	pthread_mutex_unlock(&k->lock);
 	return 0;
-}
-
-int session_sink_run(struct session_sink *k, struct session_opts *o, struct session **out)
-{
-	int r;
-
-	o->rec.fn = session_sink_pages;
-	o->rec.arg = k;
-	r = session_open(o, out);
-	if (r)
-		return r;
-	session_sink_attach(k, *out);
-	r = session_run(*out);
-	if (!r && k->st.bad_pages)
-		tr_warn("%llu corrupt sub-buffers from the kernel were skipped",
-			(unsigned long long)k->st.bad_pages);
-	return r;
 }
 
 void session_sink_destroy(struct session_sink *k)

@@ -337,10 +337,43 @@ static int read_tables(struct prof_table *out)
 	return r;
 }
 
+/* The profiler as a live tool: on once the session is open, off and read at its end. */
+struct prof_run {
+	struct tfs_inst *top;
+	struct prof_table *out;
+};
+
+static int prof_on(void *arg, struct session *s)
+{
+	struct prof_run *p = arg;
+	int r = tfs_set(p->top, "function_profile_enabled", "1");
+
+	(void)s;
+	return r ? tr_fail(r, "cannot enable the function profiler: %s", strerror(-r)) : 0;
+}
+
+/* Stop counting before reading: the tables then hold the run only. */
+static int prof_finish(void *arg, struct session *s, struct session_result *res)
+{
+	struct prof_run *p = arg;
+	int e;
+
+	(void)s;
+	if (!s)
+		return 0;
+	e = tfs_set(p->top, "function_profile_enabled", "0");
+	if (res->err)
+		return 0;
+	if (e)
+		return tr_fail(e, "cannot disable the function profiler: %s", strerror(-e));
+	return read_tables(p->out);
+}
+
+static const struct session_tool prof_tool = { .prepare = prof_on, .finish = prof_finish };
+
 int prof_run(const struct prof_opts *o, struct prof_table *out)
 {
-	struct tfs_inst *top = tfs_top();
-	struct session *sess = NULL;
+	struct prof_run p = { .top = tfs_top(), .out = out };
 	char *cur = NULL;
 	int r;
 
@@ -348,33 +381,16 @@ int prof_run(const struct prof_opts *o, struct prof_table *out)
 	if (r)
 		return r;
 	/* Enabling resets the counts; if someone left it on, off and on again. */
-	r = tfs_read(top, "function_profile_enabled", &cur);
+	r = tfs_read(p.top, "function_profile_enabled", &cur);
 	if (!r && atoi(cur) == 1)
-		r = tfs_set(top, "function_profile_enabled", "0");
+		r = tfs_set(p.top, "function_profile_enabled", "0");
 	free(cur);
 	if (r)
 		return tr_fail(r, "cannot reset the function profiler: %s", strerror(-r));
-	r = session_open(&(struct session_opts){ .inst = top, .command = o->command,
-						 .setup = &(struct tr_setup){ .ftrace_filter =
-										      o->funcs },
-						 .duration_ns = o->duration_ns, .passive = true },
-			 &sess);
-	if (!r) {
-		r = tfs_set(top, "function_profile_enabled", "1");
-		if (r)
-			r = tr_fail(r, "cannot enable the function profiler: %s", strerror(-r));
-	}
-	if (!r)
-		r = session_run(sess);
-	session_free(sess);
-	/* Stop counting before reading: the tables then hold the run only. */
-	{
-		int e = tfs_set(top, "function_profile_enabled", "0");
-
-		if (!r && e)
-			r = tr_fail(e, "cannot disable the function profiler: %s", strerror(-e));
-	}
-	if (!r)
-		r = read_tables(out);
-	return r;
+	return session_tool_run(&(struct session_opts){ .inst = p.top, .command = o->command,
+							.setup = &(struct tr_setup){
+								.ftrace_filter = o->funcs },
+							.duration_ns = o->duration_ns,
+							.passive = true },
+				&prof_tool, &p);
 }

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "live-local.h"
 #include "parse.h"
 #include "tfile.h"
 #include "session.h"
@@ -39,6 +40,8 @@ struct session_more {
 
 struct session {
 	struct session_opts o;
+	const struct session_tool *t;	/* its hooks (never NULL) */
+	void *targ;
 	struct session_more *more;	/* o.nmore entries */
 	struct rec *rec;
 	struct rec_kstats *before;
@@ -510,14 +513,21 @@ static void on_chld(int sig)
 	(void)sig;
 }
 
-int session_open(const struct session_opts *o, struct session **out)
+int session_open_tool(const struct session_opts *o, const struct session_tool *t, void *arg,
+		      struct session **out)
 {
 	struct session *s = xcalloc(1, sizeof(*s));
 	int r;
 
 	*out = s;
 	s->o = *o;
+	s->t = t;
+	s->targ = arg;
 	s->o.rec.inst = o->inst;
+	if (o->sink) {
+		s->o.rec.fn = session_sink_pages;
+		s->o.rec.arg = o->sink;
+	}
 	s->go_fd = -1;
 	s->lock_fd = -1;
 	s->free_fd = -1;
@@ -579,6 +589,8 @@ int session_open(const struct session_opts *o, struct session **out)
 	}
 	if (r)
 		return r;
+	if (o->sink && s->rec)
+		o->sink->layout = rec_layout(s->rec);
 	tr_phase("readers open");
 	if (o->command) {
 		s->child = spawn_held(o->command, &s->go_fd, o);
@@ -702,8 +714,8 @@ static void keep_map(struct session *s, struct tfile_procmap *m)
 	else
 		tfile_procmap_free(&s->maps[i]);
 	s->maps[i] = *m;
-	if (s->o.on_map)
-		s->o.on_map(s->o.arg, &s->maps[i]);
+	if (s->t->on_map)
+		s->t->on_map(s->targ, &s->maps[i]);
 }
 
 static void drop_tracee(struct session *s, pid_t pid)
@@ -908,10 +920,10 @@ static int wait_poll(struct session *s, struct pollfd *p, size_t np, int *stdin_
 			return 0;
 		}
 		if (next_tick && now >= next_tick) {
-			next_tick += s->o.tick_ms * 1000000ULL;
+			next_tick += s->t->tick_ms * 1000000ULL;
 			if (next_tick <= now)
-				next_tick = now + s->o.tick_ms * 1000000ULL;
-			r = s->o.tick(s->o.arg, false);
+				next_tick = now + s->t->tick_ms * 1000000ULL;
+			r = s->t->tick(s->targ, false);
 			if (r) {
 				s->end = SESSION_TICK;
 				return r < 0 ? r : 0;
@@ -936,7 +948,7 @@ static int wait_poll(struct session *s, struct pollfd *p, size_t np, int *stdin_
 			return 0;
 		}
 		if (p[1].revents) {
-			r = s->o.tick ? s->o.tick(s->o.arg, true) : 0;
+			r = s->t->tick ? s->t->tick(s->targ, true) : 0;
 			if (r) {
 				s->end = SESSION_TICK;
 				return r < 0 ? r : 0;
@@ -961,8 +973,8 @@ static bool pristine(const struct rec_kstats *k, int ncpus)
 static int wait_loop(struct session *s)
 {
 	uint64_t end = s->o.duration_ns ? s->t0 + s->o.duration_ns : 0;
-	uint64_t next_tick = s->o.tick_ms ? s->t0 + s->o.tick_ms * 1000000ULL : 0;
-	int stdin_fd = s->o.poll_stdin ? STDIN_FILENO : -1;
+	uint64_t next_tick = s->t->tick_ms ? s->t0 + s->t->tick_ms * 1000000ULL : 0;
+	int stdin_fd = s->t->poll_stdin ? STDIN_FILENO : -1;
 	/* The first buffer's readers, stdin, then the further buffers' readers. */
 	size_t np = 2 + s->o.nmore;
 	struct pollfd *p = xcalloc(np, sizeof(*p));
@@ -1023,8 +1035,8 @@ int session_run(struct session *s)
 		if (r)
 			return r;
 	}
-	if (s->o.on_start)
-		s->o.on_start(s->o.arg, tr_now_ns());
+	if (s->t->on_start)
+		s->t->on_start(s->targ, tr_now_ns());
 	for (size_t i = 0; i < s->o.nmore; i++) {
 		struct tfs_inst *min = s->o.more[i].inst;
 
@@ -1039,12 +1051,12 @@ int session_run(struct session *s)
 	journal(s);
 	s->t0 = tr_now_ns();
 	tr_phase("tracing on");
-	if (s->o.on_running)
-		s->o.on_running(s->o.arg);
+	if (s->t->on_running)
+		s->t->on_running(s->targ);
 	release_child(s);
 	r = wait_loop(s);
-	if (s->o.on_end) {
-		int e = s->o.on_end(s->o.arg);
+	if (s->t->on_end) {
+		int e = s->t->on_end(s->targ);
 
 		if (!r)
 			r = e;

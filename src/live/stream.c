@@ -15,15 +15,11 @@
  * at a rate the formatting cannot keep up with, the kernel's ring buffer
  * is the buffer, and what it cannot hold prints as its lost events.
  *
- * Note where the losses came from (bench/stream.sh, OUT=file, 1 M markers
- * from one writer at -b 1408 on a loaded 2-CPU host; TR_DEBUG=stream
- * prints these figures): not from the formatting's pace, 0.36-0.45 s of
- * CPU a million markers against the writer's 0.7-0.9 s, but from its stall
- * at the first marker, which reads the kernel's symbols (66-86 ms of CPU,
- * 100-230 ms of wall time on a busy host), while the readers fill the
- * queues and the ring buffer behind it; that stall began only at the first
- * tick (50 ms in), when half the queues could already be full of events
- * that waited for a quiet CPU's reader to report its buffer empty.
+ * Note where losses come from at a high rate (TR_DEBUG=stream prints the
+ * formatting's figures; bench/stream.sh measures them): not from the
+ * formatting's pace, which keeps up with a writer, but from its stall at
+ * the first event that needs the kernel's symbols, while the readers fill
+ * the queues and the ring buffer behind it.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -230,10 +226,8 @@ static unsigned stream_tick_ms(const struct stream_opts *o)
 /*
  * Note that the formatting thread runs at the readers' nice -20 (where
  * permitted): with a bounded queue, a formatter that is not scheduled
- * stalls the readers and the kernel's buffer overflows.  Measured with 1 M
- * markers from one writer at ~410 k/s, -b 1408, on 2 CPUs loaded by
- * guests and a kernel build: at nice 0, 48% printed (the rest reported
- * lost); at -20, 96%.  It takes no more CPU than at nice 0, only sooner.
+ * stalls the readers and the kernel's buffer overflows on a loaded host.
+ * It takes no more CPU than at nice 0, only sooner.
  */
 #define STREAM_FORMAT_NICE -20
 
@@ -327,9 +321,8 @@ static int stream_new(const struct stream_opts *o, FILE *out, struct stream **ou
 	s->fmt = fmt_new(out, &o->fo);
 	/*
 	 * A file or a pipe takes the text in 64 KiB writes, each drain's rest
-	 * at its end; a terminal line by line, as stdio gives it.  At a
-	 * million lines a second, 4 KiB writes cost the formatting thread a
-	 * tenth of its time.
+	 * at its end; a terminal line by line, as stdio gives it: small
+	 * writes cost the formatting thread much of its time at a high rate.
 	 */
 	fmt_buffer(s->fmt, !isatty(fileno(out)));
 	s->src = fmt_src_new(s->fmt, s->tep);
@@ -375,10 +368,10 @@ static int stream_new(const struct stream_opts *o, FILE *out, struct stream **ou
 
 /*
  * Note that the readers splice rather than map the buffers (rec.h's AUTO
- * for a callback): a mapped buffer is resident whole, 1.4 MB a CPU at -b
- * 1408 whether its CPU records anything or not, which the pool of queues
- * uses better.  Measured with bench/stream.sh on 2 CPUs: peak RSS 12-13 MiB
- * against 15, the same CPU.  TR_READER still chooses (the tests' knob).
+ * for a callback): a mapped buffer is resident whole, whether its CPU
+ * records anything or not, memory which the pool of queues uses better
+ * (bench/stream.sh measures the peak RSS).  TR_READER still chooses (the
+ * tests' knob).
  */
 static void stream_rec_opts(struct stream *s, struct rec_opts *ro)
 {
@@ -481,10 +474,12 @@ static void debug_report(struct stream *s)
 		(unsigned long long)s->lost_events, s->first_lost_ns / 1e9);
 }
 
-/* The readers are done (or never ran): let the formatting finish with the rest. */
-static int stream_finish(struct stream *s)
+/*
+ * The readers are done (or never ran): let the formatting finish with the
+ * rest; the corrupt sub-buffers it skipped are added to *bad.
+ */
+static int stream_finish(struct stream *s, uint64_t *bad)
 {
-	uint64_t bad;
 	int r;
 
 	stream_order_close(s->order);
@@ -493,14 +488,11 @@ static int stream_finish(struct stream *s)
 	/* Readers that still run (a session that failed to start) wait for nothing now. */
 	stream_order_discard(s->order);
 	r = s->err;
-	bad = stream_order_bad_pages(s->order);
+	*bad += stream_order_bad_pages(s->order);
 	if (r == -EPIPE)
 		r = 0;
 	else if (r && !tr_failure())
 		r = tr_fail(r, "cannot write the events: %s", strerror(-r));
-	if (bad)
-		tr_warn("%llu corrupt sub-buffers from the kernel were skipped",
-			(unsigned long long)bad);
 	if (s->debug)
 		debug_report(s);
 	return r;
@@ -525,43 +517,48 @@ static void stream_free(struct stream *s)
 	free(s);
 }
 
+/* The readers are open: the formatting gets their CPUs and layout, and goes. */
+static int stream_prepare(void *arg, struct session *sess)
+{
+	stream_attach(arg, session_rec(sess));
+	return 0;
+}
+
+/* What the readers handed over last, even after a reader's error. */
+static int stream_end(void *arg, struct session *sess, struct session_result *res)
+{
+	struct stream *s = arg;
+
+	(void)sess;
+	if (s->running && s->state != STREAM_GO) {
+		stream_gate(s, STREAM_QUIT);
+		pthread_join(s->thread, NULL);
+		s->running = false;
+	}
+	return s->running ? stream_finish(s, &res->bad_pages) : 0;
+}
+
 int stream_run(const struct stream_opts *o, FILE *out)
 {
-	struct session *sess = NULL;
 	struct stream *s = NULL;
-	struct session_opts so;
 	int r;
 
 	r = stream_new(o, out, &s);
 	if (!r)
 		r = stream_thread(s);
 	if (!r) {
-		so = (struct session_opts){ .inst = o->inst, .duration_ns = o->duration_ns,
-					    .command = o->command, .setup = o->setup,
-					    .events = o->events, .no_filter = o->no_filter,
-					    .follow = o->follow, .tick = stream_tick,
-					    .tick_ms = stream_tick_ms(o), .own_tids = &s->tid,
-					    .nown_tids = 1, .arg = s };
-		stream_rec_opts(s, &so.rec);
-		r = session_open(&so, &sess);
-	}
-	if (!r) {
-		stream_attach(s, session_rec(sess));
-		r = session_run(sess);
-	}
-	if (s && s->running && s->state != STREAM_GO) {
-		stream_gate(s, STREAM_QUIT);
-		pthread_join(s->thread, NULL);
-		s->running = false;
-	}
-	/* What the readers handed over last, even after a reader's error. */
-	if (s && s->running) {
-		int rr = stream_finish(s);
+		const struct session_tool tool = { .prepare = stream_prepare, .tick = stream_tick,
+						   .tick_ms = stream_tick_ms(o),
+						   .finish = stream_end };
+		struct session_opts so = { .inst = o->inst, .duration_ns = o->duration_ns,
+					   .command = o->command, .setup = o->setup,
+					   .events = o->events, .no_filter = o->no_filter,
+					   .follow = o->follow, .own_tids = &s->tid,
+					   .nown_tids = 1 };
 
-		if (!r)
-			r = rr;
+		stream_rec_opts(s, &so.rec);
+		r = session_tool_run(&so, &tool, s);
 	}
-	session_free(sess);
 	stream_free(s);
 	return r;
 }

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -564,7 +563,6 @@ static int make_echo(struct live *l)
 
 static void live_free(struct live *l)
 {
-	session_free(l->sess);
 	top_model_free(l->m);
 	top_decoder_free(l->dec);
 	top_echo_free(l->echo);
@@ -577,89 +575,104 @@ static void live_free(struct live *l)
 	session_sink_destroy(&l->sink);
 }
 
+/*
+ * The readers are open and the command held: what -e asked for (with its
+ * -f filters) and what the first view needs, on; the model; the screen.
+ */
+static int top_prepare(void *arg, struct session *sess)
+{
+	struct live *l = arg;
+	const struct top_opts *o = l->o;
+	int r = 0;
+
+	l->sess = sess;
+	l->nown = session_own_pids(sess, l->own, MAX_OWN);
+	l->own_filter = session_own_filter(sess);
+	if (o->events && o->events->n) {
+		struct evmatch *m = NULL;
+		size_t n = 0;
+
+		r = evsel_resolve(o->events, &l->avail, &m, &n);
+		for (size_t i = 0; i < n && !r; i++)
+			r = enable(l, m[i].system, m[i].event, m[i].filter);
+		evmatch_free(m, n);
+	}
+	if (!r)
+		r = need(l, o->view);
+	if (r)
+		return r;
+	l->m = top_model_new(&(struct top_model_opts){
+		.ncpus = rec_ncpus(session_rec(sess)), .start_ts = tr_now_ns(),
+		.pids = o->pids, .npids = o->npids, .children = o->children,
+		.hidden = l->own, .nhidden = l->nown, .lat_by_task = o->lat_by_task,
+		.tgid_of = o->npids ? tgid_of : NULL, .names = l->dec });
+	top_syscall_names(l->m);
+	if (o->custom)
+		r = top_model_set_custom(l->m, l->tep, o->custom, true);
+	if (r)
+		return r;
+	l->st = (struct top_state){ .view = o->view, .sort = -1, .sort_name = o->sort,
+				    .reverse = o->reverse };
+	l->next_due = tr_now_ns() + o->interval_ns;
+	return o->batch ? 0 : top_ui_open(&l->s, o, &l->ui);
+}
+
+/*
+ * The session ended: what came in since the last tick, in one last
+ * interval; the state line says why; the final view stays on the screen
+ * until q, or in batch the last (partial) interval prints too, unless -n
+ * was reached.
+ */
+static int top_finish(void *arg, struct session *sess, struct session_result *res)
+{
+	struct live *l = arg;
+	int r = 0;
+
+	if (res->err)
+		return 0;
+	pthread_mutex_lock(&l->sink.lock);
+	top_model_tick(l->m, trace_now(l));
+	pthread_mutex_unlock(&l->sink.lock);
+	l->end_elapsed = session_elapsed_ns(sess);
+	l->s.ended = true;
+	if (res->end == SESSION_CHILD_EXITED) {
+		snprintf(l->state, sizeof(l->state), "%s", res->child_text);
+		if (l->ui)
+			r = top_ui_loop(l->ui);
+	} else if (res->end == SESSION_STOPPED) {
+		snprintf(l->state, sizeof(l->state), "stopped by signal %d", (int)tr_stop_signal);
+	}
+	if (!r && !l->ui && !l->out_err && res->end != SESSION_TICK)
+		l->out_err = batch_refresh(l);
+	return r;
+}
+
 int top_live_run(const struct top_opts *o)
 {
 	struct live l = { .o = o, .in = o->inst, .s = { .ops = &live_ops } };
-	struct session_opts so;
-	int r, status;
+	int r;
 
 	session_sink_init(&l.sink, on_event, &l);
 	snprintf(l.state, sizeof(l.state), "running");
 	r = setup(&l);
 	tr_phase("formats loaded");
 	if (!r) {
-		so = (struct session_opts){ .inst = l.in, .command = o->command, .tick = live_tick,
-					    .on_start = live_start, .tick_ms = TICK_MS, .poll_stdin = !o->batch,
-					    .arg = &l };
+		const struct session_tool tool = { .prepare = top_prepare, .on_start = live_start,
+						   .tick = live_tick, .tick_ms = TICK_MS,
+						   .poll_stdin = !o->batch, .finish = top_finish,
+						   .shows_bad_pages = true };
 		/*
 		 * Partly filled pages too, so an idle CPU's events are counted
 		 * within the interval; woken at 5% full so a burst does not
 		 * overrun the buffer before its reader runs.
 		 */
-		so.rec = (struct rec_opts){ .fn = session_sink_pages, .arg = &l.sink, .partial = true,
-					    .idle_ms = 100, .wake_percent = 5 };
-		r = session_open(&so, &l.sess);
+		r = session_tool_run(&(struct session_opts){
+					     .inst = l.in, .command = o->command, .sink = &l.sink,
+					     .rec = { .partial = true, .idle_ms = 100,
+						      .wake_percent = 5 } },
+				     &tool, &l);
+		l.sess = NULL;
 	}
-	if (!r) {
-		session_sink_attach(&l.sink, l.sess);
-		l.nown = session_own_pids(l.sess, l.own, MAX_OWN);
-		l.own_filter = session_own_filter(l.sess);
-	}
-	/* What -e asked for (with its -f filters), and what the first view needs. */
-	if (!r && o->events && o->events->n) {
-		struct evmatch *m = NULL;
-		size_t n = 0;
-
-		r = evsel_resolve(o->events, &l.avail, &m, &n);
-		for (size_t i = 0; i < n && !r; i++)
-			r = enable(&l, m[i].system, m[i].event, m[i].filter);
-		evmatch_free(m, n);
-	}
-	if (!r)
-		r = need(&l, o->view);
-	if (!r) {
-		l.m = top_model_new(&(struct top_model_opts){
-			.ncpus = rec_ncpus(session_rec(l.sess)), .start_ts = tr_now_ns(),
-			.pids = o->pids, .npids = o->npids, .children = o->children,
-			.hidden = l.own, .nhidden = l.nown, .lat_by_task = o->lat_by_task,
-			.tgid_of = o->npids ? tgid_of : NULL, .names = l.dec });
-		top_syscall_names(l.m);
-		if (o->custom)
-			r = top_model_set_custom(l.m, l.tep, o->custom, true);
-	}
-	if (!r) {
-		l.st = (struct top_state){ .view = o->view, .sort = -1, .sort_name = o->sort,
-					   .reverse = o->reverse };
-		l.next_due = tr_now_ns() + o->interval_ns;
-		if (!o->batch)
-			r = top_ui_open(&l.s, o, &l.ui);
-	}
-	if (!r) {
-		r = session_run(l.sess);
-		/* What came in since the last tick, in one last interval. */
-		pthread_mutex_lock(&l.sink.lock);
-		top_model_tick(l.m, trace_now(&l));
-		pthread_mutex_unlock(&l.sink.lock);
-		l.end_elapsed = session_elapsed_ns(l.sess);
-		l.s.ended = true;
-	}
-	if (!r && session_end(l.sess) == SESSION_CHILD_EXITED) {
-		status = session_child_status(l.sess);
-		if (WIFEXITED(status))
-			snprintf(l.state, sizeof(l.state), "'%s' exited with %d", o->command[0],
-				 WEXITSTATUS(status));
-		else
-			snprintf(l.state, sizeof(l.state), "'%s' killed by signal %d", o->command[0],
-				 WTERMSIG(status));
-		/* The final view stays on the screen until q. */
-		if (l.ui)
-			r = top_ui_loop(l.ui);
-	} else if (!r && session_end(l.sess) == SESSION_STOPPED) {
-		snprintf(l.state, sizeof(l.state), "stopped by signal %d", (int)tr_stop_signal);
-	}
-	/* In batch the last (partial) interval prints too, unless -n was reached. */
-	if (!r && !l.ui && !l.out_err && l.sess && session_end(l.sess) != SESSION_TICK)
-		l.out_err = batch_refresh(&l);
 	if (l.ui)
 		top_ui_close(l.ui);
 	if (!r && l.out_err && l.out_err != -EPIPE)

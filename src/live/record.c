@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * tr record's session around the recorder (see rec.h): the events to
- * enable with the recorder's own pids filtered out, pid scoping, the
- * sequence through session.h, and the trace.dat file at the end.
+ * tr record (live-record.h) as one tool of the runner (session.h) around
+ * the recorder (rec.h): the spool, --max-size and its rotation, the
+ * guests, -N's listener and the memory maps as the tool's hooks, and the
+ * trace.dat file written at the end.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 
 #include "evsel.h"
 #include "parse.h"
+#include "live-record.h"
 #include "rec.h"
 #include "session.h"
 #include "setup.h"
@@ -28,7 +30,7 @@
  * set-up leaves it)?  Then the traced processes' memory maps go in the
  * file, as trace-cmd's --proc-map keeps them.
  */
-static bool wants_maps(const struct rec_record_opts *o)
+static bool wants_maps(const struct live_record_opts *o)
 {
 	char *v = NULL;
 	bool on;
@@ -57,13 +59,20 @@ struct kept_maps {
 	bool spool_failed;
 };
 
+/* One recording, the record tool's state (its hooks' arg). */
 struct progress_ctx {
-	const struct rec_record_opts *o;
+	const struct live_record_opts *o;
+	struct live_record_result *res;
 	struct session *sess;
 	struct kept_maps *maps;		/* with user stacks, else NULL */
 	uint64_t *lost;
 	unsigned flush_ms;		/* the spool's, or 0 */
 	uint64_t next_progress, next_flush;	/* session_elapsed_ns() due times */
+	bool latency;			/* a max-latency tracer: the trace text, no readers */
+	const char *spool;		/* the spool directory, or NULL (-N, a latency tracer) */
+	struct kept_maps kept;
+	struct tfw_opt *topts;		/* the times' options (rec_time_options()) */
+	size_t ntopts;
 };
 
 static void keep_map(struct kept_maps *k, const struct tfile_procmap *m)
@@ -118,7 +127,7 @@ static void on_map(void *arg, const struct tfile_procmap *m)
  * children as they fork and drops them as they exit) and those of the
  * command's seized by the session.  Each map is read now.
  */
-static void keep_live_maps(const struct rec_record_opts *o, struct session *sess,
+static void keep_live_maps(const struct live_record_opts *o, struct session *sess,
 			   struct kept_maps *k)
 {
 	char *list = NULL, *save = NULL;
@@ -201,7 +210,7 @@ static struct rec *read_snapshot(struct tfs_inst *in, const char *dir)
 }
 
 
-static unsigned flush_ms(const struct rec_record_opts *o)
+static unsigned flush_ms(const struct live_record_opts *o)
 {
 	return o->spool_dir ? (o->flush_ms ? o->flush_ms : REC_FLUSH_MS) : 0;
 }
@@ -222,7 +231,7 @@ static uint64_t written(const struct rec_kstats *k, const struct rec_kstats *bef
 
 /*
  * The session's tick: every flush_ms the spool's cmdlines (the readers
- * flush on their own), every REC_PROGRESS_MS the figures for the caller's
+ * flush on their own), every LIVE_PROGRESS_MS the figures for the caller's
  * progress.
  */
 /* Tracing is on: the spool's kallsyms are read now, not before (rec_spool_meta()). */
@@ -239,7 +248,7 @@ static int progress_tick(void *arg, bool fd_ready)
 	struct progress_ctx *p = arg;
 	struct rec *r = session_rec(p->sess);
 	const struct rec_kstats *before = session_stats_before(p->sess);
-	struct rec_progress pr = { .elapsed_ns = session_elapsed_ns(p->sess) };
+	struct live_progress pr = { .elapsed_ns = session_elapsed_ns(p->sess) };
 
 	(void)fd_ready;
 	if (!r || !pr.elapsed_ns)
@@ -262,7 +271,7 @@ static int progress_tick(void *arg, bool fd_ready)
 	}
 	if (!p->o->progress || pr.elapsed_ns < p->next_progress)
 		return 0;
-	p->next_progress = pr.elapsed_ns + REC_PROGRESS_MS * 500000ull;
+	p->next_progress = pr.elapsed_ns + LIVE_PROGRESS_MS * 500000ull;
 	pr.ncpus = rec_ncpus(r);
 	if (!p->lost)
 		p->lost = xcalloc(pr.ncpus ? pr.ncpus : 1, sizeof(*p->lost));
@@ -331,7 +340,7 @@ static int set_budget(struct rec *r, const char *spool, uint64_t max)
 /* The rotator's callback (rec_set_rotate()): a full part becomes OUTPUT.1. */
 static int rotate_part(void *arg, const int *fds, const uint64_t *sizes, int ncpus)
 {
-	const struct rec_record_opts *o = arg;
+	const struct live_record_opts *o = arg;
 
 	return rec_spool_rotate(o->spool_dir, o->output, o->rotate, o->file_flags, fds, sizes,
 				ncpus);
@@ -341,72 +350,19 @@ static int rotate_part(void *arg, const int *fds, const uint64_t *sizes, int ncp
  * The session (session.h) applies the set-up in its order; then the file:
  * the ring buffer's pages, or under a max-latency tracer the trace text.
  */
-int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
+/*
+ * The session is open (readers parked, the command held): what is needed
+ * to read the pages goes to the spool, or the listener, before the first
+ * page; the guests' readers start; the output is emptied.
+ */
+static int record_prepare(void *arg, struct session *sess)
 {
-	bool latency = setup_latency_tracer(o->setup->tracer);
-	struct session *sess = NULL;
-	struct rec *snap = NULL;
-	struct progress_ctx prog = { .o = o, .flush_ms = latency || o->net ? 0 : flush_ms(o) };
-	/* -N sends the pages away: there is nothing on this machine to spool. */
-	const char *spool = latency || o->net ? NULL : o->spool_dir;
-	unsigned tick_ms = prog.flush_ms;
-	struct rec_file_buf *more = xcalloc(o->nmore ? o->nmore : 1, sizeof(*more));
-	bool mapped_ok = !has_snapshot_trigger(o->setup), shed = false;
-	struct tfw_opt *gopts = NULL, *topts = NULL;
-	size_t ngopts = 0, ntopts = 0;
-	bool maps = !latency && wants_maps(o);
-	struct kept_maps kept = { .spool = spool };
-	int r;
+	struct progress_ctx *p = arg;
+	const struct live_record_opts *o = p->o;
+	const char *spool = p->spool;
+	int r = 0;
 
-	memset(res, 0, sizeof(*res));
-	for (size_t i = 0; i < o->nmore; i++)
-		mapped_ok &= !has_snapshot_trigger(o->more[i].setup);
-	if (o->progress && !latency && (!tick_ms || tick_ms > REC_PROGRESS_MS))
-		tick_ms = REC_PROGRESS_MS;
-	if (spool && (r = rec_spool_create(spool, o->output))) {
-		free(more);
-		return r;
-	}
-	/*
-	 * The -P processes' maps as the recording begins (into the spool too):
-	 * one gone by the end keeps this one.  -N sends the file's options
-	 * before the first page: these are all it can have.
-	 */
-	if (maps && o->net && o->command)
-		tr_warn("-N sends the file's options as recording starts: no memory map of '%s' "
-			"goes with it (its user stacks stay addresses)", o->command[0]);
-	if (maps) {
-		prog.maps = &kept;
-		for (size_t i = 0; i < o->setup->pids.n; i++) {
-			int pid;
-
-			if (!parse_int(o->setup->pids.v[i], 1, 1 << 22, &pid))
-				keep_live_map(&kept, pid);
-		}
-	}
-	r = session_open(&(struct session_opts){
-				 .inst = o->inst, .command = o->command,
-				 .setup = o->setup, .events = o->events,
-				 .no_filter = o->no_filter, .follow = o->follow,
-				 .duration_ns = o->duration_ns, .no_readers = latency,
-				 .more = o->more, .nmore = o->nmore,
-				 .keep_at_end = o->keep_at_end, .run_user = o->run_user,
-				 .run_uid = o->run_uid, .run_gid = o->run_gid,
-				 .child_map = maps && !o->net, .on_map = on_map,
-				 /* -N: the pages go to the listener, not to temp files. */
-				 .rec = { .tmp_dir = o->net ? NULL : spool ? spool : o->tmp_dir,
-					  .fn = o->net ? rec_net_page : NULL, .arg = o->net,
-					  .spool = spool, .flush_ms = prog.flush_ms,
-					  .wake_percent = 5, .wake_by_size = true,
-					  .idle_ms = o->idle_ms, .poll_only = o->poll_only,
-					  .rt_prio = o->rt_prio,
-					  /* A mapped buffer refuses to arm a snapshot. */
-					  .reader = mapped_ok ? REC_READER_AUTO : REC_READER_SPLICE },
-				 .tick = tick_ms ? progress_tick : NULL,
-				 .tick_ms = tick_ms, .on_running = spool ? on_running : NULL,
-				 .arg = &prog },
-			 &sess);
-	prog.sess = sess;
+	p->sess = sess;
 	/*
 	 * Note that tracing_max_latency is a result, not a setting: it is left
 	 * as the recording ends, matching the max buffer (cleared by the
@@ -416,17 +372,17 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	 * The times' options, once the trace clock is set: the same in every
 	 * file of the recording, the spool's and a listener's included.
 	 */
-	if (!r && !latency)
+	if (!p->latency)
 		rec_time_options(o->inst, o->file_flags, o->ts_offset, o->tsc_mult, o->tsc_shift,
-				 &topts, &ntopts);
+				 &p->topts, &p->ntopts);
 	/*
 	 * What is needed to read the pages goes to the spool before the first
 	 * page; its kallsyms once tracing is on (on_running), unless the
 	 * spool's size counts against --max-size, whose budget and rotated
 	 * parts are reckoned from the whole header.
 	 */
-	if (!r && spool &&
-	    !(r = rec_spool_meta(session_rec(sess), o->inst, spool, topts, ntopts, !o->max_size)))
+	if (spool && !(r = rec_spool_meta(session_rec(sess), o->inst, spool, p->topts, p->ntopts,
+					   !o->max_size)))
 		rec_spool_cmdlines(spool, o->inst);
 	/* No room even for that: record all the same, only a crash would lose it. */
 	if (r == -ENOSPC && !o->max_size) {
@@ -439,45 +395,45 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		r = rec_set_rotate(session_rec(sess), rotate_part, (void *)o);
 	/* The guests start with the host: their readers first, then tracing, as the host's. */
 	if (!r && o->nguests)
-		r = rec_guests_open(o);
+		r = live_guests_open(o);
 	/* The output is emptied now that the recording can start (see cmd-record.c). */
 	if (!r && o->net) {
-		struct tfw_opt *all = xcalloc(ntopts + kept.n + 1, sizeof(*all));
+		struct tfw_opt *all = xcalloc(p->ntopts + p->kept.n + 1, sizeof(*all));
 
-		if (ntopts)
-			memcpy(all, topts, ntopts * sizeof(*topts));
-		if (kept.n)
-			memcpy(all + ntopts, kept.opts, kept.n * sizeof(*kept.opts));
-		r = rec_net_start(o->net, session_rec(sess), o->inst, all, ntopts + kept.n);
+		if (p->ntopts)
+			memcpy(all, p->topts, p->ntopts * sizeof(*p->topts));
+		if (p->kept.n)
+			memcpy(all + p->ntopts, p->kept.opts, p->kept.n * sizeof(*p->kept.opts));
+		r = rec_net_start(o->net, session_rec(sess), o->inst, all, p->ntopts + p->kept.n);
 		free(all);
 	}
 	else if (!r && ftruncate(o->fd, 0) && errno != EINVAL)
 		r = tr_fail(-errno, "cannot write the trace file: %s", strerror(errno));
-	if (!r)
-		r = session_run(sess);
-	/* A reader that stopped early still leaves what it read: the file is written. */
-	if (r && sess && session_end(sess) == SESSION_READER_FAILED && session_rec(sess)) {
-		res->reader_err = r;
-		r = 0;
-		if (rec_failure(session_rec(sess)))
-			snprintf(res->failure, sizeof(res->failure), "%s",
-				 rec_failure(session_rec(sess)));
-		if (rec_error(session_rec(sess)) == -EFBIG) {
-			res->max_size_reached = true;
-			res->reader_err = 0;
-		}
-	}
-	if (r)
-		goto out;
-	res->end = session_end(sess);
-	res->rotations = session_rec(sess) ? rec_rotations(session_rec(sess)) : 0;
-	res->child_status = session_child_status(sess);
+	return r;
+}
+
+/*
+ * The session ended: the file, from the readers' pages (or the listener's
+ * end, or the latency tracer's text), with the further buffers, the
+ * guests and the maps; then what the recording made goes.
+ */
+static int record_write(struct progress_ctx *p, struct session *sess)
+{
+	const struct live_record_opts *o = p->o;
+	struct live_record_result *res = p->res;
+	struct rec_file_buf *more = xcalloc(o->nmore ? o->nmore : 1, sizeof(*more));
+	struct tfw_opt *gopts = NULL;
+	size_t ngopts = 0;
+	struct rec *snap = NULL;
+	bool shed;
+	int r;
+
 	if (o->net) {
 		r = rec_net_end(o->net, session_rec(sess), o->inst, session_stats_before(sess),
 				&res->sum);
 		goto out;
 	}
-	if (latency) {
+	if (p->latency) {
 		res->latency = true;
 		r = rec_write_latency(o->fd, o->inst, &res->max_us, &res->latency_bytes);
 		goto out;
@@ -488,31 +444,31 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 		more[i] = (struct rec_file_buf){ session_more_rec(sess, i), o->more[i].inst,
 						 session_more_stats_before(sess, i) };
 	if (o->nguests)
-		rec_guests_finish(o, &gopts, &ngopts);
-	if (ntopts) {
-		gopts = xrealloc(gopts, (ngopts + ntopts) * sizeof(*gopts));
-		memcpy(gopts + ngopts, topts, ntopts * sizeof(*topts));
-		ngopts += ntopts;
-		ntopts = 0;
+		live_guests_finish(o, &gopts, &ngopts);
+	if (p->ntopts) {
+		gopts = xrealloc(gopts, (ngopts + p->ntopts) * sizeof(*gopts));
+		memcpy(gopts + ngopts, p->topts, p->ntopts * sizeof(*p->topts));
+		ngopts += p->ntopts;
+		p->ntopts = 0;
 	}
 	/*
 	 * The maps: the command's processes' as each exited (or as the session
 	 * ended), then those still alive now (the -P processes, set_event_pid's
 	 * pids); a process gone before now keeps its last one read.
 	 */
-	if (maps) {
-		keep_session_maps(sess, &kept);
-		keep_live_maps(o, NULL, &kept);
-		gopts = xrealloc(gopts, (ngopts + kept.n + 1) * sizeof(*gopts));
-		if (kept.n)
-			memcpy(gopts + ngopts, kept.opts, kept.n * sizeof(*kept.opts));
-		ngopts += kept.n;
-		kept.n = 0;
+	if (p->maps) {
+		keep_session_maps(sess, &p->kept);
+		keep_live_maps(o, NULL, &p->kept);
+		gopts = xrealloc(gopts, (ngopts + p->kept.n + 1) * sizeof(*gopts));
+		if (p->kept.n)
+			memcpy(gopts + ngopts, p->kept.opts, p->kept.n * sizeof(*p->kept.opts));
+		ngopts += p->kept.n;
+		p->kept.n = 0;
 	}
 	/* meta.dat complete (its kallsyms) before its size is counted. */
-	if (spool)
+	if (p->spool)
 		rec_spool_kallsyms_wait(session_rec(sess));
-	shed = spool && rec_spool_make_room(spool, o->fd);
+	shed = p->spool && rec_spool_make_room(p->spool, o->fd);
 	r = rec_write_file(session_rec(sess), o->fd, o->inst, NULL, session_stats_before(sess),
 			   o->file_flags, snap, more, o->nmore, session_clocks(sess), gopts, ngopts,
 			   &res->sum);
@@ -525,26 +481,122 @@ int rec_record(const struct rec_record_opts *o, struct rec_record_result *res)
 	 */
 	if (!r && fdatasync(o->fd) && errno != EINVAL)
 		r = tr_fail(-errno, "cannot write '%s': %s", o->output, strerror(errno));
-	if (spool && !shed && r) {
+	if (p->spool && !shed && r) {
 		res->spool_kept = true;
-		spool = NULL;
+		p->spool = NULL;
 	}
 out:
 	free(more);
-	kept_maps_free(&kept);
 	for (size_t i = 0; i < ngopts; i++)
 		free(gopts[i].data.data);
 	free(gopts);
-	for (size_t i = 0; i < ntopts; i++)
-		free(topts[i].data.data);
-	free(topts);
-	rec_guests_free(o);
-	if (spool)
-		rec_spool_remove(spool);
+	rec_free(snap);
+	return r;
+}
+
+static int record_finish(void *arg, struct session *sess, struct session_result *end)
+{
+	struct progress_ctx *p = arg;
+	const struct live_record_opts *o = p->o;
+	struct live_record_result *res = p->res;
+	int r = 0;
+
+	/* A reader that stopped early still leaves what it read: the file is written. */
+	if (!end->err && end->reader_err) {
+		res->reader_err = end->reader_err;
+		if (end->reader_failure)
+			snprintf(res->failure, sizeof(res->failure), "%s", end->reader_failure);
+		if (rec_error(session_rec(sess)) == -EFBIG) {
+			res->max_size_reached = true;
+			res->reader_err = 0;
+		}
+	}
+	if (!end->err) {
+		res->end = end->end;
+		res->rotations = session_rec(sess) ? rec_rotations(session_rec(sess)) : 0;
+		res->child_status = end->child_status;
+		r = record_write(p, sess);
+	}
+	kept_maps_free(&p->kept);
+	for (size_t i = 0; i < p->ntopts; i++)
+		free(p->topts[i].data.data);
+	free(p->topts);
+	live_guests_free(o);
+	if (p->spool)
+		rec_spool_remove(p->spool);
 	if (o->net)
 		rec_net_free(o->net);
-	free(prog.lost);
-	rec_free(snap);
-	session_free(sess);
+	free(p->lost);
 	return r;
+}
+
+/*
+ * The session (session.h) applies the set-up in its order; then the file:
+ * the ring buffer's pages, or under a max-latency tracer the trace text.
+ */
+int live_record(const struct live_record_opts *o, struct live_record_result *res)
+{
+	bool latency = setup_latency_tracer(o->setup->tracer);
+	struct progress_ctx prog = { .o = o, .res = res, .latency = latency,
+				     .flush_ms = latency || o->net ? 0 : flush_ms(o),
+				     /* -N sends the pages away: there is nothing here to spool. */
+				     .spool = latency || o->net ? NULL : o->spool_dir };
+	const char *spool = prog.spool;
+	unsigned tick_ms = prog.flush_ms;
+	bool mapped_ok = !has_snapshot_trigger(o->setup);
+	bool maps = !latency && wants_maps(o);
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	prog.kept.spool = spool;
+	for (size_t i = 0; i < o->nmore; i++)
+		mapped_ok &= !has_snapshot_trigger(o->more[i].setup);
+	if (o->progress && !latency && (!tick_ms || tick_ms > LIVE_PROGRESS_MS))
+		tick_ms = LIVE_PROGRESS_MS;
+	if (spool && (r = rec_spool_create(spool, o->output)))
+		return r;
+	/*
+	 * The -P processes' maps as the recording begins (into the spool too):
+	 * one gone by the end keeps this one.  -N sends the file's options
+	 * before the first page: these are all it can have.
+	 */
+	if (maps && o->net && o->command)
+		tr_warn("-N sends the file's options as recording starts: no memory map of '%s' "
+			"goes with it (its user stacks stay addresses)", o->command[0]);
+	if (maps) {
+		prog.maps = &prog.kept;
+		for (size_t i = 0; i < o->setup->pids.n; i++) {
+			int pid;
+
+			if (!parse_int(o->setup->pids.v[i], 1, 1 << 22, &pid))
+				keep_live_map(&prog.kept, pid);
+		}
+	}
+	{
+		/* -k, the guests, -N and the spool's rotation are the record tool's hooks. */
+		const struct session_tool tool = {
+			.prepare = record_prepare, .on_running = spool ? on_running : NULL,
+			.tick = tick_ms ? progress_tick : NULL, .tick_ms = tick_ms,
+			.on_map = on_map, .finish = record_finish, .reader_error_ok = true };
+
+		return session_tool_run(&(struct session_opts){
+			.inst = o->inst, .command = o->command,
+			.setup = o->setup, .events = o->events,
+			.no_filter = o->no_filter, .follow = o->follow,
+			.duration_ns = o->duration_ns, .no_readers = latency,
+			.more = o->more, .nmore = o->nmore,
+			.keep_at_end = o->keep_at_end, .run_user = o->run_user,
+			.run_uid = o->run_uid, .run_gid = o->run_gid,
+			.child_map = maps && !o->net,
+			/* -N: the pages go to the listener, not to temp files. */
+			.rec = { .tmp_dir = o->net ? NULL : spool ? spool : o->tmp_dir,
+				 .fn = o->net ? rec_net_page : NULL, .arg = o->net,
+				 .spool = spool, .flush_ms = prog.flush_ms,
+				 .wake_percent = 5, .wake_by_size = true,
+				 .idle_ms = o->idle_ms, .poll_only = o->poll_only,
+				 .rt_prio = o->rt_prio,
+				 /* A mapped buffer refuses to arm a snapshot. */
+				 .reader = mapped_ok ? REC_READER_AUTO : REC_READER_SPLICE } },
+					&tool, &prog);
+	}
 }

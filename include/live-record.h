@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The live layer's recordings (src/live/record.c, agent.c): tr record's
+ * whole session around the recorder (rec.h) as one tool of the runner
+ * (session.h), its guests (-A) and tr agent's recording of one request.
+ * The live_ prefix is the live layer's; rec_ is src/rec/'s.
+ *
+ * Errors: 0 or -errno with tr_fail() set.  Nothing here prints to stdout.
+ */
+#ifndef TR_LIVE_RECORD_H
+#define TR_LIVE_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "net.h"
+#include "rec.h"
+#include "setup.h"
+
+struct session_buf;
+
+/*
+ * What a recording has done so far, for a status line: handed to
+ * live_record_opts.progress twice a second on the session's thread.
+ * events and lost[] count from the start (per-CPU stats), bytes are the
+ * page data the readers have written.
+ */
+struct live_progress {
+	uint64_t elapsed_ns;
+	uint64_t events;
+	uint64_t bytes;
+	int ncpus;
+	const uint64_t *lost;	/* ncpus entries */
+};
+
+
+struct live_record_opts {
+	struct tfs_inst *inst;
+	const struct tr_setup *setup;	/* tracer, clock, options, pids, triggers */
+	const struct evsel_list *events;
+	bool follow, no_filter;		/* session_opts' */
+	char **command;
+	uint64_t duration_ns;
+	/* Further buffers recorded with inst's (session.h), or NULL. */
+	const struct session_buf *more;
+	size_t nmore;
+	int fd;				/* the output file, opened by the caller */
+	struct rec_net *net;		/* or, instead of fd, a listener (tr record -N) */
+	const char *output;		/* its name, for the spool's owner file */
+	const char *tmp_dir;		/* the per-CPU temp files: beside the output, or --temp */
+	/*
+	 * Keep the recording recoverable (see the spool above): the spool
+	 * directory, which live_record() makes and, once the file is written,
+	 * removes; or NULL for anonymous temp files in tmp_dir.  The readers
+	 * write out what they hold, and cmdlines is rewritten, every flush_ms
+	 * (0: REC_FLUSH_MS).
+	 */
+	const char *spool_dir;
+	unsigned flush_ms;
+	/*
+	 * With a spool: stop once the file would pass this many bytes (its
+	 * header, as meta.dat measures it, and the pages; 0: no limit).
+	 * -EINVAL with a message when the header alone leaves no room.
+	 */
+	uint64_t max_size;
+	/*
+	 * With max_size: instead of stopping, roll over (rec_spool_rotate()):
+	 * each full part becomes OUTPUT.1, the earlier ones move up to
+	 * OUTPUT.rotate, older ones are removed; the last part is OUTPUT.
+	 */
+	unsigned rotate;
+	/* The readers: rec_opts' idle_ms (0: its default), poll_only and rt_prio. */
+	unsigned idle_ms;
+	bool poll_only;
+	int rt_prio;
+	bool keep_at_end;		/* session_opts' (-k) */
+	/* Run the command as this user (session_opts'), or NULL. */
+	const char *run_user;
+	uid_t run_uid;
+	gid_t run_gid;
+	unsigned file_flags;		/* REC_FILE_V7 | REC_ZIP(z) | REC_FILE_DATE, or 0 for v6 */
+	int64_t ts_offset;		/* stored as the OFFSET option (rec_time_options()) */
+	/* --tsc2nsec (rec_tsc2nsec()): stored as the TSC2NSEC option, 0: none. */
+	uint32_t tsc_mult, tsc_shift;
+	/*
+	 * tr record -A: guests recorded with the host (agent.c), each
+	 * connected once the host's readers are open, stopped once they are
+	 * drained, and written to its fd in file_flags' format; the host's
+	 * file gets a TRACEID option (trace_id) and a GUEST option for each.
+	 */
+	struct live_guest *guests;
+	size_t nguests;
+	uint64_t trace_id;
+	/* Called every LIVE_PROGRESS_MS while recording, or NULL. */
+	void (*progress)(void *arg, const struct live_progress *p);
+	void *progress_arg;
+};
+#define LIVE_PROGRESS_MS 500
+
+struct live_record_result {
+	int end;			/* enum session_end: why recording stopped */
+	int child_status;		/* the command's wait status, or -1 */
+	int reader_err;			/* a reader's error (-ENOSPC: disk full), or 0 */
+	struct rec_summary sum;		/* ring-buffer recordings */
+	bool latency;			/* a max-latency tracer: max_us and latency_bytes */
+	uint64_t max_us, latency_bytes;
+	bool spool_kept;		/* the file was not written whole: the spool stays */
+	bool max_size_reached;		/* stopped at opts.max_size */
+	uint64_t rotations;		/* parts written as OUTPUT.1 (opts.rotate) */
+	char failure[256];		/* why reader_err: a part not written, or "" */
+};
+
+/*
+ * tr record's whole session: set-up (tracer first, then readers, then
+ * events and triggers with the recorder's own pids filtered out unless
+ * no_filter), pid scoping (pids, or follow: the command's pid; children:
+ * event-fork), the session (session.h) and the file written to fd.  The
+ * caller prints the summary.  0 or -errno with tr_fail(); a reader that
+ * failed mid-way is res->reader_err with the file still written.
+ */
+int live_record(const struct live_record_opts *o, struct live_record_result *res);
+
+/* A guest of tr record -A: what the caller fills, and how it went. */
+struct live_guest {
+	struct net_guest_opts net;	/* net.h */
+	int fd;				/* its file, opened by the caller */
+	struct net_guest *g;
+	struct net_guest_result res;
+	char *error;			/* its failure's message (malloc'd), or NULL */
+};
+/* (agent.c) Connect every guest; 0 or the first failure (the others are let go). */
+int live_guests_open(const struct live_record_opts *o);
+/*
+ * Stop and write every guest, each failure left in its error; the options
+ * for the host's file (TRACEID, then a GUEST per guest written) in *opts.
+ */
+void live_guests_finish(const struct live_record_opts *o, struct tfw_opt **opts, size_t *nopts);
+void live_guests_free(const struct live_record_opts *o);
+
+/*
+ * tr agent's recording of one request (agent.c): a session in
+ * instance in with setup and events, its pages into the host's data
+ * connections (net_agent_send_pages()), its metadata with a TRACEID
+ * option; until the host sends CLOSE or goes, a reader fails, or tr_stop.
+ * clk: the trace clock's clockid for the time sync, or -1.  *bytes: what
+ * was sent.  0 or -errno with tr_fail().
+ */
+struct net_agent_job;
+int live_agent_record(struct net_agent_job *job, struct tfs_inst *in, const struct tr_setup *setup,
+		     const struct evsel_list *events, int clk);
+
+#endif
