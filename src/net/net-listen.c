@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -50,6 +51,7 @@ struct client {
 	char host[64];
 	uint32_t port;
 	int ncpus;
+	int fds;		/* of the server's descriptor budget */
 	uint32_t page_size;
 	int *lfd, *tfd;
 	struct net_conn *dc;	/* the data connections */
@@ -68,16 +70,71 @@ struct client {
 
 struct server {
 	const struct net_listen_opts *o;
-	pthread_mutex_t lock;	/* the log, the slots, tr_fail()'s message, the writer */
+	pthread_mutex_t lock;	/* the log, the slots' done flags, the descriptors: held briefly */
+	pthread_mutex_t write_lock;	/* a file being written, and tr_fail()'s message */
 	struct client **slots;
 	int nslots;
 	struct net_tls *tls;	/* --psk, or NULL */
+	/*
+	 * Descriptors: what RLIMIT_NOFILE leaves after NET_FD_RESERVE, and
+	 * what the clients being served hold (CLIENT_FDS each, CPU_FDS more a
+	 * CPU from TINIT on), under lock.  A client that would pass it is
+	 * refused, so accept() never runs out.
+	 */
+	int fd_budget, fd_used;
 };
+
+/* The process's own: stdio, the listening socket, OpenSSL's, a file being written. */
+#define NET_FD_RESERVE 16
+/* The control connection, the metadata's temp file, the output file, its reopened metadata. */
+#define CLIENT_FDS 4
+/* A CPU's listening socket, its data connection and its temp file. */
+#define CPU_FDS 3
+
+/* Take n descriptors of the budget: false when they are not there. */
+static bool fds_take(struct server *s, int n)
+{
+	bool ok;
+
+	pthread_mutex_lock(&s->lock);
+	ok = s->fd_used + n <= s->fd_budget;
+	if (ok)
+		s->fd_used += n;
+	pthread_mutex_unlock(&s->lock);
+	return ok;
+}
+
+static void fds_give(struct server *s, int n)
+{
+	pthread_mutex_lock(&s->lock);
+	s->fd_used -= n;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * The budget: the soft limit raised to the hard one (at most 65536), as
+ * a server that holds several descriptors a client may.
+ */
+static int fd_budget(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		return 1024 - NET_FD_RESERVE;
+	if (r.rlim_cur < r.rlim_max && r.rlim_cur < 65536) {
+		r.rlim_cur = r.rlim_max < 65536 ? r.rlim_max : 65536;
+		setrlimit(RLIMIT_NOFILE, &r);
+		getrlimit(RLIMIT_NOFILE, &r);
+	}
+	if (r.rlim_cur == RLIM_INFINITY || r.rlim_cur > 65536)
+		r.rlim_cur = 65536;
+	return r.rlim_cur > NET_FD_RESERVE ? (int)r.rlim_cur - NET_FD_RESERVE : 0;
+}
 
 static void slog(struct server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void slog(struct server *s, const char *fmt, ...)
 {
-	char line[512];
+	char line[768];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -599,7 +656,7 @@ int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cp
 	return e;
 }
 
-/* Write the client's file; under s->lock (tr_fail()'s message is shared). */
+/* Write the client's file; under s->write_lock (tr_fail()'s message is shared). */
 static int assemble(struct client *c, char **path, uint64_t *size)
 {
 	const struct net_listen_opts *o = c->s->o;
@@ -630,7 +687,13 @@ static void client_end(struct client *c, const char *why)
 		     why ? why : "closed");
 		return;
 	}
-	pthread_mutex_lock(&s->lock);
+	/*
+	 * Not under s->lock: a file of gigabytes (and a peer's metadata of up
+	 * to 256 MB parsed) holds up no accept, no log line and no other
+	 * client's reading.  Files are written one at a time, for tr_fail()'s
+	 * one message.
+	 */
+	pthread_mutex_lock(&s->write_lock);
 	e = assemble(c, &path, &size);
 	if (s->o->log) {
 		char line[768];
@@ -648,9 +711,9 @@ static void client_end(struct client *c, const char *why)
 			snprintf(line, sizeof(line), "%s: ended: wrote '%s' (%llu bytes, %llu of "
 				 "events)", c->who, name, (unsigned long long)size,
 				 (unsigned long long)c->total);
-		s->o->log(s->o->log_arg, line);
+		slog(s, "%s", line);
 	}
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&s->write_lock);
 	if (e && path)
 		unlink(path);
 	free(path);
@@ -685,6 +748,17 @@ static void *client_run(void *arg)
 		slog(s, "%s: refused: %s", c->who, why);
 		goto out;
 	}
+	/*
+	 * Its CPUs' descriptors, from what the others leave; no client may
+	 * take more than half of the budget.
+	 */
+	if (CPU_FDS * (int)t.cpus + CLIENT_FDS > s->fd_budget / 2 ||
+	    !fds_take(s, CPU_FDS * t.cpus)) {
+		slog(s, "%s: refused: %u CPUs need %d descriptors, more than are left "
+		     "(ulimit -n)", c->who, t.cpus, CPU_FDS * t.cpus);
+		goto out;
+	}
+	c->fds += CPU_FDS * t.cpus;
 	c->ncpus = t.cpus;
 	c->page_size = t.page_size;
 	c->lfd = xmalloc(c->ncpus * sizeof(int));
@@ -720,6 +794,7 @@ out:
 	if (c->meta_fd >= 0)
 		close(c->meta_fd);
 	net_conn_close(&c->ctl);
+	fds_give(s, c->fds);
 	pthread_mutex_lock(&s->lock);
 	c->done = true;
 	pthread_mutex_unlock(&s->lock);
@@ -790,7 +865,9 @@ static int open_listener(const struct net_listen_opts *o, int *out, uint16_t *po
 int net_listen(const struct net_listen_opts *opts)
 {
 	struct net_listen_opts o = *opts;
-	struct server s = { .o = &o };
+	struct server s = { .o = &o, .fd_budget = fd_budget() };
+	uint64_t backoff = 0;
+	bool starved = false;
 	uint16_t port = 0;
 	int lfd = -1, e;
 
@@ -816,6 +893,7 @@ int net_listen(const struct net_listen_opts *opts)
 		return e;
 	}
 	pthread_mutex_init(&s.lock, NULL);
+	pthread_mutex_init(&s.write_lock, NULL);
 	s.nslots = o.max_clients;
 	s.slots = xcalloc(s.nslots, sizeof(*s.slots));
 	if (o.ready)
@@ -829,13 +907,31 @@ int net_listen(const struct net_listen_opts *opts)
 		uint32_t cport;
 		int fd, slot = -1, running, same = 0;
 
+		/* Out of descriptors: the listening socket is left alone a while. */
+		if (net_now_ms() < backoff)
+			p.fd = -1;
 		if (poll(&p, 1, 200) <= 0) {
 			reap(&s, false);
 			continue;
 		}
 		fd = accept4(lfd, (struct sockaddr *)&a, &alen, SOCK_CLOEXEC);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			       errno == ENOMEM)) {
+			/*
+			 * The connection stays queued and poll() would say so at
+			 * once, for ever: reap, wait a second, say it once.
+			 */
+			if (!starved)
+				slog(&s, "cannot accept a client: %s: waiting for clients to end",
+				     strerror(errno));
+			starved = true;
+			reap(&s, false);
+			backoff = net_now_ms() + 1000;
+			continue;
+		}
 		if (fd < 0)
 			continue;
+		starved = false;
 		net_peer_name((struct sockaddr *)&a, host, sizeof(host), &cport);
 		if (!net_allowed(o.allow, o.nallow, (struct sockaddr *)&a)) {
 			slog(&s, "%s:%u: refused: address not allowed (see --allow)", host, cport);
@@ -862,8 +958,14 @@ int net_listen(const struct net_listen_opts *opts)
 			close(fd);
 			continue;
 		}
+		if (!fds_take(&s, CLIENT_FDS)) {
+			slog(&s, "%s:%u: refused: out of descriptors (ulimit -n)", host, cport);
+			close(fd);
+			continue;
+		}
 		c = xcalloc(1, sizeof(*c));
 		c->s = &s;
+		c->fds = CLIENT_FDS;
 		c->ctl = (struct net_conn){ .fd = fd };
 		c->meta_fd = -1;
 		c->peer = a;
@@ -873,6 +975,7 @@ int net_listen(const struct net_listen_opts *opts)
 		slog(&s, "%s: connected", c->who);
 		if (pthread_create(&c->th, NULL, client_run, c)) {
 			slog(&s, "%s: refused: cannot start a thread", c->who);
+			fds_give(&s, CLIENT_FDS);
 			close(fd);
 			free(c);
 			continue;
@@ -884,5 +987,6 @@ int net_listen(const struct net_listen_opts *opts)
 	free(s.slots);
 	net_tls_free(s.tls);
 	pthread_mutex_destroy(&s.lock);
+	pthread_mutex_destroy(&s.write_lock);
 	return 0;
 }

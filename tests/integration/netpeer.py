@@ -3,7 +3,8 @@
 
     netpeer.py PORT MODE [SOURCE_ADDR]
 
-MODE: hold (connect and say nothing until stdin closes), garbage (bytes that
+MODE: hold (connect and say nothing until stdin closes), holdcpus:N (the
+set-up of a client of N CPUs, then nothing until stdin closes), garbage (bytes that
 are no handshake), truncated (a good set-up, then half a message and
 close), bigmsg (a good set-up, then a message header of 100000 bytes),
 cut:FILE (the metadata of the v6 FILE, then the pages of its last buffer,
@@ -94,6 +95,13 @@ def drip(kind, every):
 if mode.startswith('drip:'):
     kind, every = mode[5:].split(':')
     drip(kind, float(every))
+    sys.exit(0)
+elif mode.startswith('holdcpus:'):
+    setup(int(mode[9:]))
+    print('set up', flush=True)
+    sys.stdin.read()
+    s.close()
+    print('closed')
     sys.exit(0)
 elif mode == 'hold':
     read(8)

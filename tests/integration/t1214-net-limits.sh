@@ -157,4 +157,27 @@ test_expect_success 'listen --max-per-host: one address cannot take every slot' 
 	net_ends $NET_PID l.log
 '
 
+# cpu_ticks PID: the process's user and system time, in clock ticks.
+cpu_ticks() { awk "{ print \$14 + \$15 }" "/proc/$1/stat"; }
+
+test_expect_success 'listen under ulimit -n 64: clients past the descriptors are refused, no busy loop' '
+	cd "$(mktemp -d -p "$TEST_TMP")" &&
+	net_start l.log ".*" bash -c "ulimit -n 64 && exec \"\$@\"" _ "$TR" listen -p 0 --max-per-host 16 &&
+	test_when_finished "net_stop $NET_PID" &&
+	mkfifo hold && exec 9<>hold &&
+	test_when_finished "exec 9>&-" &&
+	for i in 1 2 3 4 5 6 7 8; do
+		{ python3 "$peer" $NET_PORT holdcpus:3 <hold >/dev/null 2>&1 & } || exit 1
+	done &&
+	wait_log "recording 3 CPUs" 3 l.log &&
+	wait_log "refused: 3 CPUs need 9 descriptors\|refused: out of descriptors" 5 l.log &&
+	{ python3 "$peer" $NET_PORT hold <hold >/dev/null 2>&1 & } &&
+	wait_log "connected" 9 l.log &&
+	# A measurement over a span of time, not a wait: under 0.3 s of CPU in 3 s.
+	t0=$(cpu_ticks $NET_PID) && sleep 3 && t1=$(cpu_ticks $NET_PID) &&
+	test $((t1 - t0)) -lt $(( $(getconf CLK_TCK) * 3 / 10 )) &&
+	exec 9>&- &&
+	net_ends $NET_PID l.log
+'
+
 test_done
