@@ -6,9 +6,12 @@
  * The listener is safe to leave running (redis's protected mode is the
  * model): it binds 127.0.0.1 unless told otherwise, takes peers only from
  * the --allow ranges (loopback when none is given), serves at most
- * max_clients at once, stops a client whose data passes max_size (its file
- * is still written, readable up to there), gives each client a time limit
- * for the handshake and for silence, and parses every byte with netmsg.c.
+ * max_clients at once and max_per_host from one address, stops a client
+ * whose data passes max_size (its file is still written, readable up to
+ * there), gives each client one deadline for its whole set-up and a limit
+ * of silence checked on every pass (neither put off by a byte at a time),
+ * ends within a fraction of a second of *stop whatever the peers do, and
+ * parses every byte with netmsg.c.
  * Each connection, refusal and end is one line through opts.log; the
  * listener goes on serving the others.
  *
@@ -79,11 +82,16 @@ struct net_listen_opts {
 	const struct net_cidr *allow;	/* peers allowed; none: loopback only */
 	int nallow;
 	int max_clients;	/* at once; 0: NET_MAX_CLIENTS */
+	int max_per_host;	/* at once from one address; 0: NET_MAX_PER_HOST */
 	uint64_t max_size;	/* page data per client; 0: NET_MAX_SIZE */
 	int version;		/* of the files written: 6 or 7 */
 	int zip;		/* v7: enum tfw_zip */
-	unsigned setup_ms;	/* handshake and metadata; 0: NET_SETUP_MS */
-	unsigned idle_ms;	/* silence on every connection of a client; 0: NET_IDLE_MS */
+	unsigned setup_ms;	/* TLS, handshake and metadata, all told; 0: NET_SETUP_MS */
+	/*
+	 * No whole message and no whole sub-buffer from a client for this
+	 * long ends it (bytes that make neither do not count); 0: NET_IDLE_MS.
+	 */
+	unsigned idle_ms;
 	const char *psk_file;	/* TLS 1.3 with this pre-shared key on every connection, or NULL */
 	net_log_fn log;		/* one line per connection, refusal and end */
 	void *log_arg;
@@ -93,6 +101,7 @@ struct net_listen_opts {
 };
 
 #define NET_MAX_CLIENTS 16
+#define NET_MAX_PER_HOST 4
 #define NET_MAX_SIZE (4ULL << 30)
 #define NET_MAX_META (256u << 20)	/* a client's metadata (kallsyms is the most of it) */
 #define NET_SETUP_MS 30000

@@ -42,6 +42,31 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* The protocol's byte order (big-endian), for every encoder and parser of net/. */
+static inline uint32_t netmsg_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t netmsg_be64(const uint8_t *p)
+{
+	return (uint64_t)netmsg_be32(p) << 32 | netmsg_be32(p + 4);
+}
+
+static inline void netmsg_put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+static inline void netmsg_put_be64(uint8_t *p, uint64_t v)
+{
+	netmsg_put_be32(p, v >> 32);
+	netmsg_put_be32(p + 4, (uint32_t)v);
+}
+
 #define NETMSG_MAX 8192u
 #define NETMSG_HDR 12u
 #define NETMSG_MAX_DATA (NETMSG_MAX - NETMSG_HDR)

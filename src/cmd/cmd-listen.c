@@ -24,14 +24,18 @@ struct args {
 	const char *dir, *prefix, *bind;
 	struct net_cidr *allow;
 	int nallow;
-	int max_clients;
+	int max_clients, max_per_host;
 	uint64_t max_size;
+	unsigned setup_ms, idle_ms;
 	struct opt_file_format ff;
 	const char *psk;
 	bool vsock;
 };
 
-enum { OPT_BIND = 0x100, OPT_ALLOW, OPT_MAX_CLIENTS, OPT_MAX_SIZE, OPT_PSK };
+enum {
+	OPT_BIND = 0x100, OPT_ALLOW, OPT_MAX_CLIENTS, OPT_MAX_SIZE, OPT_PSK, OPT_MAX_PER_HOST,
+	OPT_SETUP_TIMEOUT, OPT_IDLE_TIMEOUT,
+};
 
 static const struct argp_option options[] = {
 	{ "port", 'p', "PORT", 0, "Listen on PORT (0: any free port, said in the log)", 0 },
@@ -46,6 +50,14 @@ static const struct argp_option options[] = {
 					 "this machine and its host). Repeatable", 0 },
 	{ "max-clients", OPT_MAX_CLIENTS, "N", 0, "Serve at most N clients at once (default 16)",
 	  0 },
+	{ "max-per-host", OPT_MAX_PER_HOST, "N", 0, "Serve at most N clients at once from one "
+						   "address (default 4)", 0 },
+	{ "setup-timeout", OPT_SETUP_TIMEOUT, "TIME", 0, "Give a client TIME, all told, for TLS, "
+							 "the handshake and its metadata "
+							 "(default 30s)", 0 },
+	{ "idle-timeout", OPT_IDLE_TIMEOUT, "TIME", 0, "End a client that sends no whole message "
+						       "and no whole sub-buffer for TIME "
+						       "(default 60s)", 0 },
 	{ "psk", OPT_PSK, "FILE", 0, "TLS 1.3 with the pre-shared key in FILE: only 'tr record -N "
 				     "--psk' with the same file gets in", 0 },
 	{ "max-size", OPT_MAX_SIZE, "SIZE", 0, "Stop a client after SIZE of events (default 4G); "
@@ -95,6 +107,20 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (parse_int(arg, 1, 1024, &a->max_clients))
 			argp_error(state, "bad --max-clients '%s' (1 to 1024)", arg);
 		return 0;
+	case OPT_MAX_PER_HOST:
+		if (parse_int(arg, 1, 1024, &a->max_per_host))
+			argp_error(state, "bad --max-per-host '%s' (1 to 1024)", arg);
+		return 0;
+	case OPT_SETUP_TIMEOUT:
+	case OPT_IDLE_TIMEOUT: {
+		uint64_t ns;
+
+		if (parse_duration(arg, &ns) || ns < 1000000 || ns > 3600ULL * 1000000000)
+			argp_error(state, "bad --%s '%s' (a time such as 500ms or 2m, up to 1h)",
+				   key == OPT_SETUP_TIMEOUT ? "setup-timeout" : "idle-timeout", arg);
+		*(key == OPT_SETUP_TIMEOUT ? &a->setup_ms : &a->idle_ms) = ns / 1000000;
+		return 0;
+	}
 	case OPT_MAX_SIZE:
 		if (parse_size(arg, &a->max_size) || !a->max_size)
 			argp_error(state, "bad --max-size '%s' (a size such as 512M or 2G)", arg);
@@ -165,6 +191,7 @@ int cmd_listen(int argc, char **argv)
 	e = net_listen(&(struct net_listen_opts){
 		.bind = a.bind, .vsock = a.vsock, .port = a.port, .dir = a.dir, .prefix = a.prefix,
 		.allow = a.allow, .nallow = a.nallow, .max_clients = a.max_clients,
+		.max_per_host = a.max_per_host, .setup_ms = a.setup_ms, .idle_ms = a.idle_ms,
 		.max_size = a.max_size, .version = a.ff.version == 6 ? 6 : 7,
 		.zip = a.ff.zip < 0 ? TFW_ZIP_ZSTD : a.ff.zip, .psk_file = a.psk,
 		.log = opt_log_line, .log_arg = &a,

@@ -44,7 +44,8 @@ struct net_agent_job {
 	uint64_t sent;		/* bytes, added to by every CPU's reader */
 	pthread_t ts_thread;
 	bool ts_running;
-	volatile int ts_stop;
+	volatile sig_atomic_t ts_stop;
+	int ts_done;		/* the time sync thread has returned (atomic) */
 	int ts_err, clk;
 	const char *ts_why;
 	int lfd;		/* the agent's listening socket: hosts that come meanwhile */
@@ -78,7 +79,8 @@ int net_agent_send_pages(void *job, int cpu, const void *pages, size_t len)
 
 	if (cpu < 0 || cpu >= j->ncpus)
 		return -EINVAL;
-	e = net_write_all(&j->data[cpu], pages, len);
+	/* Pages wait for a slow host, not for one that stopped reading, nor past a stop. */
+	e = net_write_by(&j->data[cpu], pages, len, net_now_ms() + AGENT_SEND_MS, j->o->stop);
 	if (!e)
 		__atomic_add_fetch(&j->sent, len, __ATOMIC_RELAXED);
 	return e;
@@ -89,6 +91,9 @@ static void refuse_busy(struct net_agent_job *j);
 bool net_agent_closed(struct net_agent_job *j)
 {
 	refuse_busy(j);
+	/* A signal ends the recording whatever the host does. */
+	if (*j->o->stop)
+		j->closed = true;
 	while (!j->closed) {
 		struct netmsg m;
 		const char *why = "";
@@ -97,7 +102,9 @@ bool net_agent_closed(struct net_agent_job *j)
 
 		if (e == 0)
 			break;
-		e = e < 0 ? e : net_read_msg(&j->ctl, j->buf, &m, &why);
+		/* A message begun is whole within the request's time. */
+		e = e < 0 ? e : net_read_msg_by(&j->ctl, j->buf, &m, &why,
+						net_now_ms() + AGENT_REQ_MS, j->o->stop);
 		if (e || m.cmd == NETMSG_CLOSE) {
 			j->closed = true;
 			j->got_close = !e;
@@ -108,7 +115,8 @@ bool net_agent_closed(struct net_agent_job *j)
 		}
 		/* Anything else is answered as trace-cmd does, and the recording goes on. */
 		if (m.cmd != NETMSG_NOT_SUPP)
-			net_write_all(&j->ctl, reply, netmsg_put(reply, NETMSG_NOT_SUPP));
+			net_write_by(&j->ctl, reply, netmsg_put(reply, NETMSG_NOT_SUPP),
+				     net_now_ms() + AGENT_REQ_MS, j->o->stop);
 	}
 	return j->closed;
 }
@@ -118,6 +126,7 @@ static void *ts_main(void *arg)
 	struct net_agent_job *j = arg;
 
 	j->ts_err = net_tsync_serve(&j->ts, j->clk, &j->ts_stop, &j->ts_why);
+	__atomic_store_n(&j->ts_done, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -137,16 +146,17 @@ static int open_port(struct net_agent_job *j, uint16_t *next, uint16_t *bound)
 	return -EADDRINUSE;
 }
 
-/* Accept the host's connection on lfd as c (TLS with --psk). */
+/* Accept the host's connection on lfd as c (TLS with --psk), all within AGENT_REQ_MS. */
 static int take(struct net_agent_job *j, int lfd, struct net_conn *c)
 {
-	int fd = net_accept_from(lfd, &j->peer, AGENT_REQ_MS);
+	uint64_t at = net_now_ms() + AGENT_REQ_MS;
+	int fd = net_accept_from(lfd, &j->peer, AGENT_REQ_MS, j->o->stop);
 
 	if (fd < 0)
 		return fd;
 	c->fd = fd;
 	net_set_timeout(fd, AGENT_REQ_MS);
-	return j->tls ? net_conn_tls(c, j->tls) : 0;
+	return j->tls ? net_conn_tls(c, j->tls, at, j->o->stop) : 0;
 }
 
 int net_agent_start(struct net_agent_job *j, int ncpus, int clk, const void *meta, size_t len)
@@ -187,7 +197,8 @@ int net_agent_start(struct net_agent_job *j, int ncpus, int clk, const void *met
 		e = 0;
 		r.cpus = ncpus;
 		what = "answer the request";
-		e = net_write_all(&j->ctl, j->buf, netmsg_put_trace_resp(j->buf, &r, ports));
+		e = net_write_by(&j->ctl, j->buf, netmsg_put_trace_resp(j->buf, &r, ports),
+				 net_now_ms() + AGENT_REQ_MS, j->o->stop);
 	}
 	if (!e && tlfd >= 0) {
 		what = "take the time sync connection";
@@ -199,16 +210,14 @@ int net_agent_start(struct net_agent_job *j, int ncpus, int clk, const void *met
 	if (!e) {
 		/* A trace-cmd host reads it only after its first clock sync. */
 		what = "send the metadata";
-		net_set_timeout(j->ctl.fd, AGENT_SEND_MS);
-		e = net_put_meta(&j->ctl, meta, len);
-		net_set_timeout(j->ctl.fd, AGENT_REQ_MS);
+		e = net_put_meta(&j->ctl, meta, len, net_now_ms() + AGENT_SEND_MS, j->o->stop);
 	}
 	for (int i = 0; !e && i < ncpus; i++) {
 		what = "take a data connection";
 		e = take(j, lfd[i], &j->data[i]);
-		/* Pages wait for a slow host, not for one that stopped reading. */
+		/* Written under net_agent_send_pages()'s deadline. */
 		if (!e)
-			net_set_timeout(j->data[i].fd, AGENT_SEND_MS);
+			net_set_nonblock(j->data[i].fd, true);
 	}
 	for (int i = 0; i < ncpus; i++)
 		if (lfd[i] >= 0)
@@ -219,7 +228,8 @@ int net_agent_start(struct net_agent_job *j, int ncpus, int clk, const void *met
 	free(ports);
 	if (e)
 		return tr_fail(e, "cannot %s: %s", what,
-			       e == -ETIMEDOUT ? "the host did not come" : strerror(-e));
+			       e == -ETIMEDOUT ? "the host did not come"
+			       : e == -EINTR ? "the agent is stopping" : strerror(-e));
 	alog(j->o, "%s: recording %d CPUs%s", j->who, ncpus,
 	     tlfd >= 0 ? ", clock sync ptp" : ", no clock sync");
 	return 0;
@@ -232,11 +242,26 @@ static void job_end(struct net_agent_job *j, int e)
 	for (int i = 0; j->data && i < j->ncpus; i++)
 		net_conn_close(&j->data[i]);
 	if (!e && j->got_close)
-		net_write_all(&j->ctl, msg, netmsg_put(msg, NETMSG_CLOSE_RESP));
+		net_write_by(&j->ctl, msg, netmsg_put(msg, NETMSG_CLOSE_RESP),
+			     net_now_ms() + AGENT_REQ_MS, j->o->stop);
 	else if (!j->started)
-		net_write_all(&j->ctl, msg, netmsg_put(msg, NETMSG_NOT_SUPP));
+		net_write_by(&j->ctl, msg, netmsg_put(msg, NETMSG_NOT_SUPP),
+			     net_now_ms() + AGENT_REQ_MS, j->o->stop);
 	if (j->ts_running) {
 		__atomic_store_n(&j->ts_stop, 1, __ATOMIC_RELEASE);
+		/*
+		 * The host has its grace for a last measurement, unless a
+		 * signal came: then the socket is shut, which ends any wait
+		 * of the thread at once (bounded: the grace is 10 s).
+		 */
+		for (int i = 0; i < 2 * 12000 / NET_SLICE_MS; i++) {
+			if (__atomic_load_n(&j->ts_done, __ATOMIC_ACQUIRE))
+				break;
+			if (*j->o->stop)
+				shutdown(j->ts.fd, SHUT_RDWR);
+			poll(NULL, 0, NET_SLICE_MS / 2);
+		}
+		shutdown(j->ts.fd, SHUT_RDWR);
 		pthread_join(j->ts_thread, NULL);
 		if (j->ts_err)
 			alog(j->o, "%s: clock sync stopped: %s", j->who,
@@ -266,6 +291,7 @@ static void serve_one(const struct net_agent_opts *o, struct net_tls *tls, int l
 	uint32_t port;
 	const char *why = "";
 	struct netmsg m;
+	uint64_t at;
 	int e;
 
 	j->o = o;
@@ -280,12 +306,18 @@ static void serve_one(const struct net_agent_opts *o, struct net_tls *tls, int l
 	/* A vsock peer reaches this machine by whichever of its CIDs (1, its own): any. */
 	if (j->local.ss_family == AF_VSOCK)
 		net_sa_vsock(&j->local, VMADDR_CID_ANY, 0);
-	net_set_timeout(fd, AGENT_REQ_MS);
-	e = tls ? net_conn_tls(&j->ctl, tls) : 0;
-	if (e)
+	/*
+	 * The request, TLS and all, within one deadline on a socket that
+	 * never blocks: a host trickling bytes cannot hold the agent longer,
+	 * and a signal ends the wait.
+	 */
+	net_set_nonblock(fd, true);
+	at = net_now_ms() + AGENT_REQ_MS;
+	e = tls ? net_conn_tls(&j->ctl, tls, at, o->stop) : 0;
+	if (e == -EACCES)
 		why = "TLS handshake failed (another key, or no TLS: see --psk)";
 	if (!e)
-		e = net_read_msg(&j->ctl, j->buf, &m, &why);
+		e = net_read_msg_by(&j->ctl, j->buf, &m, &why, at, o->stop);
 	if (!e)
 		e = netmsg_trace_req_parse(&m, &req, &why);
 	if (!e)
@@ -293,6 +325,7 @@ static void serve_one(const struct net_agent_opts *o, struct net_tls *tls, int l
 	if (e) {
 		alog(o, "%s: refused: %s", j->who,
 		     e == -ETIMEDOUT ? "no request in time"
+		     : e == -EINTR ? "the agent is stopping"
 		     : e == -ECONNRESET ? "closed before its request"
 		     : e == -EBADMSG || e == -EINVAL || e == -EACCES ? why : strerror(-e));
 		j->started = j->refused = true;	/* no answer to a peer that never asked */

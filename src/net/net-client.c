@@ -24,6 +24,12 @@
 /* The handshake, and the listener's answer to CLOSE, are each given this long. */
 #define CLIENT_TIMEOUT_S 30
 
+/* A TLS handshake's one time limit. */
+static uint64_t client_deadline(void)
+{
+	return net_now_ms() + CLIENT_TIMEOUT_S * 1000;
+}
+
 struct net_client {
 	struct net_conn ctl;
 	int ncpus;
@@ -108,7 +114,7 @@ int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t
 		e = fail(c, e, "cannot connect", "");
 		goto fail;
 	}
-	if (c->tls && (e = net_conn_tls(&c->ctl, c->tls))) {
+	if (c->tls && (e = net_conn_tls(&c->ctl, c->tls, client_deadline(), NULL))) {
 		e = fail(c, e == -EACCES ? -EBADMSG : e, "TLS",
 			 "the listener refused the key (--psk), or speaks no TLS");
 		goto fail;
@@ -164,7 +170,7 @@ int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t
 			e = fail(c, c->data[i].fd, "cannot open a data connection", "");
 			goto fail;
 		}
-		if (c->tls && (e = net_conn_tls(&c->data[i], c->tls))) {
+		if (c->tls && (e = net_conn_tls(&c->data[i], c->tls, client_deadline(), NULL))) {
 			e = fail(c, e, "TLS on a data connection", "");
 			goto fail;
 		}
@@ -180,7 +186,7 @@ fail:
 
 int net_send_meta(struct net_client *c, const void *buf, size_t len)
 {
-	int e = net_put_meta(&c->ctl, buf, len);
+	int e = net_put_meta(&c->ctl, buf, len, UINT64_MAX, NULL);
 
 	return e ? fail(c, e, "the metadata", "") : 0;
 }
@@ -203,7 +209,7 @@ int net_send_tgids(struct net_client *c, const char *text, size_t len)
 
 		len = nl ? (size_t)(nl + 1 - text) : 0;
 	}
-	e = net_put_meta(&c->ctl, text, len);
+	e = net_put_meta(&c->ctl, text, len, UINT64_MAX, NULL);
 	return e ? fail(c, e, "saved_tgids", "") : 0;
 }
 

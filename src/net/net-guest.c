@@ -121,7 +121,7 @@ static int dial(struct net_guest *g, uint32_t port, struct net_conn *c)
 	if (fd < 0)
 		return fd;
 	c->fd = fd;
-	return g->tls ? net_conn_tls(c, g->tls) : 0;
+	return g->tls ? net_conn_tls(c, g->tls, net_now_ms() + GUEST_MS, NULL) : 0;
 }
 
 static void add_sample(struct net_guest *g, int64_t ts, int64_t off)

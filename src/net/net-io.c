@@ -24,43 +24,123 @@
 #include "netmsg.h"
 #include "tr.h"
 
-int net_write_all(struct net_conn *c, const void *buf, size_t n)
+uint64_t net_now_ms(void)
 {
-	const char *p = buf;
+	struct timespec t;
 
-	while (n) {
-		ssize_t w = net_conn_write(c, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? (errno == EAGAIN ? -ETIMEDOUT : -errno) : -EPIPE;
-		p += w;
-		n -= w;
-	}
-	return 0;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-int net_read_all(struct net_conn *c, void *buf, size_t n)
+void net_set_nonblock(int fd, bool on)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK);
+}
+
+int net_wait_by(const struct net_conn *c, short events, uint64_t at_ms,
+		volatile sig_atomic_t *stop)
+{
+	for (;;) {
+		struct pollfd p = { .fd = c->fd, .events = events };
+		uint64_t now = net_now_ms(), left;
+		int n;
+
+		if (stop && *stop)
+			return -EINTR;
+		if ((events & POLLIN) && net_conn_pending(c))
+			return 0;
+		if (now >= at_ms)
+			return -ETIMEDOUT;
+		left = at_ms - now;
+		n = poll(&p, 1, left > NET_SLICE_MS ? NET_SLICE_MS : (int)left);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		/* An error or hang-up is for the next read or write to say. */
+		if (n > 0)
+			return 0;
+	}
+}
+
+/* One read or write of a whole buffer, by at_ms. */
+static int io_by(struct net_conn *c, bool out, void *buf, size_t n, uint64_t at_ms,
+		 volatile sig_atomic_t *stop)
 {
 	char *p = buf;
 
 	while (n) {
-		ssize_t r = net_conn_read(c, p, n);
+		ssize_t r = out ? net_conn_write(c, p, n) : net_conn_read(c, p, n);
+		int e;
 
-		if (r < 0 && errno == EINTR)
+		if (r > 0) {
+			p += r;
+			n -= r;
 			continue;
-		if (r < 0)
-			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+		}
 		if (!r)
-			return -ECONNRESET;
-		p += r;
-		n -= r;
+			return out ? -EPIPE : -ECONNRESET;
+		if (errno != EINTR && errno != EAGAIN)
+			return -errno;
+		/* No deadline: a blocking socket whose SO_RCVTIMEO or SO_SNDTIMEO passed. */
+		if (errno == EAGAIN && at_ms == UINT64_MAX)
+			return -ETIMEDOUT;
+		if (stop && *stop)
+			return -EINTR;
+		e = net_wait_by(c, c->want ? c->want : out ? POLLOUT : POLLIN, at_ms, stop);
+		if (e)
+			return e;
 	}
 	return 0;
 }
 
-int net_put_meta(struct net_conn *c, const void *buf, size_t len)
+int net_read_by(struct net_conn *c, void *buf, size_t n, uint64_t at_ms,
+		volatile sig_atomic_t *stop)
+{
+	return io_by(c, false, buf, n, at_ms, stop);
+}
+
+int net_write_by(struct net_conn *c, const void *buf, size_t n, uint64_t at_ms,
+		 volatile sig_atomic_t *stop)
+{
+	return io_by(c, true, (void *)buf, n, at_ms, stop);
+}
+
+int net_write_all(struct net_conn *c, const void *buf, size_t n)
+{
+	return io_by(c, true, (void *)buf, n, UINT64_MAX, NULL);
+}
+
+int net_read_all(struct net_conn *c, void *buf, size_t n)
+{
+	return io_by(c, false, buf, n, UINT64_MAX, NULL);
+}
+
+int net_read_msg_by(struct net_conn *c, uint8_t *buf, struct netmsg *m, const char **why,
+		    uint64_t at_ms, volatile sig_atomic_t *stop)
+{
+	uint32_t size;
+	ssize_t t;
+	int e = net_read_by(c, buf, NETMSG_HDR, at_ms, stop);
+
+	if (e)
+		return e;
+	size = netmsg_be32(buf);
+	if (size < NETMSG_HDR || size > NETMSG_MAX) {
+		*why = size < NETMSG_HDR ? "message shorter than its header"
+					 : "message over 8192 bytes";
+		return -EBADMSG;
+	}
+	e = net_read_by(c, buf + NETMSG_HDR, size - NETMSG_HDR, at_ms, stop);
+	if (e)
+		return e;
+	t = netmsg_take(buf, size, m, why);
+	return t < 0 ? (int)t : 0;
+}
+
+int net_put_meta(struct net_conn *c, const void *buf, size_t len, uint64_t at_ms,
+		 volatile sig_atomic_t *stop)
 {
 	const uint8_t *p = buf;
 	uint8_t hdr[NETMSG_HDR];
@@ -70,34 +150,20 @@ int net_put_meta(struct net_conn *c, const void *buf, size_t len)
 		uint32_t n = len > NETMSG_MAX_DATA ? NETMSG_MAX_DATA : len;
 
 		netmsg_put_data_hdr(hdr, n);
-		e = net_write_all(c, hdr, sizeof(hdr));
+		e = net_write_by(c, hdr, sizeof(hdr), at_ms, stop);
 		if (!e)
-			e = net_write_all(c, p, n);
+			e = net_write_by(c, p, n, at_ms, stop);
 		p += n;
 		len -= n;
 	}
-	return e ? e : net_write_all(c, hdr, netmsg_put(hdr, NETMSG_FIN_DATA));
+	return e ? e : net_write_by(c, hdr, netmsg_put(hdr, NETMSG_FIN_DATA), at_ms,
+						    stop);
 }
 
 int net_read_msg(struct net_conn *c, uint8_t *buf, struct netmsg *m, const char **why)
 {
-	uint32_t size;
-	ssize_t t;
-	int e = net_read_all(c, buf, NETMSG_HDR);
-
-	if (e)
-		return e;
-	size = (uint32_t)buf[0] << 24 | buf[1] << 16 | buf[2] << 8 | buf[3];
-	if (size < NETMSG_HDR || size > NETMSG_MAX) {
-		*why = size < NETMSG_HDR ? "message shorter than its header"
-					 : "message over 8192 bytes";
-		return -EBADMSG;
-	}
-	e = net_read_all(c, buf + NETMSG_HDR, size - NETMSG_HDR);
-	if (e)
-		return e;
-	t = netmsg_take(buf, size, m, why);
-	return t < 0 ? (int)t : 0;
+	/* A blocking socket: each read waits its SO_RCVTIMEO. */
+	return net_read_msg_by(c, buf, m, why, UINT64_MAX, NULL);
 }
 
 void net_set_timeout(int fd, int ms)
@@ -165,8 +231,6 @@ void net_sa_vsock(struct sockaddr_storage *a, uint32_t cid, uint32_t port)
 	vm->svm_port = port;
 }
 
-static uint64_t mono_ms(void);
-
 int net_bind(int fd, struct sockaddr_storage *a, uint16_t port)
 {
 	uint32_t start, span = 65536 - 1024;
@@ -180,7 +244,7 @@ int net_bind(int fd, struct sockaddr_storage *a, uint16_t port)
 	 * ports are 16-bit (netmsg.h), so one of 1024..65535 is taken here,
 	 * from a varying start so that two listeners do not race for it.
 	 */
-	start = (uint32_t)(mono_ms() * 2654435761u + (uint32_t)getpid()) % span;
+	start = (uint32_t)(net_now_ms() * 2654435761u + (uint32_t)getpid()) % span;
 	for (uint32_t i = 0; i < span; i++) {
 		net_sa_set_port(a, 1024 + (start + i) % span);
 		if (!bind(fd, (struct sockaddr *)a, net_sa_len(a)))
@@ -275,34 +339,29 @@ bool net_same_host(const struct sockaddr_storage *a, const struct sockaddr_stora
 	       ((const struct sockaddr_in *)b)->sin_addr.s_addr;
 }
 
-static uint64_t mono_ms(void)
+int net_accept_from(int lfd, const struct sockaddr_storage *peer, int ms,
+		    volatile sig_atomic_t *stop)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
-int net_accept_from(int lfd, const struct sockaddr_storage *peer, int ms)
-{
-	uint64_t end = mono_ms() + ms;
+	uint64_t end = net_now_ms() + ms;
 
 	for (;;) {
 		struct pollfd p = { .fd = lfd, .events = POLLIN };
 		struct sockaddr_storage from;
 		socklen_t len = sizeof(from);
-		uint64_t now = mono_ms();
+		uint64_t now = net_now_ms();
 		int n, fd;
 
+		if (stop && *stop)
+			return -EINTR;
 		if (now >= end)
 			return -ETIMEDOUT;
-		n = poll(&p, 1, (int)(end - now));
+		n = poll(&p, 1, end - now > NET_SLICE_MS ? NET_SLICE_MS : (int)(end - now));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -errno;
 		if (!n)
-			return -ETIMEDOUT;
+			continue;
 		fd = accept4(lfd, (struct sockaddr *)&from, &len, SOCK_CLOEXEC);
 		if (fd < 0)
 			continue;

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -35,6 +36,9 @@
 #include "tfw.h"
 #include "tr.h"
 
+/* A data connection's TLS handshake (its client's set-up is over by then). */
+#define NET_DATA_TLS_MS 10000
+
 struct server;
 
 struct client {
@@ -47,6 +51,7 @@ struct client {
 	char host[64];
 	uint32_t port;
 	int ncpus;
+	int fds;		/* of the server's descriptor budget */
 	uint32_t page_size;
 	int *lfd, *tfd;
 	struct net_conn *dc;	/* the data connections */
@@ -65,24 +70,71 @@ struct client {
 
 struct server {
 	const struct net_listen_opts *o;
-	pthread_mutex_t lock;	/* the log, the slots, tr_fail()'s message, the writer */
+	pthread_mutex_t lock;	/* the log, the slots' done flags, the descriptors: held briefly */
+	pthread_mutex_t write_lock;	/* a file being written, and tr_fail()'s message */
 	struct client **slots;
 	int nslots;
 	struct net_tls *tls;	/* --psk, or NULL */
+	/*
+	 * Descriptors: what RLIMIT_NOFILE leaves after NET_FD_RESERVE, and
+	 * what the clients being served hold (CLIENT_FDS each, CPU_FDS more a
+	 * CPU from TINIT on), under lock.  A client that would pass it is
+	 * refused, so accept() never runs out.
+	 */
+	int fd_budget, fd_used;
 };
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
+/* The process's own: stdio, the listening socket, OpenSSL's, a file being written. */
+#define NET_FD_RESERVE 16
+/* The control connection, the metadata's temp file, the output file, its reopened metadata. */
+#define CLIENT_FDS 4
+/* A CPU's listening socket, its data connection and its temp file. */
+#define CPU_FDS 3
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+/* Take n descriptors of the budget: false when they are not there. */
+static bool fds_take(struct server *s, int n)
+{
+	bool ok;
+
+	pthread_mutex_lock(&s->lock);
+	ok = s->fd_used + n <= s->fd_budget;
+	if (ok)
+		s->fd_used += n;
+	pthread_mutex_unlock(&s->lock);
+	return ok;
+}
+
+static void fds_give(struct server *s, int n)
+{
+	pthread_mutex_lock(&s->lock);
+	s->fd_used -= n;
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * The budget: the soft limit raised to the hard one (at most 65536), as
+ * a server that holds several descriptors a client may.
+ */
+static int fd_budget(void)
+{
+	struct rlimit r;
+
+	if (getrlimit(RLIMIT_NOFILE, &r))
+		return 1024 - NET_FD_RESERVE;
+	if (r.rlim_cur < r.rlim_max && r.rlim_cur < 65536) {
+		r.rlim_cur = r.rlim_max < 65536 ? r.rlim_max : 65536;
+		setrlimit(RLIMIT_NOFILE, &r);
+		getrlimit(RLIMIT_NOFILE, &r);
+	}
+	if (r.rlim_cur == RLIM_INFINITY || r.rlim_cur > 65536)
+		r.rlim_cur = 65536;
+	return r.rlim_cur > NET_FD_RESERVE ? (int)r.rlim_cur - NET_FD_RESERVE : 0;
 }
 
 static void slog(struct server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void slog(struct server *s, const char *fmt, ...)
 {
-	char line[512];
+	char line[768];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -127,58 +179,33 @@ static int temp_file(const char *dir)
 	return fd;
 }
 
-/*
- * Wait for fd to be readable before the client's deadline: 1, 0 at the
- * deadline, -1 on an error, -2 when the listener is stopping.
- */
-static int wait_in(struct client *c, int fd)
+/* Why a wait of the set-up ended (net_read_by()'s error), for the log. */
+static const char *setup_why(int e, const char *late)
 {
-	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		uint64_t now = now_ms(), left;
-		int r;
-
-		if (*c->s->o->stop)
-			return -2;
-		/* TLS may hold decrypted bytes that poll() cannot see. */
-		if (fd == c->ctl.fd && net_conn_pending(&c->ctl))
-			return 1;
-		if (now >= c->deadline_ms)
-			return 0;
-		left = c->deadline_ms - now;
-		r = poll(&p, 1, left > 200 ? 200 : (int)left);
-		if (r < 0 && errno != EINTR)
-			return -1;
-		if (r > 0)
-			return 1;
-	}
+	return e == -EINTR ? "the listener is stopping" : e == -ETIMEDOUT ? late
+	       : e == -ECONNRESET ? "connection closed in the handshake" : "connection error";
 }
 
-/* Read exactly n handshake bytes; 0, or -1 with *why. */
+/* Read exactly n handshake bytes by the set-up's deadline; 0, or -1 with *why. */
 static int read_exact(struct client *c, void *buf, size_t n, const char **why)
 {
-	char *p = buf;
+	int e = net_read_by(&c->ctl, buf, n, c->deadline_ms, c->s->o->stop);
 
-	while (n) {
-		int w = wait_in(c, c->ctl.fd);
-		ssize_t r;
+	if (e)
+		*why = setup_why(e, "handshake timed out");
+	return e ? -1 : 0;
+}
 
-		if (w <= 0) {
-			*why = w == -2 ? "the listener is stopping" : w ? "connection error"
-							       : "handshake timed out";
-			return -1;
-		}
-		r = net_conn_read(&c->ctl, p, n);
-		if (r < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (r <= 0) {
-			*why = "connection closed in the handshake";
-			return -1;
-		}
-		p += r;
-		n -= r;
-	}
-	return 0;
+/* Write a handshake's answer by the set-up's deadline; 0, or -1 with *why. */
+static int write_exact(struct client *c, const void *buf, size_t n, const char **why)
+{
+	int e = net_write_by(&c->ctl, buf, n, c->deadline_ms, c->s->o->stop);
+
+	if (e)
+		*why = e == -EINTR ? "the listener is stopping" : e == -ETIMEDOUT
+			? "handshake timed out (the client reads nothing)"
+			: "connection closed in the handshake";
+	return e ? -1 : 0;
 }
 
 /* Fill rbuf until it holds one whole message, and take it. */
@@ -193,9 +220,8 @@ static int next_msg(struct client *c, struct netmsg *m, const char **why)
 			return -1;
 		if (t > 0)
 			return t;
-		if ((w = wait_in(c, c->ctl.fd)) <= 0) {
-			*why = w == -2 ? "the listener is stopping" : w ? "connection error"
-							       : "timed out in the set-up";
+		if ((w = net_wait_by(&c->ctl, POLLIN, c->deadline_ms, c->s->o->stop))) {
+			*why = setup_why(w, "timed out in the set-up");
 			return -1;
 		}
 		r = net_conn_read(&c->ctl, c->rbuf + c->rlen, sizeof(c->rbuf) - c->rlen);
@@ -224,10 +250,8 @@ static int handshake(struct client *c, struct netmsg_tinit *t, const char **why)
 	struct netmsg m;
 	ssize_t used;
 
-	if (net_write_all(&c->ctl, NETMSG_GREETING, 8)) {
-		*why = "connection closed in the handshake";
+	if (write_exact(c, NETMSG_GREETING, 8, why))
 		return -1;
-	}
 	/* The version string, a byte at a time: nothing after it may be swallowed. */
 	for (;;) {
 		ssize_t k;
@@ -245,17 +269,15 @@ static int handshake(struct client *c, struct netmsg_tinit *t, const char **why)
 		*why = "not protocol v3 (trace-cmd before 2.8?)";
 		return -1;
 	}
-	if (net_write_all(&c->ctl, NETMSG_V3_REPLY, sizeof(NETMSG_V3_REPLY)) ||
+	if (write_exact(c, NETMSG_V3_REPLY, sizeof(NETMSG_V3_REPLY), why) ||
 	    read_exact(c, magic, sizeof(magic), why))
 		return -1;
 	if (memcmp(magic, NETMSG_MAGIC, sizeof(magic))) {
 		*why = "bad magic in the handshake";
 		return -1;
 	}
-	if (net_write_all(&c->ctl, NETMSG_OK, 2)) {
-		*why = "connection closed in the handshake";
+	if (write_exact(c, NETMSG_OK, 2, why))
 		return -1;
-	}
 	if ((used = next_msg(c, &m, why)) < 0 || netmsg_tinit_parse(&m, t, why))
 		return -1;
 	consume(c, used);
@@ -295,10 +317,8 @@ static int open_ports(struct client *c, const char **why)
 		}
 		ports[i] = net_sa_port(&a);
 	}
-	if (net_write_all(&c->ctl, buf, netmsg_put_rinit(buf, ports, c->ncpus, true))) {
-		*why = "connection closed in the set-up";
+	if (write_exact(c, buf, netmsg_put_rinit(buf, ports, c->ncpus, true), why))
 		goto out;
-	}
 	r = 0;
 out:
 	free(ports);
@@ -381,6 +401,8 @@ next:
 			*why = "unexpected message";
 			return -1;
 		}
+		/* Progress is a whole message: bytes of one, a byte at a time, are not. */
+		c->last_ms = net_now_ms();
 		consume(c, t);
 	}
 }
@@ -403,6 +425,9 @@ next:
 	}
 	if (file_write(c->tfd[i], buf, r))
 		return -1;
+	/* Progress is a whole sub-buffer: a recorder sends nothing less. */
+	if ((c->bytes[i] + r) / c->page_size != c->bytes[i] / c->page_size)
+		c->last_ms = net_now_ms();
 	c->bytes[i] += r;
 	c->total += r;
 	if (!c->over && net_conn_pending(&c->dc[i]))
@@ -415,10 +440,9 @@ static void take_data(struct client *c, int i)
 {
 	struct sockaddr_storage a;
 	socklen_t alen = sizeof(a);
-	struct timeval tv = { .tv_sec = 10 };
 	char h[64];
 	uint32_t port;
-	int fd = accept4(c->lfd[i], (struct sockaddr *)&a, &alen, SOCK_CLOEXEC);
+	int fd = accept4(c->lfd[i], (struct sockaddr *)&a, &alen, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
 	if (fd < 0)
 		return;
@@ -430,18 +454,14 @@ static void take_data(struct client *c, int i)
 		return;
 	}
 	c->dc[i].fd = fd;
-	if (c->s->tls) {
-		/* The handshake, bounded, before the stream is read without blocking. */
-		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-		if (net_conn_tls(&c->dc[i], c->s->tls)) {
-			slog(c->s, "%s: refused a data connection from %s:%u (TLS failed)", c->who,
-			     h, port);
-			net_conn_close(&c->dc[i]);
-			return;
-		}
+	/* The handshake has its own deadline, and a stop ends it. */
+	if (c->s->tls && net_conn_tls(&c->dc[i], c->s->tls, net_now_ms() + NET_DATA_TLS_MS,
+				      c->s->o->stop)) {
+		slog(c->s, "%s: refused a data connection from %s:%u (TLS failed)", c->who, h,
+		     port);
+		net_conn_close(&c->dc[i]);
+		return;
 	}
-	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
 	close(c->lfd[i]);
 	c->lfd[i] = -1;
 }
@@ -460,7 +480,7 @@ static const char *serve(struct client *c)
 	const char *why = NULL, *lost = NULL;
 	const struct net_listen_opts *o = c->s->o;
 
-	c->last_ms = now_ms();
+	c->last_ms = net_now_ms();
 	while (!why) {
 		bool open_data = false;
 		uint64_t now;
@@ -477,7 +497,7 @@ static const char *serve(struct client *c)
 		}
 		if (c->closed && !open_data)
 			break;
-		k = poll(p, n, pending ? 0 : 200);
+		k = poll(p, n, pending ? 0 : 2 * NET_SLICE_MS);
 		if (pending) {
 			/* What TLS decrypted already is read as if poll() had seen it. */
 			k = k < 0 ? 1 : k + 1;
@@ -487,7 +507,6 @@ static const char *serve(struct client *c)
 				if (net_conn_pending(&c->dc[i]))
 					p[1 + c->ncpus + i].revents |= POLLIN;
 		}
-		now = now_ms();
 		if (*o->stop) {
 			why = "the listener is stopping";
 			break;
@@ -496,14 +515,21 @@ static const char *serve(struct client *c)
 			why = "poll failed";
 			break;
 		}
-		if (k <= 0) {
-			if (!c->meta_done && now >= c->deadline_ms)
-				why = "no metadata in time";
-			else if (now - c->last_ms >= o->idle_ms)
-				why = "silent for too long";
-			continue;
+		/*
+		 * The limits, on every pass: bytes that never make a whole
+		 * message or sub-buffer do not put them off.
+		 */
+		now = net_now_ms();
+		if (!c->meta_done && now >= c->deadline_ms) {
+			why = "no metadata in time";
+			break;
 		}
-		c->last_ms = now;
+		if (now - c->last_ms >= o->idle_ms) {
+			why = "silent for too long";
+			break;
+		}
+		if (k <= 0)
+			continue;
 		if (p[0].revents && (k = control(c, &why))) {
 			if (k < 0)
 				break;
@@ -630,7 +656,7 @@ int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cp
 	return e;
 }
 
-/* Write the client's file; under s->lock (tr_fail()'s message is shared). */
+/* Write the client's file; under s->write_lock (tr_fail()'s message is shared). */
 static int assemble(struct client *c, char **path, uint64_t *size)
 {
 	const struct net_listen_opts *o = c->s->o;
@@ -661,14 +687,21 @@ static void client_end(struct client *c, const char *why)
 		     why ? why : "closed");
 		return;
 	}
-	pthread_mutex_lock(&s->lock);
+	/*
+	 * Not under s->lock: a file of gigabytes (and a peer's metadata of up
+	 * to 256 MB parsed) holds up no accept, no log line and no other
+	 * client's reading.  Files are written one at a time, for tr_fail()'s
+	 * one message.
+	 */
+	pthread_mutex_lock(&s->write_lock);
 	e = assemble(c, &path, &size);
 	if (s->o->log) {
 		char line[768];
 		const char *name = path ? strrchr(path, '/') + 1 : "";
 
 		if (e)
-			snprintf(line, sizeof(line), "%s: ended, no file: %s", c->who,
+			snprintf(line, sizeof(line), "%s: ended%s%s%s, no file: %s", c->who,
+				 why ? " early (" : "", why ? why : "", why ? ")" : "",
 				 tr_failure() ? tr_failure() : strerror(-e));
 		else if (why)
 			snprintf(line, sizeof(line), "%s: ended early (%s): wrote '%s' (%llu bytes, "
@@ -678,9 +711,9 @@ static void client_end(struct client *c, const char *why)
 			snprintf(line, sizeof(line), "%s: ended: wrote '%s' (%llu bytes, %llu of "
 				 "events)", c->who, name, (unsigned long long)size,
 				 (unsigned long long)c->total);
-		s->o->log(s->o->log_arg, line);
+		slog(s, "%s", line);
 	}
-	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_unlock(&s->write_lock);
 	if (e && path)
 		unlink(path);
 	free(path);
@@ -693,17 +726,21 @@ static void *client_run(void *arg)
 	struct netmsg_tinit t;
 	const char *why = NULL;
 
-	struct timeval tv = { .tv_sec = s->o->setup_ms / 1000 + 1 };
-
-	/* A peer that reads nothing cannot hold a write for longer than the set-up. */
-	setsockopt(c->ctl.fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	c->deadline_ms = now_ms() + s->o->setup_ms;
+	/*
+	 * One deadline for the whole set-up (TLS, the handshake, TINIT, the
+	 * metadata), on a socket that never blocks: no recv or send has a
+	 * time limit of its own for a peer to renew byte by byte.
+	 */
+	net_set_nonblock(c->ctl.fd, true);
+	c->deadline_ms = net_now_ms() + s->o->setup_ms;
 	if (s->tls) {
-		/* The TLS handshake reads with the set-up's time limit too. */
-		setsockopt(c->ctl.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		if (net_conn_tls(&c->ctl, s->tls)) {
-			slog(s, "%s: refused: TLS handshake failed (another --psk, or none)",
-			     c->who);
+		int e = net_conn_tls(&c->ctl, s->tls, c->deadline_ms, s->o->stop);
+
+		if (e) {
+			slog(s, "%s: refused: %s", c->who,
+			     e == -EINTR ? "the listener is stopping"
+			     : e == -ETIMEDOUT ? "TLS handshake timed out"
+			     : "TLS handshake failed (another --psk, or none)");
 			goto out;
 		}
 	}
@@ -711,6 +748,17 @@ static void *client_run(void *arg)
 		slog(s, "%s: refused: %s", c->who, why);
 		goto out;
 	}
+	/*
+	 * Its CPUs' descriptors, from what the others leave; no client may
+	 * take more than half of the budget.
+	 */
+	if (CPU_FDS * (int)t.cpus + CLIENT_FDS > s->fd_budget / 2 ||
+	    !fds_take(s, CPU_FDS * t.cpus)) {
+		slog(s, "%s: refused: %u CPUs need %d descriptors, more than are left "
+		     "(ulimit -n)", c->who, t.cpus, CPU_FDS * t.cpus);
+		goto out;
+	}
+	c->fds += CPU_FDS * t.cpus;
 	c->ncpus = t.cpus;
 	c->page_size = t.page_size;
 	c->lfd = xmalloc(c->ncpus * sizeof(int));
@@ -746,6 +794,7 @@ out:
 	if (c->meta_fd >= 0)
 		close(c->meta_fd);
 	net_conn_close(&c->ctl);
+	fds_give(s, c->fds);
 	pthread_mutex_lock(&s->lock);
 	c->done = true;
 	pthread_mutex_unlock(&s->lock);
@@ -816,7 +865,9 @@ static int open_listener(const struct net_listen_opts *o, int *out, uint16_t *po
 int net_listen(const struct net_listen_opts *opts)
 {
 	struct net_listen_opts o = *opts;
-	struct server s = { .o = &o };
+	struct server s = { .o = &o, .fd_budget = fd_budget() };
+	uint64_t backoff = 0;
+	bool starved = false;
 	uint16_t port = 0;
 	int lfd = -1, e;
 
@@ -826,6 +877,8 @@ int net_listen(const struct net_listen_opts *opts)
 		o.prefix = "trace";
 	if (!o.max_clients)
 		o.max_clients = NET_MAX_CLIENTS;
+	if (!o.max_per_host)
+		o.max_per_host = NET_MAX_PER_HOST;
 	if (!o.max_size)
 		o.max_size = NET_MAX_SIZE;
 	if (!o.setup_ms)
@@ -840,6 +893,7 @@ int net_listen(const struct net_listen_opts *opts)
 		return e;
 	}
 	pthread_mutex_init(&s.lock, NULL);
+	pthread_mutex_init(&s.write_lock, NULL);
 	s.nslots = o.max_clients;
 	s.slots = xcalloc(s.nslots, sizeof(*s.slots));
 	if (o.ready)
@@ -851,15 +905,33 @@ int net_listen(const struct net_listen_opts *opts)
 		struct client *c;
 		char host[64];
 		uint32_t cport;
-		int fd, slot = -1, running;
+		int fd, slot = -1, running, same = 0;
 
+		/* Out of descriptors: the listening socket is left alone a while. */
+		if (net_now_ms() < backoff)
+			p.fd = -1;
 		if (poll(&p, 1, 200) <= 0) {
 			reap(&s, false);
 			continue;
 		}
 		fd = accept4(lfd, (struct sockaddr *)&a, &alen, SOCK_CLOEXEC);
+		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			       errno == ENOMEM)) {
+			/*
+			 * The connection stays queued and poll() would say so at
+			 * once, for ever: reap, wait a second, say it once.
+			 */
+			if (!starved)
+				slog(&s, "cannot accept a client: %s: waiting for clients to end",
+				     strerror(errno));
+			starved = true;
+			reap(&s, false);
+			backoff = net_now_ms() + 1000;
+			continue;
+		}
 		if (fd < 0)
 			continue;
+		starved = false;
 		net_peer_name((struct sockaddr *)&a, host, sizeof(host), &cport);
 		if (!net_allowed(o.allow, o.nallow, (struct sockaddr *)&a)) {
 			slog(&s, "%s:%u: refused: address not allowed (see --allow)", host, cport);
@@ -867,17 +939,33 @@ int net_listen(const struct net_listen_opts *opts)
 			continue;
 		}
 		running = reap(&s, false);
-		for (int i = 0; i < s.nslots && slot < 0; i++)
-			if (!s.slots[i])
+		for (int i = 0; i < s.nslots; i++) {
+			if (!s.slots[i] && slot < 0)
 				slot = i;
+			else if (s.slots[i] && net_same_host(&s.slots[i]->peer, &a))
+				same++;
+		}
+		/* One peer cannot hold every slot. */
+		if (same >= o.max_per_host) {
+			slog(&s, "%s:%u: refused: %d clients from this address already "
+			     "(--max-per-host)", host, cport, same);
+			close(fd);
+			continue;
+		}
 		if (slot < 0) {
 			slog(&s, "%s:%u: refused: %d clients already (--max-clients)", host, cport,
 			     running);
 			close(fd);
 			continue;
 		}
+		if (!fds_take(&s, CLIENT_FDS)) {
+			slog(&s, "%s:%u: refused: out of descriptors (ulimit -n)", host, cport);
+			close(fd);
+			continue;
+		}
 		c = xcalloc(1, sizeof(*c));
 		c->s = &s;
+		c->fds = CLIENT_FDS;
 		c->ctl = (struct net_conn){ .fd = fd };
 		c->meta_fd = -1;
 		c->peer = a;
@@ -887,6 +975,7 @@ int net_listen(const struct net_listen_opts *opts)
 		slog(&s, "%s: connected", c->who);
 		if (pthread_create(&c->th, NULL, client_run, c)) {
 			slog(&s, "%s: refused: cannot start a thread", c->who);
+			fds_give(&s, CLIENT_FDS);
 			close(fd);
 			free(c);
 			continue;
@@ -898,5 +987,6 @@ int net_listen(const struct net_listen_opts *opts)
 	free(s.slots);
 	net_tls_free(s.tls);
 	pthread_mutex_destroy(&s.lock);
+	pthread_mutex_destroy(&s.write_lock);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <signal.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -21,6 +22,8 @@ struct ssl_st;
 struct net_conn {
 	int fd;
 	struct ssl_st *ssl;	/* NULL: plain */
+	short want;		/* after EAGAIN: POLLIN or POLLOUT, what it waits for */
+	bool partial;		/* TLS: the last read stopped inside a record */
 };
 
 /*
@@ -32,27 +35,62 @@ int net_tls_load(const char *psk_file, bool server, struct net_tls **out);
 void net_tls_free(struct net_tls *t);
 
 /*
- * Make c TLS (c->fd connected, blocking, with timeouts set): the handshake
- * runs now.  0, or -EACCES (a different key, or no TLS at the other end),
- * or -errno.
+ * Make c TLS (c->fd connected): the handshake runs now, without blocking,
+ * under poll until at_ms (net_now_ms()'s clock) or *stop (stop may be
+ * NULL); the socket's blocking mode is kept.  0, or -EACCES (a different
+ * key, or no TLS at the other end), -ETIMEDOUT, -EINTR (*stop), or -errno.
  */
-int net_conn_tls(struct net_conn *c, struct net_tls *t);
+int net_conn_tls(struct net_conn *c, struct net_tls *t, uint64_t at_ms,
+		 volatile sig_atomic_t *stop);
 /* As read() and send(): -1 with errno EAGAIN when a TLS record is not whole yet. */
 ssize_t net_conn_read(struct net_conn *c, void *buf, size_t n);
 ssize_t net_conn_write(struct net_conn *c, const void *buf, size_t n);
-/* Bytes TLS has decrypted and not handed over (poll() does not see them). */
+/*
+ * Bytes TLS has decrypted and not handed over, or whole records it read
+ * and has not decrypted (poll() does not see them); not a record whose
+ * rest is still to come, which poll() does see.
+ */
 bool net_conn_pending(const struct net_conn *c);
 void net_conn_close(struct net_conn *c);
 
 
 /* ---- net-io.c: the blocking helpers of the agent, its host and tr record -N ---- */
+/*
+ * Deadlines are absolute, in ms of CLOCK_MONOTONIC (net_now_ms()), one
+ * per phase (a handshake, a message, the set-up), never per recv: a peer
+ * sending a byte at a time cannot stretch them.  stop (may be NULL) is
+ * the signal handler's flag, seen within NET_SLICE_MS.
+ */
+#define NET_SLICE_MS 100
+struct netmsg;
+uint64_t net_now_ms(void);
+/*
+ * Wait for c to take events (POLLIN: TLS's pending bytes count; POLLOUT)
+ * before at_ms: 0, -ETIMEDOUT, -EINTR when *stop, or -errno.
+ */
+int net_wait_by(const struct net_conn *c, short events, uint64_t at_ms,
+		volatile sig_atomic_t *stop);
+/*
+ * Whole reads and writes on a socket of either blocking mode, done by at_ms
+ * (or *stop): 0, -ETIMEDOUT, -EINTR, -ECONNRESET (the peer's end), -errno.
+ */
+int net_read_by(struct net_conn *c, void *buf, size_t n, uint64_t at_ms,
+		volatile sig_atomic_t *stop);
+int net_write_by(struct net_conn *c, const void *buf, size_t n, uint64_t at_ms,
+		 volatile sig_atomic_t *stop);
+/* One whole message by at_ms: as net_read_msg(). */
+int net_read_msg_by(struct net_conn *c, uint8_t *buf, struct netmsg *m, const char **why,
+		    uint64_t at_ms, volatile sig_atomic_t *stop);
+/* A socket's O_NONBLOCK on or off. */
+void net_set_nonblock(int fd, bool on);
 struct netmsg;
 struct sockaddr_storage;
 /* Whole writes and reads; a read past SO_RCVTIMEO is -ETIMEDOUT, the peer's end -ECONNRESET. */
 int net_write_all(struct net_conn *c, const void *buf, size_t n);
 int net_read_all(struct net_conn *c, void *buf, size_t n);
-/* The metadata as SEND_DATA messages, then FIN_DATA: 0 or -errno. */
-int net_put_meta(struct net_conn *c, const void *buf, size_t len);
+/* The metadata as SEND_DATA messages, then FIN_DATA, by at_ms (UINT64_MAX: none): 0 or -errno. */
+int net_put_meta(struct net_conn *c, const void *buf, size_t len, uint64_t at_ms,
+		 volatile sig_atomic_t *stop);
 /* One whole message into buf (NETMSG_MAX bytes).  0, -EBADMSG with *why, or -errno. */
 int net_read_msg(struct net_conn *c, uint8_t *buf, struct netmsg *m, const char **why);
 /* SO_RCVTIMEO and SO_SNDTIMEO (0: none). */
@@ -78,9 +116,11 @@ int net_bind(int fd, struct sockaddr_storage *a, uint16_t port);
 int net_listen_at(const struct sockaddr_storage *addr, uint16_t port, uint16_t *bound);
 /*
  * Accept one connection on lfd from the host of peer (any port), within
- * ms; others are closed.  A fd, -ETIMEDOUT, or -errno.
+ * ms; others are closed.  A fd, -ETIMEDOUT, -EINTR (*stop; may be NULL),
+ * or -errno.
  */
-int net_accept_from(int lfd, const struct sockaddr_storage *peer, int ms);
+int net_accept_from(int lfd, const struct sockaddr_storage *peer, int ms,
+		    volatile sig_atomic_t *stop);
 /*
  * The address a server listens on: bind_to (NULL: 127.0.0.1, or for vsock
  * any CID of this machine), port 0.  0 or -EINVAL with tr_fail().
@@ -107,6 +147,7 @@ int net_tsync_measure(struct net_conn *c, clockid_t clk, uint16_t cpu, int64_t *
  * end of the connection (0), an error (-errno), or *stop and then 10 s
  * without a STOP.
  */
-int net_tsync_serve(struct net_conn *c, clockid_t clk, volatile int *stop, const char **why);
+int net_tsync_serve(struct net_conn *c, clockid_t clk, volatile sig_atomic_t *stop,
+		    const char **why);
 
 #endif

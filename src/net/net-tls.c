@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,32 +148,70 @@ void net_tls_free(struct net_tls *t)
 	free(t);
 }
 
-int net_conn_tls(struct net_conn *c, struct net_tls *t)
+int net_conn_tls(struct net_conn *c, struct net_tls *t, uint64_t at_ms,
+		 volatile sig_atomic_t *stop)
 {
-	int r;
+	int flags = fcntl(c->fd, F_GETFL), e = 0;
 
 	c->ssl = SSL_new(t->ctx);
 	if (!c->ssl || !SSL_set_fd(c->ssl, c->fd))
 		return -ENOMEM;
-	r = SSL_is_server(c->ssl) ? SSL_accept(c->ssl) : SSL_connect(c->ssl);
+	if (SSL_is_server(c->ssl))
+		SSL_set_accept_state(c->ssl);
+	else
+		SSL_set_connect_state(c->ssl);
+	/*
+	 * Without blocking, under poll against the one deadline: a peer that
+	 * sends a record a byte at a time cannot hold a recv past it.
+	 */
+	if (flags >= 0 && !(flags & O_NONBLOCK))
+		fcntl(c->fd, F_SETFL, flags | O_NONBLOCK);
+	for (;;) {
+		int r = SSL_do_handshake(c->ssl), err;
+
+		if (r == 1)
+			break;
+		err = SSL_get_error(c->ssl, r);
+		if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) {
+			e = -EACCES;
+			break;
+		}
+		/* A record not whole yet: what is missing comes through the socket. */
+		c->partial = err == SSL_ERROR_WANT_READ;
+		e = net_wait_by(c, err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, at_ms, stop);
+		if (e)
+			break;
+	}
 	ERR_clear_error();
-	return r == 1 ? 0 : -EACCES;
+	c->partial = false;
+	if (flags >= 0 && !(flags & O_NONBLOCK))
+		fcntl(c->fd, F_SETFL, flags);
+	return e;
 }
 
 ssize_t net_conn_read(struct net_conn *c, void *buf, size_t n)
 {
 	int r;
 
-	if (!c->ssl)
+	if (!c->ssl) {
+		c->want = POLLIN;
 		return read(c->fd, buf, n);
+	}
 	r = SSL_read(c->ssl, buf, n > INT32_MAX ? INT32_MAX : (int)n);
+	c->partial = false;
 	if (r > 0)
 		return r;
 	switch (SSL_get_error(c->ssl, r)) {
 	case SSL_ERROR_ZERO_RETURN:
 		return 0;
 	case SSL_ERROR_WANT_READ:
+		/* What SSL_has_pending() saw is a record not yet whole: the socket has the rest. */
+		c->partial = true;
+		c->want = POLLIN;
+		errno = EAGAIN;
+		return -1;
 	case SSL_ERROR_WANT_WRITE:
+		c->want = POLLOUT;
 		errno = EAGAIN;
 		return -1;
 	case SSL_ERROR_SYSCALL:
@@ -189,15 +228,18 @@ ssize_t net_conn_read(struct net_conn *c, void *buf, size_t n)
 
 ssize_t net_conn_write(struct net_conn *c, const void *buf, size_t n)
 {
-	int r;
+	int r, err;
 
-	if (!c->ssl)
+	if (!c->ssl) {
+		c->want = POLLOUT;
 		return send(c->fd, buf, n, MSG_NOSIGNAL);
+	}
 	r = SSL_write(c->ssl, buf, n > INT32_MAX ? INT32_MAX : (int)n);
 	if (r > 0)
 		return r;
-	if (SSL_get_error(c->ssl, r) == SSL_ERROR_WANT_WRITE ||
-	    SSL_get_error(c->ssl, r) == SSL_ERROR_WANT_READ) {
+	err = SSL_get_error(c->ssl, r);
+	if (err == SSL_ERROR_WANT_WRITE || err == SSL_ERROR_WANT_READ) {
+		c->want = err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
 		errno = EAGAIN;
 		return -1;
 	}
@@ -209,8 +251,17 @@ ssize_t net_conn_write(struct net_conn *c, const void *buf, size_t n)
 
 bool net_conn_pending(const struct net_conn *c)
 {
-	/* Records read from the socket but not yet decrypted count: poll() cannot see them. */
-	return c->ssl && (SSL_pending(c->ssl) > 0 || SSL_has_pending(c->ssl));
+	/*
+	 * Records read from the socket but not yet decrypted count: poll()
+	 * cannot see them.  SSL_has_pending() is true for a record not yet
+	 * whole too: once a read said so (WANT_READ), only the socket can
+	 * bring the rest, and taking it as readable would spin.
+	 */
+	if (!c->ssl)
+		return false;
+	if (SSL_pending(c->ssl) > 0)
+		return true;
+	return !c->partial && SSL_has_pending(c->ssl);
 }
 
 void net_conn_close(struct net_conn *c)

@@ -37,25 +37,6 @@ static int64_t now_ns(clockid_t clk)
 	return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 24;
-	p[1] = v >> 16;
-	p[2] = v >> 8;
-	p[3] = v;
-}
-
-static void put_be64(uint8_t *p, uint64_t v)
-{
-	put_be32(p, v >> 32);
-	put_be32(p + 4, (uint32_t)v);
-}
-
 int net_clock_id(const char *trace_clock)
 {
 	static const struct {
@@ -125,7 +106,7 @@ int net_tsync_measure(struct net_conn *c, clockid_t clk, uint16_t cpu, int64_t *
 		*why = "expected the agent's START";
 		return -EBADMSG;
 	}
-	series = be32(t.payload);
+	series = netmsg_be32(t.payload);
 	e = send_tsync(c, NETMSG_TSYNC_PTP, NETMSG_PTP_START, t.payload, 8);
 	/* Each probe is echoed as it comes; a peer gets no more than a round's worth. */
 	for (uint32_t i = 0; !e; i++) {
@@ -135,7 +116,7 @@ int net_tsync_measure(struct net_conn *c, clockid_t clk, uint16_t cpu, int64_t *
 		if (e || t.id == NETMSG_PTP_END)
 			break;
 		if (t.id != NETMSG_PTP_PROBE || t.len < 4 || i >= NETMSG_PTP_LOOP ||
-		    (n = be32(t.payload)) < 1 || n > NETMSG_PTP_LOOP) {
+		    (n = netmsg_be32(t.payload)) < 1 || n > NETMSG_PTP_LOOP) {
 			*why = "bad PROBE";
 			return -EBADMSG;
 		}
@@ -154,8 +135,8 @@ int net_tsync_measure(struct net_conn *c, clockid_t clk, uint16_t cpu, int64_t *
 		*why = "expected the agent's OFFSET";
 		return -EBADMSG;
 	}
-	*ts = (int64_t)((uint64_t)be32(t.payload) << 32 | be32(t.payload + 4));
-	*offset = (int64_t)((uint64_t)be32(t.payload + 8) << 32 | be32(t.payload + 12));
+	*ts = (int64_t)((uint64_t)netmsg_be32(t.payload) << 32 | netmsg_be32(t.payload + 4));
+	*offset = (int64_t)((uint64_t)netmsg_be32(t.payload + 8) << 32 | netmsg_be32(t.payload + 12));
 	return 0;
 }
 
@@ -169,8 +150,8 @@ static int lead(struct net_conn *c, clockid_t clk, uint32_t series, const char *
 	int64_t offset = 0, ts = 0, rtt;
 	int e;
 
-	put_be32(start, series);
-	put_be32(start + 4, NETMSG_PTP_FASTEST | NETMSG_PTP_MARKER);
+	netmsg_put_be32(start, series);
+	netmsg_put_be32(start + 4, NETMSG_PTP_FASTEST | NETMSG_PTP_MARKER);
 	e = send_tsync(c, NETMSG_TSYNC_PTP, NETMSG_PTP_START, start, 8);
 	if (!e)
 		e = recv_tsync(c, buf, NETMSG_TSYNC_PTP, &t, why);
@@ -181,13 +162,13 @@ static int lead(struct net_conn *c, clockid_t clk, uint32_t series, const char *
 	for (uint32_t n = 1; !e && n <= NETMSG_PTP_LOOP; n++) {
 		uint8_t p[4];
 
-		put_be32(p, n);
+		netmsg_put_be32(p, n);
 		sent[n - 1] = now_ns(clk);
 		e = send_tsync(c, NETMSG_TSYNC_PTP, NETMSG_PTP_PROBE, p, 4);
 		if (!e)
 			e = recv_tsync(c, buf, NETMSG_TSYNC_PTP, &t, why);
 		back[n - 1] = now_ns(clk);
-		if (!e && (t.id != NETMSG_PTP_PROBE || t.len < 4 || be32(t.payload) != n)) {
+		if (!e && (t.id != NETMSG_PTP_PROBE || t.len < 4 || netmsg_be32(t.payload) != n)) {
 			*why = "bad PROBE echo";
 			e = -EBADMSG;
 		}
@@ -206,12 +187,13 @@ static int lead(struct net_conn *c, clockid_t clk, uint32_t series, const char *
 		return e;
 	/* No whole probe: an offset of 0 at time 0, which trace-cmd's host leaves out. */
 	netmsg_ptp_offset(sent, back, host, NETMSG_PTP_LOOP, &offset, &ts, &rtt);
-	put_be64(res, (uint64_t)ts);
-	put_be64(res + 8, (uint64_t)offset);
+	netmsg_put_be64(res, (uint64_t)ts);
+	netmsg_put_be64(res + 8, (uint64_t)offset);
 	return send_tsync(c, NETMSG_TSYNC_PTP, NETMSG_PTP_OFFSET, res, sizeof(res));
 }
 
-int net_tsync_serve(struct net_conn *c, clockid_t clk, volatile int *stop, const char **why)
+int net_tsync_serve(struct net_conn *c, clockid_t clk, volatile sig_atomic_t *stop,
+		    const char **why)
 {
 	static __thread uint8_t buf[NETMSG_MAX];
 	int64_t last = 0, grace = 0;

@@ -18,35 +18,11 @@ enum { PARAM_ARGS = 0, PARAM_PROTOS = 1 };
 #define RESP_BODY 40u
 #define TSYNC_BODY 20u
 
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t be64(const uint8_t *p)
-{
-	return (uint64_t)be32(p) << 32 | be32(p + 4);
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 24;
-	p[1] = v >> 16;
-	p[2] = v >> 8;
-	p[3] = v;
-}
-
-static void put_be64(uint8_t *p, uint64_t v)
-{
-	put_be32(p, v >> 32);
-	put_be32(p + 4, (uint32_t)v);
-}
-
 static size_t put_hdr(uint8_t *buf, uint32_t cmd, uint32_t body, uint32_t size)
 {
-	put_be32(buf, size);
-	put_be32(buf + 4, cmd);
-	put_be32(buf + 8, body);
+	netmsg_put_be32(buf, size);
+	netmsg_put_be32(buf + 4, cmd);
+	netmsg_put_be32(buf + 8, body);
 	memset(buf + NETMSG_HDR, 0, body);
 	return size;
 }
@@ -65,7 +41,7 @@ static int req_args(const uint8_t *p, uint32_t len, struct netmsg_trace_req *r, 
 
 	if (len < 4)
 		return bad(why, "TRACE_REQ's arguments are cut short");
-	argc = be32(p);
+	argc = netmsg_be32(p);
 	p += 4;
 	if (argc > NETMSG_MAX_ARGS)
 		return bad(why, "TRACE_REQ has more than 64 arguments");
@@ -112,15 +88,15 @@ int netmsg_trace_req_parse(const struct netmsg *m, struct netmsg_trace_req *r, c
 		return bad(why, "expected TRACE_REQ");
 	if (m->body_len < REQ_BODY)
 		return bad(why, "short TRACE_REQ");
-	r->trace_id = be64(m->body + 8);
+	r->trace_id = netmsg_be64(m->body + 8);
 	while (p < end) {
 		uint32_t id, len;
 		int e = 0;
 
 		if (end - p < 8)
 			return bad(why, "TRACE_REQ parameter header cut short");
-		id = be32(p);
-		len = be32(p + 4);
+		id = netmsg_be32(p);
+		len = netmsg_be32(p + 4);
 		p += 8;
 		if (len > (size_t)(end - p))
 			return bad(why, "TRACE_REQ parameter longer than the message");
@@ -153,10 +129,10 @@ size_t netmsg_put_trace_req(uint8_t *buf, uint64_t trace_id, uint32_t argc,
 	if (argc > NETMSG_MAX_ARGS || off + 8 + args_len + (ptp ? 8 + 5 : 0) > NETMSG_MAX)
 		return 0;
 	put_hdr(buf, NETMSG_TRACE_REQ, REQ_BODY, 0);
-	put_be64(buf + NETMSG_HDR + 8, trace_id);
-	put_be32(buf + off, PARAM_ARGS);
-	put_be32(buf + off + 4, args_len);
-	put_be32(buf + off + 8, argc);
+	netmsg_put_be64(buf + NETMSG_HDR + 8, trace_id);
+	netmsg_put_be32(buf + off, PARAM_ARGS);
+	netmsg_put_be32(buf + off + 4, args_len);
+	netmsg_put_be32(buf + off + 8, argc);
 	off += 12;
 	for (uint32_t i = 0; i < argc; i++) {
 		size_t n = strlen(argv[i]) + 1;
@@ -165,12 +141,12 @@ size_t netmsg_put_trace_req(uint8_t *buf, uint64_t trace_id, uint32_t argc,
 		off += n;
 	}
 	if (ptp) {
-		put_be32(buf + off, PARAM_PROTOS);
-		put_be32(buf + off + 4, 5);
+		netmsg_put_be32(buf + off, PARAM_PROTOS);
+		netmsg_put_be32(buf + off + 4, 5);
 		memcpy(buf + off + 8, "ptp\0", 5);
 		off += 13;
 	}
-	put_be32(buf, off);
+	netmsg_put_be32(buf, off);
 	return off;
 }
 
@@ -186,12 +162,12 @@ int netmsg_trace_resp_parse(const struct netmsg *m, struct netmsg_trace_resp *r,
 							  : "expected TRACE_RESP");
 	if (m->body_len < RESP_BODY)
 		return bad(why, "short TRACE_RESP");
-	r->cpus = be32(m->body + 4);
-	r->page_size = be32(m->body + 8);
-	r->trace_id = be64(m->body + 12);
+	r->cpus = netmsg_be32(m->body + 4);
+	r->page_size = netmsg_be32(m->body + 8);
+	r->trace_id = netmsg_be64(m->body + 12);
 	memcpy(r->proto, m->body + 20, NETMSG_PNAME);
 	r->proto[NETMSG_PNAME] = 0;
-	tport = be32(m->body + 36);
+	tport = netmsg_be32(m->body + 36);
 	if (!r->cpus || r->cpus > max || r->cpus > NETMSG_MAX_CPUS)
 		return bad(why, "TRACE_RESP's CPU count out of range");
 	if (r->proto[0] && (!tport || tport == UINT32_MAX))
@@ -215,14 +191,14 @@ size_t netmsg_put_trace_resp(uint8_t *buf, const struct netmsg_trace_resp *r,
 	if (!r->cpus || r->cpus > NETMSG_MAX_CPUS)
 		return 0;
 	put_hdr(buf, NETMSG_TRACE_RESP, RESP_BODY, 0);
-	put_be32(buf + NETMSG_HDR + 4, r->cpus);
-	put_be32(buf + NETMSG_HDR + 8, r->page_size);
-	put_be64(buf + NETMSG_HDR + 12, r->trace_id);
+	netmsg_put_be32(buf + NETMSG_HDR + 4, r->cpus);
+	netmsg_put_be32(buf + NETMSG_HDR + 8, r->page_size);
+	netmsg_put_be64(buf + NETMSG_HDR + 12, r->trace_id);
 	memcpy(buf + NETMSG_HDR + 20, r->proto, strnlen(r->proto, NETMSG_PNAME));
-	put_be32(buf + NETMSG_HDR + 36, r->tsync_port);
+	netmsg_put_be32(buf + NETMSG_HDR + 36, r->tsync_port);
 	for (uint32_t i = 0; i < r->cpus; i++)
 		off += sprintf((char *)buf + off, "%u", ports[i]) + 1;
-	put_be32(buf, off);
+	netmsg_put_be32(buf, off);
 	return off;
 }
 
@@ -235,7 +211,7 @@ int netmsg_tsync_parse(const struct netmsg *m, struct netmsg_tsync *t, const cha
 		return bad(why, "short TIME_SYNC");
 	memcpy(t->proto, m->body, NETMSG_PNAME);
 	t->proto[NETMSG_PNAME] = 0;
-	t->id = be32(m->body + 16);
+	t->id = netmsg_be32(m->body + 16);
 	t->payload = m->data;
 	t->len = m->data_len;
 	return 0;
@@ -248,7 +224,7 @@ size_t netmsg_put_tsync(uint8_t *buf, const char *proto, uint32_t id, const void
 
 	put_hdr(buf, NETMSG_TIME_SYNC, TSYNC_BODY, n);
 	memcpy(buf + NETMSG_HDR, proto, strnlen(proto, NETMSG_PNAME));
-	put_be32(buf + NETMSG_HDR + 16, id);
+	netmsg_put_be32(buf + NETMSG_HDR + 16, id);
 	if (len)
 		memcpy(buf + NETMSG_HDR + TSYNC_BODY, payload, len);
 	return n;
@@ -259,17 +235,17 @@ void netmsg_ptp_put_probes(uint8_t *payload, uint32_t series, const int64_t *hos
 	uint32_t count = 0;
 
 	memset(payload, 0, NETMSG_PTP_PROBES_LEN);
-	put_be32(payload, series);
+	netmsg_put_be32(payload, series);
 	for (uint32_t i = 0; i < n && i < NETMSG_PTP_LOOP; i++) {
 		uint8_t *s = payload + 8 + 12 * i;
 
 		if (!host[i])
 			continue;
-		put_be64(s, (uint64_t)host[i]);
-		put_be32(s + 8, i + 1);
+		netmsg_put_be64(s, (uint64_t)host[i]);
+		netmsg_put_be32(s + 8, i + 1);
 		count++;
 	}
-	put_be32(payload + 4, count);
+	netmsg_put_be32(payload + 4, count);
 }
 
 int netmsg_ptp_probes_parse(const uint8_t *payload, uint32_t len, int64_t *host,
@@ -280,15 +256,15 @@ int netmsg_ptp_probes_parse(const uint8_t *payload, uint32_t len, int64_t *host,
 	memset(host, 0, NETMSG_PTP_LOOP * sizeof(*host));
 	if (len < 8)
 		return bad(why, "short PROBES");
-	count = be32(payload + 4);
+	count = netmsg_be32(payload + 4);
 	if (count > 2 * NETMSG_PTP_LOOP || 8 + (uint64_t)count * 12 > len)
 		return bad(why, "PROBES count out of range");
 	for (uint32_t i = 0; i < count; i++) {
 		const uint8_t *s = payload + 8 + 12 * i;
-		uint32_t id = be32(s + 8);
+		uint32_t id = netmsg_be32(s + 8);
 
 		if (id >= 1 && id <= NETMSG_PTP_LOOP)
-			host[id - 1] = (int64_t)be64(s);
+			host[id - 1] = (int64_t)netmsg_be64(s);
 	}
 	return 0;
 }

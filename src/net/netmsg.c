@@ -26,19 +26,6 @@ const char *netmsg_name(uint32_t cmd)
 	return cmd < NETMSG_NR ? names[cmd] : "unknown";
 }
 
-static uint32_t be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	p[0] = v >> 24;
-	p[1] = v >> 16;
-	p[2] = v >> 8;
-	p[3] = v;
-}
-
 ssize_t netmsg_take(const void *buf, size_t len, struct netmsg *m, const char **why)
 {
 	const uint8_t *p = buf;
@@ -46,9 +33,9 @@ ssize_t netmsg_take(const void *buf, size_t len, struct netmsg *m, const char **
 
 	if (len < NETMSG_HDR)
 		return 0;
-	size = be32(p);
-	cmd = be32(p + 4);
-	csize = be32(p + 8);
+	size = netmsg_be32(p);
+	cmd = netmsg_be32(p + 4);
+	csize = netmsg_be32(p + 8);
 	if (size < NETMSG_HDR || size > NETMSG_MAX) {
 		*why = size < NETMSG_HDR ? "message shorter than its header"
 					 : "message over 8192 bytes";
@@ -95,9 +82,9 @@ int netmsg_tinit_parse(const struct netmsg *m, struct netmsg_tinit *t, const cha
 		*why = m->cmd != NETMSG_TINIT ? "expected TINIT" : "short TINIT";
 		return -EBADMSG;
 	}
-	t->cpus = be32(m->body);
-	t->page_size = be32(m->body + 4);
-	nopt = be32(m->body + 8);
+	t->cpus = netmsg_be32(m->body);
+	t->page_size = netmsg_be32(m->body + 4);
+	nopt = netmsg_be32(m->body + 8);
 	if (!t->cpus || t->cpus > NETMSG_MAX_CPUS) {
 		*why = "CPU count out of range";
 		return -EBADMSG;
@@ -159,7 +146,7 @@ int netmsg_rinit_parse(const struct netmsg *m, uint32_t *ports, uint32_t max, ui
 		*why = m->cmd != NETMSG_RINIT ? "expected RINIT" : "short RINIT";
 		return -EBADMSG;
 	}
-	cpus = be32(m->body);
+	cpus = netmsg_be32(m->body);
 	if (!cpus || cpus > max) {
 		*why = "RINIT's CPU count out of range";
 		return -EBADMSG;
@@ -217,9 +204,9 @@ int netmsg_tgids_check(const void *text, size_t len, const char **why)
 
 static size_t put_hdr(uint8_t *buf, uint32_t cmd, uint32_t size)
 {
-	put_be32(buf, size);
-	put_be32(buf + 4, cmd);
-	put_be32(buf + 8, body_size[cmd]);
+	netmsg_put_be32(buf, size);
+	netmsg_put_be32(buf + 4, cmd);
+	netmsg_put_be32(buf + 8, body_size[cmd]);
 	memset(buf + NETMSG_HDR, 0, body_size[cmd]);
 	return size;
 }
@@ -233,9 +220,9 @@ size_t netmsg_put_tinit(uint8_t *buf, uint32_t cpus, uint32_t page_size)
 {
 	size_t n = put_hdr(buf, NETMSG_TINIT, NETMSG_HDR + 12 + 4);
 
-	put_be32(buf + NETMSG_HDR, cpus);
-	put_be32(buf + NETMSG_HDR + 4, page_size);
-	put_be32(buf + NETMSG_HDR + 8, 1);
+	netmsg_put_be32(buf + NETMSG_HDR, cpus);
+	netmsg_put_be32(buf + NETMSG_HDR + 4, page_size);
+	netmsg_put_be32(buf + NETMSG_HDR + 8, 1);
 	memcpy(buf + NETMSG_HDR + 12, "tcp", 4);
 	return n;
 }
@@ -264,13 +251,13 @@ size_t netmsg_put_rinit(uint8_t *buf, const uint32_t *ports, uint32_t n, bool tg
 		off += sizeof(NETMSG_TR_TGIDS);
 	}
 	put_hdr(buf, NETMSG_RINIT, off);
-	put_be32(buf + NETMSG_HDR, n);
+	netmsg_put_be32(buf + NETMSG_HDR, n);
 	return off;
 }
 
 void netmsg_put_data_hdr(uint8_t *hdr, uint32_t n)
 {
-	put_be32(hdr, NETMSG_HDR + n);
-	put_be32(hdr + 4, NETMSG_SEND_DATA);
-	put_be32(hdr + 8, 0);
+	netmsg_put_be32(hdr, NETMSG_HDR + n);
+	netmsg_put_be32(hdr + 4, NETMSG_SEND_DATA);
+	netmsg_put_be32(hdr + 8, 0);
 }

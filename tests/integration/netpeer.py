@@ -3,7 +3,8 @@
 
     netpeer.py PORT MODE [SOURCE_ADDR]
 
-MODE: hold (connect and say nothing until stdin closes), garbage (bytes that
+MODE: hold (connect and say nothing until stdin closes), holdcpus:N (the
+set-up of a client of N CPUs, then nothing until stdin closes), garbage (bytes that
 are no handshake), truncated (a good set-up, then half a message and
 close), bigmsg (a good set-up, then a message header of 100000 bytes),
 cut:FILE (the metadata of the v6 FILE, then the pages of its last buffer,
@@ -11,10 +12,20 @@ the last page of each CPU cut in half, and gone without CLOSE: a client
 that died mid-stream), tgids:FILE:TEXT (the metadata of the v6 FILE, no
 pages, then TEXT as its saved_tgids, backslash-n a newline, and CLOSE).
 Each waits (at most 20 s) for the listener to close, and prints what it
-was told last."""
+was told last.
+
+drip:KIND:SECONDS sends one byte every SECONDS and never finishes: KIND tls
+(a TLS record a byte at a time: to tr listen or tr agent with --psk), msg
+(a good set-up, then a SEND_DATA message), data (a good set-up and
+metadata, then a sub-buffer on the data connection), agent (a request to
+tr agent).  It prints "closed after S" (seconds from its connect) when the
+server closes, or "open after S" at 40 s; it prints "connected" once the
+bytes start."""
+import select
 import socket
 import struct
 import sys
+import time
 
 port, mode = int(sys.argv[1]), sys.argv[2]
 s = socket.socket()
@@ -45,7 +56,54 @@ def setup(cpus=1):
     return [int(p) for p in read(size - 4)[12:].split(b'\0')[:cpus]]
 
 
-if mode == 'hold':
+
+
+def drip(kind, every):
+    start = time.monotonic()
+    watch = [s]
+    if kind == 'tls':
+        stream, out = b'\x16\x03\x01\x02\x00' + b'\x01' * 512, s
+    elif kind == 'agent':
+        stream, out = struct.pack('>III', 200, 1, 0) + b'\x00' * 188, s
+    elif kind == 'msg':
+        setup(1)
+        stream, out = struct.pack('>III', 8000, 3, 0) + b'x' * 7988, s
+    else:
+        ports = setup(1)
+        s.sendall(struct.pack('>III', 16, 3, 0) + b'meta')
+        s.sendall(struct.pack('>III', 12, 4, 0))
+        out = socket.create_connection(('127.0.0.1', ports[0]), timeout=20)
+        stream = b'p' * 4096
+        watch.append(out)
+    print('connected', flush=True)
+    for b in stream:
+        if time.monotonic() - start > 40:
+            break
+        r, _, _ = select.select(watch, [], [], every)
+        try:
+            if r and not r[0].recv(4096):
+                print('closed after %.1f' % (time.monotonic() - start))
+                return
+            if not r:
+                out.sendall(bytes([b]))
+        except OSError:
+            print('closed after %.1f' % (time.monotonic() - start))
+            return
+    print('open after %.1f' % (time.monotonic() - start))
+
+
+if mode.startswith('drip:'):
+    kind, every = mode[5:].split(':')
+    drip(kind, float(every))
+    sys.exit(0)
+elif mode.startswith('holdcpus:'):
+    setup(int(mode[9:]))
+    print('set up', flush=True)
+    sys.stdin.read()
+    s.close()
+    print('closed')
+    sys.exit(0)
+elif mode == 'hold':
     read(8)
     sys.stdin.read()
     s.close()

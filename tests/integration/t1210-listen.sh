@@ -126,7 +126,7 @@ test_expect_success 'tr record -N --date and --ts-offset: the listener'"'"'s fil
 
 test_expect_success 'eight clients at once: eight complete files' '
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
-	start_listener l.log -d out &&
+	start_listener l.log -d out --max-per-host 8 &&
 	test_when_finished "net_stop $LPID" &&
 	pids= &&
 	for c in 1 2 3 4 5 6 7 8; do

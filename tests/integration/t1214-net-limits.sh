@@ -1,0 +1,183 @@
+#!/bin/bash
+# tr listen and tr agent against peers that hold, trickle and spin: a byte
+# at a time never puts off a deadline (the TLS handshake, the set-up, the
+# silence of a client, the agent's request), a signal ends either server
+# within a second whatever its peers do, and one address cannot take every
+# slot.  Loopback only; the limits are made short with the options so that
+# every case is over in seconds; every loop is bounded; each server is
+# stopped by its pid.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/netlib.sh"
+test_kernels debian
+
+peer=$TEST_ROOT/tests/integration/netpeer.py
+
+# drip PORT KIND SECONDS OUT: netpeer.py's drip in the background, its lines
+# into OUT; sets DPID.
+drip() {
+	python3 "$peer" "$1" "drip:$2:$3" >"$4" &
+	DPID=$!
+}
+
+# closed_within OUT SECONDS: the peer says the server closed it, at most
+# SECONDS after it connected.
+closed_within() {
+	local t
+	test_wait_exit "$DPID" 60 || return 1
+	t=$(sed -n "s/^closed after //p" "$1")
+	if [ -z "$t" ] || [ "${t%.*}" -ge "$2" ]; then
+		echo "closed_within: want at most $2 s:" >&2
+		cat "$1" >&2
+		return 1
+	fi
+}
+
+# accepted PORT: the server has taken every connection waiting on PORT
+# (its listen queue, ss's Recv-Q, is empty) and one is open; bounded, 10 s.
+accepted() {
+	local i q
+	for i in $(seq 100); do
+		q=$(ss -Hltn "sport = :$1" | awk "{ print \$2 }")
+		[ "$q" = 0 ] && ss -Htn state established "dport = :$1" | grep -q . && return 0
+		sleep 0.1
+	done
+	echo "accepted: port $1 still has connections waiting" >&2
+	return 1
+}
+
+# ends_within PID LOG: SIGINT ends the server within 1 s, status 0, no sanitizer report.
+ends_within() {
+	local i rc=0
+	kill -INT "$1"
+	for i in $(seq 10); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		echo "ends_within: $1 still running 1 s after SIGINT" >&2
+		cat "$2" >&2
+		return 1
+	fi
+	wait "$1" || rc=$?
+	if [ $rc != 0 ] || grep -E "Sanitizer|runtime error" "$2" >&2; then
+		echo "server: status $rc" >&2
+		cat "$2" >&2
+		return 1
+	fi
+}
+
+key() {
+	python3 -c "import os; print(os.urandom(32).hex())" >"$1" && chmod 600 "$1"
+}
+
+test_expect_success 'listen --psk: a TLS handshake a byte at a time is dropped at the set-up deadline' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && key k &&
+	net_start l.log ".*" "$TR" listen -p 0 --psk k --setup-timeout 2s &&
+	test_when_finished "net_stop $NET_PID" &&
+	drip $NET_PORT tls 0.3 d.out &&
+	closed_within d.out 5 &&
+	test_grep "refused: TLS handshake timed out" l.log &&
+	net_ends $NET_PID l.log
+'
+
+test_expect_success 'listen: a message a byte at a time is dropped at the set-up deadline' '
+	cd "$(mktemp -d -p "$TEST_TMP")" &&
+	net_start l.log ".*" "$TR" listen -p 0 --setup-timeout 2s &&
+	test_when_finished "net_stop $NET_PID" &&
+	drip $NET_PORT msg 0.15 d.out &&
+	closed_within d.out 5 &&
+	test_grep "ended, no file: no metadata in time" l.log &&
+	net_ends $NET_PID l.log
+'
+
+test_expect_success 'listen: a data connection a byte at a time is dropped at the idle limit' '
+	cd "$(mktemp -d -p "$TEST_TMP")" &&
+	net_start l.log ".*" "$TR" listen -p 0 --idle-timeout 2s &&
+	test_when_finished "net_stop $NET_PID" &&
+	drip $NET_PORT data 0.15 d.out &&
+	closed_within d.out 5 &&
+	test_grep "ended early (silent for too long)" l.log &&
+	net_ends $NET_PID l.log
+'
+
+test_expect_success 'agent: a request a byte at a time is dropped at its 10 s deadline' '
+	cd "$(mktemp -d -p "$TEST_TMP")" &&
+	net_start a.log ".*" "$TR" agent --tcp -p 0 &&
+	test_when_finished "net_stop $NET_PID" &&
+	drip $NET_PORT agent 0.5 d.out &&
+	closed_within d.out 13 &&
+	test_grep "refused: no request in time" a.log &&
+	net_ends $NET_PID a.log
+'
+
+test_expect_success 'SIGINT ends listen within 1 s with slow TLS and plain peers connected' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && key k &&
+	net_start l.log ".*" "$TR" listen -p 0 --psk k &&
+	test_when_finished "net_stop $NET_PID" &&
+	drip $NET_PORT tls 0.3 d1.out && p1=$DPID &&
+	wait_log "connected" 1 l.log &&
+	ends_within $NET_PID l.log &&
+	test_wait_exit $p1 10 &&
+	net_start l2.log ".*" "$TR" listen -p 0 &&
+	drip $NET_PORT msg 0.15 d2.out && p2=$DPID &&
+	wait_log "^connected" 1 d2.out &&
+	ends_within $NET_PID l2.log &&
+	test_wait_exit $p2 10
+'
+
+test_expect_success 'SIGINT ends agent within 1 s with a slow peer, TLS or plain' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && key k &&
+	net_start a.log ".*" "$TR" agent --tcp -p 0 --psk k &&
+	test_when_finished "net_stop $NET_PID" &&
+	drip $NET_PORT tls 0.3 d1.out && p1=$DPID &&
+	accepted $NET_PORT &&
+	ends_within $NET_PID a.log &&
+	test_wait_exit $p1 10 &&
+	net_start a2.log ".*" "$TR" agent --tcp -p 0 &&
+	drip $NET_PORT agent 0.3 d2.out && p2=$DPID &&
+	accepted $NET_PORT &&
+	ends_within $NET_PID a2.log &&
+	test_wait_exit $p2 10
+'
+
+test_expect_success 'listen --max-per-host: one address cannot take every slot' '
+	cd "$(mktemp -d -p "$TEST_TMP")" &&
+	net_start l.log ".*" "$TR" listen -p 0 --max-per-host 1 &&
+	test_when_finished "net_stop $NET_PID" &&
+	mkfifo hold &&
+	{ python3 "$peer" $NET_PORT hold <hold >/dev/null & } && hpid=$! &&
+	exec 9>hold &&
+	test_when_finished "exec 9>&-; wait $hpid || :" &&
+	wait_log "connected" 1 l.log &&
+	{ python3 "$peer" $NET_PORT garbage >/dev/null 2>&1 || :; } &&
+	wait_log "refused: 1 clients from this address already (--max-per-host)" 1 l.log &&
+	python3 "$peer" $NET_PORT garbage 127.0.0.2 >/dev/null &&
+	wait_log "127.0.0.2:.*refused: handshake string too long\|127.0.0.2:.*refused: not protocol" 1 l.log &&
+	exec 9>&- && test_wait_exit $hpid 30 &&
+	net_ends $NET_PID l.log
+'
+
+# cpu_ticks PID: the process's user and system time, in clock ticks.
+cpu_ticks() { awk "{ print \$14 + \$15 }" "/proc/$1/stat"; }
+
+test_expect_success 'listen under ulimit -n 64: clients past the descriptors are refused, no busy loop' '
+	cd "$(mktemp -d -p "$TEST_TMP")" &&
+	net_start l.log ".*" bash -c "ulimit -n 64 && exec \"\$@\"" _ "$TR" listen -p 0 --max-per-host 16 &&
+	test_when_finished "net_stop $NET_PID" &&
+	mkfifo hold && exec 9<>hold &&
+	test_when_finished "exec 9>&-" &&
+	for i in 1 2 3 4 5 6 7 8; do
+		{ python3 "$peer" $NET_PORT holdcpus:3 <hold >/dev/null 2>&1 & } || exit 1
+	done &&
+	wait_log "recording 3 CPUs" 3 l.log &&
+	wait_log "refused: 3 CPUs need 9 descriptors\|refused: out of descriptors" 5 l.log &&
+	{ python3 "$peer" $NET_PORT hold <hold >/dev/null 2>&1 & } &&
+	wait_log "connected" 9 l.log &&
+	# A measurement over a span of time, not a wait: under 0.3 s of CPU in 3 s.
+	t0=$(cpu_ticks $NET_PID) && sleep 3 && t1=$(cpu_ticks $NET_PID) &&
+	test $((t1 - t0)) -lt $(( $(getconf CLK_TCK) * 3 / 10 )) &&
+	exec 9>&- &&
+	net_ends $NET_PID l.log
+'
+
+test_done
