@@ -19,9 +19,12 @@
 # ftrace control files refuse writes, trace-cmd runs in a private mount
 # namespace with writable stand-ins for them.  Not part of make check.
 #
-# RUNS (default 3) runs of each recorder per config, alternating; the ratios
-# are of the medians (CPU, RSS, size, loss), and the loss ratio is the
-# median of the run-by-run ratios.
+# RUNS (default 3) rounds per config, each round one run of each recorder;
+# the ratios are of the medians (CPU, RSS, size, loss) and, for CPU, of the
+# best runs too; the loss ratio is the median of the run-by-run ratios.
+# With TR_OLD=BINARY another tr (an earlier build) runs in each round too,
+# beside the new one, for a before and after in one run on a busy machine:
+# its ratios to trace-cmd's follow, then the new tr's to the old one's.
 #
 # FILE_VERSION=7 (default 6) makes both write version 7 files, compressed
 # with COMPRESSION (default zstd; "none" for uncompressed): the file sizes
@@ -54,6 +57,7 @@ trap 'rm -rf "$work"' EXIT
 
 command -v trace-cmd >/dev/null || { echo "bench: trace-cmd is not installed" >&2; exit 1; }
 [ -x "$TR" ] || { echo "bench: build tr first (make tr)" >&2; exit 1; }
+[ -z "${TR_OLD:-}" ] || [ -x "$TR_OLD" ] || { echo "bench: TR_OLD: no '$TR_OLD'" >&2; exit 1; }
 cc -O2 -o "$work/markgen" "$here/markgen.c"
 cc -O2 -o "$work/cputime" "$here/cputime.c"
 
@@ -67,9 +71,9 @@ run() {
 	local name=$1 w=$2 kb=$3 out=$work/$1.dat gen cpu mg rss rec
 	rm -f "$out"*
 	case $name in
-	tr)
+	tr | tr-old)
 		"$work/cputime" "$work/time" \
-			"$TR" record -q $tr_fmt -b "$kb" -e ftrace:print -o "$out" \
+			"$([ "$name" = tr ] && echo "$TR" || echo "$TR_OLD")" record -q $tr_fmt -b "$kb" -e ftrace:print -o "$out" \
 			"$work/markgen" "$TRACEFS/trace_marker" "$N" "$w" >"$work/gen" 2>"$work/err" ;;
 	trace-cmd)
 		"$work/cputime" "$work/time" \
@@ -118,11 +122,12 @@ for c in $configs; do
 	w=${c%%:*} kb=${c##*:}
 	for _ in $(seq "$RUNS"); do
 		run tr "$w" "$kb"
+		[ -z "${TR_OLD:-}" ] || run tr-old "$w" "$kb"
 		run trace-cmd "$w" "$kb"
 	done
 done
 echo
-echo "ratios tr/trace-cmd, medians of $RUNS run(s) (lower is better):"
+echo "ratios to trace-cmd, medians of $RUNS run(s) (lower is better):"
 for c in $configs; do
 	w=${c%%:*} kb=${c##*:}
 	awk -v w="$w" -v kb="$kb" '
@@ -132,8 +137,20 @@ for c in $configs; do
 				if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
+	# against K2 (default trace-cmd): CPU (medians, best), RSS, size, loss.
+	function line(k, k2, label,   i, m, r) {
+		# Losses are compared run by run: each pair shared the machine.
+		m = 0
+		for (i = 1; i <= n[k] && i <= n[k2]; i++)
+			if (lost[k2, i] > 0)
+				r[++m] = lost[k, i] / lost[k2, i]
+		printf "  %s writer(s), -b %s, %s: cpu/Mev %.2f (best %.2f), peak RSS %.2f (%.1f vs %.1f MiB), file size %.2f, lost %.2f%% vs %.2f%% (%s)\n",
+			w, kb, label, mc[k] / mc[k2], bc[k] / bc[k2], mr[k] / mr[k2], mr[k] / 1024,
+			mr[k2] / 1024, ms[k] / (ms[k2] + 1), ml[k], ml[k2],
+			m ? sprintf("run by run %.2f", median(r, m)) : k2 " lost none"
+	}
 	$2 == w && $3 == kb {
-		k = $1 == "tr" ? "t" : "c"
+		k = $1
 		n[k]++
 		cpu[k, n[k]] = $4 * 1e6 / ($5 + 1)
 		rss[k, n[k]] = $6
@@ -147,15 +164,12 @@ for c in $configs; do
 			}
 			mc[k] = median(a, n[k]); mr[k] = median(b, n[k])
 			ms[k] = median(d, n[k]); ml[k] = median(e, n[k])
+			bc[k] = a[1]	# sorted by median()
 		}
-		# Losses are compared run by run: each pair shared the machine.
-		m = 0
-		for (i = 1; i <= n["t"] && i <= n["c"]; i++)
-			if (lost["c", i] > 0)
-				r[++m] = lost["t", i] / lost["c", i]
-		printf "  %s writer(s), -b %s: cpu/Mev %.2f, peak RSS %.2f (%.1f vs %.1f MiB), file size %.2f, lost %.2f%% vs %.2f%% (%s)\n",
-			w, kb, mc["t"] / mc["c"], mr["t"] / mr["c"], mr["t"] / 1024, mr["c"] / 1024,
-			ms["t"] / (ms["c"] + 1), ml["t"], ml["c"],
-			m ? sprintf("run by run %.2f", median(r, m)) : "trace-cmd lost none"
+		line("tr", "trace-cmd", "tr")
+		if ("tr-old" in n) {
+			line("tr-old", "trace-cmd", "TR_OLD")
+			line("tr", "tr-old", "tr/TR_OLD")
+		}
 	}' "$work/results"
 done

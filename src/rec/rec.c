@@ -34,9 +34,8 @@
  * Sub-buffers the mapped reader gathers before one write to its temp file.
  * The kernel hands over one sub-buffer per GET_READER ioctl; writing each
  * on its own was one pwrite() per sub-buffer, a syscall as dear as the
- * copy here (measured with perf on 6.18: about 18k ioctls and 18k pwrites
- * for 2 M trace_marker events).  The copy also frees the ring's sub-buffer
- * sooner than a write to the page cache would.
+ * copy here (bench/record.md has what perf counted).  The copy also frees
+ * the ring's sub-buffer sooner than a write to the page cache would.
  */
 #define REC_STAGE_SUBBUFS 16
 
@@ -608,17 +607,15 @@ struct rec_sched_attr {
  * Note that a reader must run the moment the kernel wakes it: at -b 16 a
  * CPU's buffer is four sub-buffers, which a busy writer fills in well
  * under a millisecond, while the scheduler lets the writer finish its
- * slice first.  At nice -20 the woken reader preempts it.  Measured with
- * bench/record.sh, two pinned writers, -b 16, 1 M events: nice 0 lost 17%,
- * nice -20 1%, SCHED_FIFO 0% (but a real-time thread that spins by
- * mistake takes a CPU), and trace-cmd 12.6% in the same run.
+ * slice first.  At nice -20 the woken reader preempts it, and a small
+ * buffer loses far less (bench/record.md).  SCHED_FIFO loses less still,
+ * but a real-time thread that spins by mistake takes a CPU.
  *
  * Since Linux 6.12 a thread can also ask for a short time slice
  * (sched_runtime of a SCHED_OTHER thread), which lets it preempt a
  * running thread on wake-up where a nice value alone waits for the
- * running one to reach its fair share.  Measured on 6.18, -b 16, 2 M
- * events, 6 runs each: 0.81% lost at nice -20, 0.28% with a 100 us slice.
- * Older kernels ignore the slice.  Where neither is permitted the reader
+ * running one to reach its fair share: with a 0.1 ms slice a small
+ * buffer loses less again.  Older kernels ignore the slice.  Where neither is permitted the reader
  * stays as it is (-v says what it got).
  */
 #define REC_READER_SLICE_NS 100000
@@ -667,10 +664,10 @@ static void *reader_main(void *arg)
 	/*
 	 * Note that a reader runs on the CPU it drains: the kernel wakes it
 	 * there, and it preempts that CPU's writers while it empties the
-	 * buffer, instead of waiting for a turn on a CPU that is just as busy.
-	 * Measured with two pinned trace_marker writers at -b 256 on two
-	 * CPUs: no loss pinned, 0.1-1% lost unpinned.  A CPU we may not run
-	 * on (cpuset) leaves the reader unpinned.
+	 * buffer, instead of waiting for a turn on a CPU that is just as busy
+	 * (unpinned readers lost events where pinned ones lost none, with
+	 * pinned writers: bench/record.md).  A CPU we may not run on (cpuset)
+	 * leaves the reader unpinned.
 	 */
 	if (!r->o.no_pin) {
 		cpu_set_t set;
@@ -960,12 +957,9 @@ int rec_open(const struct rec_opts *o, struct rec **out)
 	 * (falling back per CPU) and splices into the temp files.  Note that
 	 * the mapped reader costs more for a file sink: the kernel hands over
 	 * one sub-buffer per GET_READER ioctl, where one splice moves a pipe's
-	 * worth, and the page-cache copy is the same.  Measured with
-	 * bench/record.sh on 6.18 (2 M events, two writers, 3 runs each on a
-	 * loaded 2-CPU machine), CPU per million events against trace-cmd's:
-	 * mmap 0.87x at -b 1408 and 1.11x at 256, splice 0.75x and 0.95x;
-	 * peak RSS 2.25x and 1.44x against 1.3x (the mapped buffers count);
-	 * loss at -b 16 no worse (0.77% against mmap's 1.20%).
+	 * worth, and the page-cache copy is the same; and the mapped buffers
+	 * count in the peak RSS.  Splice loses no more at -b 16
+	 * (bench/record.md has the figures of when this was decided).
 	 */
 	if (r->o.reader == REC_READER_AUTO)
 		r->o.reader = r->o.fn && !r->o.snapshot ? REC_READER_MMAP : REC_READER_SPLICE;
@@ -1099,12 +1093,11 @@ static const char *const reader_names[] = {
 
 /*
  * Note that each wake-up costs a reader a poll, two context switches and a
- * splice round, some 10 us, whatever it then moves.  At 5% a 256 KB buffer
- * wakes every 3 sub-buffers: measured with bench/record.sh (2 M events, two
- * writers), 25% took tr's CPU from 0.12 to 0.09 s at -b 256 and from 0.083
- * to 0.075 s at -b 1408, with no more lost.  Small buffers keep the low
- * figure: at -b 16 (four sub-buffers) 25% means two, and lost 1-3.3%
- * where one lost 0.6-1.4%.
+ * splice round, whatever it then moves, and at 5% a 256 KB buffer wakes
+ * every 3 sub-buffers: woken at a quarter, it costs tr less CPU, with no
+ * more lost.  Small buffers keep the low figure: at -b 16 (four
+ * sub-buffers) a quarter means two, and lost more than one did
+ * (bench/record.md).
  */
 #define REC_WAKE_MANY_SUBBUFS 64
 #define REC_WAKE_QUARTER 25
