@@ -62,6 +62,63 @@ test_expect_success 'no folder includes a header of a folder above it, or anothe
 	test_must_be_empty bad
 '
 
+# decl_check ROWS INC SRC: "HEADER (OWNER) declares NAME, defined in FOLDER"
+# for each function a header of include/ declares while only a folder above
+# the header's owner (README's Layout row) defines it: a header is its own
+# layer's interface, so `rec_` in rec.h means src/rec/.  One pass: the
+# non-static definitions of src/*/*.c (a line opening with a type and a
+# name and "("), then each header's prototypes against them.
+decl_check() {
+	local f
+	for f in "$3"/*/*.c; do
+		d=${f%/*}
+		d=${d##*/}
+		sed -nE 's/^[a-z][a-z0-9_ ]*[ *]\**([a-z_][a-z0-9_]*)\(.*/\1/p' "$f" |
+			sed "s/^/D $d /"
+	done
+	while read -r d hs; do
+		for h in $hs; do
+			[ -e "$2/$h" ] || continue
+			sed -e 's|/\*.*\*/||g' "$2/$h" |
+				grep -vE '^(static|typedef|#|extern)' |
+				sed -nE 's/^[a-z][a-z0-9_ ]*[ *]\**([a-z_][a-z0-9_]*)\(.*/\1/p' |
+				sed "s/^/H $d $h /"
+		done
+	done <"$1"
+} 2>/dev/null
+decl_report() { # LAYERS, then decl_check's lines on stdin
+	awk -v layers="$1" '
+		BEGIN { n = split(layers, l, " "); for (i = 1; i <= n; i++) rank[l[i]] = i }
+		$1 == "D" { def[$3] = def[$3] " " $2; next }
+		$1 == "H" { hd[++nh] = $0 }
+		END {
+			for (i = 1; i <= nh; i++) {
+				split(hd[i], f, " "); name = f[4]
+				if (!(name in def)) continue
+				m = split(def[name], w, " "); ok = 0
+				for (j = 1; j <= m; j++) if (rank[w[j]] >= rank[f[2]]) ok = 1
+				if (!ok) print f[3] " (" f[2] ") declares " name ", defined in" def[name]
+			}
+		}'
+}
+
+test_expect_success 'a header declares only functions its own folder or one below defines' '
+	layout_rows >rows &&
+	decl_check rows "$TEST_ROOT/include" "$TEST_ROOT/src" | decl_report "$LAYERS" >bad &&
+	test_must_be_empty bad
+'
+
+test_expect_success 'the declaration check finds a header that declares a higher folder'"'"'s function' '
+	mkdir -p fx/include fx/src/cmd fx/src/util &&
+	printf "int cmd_thing(int a)\n{\n\treturn a;\n}\n" >fx/src/cmd/cmd-thing.c &&
+	printf "int util_ok(void)\n{\n\treturn 0;\n}\n" >fx/src/util/ok.c &&
+	printf "int cmd_thing(int a);\nint util_ok(void);\n" >fx/include/u.h &&
+	printf "cmd\nutil u.h\n" >fxrows &&
+	decl_check fxrows fx/include fx/src | decl_report "$LAYERS" >bad &&
+	echo "u.h (util) declares cmd_thing, defined in cmd" >expect &&
+	test_cmp expect bad
+'
+
 test_expect_success 'nothing empty is tracked at the top of the tree' '
 	command -v git >/dev/null && git -C "$TEST_ROOT" rev-parse 2>/dev/null || exit 0
 	git -C "$TEST_ROOT" ls-files | grep -v / | while read -r f; do
