@@ -64,6 +64,19 @@ pairs='for i in $(seq 1 $3); do
 	echo "guest $i" >'"$TRACEFS"'/instances/$2/trace_marker; sleep 0.005
 done'
 
+# For sh -c, before markers that trace-cmd's agent must see: it starts
+# tracing a while after it answers, so wait (at most 10 s) until one of its
+# recorders holds a top-level trace_pipe_raw open, tracing_on is 1 and
+# sched_process_exit (what these tests ask it for) is enabled.  A fixed
+# sleep here lost the markers on a busy machine.
+tc_agent_tracing='for i in $(seq 200); do
+	ls -l /proc/[0-9]*/fd 2>/dev/null | grep -v /instances/ |
+		grep -q "/per_cpu/cpu[0-9]*/trace_pipe_raw$" &&
+		[ "$(cat '"$TRACEFS"'/tracing_on)" = 1 ] &&
+		[ "$(cat '"$TRACEFS"'/events/sched/sched_process_exit/enable)" = 1 ] && break
+	sleep 0.05
+done'
+
 # trace-cmd's time sync leaves its instances (clock_synch-N) behind:
 # tc_sync_note lists those there before, and tc_sync_cleanup (for
 # test_when_finished) removes the new ones.
