@@ -383,7 +383,9 @@ void rec_summary_free(struct rec_summary *s);
  *   owner     the recording tr's pid and the output's name
  *   meta.dat  a trace.dat (v6) with everything but the pages: header
  *             files, formats, kallsyms, printk formats, options; written
- *             before recording starts
+ *             before recording starts, without kallsyms when deferred
+ *   kallsyms  then the kernel's symbols, read once tracing is on
+ *   kallsyms.boot  until they are there, this boot's id
  *   cmdlines  saved_cmdlines as of the last flush (renamed into place)
  *   tgids     under record-tgid, saved_tgids as of the last flush (likewise)
  *   procmaps  PROCMAPS options of the traced processes (with user stacks),
@@ -415,21 +417,25 @@ int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const st
 		   size_t nextra, bool defer);
 /*
  * With defer, rec_spool_meta() writes meta.dat without kallsyms: reading
- * /proc/kallsyms is most of tr record's start-up (some 70 ms of CPU).
+ * /proc/kallsyms is most of tr record's start-up.
  * rec_spool_kallsyms_start(), once tracing is on, reads them on a thread
- * and writes meta.dat again with them; until then the spool's
+ * into the spool's kallsyms file (the output's are copied from it, and
+ * rec_restore() takes them from there); until then the spool's
  * kallsyms.boot names the boot, whose kallsyms rec_restore() takes after a
  * crash (struct rec_restore_result).  rec_spool_kallsyms_wait() joins it
  * (doing the work first if it never started) and returns its -errno
- * (meta.dat then lacks kallsyms; the output still has them); call it
+ * (the spool then lacks kallsyms; the output still has them); call it
  * before the output is written from the kept header.  _cancel() joins
  * without starting it (an error path); rec_free() does.
  */
 void rec_spool_kallsyms_start(struct rec *r);
 int rec_spool_kallsyms_wait(struct rec *r);
 void rec_spool_kallsyms_cancel(struct rec *r);
-/* The kernel's saved_cmdlines into the spool, and under in's record-tgid its saved_tgids. */
-int rec_spool_cmdlines(const char *dir, const struct tfs_inst *in);
+/*
+ * The kernel's saved_cmdlines into r's spool, and its saved_tgids where
+ * meta.dat was written under record-tgid (rec_spool_meta() decides, once).
+ */
+int rec_spool_cmdlines(const struct rec *r);
 /*
  * Append PROCMAPS option o (tfw_opt_procmap()) to the spool's procmaps,
  * which a restored file takes its maps from (the last one of each pid).

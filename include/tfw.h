@@ -246,5 +246,12 @@ int tfw_meta_gather(struct tfw_meta *m, struct tfs_inst *in, const struct strv *
  */
 int tfw_meta_gather_partial(struct tfw_meta *m, struct tfs_inst *in, const struct strv *events);
 void tfw_meta_gather_kallsyms(struct tfw_meta *m);
+/*
+ * The second step into the file out (empty, open for reading and writing)
+ * instead of a temp file: m's kallsyms are then out's, which m owns.
+ * 0, or -errno with m as it was and out the caller's (a failed write may
+ * have left some of them in it).
+ */
+int tfw_meta_gather_kallsyms_into(struct tfw_meta *m, int out);
 
 #endif

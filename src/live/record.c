@@ -261,7 +261,7 @@ static int progress_tick(void *arg, bool fd_ready)
 		 * file: go on, unless the directory is gone (removed while
 		 * recording), where nothing written now would be kept.
 		 */
-		int e = rec_spool_cmdlines(p->o->spool_dir, p->o->inst);
+		int e = rec_spool_cmdlines(r);
 
 		if (e == -ENOENT)
 			return e;
@@ -383,7 +383,7 @@ static int record_prepare(void *arg, struct session *sess)
 	 */
 	if (spool && !(r = rec_spool_meta(session_rec(sess), o->inst, spool, p->topts, p->ntopts,
 					   !o->max_size)))
-		rec_spool_cmdlines(spool, o->inst);
+		rec_spool_cmdlines(session_rec(sess));
 	/* No room even for that: record all the same, only a crash would lose it. */
 	if (r == -ENOSPC && !o->max_size) {
 		tr_warn("%s: a crash would lose this recording", tr_failure());

@@ -86,18 +86,19 @@ struct rec {
 	 * for rec_write_file(), which so need not gather it again; or NULL.
 	 */
 	struct tfw_meta *meta;
+	/* meta.dat says record-tgid: rec_spool_cmdlines() keeps saved_tgids too. */
+	bool spool_tgids;
 	/*
 	 * meta.dat written without kallsyms (rec_spool_meta(), defer): a
 	 * thread rec_open() starts for a spool (rec_ksyms_main()), so that its
 	 * tid is among the readers' tr filters out, waits for go (r->lock,
 	 * r->cond); let go by rec_spool_kallsyms_start() once tracing is on,
-	 * it adds them to meta and writes meta.dat again.  Until
-	 * rec_spool_kallsyms_wait() joins it, meta is the thread's alone.
+	 * it reads them into the spool's kallsyms file, which meta's are
+	 * then.  Until rec_spool_kallsyms_wait() joins it, meta is the
+	 * thread's alone.
 	 */
 	struct spool_ksyms {
-		char *dir, *inst_name;
-		struct tfw_opt *extra;	/* copies of rec_spool_meta()'s */
-		size_t nextra;
+		char *dir;
 		pthread_t thread;
 		pid_t tid;
 		bool running, go, pending;

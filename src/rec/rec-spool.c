@@ -4,9 +4,9 @@
  * that a process killed at any instant leaves a recording that
  * rec_restore() completes (see rec.h).  What is needed to read the pages
  * is written before the first page, as SQLite writes its journal before
- * the database: meta.dat when recording starts, then the readers' pages
- * into cpuN.raw as they come, and cmdlines (and, under record-tgid,
- * tgids) at each flush.
+ * the database: meta.dat when recording starts (and kallsyms beside it
+ * once tracing is on), then the readers' pages into cpuN.raw as they
+ * come, and cmdlines (and, under record-tgid, tgids) at each flush.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -243,6 +243,12 @@ int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const st
 	e = rec_gather_meta(r, in, defer, &m);
 	if (e)
 		return e;
+	/*
+	 * Whether each flush keeps saved_tgids: decided once, by the text
+	 * options meta.dat holds (the instance's, as recording starts), as
+	 * rec_restore() decides whether to take them.
+	 */
+	r->spool_tgids = tfw_meta_has_text_option(&m, "record-tgid");
 	e = write_meta(in->name, dir, &m, extra, nextra);
 	/* Kernel symbols are most of it: a file system short of room goes without. */
 	if (e == -ENOSPC && m.kallsyms.len) {
@@ -285,19 +291,57 @@ int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const st
 		int ms;
 
 		k->dir = xstrdup(dir);
-		k->extra = xcalloc(nextra ? nextra : 1, sizeof(*k->extra));
-		for (size_t i = 0; i < nextra; i++) {
-			k->extra[i].id = extra[i].id;
-			k->extra[i].data.len = extra[i].data.len;
-			k->extra[i].data.data = xmalloc(extra[i].data.len ? extra[i].data.len : 1);
-			memcpy(k->extra[i].data.data, extra[i].data.data, extra[i].data.len);
-		}
-		k->nextra = nextra;
 		if (getenv("TR_DELAY_KALLSYMS") && !parse_int(getenv("TR_DELAY_KALLSYMS"), 0, 60000, &ms))
 			k->delay_ms = (unsigned)ms;
-		k->inst_name = in->name ? xstrdup(in->name) : NULL;
 		k->pending = true;
 	}
+	return e;
+}
+
+/* Free room the spool's file system needs for the kernel's symbols to go there. */
+#define REC_SPOOL_KSYMS_ROOM (64ull << 20)
+
+/*
+ * The kernel's symbols into the spool's kallsyms file, m's from then on:
+ * the output copies them from there at the end.  Not meta.dat written
+ * again with them: that wrote their megabytes twice more (to a temp file
+ * and to meta.dat), a tenth of a recording's CPU.  Written as
+ * .kallsyms.new and renamed, so a crash leaves them whole or not at all,
+ * and kallsyms.boot goes only once they are there.  Short of room, m
+ * takes them from a temp file elsewhere (tfw_meta_gather_kallsyms()) and
+ * kallsyms.boot stays.  0 or -errno, unreported.
+ */
+static int spool_kallsyms(const char *dir, struct tfw_meta *m)
+{
+	char *tmp = xasprintf("%s/.kallsyms.new", dir), *path = xasprintf("%s/kallsyms", dir);
+	struct statvfs sv;
+	int fd = -1, e = 0;
+
+	/*
+	 * Megabytes: on a nearly full file system they would take the
+	 * readers' room, if only until the write fails.
+	 */
+	if (statvfs(dir, &sv) || (uint64_t)sv.f_bavail * sv.f_frsize < REC_SPOOL_KSYMS_ROOM)
+		e = -ENOSPC;
+	if (!e && (fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600)) < 0)
+		e = -errno;
+	if (!e)
+		e = tfw_meta_gather_kallsyms_into(m, fd);
+	if (e && fd >= 0)
+		close(fd);
+	/* m has them in the file (its fd) even where it cannot take its name. */
+	if (!e && !m->kallsyms.len)
+		e = -ENODATA;
+	if (!e && rename(tmp, path))
+		e = -errno;
+	if (e)
+		unlink(tmp);
+	else
+		unlink_in(dir, "kallsyms.boot");
+	if (e && !m->kallsyms_in_file)
+		tfw_meta_gather_kallsyms(m);
+	free(tmp);
+	free(path);
 	return e;
 }
 
@@ -320,11 +364,7 @@ void *rec_ksyms_main(void *arg)
 	/* TR_DELAY_KALLSYMS=MS, for tests: a crash before they are kept. */
 	if (k->delay_ms)
 		usleep(k->delay_ms * 1000u);
-	tfw_meta_gather_kallsyms(r->meta);
-	/* Short of room, meta.dat stays as it is, and so does kallsyms.boot. */
-	if (r->meta->kallsyms.len &&
-	    !(k->err = write_meta(k->inst_name, k->dir, r->meta, k->extra, k->nextra)))
-		unlink_in(k->dir, "kallsyms.boot");
+	k->err = spool_kallsyms(k->dir, r->meta);
 	return NULL;
 }
 
@@ -353,11 +393,7 @@ void rec_spool_kallsyms_cancel(struct rec *r)
 		ksyms_go(r, false);
 		pthread_join(k->thread, NULL);
 	}
-	for (size_t i = 0; i < k->nextra; i++)
-		free(k->extra[i].data.data);
-	free(k->extra);
 	free(k->dir);
-	free(k->inst_name);
 	*k = (struct spool_ksyms){ 0 };
 }
 
@@ -381,19 +417,12 @@ int rec_spool_kallsyms_wait(struct rec *r)
  * restored file takes it from here (a crash loses at most one flush's new
  * tasks).  Read only then: it is a line per pid the kernel knows.
  */
-static int spool_tgids(const char *dir, const struct tfs_inst *in)
+static int spool_tgids(const char *dir)
 {
-	char *path, *text = NULL;
+	char *path = tfs_path(NULL, "saved_tgids"), *text = NULL;
 	size_t len = 0;
-	/* The option as meta.dat's text options have it (tfs_text_options()): the instance's. */
-	bool on = !tfs_read(in, "options/record-tgid", &text) && text[0] == '1';
 	int e = 0;
 
-	free(text);
-	text = NULL;
-	if (!on)
-		return 0;
-	path = tfs_path(NULL, "saved_tgids");
 	if (!read_file(path, &text, &len))
 		e = put_file(dir, "tgids", text, len);
 	free(text);
@@ -401,7 +430,7 @@ static int spool_tgids(const char *dir, const struct tfs_inst *in)
 	return e;
 }
 
-int rec_spool_cmdlines(const char *dir, const struct tfs_inst *in)
+int rec_spool_cmdlines(const struct rec *r)
 {
 	char *path = tfs_path(NULL, "saved_cmdlines"), *text = NULL;
 	size_t len;
@@ -410,11 +439,11 @@ int rec_spool_cmdlines(const char *dir, const struct tfs_inst *in)
 	free(path);
 	/* A kernel without saved_cmdlines leaves meta.dat's (none): not the spool's failure. */
 	if (!e)
-		e = put_file(dir, "cmdlines", text, len);
+		e = put_file(r->o.tmp_dir, "cmdlines", text, len);
 	else
 		e = 0;
 	free(text);
-	return e ? e : spool_tgids(dir, in);
+	return e || !r->spool_tgids ? e : spool_tgids(r->o.tmp_dir);
 }
 
 int rec_spool_procmap(const char *dir, const struct tfw_opt *o)
@@ -503,20 +532,21 @@ static uint64_t file_size(const char *dir, const char *name)
 
 bool rec_spool_make_room(const char *dir, int fd)
 {
-	uint64_t held = file_size(dir, "meta.dat") + file_size(dir, "cmdlines") +
-			file_size(dir, "tgids"), avail;
+	uint64_t held = file_size(dir, "meta.dat") + file_size(dir, "kallsyms") +
+			file_size(dir, "cmdlines") + file_size(dir, "tgids"), avail;
 	struct statvfs sv;
 
 	if (!held || fstatvfs(fd, &sv))
 		return false;
 	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	/*
-	 * The output's header is the spool's meta.dat and cmdlines over again,
-	 * and room for it plus a few pages to move at a time is all that
-	 * writing the output needs (the pages move out of cpuN.raw).  Short of
-	 * that, the file is written by cutting pages: better to give up the
-	 * spool's copy, and with it recovery should tr die in the next moments,
-	 * than to lose the pages for certain.
+	 * The output's header is the spool's meta.dat, kallsyms and cmdlines
+	 * over again, and room for it plus a few pages to move at a time is
+	 * all that writing the output needs (the pages move out of cpuN.raw).
+	 * Short of that, the file is written by cutting pages: better to give
+	 * up the spool's copy, and with it recovery should tr die in the next
+	 * moments, than to lose the pages for certain.  The kallsyms file
+	 * stays: the output's are copied from it.
 	 */
 	if (avail >= held + REC_SPOOL_SPARE)
 		return false;
@@ -602,6 +632,42 @@ static int boot_kallsyms(const char *dir, struct tfw_meta *m)
 }
 
 /*
+ * The spool's kallsyms into m: meta.dat's (path, open as tf) where it was
+ * written with them, else the kallsyms file the thread wrote beside it
+ * (spool_kallsyms()).  Copied from there in pieces as the file is
+ * written: a copy in memory for each part of a rotating recording grew
+ * its RSS at every rotation.  1 if found, 0 if neither has them, -errno
+ * with tr_fail().
+ */
+static int kept_kallsyms(const char *dir, struct tfile *tf, const char *path, struct tfw_meta *m)
+{
+	char *file = NULL;
+	struct stat st;
+
+	if (!tfile_kallsyms_extent(tf, &m->kallsyms_off, &m->kallsyms.len)) {
+		file = xasprintf("%s/kallsyms", dir);
+		if (stat(file, &st) || !st.st_size) {
+			free(file);
+			return 0;
+		}
+		path = file;
+		m->kallsyms_off = 0;
+		m->kallsyms.len = (size_t)st.st_size;
+	}
+	m->kallsyms_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (m->kallsyms_fd < 0) {
+		int e = tr_fail(-errno, "cannot read '%s': %s", path, strerror(errno));
+
+		m->kallsyms = (struct tfw_blob){ 0 };
+		free(file);
+		return e;
+	}
+	m->kallsyms_in_file = true;
+	free(file);
+	return 1;
+}
+
+/*
  * Write to fd a trace.dat of the spool's meta.dat (header, formats,
  * kallsyms, options), the command names of cmdlines (the spool's file,
  * or saved_cmdlines now with fresh) and the pages fill(arg, src, cpus,
@@ -635,22 +701,12 @@ static int write_spooled(const char *dir, int fd, unsigned flags, bool restored,
 	e = tfile_meta(tf, &m);
 	if (e)
 		goto out;
-	/*
-	 * The kallsyms (megabytes) are copied from meta.dat in pieces as the
-	 * file is written: a copy in memory for each part of a rotating
-	 * recording grew its RSS at every rotation.
-	 */
-	if (restored && !tfile_kallsyms_extent(tf, &m.kallsyms_off, &m.kallsyms.len))
+	e = kept_kallsyms(dir, tf, path, &m);
+	if (e < 0)
+		goto out;
+	if (!e && restored)
 		*ksyms = boot_kallsyms(dir, &m);
-	else if (tfile_kallsyms_extent(tf, &m.kallsyms_off, &m.kallsyms.len)) {
-		m.kallsyms_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (m.kallsyms_fd < 0) {
-			e = tr_fail(-errno, "cannot read '%s': %s", path, strerror(errno));
-			m.kallsyms = (struct tfw_blob){ 0 };
-			goto out;
-		}
-		m.kallsyms_in_file = true;
-	}
+	e = 0;
 	free(path);
 	path = fresh ? tfs_path(NULL, "saved_cmdlines") : xasprintf("%s/cmdlines", dir);
 	if (read_file_flags(path, O_NOFOLLOW, &cmd, &len) && fresh) {

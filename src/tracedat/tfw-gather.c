@@ -28,26 +28,14 @@ static int slurp(const char *path, struct tfw_blob *b)
 	return 0;
 }
 
-/*
- * /proc/kallsyms into an unlinked temp file, a piece at a time: holding
- * its megabytes was most of tr record's memory.  0, or -errno and nothing
- * kept (the caller reads it into memory instead).
- */
-static int spool_kallsyms(struct tfw_meta *m)
+int tfw_meta_gather_kallsyms_into(struct tfw_meta *m, int out)
 {
-	const char *dir = getenv("TMPDIR");
-	int in = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC), out, e = 0;
+	int in = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC), e = 0;
 	uint64_t len = 0;
 	char *buf;
 
 	if (in < 0)
 		return -errno;
-	out = open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (out < 0) {
-		e = -errno;
-		close(in);
-		return e;
-	}
 	buf = xmalloc(1 << 16);
 	for (;;) {
 		ssize_t n = read(in, buf, 1 << 16);
@@ -66,14 +54,32 @@ static int spool_kallsyms(struct tfw_meta *m)
 	}
 	free(buf);
 	close(in);
-	if (e) {
-		close(out);
+	if (e)
 		return e;
-	}
+	tfw_meta_drop_kallsyms(m);
 	m->kallsyms = (struct tfw_blob){ .len = len };
 	m->kallsyms_fd = out;
+	m->kallsyms_off = 0;
 	m->kallsyms_in_file = true;
 	return 0;
+}
+
+/*
+ * /proc/kallsyms into an unlinked temp file, a piece at a time: holding
+ * its megabytes was most of tr record's memory.  0, or -errno and nothing
+ * kept (the caller reads it into memory instead).
+ */
+static int spool_kallsyms(struct tfw_meta *m)
+{
+	const char *dir = getenv("TMPDIR");
+	int out = open(dir && *dir ? dir : "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600), e;
+
+	if (out < 0)
+		return -errno;
+	e = tfw_meta_gather_kallsyms_into(m, out);
+	if (e)
+		close(out);
+	return e;
 }
 
 static int slurp_tfs(const struct tfs_inst *in, const char *file, struct tfw_blob *b)

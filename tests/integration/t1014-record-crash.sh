@@ -168,13 +168,13 @@ test_expect_success 'tr restore -i SPOOL -o FILE, in version 6' '
 '
 
 # tr record reads /proc/kallsyms once tracing is on, not before (it is most
-# of its start-up), and writes meta.dat again with them; until then the
-# spool's kallsyms.boot names the boot, whose /proc/kallsyms tr restore takes.
+# of its start-up), into the spool's kallsyms file beside meta.dat; until then
+# the spool's kallsyms.boot names the boot, whose /proc/kallsyms tr restore takes.
 ksyms_size() {
 	"$TR" dump -i "$1" | awk '$NF == "kallsyms" && $(NF - 1) == "-" { print $2 }'
 }
 
-test_expect_success 'the spool gets the kernel symbols once tracing is on: meta.dat has them, kallsyms.boot goes' '
+test_expect_success 'the spool gets the kernel symbols once tracing is on: its kallsyms file has them, kallsyms.boot goes' '
 	inst=$(test_instance)
 	"$TR" record -q -B "$inst" -e ftrace:print -o later.dat 2>err &
 	pid=$! &&
@@ -185,7 +185,7 @@ test_expect_success 'the spool gets the kernel symbols once tracing is on: meta.
 		sleep 0.1
 	done &&
 	test ! -e later.dat.spool/kallsyms.boot &&
-	test "$(ksyms_size later.dat.spool/meta.dat)" -gt 10000 &&
+	test "$(wc -c <later.dat.spool/kallsyms)" -gt 10000 &&
 	echo after >"$TRACEFS/instances/$inst/trace_marker" &&
 	kill -INT $pid && wait $pid &&
 	marks_tr later.dat >actual &&
@@ -198,6 +198,7 @@ test_expect_success 'killed before it kept the kernel symbols: restore takes thi
 	TR_DELAY_KALLSYMS=60000 test_kill_recording "$inst" early.dat &&
 	test -s early.dat.spool/kallsyms.boot &&
 	test "$(ksyms_size early.dat.spool/meta.dat)" -lt 100 &&
+	test ! -e early.dat.spool/kallsyms &&
 	cp -r early.dat.spool rebooted.dat.spool &&
 	echo 00000000-0000-0000-0000-000000000000 >rebooted.dat.spool/kallsyms.boot &&
 	tr restore early.dat 2>err &&
