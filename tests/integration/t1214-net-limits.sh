@@ -34,26 +34,17 @@ closed_within() {
 
 # accepted PORT: the server has taken every connection waiting on PORT
 # (its listen queue, ss's Recv-Q, is empty) and one is open; bounded, 10 s.
-accepted() {
-	local i q
-	for i in $(seq 100); do
-		q=$(ss -Hltn "sport = :$1" | awk "{ print \$2 }")
-		[ "$q" = 0 ] && ss -Htn state established "dport = :$1" | grep -q . && return 0
-		sleep 0.1
-	done
-	echo "accepted: port $1 still has connections waiting" >&2
-	return 1
+accepted() { wait_for 10 accepted_now "$1"; }
+accepted_now() {
+	[ "$(ss -Hltn "sport = :$1" | awk "{ print \$2 }")" = 0 ] &&
+		ss -Htn state established "dport = :$1" | grep -q .
 }
 
 # ends_within PID LOG: SIGINT ends the server within 1 s, status 0, no sanitizer report.
 ends_within() {
-	local i rc=0
+	local rc=0
 	kill -INT "$1"
-	for i in $(seq 10); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	if kill -0 "$1" 2>/dev/null; then
+	if ! wait_for 1 pid_gone "$1"; then
 		echo "ends_within: $1 still running 1 s after SIGINT" >&2
 		cat "$2" >&2
 		return 1
