@@ -130,4 +130,47 @@ bool tfile_lex_is(const struct tfile_lex *l, const char *op);
 void tfile_lex_fail(struct tfile_lex *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * One '%' conversion of a print fmt's format string, read as the kernel's
+ * format_decode() reads one: flags, width, precision, length modifiers,
+ * the conversion character and, after a 'p', the letters and digits of
+ * its extension.  One reader for the sanitizer (on the string as written),
+ * the kernel printer's compiler (fmt-kernel.c, on the decoded string) and
+ * the libtraceevent-text fast path (fmt-print.c); what each accepts of it
+ * is its own.
+ *
+ *   struct tfile_conv cv;
+ *   size_t len = tfile_conv_scan(s + i, n - i, &cv);   (s[i] is the '%')
+ *   if (!len)  the text ends inside the conversion
+ *   else if (cv.conv == '%' && len == 2)  "%%", a '%' printed as it is
+ */
+enum {
+	TFILE_CONV_LEFT = 1,	/* '-' */
+	TFILE_CONV_PLUS = 2,	/* '+' */
+	TFILE_CONV_SPACE = 4,	/* ' ' */
+	TFILE_CONV_SPECIAL = 8,	/* '#' */
+	TFILE_CONV_ZEROPAD = 16,	/* '0' */
+};
+
+/* A width or precision given by an argument ('*'). */
+#define TFILE_CONV_STAR (-2)
+
+struct tfile_conv {
+	unsigned flags;		/* TFILE_CONV_* */
+	int width, prec;	/* -1: none; TFILE_CONV_STAR; else the digits' value (INT_MAX past it) */
+	const char *qual;	/* the length modifiers as written: any run of "hlLqjzZt" */
+	size_t qual_len;
+	char conv;		/* the conversion character (0 if the text ends before it) */
+	const char *ext;	/* conv 'p': the letters and digits after it ("S", "ISpc") */
+	size_t ext_len;
+};
+
+/*
+ * Read the conversion at s (s[0] is '%', n bytes, need not end in NUL)
+ * into *c: its length from the '%' through the conversion character (the
+ * extension not counted), or 0 if the text ends first (*c then holds what
+ * was read of it).
+ */
+size_t tfile_conv_scan(const char *s, size_t n, struct tfile_conv *c);
+
 #endif

@@ -113,7 +113,8 @@ static bool parse_format(struct kprog *p, const char *f, size_t flen, struct con
 	*nconv = 0;
 	for (size_t i = 0; i < flen;) {
 		struct conv cv = { .width = -1, .prec = -1 };
-		size_t j = i + 1;
+		struct tfile_conv tc;
+		size_t j, len;
 
 		if (f[i] != '%' || (i + 1 < flen && f[i + 1] == '%')) {
 			size_t start = lit;
@@ -132,63 +133,30 @@ static bool parse_format(struct kprog *p, const char *f, size_t flen, struct con
 			}
 			continue;
 		}
-		for (;; j++) {
-			if (j >= flen)
-				return false;
-			if (f[j] == '-')
-				cv.flags |= F_LEFT;
-			else if (f[j] == '+')
-				cv.flags |= F_PLUS;
-			else if (f[j] == ' ')
-				cv.flags |= F_SPACE;
-			else if (f[j] == '#')
-				cv.flags |= F_SPECIAL;
-			else if (f[j] == '0')
-				cv.flags |= F_ZEROPAD;
-			else
-				break;
-		}
-		if (f[j] == '*') {
-			cv.width = -2;
-			j++;
-		} else if (isdigit((unsigned char)f[j])) {
-			cv.width = 0;
-			while (j < flen && isdigit((unsigned char)f[j]))
-				cv.width = cv.width * 10 + (f[j++] - '0');
-		}
-		if (j < flen && f[j] == '.') {
-			j++;
-			if (j < flen && f[j] == '*') {
-				cv.prec = -2;
-				j++;
-			} else {
-				cv.prec = 0;
-				while (j < flen && isdigit((unsigned char)f[j]))
-					cv.prec = cv.prec * 10 + (f[j++] - '0');
-			}
-		}
-		if (j < flen && (f[j] == 'h' || f[j] == 'l' || f[j] == 'L' || f[j] == 'z' ||
-				 f[j] == 'Z' || f[j] == 't')) {
-			cv.qual = f[j] == 'Z' ? 'z' : f[j];
-			j++;
-			if (j < flen && f[j] == cv.qual && (cv.qual == 'l' || cv.qual == 'h')) {
-				cv.qual = cv.qual == 'l' ? 'L' : 'H';
-				j++;
-			}
-		}
-		if (j >= flen)
+		len = tfile_conv_scan(f + i, flen - i, &tc);
+		if (!len)
 			return false;
-		cv.conv = f[j++];
+		cv.flags = (tc.flags & TFILE_CONV_LEFT ? F_LEFT : 0) |
+			   (tc.flags & TFILE_CONV_PLUS ? F_PLUS : 0) |
+			   (tc.flags & TFILE_CONV_SPACE ? F_SPACE : 0) |
+			   (tc.flags & TFILE_CONV_SPECIAL ? F_SPECIAL : 0) |
+			   (tc.flags & TFILE_CONV_ZEROPAD ? F_ZEROPAD : 0);
+		cv.width = tc.width;
+		cv.prec = tc.prec;
+		/* The kernel's modifiers: h, hh, l, ll, L, z (Z), t. */
+		if (tc.qual_len == 2 && tc.qual[0] == tc.qual[1] &&
+		    (tc.qual[0] == 'h' || tc.qual[0] == 'l'))
+			cv.qual = tc.qual[0] == 'l' ? 'L' : 'H';
+		else if (tc.qual_len == 1 && strchr("hlLzZt", tc.qual[0]))
+			cv.qual = tc.qual[0] == 'Z' ? 'z' : tc.qual[0];
+		else if (tc.qual_len)
+			return false;
+		cv.conv = tc.conv;
 		if (!strchr("diuxXocsp", cv.conv))
 			return false;
-		if (cv.conv == 'p') {
-			int k = 0;
-
-			while (j < flen && isalnum((unsigned char)f[j]) && k < 7)
-				cv.ext[k++] = f[j++];
-			while (j < flen && isalnum((unsigned char)f[j]))
-				j++;
-		}
+		if (cv.conv == 'p')
+			memcpy(cv.ext, tc.ext, tc.ext_len < 7 ? tc.ext_len : 7);
+		j = i + len + tc.ext_len;
 		*convs = xrealloc(*convs, (*nconv + 1) * sizeof(**convs));
 		(*convs)[(*nconv)++] = cv;
 		p->segs[p->nseg++] = (struct seg){ .kind = S_CONV, .c = cv };

@@ -27,6 +27,7 @@
 #include <event-parse.h>
 
 #include "fmt-local.h"
+#include "tfile-format.h"
 
 enum step_kind { ST_LIT, ST_NUM, ST_STR_ARRAY, ST_STR_DYN, ST_FUNC, ST_EXPR_NUM, ST_EXPR_STR };
 
@@ -348,7 +349,8 @@ struct fmt_prog *fmt_prog_compile(struct tep_handle *tep, struct tep_event *e)
 	for (size_t i = 0; i <= tlen; i++) {
 		struct step st = { 0 };
 		struct tep_format_field *fld;
-		size_t j = i + 1, k;
+		struct tfile_conv cv;
+		size_t j, k;
 
 		if (f[i] && f[i] != '%')
 			continue;
@@ -363,25 +365,20 @@ struct fmt_prog *fmt_prog_compile(struct tep_handle *tep, struct tep_event *e)
 			i++;
 			continue;
 		}
-		/* flags, width, precision */
-		while (f[j] && strchr("-+ #0", f[j]))
-			j++;
-		while (f[j] >= '0' && f[j] <= '9')
-			j++;
-		if (f[j] == '.') {
-			j++;
-			while (f[j] >= '0' && f[j] <= '9')
-				j++;
-		}
-		st.simple = j == i + 1;
-		while (f[j] == 'l' || f[j] == 'h' || f[j] == 'L') {
-			st.ls += f[j] == 'l' ? 1 : f[j] == 'L' ? 2 : -1;
-			j++;
-		}
-		if (st.ls < -2 || st.ls > 2 || !f[j] || !arg)
+		/* Flags, a width and a precision of digits, modifiers of l, h and L only. */
+		k = tfile_conv_scan(f + i, tlen - i, &cv);
+		if (!k || cv.width == TFILE_CONV_STAR || cv.prec == TFILE_CONV_STAR)
 			goto fail;
-		st.conv = f[j];
-		k = j - i + 1;
+		st.simple = !cv.flags && cv.width < 0 && cv.prec < 0;
+		for (size_t q = 0; q < cv.qual_len; q++) {
+			if (!strchr("lhL", cv.qual[q]))
+				goto fail;
+			st.ls += cv.qual[q] == 'l' ? 1 : cv.qual[q] == 'L' ? 2 : -1;
+		}
+		if (st.ls < -2 || st.ls > 2 || !arg)
+			goto fail;
+		st.conv = cv.conv;
+		j = i + k - 1;
 		if (k >= sizeof(st.spec))
 			goto fail;
 		memcpy(st.spec, f + i, k);

@@ -694,6 +694,61 @@ static struct val expr(struct pc *c)
 	return v;
 }
 
+/* ---- conversions (tfile-format.h) ---- */
+
+static int digits(const char *s, size_t n, size_t *i)
+{
+	int v = 0;
+
+	for (; *i < n && isdigit((unsigned char)s[*i]); (*i)++)
+		v = v > (INT_MAX - (s[*i] - '0')) / 10 ? INT_MAX : v * 10 + (s[*i] - '0');
+	return v;
+}
+
+size_t tfile_conv_scan(const char *s, size_t n, struct tfile_conv *c)
+{
+	static const char flag_chars[] = "-+ #0";
+	size_t i = 1;
+	const char *fl;
+
+	*c = (struct tfile_conv){ .width = -1, .prec = -1 };
+	if (i < n && s[i] == '%') {
+		c->conv = '%';
+		return 2;
+	}
+	while (i < n && s[i] && (fl = strchr(flag_chars, s[i]))) {
+		c->flags |= 1u << (fl - flag_chars);
+		i++;
+	}
+	if (i < n && s[i] == '*') {
+		c->width = TFILE_CONV_STAR;
+		i++;
+	} else if (i < n && isdigit((unsigned char)s[i])) {
+		c->width = digits(s, n, &i);
+	}
+	if (i < n && s[i] == '.') {
+		i++;
+		if (i < n && s[i] == '*') {
+			c->prec = TFILE_CONV_STAR;
+			i++;
+		} else {
+			c->prec = digits(s, n, &i);
+		}
+	}
+	c->qual = s + i;
+	while (i < n && s[i] && strchr("hlLqjzZt", s[i]))
+		i++;
+	c->qual_len = s + i - c->qual;
+	if (i >= n)
+		return 0;
+	c->conv = s[i++];
+	c->ext = s + i;
+	if (c->conv == 'p')
+		while (i + c->ext_len < n && isalnum((unsigned char)c->ext[c->ext_len]))
+			c->ext_len++;
+	return i;
+}
+
 /*
  * The format string's conversions: check each, and note which arguments
  * give a '*' width or precision (they must be bounded).  Returns the number
@@ -702,11 +757,14 @@ static struct val expr(struct pc *c)
 static int scan_conversions(struct pc *c, const char *s, size_t n, bool *star, int maxargs)
 {
 	int used = 0;
-
 	bool in_str = false;
 
 	/* s is the string tokens as written, quotes and the blanks between them included. */
 	for (size_t i = 0; i < n; i++) {
+		struct tfile_conv cv;
+		size_t len;
+		int prec_arg = -1;
+
 		if (s[i] == '"') {
 			in_str = !in_str;
 			continue;
@@ -719,54 +777,40 @@ static int scan_conversions(struct pc *c, const char *s, size_t n, bool *star, i
 		}
 		if (s[i] != '%')
 			continue;
-		if (++i < n && s[i] == '%')
+		len = tfile_conv_scan(s + i, n - i, &cv);
+		if (len == 2 && cv.conv == '%') {
+			i++;
 			continue;
-		while (i < n && strchr("-+ #0", s[i]))
-			i++;
-		int prec_arg = -1;
-
-		for (int part = 0; part < 2; part++) {
-			if (part && (i >= n || s[i] != '.'))
-				break;
-			if (part)
-				i++;
-			if (i < n && s[i] == '*') {
-				if (used < maxargs)
-					star[used] = true;
-				if (part)
-					prec_arg = used;
-				used++;
-				i++;
-			} else {
-				unsigned long w = 0;
-
-				while (i < n && isdigit((unsigned char)s[i])) {
-					w = w * 10 + (s[i++] - '0');
-					if (w > MAX_WIDTH) {
-						fail(c, "a width or precision above %d", MAX_WIDTH);
-						return -1;
-					}
-				}
-			}
 		}
-		while (i < n && strchr("hlLqjzZt", s[i]))
-			i++;
-		if (i >= n) {
+		if (cv.width > MAX_WIDTH || cv.prec > MAX_WIDTH) {
+			fail(c, "a width or precision above %d", MAX_WIDTH);
+			return -1;
+		}
+		if (cv.width == TFILE_CONV_STAR) {
+			if (used < maxargs)
+				star[used] = true;
+			used++;
+		}
+		if (cv.prec == TFILE_CONV_STAR) {
+			if (used < maxargs)
+				star[used] = true;
+			prec_arg = used;
+			used++;
+		}
+		if (!len) {
 			fail(c, "the format string ends inside a conversion");
 			return -1;
 		}
-		if (!strchr("diouxXcsp", s[i])) {
-			fail(c, "conversion '%%%c' in the format string", s[i]);
+		if (!strchr("diouxXcsp", cv.conv)) {
+			fail(c, "conversion '%%%c' in the format string", cv.conv);
 			return -1;
 		}
 		/* A precision only shortens a string: any value is harmless there. */
-		if (s[i] == 's' && prec_arg >= 0 && prec_arg < maxargs)
+		if (cv.conv == 's' && prec_arg >= 0 && prec_arg < maxargs)
 			star[prec_arg] = false;
 		used++;
 		/* %pS, %pM, %pI4, %pISpc, %pU...: letters and digits that follow belong to it. */
-		if (s[i] == 'p')
-			while (i + 1 < n && isalnum((unsigned char)s[i + 1]))
-				i++;
+		i += len - 1 + cv.ext_len;
 	}
 	return used;
 }

@@ -5,6 +5,7 @@
  * the reason, before libtraceevent ever sees it.
  */
 #include <glob.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -150,6 +151,60 @@ TEST(reasons_stay_inside_the_text)
 	}
 }
 
+/*
+ * The one reader of '%' conversions (tfile_conv_scan): the sanitizer, the
+ * kernel printer's compiler and the fast printer each take what it reads.
+ */
+static size_t conv(const char *s, struct tfile_conv *c)
+{
+	size_t n = strlen(s), len;
+	char *p = malloc(n);
+
+	memcpy(p, s, n);	/* no NUL after it: the reader stops at n */
+	len = tfile_conv_scan(p, n, c);
+	/* Pointers into the copy are checked against the original's offsets. */
+	if (c->qual)
+		c->qual = s + (c->qual - p);
+	if (c->ext)
+		c->ext = s + (c->ext - p);
+	free(p);
+	return len;
+}
+
+TEST(conversions_read_once)
+{
+	struct tfile_conv c;
+
+	CHECK(conv("%d, x", &c) == 2);
+	CHECK(c.conv == 'd' && !c.flags && c.width == -1 && c.prec == -1 && !c.qual_len);
+	CHECK(conv("%-08.3lld", &c) == 9);
+	CHECK(c.flags == (TFILE_CONV_LEFT | TFILE_CONV_ZEROPAD) && c.width == 8 && c.prec == 3);
+	CHECK(c.qual_len == 2 && !memcmp(c.qual, "ll", 2) && c.conv == 'd');
+	CHECK(conv("% #+x", &c) == 5);
+	CHECK(c.flags == (TFILE_CONV_SPACE | TFILE_CONV_SPECIAL | TFILE_CONV_PLUS));
+	CHECK(conv("%*.*s", &c) == 5);
+	CHECK(c.width == TFILE_CONV_STAR && c.prec == TFILE_CONV_STAR && c.conv == 's');
+	/* "%.d": a precision of 0, not none. */
+	CHECK(conv("%.d", &c) == 3 && c.prec == 0 && c.width == -1);
+	CHECK(conv("%%d", &c) == 2 && c.conv == '%');
+	/* Any run of modifiers is read; which it takes is each printer's choice. */
+	CHECK(conv("%qzhu", &c) == 5 && c.qual_len == 3 && c.conv == 'u');
+	/* After a 'p' only: its extension, not counted in the length. */
+	CHECK(conv("%pISpc: x", &c) == 2 && c.conv == 'p' && c.ext_len == 4 &&
+	      !memcmp(c.ext, "ISpc", 4));
+	CHECK(conv("%sab", &c) == 2 && c.ext_len == 0);
+	/* A width past an int saturates (the sanitizer refuses anything above 4096). */
+	CHECK(conv("%99999999999999999999d", &c) == 22 && c.width == INT_MAX);
+	/* The text ends inside: 0, with what was read so far. */
+	CHECK(conv("%", &c) == 0);
+	CHECK(conv("%-12.", &c) == 0 && c.flags == TFILE_CONV_LEFT && c.width == 12 && c.prec == 0);
+	CHECK(conv("%ll", &c) == 0 && c.qual_len == 2 && !c.conv);
+	/* Whatever follows is the conversion character: the printers refuse what they lack. */
+	CHECK(conv("%\"", &c) == 2 && c.conv == '"');
+	REFUSES("\"%lq\", REC->pid", "conversion");
+	REFUSES("\"%12.5000d\", REC->pid", "width");
+}
+
 TEST(format_strings)
 {
 	REFUSES("\"%n\", REC->pid", "conversion");
@@ -291,5 +346,5 @@ TEST(this_kernels_formats)
 }
 
 UNIT_MAIN(T(kernel_shapes_pass), T(fields_named_must_exist), T(divisors_are_positive_literals),
-	  T(lengths_bounded_by_the_record), T(format_strings), T(nesting_and_size_bounded),
+	  T(lengths_bounded_by_the_record), T(format_strings), T(conversions_read_once), T(nesting_and_size_bounded),
 	  T(field_lines), T(filters), T(this_kernels_formats), T(reasons_stay_inside_the_text))
