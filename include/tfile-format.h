@@ -131,6 +131,24 @@ void tfile_lex_fail(struct tfile_lex *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
+ * The helpers a print fmt calls, by name: one list for the sanitizer and
+ * the kernel printer's compiler, each of which takes the ones it can
+ * check or evaluate.  tfile_helper_find() gives TFILE_H_NONE for any other
+ * name, and *rel whether it is the __get_rel_ form (a __rel_loc field's).
+ */
+enum tfile_helper {
+	TFILE_H_NONE,
+	TFILE_H_PRINT_FLAGS, TFILE_H_PRINT_FLAGS_U64, TFILE_H_PRINT_SYMBOLIC,
+	TFILE_H_PRINT_SYMBOLIC_U64, TFILE_H_PRINT_HEX, TFILE_H_PRINT_HEX_STR, TFILE_H_PRINT_ARRAY,
+	TFILE_H_PRINT_DYNAMIC_ARRAY,
+	TFILE_H_GET_STR, TFILE_H_GET_BITMASK, TFILE_H_GET_CPUMASK, TFILE_H_GET_DYNAMIC_ARRAY,
+	TFILE_H_GET_DYNAMIC_ARRAY_LEN, TFILE_H_GET_SOCKADDR,
+	TFILE_H_JIFFIES_TO_MSECS, TFILE_H_MC_EVENT_ERROR_TYPE, TFILE_H_BUILTIN_EXPECT,
+};
+
+enum tfile_helper tfile_helper_find(const char *name, size_t n, bool *rel);
+
+/*
  * One '%' conversion of a print fmt's format string, read as the kernel's
  * format_decode() reads one: flags, width, precision, length modifiers,
  * the conversion character and, after a 'p', the letters and digits of

@@ -523,10 +523,13 @@ static struct knode *parse_call(struct lex *x, const char *name, size_t len)
 {
 	struct tep_format_field *f;
 	struct knode *n;
+	bool rel;
+	enum tfile_helper h = tfile_helper_find(name, len, &rel);
 
-#define IS(s) (len == strlen(s) && !strncmp(name, s, len))
-	if (IS("__print_flags") || IS("__print_flags_u64")) {
-		n = call(x, IS("__print_flags") ? H_FLAGS : H_FLAGS_U64, 1);
+	switch (h) {
+	case TFILE_H_PRINT_FLAGS:
+	case TFILE_H_PRINT_FLAGS_U64:
+		n = call(x, h == TFILE_H_PRINT_FLAGS ? H_FLAGS : H_FLAGS_U64, 1);
 		if (!klex_expect(x, "("))
 			return n;
 		n->args[0] = kparse_arg(x);
@@ -541,41 +544,38 @@ static struct knode *parse_call(struct lex *x, const char *name, size_t len)
 		}
 		parse_table(x, n);
 		return n;
-	}
-	if (IS("__print_symbolic") || IS("__print_symbolic_u64")) {
-		n = call(x, IS("__print_symbolic") ? H_SYMBOLIC : H_SYMBOLIC_U64, 1);
+	case TFILE_H_PRINT_SYMBOLIC:
+	case TFILE_H_PRINT_SYMBOLIC_U64:
+		n = call(x, h == TFILE_H_PRINT_SYMBOLIC ? H_SYMBOLIC : H_SYMBOLIC_U64, 1);
 		if (!klex_expect(x, "("))
 			return n;
 		n->args[0] = kparse_arg(x);
 		parse_table(x, n);
 		return n;
-	}
-	if (IS("__print_hex") || IS("__print_hex_str"))
-		return parse_args_into(x, call(x, IS("__print_hex") ? H_HEX : H_HEX_STR, 2));
-	if (IS("__print_array"))
+	case TFILE_H_PRINT_HEX:
+	case TFILE_H_PRINT_HEX_STR:
+		return parse_args_into(x, call(x, h == TFILE_H_PRINT_HEX ? H_HEX : H_HEX_STR, 2));
+	case TFILE_H_PRINT_ARRAY:
 		return parse_args_into(x, call(x, H_ARRAY, 3));
-	if (IS("jiffies_to_msecs"))
+	case TFILE_H_JIFFIES_TO_MSECS:
 		return parse_args_into(x, call(x, H_JIFFIES_MSECS, 1));
-	if (IS("mc_event_error_type")) {
+	case TFILE_H_MC_EVENT_ERROR_TYPE:
 		n = parse_args_into(x, call(x, H_MC_ERR_TYPE, 1));
 		n->t = (struct ktype){ .size = x->env->long_size, .ptr = 1, .chr = 1, .el = 1 };
 		return n;
-	}
-	if (IS("__get_str") || IS("__get_rel_str") || IS("__get_dynamic_array") ||
-	    IS("__get_rel_dynamic_array") || IS("__get_sockaddr") || IS("__get_rel_sockaddr")) {
-		bool str = IS("__get_str") || IS("__get_rel_str");
-
+	case TFILE_H_GET_STR:
+	case TFILE_H_GET_DYNAMIC_ARRAY:
+	case TFILE_H_GET_SOCKADDR:
 		f = paren_field(x);
 		if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC)) {
 			x->err = true;
 			return node(x, N_CONST);
 		}
 		n = field_node(x, f);
-		if (str)
+		if (h == TFILE_H_GET_STR)
 			n->t.chr = 1;
 		return n;
-	}
-	if (IS("__get_dynamic_array_len") || IS("__get_rel_dynamic_array_len")) {
+	case TFILE_H_GET_DYNAMIC_ARRAY_LEN:
 		f = paren_field(x);
 		if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC)) {
 			x->err = true;
@@ -585,22 +585,18 @@ static struct knode *parse_call(struct lex *x, const char *name, size_t len)
 		n->args[0] = field_node(x, f);
 		n->t = (struct ktype){ .size = 4, .sign = true };
 		return n;
-	}
-	if (IS("__get_bitmask") || IS("__get_rel_bitmask") || IS("__get_cpumask") ||
-	    IS("__get_rel_cpumask")) {
-		bool cpu = IS("__get_cpumask") || IS("__get_rel_cpumask");
-
+	case TFILE_H_GET_BITMASK:
+	case TFILE_H_GET_CPUMASK:
 		f = paren_field(x);
 		if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC)) {
 			x->err = true;
 			return node(x, N_CONST);
 		}
-		n = call(x, cpu ? H_CPUMASK : H_BITMASK, 1);
+		n = call(x, h == TFILE_H_GET_CPUMASK ? H_CPUMASK : H_BITMASK, 1);
 		n->args[0] = field_node(x, f);
 		n->t = (struct ktype){ .size = x->env->long_size, .ptr = 1, .chr = 1, .el = 1 };
 		return n;
-	}
-	if (IS("__builtin_expect")) {
+	case TFILE_H_BUILTIN_EXPECT: {
 		struct knode *v;
 
 		if (!klex_expect(x, "("))
@@ -611,7 +607,10 @@ static struct knode *parse_call(struct lex *x, const char *name, size_t len)
 		klex_expect(x, ")");
 		return v;
 	}
-#undef IS
+	case TFILE_H_PRINT_DYNAMIC_ARRAY:
+	case TFILE_H_NONE:
+		break;
+	}
 	x->err = true;
 	return node(x, N_CONST);
 }

@@ -148,6 +148,51 @@ bool tfile_lex_is(const struct tfile_lex *l, const char *op)
 	return l->t == TFILE_TOK_OP && l->n == strlen(op) && !memcmp(l->s, op, l->n);
 }
 
+/* ---- helpers (tfile-format.h) ---- */
+
+enum tfile_helper tfile_helper_find(const char *name, size_t n, bool *rel)
+{
+	static const struct {
+		const char *name;
+		enum tfile_helper h;
+	} helpers[] = {
+		{ "__print_flags", TFILE_H_PRINT_FLAGS },
+		{ "__print_flags_u64", TFILE_H_PRINT_FLAGS_U64 },
+		{ "__print_symbolic", TFILE_H_PRINT_SYMBOLIC },
+		{ "__print_symbolic_u64", TFILE_H_PRINT_SYMBOLIC_U64 },
+		{ "__print_hex", TFILE_H_PRINT_HEX },
+		{ "__print_hex_str", TFILE_H_PRINT_HEX_STR },
+		{ "__print_array", TFILE_H_PRINT_ARRAY },
+		{ "__print_dynamic_array", TFILE_H_PRINT_DYNAMIC_ARRAY },
+		{ "str", TFILE_H_GET_STR },
+		{ "bitmask", TFILE_H_GET_BITMASK },
+		{ "cpumask", TFILE_H_GET_CPUMASK },
+		{ "dynamic_array", TFILE_H_GET_DYNAMIC_ARRAY },
+		{ "dynamic_array_len", TFILE_H_GET_DYNAMIC_ARRAY_LEN },
+		{ "sockaddr", TFILE_H_GET_SOCKADDR },
+		{ "jiffies_to_msecs", TFILE_H_JIFFIES_TO_MSECS },
+		{ "mc_event_error_type", TFILE_H_MC_EVENT_ERROR_TYPE },
+		{ "__builtin_expect", TFILE_H_BUILTIN_EXPECT },
+	};
+	bool get = false;
+
+	*rel = false;
+	/* __get_X and __get_rel_X: the table holds X (the entries that are not names of their own). */
+	if (n > 10 && !memcmp(name, "__get_rel_", 10)) {
+		*rel = get = true;
+		name += 10, n -= 10;
+	} else if (n > 6 && !memcmp(name, "__get_", 6)) {
+		get = true;
+		name += 6, n -= 6;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(helpers); i++)
+		if (get == (helpers[i].h >= TFILE_H_GET_STR && helpers[i].h <= TFILE_H_GET_SOCKADDR) &&
+		    n == strlen(helpers[i].name) && !memcmp(name, helpers[i].name, n))
+			return helpers[i].h;
+	*rel = false;
+	return TFILE_H_NONE;
+}
+
 /* ---- the checker's parse ---- */
 
 struct pc {
@@ -296,40 +341,34 @@ static struct val call(struct pc *c)
 	const char *name = c->x.s;
 	size_t n = c->x.n;
 	struct val args[4], v = v_other();
+	enum tfile_helper h;
 	int nargs = 0;
+	bool rel;
 
-#define NAMED(s) (n == strlen(s) && !memcmp(name, s, n))
 	next(c);
 	next(c);	/* the '(' */
-	if ((n > 10 && !memcmp(name, "__get_rel_", 10)) || (n > 6 && !memcmp(name, "__get_", 6))) {
-		const char *what = name + (name[6] == 'r' && name[7] == 'e' ? 10 : 6);
-		size_t wn = n - (what - name);
-		static const char *const known[] = { "str", "bitmask", "cpumask", "dynamic_array",
-						     "dynamic_array_len", "sockaddr" };
-		bool ok = false;
-
-		for (size_t i = 0; i < ARRAY_SIZE(known); i++)
-			ok |= wn == strlen(known[i]) && !memcmp(what, known[i], wn);
-		if (!ok) {
+	h = tfile_helper_find(name, n, &rel);
+	if (n > 6 && !memcmp(name, "__get_", 6)) {
+		if (h == TFILE_H_NONE) {
 			fail(c, "unknown helper '%.*s'", (int)n, name);
 			return v;
 		}
 		v.field = field_ref(c, "a __get_ helper");
 		expect(c, ")");
-		if (wn == 17) {		/* dynamic_array_len: a 16-bit length */
+		if (h == TFILE_H_GET_DYNAMIC_ARRAY_LEN) {	/* a 16-bit length */
 			v.bound = 0xffff;
-		} else if (wn == 13 || wn == 8) {
+		} else if (h == TFILE_H_GET_DYNAMIC_ARRAY || h == TFILE_H_GET_SOCKADDR) {
 			v.kind = V_DYNARRAY;
-		} else if (wn == 3) {
+		} else if (h == TFILE_H_GET_STR) {
 			v.kind = V_STRING;
 		}
 		return v;
 	}
 	/* __print_flags(val, delim, {..}...), __print_symbolic(val, {..}...) */
-	if (NAMED("__print_flags") || NAMED("__print_flags_u64") || NAMED("__print_symbolic") ||
-	    NAMED("__print_symbolic_u64")) {
+	if (h == TFILE_H_PRINT_FLAGS || h == TFILE_H_PRINT_FLAGS_U64 ||
+	    h == TFILE_H_PRINT_SYMBOLIC || h == TFILE_H_PRINT_SYMBOLIC_U64) {
 		expr(c);
-		if (name[8] == 'f') {
+		if (h == TFILE_H_PRINT_FLAGS || h == TFILE_H_PRINT_FLAGS_U64) {
 			if (!expect(c, ","))
 				return v;
 			if (c->x.t != TFILE_TOK_STR) {
@@ -344,9 +383,9 @@ static struct val call(struct pc *c)
 		v.kind = V_STRING;
 		return v;
 	}
-	if (NAMED("__print_hex") || NAMED("__print_hex_str") || NAMED("__print_array") ||
-	    NAMED("__print_dynamic_array")) {
-		bool array = NAMED("__print_array");
+	if (h == TFILE_H_PRINT_HEX || h == TFILE_H_PRINT_HEX_STR || h == TFILE_H_PRINT_ARRAY ||
+	    h == TFILE_H_PRINT_DYNAMIC_ARRAY) {
+		bool array = h == TFILE_H_PRINT_ARRAY;
 
 		for (nargs = 0; nargs < (array ? 3 : 2) && !c->x.failed; nargs++) {
 			if (nargs && !expect(c, ","))
@@ -356,7 +395,7 @@ static struct val call(struct pc *c)
 		expect(c, ")");
 		if (c->x.failed)
 			return v;
-		if (NAMED("__print_dynamic_array")) {
+		if (h == TFILE_H_PRINT_DYNAMIC_ARRAY) {
 			fail(c, "unknown helper '__print_dynamic_array'");
 			return v;
 		}
@@ -403,7 +442,6 @@ static struct val call(struct pc *c)
 		}
 	expect(c, ")");
 	return v;
-#undef NAMED
 }
 
 /* Is this '(' the start of a cast: only type words and '*' up to its ')'? */

@@ -692,6 +692,14 @@ def main():
         'func-unknown': b'"%d", jiffies_to_usecs(REC->prev_pid, REC->nosuch)',
         'sizeof-unbalanced': b'"%d", sizeof((int)',
         'long-format': b'"' + b'%d' * 30000 + b'", REC->prev_pid',
+        # Names and conversions the one helper list and conversion reader must refuse.
+        'get-rex-str': b'"%s", __get_rex_str(prev_comm)',
+        'get-rel-bare': b'"%s", __get_rel_(prev_comm)',
+        'print-dynamic-array': b'"%s", __print_dynamic_array(REC->prev_comm, 4)',
+        'qual-run': b'"%lqzd %hhhd", REC->prev_pid, REC->next_pid',
+        'width-past-int': b'"%99999999999999999999d", REC->prev_pid',
+        'conv-quote': b'"%" "d", REC->prev_pid',
+        'conv-escape': b'"%\\x64", REC->prev_pid',
     }
     for label, p in prints.items():
         put('fmt-print-%s.dat' % label, v6(base(systems=[(b'sched', [switch_fmt(print_fmt=p),

@@ -205,6 +205,30 @@ TEST(conversions_read_once)
 	REFUSES("\"%12.5000d\", REC->pid", "width");
 }
 
+/* One list of helpers for the sanitizer and the kernel printer (tfile_helper_find). */
+TEST(helpers_named_once)
+{
+	bool rel;
+
+	CHECK(tfile_helper_find("__get_str", 9, &rel) == TFILE_H_GET_STR && !rel);
+	CHECK(tfile_helper_find("__get_rel_str", 13, &rel) == TFILE_H_GET_STR && rel);
+	CHECK(tfile_helper_find("__get_rel_dynamic_array_len", 27, &rel) ==
+		      TFILE_H_GET_DYNAMIC_ARRAY_LEN && rel);
+	CHECK(tfile_helper_find("__print_flags_u64", 17, &rel) == TFILE_H_PRINT_FLAGS_U64);
+	CHECK(tfile_helper_find("__print_hex_strx", 15, &rel) == TFILE_H_PRINT_HEX_STR);
+	CHECK(tfile_helper_find("jiffies_to_msecs", 16, &rel) == TFILE_H_JIFFIES_TO_MSECS);
+	/* The __get_ words are helpers only after __get_ (or __get_rel_). */
+	CHECK(tfile_helper_find("str", 3, &rel) == TFILE_H_NONE);
+	CHECK(tfile_helper_find("__get_rel_", 10, &rel) == TFILE_H_NONE && !rel);
+	CHECK(tfile_helper_find("__get_rex_str", 13, &rel) == TFILE_H_NONE);
+	CHECK(tfile_helper_find("__get_jiffies_to_msecs", 22, &rel) == TFILE_H_NONE);
+	CHECK(tfile_helper_find("__print_flag", 12, &rel) == TFILE_H_NONE);
+	/* Before the list was shared, "__get_re" and any two bytes passed for __get_rel_. */
+	REFUSES("\"%s\", __get_rex_str(name)", "unknown helper");
+	REFUSES("\"%s\", __get_foo(name)", "unknown helper");
+	ACCEPTS("\"%s\", __get_rel_str(name)");
+}
+
 TEST(format_strings)
 {
 	REFUSES("\"%n\", REC->pid", "conversion");
@@ -346,5 +370,6 @@ TEST(this_kernels_formats)
 }
 
 UNIT_MAIN(T(kernel_shapes_pass), T(fields_named_must_exist), T(divisors_are_positive_literals),
-	  T(lengths_bounded_by_the_record), T(format_strings), T(conversions_read_once), T(nesting_and_size_bounded),
-	  T(field_lines), T(filters), T(this_kernels_formats), T(reasons_stay_inside_the_text))
+	  T(lengths_bounded_by_the_record), T(format_strings), T(conversions_read_once),
+	  T(helpers_named_once), T(nesting_and_size_bounded), T(field_lines), T(filters),
+	  T(this_kernels_formats), T(reasons_stay_inside_the_text))
