@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The filter fence (tfile-format.h, fmt-filter.c): filters in the kernel's
+ * The filter fence (fmt-filter.h, fmt-filter.c): filters in the kernel's
  * grammar are taken and rewritten in one spelling; everything else is
  * refused with a reason naming the bad token, before libtraceevent's parser
  * (which crashes on some of them) sees it.  The rewritten filters are then
@@ -264,5 +264,26 @@ TEST(libtraceevent_gets_only_what_it_can_take)
 	tfile_close(tf);
 }
 
-UNIT_MAIN(T(kernel_grammar_taken), T(bad_filters_refused_naming_the_token),
+/* fmt_check_filter: numbers out of range and overlong filters refused. */
+TEST(filters_checked)
+{
+	char why[128], *big = malloc(100001);
+
+	CHECK(fmt_check_filter("sched_switch: prev_pid == 1 && next_comm ~ \"ba*\"", why,
+			       sizeof(why)) == 0);
+	CHECK(fmt_check_filter("prev_pid == -9223372036854775808", why, sizeof(why)) == 0);
+	CHECK(fmt_check_filter("cpu0 == 18446744073709551615", why, sizeof(why)) == 0);
+	CHECK(fmt_check_filter("prev_pid == -99999999999999999999999", why, sizeof(why)) < 0);
+	CHECK(strstr(why, "out of range"));
+	CHECK(fmt_check_filter("x == 18446744073709551616", why, sizeof(why)) < 0);
+	/* Inside a string, digits are text. */
+	CHECK(fmt_check_filter("comm == \"99999999999999999999999\"", why, sizeof(why)) == 0);
+	memset(big, 'a', 100000);
+	big[100000] = '\0';
+	CHECK(fmt_check_filter(big, why, sizeof(why)) < 0);
+	CHECK(strstr(why, "100000 bytes"));
+	free(big);
+}
+
+UNIT_MAIN(T(kernel_grammar_taken), T(filters_checked), T(bad_filters_refused_naming_the_token),
 	  T(libtraceevent_gets_only_what_it_can_take))

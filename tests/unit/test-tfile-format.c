@@ -2,7 +2,9 @@
 /*
  * The event-format checker (tfile-format.h): what it accepts (the kernel's own
  * formats, from tracefs when this host has one) and what it refuses, with
- * the reason, before libtraceevent ever sees it.
+ * the reason, before libtraceevent ever sees it; and the pieces of the
+ * print fmt's reading that the kernel printer shares with it (conversions,
+ * helpers).
  */
 #include <glob.h>
 #include <limits.h>
@@ -12,7 +14,6 @@
 #include <event-parse.h>
 
 #include "tfile-format.h"
-#include "fmt-filter.h"
 #include "tr.h"
 #include "fixtures.h"
 #include "unit.h"
@@ -320,26 +321,6 @@ TEST(field_lines)
 	}
 }
 
-TEST(filters)
-{
-	char why[128], *big = malloc(100001);
-
-	CHECK(fmt_check_filter("sched_switch: prev_pid == 1 && next_comm ~ \"ba*\"", why,
-			       sizeof(why)) == 0);
-	CHECK(fmt_check_filter("prev_pid == -9223372036854775808", why, sizeof(why)) == 0);
-	CHECK(fmt_check_filter("cpu0 == 18446744073709551615", why, sizeof(why)) == 0);
-	CHECK(fmt_check_filter("prev_pid == -99999999999999999999999", why, sizeof(why)) < 0);
-	CHECK(strstr(why, "out of range"));
-	CHECK(fmt_check_filter("x == 18446744073709551616", why, sizeof(why)) < 0);
-	/* Inside a string, digits are text. */
-	CHECK(fmt_check_filter("comm == \"99999999999999999999999\"", why, sizeof(why)) == 0);
-	memset(big, 'a', 100000);
-	big[100000] = '\0';
-	CHECK(fmt_check_filter(big, why, sizeof(why)) < 0);
-	CHECK(strstr(why, "100000 bytes"));
-	free(big);
-}
-
 /* Every format this host's kernel has passes, but the ones libtraceevent cannot evaluate. */
 TEST(this_kernels_formats)
 {
@@ -371,5 +352,5 @@ TEST(this_kernels_formats)
 
 UNIT_MAIN(T(kernel_shapes_pass), T(fields_named_must_exist), T(divisors_are_positive_literals),
 	  T(lengths_bounded_by_the_record), T(format_strings), T(conversions_read_once),
-	  T(helpers_named_once), T(nesting_and_size_bounded), T(field_lines), T(filters),
+	  T(helpers_named_once), T(nesting_and_size_bounded), T(field_lines),
 	  T(this_kernels_formats), T(reasons_stay_inside_the_text))
