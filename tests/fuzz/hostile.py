@@ -696,7 +696,6 @@ def main():
         'get-rex-str': b'"%s", __get_rex_str(prev_comm)',
         'get-rel-bare': b'"%s", __get_rel_(prev_comm)',
         'print-dynamic-array': b'"%s", __print_dynamic_array(REC->prev_comm, 4)',
-        'qual-run': b'"%lqzd %hhhd", REC->prev_pid, REC->next_pid',
         'width-past-int': b'"%99999999999999999999d", REC->prev_pid',
         'conv-quote': b'"%" "d", REC->prev_pid',
         'conv-escape': b'"%\\x64", REC->prev_pid',
