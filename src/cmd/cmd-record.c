@@ -614,12 +614,12 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (a.b.nguests) {
-		rg = xcalloc(a.b.nguests, sizeof(*rg));
-		for (size_t i = 0; i < a.b.nguests; i++)
-			rg[i].fd = -1;
-		if (guests_open(a.b.guests, a.b.nguests, paths.output, paths.tmp_dir, a.rn.psk_file,
-				a.tsync_ms, net_trace_id(), rg))
+		rg = guests_opts(a.b.guests, a.b.nguests, paths.tmp_dir, a.rn.psk_file, a.tsync_ms,
+				 net_trace_id());
+		if ((r = live_guests_files(rg, a.b.nguests, paths.output))) {
+			tr_report(r, "cannot write the guests' files");
 			goto out;
+		}
 	}
 record:
 	/* Only a person at a terminal wants it; logs and pipes get the summary alone. */
@@ -681,7 +681,8 @@ out:
 		tr_report(-EIO, "cannot write the output");
 		status = EXIT_RUNTIME;
 	}
-	guests_free(a.b.guests, rg, a.b.nguests, status != EXIT_OK && !res.sum.cpu);
+	live_guests_close(rg, a.b.nguests, status != EXIT_OK && !res.sum.cpu);
+	guests_free(a.b.guests, a.b.nguests);
 	rec_paths_free(&paths);
 	free(more);
 	free((char *)a.rn.host);
