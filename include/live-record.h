@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The live layer's recordings (src/live/record.c, guests.c, agent.c): tr
- * record's whole session around the recorder (rec.h) as one tool of the
- * runner (session.h), its guests (-A) and tr agent's recording of one
- * request.
+ * The live layer's recordings (src/live/record.c, record-summary.c,
+ * guests.c, agent.c): tr record's whole session around the recorder (rec.h)
+ * as one tool of the runner (session.h), what it says on stderr, its
+ * guests (-A) and tr agent's recording of one request.
  * The live_ prefix is the live layer's; rec_ is src/rec/'s.
  *
  * Errors: 0 or -errno with tr_fail() set.  Nothing here prints to stdout.
@@ -121,6 +121,35 @@ struct live_record_result {
  * failed mid-way is res->reader_err with the file still written.
  */
 int live_record(const struct live_record_opts *o, struct live_record_result *res);
+
+/*
+ * tr record's words on stderr (record-summary.c).  live_record_summary():
+ * once the recording is done, the latency file's line, or the per-CPU
+ * summary (rec_summary_print(); the readers' table with verbose) and the
+ * warnings: a reader that stopped early, what did not fit in the file,
+ * the rotations and --max-size, a spool kept for tr restore.  Nothing but
+ * the warnings when quiet.
+ */
+struct live_record_say {
+	bool quiet, verbose;
+	const char *tracer;		/* the first buffer's (a latency file's line) */
+	const char *output, *spool;	/* rec_paths' */
+	const char *net;		/* -N's listener as given, or NULL */
+	unsigned rotate;		/* --rotate */
+};
+void live_record_summary(const struct live_record_say *a, const struct live_record_result *res);
+/*
+ * The status line at a terminal, as live_record_opts.progress (arg: a
+ * zeroed struct live_status): elapsed, events/s since the last line, MB
+ * written, the CPUs that lost events so far, redrawn in place.
+ * live_status_erase() clears it before anything else is said.
+ */
+struct live_status {
+	bool drawn;
+	uint64_t last_ns, last_events;	/* what was drawn last, to rate events */
+};
+void live_status_draw(void *arg, const struct live_progress *p);
+void live_status_erase(struct live_status *st);
 
 /*
  * A guest of tr record -A (guests.c): net is the caller's (its agent, what
