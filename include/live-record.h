@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The live layer's recordings (src/live/record.c, agent.c): tr record's
- * whole session around the recorder (rec.h) as one tool of the runner
- * (session.h), its guests (-A) and tr agent's recording of one request.
+ * The live layer's recordings (src/live/record.c, record-summary.c,
+ * guests.c, agent.c): tr record's whole session around the recorder (rec.h)
+ * as one tool of the runner (session.h), what it says on stderr, its
+ * guests (-A) and tr agent's recording of one request.
  * The live_ prefix is the live layer's; rec_ is src/rec/'s.
  *
  * Errors: 0 or -errno with tr_fail() set.  Nothing here prints to stdout.
@@ -84,7 +85,7 @@ struct live_record_opts {
 	/* --tsc2nsec (rec_tsc2nsec()): stored as the TSC2NSEC option, 0: none. */
 	uint32_t tsc_mult, tsc_shift;
 	/*
-	 * tr record -A: guests recorded with the host (agent.c), each
+	 * tr record -A: guests recorded with the host (guests.c), each
 	 * connected once the host's readers are open, stopped once they are
 	 * drained, and written to its fd in file_flags' format; the host's
 	 * file gets a TRACEID option (trace_id) and a GUEST option for each.
@@ -121,22 +122,71 @@ struct live_record_result {
  */
 int live_record(const struct live_record_opts *o, struct live_record_result *res);
 
-/* A guest of tr record -A: what the caller fills, and how it went. */
+/*
+ * tr record's words on stderr (record-summary.c).  live_record_summary():
+ * once the recording is done, the latency file's line, or the per-CPU
+ * summary (rec_summary_print(); the readers' table with verbose) and the
+ * warnings: a reader that stopped early, what did not fit in the file,
+ * the rotations and --max-size, a spool kept for tr restore.  Nothing but
+ * the warnings when quiet.
+ */
+struct live_record_say {
+	bool quiet, verbose;
+	const char *tracer;		/* the first buffer's (a latency file's line) */
+	const char *output, *spool;	/* rec_paths' */
+	const char *net;		/* -N's listener as given, or NULL */
+	unsigned rotate;		/* --rotate */
+};
+void live_record_summary(const struct live_record_say *a, const struct live_record_result *res);
+/*
+ * The status line at a terminal, as live_record_opts.progress (arg: a
+ * zeroed struct live_status): elapsed, events/s since the last line, MB
+ * written, the CPUs that lost events so far, redrawn in place.
+ * live_status_erase() clears it before anything else is said.
+ */
+struct live_status {
+	bool drawn;
+	uint64_t last_ns, last_events;	/* what was drawn last, to rate events */
+};
+void live_status_draw(void *arg, const struct live_progress *p);
+void live_status_erase(struct live_status *st);
+
+/*
+ * A guest of tr record -A (guests.c): net is the caller's (its agent, what
+ * it records, the clock, the sync interval, --psk, the temp directory);
+ * the rest is the recording's, and how it went.
+ */
 struct live_guest {
 	struct net_guest_opts net;	/* net.h */
-	int fd;				/* its file, opened by the caller */
+	char *path;			/* its file: the output's name with -NAME */
+	bool created;			/* made by live_guests_files() */
+	int fd;				/* -1 until opened */
 	struct net_guest *g;
 	struct net_guest_result res;
 	char *error;			/* its failure's message (malloc'd), or NULL */
 };
-/* (agent.c) Connect every guest; 0 or the first failure (the others are let go). */
+/*
+ * Before the recording, once the host's output is named (and before
+ * tracefs is touched): each guest's file beside output, in trace-cmd's
+ * layout (trace.dat's guest NAME in trace-NAME.dat), opened.  0 or -errno
+ * with tr_fail() naming the file; live_guests_close() cleans up either way.
+ */
+int live_guests_files(struct live_guest *g, size_t n, const char *output);
+/* Connect every guest; 0 or the first failure (the others are let go). */
 int live_guests_open(const struct live_record_opts *o);
 /*
  * Stop and write every guest, each failure left in its error; the options
  * for the host's file (TRACEID, then a GUEST per guest written) in *opts.
  */
 void live_guests_finish(const struct live_record_opts *o, struct tfw_opt **opts, size_t *nopts);
+/* The connections let go (live_record() calls the three above). */
 void live_guests_free(const struct live_record_opts *o);
+/*
+ * After the recording: the files closed, those live_guests_files() made
+ * removed when the recording failed (failed) or the guest wrote nothing;
+ * g[] (n of them, or NULL) freed with its paths and errors.
+ */
+void live_guests_close(struct live_guest *g, size_t n, bool failed);
 
 /*
  * tr agent's recording of one request (agent.c): a session in

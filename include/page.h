@@ -116,6 +116,12 @@ struct tfile_walk_stats {
 	uint64_t bad_pages;	/* corrupt sub-buffers (partly) skipped */
 	uint64_t missed_pages;	/* sub-buffers flagged as following lost events */
 	uint64_t missed_events;	/* the counts the kernel stored */
+	/*
+	 * Events lost before the events delivered, as each sub-buffer's first
+	 * event carries them: its stored count, or one for a flag without a
+	 * count (what a consumer of the events would add up).
+	 */
+	uint64_t lost;
 };
 typedef int (*tfile_event_fn)(void *arg, const struct tfile_event *ev);
 int tfile_pages_walk(const struct tfile_layout *l, int cpu, const void *pages, size_t len,

@@ -225,6 +225,13 @@ struct session_result {
 	/* With end SESSION_CHILD_EXITED: "'CMD' exited with N" or "'CMD' killed by signal N". */
 	char child_text[128];
 	uint64_t bad_pages;	/* corrupt sub-buffers opts.sink (and finish()) skipped */
+	/*
+	 * Events the kernel lost before those opts.sink delivered (its walk's
+	 * lost: the sub-buffers' stored counts, a flag without one as one),
+	 * or 0 without a sink.  A tool's own counts (the recorder's summary,
+	 * top's per-CPU rates) are its own.
+	 */
+	uint64_t lost;
 };
 
 /*

@@ -422,102 +422,6 @@ static const struct argp argp = {
 	children, NULL, NULL
 };
 
-/* The summary and warnings on stderr; the exit status. */
-static int finish(const struct args *a, const struct rec_paths *out,
-		  const struct live_record_result *res)
-{
-	const struct rec_summary *sum = &res->sum;
-
-	if (res->latency) {
-		if (!a->quiet)
-			rec_latency_print(stderr, a->b.done[0].setup.tracer, res->max_us,
-					  res->latency_bytes, out->output);
-		return EXIT_OK;
-	}
-	if (res->failure[0])
-		tr_error("%s: recording stopped early", res->failure);
-	else if (res->reader_err == -ENOSPC)
-		tr_warn("no space left on the file system of '%s': recording stopped early",
-			out->output);
-	else if (res->reader_err)
-		tr_warn("a reader stopped early: %s", strerror(-res->reader_err));
-	if (a->verbose)
-		rec_readers_print(stderr, sum);
-	if (!a->quiet)
-		rec_summary_print(stderr, sum, a->net ? NULL : out->output);
-	if (!a->quiet && a->net)
-		fprintf(stderr, "sent to '%s'\n", a->net);
-	if (sum->fell_back_v6)
-		tr_warn("no room to compress '%s': it was written as version 6", out->output);
-	if (sum->dropped_kallsyms)
-		tr_warn("no room for kernel symbols in '%s': addresses will not be named",
-			out->output);
-	if (sum->dropped_cmdlines)
-		tr_warn("no room for the saved command names in '%s'", out->output);
-	if (sum->dropped_bytes)
-		tr_warn("no room for %llu bytes of events: the newest were left out",
-			(unsigned long long)sum->dropped_bytes);
-	if (res->rotations && !a->quiet)
-		fprintf(stderr, "rotated %llu times at --max-size: the earlier parts are '%s.1' "
-			"(newest) to '%s.%u'\n", (unsigned long long)res->rotations, out->output,
-			out->output,
-			res->rotations < a->rotate ? (unsigned)res->rotations : a->rotate);
-	if (res->max_size_reached && !a->quiet)
-		fprintf(stderr, "stopped at --max-size: '%s' would have grown past it\n",
-			out->output);
-	if (res->spool_kept)
-		tr_warn("what was recorded is kept in '%s': 'tr restore %s' writes it", out->spool,
-			out->output);
-	if (res->reader_err)
-		return EXIT_RUNTIME;
-	if (a->fail_on_loss && sum->total.lost) {
-		tr_error("%llu events were lost", (unsigned long long)sum->total.lost);
-		return EXIT_RUNTIME;
-	}
-	return EXIT_OK;
-}
-
-/* The status line at a terminal: what was drawn last, to rate events and to erase it. */
-struct status {
-	bool drawn;
-	uint64_t last_ns, last_events;
-};
-
-/*
- * One line on stderr, redrawn in place: elapsed, events/s since the last
- * line, MB written, and the CPUs that lost events so far.
- */
-static void status_draw(void *arg, const struct live_progress *p)
-{
-	struct status *st = arg;
-	double dt = (p->elapsed_ns - st->last_ns) / 1e9;
-	double rate = dt > 0 ? (p->events - st->last_events) / dt : 0;
-	char line[512];
-	int n;
-
-	n = snprintf(line, sizeof(line), "\r%.1f s, %.0f events/s, %.1f MB written",
-		     p->elapsed_ns / 1e9, rate, p->bytes / 1e6);
-	for (int c = 0, first = 1; c < p->ncpus && n < (int)sizeof(line) - 40; c++) {
-		if (!p->lost[c])
-			continue;
-		n += snprintf(line + n, sizeof(line) - n, "%s cpu%d %llu", first ? ", lost:" : "",
-			      c, (unsigned long long)p->lost[c]);
-		first = 0;
-	}
-	fprintf(stderr, "%s\033[K", line);
-	fflush(stderr);
-	st->drawn = true;
-	st->last_ns = p->elapsed_ns;
-	st->last_events = p->events;
-}
-
-static void status_erase(struct status *st)
-{
-	if (st->drawn)
-		fputs("\r\033[K", stderr);
-	st->drawn = false;
-}
-
 /*
  * The version and compression asked for, as rec_write_file() flags.  The
  * default is v7 with zstd, as trace-cmd's: see README (files about a
@@ -547,6 +451,26 @@ static int lookup_user(struct args *a)
 	a->uid = pw->pw_uid;
 	a->gid = pw->pw_gid;
 	return 0;
+}
+
+/* The summary and warnings (live_record_summary()); the exit status. */
+static int finish(const struct args *a, const struct rec_paths *out,
+		  const struct live_record_result *res)
+{
+	live_record_summary(&(struct live_record_say){ .quiet = a->quiet, .verbose = a->verbose,
+						       .tracer = a->b.done[0].setup.tracer,
+						       .output = out->output, .spool = out->spool,
+						       .net = a->net, .rotate = a->rotate },
+			    res);
+	if (res->latency)
+		return EXIT_OK;
+	if (res->reader_err)
+		return EXIT_RUNTIME;
+	if (a->fail_on_loss && res->sum.total.lost) {
+		tr_error("%llu events were lost", (unsigned long long)res->sum.total.lost);
+		return EXIT_RUNTIME;
+	}
+	return EXIT_OK;
 }
 
 /*
@@ -585,7 +509,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct args a = { .ff.zip = -1 };
 	struct live_record_result res = { 0 };
-	struct status st = { 0 };
+	struct live_status st = { 0 };
 	struct rec_paths paths = { .fd = -1 };
 	bool status_line;
 	struct tfs_inst *in = NULL;
@@ -614,12 +538,12 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (a.b.nguests) {
-		rg = xcalloc(a.b.nguests, sizeof(*rg));
-		for (size_t i = 0; i < a.b.nguests; i++)
-			rg[i].fd = -1;
-		if (guests_open(a.b.guests, a.b.nguests, paths.output, paths.tmp_dir, a.rn.psk_file,
-				a.tsync_ms, net_trace_id(), rg))
+		rg = guests_opts(a.b.guests, a.b.nguests, paths.tmp_dir, a.rn.psk_file, a.tsync_ms,
+				 net_trace_id());
+		if ((r = live_guests_files(rg, a.b.nguests, paths.output))) {
+			tr_report(r, "cannot write the guests' files");
 			goto out;
+		}
 	}
 record:
 	/* Only a person at a terminal wants it; logs and pipes get the summary alone. */
@@ -652,10 +576,10 @@ record:
 						  .tsc_mult = a.tsc_mult, .tsc_shift = a.tsc_shift,
 						  .guests = rg, .nguests = a.b.nguests,
 						  .trace_id = rg ? rg[0].net.trace_id : 0,
-						  .progress = status_line ? status_draw : NULL,
+						  .progress = status_line ? live_status_draw : NULL,
 						  .progress_arg = &st },
 		       &res)) {
-		status_erase(&st);
+		live_status_erase(&st);
 		/* One line: what failed, and where the recording is (a failing disk, EIO). */
 		if (res.spool_kept && tr_failure())
 			tr_error("%s; what was recorded is kept in '%s': 'tr restore %s' writes it",
@@ -667,7 +591,7 @@ record:
 			rec_paths_discard(&paths);
 		goto out;
 	}
-	status_erase(&st);
+	live_status_erase(&st);
 	status = finish(&a, &paths, &res);
 	if (!guests_report(a.b.guests, rg, a.b.nguests, a.quiet) && status == EXIT_OK)
 		status = EXIT_RUNTIME;
@@ -681,7 +605,8 @@ out:
 		tr_report(-EIO, "cannot write the output");
 		status = EXIT_RUNTIME;
 	}
-	guests_free(a.b.guests, rg, a.b.nguests, status != EXIT_OK && !res.sum.cpu);
+	live_guests_close(rg, a.b.nguests, status != EXIT_OK && !res.sum.cpu);
+	guests_free(a.b.guests, a.b.nguests);
 	rec_paths_free(&paths);
 	free(more);
 	free((char *)a.rn.host);

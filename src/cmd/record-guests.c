@@ -1,20 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * tr record -A NAME@ADDR:PORT (record-local.h): the guests' part of the
- * command line, their files (trace-cmd's layout: trace.dat's guest NAME
- * in trace-NAME.dat) and their lines in the summary.  The recording is
- * live_record()'s (live-record.h), the protocol net.h's.
+ * command line, checked at its end, what each agent is asked for, and
+ * their lines in the summary.  Their files and their recording are the
+ * live layer's (live/guests.c, live-record.h), the protocol net.h's.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "net.h"
 #include "netmsg.h"
-#include "rec-paths.h"
 #include "record-local.h"
 #include "tr.h"
 
@@ -111,19 +107,13 @@ void guests_check(struct argp_state *state, struct guest_args *g, size_t n,
 	}
 }
 
-int guests_open(struct guest_args *g, size_t n, const char *output, const char *tmp_dir,
-		const char *psk, unsigned interval_ms, uint64_t trace_id, struct live_guest *rg)
+struct live_guest *guests_opts(const struct guest_args *g, size_t n, const char *tmp_dir,
+			       const char *psk, unsigned interval_ms, uint64_t trace_id)
 {
-	for (size_t i = 0; i < n; i++) {
-		int fd;
+	struct live_guest *rg = xcalloc(n, sizeof(*rg));
 
-		g[i].path = rec_guest_path(output, g[i].name);
-		fd = rec_output_open(g[i].path, &g[i].created);
-		if (fd < 0) {
-			tr_report(fd, "cannot write '%s'", g[i].path);
-			return fd;
-		}
-		rg[i].fd = fd;
+	for (size_t i = 0; i < n; i++) {
+		rg[i].fd = -1;
 		rg[i].net = (struct net_guest_opts){
 			.name = g[i].name, .host = g[i].host, .port = g[i].port, .vsock = g[i].vsock,
 			.argv = (const char *const *)g[i].argv.v, .argc = g[i].argv.n,
@@ -131,7 +121,7 @@ int guests_open(struct guest_args *g, size_t n, const char *output, const char *
 			.clock = net_clock_id(g[i].argv.v[g[i].argv.n - 1]),
 			.interval_ms = interval_ms, .psk_file = psk, .tmp_dir = tmp_dir };
 	}
-	return 0;
+	return rg;
 }
 
 bool guests_report(const struct guest_args *g, const struct live_guest *rg, size_t n, bool quiet)
@@ -149,7 +139,7 @@ bool guests_report(const struct guest_args *g, const struct live_guest *rg, size
 		if (quiet)
 			continue;
 		fprintf(stderr, "guest %s: wrote '%s' (%d CPUs, %.1f MB of events)", g[i].name,
-			g[i].path, r->cpus, r->data_bytes / 1e6);
+			rg[i].path, r->cpus, r->data_bytes / 1e6);
 		if (r->nsync)
 			fprintf(stderr, ", clock offset %+lld ns (%d measurements, spread %lld ns)",
 				(long long)r->offset_min + (r->offset_max - r->offset_min) / 2,
@@ -164,23 +154,14 @@ bool guests_report(const struct guest_args *g, const struct live_guest *rg, size
 	return ok;
 }
 
-void guests_free(struct guest_args *g, struct live_guest *rg, size_t n, bool failed)
+void guests_free(struct guest_args *g, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		if (rg && rg[i].fd >= 0)
-			close(rg[i].fd);
-		/* A guest that wrote nothing leaves no file either. */
-		if (g[i].created && (failed || (rg && rg[i].error && !rg[i].res.file_bytes)))
-			unlink(g[i].path);
-		if (rg)
-			free(rg[i].error);
 		free(g[i].name);
 		free(g[i].host);
-		free(g[i].path);
 		strv_free(&g[i].argv);
 		evsel_list_free(&g[i].ev.list);
 		setup_free(&g[i].setup);
 	}
 	free(g);
-	free(rg);
 }

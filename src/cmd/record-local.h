@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * tr record's guests (-A NAME@ADDR:PORT, record-guests.c): what cmd-record.c
- * parses for each, the checks at the end of the line, the files opened
- * before recording and the lines printed after it.
+ * parses for each, the checks at the end of the line, what live_record()
+ * is given for each and the lines printed after it.
  */
 #ifndef TR_RECORD_LOCAL_H
 #define TR_RECORD_LOCAL_H
@@ -24,8 +24,6 @@ struct guest_args {
 	struct opt_events ev;	/* the options after its -A */
 	struct tr_setup setup;
 	struct strv argv;	/* what the agent is asked to record with */
-	char *path;		/* OUTPUT with -NAME before its extension */
-	bool created;
 };
 
 /* -A's argument: NAME@ADDR:PORT, NAME a file name's part; a usage error otherwise. */
@@ -38,12 +36,17 @@ void guest_spec(struct argp_state *state, struct guest_args *g, const char *spec
  */
 void guests_check(struct argp_state *state, struct guest_args *g, size_t n,
 		  const struct evsel_list *host_ev, struct tr_setup **host, size_t nhost);
-/* Open each guest's file beside output and fill rg[] for live_record().  0 or -errno, said. */
-int guests_open(struct guest_args *g, size_t n, const char *output, const char *tmp_dir,
-		const char *psk, unsigned interval_ms, uint64_t trace_id, struct live_guest *rg);
+/*
+ * What live_record() needs of each guest (live-record.h): its agent, what
+ * it records and with which clock, and the options every guest shares;
+ * the files are not open yet (live_guests_files()).  Freed by
+ * live_guests_close().
+ */
+struct live_guest *guests_opts(const struct guest_args *g, size_t n, const char *tmp_dir,
+			       const char *psk, unsigned interval_ms, uint64_t trace_id);
 /* A line per guest written, a warning per guest failed; false if one failed. */
 bool guests_report(const struct guest_args *g, const struct live_guest *rg, size_t n, bool quiet);
-/* Close the files (removing those created when the recording failed) and free. */
-void guests_free(struct guest_args *g, struct live_guest *rg, size_t n, bool failed);
+/* The guests' options freed (their files: live_guests_close()). */
+void guests_free(struct guest_args *g, size_t n);
 
 #endif

@@ -28,9 +28,7 @@ static int on_event(void *arg, const struct tfile_event *ev)
 {
 	struct live *l = arg;
 
-	/* -1: the kernel lost events here without counting them; at least one. */
-	if (ev->missed)
-		hist_user_lost(l->u, ev->missed > 0 ? (uint64_t)ev->missed : 1);
+	/* The events lost before it are the runner's to count (end->lost). */
 	hist_user_event(l->u, ev);
 	return 0;
 }
@@ -67,6 +65,7 @@ static int live_finish(void *arg, struct session *sess, struct session_result *e
 	(void)sess;
 	if (end->err)
 		return 0;
+	hist_user_lost(l->u, end->lost);
 	if (!tfs_read(tfs_top(), "saved_cmdlines", &cmdlines))
 		hist_user_cmdlines(l->u, cmdlines);
 	free(cmdlines);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What the userspace engines (hist-live.c, hist-ulat.c) share, and nothing
+ * What the userspace engines (hist-live.c, hist-lat-user.c) share, and nothing
  * outside src/hist sees.
  */
 #ifndef TR_HIST_LOCAL_H

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Host and guest recording (live-record.h, net.h).  The host's half, for
- * live_record(): its guests connected, stopped and written, and the
- * options that name them in the host's file.  The agent's half: one
- * request recorded into the host's connections through the session.
+ * tr agent's recording (live-record.h, net.h): one request of a host's
+ * tr record -A recorded into the host's connections through the session.
+ * The host's half is guests.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,60 +13,6 @@
 #include "rec.h"
 #include "session.h"
 #include "tfw.h"
-
-
-int live_guests_open(const struct live_record_opts *o)
-{
-	for (size_t i = 0; i < o->nguests; i++) {
-		struct live_guest *g = &o->guests[i];
-		int e = net_guest_open(&g->net, &g->g);
-
-		if (e) {
-			for (size_t k = 0; k <= i; k++) {
-				net_guest_free(o->guests[k].g);
-				o->guests[k].g = NULL;
-			}
-			return e;
-		}
-	}
-	return 0;
-}
-
-void live_guests_finish(const struct live_record_opts *o, struct tfw_opt **opts, size_t *nopts)
-{
-	int version = o->file_flags & REC_FILE_V7 ? 7 : 6;
-	struct tfw_opt *v = xcalloc(o->nguests + 1, sizeof(*v));
-	size_t n = 0;
-
-	tfw_opt_traceid(&v[n++], o->trace_id);
-	/* Every guest is told to stop first: they end together, as they began. */
-	for (size_t i = 0; i < o->nguests; i++) {
-		struct live_guest *g = &o->guests[i];
-
-		if (g->g && net_guest_stop(g->g))
-			g->error = xstrdup(tr_failure());
-	}
-	for (size_t i = 0; i < o->nguests; i++) {
-		struct live_guest *g = &o->guests[i];
-
-		if (!g->g)
-			continue;
-		if (net_guest_write(g->g, g->fd, version, version == 7 ? REC_ZIP_OF(o->file_flags) : 0,
-				    &g->res) && !g->error)
-			g->error = xstrdup(tr_failure());
-		net_guest_option(g->g, &v[n++]);
-	}
-	*opts = v;
-	*nopts = n;
-}
-
-void live_guests_free(const struct live_record_opts *o)
-{
-	for (size_t i = 0; i < o->nguests; i++) {
-		net_guest_free(o->guests[i].g);
-		o->guests[i].g = NULL;
-	}
-}
 
 /*
  * tr agent's recording as a live tool: the metadata and the start sent

@@ -3,7 +3,8 @@
  * The one runner of the live tools (session.h, session_tool_run()): the
  * sequence in its order, the tool's hooks called at their places, and the
  * end of the session read once for every tool: a reader's failure, the
- * command's exit, the corrupt sub-buffers a sink skipped.
+ * command's exit, the corrupt sub-buffers a sink skipped and the events
+ * the kernel lost before those it delivered.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -55,8 +56,10 @@ int session_tool_run(const struct session_opts *o, const struct session_tool *t,
 	if (!r)
 		r = read_end(s, o, t, session_run(s), &res);
 	res.err = r;
-	if (o->sink)
+	if (o->sink) {
 		res.bad_pages = o->sink->st.bad_pages;
+		res.lost = o->sink->st.lost;
+	}
 	if (t->finish)
 		fr = t->finish(arg, opened ? s : NULL, &res);
 	if (res.bad_pages && !t->shows_bad_pages)

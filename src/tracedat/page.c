@@ -265,6 +265,8 @@ int tfile_pages_walk(const struct tfile_layout *l, int cpu, const void *pages, s
 		while ((r = tfile_page_next(&pg, &ev, &bad)) == 1) {
 			ev.cpu = cpu;
 			st->events++;
+			if (ev.missed)
+				st->lost += ev.missed > 0 ? (uint64_t)ev.missed : 1;
 			r = fn(arg, &ev);
 			if (r)
 				return r;

@@ -460,6 +460,34 @@ TEST(missed_events_sign_extended)
 	CHECK(st.missed_pages == 1 && st.missed_events == 7 && st.bad_pages == 0);
 }
 
+/*
+ * The walk's lost is what the events carry: a sub-buffer's stored count on
+ * its first event, one for a flag without a count, nothing for a flagged
+ * sub-buffer that delivers no event (missed_pages still counts it).
+ */
+TEST(walk_counts_lost_as_events_carry_it)
+{
+	static unsigned char pages[3 * PAGE];
+	struct tfile_walk_stats st = { 0 };
+	uint32_t w = 2 | 5u << 5;	/* one 8-byte data event, delta 5: 12 bytes */
+	uint64_t stored = 12 | TFILE_MISSED_EVENTS | TFILE_MISSED_STORED, n = 9;
+	uint64_t flag = 12 | TFILE_MISSED_EVENTS, empty = TFILE_MISSED_EVENTS;
+	int events = 0;
+
+	make_page(pages, 1, 0, 0);
+	memcpy(pages + 8, &stored, 8);
+	memcpy(pages + 16, &w, 4);
+	memcpy(pages + 16 + 12, &n, 8);
+	make_page(pages + PAGE, 2, 0, 0);
+	memcpy(pages + PAGE + 8, &flag, 8);
+	memcpy(pages + PAGE + 16, &w, 4);
+	make_page(pages + 2 * PAGE, 3, 0, 0);
+	memcpy(pages + 2 * PAGE + 8, &empty, 8);
+	CHECK(!tfile_pages_walk(&L64, 0, pages, sizeof(pages), count_event, &events, &st));
+	CHECK(events == 2 && st.missed_pages == 3 && st.missed_events == 9);
+	CHECK(st.lost == 10);
+}
+
 /* A corrupt sub-buffer is counted and skipped; the walk goes on with the next. */
 TEST(walk_skips_bad_pages)
 {
@@ -841,7 +869,8 @@ TEST(tgids_in_version)
 }
 
 UNIT_MAIN(T(top_level_file), T(kallsyms_from_temp_file), T(instance_buffer_from_temp_file), T(missed_events_flags),
-	  T(missed_events_sign_extended), T(walk_skips_bad_pages),
+	  T(missed_events_sign_extended), T(walk_counts_lost_as_events_carry_it),
+	  T(walk_skips_bad_pages),
 	  T(kernel_stats), T(own_pid_filters), T(latency_file), T(v7_round_trip),
 	  T(direct_write_same_bytes), T(wake_percent_by_size), T(kallsyms_extent_copied),
 	  T(tgids_in_version))
