@@ -65,14 +65,17 @@ static inline uint64_t htab_mix(uint64_t k)
 	return k;
 }
 
-/* A string's hash (Bernstein's, from seed: different seeds keep namespaces apart). */
+/*
+ * A string's hash (Bernstein's, from seed: different seeds keep namespaces
+ * apart), never 0, so that it can be a hashed table's tag.
+ */
 static inline uint64_t htab_hash_str(const char *s, uint64_t seed)
 {
 	uint64_t h = seed;
 
 	while (*s)
 		h = h * 33 + (unsigned char)*s++;
-	return h;
+	return h + !h;
 }
 
 /* n bytes' hash, 8 at a time (n a multiple of 8), never 0. */

@@ -41,9 +41,7 @@ struct btf {
 
 static uint64_t tag_of(const char *name, enum ns ns)
 {
-	uint64_t h = htab_hash_str(name, ns == NS_STRUCT ? 7 : ns == NS_FUNC ? 11 : 5381);
-
-	return h + !h;
+	return htab_hash_str(name, ns == NS_STRUCT ? 7 : ns == NS_FUNC ? 11 : 5381);
 }
 
 /* The entry of name in ns, or the empty slot where it would go; NULL when there are no slots. */

@@ -86,7 +86,6 @@ static uint32_t site_of(struct fmt_mem *m, const char *name)
 	struct mem_name *e;
 	size_t i;
 
-	tag += !tag;
 	htab_reserve(&m->names, 1);
 	for (e = htab_first(&m->names, tag, &i); e->tag; e = htab_next(&m->names, tag, &i))
 		if (!strcmp(m->sites[e->site].name, name))

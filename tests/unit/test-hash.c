@@ -96,7 +96,6 @@ static struct named *lookup(struct htab *h, const char *name, bool add)
 	struct named *e;
 	size_t i;
 
-	tag = tag ? tag : 1;
 	if (add)
 		htab_reserve(h, 1);
 	for (e = htab_first(h, tag, &i); e && e->tag; e = htab_next(h, tag, &i))
@@ -135,6 +134,10 @@ TEST(hashes)
 
 	CHECK(htab_hash_str("", 5381) == 5381);
 	CHECK(htab_hash_str("a", 5381) == 5381 * 33 + 'a');
+	/* Never 0, so that it can be a tag: where the sum is 0 ("" from 0, "a" from a seed s
+	 * with s * 33 + 'a' = 2^64), it is 1. */
+	CHECK(htab_hash_str("", 0) == 1);
+	CHECK(htab_hash_str("a", 0x1f07c1f07c1f07bfULL) == 1);
 	CHECK(htab_hash_words(a, 16) != htab_hash_words(b, 16));
 	CHECK(htab_hash_words(a, 0) & 1);
 	CHECK(htab_mix(1) != htab_mix(2));
