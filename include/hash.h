@@ -5,7 +5,7 @@
  * power-of-two number of slots, at most half of them full.  It serves the
  * formatter's comm, tgid and printk tables, tr report --profile's tasks and
  * --mem's call sites and live pointers, the BTF names, tr top's tables and
- * tr hist's userspace map.
+ * tr hist's userspace map and --latency's pending starts.
  *
  * Each entry starts with a uint64_t tag; 0 marks an empty slot.  Two kinds
  * of table:
@@ -13,7 +13,8 @@
  *     ~0 cannot be kept), which the table hashes (htab_mix) to find its
  *     slot: htab_find(), htab_get(), htab_add() take the key.
  *   - hashed (HTAB_HASHED): the tag is the hash of a key the entry holds
- *     after it (a string, bytes), never 0, and its low bits are the slot.
+ *     after it (a string, bytes, a 64-bit key that may be ~0), never 0, and
+ *     its low bits are the slot.
  *     The caller compares keys: htab_first()/htab_next() walk the slots
  *     from the tag's own on to an empty one, htab_claim() takes that one.
  *
@@ -65,14 +66,26 @@ static inline uint64_t htab_mix(uint64_t k)
 	return k;
 }
 
-/* A string's hash (Bernstein's, from seed: different seeds keep namespaces apart). */
+/*
+ * A 64-bit key's tag in a hashed table that compares the key itself, for
+ * keys that may take all 64 bits (a keyed table cannot keep ~0): never 0.
+ */
+static inline uint64_t htab_hash_u64(uint64_t k)
+{
+	return htab_mix(k) + !k;	/* htab_mix() is a bijection: 0 only for 0 */
+}
+
+/*
+ * A string's hash (Bernstein's, from seed: different seeds keep namespaces
+ * apart), never 0, so that it can be a hashed table's tag.
+ */
 static inline uint64_t htab_hash_str(const char *s, uint64_t seed)
 {
 	uint64_t h = seed;
 
 	while (*s)
 		h = h * 33 + (unsigned char)*s++;
-	return h;
+	return h + !h;
 }
 
 /* n bytes' hash, 8 at a time (n a multiple of 8), never 0. */

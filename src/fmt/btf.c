@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "btf.h"
+#include "hash.h"
 #include "tr.h"
 
 enum {
@@ -21,10 +22,12 @@ enum {
 /* The names looked up: enum constants, structs (their size), functions (their FUNC_PROTO's id). */
 enum ns { NS_ENUM, NS_STRUCT, NS_FUNC };
 
+/* hash.h's hashed table: the first entry of a name in a namespace (later ones are not kept). */
 struct ent {
+	uint64_t tag;		/* the name's hash, seeded by its namespace */
 	const char *name;	/* in strs */
 	int64_t v;
-	enum ns is_struct;
+	enum ns ns;
 };
 
 struct btf {
@@ -33,52 +36,49 @@ struct btf {
 	uint8_t *types;		/* the type section, for function prototypes */
 	uint32_t *at;		/* type id -> its offset in types (id 0: void) */
 	uint32_t ntypes;
-	struct ent *tab;	/* open addressing, cap a power of two */
-	size_t cap, n;
+	struct htab names;	/* struct ent */
 };
 
-static size_t hash(const char *s, enum ns st)
+static uint64_t tag_of(const char *name, enum ns ns)
 {
-	size_t h = st == NS_STRUCT ? 7 : st == NS_FUNC ? 11 : 5381;
-
-	while (*s)
-		h = h * 33 + (unsigned char)*s++;
-	return h;
+	return htab_hash_str(name, ns == NS_STRUCT ? 7 : ns == NS_FUNC ? 11 : 5381);
 }
 
-static void add(struct btf *b, const char *name, int64_t v, enum ns st)
+/* The entry of name in ns, or the empty slot where it would go; NULL when there are no slots. */
+static struct ent *walk(const struct btf *b, const char *name, enum ns ns, uint64_t tag)
 {
+	struct ent *e;
 	size_t i;
+
+	for (e = htab_first(&b->names, tag, &i); e && e->tag; e = htab_next(&b->names, tag, &i))
+		if (e->ns == ns && !strcmp(e->name, name))
+			break;
+	return e;
+}
+
+static void add(struct btf *b, const char *name, int64_t v, enum ns ns)
+{
+	uint64_t tag;
+	struct ent *e;
 
 	if (!*name)
 		return;
-	if ((b->n + 1) * 2 > b->cap) {
-		struct ent *old = b->tab;
-		size_t oc = b->cap;
-
-		b->cap = b->cap ? b->cap * 2 : 4096;
-		b->tab = xcalloc(b->cap, sizeof(*b->tab));
-		b->n = 0;
-		for (size_t k = 0; k < oc; k++)
-			if (old[k].name)
-				add(b, old[k].name, old[k].v, old[k].is_struct);
-		free(old);
-	}
-	for (i = hash(name, st) & (b->cap - 1); b->tab[i].name; i = (i + 1) & (b->cap - 1))
-		if (b->tab[i].is_struct == st && !strcmp(b->tab[i].name, name))
-			return;		/* the first one wins */
-	b->tab[i] = (struct ent){ name, v, st };
-	b->n++;
+	tag = tag_of(name, ns);
+	htab_reserve(&b->names, 1);
+	e = walk(b, name, ns, tag);
+	if (e->tag)
+		return;		/* the first one wins */
+	e = htab_claim(&b->names, e, tag);
+	e->name = name;
+	e->v = v;
+	e->ns = ns;
 }
 
-static const struct ent *find(const struct btf *b, const char *name, enum ns st)
+static const struct ent *find(const struct btf *b, const char *name, enum ns ns)
 {
-	if (!b || !b->cap)
-		return NULL;
-	for (size_t i = hash(name, st) & (b->cap - 1); b->tab[i].name; i = (i + 1) & (b->cap - 1))
-		if (b->tab[i].is_struct == st && !strcmp(b->tab[i].name, name))
-			return &b->tab[i];
-	return NULL;
+	const struct ent *e = b ? walk(b, name, ns, tag_of(name, ns)) : NULL;
+
+	return e && e->tag ? e : NULL;
 }
 
 static uint32_t u32(const uint8_t *p)
@@ -107,6 +107,7 @@ struct btf *btf_load(const void *data, size_t len)
 	    (uint64_t)hdr_len + str_off + str_len > len || !str_len)
 		return NULL;
 	b = xcalloc(1, sizeof(*b));
+	htab_init(&b->names, sizeof(struct ent), 4096, HTAB_HASHED);
 	b->strs = xmalloc(str_len + 1);
 	memcpy(b->strs, d + hdr_len + str_off, str_len);
 	b->strs[str_len] = '\0';
@@ -301,7 +302,7 @@ void btf_free(struct btf *b)
 	if (!b)
 		return;
 	free(b->strs);
-	free(b->tab);
+	htab_clear(&b->names);
 	free(b->types);
 	free(b->at);
 	free(b);

@@ -19,14 +19,22 @@
 #include <event-parse.h>
 
 #include "fmt.h"
+#include "hash.h"
 
 struct mem_site {
 	char *name;
 	uint64_t allocs, req, alloc, frees, live, live_bytes;
 };
 
+/* hash.h's hashed table of sites by name. */
+struct mem_name {
+	uint64_t tag;		/* the name's hash */
+	uint32_t site;		/* its index in sites */
+};
+
+/* hash.h's keyed table of live pointers: the key is ptr - 1 (never 0, so any ptr fits). */
 struct mem_ptr {
-	uint64_t ptr;		/* 0: empty slot */
+	uint64_t ptr;		/* the tag */
 	uint32_t site;
 	uint64_t bytes;
 };
@@ -35,31 +43,11 @@ struct fmt_mem {
 	struct tep_handle *tep;
 	struct mem_site *sites;
 	size_t nsites;
-	/* Sites by name, and live pointers: open addressing, power-of-two sizes. */
-	uint32_t *site_slots;	/* index + 1, 0 empty */
-	size_t site_cap;
-	struct mem_ptr *ptrs;
-	size_t ptr_cap, nptrs;
+	struct htab names;	/* struct mem_name */
+	struct htab ptrs;	/* struct mem_ptr */
 	uint64_t unknown_frees;
 	int id_alloc[4], id_free[2];
 };
-
-static uint64_t hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	return x;
-}
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	while (*s)
-		h = (h ^ (uint8_t)*s++) * 1099511628211ULL;
-	return h;
-}
 
 static int event_id(struct tep_handle *tep, const char *name)
 {
@@ -79,10 +67,8 @@ struct fmt_mem *fmt_mem_new(struct tep_handle *tep)
 		m->id_alloc[i] = event_id(tep, allocs[i]);
 	m->id_free[0] = event_id(tep, "kfree");
 	m->id_free[1] = event_id(tep, "kmem_cache_free");
-	m->site_cap = 256;
-	m->site_slots = xcalloc(m->site_cap, sizeof(*m->site_slots));
-	m->ptr_cap = 1024;
-	m->ptrs = xcalloc(m->ptr_cap, sizeof(*m->ptrs));
+	htab_init(&m->names, sizeof(struct mem_name), 256, HTAB_HASHED);
+	htab_init(&m->ptrs, sizeof(struct mem_ptr), 1024, 0);
 	return m;
 }
 
@@ -96,74 +82,19 @@ bool fmt_mem_has_events(const struct fmt_mem *m)
 
 static uint32_t site_of(struct fmt_mem *m, const char *name)
 {
-	size_t mask = m->site_cap - 1, i = hash_str(name) & mask;
+	uint64_t tag = htab_hash_str(name, 5381);
+	struct mem_name *e;
+	size_t i;
 
-	while (m->site_slots[i]) {
-		if (!strcmp(m->sites[m->site_slots[i] - 1].name, name))
-			return m->site_slots[i] - 1;
-		i = (i + 1) & mask;
-	}
+	htab_reserve(&m->names, 1);
+	for (e = htab_first(&m->names, tag, &i); e->tag; e = htab_next(&m->names, tag, &i))
+		if (!strcmp(m->sites[e->site].name, name))
+			return e->site;
+	e = htab_claim(&m->names, e, tag);
+	e->site = m->nsites;
 	m->sites = xrealloc(m->sites, (m->nsites + 1) * sizeof(*m->sites));
 	m->sites[m->nsites] = (struct mem_site){ .name = xstrdup(name) };
-	m->site_slots[i] = ++m->nsites;
-	if (m->nsites * 2 > m->site_cap) {
-		free(m->site_slots);
-		m->site_cap *= 2;
-		m->site_slots = xcalloc(m->site_cap, sizeof(*m->site_slots));
-		for (size_t k = 0; k < m->nsites; k++) {
-			size_t j = hash_str(m->sites[k].name) & (m->site_cap - 1);
-
-			while (m->site_slots[j])
-				j = (j + 1) & (m->site_cap - 1);
-			m->site_slots[j] = k + 1;
-		}
-	}
-	return m->nsites - 1;
-}
-
-/* The slot of ptr, or of the empty slot where it would go. */
-static struct mem_ptr *ptr_slot(struct fmt_mem *m, uint64_t ptr)
-{
-	size_t mask = m->ptr_cap - 1, i = hash64(ptr) & mask;
-
-	while (m->ptrs[i].ptr && m->ptrs[i].ptr != ptr)
-		i = (i + 1) & mask;
-	return &m->ptrs[i];
-}
-
-static void ptr_grow(struct fmt_mem *m)
-{
-	struct mem_ptr *old = m->ptrs;
-	size_t n = m->ptr_cap;
-
-	m->ptr_cap *= 2;
-	m->ptrs = xcalloc(m->ptr_cap, sizeof(*m->ptrs));
-	for (size_t i = 0; i < n; i++)
-		if (old[i].ptr)
-			*ptr_slot(m, old[i].ptr) = old[i];
-	free(old);
-}
-
-/* Remove the entry at p, moving up the ones after it that hashed before it. */
-static void ptr_remove(struct fmt_mem *m, struct mem_ptr *p)
-{
-	size_t mask = m->ptr_cap - 1, i = p - m->ptrs, j = i;
-
-	m->ptrs[i].ptr = 0;
-	for (;;) {
-		size_t k;
-
-		j = (j + 1) & mask;
-		if (!m->ptrs[j].ptr)
-			break;
-		k = hash64(m->ptrs[j].ptr) & mask;
-		if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) {
-			m->ptrs[i] = m->ptrs[j];
-			m->ptrs[j].ptr = 0;
-			i = j;
-		}
-	}
-	m->nptrs--;
+	return m->nsites++;
 }
 
 static bool field(struct tep_event *e, const struct tfile_event *ev, const char *name,
@@ -181,7 +112,7 @@ void fmt_mem_event(struct fmt_mem *m, const struct tfile_event *ev)
 	unsigned long long site, ptr, req = 0, got = 0;
 	struct tep_event *e;
 	struct mem_ptr *p;
-	bool alloc = false, is_free = false;
+	bool alloc = false, is_free = false, fresh;
 	int id;
 
 	if (ev->size < 2)
@@ -199,15 +130,15 @@ void fmt_mem_event(struct fmt_mem *m, const struct tfile_event *ev)
 	if (is_free) {
 		if (!ptr)
 			return;	/* kfree(NULL) */
-		p = ptr_slot(m, ptr);
-		if (!p->ptr) {
+		p = htab_find(&m->ptrs, ptr - 1);
+		if (!p) {
 			m->unknown_frees++;
 			return;
 		}
 		m->sites[p->site].frees++;
 		m->sites[p->site].live--;
 		m->sites[p->site].live_bytes -= p->bytes;
-		ptr_remove(m, p);
+		htab_del(&m->ptrs, p);
 		return;
 	}
 	field(e, ev, "bytes_req", &req);
@@ -227,19 +158,16 @@ void fmt_mem_event(struct fmt_mem *m, const struct tfile_event *ev)
 		m->sites[s].alloc += got;
 		if (!ptr)
 			return;	/* a failed allocation */
-		p = ptr_slot(m, ptr);
-		if (p->ptr) {
+		p = htab_get(&m->ptrs, ptr - 1, &fresh);
+		if (!fresh) {
 			/* Allocated again without a free we saw: the old one is gone. */
 			m->sites[p->site].live--;
 			m->sites[p->site].live_bytes -= p->bytes;
-		} else {
-			m->nptrs++;
 		}
-		*p = (struct mem_ptr){ ptr, s, got };
+		p->site = s;
+		p->bytes = got;
 		m->sites[s].live++;
 		m->sites[s].live_bytes += got;
-		if (m->nptrs * 2 > m->ptr_cap)
-			ptr_grow(m);
 	}
 }
 
@@ -292,7 +220,7 @@ void fmt_mem_free(struct fmt_mem *m)
 	for (size_t i = 0; i < m->nsites; i++)
 		free(m->sites[i].name);
 	free(m->sites);
-	free(m->site_slots);
-	free(m->ptrs);
+	htab_clear(&m->names);
+	htab_clear(&m->ptrs);
 	free(m);
 }

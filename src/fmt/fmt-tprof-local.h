@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "fmt-tprof.h"
+#include "hash.h"
 
 /* Bucket 0: under 1 us; bucket k: [2^(k-1), 2^k) us; the last takes the rest. */
 enum { TPROF_BUCKETS = 40 };
@@ -68,6 +69,12 @@ struct tprof_cpu {
 	int stack_pid;			/* the last record was this task's blocking switch; or -1 */
 };
 
+/* hash.h's keyed table of tasks by pid; the tasks stay in the order first seen. */
+struct tprof_slot {
+	uint64_t tag;			/* the pid (as a uint32_t) + 1 */
+	uint32_t task;			/* its index in tasks */
+};
+
 struct tprof_name {
 	long nr;
 	char *name;
@@ -76,8 +83,7 @@ struct tprof_name {
 struct fmt_tprof {
 	struct tprof_task *tasks;
 	size_t ntasks, cap;
-	uint32_t *slots;		/* pid hash: task index + 1, 0 empty */
-	size_t nslots;
+	struct htab by_pid;		/* struct tprof_slot */
 	struct tprof_cpu *cpus;
 	size_t ncpus;
 	struct tprof_name *names;

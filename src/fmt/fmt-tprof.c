@@ -2,9 +2,9 @@
 /*
  * The task profile's model (include/fmt-tprof.h): per task the intervals
  * trace-cmd's profile measures, fed one decoded event at a time.  Tasks
- * are found by pid through an open-addressing table; per CPU, who runs
- * since when, and whether the last record was a blocking switch whose
- * stack may come next.
+ * are found by pid through hash.h's table; per CPU, who runs since when,
+ * and whether the last record was a blocking switch whose stack may come
+ * next.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +19,7 @@ struct fmt_tprof *fmt_tprof_new(void)
 {
 	struct fmt_tprof *p = xcalloc(1, sizeof(*p));
 
-	p->nslots = 256;
-	p->slots = xcalloc(p->nslots, sizeof(*p->slots));
+	htab_init(&p->by_pid, sizeof(struct tprof_slot), 256, 0);
 	return p;
 }
 
@@ -44,28 +43,9 @@ void fmt_tprof_free(struct fmt_tprof *p)
 		free(p->names[i].name);
 	free(p->names);
 	free(p->tasks);
-	free(p->slots);
+	htab_clear(&p->by_pid);
 	free(p->cpus);
 	free(p);
-}
-
-static size_t pid_hash(int pid, size_t mask)
-{
-	return ((uint32_t)pid * 2654435761u) & mask;
-}
-
-static void rehash(struct fmt_tprof *p)
-{
-	free(p->slots);
-	p->nslots *= 2;
-	p->slots = xcalloc(p->nslots, sizeof(*p->slots));
-	for (size_t k = 0; k < p->ntasks; k++) {
-		size_t i = pid_hash(p->tasks[k].pid, p->nslots - 1);
-
-		while (p->slots[i])
-			i = (i + 1) & (p->nslots - 1);
-		p->slots[i] = k + 1;
-	}
 }
 
 static void set_comm(struct tprof_task *t, const char *comm)
@@ -77,30 +57,20 @@ static void set_comm(struct tprof_task *t, const char *comm)
 /* The task of pid, made on first sight; comm (if given) is its latest name. */
 static struct tprof_task *task(struct fmt_tprof *p, int pid, const char *comm)
 {
-	size_t mask = p->nslots - 1, i = pid_hash(pid, mask);
+	bool fresh;
+	struct tprof_slot *e = htab_get(&p->by_pid, (uint32_t)pid, &fresh);
 	struct tprof_task *t;
 
-	while (p->slots[i]) {
-		t = &p->tasks[p->slots[i] - 1];
-		if (t->pid == pid) {
-			set_comm(t, comm);
-			return t;
+	if (fresh) {
+		if (p->ntasks == p->cap) {
+			p->cap = p->cap ? 2 * p->cap : 64;
+			p->tasks = xrealloc(p->tasks, p->cap * sizeof(*p->tasks));
 		}
-		i = (i + 1) & mask;
+		e->task = p->ntasks++;
+		p->tasks[e->task] = (struct tprof_task){ .pid = pid, .ntasks = 1, .comm = "<...>" };
 	}
-	if (p->ntasks == p->cap) {
-		p->cap = p->cap ? 2 * p->cap : 64;
-		p->tasks = xrealloc(p->tasks, p->cap * sizeof(*p->tasks));
-	}
-	t = &p->tasks[p->ntasks];
-	memset(t, 0, sizeof(*t));
-	t->pid = pid;
-	t->ntasks = 1;
-	snprintf(t->comm, sizeof(t->comm), "<...>");
+	t = &p->tasks[e->task];
 	set_comm(t, comm);
-	p->slots[i] = ++p->ntasks;
-	if (p->ntasks * 2 > p->nslots)
-		rehash(p);
 	return t;
 }
 

@@ -21,6 +21,7 @@
 
 #include "fmt.h"
 #include "fmt-filter.h"
+#include "hash.h"
 #include "hist.h"
 #include "hist-local.h"
 #include "session.h"
@@ -35,6 +36,13 @@ struct side {
 	struct tep_event_filter *filter;
 };
 
+/* A start waiting for its end: hash.h's hashed table, as a match value may be any 64 bits. */
+struct pend {
+	uint64_t tag;		/* htab_hash_u64(k) */
+	uint64_t k;		/* the match value */
+	uint64_t ts;
+};
+
 struct ulat {
 	struct tep_handle *tep;	/* the trace's */
 	struct tep_handle *step;	/* the stand-in synthetic event's */
@@ -46,9 +54,7 @@ struct ulat {
 	unsigned rec_size;
 	struct hist_spec spec;
 	struct hist_user *u;
-	/* Pending starts: open addressing on the match value. */
-	uint64_t *pk, *pts;
-	size_t pcap, pn;
+	struct htab pend;	/* struct pend */
 	/* The max and the end fields saved with it. */
 	bool has_max;
 	uint64_t max;
@@ -178,78 +184,21 @@ static void ulat_free(struct ulat *x)
 	side_free(&x->start);
 	side_free(&x->end);
 	hist_spec_free(&x->spec);
-	free(x->pk);
-	free(x->pts);
+	htab_clear(&x->pend);
 	free(x->saved);
 	strv_free(&x->save);
 }
 
-static uint64_t mix(uint64_t k)
+/* k's pending start, or the empty slot where it would go; NULL when there are no slots. */
+static struct pend *pend_of(struct ulat *x, uint64_t k, uint64_t tag)
 {
-	k ^= k >> 33;
-	k *= 0xff51afd7ed558ccdULL;
-	k ^= k >> 33;
-	return k;
-}
+	struct pend *p;
+	size_t i;
 
-/* Pending start for match value k: slot index; *found says whether it is set. */
-static size_t pend_slot(struct ulat *x, uint64_t k, bool *found)
-{
-	size_t i = mix(k) & (x->pcap - 1);
-
-	while (x->pts[i]) {
-		if (x->pk[i] == k) {
-			*found = true;
-			return i;
-		}
-		i = (i + 1) & (x->pcap - 1);
-	}
-	*found = false;
-	return i;
-}
-
-static void pend_grow(struct ulat *x)
-{
-	uint64_t *ok = x->pk, *ots = x->pts;
-	size_t ocap = x->pcap;
-
-	x->pcap = ocap ? ocap * 2 : 1024;
-	x->pk = xcalloc(x->pcap, 8);
-	x->pts = xcalloc(x->pcap, 8);
-	x->pn = 0;
-	for (size_t i = 0; i < ocap; i++)
-		if (ots[i]) {
-			bool f;
-			size_t j = pend_slot(x, ok[i], &f);
-
-			x->pk[j] = ok[i];
-			x->pts[j] = ots[i];
-			x->pn++;
-		}
-	free(ok);
-	free(ots);
-}
-
-/* Remove slot i (backward-shift deletion keeps linear probing intact). */
-static void pend_del(struct ulat *x, size_t i)
-{
-	size_t j = i;
-
-	x->pts[i] = 0;
-	x->pn--;
-	for (;;) {
-		j = (j + 1) & (x->pcap - 1);
-		if (!x->pts[j])
-			return;
-		size_t home = mix(x->pk[j]) & (x->pcap - 1);
-
-		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
-			x->pk[i] = x->pk[j];
-			x->pts[i] = x->pts[j];
-			x->pts[j] = 0;
-			i = j;
-		}
-	}
+	for (p = htab_first(&x->pend, tag, &i); p && p->tag; p = htab_next(&x->pend, tag, &i))
+		if (p->k == k)
+			break;
+	return p;
 }
 
 static void save_max(struct ulat *x, const struct tfile_event *ev, uint64_t lat)
@@ -282,33 +231,32 @@ static void save_max(struct ulat *x, const struct tfile_event *ev, uint64_t lat)
 static void ulat_event(struct ulat *x, const struct tfile_event *ev)
 {
 	unsigned type;
-	bool found;
-	size_t i;
+	struct pend *p;
 
 	if (ev->size < 2)
 		return;
 	type = (unsigned)tep_read_number(x->tep, ev->data, 2);
 	if (type == (unsigned)x->start.ev->id && side_match(x, &x->start, ev)) {
-		uint64_t k = field_u64(x->tep, x->start.match, ev->data);
+		uint64_t k = field_u64(x->tep, x->start.match, ev->data), tag = htab_hash_u64(k);
 
-		if (x->pn * 2 >= x->pcap)
-			pend_grow(x);
-		i = pend_slot(x, k, &found);
-		if (!found)
-			x->pn++;
-		x->pk[i] = k;
-		x->pts[i] = ev->ts | 1ULL << 63;	/* never 0 */
+		htab_reserve(&x->pend, 1);
+		p = pend_of(x, k, tag);
+		if (!p->tag) {
+			p = htab_claim(&x->pend, p, tag);
+			p->k = k;
+		}
+		p->ts = ev->ts;
 	}
-	if (type == (unsigned)x->end.ev->id && x->pcap && side_match(x, &x->end, ev)) {
+	if (type == (unsigned)x->end.ev->id && x->pend.n && side_match(x, &x->end, ev)) {
 		uint64_t k = field_u64(x->tep, x->end.match, ev->data), start, lat;
 		uint8_t rec[512] = { 0 };
 		struct tfile_event sev = { .ts = ev->ts, .cpu = ev->cpu, .data = rec };
 
-		i = pend_slot(x, k, &found);
-		if (!found)
+		p = pend_of(x, k, htab_hash_u64(k));
+		if (!p->tag)
 			return;
-		start = x->pts[i] & ~(1ULL << 63);
-		pend_del(x, i);
+		start = p->ts;
+		htab_del(&x->pend, p);
 		if (ev->ts < start)
 			return;
 		lat = ev->ts - start;
@@ -354,6 +302,7 @@ static int ulat_init(struct ulat *x, struct tep_handle *tep, const struct hist_l
 	int r;
 
 	memset(x, 0, sizeof(*x));
+	htab_init(&x->pend, sizeof(struct pend), 1024, HTAB_HASHED);
 	x->tep = tep;
 	x->l = l;
 	if (!eq || eq == l->match || !eq[1])

@@ -5,11 +5,11 @@
  *
  * Each key field is packed into a fixed-size slot (8 bytes for numbers, the
  * field's size for strings), so a record's key is one flat byte string.
- * Entries live in an open-addressing hash table sized once from --size (the
+ * Entries live in hash.h's hashed table sized once from --size (the
  * kernel's map size: at most that many entries, later new keys are Dropped,
  * as in the kernel), at twice that many slots so probes stay short.  An
- * entry is [hash | key bytes | one u64 per value] in one flat array: no
- * allocation per record, one cache line for sched_switch-sized keys.
+ * entry is [hash | key bytes | one u64 per value] in place: no allocation
+ * per record, one cache line for sched_switch-sized keys.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -19,6 +19,7 @@
 
 #include "tfile-format.h"
 #include "fmt-filter.h"
+#include "hash.h"
 #include "hist.h"
 #include "parse.h"
 
@@ -45,8 +46,8 @@ struct hist_user {
 	struct ufield keys[HIST_MAX_KEYS], vals[HIST_MAX_VALS + 1];
 	size_t nkeys, nvals;	/* vals[0] is hitcount */
 	size_t keylen, entsize;	/* bytes */
-	uint8_t *table;
-	uint64_t mask, max_entries, entries, hits, dropped, lost;
+	struct htab table;	/* never grows: it is full at half its slots */
+	uint64_t max_entries, hits, dropped, lost;
 	bool proc_comm;		/* live: names from /proc when saved_cmdlines lacks them */
 	char **syscalls;	/* syscall names by number, for .syscall */
 	size_t nsyscalls;
@@ -281,9 +282,9 @@ int hist_user_new(struct tep_handle *tep, const struct hist_spec *s, struct hist
 	while (cap < size)
 		cap <<= 1;
 	u->max_entries = cap;
-	u->mask = cap * 2 - 1;
 	u->entsize = 8 + u->keylen + 8 * u->nvals;
-	u->table = xcalloc(cap * 2, u->entsize);
+	htab_init(&u->table, u->entsize, cap * 2, HTAB_HASHED);
+	htab_reserve(&u->table, 0);
 	for (size_t i = 0; i < u->nkeys; i++)
 		if (u->keys[i].f.mod == HIST_MOD_SYSCALL)
 			load_syscalls(u);
@@ -389,26 +390,12 @@ static void make_key(const struct hist_user *u, const struct tfile_event *ev, ui
 	}
 }
 
-static inline uint64_t hash_key(const uint8_t *k, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL;
-
-	for (size_t i = 0; i + 8 <= n; i += 8) {
-		uint64_t w;
-
-		memcpy(&w, k + i, 8);
-		h ^= w;
-		h *= 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	return h | 1;	/* 0 marks an empty slot */
-}
-
 void hist_user_event(struct hist_user *u, const struct tfile_event *ev)
 {
 	uint8_t key[HIST_MAX_KEYS * KEY_STR_MAX];
-	uint64_t h, i;
+	uint64_t h;
 	uint8_t *e;
+	size_t i;
 
 	if (ev->size < u->type_off + u->type_size ||
 	    tep_read_number(u->tep, (const uint8_t *)ev->data + u->type_off, u->type_size) !=
@@ -423,23 +410,18 @@ void hist_user_event(struct hist_user *u, const struct tfile_event *ev)
 	}
 	u->hits++;
 	make_key(u, ev, key);
-	h = hash_key(key, u->keylen);
-	for (i = h & u->mask;; i = (i + 1) & u->mask) {
-		uint64_t eh;
-
-		e = u->table + i * u->entsize;
-		memcpy(&eh, e, 8);
-		if (!eh) {
-			if (u->entries >= u->max_entries) {
+	h = htab_hash_words(key, u->keylen);
+	for (e = htab_first(&u->table, h, &i);; e = htab_next(&u->table, h, &i)) {
+		if (!htab_tag(e)) {
+			if (u->table.n >= u->max_entries) {
 				u->dropped++;
 				return;
 			}
-			memcpy(e, &h, 8);
+			htab_claim(&u->table, e, h);
 			memcpy(e + 8, key, u->keylen);
-			u->entries++;
 			break;
 		}
-		if (eh == h && !memcmp(e + 8, key, u->keylen))
+		if (!memcmp(e + 8, key, u->keylen))
 			break;
 	}
 	uint64_t *vals = (uint64_t *)(e + 8 + u->keylen);
@@ -539,16 +521,11 @@ int hist_user_result(struct hist_user *u, struct hist_result *r)
 	for (size_t k = 0; k < u->nkeys; k++)
 		if (u->keys[k].is_str)
 			r->cols[k].kind = HIST_K_STR;
-	for (uint64_t i = 0; i <= u->mask; i++) {
-		const uint8_t *e = u->table + i * u->entsize;
+	/* Rows in slot order, which rows that sort equal keep (hist_result_sort()). */
+	HTAB_EACH(&u->table, const uint8_t, e) {
 		const uint64_t *vals = (const uint64_t *)(e + 8 + u->keylen);
-		uint64_t eh;
-		size_t row;
+		size_t row = hist_result_add_row(r);
 
-		memcpy(&eh, e, 8);
-		if (!eh)
-			continue;
-		row = hist_result_add_row(r);
 		for (size_t k = 0; k < u->nkeys; k++)
 			key_cell(u, &u->keys[k], &r->cols[k], e + 8 + u->keys[k].slot,
 				 hist_cell(r, row, k));
@@ -580,7 +557,7 @@ int hist_user_result(struct hist_user *u, struct hist_result *r)
 			}
 	r->has_totals = true;
 	r->hits = u->hits;
-	r->entries = u->entries;
+	r->entries = u->table.n;
 	r->dropped = u->dropped;
 	r->lost = u->lost;
 	return 0;
@@ -596,6 +573,6 @@ void hist_user_free(struct hist_user *u)
 		free(u->syscalls[i]);
 	free(u->syscalls);
 	free(u->scratch);
-	free(u->table);
+	htab_clear(&u->table);
 	free(u);
 }

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hash.h"
 #include "hist.h"
 #include "top-local.h"
 
@@ -174,6 +175,12 @@ struct group {
 	double *acc, *acc2;
 };
 
+/* hash.h's hashed table, as a key may take all 64 bits; the groups stay in the order first seen. */
+struct group_slot {
+	uint64_t tag;		/* htab_hash_u64() of the group's key */
+	size_t group;		/* its index in g */
+};
+
 struct build {
 	struct top_model *m;
 	const struct top_view *v;
@@ -182,39 +189,27 @@ struct build {
 	const struct top_state *st;
 	struct group *g;
 	size_t n, cap;
-	size_t *index;		/* open addressing over g, by key */
-	size_t icap;
+	struct htab index;	/* struct group_slot: g by key */
 	double *accs;		/* 2 * ncols per group */
 };
 
 static size_t group_of(struct build *b, uint64_t key)
 {
+	uint64_t tag = htab_hash_u64(key);
+	struct group_slot *e;
 	size_t i;
 
-	if ((b->n + 1) * 2 > b->icap) {
-		size_t cap = b->icap ? b->icap * 2 : 256;
-
-		free(b->index);
-		b->index = xmalloc(cap * sizeof(size_t));
-		memset(b->index, 0xff, cap * sizeof(size_t));
-		b->icap = cap;
-		for (size_t k = 0; k < b->n; k++) {
-			for (i = (b->g[k].key * 0x9e3779b97f4a7c15ULL) >> 20 & (cap - 1);
-			     b->index[i] != SIZE_MAX; i = (i + 1) & (cap - 1))
-				;
-			b->index[i] = k;
-		}
-	}
-	for (i = (key * 0x9e3779b97f4a7c15ULL) >> 20 & (b->icap - 1); b->index[i] != SIZE_MAX;
-	     i = (i + 1) & (b->icap - 1))
-		if (b->g[b->index[i]].key == key)
-			return b->index[i];
+	htab_reserve(&b->index, 1);
+	for (e = htab_first(&b->index, tag, &i); e->tag; e = htab_next(&b->index, tag, &i))
+		if (b->g[e->group].key == key)
+			return e->group;
 	if (b->n == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 64;
 		b->g = xrealloc(b->g, b->cap * sizeof(*b->g));
 		b->accs = xrealloc(b->accs, b->cap * 2 * b->ncols * sizeof(double));
 	}
-	b->index[i] = b->n;
+	e = htab_claim(&b->index, e, tag);
+	e->group = b->n;
 	b->g[b->n].key = key;
 	for (size_t c = 0; c < 2 * b->ncols; c++) {
 		enum top_agg a = b->cols[c % b->ncols].agg;
@@ -433,6 +428,7 @@ int top_view_build(struct top_model *m, const struct top_state *st, const char *
 	int sort;
 	bool asc;
 
+	htab_init(&b.index, sizeof(struct group_slot), 256, HTAB_HASHED);
 	memset(out, 0, sizeof(*out));
 	out->view = v;
 	out->missing = xstrdup(missing ? missing : "");
@@ -519,7 +515,7 @@ int top_view_build(struct top_model *m, const struct top_state *st, const char *
 	free(total);
 	free(b.g);
 	free(b.accs);
-	free(b.index);
+	htab_clear(&b.index);
 	if (v->src == TS_LATENCY) {
 		uint64_t tot[6];
 

@@ -96,7 +96,6 @@ static struct named *lookup(struct htab *h, const char *name, bool add)
 	struct named *e;
 	size_t i;
 
-	tag = tag ? tag : 1;
 	if (add)
 		htab_reserve(h, 1);
 	for (e = htab_first(h, tag, &i); e && e->tag; e = htab_next(h, tag, &i))
@@ -129,16 +128,72 @@ TEST(hashed_keys_the_caller_compares)
 	htab_clear(&h);
 }
 
+struct kk {
+	uint64_t tag;
+	uint64_t k, v;
+};
+
+static struct kk *kk_of(struct htab *h, uint64_t k)
+{
+	uint64_t tag = htab_hash_u64(k);
+	struct kk *e;
+	size_t i;
+
+	for (e = htab_first(h, tag, &i); e && e->tag; e = htab_next(h, tag, &i))
+		if (e->k == k)
+			break;
+	return e;
+}
+
+TEST(hashed_u64_keys_take_all_64_bits)
+{
+	struct htab h = { 0 };
+	uint64_t keys[200];
+	size_t n = 0;
+
+	htab_init(&h, sizeof(struct kk), 0, HTAB_HASHED);
+	CHECK(kk_of(&h, 0) == NULL);
+	keys[n++] = 0;
+	keys[n++] = ~0ULL;
+	keys[n++] = ~0ULL - 1;
+	for (; n < 200; n++)
+		keys[n] = n * 0x100000001ULL;
+	for (size_t j = 0; j < n; j++) {
+		struct kk *e;
+
+		htab_reserve(&h, 1);
+		e = kk_of(&h, keys[j]);
+		CHECK(e && !e->tag);
+		e = htab_claim(&h, e, htab_hash_u64(keys[j]));
+		e->k = keys[j];
+		e->v = j;
+	}
+	for (size_t j = 0; j < n; j += 2)
+		htab_del(&h, kk_of(&h, keys[j]));
+	for (size_t j = 0; j < n; j++) {
+		struct kk *e = kk_of(&h, keys[j]);
+
+		CHECK(e && (j % 2 ? e->tag && e->v == j : !e->tag));
+	}
+	CHECK(h.n == n / 2);
+	htab_clear(&h);
+}
+
 TEST(hashes)
 {
 	uint8_t a[16] = { 1 }, b[16] = { 2 };
 
 	CHECK(htab_hash_str("", 5381) == 5381);
 	CHECK(htab_hash_str("a", 5381) == 5381 * 33 + 'a');
+	/* Never 0, so that it can be a tag: where the sum is 0 ("" from 0, "a" from a seed s
+	 * with s * 33 + 'a' = 2^64), it is 1. */
+	CHECK(htab_hash_str("", 0) == 1);
+	CHECK(htab_hash_str("a", 0x1f07c1f07c1f07bfULL) == 1);
 	CHECK(htab_hash_words(a, 16) != htab_hash_words(b, 16));
 	CHECK(htab_hash_words(a, 0) & 1);
 	CHECK(htab_mix(1) != htab_mix(2));
+	CHECK(htab_hash_u64(0) && htab_hash_u64(~0ULL) && htab_hash_u64(1) == htab_mix(1));
 }
 
 UNIT_MAIN(T(keyed_get_find_grow), T(reserve_keeps_entries_still), T(delete_keeps_the_probes_whole),
-	  T(hashed_keys_the_caller_compares), T(hashes))
+	  T(hashed_keys_the_caller_compares), T(hashed_u64_keys_take_all_64_bits), T(hashes))
