@@ -116,6 +116,7 @@ test_expect_success '--psk: TLS between tr record -A and tr agent; another key i
 	cd "$(mktemp -d -p "$TEST_TMP")" &&
 	python3 -c "import os; print(os.urandom(32).hex())" >key &&
 	python3 -c "import os; print(os.urandom(32).hex())" >other &&
+	chmod 600 key other &&
 	ag=$(test_instance)-ag && host=$(test_instance) &&
 	start_agent a.log --instance "$ag" --psk key &&
 	test_when_finished "net_stop $APID" &&
