@@ -39,7 +39,11 @@ struct evsel_list {
 /* Returns 0 or -EINVAL (with tr_fail() saying what is wrong with spec). */
 int evsel_parse(const char *spec, struct evsel *out);
 int evsel_add(struct evsel_list *l, const char *spec);
-/* Attach FILTER to the newest selector; -EINVAL if there is none. */
+/*
+ * Attach FILTER to the newest selector; -EINVAL if there is none, or if
+ * FILTER is not one enclosed expression (parse_filter_enclosed(): "bad
+ * filter 'F': unbalanced parentheses"), since tr may wrap it in its own.
+ */
 int evsel_add_filter(struct evsel_list *l, const char *filter);
 void evsel_list_free(struct evsel_list *l);
 

@@ -59,6 +59,16 @@ const char *suggest_closest(const char *word, const char *const *cands, size_t n
 /* Is s[0..n) a C identifier ([A-Za-z_][A-Za-z0-9_]*), as field and variable names are? */
 bool is_ident(const char *s, size_t n);
 
+/*
+ * Is an event filter (the kernel's syntax) one expression that cannot reach
+ * outside the parentheses a caller wraps it in ("(F) && common_pid != 7"):
+ * its parentheses balanced and never closed below depth 0, its quotes
+ * ('...' or "...", with no escapes, as the kernel reads them) closed.
+ * 0, or -EINVAL with *why the reason ("unbalanced parentheses", "unclosed
+ * quote").  The rest of the grammar is the kernel's to check.
+ */
+int parse_filter_enclosed(const char *filter, const char **why);
+
 /* fnmatch()-style glob check used for event, tracer and instance names. */
 bool glob_match(const char *pattern, const char *s);
 bool has_glob(const char *s);

@@ -180,6 +180,7 @@ static int to_perfetto(struct args *a)
 	char *tmp = out_std ? xstrdup("/tmp/tr-convert.XXXXXX") : xasprintf("%s.XXXXXX", a->output);
 	const char *tmpdir = getenv("TMPDIR");
 	int fd = -1, r = 0, status = EXIT_RUNTIME;
+	struct stat ost;
 
 	if (out_std && tmpdir && *tmpdir) {
 		free(tmp);
@@ -209,7 +210,12 @@ static int to_perfetto(struct args *a)
 	r = pf_convert(tfs, a->inputs.n, fd, &o, &res);
 	if (!r && out_std)
 		r = copy_out(fd, res.bytes);
-	if (!r && !out_std && fchmod(fd, 0644))
+	/*
+	 * mkstemp's 0600 stays for a new output, as tr record's (it holds the
+	 * kernel's symbols and every traced task's events); one replaced keeps
+	 * the mode it had.
+	 */
+	if (!r && !out_std && !stat(a->output, &ost) && fchmod(fd, ost.st_mode & 07777))
 		r = tr_fail(-errno, "cannot write '%s': %s", a->output, strerror(errno));
 	if (close(fd) && !r)
 		r = tr_fail(-errno, "cannot write '%s': %s", a->output, strerror(errno));
@@ -270,7 +276,8 @@ static int to_tracedat(struct args *args)
 		tfile_close(tf);
 		return EXIT_USAGE;
 	}
-	fd = open(a.output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* 0600 when new, as tr record's output; an old one keeps its mode. */
+	fd = open(a.output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		tr_error("cannot write '%s': %s", a.output, strerror(errno));
 		goto out;

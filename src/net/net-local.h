@@ -26,10 +26,26 @@ struct net_conn {
 	bool partial;		/* TLS: the last read stopped inside a record */
 };
 
+/* The PSK's length (SHA-256's), and the least a key file must hold. */
+#define NET_PSK_LEN 32
+#define NET_KEY_MIN 32
+
 /*
- * Load the key of psk_file (its bytes, at least 16, hashed with SHA-256
- * into the PSK; a trailing newline is not part of it) for a client or a
- * server.  0 or -errno with tr_fail().
+ * The PSK both ends derive from the key file's bytes: HKDF-SHA-256 (RFC
+ * 5869) with no salt and the info "tr tls-psk v1".  0, or -EIO when
+ * OpenSSL cannot.
+ */
+int net_psk_derive(const void *secret, size_t len, unsigned char out[NET_PSK_LEN]);
+/*
+ * Read the key file at path into *out (malloc'd, *len bytes, trailing
+ * newlines not part of it): refused when group or others may read it
+ * (-EPERM), when it holds fewer than NET_KEY_MIN bytes (-EINVAL) or more
+ * than 64 KiB.  0 or -errno with tr_fail() naming the file.
+ */
+int net_key_file_read(const char *path, char **out, size_t *len);
+/*
+ * Load psk_file's key (net_key_file_read(), net_psk_derive()) for a
+ * client or a server.  0 or -errno with tr_fail().
  */
 int net_tls_load(const char *psk_file, bool server, struct net_tls **out);
 void net_tls_free(struct net_tls *t);

@@ -2,8 +2,9 @@
 /*
  * TLS 1.3 with an external pre-shared key for tr's own ends (net-local.h):
  * no certificates, both sides prove they hold the key, and the traffic is
- * encrypted.  The key is the SHA-256 of the --psk file's content, so any
- * secret of 16 bytes or more will do (openssl rand -hex 32 >key).
+ * encrypted.  The PSK is derived from the --psk file's content with HKDF
+ * (SHA-256) under tr's own label, so any secret of 32 bytes or more will do
+ * (openssl rand -hex 32 >key; chmod 600 key).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,11 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
-#include <openssl/sha.h>
+#include <openssl/kdf.h>
 #include <openssl/ssl.h>
 
 #include "net-local.h"
@@ -26,6 +29,14 @@
 /* A cipher suite every TLS 1.3 OpenSSL has; the PSK's hash is its hash. */
 #define PSK_SUITE "TLS_AES_128_GCM_SHA256"
 static const unsigned char suite_id[2] = { 0x13, 0x01 };
+/*
+ * HKDF's info: the PSK is bound to tr and to this use, so the same file
+ * given to another program (or to a later version of this derivation)
+ * yields a different key.  Changing it breaks every pairing of ends.
+ */
+#define PSK_LABEL "tr tls-psk v1"
+/* More than any sane key file: a FIFO or /dev/zero given as --psk ends here. */
+#define KEY_FILE_MAX 65536
 
 struct net_tls {
 	SSL_CTX *ctx;
@@ -75,32 +86,114 @@ static int find_session(SSL *ssl, const unsigned char *id, size_t idlen, SSL_SES
 	return 1;
 }
 
+int net_psk_derive(const void *secret, size_t len, unsigned char out[NET_PSK_LEN])
+{
+	EVP_KDF *kdf = EVP_KDF_fetch(NULL, "HKDF", NULL);
+	EVP_KDF_CTX *kctx = kdf ? EVP_KDF_CTX_new(kdf) : NULL;
+	OSSL_PARAM params[4];
+	int r;
+
+	/* No salt: HKDF then extracts with a block of zeros, as RFC 5869 says. */
+	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_KDF_PARAM_DIGEST, (char *)"SHA256", 0);
+	params[1] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_KEY, (void *)secret, len);
+	params[2] = OSSL_PARAM_construct_octet_string(OSSL_KDF_PARAM_INFO, (char *)PSK_LABEL,
+						      strlen(PSK_LABEL));
+	params[3] = OSSL_PARAM_construct_end();
+	r = kctx && EVP_KDF_derive(kctx, out, NET_PSK_LEN, params) == 1;
+	EVP_KDF_CTX_free(kctx);
+	EVP_KDF_free(kdf);
+	return r ? 0 : -EIO;
+}
+
+int net_key_file_read(const char *path, char **out, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0;
+	size_t n = 0, cap = 256;
+	struct stat st;
+	char *buf;
+
+	*out = NULL;
+	*len = 0;
+	if (fd < 0) {
+		e = -errno;
+		return tr_fail(e, "cannot read the key file '%s': %s", path, strerror(-e));
+	}
+	/* Checked on what was opened, so a file swapped in after the check is not read. */
+	if (fstat(fd, &st)) {
+		e = -errno;
+		close(fd);
+		return tr_fail(e, "cannot read the key file '%s': %s", path, strerror(-e));
+	}
+	if (st.st_mode & (S_IRGRP | S_IROTH)) {
+		close(fd);
+		return tr_fail(-EPERM, "key file '%s' is readable by group or others (mode %04o): "
+				       "chmod 600 it", path, (unsigned)(st.st_mode & 07777));
+	}
+	buf = xmalloc(cap);
+	for (;;) {
+		ssize_t r;
+
+		if (n == cap) {
+			if (cap >= KEY_FILE_MAX) {
+				e = -EFBIG;
+				break;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			e = -errno;
+			break;
+		}
+		if (!r)
+			break;
+		n += r;
+	}
+	close(fd);
+	if (e) {
+		OPENSSL_cleanse(buf, n);
+		free(buf);
+		if (e == -EFBIG)
+			return tr_fail(e, "key file '%s' is too long: give at most %d bytes", path,
+				       KEY_FILE_MAX);
+		return tr_fail(e, "cannot read the key file '%s': %s", path, strerror(-e));
+	}
+	/* "echo secret >key" and "printf secret >key" are the same key. */
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+		n--;
+	if (n < NET_KEY_MIN) {
+		OPENSSL_cleanse(buf, n);
+		free(buf);
+		return tr_fail(-EINVAL, "key file '%s' is too short: give %d bytes or more "
+					"(openssl rand -hex 32 >'%s')", path, NET_KEY_MIN, path);
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
 int net_tls_load(const char *psk_file, bool server, struct net_tls **out)
 {
-	struct net_tls *t = xcalloc(1, sizeof(*t));
-	unsigned char key[SHA256_DIGEST_LENGTH];
-	char *text = NULL;
-	size_t len = 0;
+	unsigned char key[NET_PSK_LEN];
+	struct net_tls *t;
+	char *text;
+	size_t len;
 	SSL *probe;
 	int e;
 
 	*out = NULL;
-	e = read_file(psk_file, &text, &len);
-	if (e) {
-		free(t);
-		return tr_fail(e, "cannot read the key '%s': %s", psk_file, strerror(-e));
-	}
-	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
-		len--;
-	if (len < 16) {
-		free(text);
-		free(t);
-		return tr_fail(-EINVAL, "key '%s' is too short: give 16 bytes or more "
-					"(openssl rand -hex 32)", psk_file);
-	}
-	SHA256((unsigned char *)text, len, key);
+	e = net_key_file_read(psk_file, &text, &len);
+	if (e)
+		return e;
+	e = net_psk_derive(text, len, key);
 	OPENSSL_cleanse(text, len);
 	free(text);
+	t = xcalloc(1, sizeof(*t));
+	if (e)
+		goto fail;
 	t->ctx = SSL_CTX_new(server ? TLS_server_method() : TLS_client_method());
 	if (!t->ctx || !SSL_CTX_set_min_proto_version(t->ctx, TLS1_3_VERSION) ||
 	    !SSL_CTX_set_ciphersuites(t->ctx, PSK_SUITE))

@@ -548,7 +548,11 @@ static int write_part(struct tfile *tf, struct tfw_meta *m, struct plan *p, stru
 				       "name with -o", part->path);
 		}
 	}
-	fd = open(part->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/*
+	 * 0600 when new, as tr record's output: a part holds the kernel's
+	 * symbols and the traced tasks' events.  An old one keeps its mode.
+	 */
+	fd = open(part->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		r = tr_fail(-errno, "cannot write '%s': %s", part->path, strerror(errno));
 	else if ((r = tfw_write(fd, m, p->bufs, p->nbufs, 0, &res)))

@@ -79,6 +79,14 @@ int evsel_add(struct evsel_list *l, const char *spec)
 
 int evsel_add_filter(struct evsel_list *l, const char *filter)
 {
+	const char *why;
+
+	/*
+	 * tr wraps a filter with clauses of its own ("(F) && <its pids>"): one
+	 * that closes its parentheses early, "1) || (1", would cancel them.
+	 */
+	if (parse_filter_enclosed(filter, &why))
+		return tr_fail(-EINVAL, "bad filter '%s': %s", filter, why);
 	if (!l->n)
 		return tr_fail(-EINVAL, "filter '%s' must follow an -e event", filter);
 	if (l->v[l->n - 1].filter)

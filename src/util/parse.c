@@ -348,3 +348,30 @@ bool is_ident(const char *s, size_t n)
 			return false;
 	return true;
 }
+
+int parse_filter_enclosed(const char *f, const char **why)
+{
+	long depth = 0;
+
+	for (; *f; f++) {
+		if (*f == '"' || *f == '\'') {
+			/* The kernel ends a string at the next same quote: no escapes. */
+			const char *end = strchr(f + 1, *f);
+
+			if (!end) {
+				*why = "unclosed quote";
+				return -EINVAL;
+			}
+			f = end;
+		} else if (*f == '(') {
+			depth++;
+		} else if (*f == ')' && --depth < 0) {
+			break;
+		}
+	}
+	if (depth) {
+		*why = "unbalanced parentheses";
+		return -EINVAL;
+	}
+	return 0;
+}

@@ -5,7 +5,9 @@
 
 MODE: garbage (bytes that are no message), bigmsg (a header of 9000 bytes),
 option (a TRACE_REQ asking for -p function), manyargs (65 arguments),
-cut (half a TRACE_REQ, then gone), quiet (connect and close at once).
+cut (half a TRACE_REQ, then gone), quiet (connect and close at once),
+breakout (a TRACE_REQ whose -f closes its parentheses early, "1) || (1",
+to cancel the clause the agent adds for its own pids).
 Each waits (at most 20 s) for the agent to close and prints the type of
 the message it answered with, if any."""
 import socket
@@ -33,6 +35,8 @@ elif mode == 'option':
     s.sendall(req(b'-e', b'sched:sched_switch', b'-p', b'function'))
 elif mode == 'manyargs':
     s.sendall(req(*([b'-e'] * 65)))
+elif mode == 'breakout':
+    s.sendall(req(b'-e', b'sched:sched_process_exit', b'-f', b'1) || (1'))
 elif mode == 'cut':
     s.sendall(req(b'-e', b'sched:sched_switch')[:20])
     s.shutdown(socket.SHUT_WR)

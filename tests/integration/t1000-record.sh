@@ -312,6 +312,22 @@ test_expect_success 'a bad filter is shown as typed, not with tr'"'"'s own pid c
 	test ! -d "$TRACEFS/instances/$inst"
 '
 
+test_expect_success 'a filter that would reach outside tr'"'"'s parentheses is a usage error, nothing traced' '
+	inst=$(test_instance) &&
+	for f in "1) || (1" "prev_pid > 0) || (prev_pid > 0" "(prev_pid > 0" "prev_comm == \"x"; do
+		for c in record stream top; do
+			args="-B $inst -e sched:sched_switch -f"
+			test $c = top && args="-b -n 1 $args"
+			test_expect_code 64 tr $c $args "$f" true 2>err || exit 1
+			test_grep "^tr $c: bad filter .*: \(unbalanced parentheses\|unclosed quote\)$" err ||
+				exit 1
+			test $(grep -c "bad filter" err) = 1 || exit 1
+		done
+	done &&
+	test ! -d "$TRACEFS/instances/$inst" &&
+	test ! -e f.dat
+'
+
 test_expect_success 'a command that ignores SIGTERM is killed after the grace period, never left behind' '
 	inst=$(test_instance) &&
 	# The pid file says the traps are set: a slow machine could otherwise

@@ -37,6 +37,14 @@ test_expect_success 'the default is version 7 with zstd, and a summary names the
 	test_grep -E "^def.dat: version 7, zstd, [0-9]+ bytes \(from 28672\)$" err
 '
 
+test_expect_success 'a new output is 0600 whatever the umask; one that exists keeps its mode' '
+	(umask 022 && tr convert -q -i "$DATA/report-v6.dat" -o mode.dat) &&
+	test "$(stat -c %a mode.dat)" = 600 &&
+	chmod 640 mode.dat &&
+	tr convert -q -i "$DATA/report-v6.dat" -o mode.dat &&
+	test "$(stat -c %a mode.dat)" = 640
+'
+
 test_expect_success 'buffers, clock, uname, cpus and the lost-event marks survive both ways' '
 	tr convert -q -i "$DATA/report-lost.dat" -o six.dat --file-version 6 &&
 	tr convert -q -i six.dat -o back.dat --compression zlib &&

@@ -62,6 +62,14 @@ test_expect_success 'parts keep the version, or take the one asked for' '
 	body "$DATA/report-v7.dat" >expect && body w.1 >actual && test_cmp expect actual
 '
 
+test_expect_success 'new parts are 0600 whatever the umask; one that exists keeps its mode' '
+	(umask 022 && tr split -q -i "$DATA/report-v7.dat" -o m --events 1000) &&
+	test "$(stat -c %a m.1)" = 600 &&
+	chmod 640 m.1 &&
+	tr split -q -i "$DATA/report-v7.dat" -o m --events 1000 &&
+	test "$(stat -c %a m.1)" = 640
+'
+
 test_expect_success 'lost-event marks stay before the event they precede' '
 	tr split -q -i "$DATA/report-lost.dat" -o l --events 50 &&
 	cat l.* >/dev/null &&

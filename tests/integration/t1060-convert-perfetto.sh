@@ -190,6 +190,14 @@ test_expect_success 'two files are two machines, each with its uname and events'
 	fi
 '
 
+test_expect_success 'a new output is 0600 whatever the umask; one replaced keeps its mode' '
+	(umask 022 && tr convert -q -i "$DATA/report-v7.dat" -o mode.pftrace) &&
+	test "$(stat -c %a mode.pftrace)" = 600 &&
+	chmod 640 mode.pftrace &&
+	tr convert -q -i "$DATA/report-v7.dat" -o mode.pftrace &&
+	test "$(stat -c %a mode.pftrace)" = 640
+'
+
 test_expect_success '- writes the same trace to the standard output' '
 	tr convert -q -i "$DATA/report-v7.dat" -o file.pftrace &&
 	tr convert -q -i "$DATA/report-v7.dat" -o - --to perfetto >out.pftrace &&

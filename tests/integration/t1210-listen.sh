@@ -247,6 +247,7 @@ test_expect_success '--psk: TLS between tr'"'"'s ends; another key is refused wi
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	python3 -c "import os; print(os.urandom(32).hex())" >key &&
 	python3 -c "import os; print(os.urandom(32).hex())" >other &&
+	chmod 600 key other &&
 	start_listener l.log -d out --psk key &&
 	test_when_finished "net_stop $LPID" &&
 	inst=$(test_instance) &&
@@ -262,9 +263,18 @@ test_expect_success '--psk: TLS between tr'"'"'s ends; another key is refused wi
 	test_grep -c "refused" l.log >n && echo 1 >one && test_cmp one n &&
 	test $(ls out | wc -l) = 1 &&
 	net_ends $LPID l.log &&
-	echo short >short &&
+	printf "%031d\n" 0 >short && chmod 600 short &&
 	test_expect_code 1 tr listen -p 0 --psk short 2>err &&
-	test_grep "too short" err &&
+	test_grep "^tr: key file .short. is too short: give 32 bytes or more" err &&
+	test $(wc -l <err) = 1 &&
+	chmod 640 key &&
+	test_expect_code 1 tr listen -p 0 --psk key 2>err &&
+	echo "tr: key file '"'"'key'"'"' is readable by group or others (mode 0640): chmod 600 it" >expect &&
+	test_cmp expect err &&
+	test_expect_code 1 tr record -e sched:sched_process_exit -N 127.0.0.1:$LPORT --psk key \
+		true 2>err &&
+	test_cmp expect err &&
+	chmod 600 key &&
 	test_expect_code 64 tr record -e sched --psk key true 2>err &&
 	test_grep "goes with -N" err
 '

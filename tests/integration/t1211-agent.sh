@@ -100,6 +100,23 @@ test_expect_success 'hostile hosts: one line each, the agent serves on' '
 	net_ends $APID a.log
 '
 
+test_expect_success 'a filter that closes its parentheses early is refused, host and agent' '
+	cd "$(mktemp -d -p "$TEST_TMP")" &&
+	ag=$(test_instance)-ag &&
+	start_agent a.log --instance "$ag" &&
+	test_when_finished "net_stop $APID" &&
+	python3 "$peer" $APORT breakout >peer.out &&
+	wait_log "bad filter" 1 a.log &&
+	test_grep "ended: bad filter .1) || (1.: unbalanced parentheses$" a.log &&
+	test $(grep -c "bad filter" a.log) = 1 &&
+	test ! -d "$TRACEFS/instances/$ag" &&
+	test_expect_code 64 tr record -e sched:sched_process_exit -f "1) || (1" \
+		-A g@127.0.0.1:$APORT true 2>err &&
+	test_grep "^tr record: bad filter .1) || (1.: unbalanced parentheses$" err &&
+	test $(grep -c "bad filter" err) = 1 &&
+	net_ends $APID a.log
+'
+
 test_expect_success 'a host outside --allow is refused with one line' '
 	cd "$(mktemp -d -p "$TEST_TMP")" &&
 	start_agent a.log --allow 127.0.0.2 &&
@@ -116,6 +133,7 @@ test_expect_success '--psk: TLS between tr record -A and tr agent; another key i
 	cd "$(mktemp -d -p "$TEST_TMP")" &&
 	python3 -c "import os; print(os.urandom(32).hex())" >key &&
 	python3 -c "import os; print(os.urandom(32).hex())" >other &&
+	chmod 600 key other &&
 	ag=$(test_instance)-ag && host=$(test_instance) &&
 	start_agent a.log --instance "$ag" --psk key &&
 	test_when_finished "net_stop $APID" &&

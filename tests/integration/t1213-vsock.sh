@@ -108,6 +108,7 @@ test_expect_success '--psk over vsock: listener and agent; another key is refuse
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	python3 -c "import os; print(os.urandom(32).hex())" >key &&
 	python3 -c "import os; print(os.urandom(32).hex())" >other &&
+	chmod 600 key other &&
 	start_server l.log listen --vsock --psk key -d out &&
 	test_when_finished "net_stop $SPID" &&
 	inst=$(test_instance) &&

@@ -4,7 +4,10 @@
  * runs without blocking under its deadline (a peer that says nothing is
  * -ETIMEDOUT at it, not a blocked recv), and a record that has come only in
  * part is not "pending" (poll() waits for the rest on the socket), while
- * the bytes of a whole record not yet handed over are.
+ * the bytes of a whole record not yet handed over are.  The PSK is
+ * HKDF-SHA-256 of the key file under tr's label, checked against bytes
+ * computed apart from OpenSSL, and a key file others may read, or one too
+ * short, is refused with one line naming it.
  */
 #include <errno.h>
 #include <poll.h>
@@ -147,6 +150,80 @@ TEST(silent_peer_times_out_at_the_deadline)
 	net_tls_free(t);
 }
 
+TEST(psk_is_hkdf_sha256_with_the_label)
+{
+	/*
+	 * Computed with Python's hmac module (RFC 5869: no salt, so a block of
+	 * zeros; one block of output):
+	 *   prk = hmac.new(b"\0" * 32, ikm, sha256).digest()
+	 *   okm = hmac.new(prk, b"tr tls-psk v1\x01", sha256).digest()
+	 */
+	static const unsigned char expect[NET_PSK_LEN] = {
+		0x96, 0x34, 0x8d, 0x98, 0x12, 0x67, 0x48, 0x43, 0x1c, 0x85, 0x34,
+		0xd3, 0x30, 0xe2, 0xe9, 0x49, 0x15, 0x35, 0x61, 0xea, 0x9b, 0xf5,
+		0x42, 0xab, 0x2d, 0x64, 0x56, 0xf7, 0x5c, 0x0e, 0xbd, 0xf6,
+	};
+	static const char ikm[] = "0123456789abcdef0123456789abcdef";
+	unsigned char out[NET_PSK_LEN], other[NET_PSK_LEN];
+
+	CHECK(net_psk_derive(ikm, 32, out) == 0);
+	CHECK(!memcmp(out, expect, sizeof(expect)));
+	/* Not the plain SHA-256 it was, and every byte of the key counts. */
+	CHECK(net_psk_derive(ikm, 31, other) == 0);
+	CHECK(memcmp(out, other, sizeof(out)));
+}
+
+/* Write n bytes of text to a fresh file of mode mode; its path in path. */
+static void key_file(char *path, const char *text, size_t n, mode_t mode)
+{
+	int fd = mkstemp(path);
+
+	if (fd < 0 || write(fd, text, n) != (ssize_t)n || fchmod(fd, mode))
+		abort();
+	close(fd);
+}
+
+TEST(key_file_mode_and_length)
+{
+	static const char k32[] = "0123456789abcdef0123456789abcdef\n";
+	static const mode_t refused[] = { 0644, 0640, 0604, 0660, 0666, 0744 };
+	char *text, want[128];
+	size_t len;
+
+	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
+		char path[] = "/tmp/tr-unit-key-XXXXXX";
+
+		key_file(path, k32, sizeof(k32) - 1, refused[i]);
+		CHECK(net_key_file_read(path, &text, &len) == -EPERM);
+		CHECK(!text);
+		snprintf(want, sizeof(want), "key file '%s' is readable by group or others "
+			 "(mode %04o): chmod 600 it", path, (unsigned)refused[i]);
+		CHECK_STR(tr_failure(), want);
+		unlink(path);
+	}
+	for (mode_t m = 0400; m <= 0600; m += 0200) {
+		char path[] = "/tmp/tr-unit-key-XXXXXX";
+
+		key_file(path, k32, sizeof(k32) - 1, m);
+		CHECK(net_key_file_read(path, &text, &len) == 0);
+		/* The newline is not part of the key. */
+		CHECK(len == 32 && !memcmp(text, k32, 32));
+		free(text);
+		unlink(path);
+	}
+	{
+		char path[] = "/tmp/tr-unit-key-XXXXXX";
+
+		/* 31 bytes and a newline: too short. */
+		key_file(path, k32 + 1, sizeof(k32) - 2, 0600);
+		CHECK(net_key_file_read(path, &text, &len) == -EINVAL);
+		CHECK(tr_failure() && strstr(tr_failure(), "is too short: give 32 bytes or more"));
+		unlink(path);
+		CHECK(net_key_file_read(path, &text, &len) == -ENOENT);
+		CHECK(tr_failure() && strstr(tr_failure(), "cannot read the key file"));
+	}
+}
+
 static void cleanup(void)
 {
 	unlink(key_path);
@@ -164,4 +241,5 @@ TEST(start)
 }
 
 UNIT_MAIN(T(start), T(handshake_and_whole_record_pending), T(partial_record_waits_for_the_socket),
-	  T(silent_peer_times_out_at_the_deadline))
+	  T(silent_peer_times_out_at_the_deadline), T(psk_is_hkdf_sha256_with_the_label),
+	  T(key_file_mode_and_length))

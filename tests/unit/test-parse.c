@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "tr.h"
 #include "unit.h"
 
 TEST(numbers)
@@ -198,5 +199,40 @@ TEST(globs)
 	CHECK(has_glob("a*") && has_glob("a?") && has_glob("[ab]") && !has_glob("abc"));
 }
 
+TEST(filters_enclosed)
+{
+	static const char *const good[] = {
+		"", "pid > 0", "(pid > 0) || (pid < 0)", "((a == 1) && (b == 2)) || c == 3",
+		"comm == \"a(b\"", "comm == 'x)'", "comm == \"it's\"", "comm == '\"'",
+		"comm ~ \"*)*\" && (pid > 0)",
+	};
+	static const struct { const char *f, *why; } bad[] = {
+		{ "1) || (1", "unbalanced parentheses" },
+		{ "pid > 0) || (pid > 0", "unbalanced parentheses" },
+		{ ")(", "unbalanced parentheses" },
+		{ "(pid > 0", "unbalanced parentheses" },
+		{ "pid > 0)", "unbalanced parentheses" },
+		{ "((pid > 0)", "unbalanced parentheses" },
+		{ "comm == \"a", "unclosed quote" },
+		{ "comm == 'a\"", "unclosed quote" },
+		/* No escapes, as the kernel: the quote ends at \", the rest is outside. */
+		{ "comm == \"a\\\"b\"", "unclosed quote" },
+		{ "comm == \"a\\\" ) || (pid > 0", "unbalanced parentheses" },
+	};
+	const char *why;
+
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		why = NULL;
+		CHECK(parse_filter_enclosed(good[i], &why) == 0);
+		CHECK(!why);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		why = NULL;
+		CHECK(parse_filter_enclosed(bad[i].f, &why) == -EINVAL);
+		CHECK_STR(why, bad[i].why);
+	}
+}
+
 UNIT_MAIN(T(numbers), T(signed_numbers), T(sizes), T(durations), T(cpu_lists), T(cpu_masks),
-	  T(edit_distances), T(times), T(suggestions), T(globs))
+	  T(edit_distances), T(times), T(suggestions), T(globs),
+	  T(filters_enclosed))
