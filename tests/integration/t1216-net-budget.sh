@@ -1,12 +1,14 @@
 #!/bin/bash
-# tr listen's budgets for all its clients together: --max-total ends a
-# client that would pass it and refuses one when nothing is left,
-# --min-free refuses a client while the directory is short of space, a
-# full disk keeps the client's file up to what was written, received files
-# are 0600, and one client's file being written holds up no other client.
-# The peers are netpeer.py sending a recording made here; loopback only;
-# the disk is a small tmpfs the test mounts; every wait is bounded; each
-# listener is stopped by its pid.
+# tr listen's budgets for all its clients together, and tr record -A's for
+# a guest: --max-total ends a client that would pass it and refuses one
+# when nothing is left, --min-free refuses a client while the directory is
+# short of space, a full disk keeps the client's file up to what was
+# written, received files are 0600, one client's file being written holds
+# up no other client, and a guest that announces too many CPUs or too much
+# metadata is refused.  The peers are netpeer.py sending a recording made
+# here and agentpeer.py as an agent; loopback only; the disk is a small
+# tmpfs the test mounts; every wait is bounded; each server is stopped by
+# its pid.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/netlib.sh"
 test_kernels debian
@@ -151,6 +153,34 @@ test_expect_success 'a second client'"'"'s file is written while the first one'"
 	wait $NET_PID &&
 	test_grep "wrote '"'"'${first#out/}'"'"'" l.log &&
 	test_must_fail grep -E "Sanitizer|runtime error" l.log
+'
+
+# fake_agent CPUS BYTES OUT: agentpeer.py as an agent announcing CPUS CPUs
+# and BYTES of metadata, in the background; sets FPID and FPORT.
+fake_agent() {
+	python3 "$TEST_ROOT/tests/integration/agentpeer.py" 0 "agent:$1:$2" >"$3" &
+	FPID=$!
+	wait_log "^port" 1 "$3" && FPORT=$(sed -n "s/^port //p" "$3")
+}
+
+test_expect_success 'tr record -A: a guest of 1024 CPUs is refused, naming the guest and the count' '
+	cd "$(mktemp -d -p "$TEST_TMP")" &&
+	fake_agent 1024 100 f.out &&
+	test_when_finished "kill $FPID 2>/dev/null || :; wait $FPID || :" &&
+	test_expect_code 1 tr record -q -B "$(test_instance)" -e sched:sched_process_exit \
+		-A g@127.0.0.1:$FPORT true 2>err &&
+	test_grep "cannot record guest .g. at .127.0.0.1:$FPORT.: it has 1024 CPUs, more than the [0-9]* a guest may have here" err &&
+	test ! -d "$TRACEFS/instances/$(test_instance)"
+'
+
+test_expect_success 'tr record -A: a guest sending over 64 MB of metadata is refused' '
+	cd "$(mktemp -d -p "$TEST_TMP")" &&
+	fake_agent 1 $((65 * 1048576)) f.out &&
+	test_when_finished "kill $FPID 2>/dev/null || :; wait $FPID || :" &&
+	test_expect_code 1 tr record -q -B "$(test_instance)" -e sched:sched_process_exit \
+		-A g@127.0.0.1:$FPORT true 2>err &&
+	test_grep "cannot record guest .g. at .127.0.0.1:$FPORT.: the metadata: metadata over 64 MB" err &&
+	test ! -d "$TRACEFS/instances/$(test_instance)"
 '
 
 test_expect_success 'bad --max-total and --min-free: usage errors' '
