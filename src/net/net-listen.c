@@ -216,6 +216,11 @@ static void slog(struct server *s, const char *fmt, ...)
 	pthread_mutex_unlock(&s->lock);
 }
 
+static void accept_log(void *arg, const char *line)
+{
+	slog(arg, "%s", line);
+}
+
 static int file_write(int fd, const void *buf, size_t n)
 {
 	const char *p = buf;
@@ -996,8 +1001,8 @@ int net_listen(const struct net_listen_opts *opts)
 {
 	struct net_listen_opts o = *opts;
 	struct server s = { .o = &o, .fd_budget = fd_budget() };
-	uint64_t backoff = 0;
-	bool starved = false;
+	struct net_acceptor acc = { .allow = opts->allow, .nallow = opts->nallow,
+				    .log = accept_log, .log_arg = &s };
 	uint16_t port = 0;
 	int lfd = -1, e;
 
@@ -1034,48 +1039,23 @@ int net_listen(const struct net_listen_opts *opts)
 		return e;
 	}
 	pthread_mutex_init(&s.lock, NULL);
+	acc.lfd = lfd;
 	s.nslots = o.max_clients;
 	s.slots = xcalloc(s.nslots, sizeof(*s.slots));
 	if (o.ready)
 		o.ready(o.log_arg, port);
 	while (!*o.stop) {
-		struct pollfd p = { .fd = lfd, .events = POLLIN };
 		struct sockaddr_storage a;
-		socklen_t alen = sizeof(a);
 		struct client *c;
 		char host[64], why[160];
 		uint32_t cport;
 		int fd, slot = -1, running, same = 0;
 
-		/* Out of descriptors: the listening socket is left alone a while. */
-		if (net_now_ms() < backoff)
-			p.fd = -1;
-		if (poll(&p, 1, 200) <= 0) {
-			reap(&s, false);
-			continue;
-		}
-		fd = accept4(lfd, (struct sockaddr *)&a, &alen, SOCK_CLOEXEC);
-		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-			       errno == ENOMEM)) {
-			/*
-			 * The connection stays queued and poll() would say so at
-			 * once, for ever: reap, wait a second, say it once.
-			 */
-			if (!starved)
-				slog(&s, "cannot accept a client: %s: waiting for clients to end",
-				     strerror(errno));
-			starved = true;
-			reap(&s, false);
-			backoff = net_now_ms() + 1000;
-			continue;
-		}
-		if (fd < 0)
-			continue;
-		starved = false;
-		net_peer_name((struct sockaddr *)&a, host, sizeof(host), &cport);
-		if (!net_allowed(o.allow, o.nallow, (struct sockaddr *)&a)) {
-			slog(&s, "%s:%u: refused: address not allowed (see --allow)", host, cport);
-			close(fd);
+		fd = net_accept(&acc, 200, &a, host, sizeof(host), &cport);
+		if (fd < 0) {
+			/* Nothing came, or no descriptor for it: clients that ended give theirs back. */
+			if (fd == -ETIMEDOUT || fd == -EMFILE)
+				reap(&s, false);
 			continue;
 		}
 		running = reap(&s, false);
