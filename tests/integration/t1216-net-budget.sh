@@ -4,11 +4,11 @@
 # when nothing is left, --min-free refuses a client while the directory is
 # short of space, a full disk keeps the client's file up to what was
 # written, received files are 0600, one client's file being written holds
-# up no other client, and a guest that announces too many CPUs or too much
-# metadata is refused.  The peers are netpeer.py sending a recording made
-# here and agentpeer.py as an agent; loopback only; the disk is a small
-# tmpfs the test mounts; every wait is bounded; each server is stopped by
-# its pid.
+# up no other client, a guest that announces too many CPUs or too much
+# metadata is refused, and tr agent out of descriptors does not spin.  The
+# peers are netpeer.py sending a recording made here and agentpeer.py (a
+# host, or an agent); loopback only; the disk is a small tmpfs the test
+# mounts; every wait is bounded; each server is stopped by its pid.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/netlib.sh"
 test_kernels debian
@@ -181,6 +181,28 @@ test_expect_success 'tr record -A: a guest sending over 64 MB of metadata is ref
 		-A g@127.0.0.1:$FPORT true 2>err &&
 	test_grep "cannot record guest .g. at .127.0.0.1:$FPORT.: the metadata: metadata over 64 MB" err &&
 	test ! -d "$TRACEFS/instances/$(test_instance)"
+'
+
+# cpu_ticks PID: the process's user and system time, in clock ticks.
+cpu_ticks() { awk "{ print \$14 + \$15 }" "/proc/$1/stat"; }
+
+test_expect_success 'agent with no descriptor left: says so once, no busy loop' '
+	cd "$(mktemp -d -p "$TEST_TMP")" &&
+	# The limit is the lowest descriptor it leaves free when idle: the next
+	# accept fails.
+	net_start a0.log ".*" "$TR" agent --tcp -p 0 &&
+	for n in $(seq 0 64); do test -e /proc/$NET_PID/fd/$n || break; done &&
+	net_ends $NET_PID a0.log &&
+	net_start a.log ".*" bash -c "ulimit -n $n && exec \"\$@\"" _ "$TR" agent --tcp -p 0 &&
+	test_when_finished "net_stop $NET_PID" &&
+	{ python3 "$TEST_ROOT/tests/integration/agentpeer.py" $NET_PORT garbage >/dev/null 2>&1 & } &&
+	p=$! && test_when_finished "kill $p 2>/dev/null || :; wait $p || :" &&
+	wait_log "cannot accept a client: Too many open files" 1 a.log &&
+	# A measurement over a span of time, not a wait: under 0.3 s of CPU in 3 s.
+	t0=$(cpu_ticks $NET_PID) && sleep 3 && t1=$(cpu_ticks $NET_PID) &&
+	test $((t1 - t0)) -lt $(( $(getconf CLK_TCK) * 3 / 10 )) &&
+	test_grep -c "cannot accept" a.log >n1 && echo 1 >one && test_cmp one n1 &&
+	net_ends $NET_PID a.log
 '
 
 test_expect_success 'bad --max-total and --min-free: usage errors' '
