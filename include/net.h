@@ -8,8 +8,12 @@
  * the --allow ranges (loopback when none is given), serves at most
  * max_clients at once and max_per_host from one address, stops a client
  * whose data passes max_size (its file is still written, readable up to
- * there), gives each client one deadline for its whole set-up and a limit
- * of silence checked on every pass (neither put off by a byte at a time),
+ * there) and one that would pass max_total for all of them, refuses one
+ * while dir has less than min_free, keeps a file up to where the disk
+ * filled, creates its files 0600, fails only the client whose data asked
+ * for memory there is not, gives each client one deadline for its whole
+ * set-up and a limit of silence checked on every pass (neither put off by
+ * a byte at a time), writes each file under no lock,
  * ends within a fraction of a second of *stop whatever the peers do, and
  * parses every byte with netmsg.c.
  * Each connection, refusal and end is one line through opts.log; the
@@ -84,6 +88,16 @@ struct net_listen_opts {
 	int max_clients;	/* at once; 0: NET_MAX_CLIENTS */
 	int max_per_host;	/* at once from one address; 0: NET_MAX_PER_HOST */
 	uint64_t max_size;	/* page data per client; 0: NET_MAX_SIZE */
+	/*
+	 * What all the clients being received may hold at once, on disk and
+	 * in memory: each byte a client sends counts twice (its temp file and
+	 * the file it becomes) until its file is written.  A client that
+	 * would pass it is ended (its file keeps what came); one that comes
+	 * when less than NET_MIN_ROOM is left is refused.  0: NET_MAX_TOTAL.
+	 */
+	uint64_t max_total;
+	/* Refuse a client while dir's file system has less free; 0: no check. */
+	uint64_t min_free;
 	int version;		/* of the files written: 6 or 7 */
 	int zip;		/* v7: enum tfw_zip */
 	unsigned setup_ms;	/* TLS, handshake and metadata, all told; 0: NET_SETUP_MS */
@@ -104,6 +118,9 @@ struct net_listen_opts {
 #define NET_MAX_PER_HOST 4
 #define NET_MAX_SIZE (4ULL << 30)
 #define NET_MAX_META (256u << 20)	/* a client's metadata (kallsyms is the most of it) */
+#define NET_MAX_TOTAL (16ULL << 30)
+#define NET_MIN_ROOM (1u << 20)
+#define NET_MIN_FREE (1ULL << 30)	/* tr listen's --min-free */
 #define NET_SETUP_MS 30000
 #define NET_IDLE_MS 60000
 

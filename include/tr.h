@@ -50,6 +50,12 @@ void tr_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int tr_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *tr_failure(void);
+/*
+ * From now on this thread's tr_fail() and tr_failure() use buf (n bytes;
+ * NULL, 0: the shared message again): threads that each fail on their
+ * own, such as tr listen's clients, need not take turns.
+ */
+void tr_fail_own(char *buf, size_t n);
 int tr_report(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 void tr_detail_set(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

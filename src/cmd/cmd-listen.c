@@ -25,7 +25,7 @@ struct args {
 	struct net_cidr *allow;
 	int nallow;
 	int max_clients, max_per_host;
-	uint64_t max_size;
+	uint64_t max_size, max_total, min_free;
 	unsigned setup_ms, idle_ms;
 	struct opt_file_format ff;
 	const char *psk;
@@ -34,7 +34,7 @@ struct args {
 
 enum {
 	OPT_BIND = 0x100, OPT_ALLOW, OPT_MAX_CLIENTS, OPT_MAX_SIZE, OPT_PSK, OPT_MAX_PER_HOST,
-	OPT_SETUP_TIMEOUT, OPT_IDLE_TIMEOUT,
+	OPT_SETUP_TIMEOUT, OPT_IDLE_TIMEOUT, OPT_MAX_TOTAL, OPT_MIN_FREE,
 };
 
 static const struct argp_option options[] = {
@@ -62,6 +62,13 @@ static const struct argp_option options[] = {
 				     "--psk' with the same file gets in", 0 },
 	{ "max-size", OPT_MAX_SIZE, "SIZE", 0, "Stop a client after SIZE of events (default 4G); "
 					       "its file keeps what came", 0 },
+	{ "max-total", OPT_MAX_TOTAL, "SIZE", 0, "Let the clients being received hold at most "
+						 "SIZE in DIR at once, a byte they sent counting "
+						 "twice until its file is written (default 16G); "
+						 "one that would pass it is stopped, its file "
+						 "keeping what came", 0 },
+	{ "min-free", OPT_MIN_FREE, "SIZE", 0, "Refuse a client while DIR has less than SIZE "
+					       "free (default 1G; 0: no check)", 0 },
 	{ 0 }
 };
 
@@ -125,6 +132,15 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (parse_size(arg, &a->max_size) || !a->max_size)
 			argp_error(state, "bad --max-size '%s' (a size such as 512M or 2G)", arg);
 		return 0;
+	case OPT_MAX_TOTAL:
+		if (parse_size(arg, &a->max_total) || a->max_total < NET_MIN_ROOM)
+			argp_error(state, "bad --max-total '%s' (a size such as 512M or 2G, at "
+					  "least 1M)", arg);
+		return 0;
+	case OPT_MIN_FREE:
+		if (parse_size(arg, &a->min_free))
+			argp_error(state, "bad --min-free '%s' (a size such as 512M or 2G)", arg);
+		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
 		return 0;
@@ -167,7 +183,7 @@ static void ready(void *arg, uint16_t port)
 
 int cmd_listen(int argc, char **argv)
 {
-	struct args a = { .port = -1, .ff.zip = -1 };
+	struct args a = { .port = -1, .ff.zip = -1, .min_free = NET_MIN_FREE };
 	struct stat st;
 	int e;
 
@@ -192,7 +208,8 @@ int cmd_listen(int argc, char **argv)
 		.bind = a.bind, .vsock = a.vsock, .port = a.port, .dir = a.dir, .prefix = a.prefix,
 		.allow = a.allow, .nallow = a.nallow, .max_clients = a.max_clients,
 		.max_per_host = a.max_per_host, .setup_ms = a.setup_ms, .idle_ms = a.idle_ms,
-		.max_size = a.max_size, .version = a.ff.version == 6 ? 6 : 7,
+		.max_size = a.max_size, .max_total = a.max_total, .min_free = a.min_free,
+		.version = a.ff.version == 6 ? 6 : 7,
 		.zip = a.ff.zip < 0 ? TFW_ZIP_ZSTD : a.ff.zip, .psk_file = a.psk,
 		.log = opt_log_line, .log_arg = &a,
 		.stop = &tr_stop, .ready = ready });

@@ -48,7 +48,7 @@ struct net_agent_job {
 	int ts_done;		/* the time sync thread has returned (atomic) */
 	int ts_err, clk;
 	const char *ts_why;
-	int lfd;		/* the agent's listening socket: hosts that come meanwhile */
+	struct net_acceptor *acc;	/* the agent's listening socket: hosts that come meanwhile */
 	uint8_t buf[NETMSG_MAX];
 };
 
@@ -280,8 +280,8 @@ static void job_end(struct net_agent_job *j, int e)
 }
 
 /* One host, from its connection to the end of its recording. */
-static void serve_one(const struct net_agent_opts *o, struct net_tls *tls, int lfd, int fd,
-		      const struct sockaddr_storage *peer)
+static void serve_one(const struct net_agent_opts *o, struct net_tls *tls,
+		      struct net_acceptor *acc, int fd, const struct sockaddr_storage *peer)
 {
 	struct net_agent_job *j = xcalloc(1, sizeof(*j));
 	struct netmsg_trace_req req;
@@ -299,7 +299,7 @@ static void serve_one(const struct net_agent_opts *o, struct net_tls *tls, int l
 	j->ctl = (struct net_conn){ .fd = fd };
 	j->ts = (struct net_conn){ .fd = -1 };
 	j->peer = *peer;
-	j->lfd = lfd;
+	j->acc = acc;
 	net_peer_name((const struct sockaddr *)peer, host, sizeof(host), &port);
 	snprintf(j->who, sizeof(j->who), "%s:%u", host, port);
 	getsockname(fd, (struct sockaddr *)&j->local, &len);
@@ -342,11 +342,6 @@ static void serve_one(const struct net_agent_opts *o, struct net_tls *tls, int l
 	free(j);
 }
 
-static bool allowed(const struct net_agent_opts *o, const struct sockaddr *sa)
-{
-	return net_allowed(o->allow, o->nallow, sa);
-}
-
 /*
  * One host at a time: one that connects while another's recording runs is
  * told so in the log and closed at once, rather than left to time out in
@@ -354,24 +349,23 @@ static bool allowed(const struct net_agent_opts *o, const struct sockaddr *sa)
  */
 static void refuse_busy(struct net_agent_job *j)
 {
-	struct pollfd p = { .fd = j->lfd, .events = POLLIN };
+	struct sockaddr_storage peer;
+	char host[64];
+	uint32_t port;
+	int fd;
 
-	while (poll(&p, 1, 0) == 1) {
-		struct sockaddr_storage peer;
-		socklen_t len = sizeof(peer);
-		char host[64];
-		uint32_t port;
-		int fd = accept4(j->lfd, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC);
-
+	while ((fd = net_accept(j->acc, 0, &peer, host, sizeof(host), &port)) >= 0 ||
+	       fd == -EACCES) {
 		if (fd < 0)
-			return;
-		net_peer_name((struct sockaddr *)&peer, host, sizeof(host), &port);
-		if (allowed(j->o, (struct sockaddr *)&peer))
-			alog(j->o, "%s:%u: refused: busy recording for %s", host, port, j->who);
-		else
-			alog(j->o, "%s:%u: refused: address not allowed (see --allow)", host, port);
+			continue;
+		alog(j->o, "%s:%u: refused: busy recording for %s", host, port, j->who);
 		close(fd);
 	}
+}
+
+static void accept_log(void *arg, const char *line)
+{
+	alog(arg, "%s", line);
 }
 
 int net_agent_serve(const struct net_agent_opts *o)
@@ -379,6 +373,7 @@ int net_agent_serve(const struct net_agent_opts *o)
 	struct sockaddr_storage a;
 	const char *bind_to = o->bind ? o->bind : o->vsock ? "vsock" : "127.0.0.1";
 	struct net_tls *tls = NULL;
+	struct net_acceptor acc;
 	uint16_t port;
 	int lfd, e;
 
@@ -394,26 +389,16 @@ int net_agent_serve(const struct net_agent_opts *o)
 	}
 	if (o->ready)
 		o->ready(o->log_arg, port);
+	acc = (struct net_acceptor){ .lfd = lfd, .allow = o->allow, .nallow = o->nallow,
+				     .log = accept_log, .log_arg = (void *)o };
 	while (!*o->stop) {
-		struct pollfd p = { .fd = lfd, .events = POLLIN };
 		struct sockaddr_storage peer;
-		socklen_t len = sizeof(peer);
 		char host[64];
 		uint32_t pport;
-		int fd;
+		int fd = net_accept(&acc, 200, &peer, host, sizeof(host), &pport);
 
-		if (poll(&p, 1, 200) <= 0)
-			continue;
-		fd = accept4(lfd, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (!allowed(o, (struct sockaddr *)&peer)) {
-			net_peer_name((struct sockaddr *)&peer, host, sizeof(host), &pport);
-			alog(o, "%s:%u: refused: address not allowed (see --allow)", host, pport);
-			close(fd);
-			continue;
-		}
-		serve_one(o, tls, lfd, fd, &peer);
+		if (fd >= 0)
+			serve_one(o, tls, &acc, fd, &peer);
 	}
 	close(lfd);
 	net_tls_free(tls);

@@ -28,6 +28,22 @@
 #include "tr.h"
 
 #define GUEST_MS 30000		/* each answer the agent owes, and its last pages after CLOSE */
+/*
+ * A guest's CPUs, each a thread, a temp file and a connection here: at
+ * most this many, or as many as this host has if it has more (a guest has
+ * seldom more vCPUs than its host).  The protocol's own limit (1024)
+ * would let one agent take some 3000 descriptors and 1024 threads.
+ */
+#define GUEST_MAX_CPUS 256
+/*
+ * A guest's metadata, held in memory (a memfd) while it records.  Nearly
+ * all of it is kallsyms: 5.4 MB on a 6.18 kernel with its modules, 10 to
+ * 15 MB on a distribution's kernel with hundreds of modules loaded; the
+ * event formats and the rest add a few MB.  64 MB is four times the
+ * largest of those, and a quarter of what the listener takes from a
+ * client on disk (NET_MAX_META).
+ */
+#define GUEST_MAX_META (64u << 20)
 
 struct net_guest {
 	struct net_guest_opts o;
@@ -222,6 +238,13 @@ static void *rd_main(void *arg)
 	return NULL;
 }
 
+static int guest_max_cpus(void)
+{
+	long host = sysconf(_SC_NPROCESSORS_CONF);
+
+	return host > GUEST_MAX_CPUS && host <= NETMSG_MAX_CPUS ? (int)host : GUEST_MAX_CPUS;
+}
+
 /* SEND_DATA... FIN_DATA into a memfd. */
 static int read_meta(struct net_guest *g, const char **why)
 {
@@ -242,8 +265,8 @@ static int read_meta(struct net_guest *g, const char **why)
 			*why = "expected the metadata";
 			return -EBADMSG;
 		}
-		if ((len += m.data_len) > NET_MAX_META) {
-			*why = "metadata over 256 MB";
+		if ((len += m.data_len) > GUEST_MAX_META) {
+			*why = "metadata over 64 MB";
 			return -EBADMSG;
 		}
 		if (write(g->meta_fd, m.data, m.data_len) != (ssize_t)m.data_len)
@@ -287,6 +310,10 @@ int net_guest_open(const struct net_guest_opts *o, struct net_guest **out)
 		return fail(g, e, "the request", why);
 	g->trace_id = r.trace_id;
 	g->ncpus = r.cpus;
+	if (g->ncpus > guest_max_cpus())
+		return tr_fail(-EBADMSG, "cannot record guest '%s' at '%s': it has %d CPUs, more "
+			       "than the %d a guest may have here", g->o.name, g->where, g->ncpus,
+			       guest_max_cpus());
 	if (r.proto[0] && o->clock >= 0) {
 		if (strcmp(r.proto, NETMSG_TSYNC_PTP))
 			return fail(g, -EBADMSG, "the clock sync", "not the ptp the host offered");

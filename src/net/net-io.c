@@ -463,3 +463,50 @@ bool net_allowed(const struct net_cidr *allow, int nallow, const struct sockaddr
 			return true;
 	return false;
 }
+
+int net_accept(struct net_acceptor *a, int wait_ms, struct sockaddr_storage *peer, char *host,
+	       size_t hostlen, uint32_t *port)
+{
+	struct pollfd p = { .fd = a->lfd, .events = POLLIN };
+	socklen_t len = sizeof(*peer);
+	char line[160];
+	int fd, r;
+
+	/* Out of descriptors: the listening socket is left alone a while. */
+	if (net_now_ms() < a->backoff_ms)
+		p.fd = -1;
+	r = poll(&p, 1, wait_ms);
+	if (r < 0)
+		return -errno;
+	if (!r || !p.revents)
+		return -ETIMEDOUT;
+	fd = accept4(a->lfd, (struct sockaddr *)peer, &len, SOCK_CLOEXEC);
+	if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
+		/*
+		 * The connection stays queued and poll() would say so at once,
+		 * for ever: wait a second, say it once.
+		 */
+		if (!a->starved && a->log) {
+			snprintf(line, sizeof(line), "cannot accept a client: %s: waiting for "
+				 "clients to end", strerror(errno));
+			a->log(a->log_arg, line);
+		}
+		a->starved = true;
+		a->backoff_ms = net_now_ms() + 1000;
+		return -EMFILE;
+	}
+	if (fd < 0)
+		return -errno;
+	a->starved = false;
+	net_peer_name((struct sockaddr *)peer, host, hostlen, port);
+	if (!net_allowed(a->allow, a->nallow, (struct sockaddr *)peer)) {
+		if (a->log) {
+			snprintf(line, sizeof(line), "%s:%u: refused: address not allowed (see "
+				 "--allow)", host, *port);
+			a->log(a->log_arg, line);
+		}
+		close(fd);
+		return -EACCES;
+	}
+	return fd;
+}

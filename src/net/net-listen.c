@@ -15,6 +15,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
@@ -66,12 +68,21 @@ struct client {
 	uint8_t rbuf[2 * NETMSG_MAX];
 	size_t rlen;
 	uint64_t deadline_ms, last_ms;
+	uint64_t charged;	/* of the server's --max-total, under s->lock */
+	bool over_total;
+	int write_err;		/* a temp file's write failed: -errno */
+	char why_buf[128];	/* a why made for this client */
+	char fail[1024];	/* this thread's tr_fail() message (tr_fail_own()) */
 };
 
 struct server {
 	const struct net_listen_opts *o;
-	pthread_mutex_t lock;	/* the log, the slots' done flags, the descriptors: held briefly */
-	pthread_mutex_t write_lock;	/* a file being written, and tr_fail()'s message */
+	/*
+	 * The log, the slots' done flags, the descriptors, the bytes: held
+	 * briefly, never across a file's write or a peer's metadata parse
+	 * (each client's thread has its own tr_fail() message).
+	 */
+	pthread_mutex_t lock;
 	struct client **slots;
 	int nslots;
 	struct net_tls *tls;	/* --psk, or NULL */
@@ -82,6 +93,9 @@ struct server {
 	 * refused, so accept() never runs out.
 	 */
 	int fd_budget, fd_used;
+	uint64_t bytes_used;	/* of o->max_total, under lock */
+	unsigned delay_ms;	/* TR_DELAY_LISTEN_WRITE */
+	_Atomic bool delayed;
 };
 
 /* The process's own: stdio, the listening socket, OpenSSL's, a file being written. */
@@ -109,6 +123,62 @@ static void fds_give(struct server *s, int n)
 	pthread_mutex_lock(&s->lock);
 	s->fd_used -= n;
 	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * Charge n bytes a client sent to --max-total, twice: its temp file now,
+ * the file it becomes at its end (and what reading its metadata back
+ * holds in memory), so that writing the file never passes the total.
+ * False, with c->over_total, when they are not there.
+ */
+static bool bytes_take(struct client *c, uint64_t n)
+{
+	struct server *s = c->s;
+	bool ok;
+
+	pthread_mutex_lock(&s->lock);
+	ok = 2 * n <= s->o->max_total - s->bytes_used;
+	if (ok) {
+		s->bytes_used += 2 * n;
+		c->charged += 2 * n;
+	}
+	pthread_mutex_unlock(&s->lock);
+	if (!ok)
+		c->over_total = true;
+	return ok;
+}
+
+/* The client's file is written, its temp files closed: its bytes are free again. */
+static void bytes_give(struct client *c)
+{
+	pthread_mutex_lock(&c->s->lock);
+	c->s->bytes_used -= c->charged;
+	c->charged = 0;
+	pthread_mutex_unlock(&c->s->lock);
+}
+
+/* What a new client is refused for (--max-total, --min-free) into why[n], or false. */
+static bool no_room(struct server *s, char *why, size_t n)
+{
+	const struct net_listen_opts *o = s->o;
+	struct statvfs v;
+	uint64_t used;
+
+	pthread_mutex_lock(&s->lock);
+	used = s->bytes_used;
+	pthread_mutex_unlock(&s->lock);
+	if (o->max_total - used < NET_MIN_ROOM) {
+		snprintf(why, n, "the clients being received hold %llu MB of --max-total %llu MB",
+			 (unsigned long long)(used >> 20), (unsigned long long)(o->max_total >> 20));
+		return true;
+	}
+	if (o->min_free && !statvfs(o->dir, &v) &&
+	    (uint64_t)v.f_bavail * v.f_frsize < o->min_free) {
+		snprintf(why, n, "only %llu MB free in '%s' (--min-free)",
+			 (unsigned long long)((uint64_t)v.f_bavail * v.f_frsize >> 20), o->dir);
+		return true;
+	}
+	return false;
 }
 
 /*
@@ -144,6 +214,11 @@ static void slog(struct server *s, const char *fmt, ...)
 	if (s->o->log)
 		s->o->log(s->o->log_arg, line);
 	pthread_mutex_unlock(&s->lock);
+}
+
+static void accept_log(void *arg, const char *line)
+{
+	slog(arg, "%s", line);
 }
 
 static int file_write(int fd, const void *buf, size_t n)
@@ -236,6 +311,14 @@ static int next_msg(struct client *c, struct netmsg *m, const char **why)
 	}
 }
 
+/* Why a temp file's write failed (c->write_err): the disk full, most likely. */
+static const char *temp_why(struct client *c)
+{
+	snprintf(c->why_buf, sizeof(c->why_buf), "cannot write a temp file: %s",
+		 strerror(-c->write_err));
+	return c->why_buf;
+}
+
 static void consume(struct client *c, size_t n)
 {
 	memmove(c->rbuf, c->rbuf + n, c->rlen - n);
@@ -294,10 +377,14 @@ static int open_ports(struct client *c, const char **why)
 {
 	struct sockaddr_storage local;
 	socklen_t len = sizeof(local);
-	uint32_t *ports = xcalloc(c->ncpus, sizeof(*ports));
+	uint32_t *ports = calloc(c->ncpus, sizeof(*ports));
 	uint8_t buf[NETMSG_MAX];
 	int r = -1;
 
+	if (!ports) {
+		*why = "out of memory";
+		return -1;
+	}
 	if (getsockname(c->ctl.fd, (struct sockaddr *)&local, &len)) {
 		*why = "cannot read the local address";
 		goto out;
@@ -362,11 +449,23 @@ next:
 				return -1;
 			}
 			if (c->meta_done) {
+				char *t;
+
 				if (c->tgids_len + m.data_len > NETMSG_MAX_TGIDS) {
 					*why = "saved_tgids over 64 MB";
 					return -1;
 				}
-				c->tgids = xrealloc(c->tgids, c->tgids_len + m.data_len + 1);
+				if (!bytes_take(c, m.data_len)) {
+					*why = "over --max-total";
+					return -1;
+				}
+				/* The peer's size: a failure ends this client, not the listener. */
+				t = realloc(c->tgids, c->tgids_len + m.data_len + 1);
+				if (!t) {
+					*why = "out of memory for saved_tgids";
+					return -1;
+				}
+				c->tgids = t;
 				memcpy(c->tgids + c->tgids_len, m.data, m.data_len);
 				c->tgids_len += m.data_len;
 				c->tgids[c->tgids_len] = 0;
@@ -376,8 +475,12 @@ next:
 				*why = "metadata over 256 MB";
 				return -1;
 			}
-			if (file_write(c->meta_fd, m.data, m.data_len)) {
-				*why = "cannot write a temp file";
+			if (!bytes_take(c, m.data_len)) {
+				*why = "over --max-total";
+				return -1;
+			}
+			if ((c->write_err = file_write(c->meta_fd, m.data, m.data_len))) {
+				*why = temp_why(c);
 				return -1;
 			}
 			c->meta_len += m.data_len;
@@ -423,14 +526,16 @@ next:
 		r = c->s->o->max_size - c->total;
 		c->over = true;
 	}
-	if (file_write(c->tfd[i], buf, r))
+	if (!bytes_take(c, r))
+		return 0;
+	if ((c->write_err = file_write(c->tfd[i], buf, r)))
 		return -1;
 	/* Progress is a whole sub-buffer: a recorder sends nothing less. */
 	if ((c->bytes[i] + r) / c->page_size != c->bytes[i] / c->page_size)
 		c->last_ms = net_now_ms();
 	c->bytes[i] += r;
 	c->total += r;
-	if (!c->over && net_conn_pending(&c->dc[i]))
+	if (!c->over && !c->over_total && net_conn_pending(&c->dc[i]))
 		goto next;
 	return 0;
 }
@@ -474,12 +579,17 @@ static void take_data(struct client *c, int i)
 static const char *serve(struct client *c)
 {
 	int n = 1 + 2 * c->ncpus;
-	struct pollfd *p = xcalloc(n, sizeof(*p));
+	struct pollfd *p = calloc(n, sizeof(*p));
 	size_t cap = 256 << 10;
-	char *buf = xmalloc(cap);
+	char *buf = malloc(cap);
 	const char *why = NULL, *lost = NULL;
 	const struct net_listen_opts *o = c->s->o;
 
+	if (!p || !buf) {
+		free(p);
+		free(buf);
+		return "out of memory";
+	}
 	c->last_ms = net_now_ms();
 	while (!why) {
 		bool open_data = false;
@@ -551,9 +661,11 @@ static const char *serve(struct client *c)
 				take_data(c, i);
 			if (p[1 + c->ncpus + i].revents && c->dc[i].fd >= 0 &&
 			    data_in(c, i, buf, cap))
-				why = "cannot write a temp file";
+				why = temp_why(c);
 			if (c->over)
 				why = "over --max-size";
+			if (c->over_total)
+				why = "over --max-total";
 		}
 	}
 	free(p);
@@ -569,7 +681,8 @@ static int create_output(struct client *c, char **path)
 	for (int i = 0; i < 1000; i++) {
 		char *p = i ? xasprintf("%s/%s.%s:%u.%d.dat", o->dir, o->prefix, c->host, c->port, i)
 			    : xasprintf("%s/%s.%s:%u.dat", o->dir, o->prefix, c->host, c->port);
-		int fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		/* 0600: a recording carries kallsyms (the kernel's addresses) and the events. */
+		int fd = open(p, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 
 		if (fd >= 0) {
 			*path = p;
@@ -596,9 +709,11 @@ static int meta_finish(int meta_fd)
 		return -EBADMSG;
 	if (head[10] == '6') {
 		size_t n = 10 + 16 * NETMSG_MAX_CPUS;
-		char *z = xcalloc(1, n);
+		char *z = calloc(1, n);
 		int e;
 
+		if (!z)
+			return -ENOMEM;
 		memcpy(z, "flyrecord", 10);
 		e = pwrite(meta_fd, z, n, end) == (ssize_t)n ? 0 : -EIO;
 		free(z);
@@ -622,7 +737,7 @@ int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cp
 	*size = 0;
 	e = meta_finish(meta_fd);
 	if (e)
-		return tr_fail(e, "the metadata is not a trace file");
+		return tr_fail(e, e == -ENOMEM ? "out of memory" : "the metadata is not a trace file");
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", meta_fd);
 	e = tfile_open(proc, TFILE_KEEP_FORMATS | TFILE_LAZY_KALLSYMS, &tf);
 	if (!e)
@@ -639,7 +754,13 @@ int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cp
 		tfw_meta_add_tgids(&m, tgids, tgids_len);
 	m.version = version;
 	m.zip = version == 7 ? zip : TFW_ZIP_NONE;
-	src = xcalloc(m.cpus ? m.cpus : 1, sizeof(*src));
+	/* The peer's CPU count: a failure ends its client, not the listener. */
+	src = calloc(m.cpus ? m.cpus : 1, sizeof(*src));
+	if (!src) {
+		tfw_meta_free(&m);
+		tfile_close(tf);
+		return tr_fail(-ENOMEM, "out of memory for %d CPUs", m.cpus);
+	}
 	for (int i = 0; i < m.cpus; i++) {
 		src[i].fd = i < ncpus ? cpu_fd[i] : -1;
 		/* Whole sub-buffers only: a connection may break inside one. */
@@ -656,7 +777,7 @@ int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cp
 	return e;
 }
 
-/* Write the client's file; under s->write_lock (tr_fail()'s message is shared). */
+/* Write the client's file: 0, or -errno with tr_fail() (this thread's own message). */
 static int assemble(struct client *c, char **path, uint64_t *size)
 {
 	const struct net_listen_opts *o = c->s->o;
@@ -667,6 +788,11 @@ static int assemble(struct client *c, char **path, uint64_t *size)
 	fd = create_output(c, path);
 	if (fd < 0)
 		return tr_fail(fd, "cannot create the output file: %s", strerror(-fd));
+	/* The first file only (TR_DELAY_LISTEN_WRITE): a slow disk under one client. */
+	if (c->s->delay_ms && !atomic_exchange(&c->s->delayed, true))
+		for (uint64_t end = net_now_ms() + c->s->delay_ms;
+		     net_now_ms() < end && !*o->stop;)
+			usleep(20000);
 	e = net_file_write(c->meta_fd, c->ncpus, c->tfd, c->bytes, fd, o->version, o->zip,
 			   NULL, 0, c->tgids,
 			   c->tgids_done ? c->tgids_len : 0, size);
@@ -680,6 +806,7 @@ static void client_end(struct client *c, const char *why)
 	struct server *s = c->s;
 	char *path = NULL;
 	uint64_t size = 0;
+	bool full;
 	int e;
 
 	if (!c->meta_done) {
@@ -688,33 +815,32 @@ static void client_end(struct client *c, const char *why)
 		return;
 	}
 	/*
-	 * Not under s->lock: a file of gigabytes (and a peer's metadata of up
-	 * to 256 MB parsed) holds up no accept, no log line and no other
-	 * client's reading.  Files are written one at a time, for tr_fail()'s
-	 * one message.
+	 * Under no lock: a file of gigabytes (and a peer's metadata of up to
+	 * 256 MB parsed) holds up no accept, no log line and no other client,
+	 * whose files are written at the same time.
 	 */
-	pthread_mutex_lock(&s->write_lock);
 	e = assemble(c, &path, &size);
+	/* A full disk keeps what was written: a client's recording up to there, not nothing. */
+	full = (e == -ENOSPC || e == -EDQUOT) && path;
 	if (s->o->log) {
-		char line[768];
+		char line[768], early[160] = "";
 		const char *name = path ? strrchr(path, '/') + 1 : "";
 
-		if (e)
-			snprintf(line, sizeof(line), "%s: ended%s%s%s, no file: %s", c->who,
-				 why ? " early (" : "", why ? why : "", why ? ")" : "",
+		if (why)
+			snprintf(early, sizeof(early), " early (%s)", why);
+		if (full)
+			snprintf(line, sizeof(line), "%s: ended%s: kept a partial file '%s': %s",
+				 c->who, early, name, strerror(-e));
+		else if (e)
+			snprintf(line, sizeof(line), "%s: ended%s, no file: %s", c->who, early,
 				 tr_failure() ? tr_failure() : strerror(-e));
-		else if (why)
-			snprintf(line, sizeof(line), "%s: ended early (%s): wrote '%s' (%llu bytes, "
-				 "%llu of events)", c->who, why, name, (unsigned long long)size,
-				 (unsigned long long)c->total);
 		else
-			snprintf(line, sizeof(line), "%s: ended: wrote '%s' (%llu bytes, %llu of "
-				 "events)", c->who, name, (unsigned long long)size,
+			snprintf(line, sizeof(line), "%s: ended%s: wrote '%s' (%llu bytes, %llu of "
+				 "events)", c->who, early, name, (unsigned long long)size,
 				 (unsigned long long)c->total);
 		slog(s, "%s", line);
 	}
-	pthread_mutex_unlock(&s->write_lock);
-	if (e && path)
+	if (e && path && !full)
 		unlink(path);
 	free(path);
 }
@@ -726,6 +852,7 @@ static void *client_run(void *arg)
 	struct netmsg_tinit t;
 	const char *why = NULL;
 
+	tr_fail_own(c->fail, sizeof(c->fail));
 	/*
 	 * One deadline for the whole set-up (TLS, the handshake, TINIT, the
 	 * metadata), on a socket that never blocks: no recv or send has a
@@ -761,10 +888,17 @@ static void *client_run(void *arg)
 	c->fds += CPU_FDS * t.cpus;
 	c->ncpus = t.cpus;
 	c->page_size = t.page_size;
-	c->lfd = xmalloc(c->ncpus * sizeof(int));
-	c->dc = xmalloc(c->ncpus * sizeof(*c->dc));
-	c->tfd = xmalloc(c->ncpus * sizeof(int));
-	c->bytes = xcalloc(c->ncpus, sizeof(uint64_t));
+	/* Sized by the peer (at most NETMSG_MAX_CPUS): a failure ends this client only. */
+	c->lfd = malloc(c->ncpus * sizeof(int));
+	c->dc = malloc(c->ncpus * sizeof(*c->dc));
+	c->tfd = malloc(c->ncpus * sizeof(int));
+	c->bytes = calloc(c->ncpus, sizeof(uint64_t));
+	if (!c->lfd || !c->dc || !c->tfd || !c->bytes) {
+		slog(s, "%s: refused: out of memory for %d CPUs", c->who, c->ncpus);
+		free(c->lfd);
+		c->lfd = NULL;
+		goto out;
+	}
 	for (int i = 0; i < c->ncpus; i++)
 		c->lfd[i] = c->tfd[i] = -1, c->dc[i] = (struct net_conn){ .fd = -1 };
 	c->meta_fd = temp_file(s->o->dir);
@@ -794,6 +928,7 @@ out:
 	if (c->meta_fd >= 0)
 		close(c->meta_fd);
 	net_conn_close(&c->ctl);
+	bytes_give(c);
 	fds_give(s, c->fds);
 	pthread_mutex_lock(&s->lock);
 	c->done = true;
@@ -866,8 +1001,8 @@ int net_listen(const struct net_listen_opts *opts)
 {
 	struct net_listen_opts o = *opts;
 	struct server s = { .o = &o, .fd_budget = fd_budget() };
-	uint64_t backoff = 0;
-	bool starved = false;
+	struct net_acceptor acc = { .allow = opts->allow, .nallow = opts->nallow,
+				    .log = accept_log, .log_arg = &s };
 	uint16_t port = 0;
 	int lfd = -1, e;
 
@@ -881,10 +1016,21 @@ int net_listen(const struct net_listen_opts *opts)
 		o.max_per_host = NET_MAX_PER_HOST;
 	if (!o.max_size)
 		o.max_size = NET_MAX_SIZE;
+	if (!o.max_total)
+		o.max_total = NET_MAX_TOTAL;
 	if (!o.setup_ms)
 		o.setup_ms = NET_SETUP_MS;
 	if (!o.idle_ms)
 		o.idle_ms = NET_IDLE_MS;
+	/*
+	 * TR_DELAY_LISTEN_WRITE=MS holds the first client's file MS (at most
+	 * a minute) once it is created, before it is written: the tests' way
+	 * to have one file take long to write and see the others go on.
+	 */
+	if (getenv("TR_DELAY_LISTEN_WRITE") &&
+	    (sscanf(getenv("TR_DELAY_LISTEN_WRITE"), "%u", &s.delay_ms) != 1 ||
+	     s.delay_ms > 60000))
+		s.delay_ms = 0;
 	if (o.psk_file && (e = net_tls_load(o.psk_file, true, &s.tls)))
 		return e;
 	e = open_listener(&o, &lfd, &port);
@@ -893,49 +1039,23 @@ int net_listen(const struct net_listen_opts *opts)
 		return e;
 	}
 	pthread_mutex_init(&s.lock, NULL);
-	pthread_mutex_init(&s.write_lock, NULL);
+	acc.lfd = lfd;
 	s.nslots = o.max_clients;
 	s.slots = xcalloc(s.nslots, sizeof(*s.slots));
 	if (o.ready)
 		o.ready(o.log_arg, port);
 	while (!*o.stop) {
-		struct pollfd p = { .fd = lfd, .events = POLLIN };
 		struct sockaddr_storage a;
-		socklen_t alen = sizeof(a);
 		struct client *c;
-		char host[64];
+		char host[64], why[160];
 		uint32_t cport;
 		int fd, slot = -1, running, same = 0;
 
-		/* Out of descriptors: the listening socket is left alone a while. */
-		if (net_now_ms() < backoff)
-			p.fd = -1;
-		if (poll(&p, 1, 200) <= 0) {
-			reap(&s, false);
-			continue;
-		}
-		fd = accept4(lfd, (struct sockaddr *)&a, &alen, SOCK_CLOEXEC);
-		if (fd < 0 && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
-			       errno == ENOMEM)) {
-			/*
-			 * The connection stays queued and poll() would say so at
-			 * once, for ever: reap, wait a second, say it once.
-			 */
-			if (!starved)
-				slog(&s, "cannot accept a client: %s: waiting for clients to end",
-				     strerror(errno));
-			starved = true;
-			reap(&s, false);
-			backoff = net_now_ms() + 1000;
-			continue;
-		}
-		if (fd < 0)
-			continue;
-		starved = false;
-		net_peer_name((struct sockaddr *)&a, host, sizeof(host), &cport);
-		if (!net_allowed(o.allow, o.nallow, (struct sockaddr *)&a)) {
-			slog(&s, "%s:%u: refused: address not allowed (see --allow)", host, cport);
-			close(fd);
+		fd = net_accept(&acc, 200, &a, host, sizeof(host), &cport);
+		if (fd < 0) {
+			/* Nothing came, or no descriptor for it: clients that ended give theirs back. */
+			if (fd == -ETIMEDOUT || fd == -EMFILE)
+				reap(&s, false);
 			continue;
 		}
 		running = reap(&s, false);
@@ -958,12 +1078,23 @@ int net_listen(const struct net_listen_opts *opts)
 			close(fd);
 			continue;
 		}
+		if (no_room(&s, why, sizeof(why))) {
+			slog(&s, "%s:%u: refused: %s", host, cport, why);
+			close(fd);
+			continue;
+		}
 		if (!fds_take(&s, CLIENT_FDS)) {
 			slog(&s, "%s:%u: refused: out of descriptors (ulimit -n)", host, cport);
 			close(fd);
 			continue;
 		}
-		c = xcalloc(1, sizeof(*c));
+		c = calloc(1, sizeof(*c));
+		if (!c) {
+			slog(&s, "%s:%u: refused: out of memory", host, cport);
+			fds_give(&s, CLIENT_FDS);
+			close(fd);
+			continue;
+		}
 		c->s = &s;
 		c->fds = CLIENT_FDS;
 		c->ctl = (struct net_conn){ .fd = fd };
@@ -987,6 +1118,5 @@ int net_listen(const struct net_listen_opts *opts)
 	free(s.slots);
 	net_tls_free(s.tls);
 	pthread_mutex_destroy(&s.lock);
-	pthread_mutex_destroy(&s.write_lock);
 	return 0;
 }

@@ -148,6 +148,27 @@ int net_bind_addr(const char *bind_to, bool vsock, struct sockaddr_storage *a);
  */
 struct net_cidr;
 bool net_allowed(const struct net_cidr *allow, int nallow, const struct sockaddr *sa);
+/*
+ * The accept step of tr listen and tr agent: wait up to wait_ms for a
+ * connection on lfd, take it, and refuse (one line through log, the
+ * connection closed) a peer outside allow (none: loopback, net_allowed()).
+ * When descriptors run out the queued connection would make poll() return
+ * at once for ever: it says so once and leaves lfd alone for a second.
+ * The connection's fd (peer, host, port filled), or -ETIMEDOUT (none
+ * came), -EMFILE (no descriptor: a caller with clients may reap some),
+ * -EACCES (refused, said), or another -errno.
+ */
+struct net_acceptor {
+	int lfd;
+	const struct net_cidr *allow;
+	int nallow;
+	void (*log)(void *arg, const char *line);	/* or NULL */
+	void *log_arg;
+	uint64_t backoff_ms;	/* until then lfd is not polled */
+	bool starved;		/* said "cannot accept" already */
+};
+int net_accept(struct net_acceptor *a, int wait_ms, struct sockaddr_storage *peer, char *host,
+	       size_t hostlen, uint32_t *port);
 bool net_same_host(const struct sockaddr_storage *a, const struct sockaddr_storage *b);
 
 /* ---- net-tsync.c: the "ptp" exchange (netmsg.h) ---- */

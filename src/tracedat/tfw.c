@@ -437,7 +437,8 @@ refused:
 /* Copy len bytes from src at soff to dst at doff, in the kernel where it can. */
 static int copy_range(int src, uint64_t soff, int dst, int *dfd, uint64_t doff, uint64_t len)
 {
-	static bool no_cfr;
+	/* Set by whichever thread finds out first (tr listen writes files at once). */
+	static _Atomic bool no_cfr;
 	char *buf = NULL;
 	int r = 0;
 

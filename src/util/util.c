@@ -68,20 +68,36 @@ void tr_phase(const char *what)
 
 static char detail[4096];
 static char failure[1024];
+/* A thread's own message buffer (tr_fail_own()), or NULL: the shared one. */
+static __thread char *own_failure;
+static __thread size_t own_failure_len;
 
 int tr_fail(int err, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(failure, sizeof(failure), fmt, ap);
+	if (own_failure)
+		vsnprintf(own_failure, own_failure_len, fmt, ap);
+	else
+		vsnprintf(failure, sizeof(failure), fmt, ap);
 	va_end(ap);
 	return err < 0 ? err : -err;
 }
 
 const char *tr_failure(void)
 {
+	if (own_failure)
+		return own_failure[0] ? own_failure : NULL;
 	return failure[0] ? failure : NULL;
+}
+
+void tr_fail_own(char *buf, size_t n)
+{
+	own_failure = n ? buf : NULL;
+	own_failure_len = n;
+	if (own_failure)
+		own_failure[0] = '\0';
 }
 
 int tr_report(int err, const char *fmt, ...)

@@ -9,7 +9,14 @@ cut (half a TRACE_REQ, then gone), quiet (connect and close at once),
 breakout (a TRACE_REQ whose -f closes its parentheses early, "1) || (1",
 to cancel the clause the agent adds for its own pids).
 Each waits (at most 20 s) for the agent to close and prints the type of
-the message it answered with, if any."""
+the message it answered with, if any.
+
+    agentpeer.py 0 agent:CPUS:BYTES
+
+is a misbehaving agent for tr record -A instead: it listens on a free
+loopback port (printing "port N"), answers one host's request with CPUS
+CPUs and no time sync, sends BYTES of metadata and waits (at most 20 s)
+for the host to close."""
 import socket
 import struct
 import sys
@@ -26,6 +33,35 @@ def req(*args):
     return msg(6, struct.pack('>IIQ', 0, 0, 1), struct.pack('>II', 0, len(a)) + a)
 
 
+if mode.startswith('agent:'):
+    cpus, size = (int(x) for x in mode[6:].split(':'))
+    ls = socket.socket()
+    ls.bind(('127.0.0.1', 0))
+    ls.listen(1)
+    ls.settimeout(20)
+    print('port', ls.getsockname()[1], flush=True)
+    s, _ = ls.accept()
+    s.settimeout(20)
+    head = s.recv(12)
+    size_req = struct.unpack('>I', head[:4])[0]
+    left = size_req - len(head)
+    while left > 0:
+        left -= len(s.recv(left))
+    ports = b'1\0' * cpus
+    body = struct.pack('>IIIQ16sI', 0, cpus, 4096, 7, b'', 0)
+    try:
+        s.sendall(msg(7, body, ports))
+        chunk = b'm' * 8180
+        while size > 0:
+            s.sendall(msg(3, b'', chunk[:size]))
+            size -= len(chunk)
+        s.sendall(msg(4))
+        while s.recv(4096):
+            pass
+    except OSError:
+        pass
+    print('closed')
+    sys.exit(0)
 s = socket.create_connection(('127.0.0.1', port), timeout=20)
 if mode == 'garbage':
     s.sendall(bytes(range(256)) * 4)

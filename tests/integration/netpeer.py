@@ -10,7 +10,12 @@ close), bigmsg (a good set-up, then a message header of 100000 bytes),
 cut:FILE (the metadata of the v6 FILE, then the pages of its last buffer,
 the last page of each CPU cut in half, and gone without CLOSE: a client
 that died mid-stream), tgids:FILE:TEXT (the metadata of the v6 FILE, no
-pages, then TEXT as its saved_tgids, backslash-n a newline, and CLOSE).
+pages, then TEXT as its saved_tgids, backslash-n a newline, and CLOSE),
+pages:FILE:BYTES[:FLAGS] (the metadata of the v6 FILE, then BYTES of pages,
+its first CPU's pages of its last buffer over and over, on one CPU, then
+CLOSE; FLAGS p: print "meta" after the metadata and wait for a line on
+stdin before the pages, h: print "sent" after them and wait for stdin to
+close before CLOSE).
 Each waits (at most 20 s) for the listener to close, and prints what it
 was told last.
 
@@ -148,6 +153,43 @@ elif mode.startswith('tgids:'):
     s.sendall(struct.pack('>III', 12 + len(t), 3, 0) + t)
     s.sendall(struct.pack('>III', 12, 4, 0))
     s.sendall(struct.pack('>III', 12, 0, 0))
+elif mode.startswith('pages:'):
+    args = mode[6:].split(':')
+    d = open(args[0], 'rb').read()
+    last = d.rindex(b'flyrecord\0')
+    meta = d[:d.index(b'flyrecord\0')]
+    page = b''
+    for cpu in range((len(d) - last) // 16):
+        off, size = struct.unpack('<QQ', d[last + 10 + 16 * cpu:last + 26 + 16 * cpu])
+        if size >= 4096 and off + size <= len(d):
+            page = d[off:off + size // 4096 * 4096]
+            break
+    assert page, 'no pages in ' + args[0]
+    ports = setup(1)
+    for i in range(0, len(meta), 8180):
+        part = meta[i:i + 8180]
+        s.sendall(struct.pack('>III', 12 + len(part), 3, 0) + part)
+    s.sendall(struct.pack('>III', 12, 4, 0))
+    flags = args[2] if len(args) > 2 else ''
+    if 'p' in flags:
+        print('meta', flush=True)
+        sys.stdin.readline()
+    c = socket.create_connection(('127.0.0.1', ports[0]), timeout=20)
+    left = int(args[1])
+    try:
+        while left > 0:
+            c.sendall(page[:left])
+            left -= len(page)
+    except OSError:
+        pass
+    c.close()
+    if 'h' in flags:
+        print('sent', flush=True)
+        sys.stdin.read()
+    try:
+        s.sendall(struct.pack('>III', 12, 0, 0))
+    except OSError:
+        pass
 elif mode == 'bigmsg':
     setup()
     s.sendall(struct.pack('>III', 100000, 3, 0))

@@ -157,12 +157,14 @@ test_expect_success 'listen under ulimit -n 64: clients past the descriptors are
 	test_when_finished "net_stop $NET_PID" &&
 	mkfifo hold && exec 9<>hold &&
 	test_when_finished "exec 9>&-" &&
+	# The peers must not inherit fd 9, the fifo'"'"'s writer, or closing it
+	# never ends them (each would be left behind, reading its stdin).
 	for i in 1 2 3 4 5 6 7 8; do
-		{ python3 "$peer" $NET_PORT holdcpus:3 <hold >/dev/null 2>&1 & } || exit 1
+		{ python3 "$peer" $NET_PORT holdcpus:3 <hold >/dev/null 2>&1 9>&- & } || exit 1
 	done &&
 	wait_log "recording 3 CPUs" 3 l.log &&
 	wait_log "refused: 3 CPUs need 9 descriptors\|refused: out of descriptors" 5 l.log &&
-	{ python3 "$peer" $NET_PORT hold <hold >/dev/null 2>&1 & } &&
+	{ python3 "$peer" $NET_PORT hold <hold >/dev/null 2>&1 9>&- & } &&
 	# Each of the nine is either taken ("connected") or refused at accept,
 	# before it has a line of its own, when the descriptors are gone: which
 	# one depends on the order the threads ran in (in a TCG guest, another).
