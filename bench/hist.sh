@@ -11,8 +11,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 cd "$root"
 make --no-print-directory tr >/dev/null
-objs=$(ls build/obj/*/*.o)
+# A folder per layer under build/obj/; the libraries are the Makefile's.
+objs=$(find build/obj -name '*.o' ! -path build/obj/tr.o | sort)
 gcc -std=gnu11 -D_GNU_SOURCE -O2 -Iinclude $(pkg-config --cflags libtracefs libtraceevent) \
 	-o build/hist-bench bench/hist-bench.c $objs \
-	$(pkg-config --libs libtracefs libtraceevent ncursesw libzstd zlib libssl libcrypto) -lpthread
+	$(pkg-config --libs libtracefs libtraceevent ncursesw libzstd zlib libssl libcrypto) -lpthread -lm
 taskset -c 0 build/hist-bench "${1:-10000000}"

@@ -18,7 +18,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "top.h"
+#include "top-local.h"	/* the model is top/'s own, not in include/ */
 
 static double now(void)
 {
