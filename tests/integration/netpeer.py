@@ -67,47 +67,63 @@ def proxy(server, kind):
     sv = socket.create_connection(('127.0.0.1', port), timeout=20)
     # The listener's handshake comes before its messages: greeting, "V3", "OK".
     skip = 8 + 3 + 2 if server == 'listen' else 0
-    held, forgers, done = b'', [], False
+    st, forgers = [skip, b'', False], []
     deadline = time.monotonic() + 60
     open_ = [cl, sv]
     while open_ and time.monotonic() < deadline:
-        r, _, _ = select.select(open_, [], [], 1)
-        for a in r:
-            b = a.recv(65536)
-            other = sv if a is cl else cl
-            if not b:
-                open_.remove(a)
-                try:
-                    other.shutdown(socket.SHUT_WR)
-                except OSError:
-                    pass
-                continue
-            if a is cl or done:
-                other.sendall(b)
-                continue
-            held += b
-            out = b''
-            while not done:
+        try:
+            relay(open_, cl, sv, forgers, kind, st)
+        except OSError:
+            # A reset on either side ends the relay: what the forgers got is the result.
+            break
+    report(forgers)
+
+
+def relay(open_, cl, sv, forgers, kind, st):
+    """One pass of the proxy: st is [bytes to pass unparsed, bytes held, forged yet]."""
+    skip, held, done = st
+    r, _, _ = select.select(open_, [], [], 1)
+    for a in r:
+        b = a.recv(65536)
+        other = sv if a is cl else cl
+        if not b:
+            open_.remove(a)
+            try:
+                other.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+            continue
+        if a is cl or done:
+            other.sendall(b)
+            continue
+        held += b
+        out = b''
+        while not done:
+            if skip:
+                take = min(skip, len(held))
+                out, held, skip = out + held[:take], held[take:], skip - take
                 if skip:
-                    take = min(skip, len(held))
-                    out, held, skip = out + held[:take], held[take:], skip - take
-                    if skip:
-                        break
-                    continue
-                if len(held) < 12:
                     break
-                size, cmd, csize = struct.unpack('>III', held[:12])
-                if len(held) < size:
-                    break
-                msg, held = held[:size], held[size:]
-                body, data = msg[12:12 + csize], msg[12 + csize:]
-                if cmd in (2, 7):
-                    forge(forgers, kind, cmd, body, data)
-                    done = True
-                out += msg
-            if done:
-                out, held = out + held, b''
-            other.sendall(out)
+                continue
+            if len(held) < 12:
+                break
+            size, cmd, csize = struct.unpack('>III', held[:12])
+            if len(held) < size:
+                break
+            msg, held = held[:size], held[size:]
+            body, data = msg[12:12 + csize], msg[12 + csize:]
+            if cmd in (2, 7):
+                forge(forgers, kind, cmd, body, data)
+                done = True
+            out += msg
+        if done:
+            out, held = out + held, b''
+        other.sendall(out)
+    st[:] = [skip, held, done]
+
+
+def report(forgers):
+    """What each forger was sent, and whether the server closed it."""
     for p, f in forgers:
         got, state = 0, 'open'
         try:
