@@ -236,7 +236,7 @@ struct netmsg_trace_req {
 	uint32_t argc;
 	const char *argv[NETMSG_MAX_ARGS];	/* NUL-terminated, inside the message */
 	bool ptp;		/* the host offers the "ptp" time sync */
-	bool session;		/* NETMSG_PARAM_TR_SESSION: a tr host, which proves its connections */
+	bool session;		/* NETMSG_PARAM_TR_SESSION: a tr host (it proves its connections) */
 };
 /*
  * Parse a TRACE_REQ: its parameters (the record arguments, the time sync
