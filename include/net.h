@@ -15,7 +15,8 @@
  * set-up and a limit of silence checked on every pass (neither put off by
  * a byte at a time), writes each file under no lock,
  * ends within a fraction of a second of *stop whatever the peers do, and
- * parses every byte with netmsg.c.
+ * takes a tr client's data connections only with its session's token
+ * (netmsg.h), and parses every byte with netmsg.c.
  * Each connection, refusal and end is one line through opts.log; the
  * listener goes on serving the others.
  *
@@ -189,7 +190,8 @@ int net_clock_id(const char *trace_clock);
  * returns 0 or -errno with tr_fail().  The ports of the CPUs and the time
  * sync are PORT+1, PORT+2, ... (the first free ones; any with port 0), so
  * that a virtual machine's port forwarding can name them; they take only
- * the host of the control connection, within 10 s.  A request takes 10 s
+ * the host of the control connection, within 10 s, and from a tr host
+ * only a connection that sends the session's token first (netmsg.h).  A request takes 10 s
  * at most; a time sync is at most 100 measurements a second.  Each
  * connection, refusal and end is one line through log.
  */

@@ -29,6 +29,18 @@
  * answers any message but CLOSE after FIN_DATA with NOT_SUPP and a warning,
  * never names it, so it is never sent one.
  *
+ * tr's other extension binds each data connection to its control one: a
+ * data port takes the first connection from the client's address, and
+ * anyone there (a local process, a host behind the same NAT) could be
+ * first.  tr's client names NETMSG_TR_SESSION after TINIT's options,
+ * past their count (trace-cmd's listener reads no further); tr listen
+ * then answers with "tr-session=HEX" after RINIT's ports, a random token
+ * of NETMSG_TOKEN_LEN bytes, and the client sends those bytes first on each
+ * data connection.  The listener takes a data connection only with them,
+ * and goes on waiting for the right one.  A client that did not ask
+ * (trace-cmd's record -N) is sent no token and none is required of it:
+ * the protocol itself has nothing to bind with.
+ *
  * Every message is a header of three big-endian u32 {size, cmd, cmd_size}
  * (size counts the header), cmd_size bytes of the command's fixed part,
  * then size - 12 - cmd_size bytes of data.  trace-cmd refuses messages
@@ -130,6 +142,7 @@ struct netmsg_tinit {
 	uint32_t page_size;
 	bool tcp;
 	bool vsock;
+	bool session;	/* NETMSG_TR_SESSION: a tr client, which proves its data connections */
 };
 /*
  * Parse a TINIT: cpus 1..NETMSG_MAX_CPUS, a page size that is a power of
@@ -137,12 +150,37 @@ struct netmsg_tinit {
  * ones are ignored, as trace-cmd does).  0 or -EBADMSG with *why.
  */
 int netmsg_tinit_parse(const struct netmsg *m, struct netmsg_tinit *t, const char **why);
+
+/*
+ * A session's token: what the connecting side of a data connection sends
+ * first, to the side that announced it (netmsg.h's top, and the agent's
+ * TRACE_RESP below).  Its announcement is NETMSG_TR_SESSION "=" and
+ * 2 * NETMSG_TOKEN_LEN lowercase hex digits, NUL-terminated.
+ */
+#define NETMSG_TR_SESSION "tr-session"
+#define NETMSG_TOKEN_LEN 16u
+#define NETMSG_TOKEN_STR (sizeof(NETMSG_TR_SESSION) + 2 * NETMSG_TOKEN_LEN + 1)
+struct netmsg_token {
+	bool set;
+	uint8_t b[NETMSG_TOKEN_LEN];
+};
+/* The announcement into buf (NETMSG_TOKEN_STR bytes, its NUL included): its length. */
+size_t netmsg_put_token(uint8_t *buf, const struct netmsg_token *t);
+/*
+ * Is [p, nul) an announcement?  1 with *t filled, 0 when it is another
+ * string, -EBADMSG when it starts as one but is not (a bad digit, a length).
+ */
+int netmsg_token_of(const uint8_t *p, const uint8_t *nul, struct netmsg_token *t);
+/* Are a and b (NETMSG_TOKEN_LEN bytes) equal?  In a time that does not say where they differ. */
+bool netmsg_token_eq(const uint8_t *a, const uint8_t *b);
+
 /*
  * Parse an RINIT into ports[max]: *n ports (netmsg_port_of()).  *tgids
- * (when not NULL): NETMSG_TR_TGIDS follows them.  0 or -EBADMSG.
+ * (when not NULL): NETMSG_TR_TGIDS follows them; *tok (when not NULL): the
+ * session token that follows them, tok->set false when none.  0 or -EBADMSG.
  */
 int netmsg_rinit_parse(const struct netmsg *m, uint32_t *ports, uint32_t max, uint32_t *n,
-		       bool *tgids, const char **why);
+		       bool *tgids, struct netmsg_token *tok, const char **why);
 
 /* tr listen's RINIT string: it takes saved_tgids after the pages. */
 #define NETMSG_TR_TGIDS "tr-saved-tgids"
@@ -157,9 +195,14 @@ int netmsg_tgids_check(const void *text, size_t len, const char **why);
 
 /* Encoders into buf (NETMSG_MAX bytes); they return the message's length. */
 size_t netmsg_put(uint8_t *buf, uint32_t cmd);
-size_t netmsg_put_tinit(uint8_t *buf, uint32_t cpus, uint32_t page_size);
-/* 0 when n exceeds NETMSG_MAX_CPUS.  tgids: name NETMSG_TR_TGIDS after the ports. */
-size_t netmsg_put_rinit(uint8_t *buf, const uint32_t *ports, uint32_t n, bool tgids);
+/* session: name NETMSG_TR_SESSION after the options, past their count (tr's client). */
+size_t netmsg_put_tinit(uint8_t *buf, uint32_t cpus, uint32_t page_size, bool session);
+/*
+ * 0 when n exceeds NETMSG_MAX_CPUS.  tgids: name NETMSG_TR_TGIDS after the
+ * ports; tok (NULL, or not set: none): announce the session token.
+ */
+size_t netmsg_put_rinit(uint8_t *buf, const uint32_t *ports, uint32_t n, bool tgids,
+			const struct netmsg_token *tok);
 /* The 12-byte header of a SEND_DATA carrying n (<= NETMSG_MAX_DATA) bytes. */
 void netmsg_put_data_hdr(uint8_t *hdr, uint32_t n);
 
@@ -174,7 +217,16 @@ const char *netmsg_name(uint32_t cmd);
  * below runs there), reads the agent's metadata (SEND_DATA... FIN_DATA) on
  * the control connection, connects to each CPU's port and reads the raw
  * sub-buffers; CLOSE ends the recording, CLOSE_RESP is the agent's answer.
+ *
+ * tr's extension, as for tr listen: tr record -A adds a parameter of its
+ * own (NETMSG_PARAM_TR_SESSION, empty) to TRACE_REQ, which trace-cmd's
+ * agent leaves alone as it does any it does not know; tr agent then
+ * announces a session token after TRACE_RESP's ports, and the host sends
+ * it first on the time sync connection and on each data connection.  The
+ * agent takes those only with it; from a host that did not ask
+ * (trace-cmd's record -A) it takes the first from the host's address.
  */
+#define NETMSG_PARAM_TR_SESSION 0x74720001u	/* "tr", 1: far from trace-cmd's 0, 1, ... */
 #define NETMSG_PNAME 16		/* a time sync protocol's name field */
 #define NETMSG_MAX_ARGS 64	/* a request's arguments */
 #define NETMSG_MAX_ARG 256	/* bytes of one argument, its NUL included */
@@ -184,6 +236,7 @@ struct netmsg_trace_req {
 	uint32_t argc;
 	const char *argv[NETMSG_MAX_ARGS];	/* NUL-terminated, inside the message */
 	bool ptp;		/* the host offers the "ptp" time sync */
+	bool session;		/* NETMSG_PARAM_TR_SESSION: a tr host (it proves its connections) */
 };
 /*
  * Parse a TRACE_REQ: its parameters (the record arguments, the time sync
@@ -193,18 +246,22 @@ struct netmsg_trace_req {
 int netmsg_trace_req_parse(const struct netmsg *m, struct netmsg_trace_req *r, const char **why);
 /* 0 when the arguments do not fit one message. */
 size_t netmsg_put_trace_req(uint8_t *buf, uint64_t trace_id, uint32_t argc,
-			    const char *const *argv, bool ptp);
+			    const char *const *argv, bool ptp, bool session);
 
 struct netmsg_trace_resp {
 	uint32_t cpus, page_size;
 	uint64_t trace_id;	/* the agent's */
 	char proto[NETMSG_PNAME + 1];	/* "ptp", or "" for no time sync */
 	uint32_t tsync_port;	/* 32-bit for vsock, as the CPUs' ports */
+	struct netmsg_token token;	/* announced after the ports (tr agent), or not set */
 };
-/* Parse a TRACE_RESP and its ports (at most max).  0 or -EBADMSG with *why. */
+/*
+ * Parse a TRACE_RESP, its ports (at most max) and a session token after
+ * them.  0 or -EBADMSG with *why.
+ */
 int netmsg_trace_resp_parse(const struct netmsg *m, struct netmsg_trace_resp *r, uint32_t *ports,
 			    uint32_t max, const char **why);
-/* 0 when cpus exceeds NETMSG_MAX_CPUS. */
+/* 0 when cpus exceeds NETMSG_MAX_CPUS.  r->token, when set, is announced. */
 size_t netmsg_put_trace_resp(uint8_t *buf, const struct netmsg_trace_resp *r,
 			     const uint32_t *ports);
 

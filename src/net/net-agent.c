@@ -49,6 +49,7 @@ struct net_agent_job {
 	int ts_err, clk;
 	const char *ts_why;
 	struct net_acceptor *acc;	/* the agent's listening socket: hosts that come meanwhile */
+	struct netmsg_token token;	/* a tr host's (netmsg.h): its connections send it */
 	uint8_t buf[NETMSG_MAX];
 };
 
@@ -146,23 +147,25 @@ static int open_port(struct net_agent_job *j, uint16_t *next, uint16_t *bound)
 	return -EADDRINUSE;
 }
 
-/* Accept the host's connection on lfd as c (TLS with --psk), all within AGENT_REQ_MS. */
+/*
+ * Accept the host's connection on lfd as c, all within AGENT_REQ_MS: TLS
+ * with --psk, and from a tr host the session's token first.  Any other
+ * is refused (one line) and the wait goes on.
+ */
 static int take(struct net_agent_job *j, int lfd, struct net_conn *c)
 {
-	uint64_t at = net_now_ms() + AGENT_REQ_MS;
-	int fd = net_accept_from(lfd, &j->peer, AGENT_REQ_MS, j->o->stop);
+	int e = net_accept_session(lfd, &j->peer, j->tls, &j->token, net_now_ms() + AGENT_REQ_MS,
+				   j->o->stop, j->o->log, j->o->log_arg, j->who, c);
 
-	if (fd < 0)
-		return fd;
-	c->fd = fd;
-	net_set_timeout(fd, AGENT_REQ_MS);
-	return j->tls ? net_conn_tls(c, j->tls, at, j->o->stop) : 0;
+	if (!e)
+		net_set_timeout(c->fd, AGENT_REQ_MS);
+	return e;
 }
 
 int net_agent_start(struct net_agent_job *j, int ncpus, int clk, const void *meta, size_t len)
 {
 	struct netmsg_trace_resp r = { .page_size = (uint32_t)sysconf(_SC_PAGESIZE),
-				       .trace_id = j->trace_id };
+				       .trace_id = j->trace_id, .token = j->token };
 	uint32_t *ports = NULL;
 	uint16_t next = j->o->port ? j->o->port + 1 : 0;
 	int *lfd = NULL, tlfd = -1, e = 0;
@@ -335,6 +338,14 @@ static void serve_one(const struct net_agent_opts *o, struct net_tls *tls,
 	}
 	j->ptp = req.ptp;
 	j->trace_id = net_trace_id();
+	/* A tr host proves its connections: a host's only, not the first comer's. */
+	if (req.session && (e = net_token_new(&j->token))) {
+		alog(o, "%s: refused: no random bytes for its session: %s", j->who, strerror(-e));
+		j->refused = true;
+		job_end(j, 0);
+		free(j);
+		return;
+	}
 	alog(o, "%s: connected: %u events%s%s", j->who, args.nevents, args.clock ? ", clock " : "",
 	     args.clock ? args.clock : "");
 	e = o->run(o->run_arg, j, &args);

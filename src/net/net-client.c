@@ -37,6 +37,7 @@ struct net_client {
 	struct net_tls *tls;
 	char *where;	/* "HOST:PORT", for messages */
 	bool tgids;	/* the listener takes saved_tgids (netmsg.h) */
+	struct netmsg_token token;	/* tr listen's: sent first on each data connection */
 };
 
 static int connect_to(const struct sockaddr_storage *a)
@@ -56,7 +57,6 @@ static int fail(struct net_client *c, int e, const char *what, const char *why)
 int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t page_size,
 		const char *psk_file, struct net_client **out)
 {
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL, *ai;
 	struct sockaddr_storage peer;
 	socklen_t plen = sizeof(peer);
 	struct net_client *c = xcalloc(1, sizeof(*c));
@@ -65,7 +65,6 @@ int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t
 	const char *why = "";
 	struct netmsg m;
 	uint32_t n;
-	char sport[8];
 	int e;
 
 	*out = NULL;
@@ -89,26 +88,13 @@ int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t
 			goto fail;
 		}
 		net_sa_vsock(&peer, cid.cid, port);
-		if ((c->ctl.fd = connect_to(&peer)) < 0)
-			e = c->ctl.fd;
+		c->ctl.fd = e = connect_to(&peer);
 	} else {
-		snprintf(sport, sizeof(sport), "%u", port);
-		e = getaddrinfo(host, sport, &hints, &res);
-		if (e) {
-			e = tr_fail(-EHOSTUNREACH, "cannot send to '%s': %s", c->where,
-				    gai_strerror(e));
+		c->ctl.fd = e = net_dial(host, port, CLIENT_TIMEOUT_S * 1000, &why);
+		if (e == -EHOSTUNREACH && *why) {
+			e = tr_fail(e, "cannot send to '%s': %s", c->where, why);
 			goto fail;
 		}
-		e = -ECONNREFUSED;
-		for (ai = res; ai && c->ctl.fd < 0; ai = ai->ai_next) {
-			if (ai->ai_addrlen > sizeof(peer))
-				continue;
-			memset(&peer, 0, sizeof(peer));
-			memcpy(&peer, ai->ai_addr, ai->ai_addrlen);
-			if ((c->ctl.fd = connect_to(&peer)) < 0)
-				e = c->ctl.fd;
-		}
-		freeaddrinfo(res);
 	}
 	if (c->ctl.fd < 0) {
 		e = fail(c, e, "cannot connect", "");
@@ -132,7 +118,8 @@ int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t
 		e = fail(c, e, "the handshake", "the listener does not speak protocol v3");
 		goto fail;
 	}
-	e = net_write_all(&c->ctl, buf, netmsg_put_tinit(buf, ncpus, page_size));
+	/* Named as a tr client: tr listen then binds the data connections to this one. */
+	e = net_write_all(&c->ctl, buf, netmsg_put_tinit(buf, ncpus, page_size, true));
 	if (!e)
 		e = net_read_msg(&c->ctl, buf, &m, &why);
 	if (!e && m.cmd != NETMSG_RINIT) {
@@ -140,7 +127,7 @@ int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t
 		e = -EBADMSG;
 	}
 	if (!e)
-		e = netmsg_rinit_parse(&m, ports, NETMSG_MAX_CPUS, &n, &c->tgids, &why);
+		e = netmsg_rinit_parse(&m, ports, NETMSG_MAX_CPUS, &n, &c->tgids, &c->token, &why);
 	if (!e && n != (uint32_t)ncpus) {
 		why = "the listener answered for another CPU count";
 		e = -EBADMSG;
@@ -172,6 +159,12 @@ int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t
 		}
 		if (c->tls && (e = net_conn_tls(&c->data[i], c->tls, client_deadline(), NULL))) {
 			e = fail(c, e, "TLS on a data connection", "");
+			goto fail;
+		}
+		/* The session's token first: the listener takes no other connection. */
+		if (c->token.set && (e = net_write_by(&c->data[i], c->token.b, NETMSG_TOKEN_LEN,
+						       client_deadline(), NULL))) {
+			e = fail(c, e, "a data connection", "");
 			goto fail;
 		}
 		/* Pages wait as long as the listener needs: the ring buffer is the limit. */

@@ -116,9 +116,10 @@ static int temp_file(const char *dir)
 }
 
 /* port: 32-bit from a vsock agent; a TCP one above 65535 is a bad answer. */
-static int dial(struct net_guest *g, uint32_t port, struct net_conn *c)
+static int dial(struct net_guest *g, uint32_t port, const struct netmsg_token *tok,
+		struct net_conn *c)
 {
-	int fd;
+	int fd, e;
 
 	if (!g->o.vsock && port > 65535)
 		return -EBADMSG;
@@ -131,13 +132,17 @@ static int dial(struct net_guest *g, uint32_t port, struct net_conn *c)
 		net_sa_vsock(&a, cid.cid, port);
 		fd = net_dial_sa(&a, GUEST_MS);
 	} else {
-		fd = net_dial(g->o.host, port, GUEST_MS);
+		fd = net_dial(g->o.host, port, GUEST_MS, NULL);
 	}
 
 	if (fd < 0)
 		return fd;
 	c->fd = fd;
-	return g->tls ? net_conn_tls(c, g->tls, net_now_ms() + GUEST_MS, NULL) : 0;
+	e = g->tls ? net_conn_tls(c, g->tls, net_now_ms() + GUEST_MS, NULL) : 0;
+	/* tr agent's port takes a connection of this session only (netmsg.h). */
+	if (!e && tok && tok->set)
+		e = net_write_by(c, tok->b, NETMSG_TOKEN_LEN, net_now_ms() + GUEST_MS, NULL);
+	return e;
 }
 
 static void add_sample(struct net_guest *g, int64_t ts, int64_t off)
@@ -295,13 +300,13 @@ int net_guest_open(const struct net_guest_opts *o, struct net_guest **out)
 	*out = g;
 	if (o->psk_file && (e = net_tls_load(o->psk_file, false, &g->tls)))
 		return e;
-	e = dial(g, o->port, &g->ctl);
+	e = dial(g, o->port, NULL, &g->ctl);
 	if (e)
 		return fail(g, e, e == -EACCES ? "TLS" : "cannot connect",
 			    "the agent refused the key (--psk), or speaks no TLS");
 	net_set_timeout(g->ctl.fd, GUEST_MS);
 	e = net_write_all(&g->ctl, g->buf, netmsg_put_trace_req(g->buf, o->trace_id, o->argc,
-								  o->argv, o->clock >= 0));
+								  o->argv, o->clock >= 0, true));
 	if (!e)
 		e = net_read_msg(&g->ctl, g->buf, &m, &why);
 	if (!e)
@@ -317,7 +322,7 @@ int net_guest_open(const struct net_guest_opts *o, struct net_guest **out)
 	if (r.proto[0] && o->clock >= 0) {
 		if (strcmp(r.proto, NETMSG_TSYNC_PTP))
 			return fail(g, -EBADMSG, "the clock sync", "not the ptp the host offered");
-		e = dial(g, r.tsync_port, &g->ts);
+		e = dial(g, r.tsync_port, &r.token, &g->ts);
 		if (!e)
 			e = measure(g);
 		if (e)
@@ -342,7 +347,7 @@ int net_guest_open(const struct net_guest_opts *o, struct net_guest **out)
 
 		if ((g->tfd[i] = temp_file(o->tmp_dir ? o->tmp_dir : ".")) < 0)
 			return fail(g, g->tfd[i], "a temp file", "");
-		if ((e = dial(g, ports[i], &g->data[i])))
+		if ((e = dial(g, ports[i], &r.token, &g->data[i])))
 			return fail(g, e, "a data connection", "");
 		/* Pages come when the guest has them: no time limit until CLOSE. */
 		net_set_timeout(g->data[i].fd, 0);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -279,15 +280,18 @@ int net_dial_sa(const struct sockaddr_storage *a, int timeout_ms)
 	return fd;
 }
 
-int net_dial(const char *host, uint16_t port, int timeout_ms)
+int net_dial(const char *host, uint16_t port, int timeout_ms, const char **why)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res = NULL, *ai;
 	char sport[8];
 	int e, fd = -1;
 
 	snprintf(sport, sizeof(sport), "%u", port);
-	if (getaddrinfo(host, sport, &hints, &res))
+	if ((e = getaddrinfo(host, sport, &hints, &res))) {
+		if (why)
+			*why = gai_strerror(e);
 		return -EHOSTUNREACH;
+	}
 	e = -ECONNREFUSED;
 	for (ai = res; ai && fd < 0; ai = ai->ai_next) {
 		struct sockaddr_storage a = { 0 };
@@ -299,7 +303,7 @@ int net_dial(const char *host, uint16_t port, int timeout_ms)
 			e = fd;
 			fd = -1;
 		} else {
-			/* The agent's messages are small and answered: no Nagle delay. */
+			/* Control messages are small and answered: no Nagle delay. */
 			setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &(int){ 1 }, sizeof(int));
 		}
 	}
@@ -372,6 +376,118 @@ int net_accept_from(int lfd, const struct sockaddr_storage *peer, int ms,
 			return fd;
 		}
 		close(fd);
+	}
+}
+
+int net_token_new(struct netmsg_token *t)
+{
+	size_t got = 0;
+
+	while (got < NETMSG_TOKEN_LEN) {
+		ssize_t r = getrandom(t->b + got, NETMSG_TOKEN_LEN - got, 0);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO;
+		got += r;
+	}
+	t->set = true;
+	return 0;
+}
+
+int net_token_take(struct net_conn *c, const struct netmsg_token *want, uint8_t *got,
+		   size_t *n)
+{
+	while (*n < NETMSG_TOKEN_LEN) {
+		ssize_t r = net_conn_read(c, got + *n, NETMSG_TOKEN_LEN - *n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return errno == EAGAIN ? 0 : -errno;
+		if (!r)
+			return -ECONNRESET;
+		*n += r;
+	}
+	return netmsg_token_eq(got, want->b) ? 1 : -EACCES;
+}
+
+const char *net_token_why(int e)
+{
+	return e == -EACCES ? "wrong session token"
+	       : e == -ETIMEDOUT ? "no session token in time"
+	       : e == -ECONNRESET ? "closed before its session token" : "connection error";
+}
+
+/* A refusal of a session's connection: one line naming the peer. */
+static void session_refused(void (*log)(void *, const char *), void *arg, const char *who,
+			    const struct sockaddr_storage *from, const char *why)
+{
+	char line[256], host[64];
+	uint32_t port;
+
+	if (!log)
+		return;
+	net_peer_name((const struct sockaddr *)from, host, sizeof(host), &port);
+	snprintf(line, sizeof(line), "%s: refused a connection from %s:%u: %s", who, host, port,
+		 why);
+	log(arg, line);
+}
+
+int net_accept_session(int lfd, const struct sockaddr_storage *peer, struct net_tls *t,
+		       const struct netmsg_token *tok, uint64_t at_ms, volatile sig_atomic_t *stop,
+		       void (*log)(void *arg, const char *line), void *log_arg, const char *who,
+		       struct net_conn *out)
+{
+	for (;;) {
+		struct net_conn c = { .fd = -1 };
+		struct sockaddr_storage from;
+		socklen_t len = sizeof(from);
+		uint64_t now = net_now_ms(), by;
+		uint8_t got[NETMSG_TOKEN_LEN];
+		int fd, e;
+
+		if (now >= at_ms)
+			return -ETIMEDOUT;
+		fd = net_accept_from(lfd, peer, at_ms - now, stop);
+		if (fd < 0)
+			return fd;
+		getpeername(fd, (struct sockaddr *)&from, &len);
+		c.fd = fd;
+		/* Reads wait under poll, to the deadline: never in a blocking recv. */
+		net_set_nonblock(fd, true);
+		/*
+		 * One connection that says nothing holds the next (in the
+		 * listen queue) for NET_TOKEN_MS at most, not for the whole wait.
+		 */
+		now = net_now_ms();
+		by = now + NET_TOKEN_MS < at_ms ? now + NET_TOKEN_MS : at_ms;
+		e = t ? net_conn_tls(&c, t, by, stop) : 0;
+		if (e && e != -EINTR) {
+			session_refused(log, log_arg, who, &from,
+					e == -ETIMEDOUT ? "TLS handshake timed out"
+					: "TLS handshake failed (another --psk, or none)");
+			net_conn_close(&c);
+			continue;
+		}
+		if (!e && tok && tok->set) {
+			e = net_read_by(&c, got, sizeof(got), by, stop);
+			if (!e && !netmsg_token_eq(got, tok->b))
+				e = -EACCES;
+			if (e && e != -EINTR) {
+				session_refused(log, log_arg, who, &from, net_token_why(e));
+				net_conn_close(&c);
+				continue;
+			}
+		}
+		if (e) {
+			net_conn_close(&c);
+			return e;
+		}
+		net_set_nonblock(fd, false);
+		*out = c;
+		return 0;
 	}
 }
 

@@ -57,6 +57,16 @@ struct client {
 	uint32_t page_size;
 	int *lfd, *tfd;
 	struct net_conn *dc;	/* the data connections */
+	/*
+	 * A tr client's session token (netmsg.h), and each CPU's connection
+	 * still owing it: by_ms, its deadline (0: none owed), and its bytes so far.
+	 */
+	struct netmsg_token token;
+	struct proof {
+		uint64_t by_ms;
+		size_t n;
+		uint8_t got[NETMSG_TOKEN_LEN];
+	} *proof;
 	uint64_t *bytes;
 	int meta_fd;
 	uint64_t meta_len, total;
@@ -397,14 +407,15 @@ static int open_ports(struct client *c, const char **why)
 		socklen_t alen = sizeof(a);
 
 		c->lfd[i] = socket(a.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-		if (c->lfd[i] < 0 || net_bind(c->lfd[i], &a, 0) || listen(c->lfd[i], 1) ||
+		/* Room in the queue for the client's connection behind one that owes a token. */
+		if (c->lfd[i] < 0 || net_bind(c->lfd[i], &a, 0) || listen(c->lfd[i], 4) ||
 		    getsockname(c->lfd[i], (struct sockaddr *)&a, &alen)) {
 			*why = "cannot open a data port";
 			goto out;
 		}
 		ports[i] = net_sa_port(&a);
 	}
-	if (write_exact(c, buf, netmsg_put_rinit(buf, ports, c->ncpus, true), why))
+	if (write_exact(c, buf, netmsg_put_rinit(buf, ports, c->ncpus, true, &c->token), why))
 		goto out;
 	r = 0;
 out:
@@ -540,15 +551,57 @@ next:
 	return 0;
 }
 
-/* A data connection: from the client's address, TLS if the listener has a key. */
+/* CPU i's connection is not the client's: say so, close it, wait for another. */
+static void refuse_data(struct client *c, int i, const char *why)
+{
+	struct sockaddr_storage a;
+	socklen_t alen = sizeof(a);
+	char h[64] = "?";
+	uint32_t port = 0;
+
+	if (!getpeername(c->dc[i].fd, (struct sockaddr *)&a, &alen))
+		net_peer_name((struct sockaddr *)&a, h, sizeof(h), &port);
+	slog(c->s, "%s: refused a data connection from %s:%u: %s", c->who, h, port, why);
+	net_conn_close(&c->dc[i]);
+	c->proof[i].by_ms = 0;
+}
+
+/*
+ * Read what has come of CPU i's token: the right one makes the connection
+ * the CPU's and closes its port; a wrong, short or missing one is refused
+ * and the port waits on.
+ */
+static void prove(struct client *c, int i)
+{
+	int e = net_token_take(&c->dc[i], &c->token, c->proof[i].got, &c->proof[i].n);
+
+	if (e < 0) {
+		refuse_data(c, i, net_token_why(e));
+		return;
+	}
+	if (!e)
+		return;
+	c->proof[i].by_ms = 0;
+	close(c->lfd[i]);
+	c->lfd[i] = -1;
+}
+
+/*
+ * A data connection: from the client's address, TLS if the listener has a
+ * key, and from a tr client the session's token before anything else.
+ */
 static void take_data(struct client *c, int i)
 {
 	struct sockaddr_storage a;
 	socklen_t alen = sizeof(a);
 	char h[64];
 	uint32_t port;
-	int fd = accept4(c->lfd[i], (struct sockaddr *)&a, &alen, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	int fd;
 
+	/* One connection at a time proves itself; the next waits in the queue. */
+	if (c->dc[i].fd >= 0)
+		return;
+	fd = accept4(c->lfd[i], (struct sockaddr *)&a, &alen, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return;
 	net_peer_name((struct sockaddr *)&a, h, sizeof(h), &port);
@@ -567,6 +620,13 @@ static void take_data(struct client *c, int i)
 		net_conn_close(&c->dc[i]);
 		return;
 	}
+	if (c->token.set) {
+		/* A client sends it at once: often it is here already. */
+		c->proof[i] = (struct proof){ .by_ms = net_now_ms() + NET_TOKEN_MS };
+		prove(c, i);
+		return;
+	}
+	/* A trace-cmd client: the protocol has nothing to prove the connection with. */
 	close(c->lfd[i]);
 	c->lfd[i] = -1;
 }
@@ -600,7 +660,15 @@ static const char *serve(struct client *c)
 
 		p[0] = (struct pollfd){ .fd = c->closed ? -1 : c->ctl.fd, .events = POLLIN };
 		for (int i = 0; i < c->ncpus; i++) {
-			p[1 + i] = (struct pollfd){ .fd = c->lfd[i], .events = POLLIN };
+			/*
+			 * After CLOSE the client's connections are all made: one
+			 * that waited behind a refused one is in the queue now.
+			 */
+			if (c->closed && c->lfd[i] >= 0 && c->dc[i].fd < 0)
+				take_data(c, i);
+			/* A port whose connection still owes its token takes no other yet. */
+			p[1 + i] = (struct pollfd){ .fd = c->dc[i].fd >= 0 ? -1 : c->lfd[i],
+						    .events = POLLIN };
 			p[1 + c->ncpus + i] = (struct pollfd){ .fd = c->dc[i].fd, .events = POLLIN };
 			open_data |= c->dc[i].fd >= 0 || (!c->closed && c->lfd[i] >= 0);
 			pending |= net_conn_pending(&c->dc[i]);
@@ -638,6 +706,9 @@ static const char *serve(struct client *c)
 			why = "silent for too long";
 			break;
 		}
+		for (int i = 0; i < c->ncpus; i++)
+			if (c->proof[i].by_ms && now >= c->proof[i].by_ms)
+				refuse_data(c, i, net_token_why(-ETIMEDOUT));
 		if (k <= 0)
 			continue;
 		if (p[0].revents && (k = control(c, &why))) {
@@ -659,8 +730,11 @@ static const char *serve(struct client *c)
 		for (int i = 0; i < c->ncpus && !why; i++) {
 			if (p[1 + i].revents && c->lfd[i] >= 0)
 				take_data(c, i);
-			if (p[1 + c->ncpus + i].revents && c->dc[i].fd >= 0 &&
-			    data_in(c, i, buf, cap))
+			if (!p[1 + c->ncpus + i].revents || c->dc[i].fd < 0)
+				;
+			else if (c->proof[i].by_ms)
+				prove(c, i);
+			else if (data_in(c, i, buf, cap))
 				why = temp_why(c);
 			if (c->over)
 				why = "over --max-size";
@@ -888,12 +962,18 @@ static void *client_run(void *arg)
 	c->fds += CPU_FDS * t.cpus;
 	c->ncpus = t.cpus;
 	c->page_size = t.page_size;
+	/* A tr client binds its data connections to this one (netmsg.h); trace-cmd's cannot. */
+	if (t.session && net_token_new(&c->token)) {
+		slog(s, "%s: refused: no random bytes for its session token", c->who);
+		goto out;
+	}
 	/* Sized by the peer (at most NETMSG_MAX_CPUS): a failure ends this client only. */
+	c->proof = calloc(c->ncpus, sizeof(*c->proof));
 	c->lfd = malloc(c->ncpus * sizeof(int));
 	c->dc = malloc(c->ncpus * sizeof(*c->dc));
 	c->tfd = malloc(c->ncpus * sizeof(int));
 	c->bytes = calloc(c->ncpus, sizeof(uint64_t));
-	if (!c->lfd || !c->dc || !c->tfd || !c->bytes) {
+	if (!c->proof || !c->lfd || !c->dc || !c->tfd || !c->bytes) {
 		slog(s, "%s: refused: out of memory for %d CPUs", c->who, c->ncpus);
 		free(c->lfd);
 		c->lfd = NULL;
@@ -940,6 +1020,7 @@ static void client_free(struct client *c)
 {
 	free(c->lfd);
 	free(c->dc);
+	free(c->proof);
 	free(c->tfd);
 	free(c->bytes);
 	free(c->tgids);

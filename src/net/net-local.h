@@ -113,8 +113,12 @@ int net_read_msg(struct net_conn *c, uint8_t *buf, struct netmsg *m, const char 
 void net_set_timeout(int fd, int ms);
 /* Wait up to ms for fd to be readable (TLS's pending bytes count): 1, 0 on timeout, -errno. */
 int net_wait_in(const struct net_conn *c, int ms);
-/* Connect to host:port (every address it resolves to, in turn): a fd or -errno. */
-int net_dial(const char *host, uint16_t port, int timeout_ms);
+/*
+ * Connect to host:port (every address it resolves to, in turn): a fd or
+ * -errno; -EHOSTUNREACH with *why (when why is not NULL) the resolver's
+ * reason when the name does not resolve.
+ */
+int net_dial(const char *host, uint16_t port, int timeout_ms, const char **why);
 /* Connect to one address (IPv4, IPv6 or vsock): a fd or -errno. */
 int net_dial_sa(const struct sockaddr_storage *a, int timeout_ms);
 /* An address's length for bind() and connect(), its port, a new port. */
@@ -137,6 +141,37 @@ int net_listen_at(const struct sockaddr_storage *addr, uint16_t port, uint16_t *
  */
 int net_accept_from(int lfd, const struct sockaddr_storage *peer, int ms,
 		    volatile sig_atomic_t *stop);
+/*
+ * ---- Session tokens (netmsg.h): a data connection proves it belongs to
+ * its control connection. ----
+ * A new token, from getrandom(): 0 or -errno.
+ */
+struct netmsg_token;
+int net_token_new(struct netmsg_token *t);
+/* The longest a connection that owes a token is waited for: a real peer sends it at once. */
+#define NET_TOKEN_MS 3000
+/*
+ * Read what is left of a token into got (*n bytes of it so far), without
+ * waiting: 1 when it is whole and equal to want's, 0 when more is to come,
+ * -EACCES when it differs, -ECONNRESET when the peer closed first, -errno.
+ * Nothing past the token is read.
+ */
+int net_token_take(struct net_conn *c, const struct netmsg_token *want, uint8_t *got,
+		   size_t *n);
+/* Why net_token_take() (or its deadline) refused a connection, for the log. */
+const char *net_token_why(int e);
+/*
+ * The connection of a session on lfd, for the agent: from the host of
+ * peer, TLS with t (NULL: plain), and when tok is set, the token first.
+ * Others are refused, each with one line through log naming it, and
+ * waiting goes on until at_ms or *stop.  0 with *out, -ETIMEDOUT, -EINTR
+ * or -errno.
+ */
+int net_accept_session(int lfd, const struct sockaddr_storage *peer, struct net_tls *t,
+		       const struct netmsg_token *tok, uint64_t at_ms, volatile sig_atomic_t *stop,
+		       void (*log)(void *arg, const char *line), void *log_arg, const char *who,
+		       struct net_conn *out);
+
 /*
  * The address a server listens on: bind_to (NULL: 127.0.0.1, or for vsock
  * any CID of this machine), port 0.  0 or -EINVAL with tr_fail().

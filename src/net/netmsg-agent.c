@@ -110,6 +110,8 @@ int netmsg_trace_req_parse(const struct netmsg *m, struct netmsg_trace_req *r, c
 				return bad(why, "TRACE_REQ gives its protocols twice");
 			protos = true;
 			e = req_protos(p, len, r, why);
+		} else if (id == NETMSG_PARAM_TR_SESSION) {
+			r->session = true;
 		}
 		/* Other parameters are a newer host's: left alone, as trace-cmd does. */
 		if (e)
@@ -120,13 +122,14 @@ int netmsg_trace_req_parse(const struct netmsg *m, struct netmsg_trace_req *r, c
 }
 
 size_t netmsg_put_trace_req(uint8_t *buf, uint64_t trace_id, uint32_t argc,
-			    const char *const *argv, bool ptp)
+			    const char *const *argv, bool ptp, bool session)
 {
 	size_t off = NETMSG_HDR + REQ_BODY, args_len = 4;
 
 	for (uint32_t i = 0; i < argc; i++)
 		args_len += strlen(argv[i]) + 1;
-	if (argc > NETMSG_MAX_ARGS || off + 8 + args_len + (ptp ? 8 + 5 : 0) > NETMSG_MAX)
+	if (argc > NETMSG_MAX_ARGS ||
+	    off + 8 + args_len + (ptp ? 8 + 5 : 0) + (session ? 8 : 0) > NETMSG_MAX)
 		return 0;
 	put_hdr(buf, NETMSG_TRACE_REQ, REQ_BODY, 0);
 	netmsg_put_be64(buf + NETMSG_HDR + 8, trace_id);
@@ -145,6 +148,11 @@ size_t netmsg_put_trace_req(uint8_t *buf, uint64_t trace_id, uint32_t argc,
 		netmsg_put_be32(buf + off + 4, 5);
 		memcpy(buf + off + 8, "ptp\0", 5);
 		off += 13;
+	}
+	if (session) {
+		netmsg_put_be32(buf + off, NETMSG_PARAM_TR_SESSION);
+		netmsg_put_be32(buf + off + 4, 0);
+		off += 8;
 	}
 	netmsg_put_be32(buf, off);
 	return off;
@@ -180,6 +188,16 @@ int netmsg_trace_resp_parse(const struct netmsg *m, struct netmsg_trace_resp *r,
 			return bad(why, "bad port in TRACE_RESP");
 		p = nul + 1;
 	}
+	/* Then tr agent's strings, each NUL-terminated; unknown ones ignored. */
+	while (p < end) {
+		const uint8_t *nul = memchr(p, 0, end - p);
+
+		if (!nul)
+			break;
+		if (netmsg_token_of(p, nul, &r->token) < 0)
+			return bad(why, "bad session token in TRACE_RESP");
+		p = nul + 1;
+	}
 	return 0;
 }
 
@@ -198,6 +216,8 @@ size_t netmsg_put_trace_resp(uint8_t *buf, const struct netmsg_trace_resp *r,
 	netmsg_put_be32(buf + NETMSG_HDR + 36, r->tsync_port);
 	for (uint32_t i = 0; i < r->cpus; i++)
 		off += sprintf((char *)buf + off, "%u", ports[i]) + 1;
+	if (r->token.set)
+		off += netmsg_put_token(buf + off, &r->token);
 	netmsg_put_be32(buf, off);
 	return off;
 }

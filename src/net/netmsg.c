@@ -109,6 +109,20 @@ int netmsg_tinit_parse(const struct netmsg *m, struct netmsg_tinit *t, const cha
 			t->vsock = true;
 		p = nul + 1;
 	}
+	/*
+	 * Then tr's strings, past the count: trace-cmd's listener reads the
+	 * options it was told of and no further (one it does not know among
+	 * them, it warns about).  Unknown ones ignored.
+	 */
+	while (p < end) {
+		const uint8_t *nul = memchr(p, 0, end - p);
+
+		if (!nul)
+			break;
+		if (!strcmp((const char *)p, NETMSG_TR_SESSION))
+			t->session = true;
+		p = nul + 1;
+	}
 	return 0;
 }
 
@@ -133,8 +147,58 @@ int netmsg_port_of(const uint8_t *p, const uint8_t *nul, uint32_t *out)
 	return 0;
 }
 
+size_t netmsg_put_token(uint8_t *buf, const struct netmsg_token *t)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t off = sizeof(NETMSG_TR_SESSION) - 1;
+
+	memcpy(buf, NETMSG_TR_SESSION, off);
+	buf[off++] = '=';
+	for (uint32_t i = 0; i < NETMSG_TOKEN_LEN; i++) {
+		buf[off++] = hex[t->b[i] >> 4];
+		buf[off++] = hex[t->b[i] & 15];
+	}
+	buf[off++] = 0;
+	return off;
+}
+
+static int hex_digit(uint8_t c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int netmsg_token_of(const uint8_t *p, const uint8_t *nul, struct netmsg_token *t)
+{
+	size_t name = sizeof(NETMSG_TR_SESSION) - 1;
+
+	if ((size_t)(nul - p) < name + 1 || memcmp(p, NETMSG_TR_SESSION "=", name + 1))
+		return 0;
+	p += name + 1;
+	if ((size_t)(nul - p) != 2 * NETMSG_TOKEN_LEN)
+		return -EBADMSG;
+	for (uint32_t i = 0; i < NETMSG_TOKEN_LEN; i++) {
+		int hi = hex_digit(p[2 * i]), lo = hex_digit(p[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -EBADMSG;
+		t->b[i] = hi << 4 | lo;
+	}
+	t->set = true;
+	return 1;
+}
+
+bool netmsg_token_eq(const uint8_t *a, const uint8_t *b)
+{
+	uint8_t d = 0;
+
+	/* Every byte is looked at: a forger learns nothing from the time a refusal takes. */
+	for (uint32_t i = 0; i < NETMSG_TOKEN_LEN; i++)
+		d |= a[i] ^ b[i];
+	return !d;
+}
+
 int netmsg_rinit_parse(const struct netmsg *m, uint32_t *ports, uint32_t max, uint32_t *n,
-		       bool *tgids, const char **why)
+		       bool *tgids, struct netmsg_token *tok, const char **why)
 {
 	const uint8_t *p, *end;
 	uint32_t cpus;
@@ -142,6 +206,8 @@ int netmsg_rinit_parse(const struct netmsg *m, uint32_t *ports, uint32_t max, ui
 	*n = 0;
 	if (tgids)
 		*tgids = false;
+	if (tok)
+		memset(tok, 0, sizeof(*tok));
 	if (m->cmd != NETMSG_RINIT || m->body_len < body_size[NETMSG_RINIT]) {
 		*why = m->cmd != NETMSG_RINIT ? "expected RINIT" : "short RINIT";
 		return -EBADMSG;
@@ -163,13 +229,17 @@ int netmsg_rinit_parse(const struct netmsg *m, uint32_t *ports, uint32_t max, ui
 		p = nul + 1;
 	}
 	/* Then the listener's own strings, each NUL-terminated; unknown ones ignored. */
-	while (tgids && p < end) {
+	while ((tgids || tok) && p < end) {
 		const uint8_t *nul = memchr(p, 0, end - p);
 
 		if (!nul)
 			break;
-		if (!strcmp((const char *)p, NETMSG_TR_TGIDS))
+		if (tgids && !strcmp((const char *)p, NETMSG_TR_TGIDS))
 			*tgids = true;
+		if (tok && netmsg_token_of(p, nul, tok) < 0) {
+			*why = "bad session token in RINIT";
+			return -EBADMSG;
+		}
 		p = nul + 1;
 	}
 	*n = cpus;
@@ -216,18 +286,22 @@ size_t netmsg_put(uint8_t *buf, uint32_t cmd)
 	return put_hdr(buf, cmd, NETMSG_HDR + body_size[cmd]);
 }
 
-size_t netmsg_put_tinit(uint8_t *buf, uint32_t cpus, uint32_t page_size)
+size_t netmsg_put_tinit(uint8_t *buf, uint32_t cpus, uint32_t page_size, bool session)
 {
-	size_t n = put_hdr(buf, NETMSG_TINIT, NETMSG_HDR + 12 + 4);
+	size_t n = NETMSG_HDR + 12 + 4 + (session ? sizeof(NETMSG_TR_SESSION) : 0);
 
+	put_hdr(buf, NETMSG_TINIT, n);
 	netmsg_put_be32(buf + NETMSG_HDR, cpus);
 	netmsg_put_be32(buf + NETMSG_HDR + 4, page_size);
 	netmsg_put_be32(buf + NETMSG_HDR + 8, 1);
 	memcpy(buf + NETMSG_HDR + 12, "tcp", 4);
+	if (session)
+		memcpy(buf + NETMSG_HDR + 16, NETMSG_TR_SESSION, sizeof(NETMSG_TR_SESSION));
 	return n;
 }
 
-size_t netmsg_put_rinit(uint8_t *buf, const uint32_t *ports, uint32_t n, bool tgids)
+size_t netmsg_put_rinit(uint8_t *buf, const uint32_t *ports, uint32_t n, bool tgids,
+			const struct netmsg_token *tok)
 {
 	size_t off = NETMSG_HDR + 4;
 
@@ -250,6 +324,8 @@ size_t netmsg_put_rinit(uint8_t *buf, const uint32_t *ports, uint32_t n, bool tg
 		memcpy(buf + off, NETMSG_TR_TGIDS, sizeof(NETMSG_TR_TGIDS));
 		off += sizeof(NETMSG_TR_TGIDS);
 	}
+	if (tok && tok->set)
+		off += netmsg_put_token(buf + off, tok);
 	put_hdr(buf, NETMSG_RINIT, off);
 	netmsg_put_be32(buf + NETMSG_HDR, n);
 	return off;

@@ -83,6 +83,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t cut = 1 + pick % 97, pos = 0, have;
 	static uint32_t ports[NETMSG_MAX_CPUS];
 	struct netmsg_tinit t = { .cpus = 0 };
+	struct netmsg_token tok;
 	const char *why;
 	bool fin = false, tfin = false, tr;
 	int meta = -1;
@@ -123,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			netmsg_tinit_parse(&m, &t, &why);
 			break;
 		case NETMSG_RINIT:
-			netmsg_rinit_parse(&m, ports, NETMSG_MAX_CPUS, &n, &tr, &why);
+			netmsg_rinit_parse(&m, ports, NETMSG_MAX_CPUS, &n, &tr, &tok, &why);
 			break;
 		case NETMSG_SEND_DATA:
 			if (fin) {

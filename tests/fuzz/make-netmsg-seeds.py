@@ -69,6 +69,15 @@ seeds['rinit-bad-port'] = hostile + msg(2, struct.pack('>I', 1), b'99999\0')
 seeds['meta-garbage'] = hostile + tinit() + msg(3, data=b'\x17\x08\x44tracing6\0' + b'\xff' * 64) + msg(4)
 seeds['meta-v7-garbage'] = hostile + tinit() + msg(3, data=b'\x17\x08\x44tracing7\0' + b'\x00' * 64) + msg(4)
 seeds['garbage'] = bytes(range(256)) * 4
+# tr's session token (netmsg.h): named after TINIT's counted options, announced after RINIT's ports.
+tok = b'tr-session=' + bytes(range(16)).hex().encode() + b'\0'
+seeds['tinit-session'] = hostile + msg(1, struct.pack('>III', 2, 4096, 1), b'tcp\0tr-session\0')
+seeds['rinit-token'] = hostile + msg(2, struct.pack('>I', 2), b'40000\0' + b'40001\0' +
+                                     b'tr-saved-tgids\0' + tok)
+seeds['rinit-token-short'] = hostile + msg(2, struct.pack('>I', 1), b'40000\0tr-session=00ff\0')
+seeds['rinit-token-bad-hex'] = hostile + msg(2, struct.pack('>I', 1),
+                                             b'40000\0tr-session=' + b'g' * 32 + b'\0')
+seeds['rinit-token-no-nul'] = hostile + msg(2, struct.pack('>I', 1), b'40000\0' + tok[:-1])
 
 
 # The agent's messages (tr agent, tr record -A): requests, answers, time sync.
@@ -99,6 +108,9 @@ seeds['agent-req-args-twice'] = req(params((0, args()), (0, args())))
 resp = struct.pack('>IIIQ', 0, 2, 4096, 0x2d9ffa29c7d69b0e) + b'ptp'.ljust(16, b'\0') + \
     struct.pack('>I', 1502)
 seeds['agent-resp'] = msg(7, resp, b'1500\0' + b'1501\0')
+seeds['agent-req-session'] = req(good + params((0x74720001, b'')))
+seeds['agent-resp-token'] = msg(7, resp, b'1500\0' + b'1501\0' + tok)
+seeds['agent-resp-token-upper'] = msg(7, resp, b'1500\0' + b'1501\0' + b'tr-session=' + tok[11:].upper())
 seeds['agent-resp-cpus-huge'] = msg(7, struct.pack('>IIIQ', 0, 99999, 4096, 1) +
                                     b'ptp'.ljust(16, b'\0') + struct.pack('>I', 1), b'1\0')
 probes = struct.pack('>II', 7, 339) + b''.join(struct.pack('>qI', 1000 + i, i + 1)

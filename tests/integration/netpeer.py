@@ -25,7 +25,17 @@ drip:KIND:SECONDS sends one byte every SECONDS and never finishes: KIND tls
 metadata, then a sub-buffer on the data connection), agent (a request to
 tr agent).  It prints "closed after S" (seconds from its connect) when the
 server closes, or "open after S" at 40 s; it prints "connected" once the
-bytes start."""
+bytes start.
+
+proxy:listen:KIND and proxy:agent:KIND stand between a tr client and the
+server at PORT (tr listen; tr agent for record -A): they print "proxy P",
+take one client on P and pass its bytes both ways; when the server's
+answer names its data ports (RINIT; TRACE_RESP and its time sync port),
+a forger connects to each of them first, and only then is the answer
+passed on.  KIND forge: the forger sends 16 bytes that are not the
+session's token and a page; hold: it sends nothing.  At the end each
+forger prints "forger PORT: closed, got N bytes" (N: what the server sent
+it; "open" if not closed within 20 s)."""
 import select
 import socket
 import struct
@@ -33,6 +43,112 @@ import sys
 import time
 
 port, mode = int(sys.argv[1]), sys.argv[2]
+
+
+def forge(forgers, kind, cmd, body, data):
+    """A forger at each port the answer names, before the client has it."""
+    if cmd == 2:
+        n = struct.unpack('>I', body[:4])[0]
+    else:
+        n = struct.unpack('>I', body[4:8])[0]
+    ports = [int(x) for x in data.split(b'\0')[:n]]
+    if cmd == 7 and body[20:21] != b'\0':
+        ports.append(struct.unpack('>I', body[36:40])[0])
+    for p in ports:
+        f = socket.create_connection(('127.0.0.1', p), timeout=20)
+        if kind == 'forge':
+            f.sendall(b'F' * 16 + b'P' * 4096)
+        forgers.append((p, f))
+
+
+def proxy(server, kind):
+    """The bytes of one client, passed on; forgers at the data ports first."""
+    ls = socket.socket()
+    ls.bind(('127.0.0.1', 0))
+    ls.listen(1)
+    ls.settimeout(20)
+    print('proxy %d' % ls.getsockname()[1], flush=True)
+    cl, _ = ls.accept()
+    sv = socket.create_connection(('127.0.0.1', port), timeout=20)
+    # The listener's handshake comes before its messages: greeting, "V3", "OK".
+    skip = 8 + 3 + 2 if server == 'listen' else 0
+    st, forgers = [skip, b'', False], []
+    deadline = time.monotonic() + 60
+    open_ = [cl, sv]
+    while open_ and time.monotonic() < deadline:
+        try:
+            relay(open_, cl, sv, forgers, kind, st)
+        except OSError:
+            # A reset on either side ends the relay: what the forgers got is the result.
+            break
+    report(forgers)
+
+
+def relay(open_, cl, sv, forgers, kind, st):
+    """One pass of the proxy: st is [bytes to pass unparsed, bytes held, forged yet]."""
+    skip, held, done = st
+    r, _, _ = select.select(open_, [], [], 1)
+    for a in r:
+        b = a.recv(65536)
+        other = sv if a is cl else cl
+        if not b:
+            open_.remove(a)
+            try:
+                other.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
+            continue
+        if a is cl or done:
+            other.sendall(b)
+            continue
+        held += b
+        out = b''
+        while not done:
+            if skip:
+                take = min(skip, len(held))
+                out, held, skip = out + held[:take], held[take:], skip - take
+                if skip:
+                    break
+                continue
+            if len(held) < 12:
+                break
+            size, cmd, csize = struct.unpack('>III', held[:12])
+            if len(held) < size:
+                break
+            msg, held = held[:size], held[size:]
+            body, data = msg[12:12 + csize], msg[12 + csize:]
+            if cmd in (2, 7):
+                forge(forgers, kind, cmd, body, data)
+                done = True
+            out += msg
+        if done:
+            out, held = out + held, b''
+        other.sendall(out)
+    st[:] = [skip, held, done]
+
+
+def report(forgers):
+    """What each forger was sent, and whether the server closed it."""
+    for p, f in forgers:
+        got, state = 0, 'open'
+        try:
+            while True:
+                b = f.recv(65536)
+                if not b:
+                    state = 'closed'
+                    break
+                got += len(b)
+        except ConnectionResetError:
+            state = 'closed'
+        except OSError:
+            pass
+        print('forger %d: %s, got %d bytes' % (p, state, got), flush=True)
+
+
+if mode.startswith('proxy:'):
+    proxy(*mode[6:].split(':'))
+    sys.exit(0)
+
 s = socket.socket()
 s.settimeout(20)
 if len(sys.argv) > 3:

@@ -49,7 +49,7 @@ TEST(trace_req_layout)
 	struct netmsg m;
 	struct netmsg_trace_req r;
 	const char *why = NULL;
-	size_t n = netmsg_put_trace_req(buf, 0x0102030405060708ULL, 4, argv, true);
+	size_t n = netmsg_put_trace_req(buf, 0x0102030405060708ULL, 4, argv, true, false);
 
 	/* header, {flags, argc, id}, ARGS {0, len, argc, strings}, PROTOS {1, 5, "ptp\0\0"} */
 	CHECK(n == 12 + 16 + 8 + 4 + 3 + 19 + 3 + 5 + 8 + 5);
@@ -61,6 +61,39 @@ TEST(trace_req_layout)
 	CHECK(r.trace_id == 0x0102030405060708ULL && r.argc == 4 && r.ptp);
 	CHECK_STR(r.argv[1], "sched:sched_switch");
 	CHECK_STR(r.argv[3], "mono");
+}
+
+TEST(agent_session_token)
+{
+	const char *argv[] = { "-e", "sched:sched_switch" };
+	uint8_t buf[NETMSG_MAX];
+	uint32_t ports[4];
+	struct netmsg m;
+	struct netmsg_trace_req r;
+	struct netmsg_trace_resp resp, back;
+	const char *why = NULL;
+	size_t n = netmsg_put_trace_req(buf, 7, 2, argv, true, true);
+
+	/* The host's mark: a parameter of tr's own, empty, after trace-cmd's. */
+	CHECK(!memcmp(buf + n - 8, "\x74\x72\0\x01\0\0\0\0", 8));
+	CHECK(netmsg_take(buf, n, &m, &why) == (ssize_t)n);
+	CHECK(!netmsg_trace_req_parse(&m, &r, &why) && r.session && r.ptp && r.argc == 2);
+	n = netmsg_put_trace_req(buf, 7, 2, argv, true, false);
+	CHECK(netmsg_take(buf, n, &m, &why) == (ssize_t)n);
+	CHECK(!netmsg_trace_req_parse(&m, &r, &why) && !r.session);
+	/* The agent's answer: the ports, then the token; trace-cmd's has none. */
+	CHECK(netmsg_take(tc_resp, sizeof(tc_resp), &m, &why) == sizeof(tc_resp));
+	CHECK(!netmsg_trace_resp_parse(&m, &resp, ports, 4, &why) && !resp.token.set);
+	resp.token.set = true;
+	memset(resp.token.b, 0xab, NETMSG_TOKEN_LEN);
+	n = netmsg_put_trace_resp(buf, &resp, ports);
+	CHECK(n == sizeof(tc_resp) + NETMSG_TOKEN_STR);
+	CHECK(netmsg_take(buf, n, &m, &why) == (ssize_t)n);
+	CHECK(!netmsg_trace_resp_parse(&m, &back, ports, 4, &why));
+	CHECK(back.token.set && netmsg_token_eq(back.token.b, resp.token.b));
+	CHECK(ports[0] == 1500 && ports[1] == 1501 && back.tsync_port == 1502);
+	buf[n - 2] = 'X';
+	CHECK(netmsg_trace_resp_parse(&m, &back, ports, 4, &why) == -EBADMSG);
 }
 
 /* A TRACE_REQ of the given parameter bytes. */
@@ -175,6 +208,7 @@ TEST(fastest_probe_gives_the_offset)
 	CHECK(netmsg_ptp_offset(sent, back, host, 3, &off, &ts, &rtt) == -ENODATA);
 }
 
-UNIT_MAIN(T(trace_resp_as_trace_cmd), T(trace_req_layout), T(hostile_requests_refused),
+UNIT_MAIN(T(trace_resp_as_trace_cmd), T(trace_req_layout), T(agent_session_token),
+	  T(hostile_requests_refused),
 	  T(agent_takes_events_and_clock_only), T(time_sync_round_trip),
 	  T(fastest_probe_gives_the_offset))

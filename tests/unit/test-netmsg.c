@@ -29,7 +29,7 @@ TEST(tinit_matches_trace_cmd)
 	struct netmsg_tinit t;
 	const char *why = NULL;
 
-	CHECK(netmsg_put_tinit(buf, 2, 4096) == sizeof(tc_tinit));
+	CHECK(netmsg_put_tinit(buf, 2, 4096, false) == sizeof(tc_tinit));
 	CHECK(!memcmp(buf, tc_tinit, sizeof(tc_tinit)));
 	CHECK(netmsg_take(tc_tinit, sizeof(tc_tinit), &m, &why) == sizeof(tc_tinit));
 	CHECK(m.cmd == NETMSG_TINIT && m.body_len == 12 && m.data_len == 4);
@@ -54,38 +54,92 @@ TEST(rinit_round_trip)
 	const char *why = NULL;
 	uint32_t n = 0;
 	bool tg = true;
-	size_t len = netmsg_put_rinit(buf, ports, 3, false);
+	size_t len = netmsg_put_rinit(buf, ports, 3, false, NULL);
 
 	/* header, cpus, then "1\0" "40000\0" "65535\0" */
 	CHECK(len == 12 + 4 + 2 + 6 + 6);
 	CHECK(!memcmp(buf + 16, "1\0" "40000\0" "65535", 14));
 	CHECK(netmsg_take(buf, len, &m, &why) == (ssize_t)len);
-	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, &tg, &why));
+	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, &tg, NULL, &why));
 	CHECK(n == 3 && got[0] == 1 && got[1] == 40000 && got[2] == 65535 && !tg);
 	/* More CPUs than the caller has room for. */
-	CHECK(netmsg_rinit_parse(&m, got, 2, &n, NULL, &why) == -EBADMSG);
-	CHECK(netmsg_put_rinit(buf, ports, 0, false) == 0);
+	CHECK(netmsg_rinit_parse(&m, got, 2, &n, NULL, NULL, &why) == -EBADMSG);
+	CHECK(netmsg_put_rinit(buf, ports, 0, false, NULL) == 0);
 	/* tr listen names saved_tgids after the ports: trace-cmd reads the ports alone. */
-	len = netmsg_put_rinit(buf, ports, 3, true);
+	len = netmsg_put_rinit(buf, ports, 3, true, NULL);
 	CHECK(len == 12 + 4 + 2 + 6 + 6 + sizeof(NETMSG_TR_TGIDS));
 	CHECK(!memcmp(buf + 30, NETMSG_TR_TGIDS, sizeof(NETMSG_TR_TGIDS)));
 	CHECK(netmsg_take(buf, len, &m, &why) == (ssize_t)len);
-	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, &tg, &why));
+	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, &tg, NULL, &why));
 	CHECK(n == 3 && got[2] == 65535 && tg);
 	/* Another listener's strings there are ignored. */
 	memcpy(buf + 30, "tr-saved-tgidz", sizeof(NETMSG_TR_TGIDS));
-	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, &tg, &why) && n == 3 && !tg);
+	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, &tg, NULL, &why) && n == 3 && !tg);
 	/* An unterminated one too. */
 	m.data_len--;
 	memcpy(buf + 30, NETMSG_TR_TGIDS "x", sizeof(NETMSG_TR_TGIDS));
-	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, &tg, &why) && n == 3 && !tg);
+	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, &tg, NULL, &why) && n == 3 && !tg);
 	/* vsock's ports are 32-bit: trace-cmd listen -V's are mostly above 65535. */
 	ports[1] = 70000;
 	ports[2] = 4294967294u;
-	len = netmsg_put_rinit(buf, ports, 3, false);
+	len = netmsg_put_rinit(buf, ports, 3, false, NULL);
 	CHECK(netmsg_take(buf, len, &m, &why) == (ssize_t)len);
-	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, NULL, &why));
+	CHECK(!netmsg_rinit_parse(&m, got, 4, &n, NULL, NULL, &why));
 	CHECK(n == 3 && got[1] == 70000 && got[2] == 4294967294u);
+}
+
+TEST(session_token_round_trip)
+{
+	uint8_t buf[NETMSG_MAX];
+	uint32_t ports[2] = { 40000, 40001 }, got[2];
+	struct netmsg_token t = { .set = true }, back;
+	struct netmsg_tinit ti;
+	struct netmsg m;
+	const char *why = NULL;
+	uint32_t n;
+	bool tg;
+	size_t len;
+
+	for (uint32_t i = 0; i < NETMSG_TOKEN_LEN; i++)
+		t.b[i] = 0xf0 + i;
+	/* TINIT names it after its one counted option: trace-cmd reads "tcp" alone. */
+	len = netmsg_put_tinit(buf, 2, 4096, true);
+	CHECK(len == sizeof(tc_tinit) + sizeof(NETMSG_TR_SESSION));
+	CHECK(netmsg_be32(buf + 20) == 1);
+	CHECK(!memcmp(buf + 24, "tcp\0" NETMSG_TR_SESSION, 4 + sizeof(NETMSG_TR_SESSION)));
+	CHECK(netmsg_take(buf, len, &m, &why) == (ssize_t)len);
+	CHECK(!netmsg_tinit_parse(&m, &ti, &why) && ti.tcp && ti.session);
+	CHECK(!netmsg_tinit_parse(&(struct netmsg){ .cmd = NETMSG_TINIT, .body = tc_tinit + 12,
+						   .body_len = 12, .data = tc_tinit + 24,
+						   .data_len = 4 }, &ti, &why) && !ti.session);
+	/* RINIT: the ports, saved_tgids, then the token. */
+	len = netmsg_put_rinit(buf, ports, 2, true, &t);
+	CHECK(len == 12 + 4 + 12 + sizeof(NETMSG_TR_TGIDS) + NETMSG_TOKEN_STR);
+	CHECK(!memcmp(buf + len - NETMSG_TOKEN_STR, "tr-session=f0f1f2f3", 19));
+	CHECK(buf[len - 1] == 0);
+	CHECK(netmsg_take(buf, len, &m, &why) == (ssize_t)len);
+	CHECK(!netmsg_rinit_parse(&m, got, 2, &n, &tg, &back, &why));
+	CHECK(n == 2 && tg && back.set && !memcmp(back.b, t.b, NETMSG_TOKEN_LEN));
+	CHECK(netmsg_token_eq(back.b, t.b));
+	back.b[NETMSG_TOKEN_LEN - 1] ^= 1;
+	CHECK(!netmsg_token_eq(back.b, t.b));
+	/* trace-cmd's RINIT, and tr's without a token: none. */
+	len = netmsg_put_rinit(buf, ports, 2, true, NULL);
+	CHECK(netmsg_take(buf, len, &m, &why) == (ssize_t)len);
+	CHECK(!netmsg_rinit_parse(&m, got, 2, &n, &tg, &back, &why) && !back.set);
+	/* A token of a wrong length or digit is a bad RINIT, not one ignored. */
+	len = netmsg_put_rinit(buf, ports, 2, false, &t);
+	buf[len - 2] = 'g';
+	CHECK(netmsg_take(buf, len, &m, &why) == (ssize_t)len);
+	CHECK(netmsg_rinit_parse(&m, got, 2, &n, NULL, &back, &why) == -EBADMSG);
+	CHECK_STR(why, "bad session token in RINIT");
+	buf[len - 2] = 0;
+	CHECK(netmsg_rinit_parse(&m, got, 2, &n, NULL, &back, &why) == -EBADMSG);
+	/* Another string that only starts alike is ignored. */
+	CHECK(netmsg_token_of((const uint8_t *)"tr-sessions", (const uint8_t *)"tr-sessions" + 11,
+			      &back) == 0);
+	CHECK(netmsg_token_of((const uint8_t *)"tr-session=", (const uint8_t *)"tr-session=" + 11,
+			      &back) == -EBADMSG);
 }
 
 static ssize_t take_bytes(const uint8_t *b, size_t n, const char **why)
@@ -191,7 +245,7 @@ TEST(rinit_ports_checked)
 		b[15] = 1;
 		memcpy(b + 16, bad[i], l);
 		CHECK(netmsg_take(b, size, &m, &why) == (ssize_t)size);
-		CHECK(netmsg_rinit_parse(&m, p, 1, &n, NULL, &why) == -EBADMSG);
+		CHECK(netmsg_rinit_parse(&m, p, 1, &n, NULL, NULL, &why) == -EBADMSG);
 	}
 }
 
@@ -318,6 +372,7 @@ TEST(vsock_addresses)
 }
 
 UNIT_MAIN(T(tinit_matches_trace_cmd), T(partial_messages_wait), T(rinit_round_trip),
+	  T(session_token_round_trip),
 	  T(tgids_checked), T(hostile_headers_refused), T(tinit_fields_checked), T(rinit_ports_checked),
 	  T(handshake_strings), T(allow_ranges), T(host_port), T(peer_names_are_file_names),
 	  T(vsock_addresses))
