@@ -434,9 +434,8 @@ void rec_spool_kallsyms_cancel(struct rec *r);
 /*
  * The kernel's saved_cmdlines into r's spool, and its saved_tgids where
  * meta.dat was written under record-tgid (rec_spool_meta() decides, once).
- * rec_spool_meta() writes the first ones, from what it gathered.
  */
-int rec_spool_cmdlines(struct rec *r);
+int rec_spool_cmdlines(const struct rec *r);
 /*
  * Append PROCMAPS option o (tfw_opt_procmap()) to the spool's procmaps,
  * which a restored file takes its maps from (the last one of each pid).

@@ -381,9 +381,9 @@ static int record_prepare(void *arg, struct session *sess)
 	 * spool's size counts against --max-size, whose budget and rotated
 	 * parts are reckoned from the whole header.
 	 */
-	if (spool)
-		r = rec_spool_meta(session_rec(sess), o->inst, spool, p->topts, p->ntopts,
-				   !o->max_size);
+	if (spool && !(r = rec_spool_meta(session_rec(sess), o->inst, spool, p->topts, p->ntopts,
+					   !o->max_size)))
+		rec_spool_cmdlines(session_rec(sess));
 	/* No room even for that: record all the same, only a crash would lose it. */
 	if (r == -ENOSPC && !o->max_size) {
 		tr_warn("%s: a crash would lose this recording", tr_failure());

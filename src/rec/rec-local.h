@@ -88,8 +88,6 @@ struct rec {
 	struct tfw_meta *meta;
 	/* meta.dat says record-tgid: rec_spool_cmdlines() keeps saved_tgids too. */
 	bool spool_tgids;
-	/* The spool's cmdlines as last written: a flush that reads the same skips the write. */
-	struct tfw_blob spool_cmd;
 	/*
 	 * meta.dat written without kallsyms (rec_spool_meta(), defer): a
 	 * thread rec_open() starts for a spool (rec_ksyms_main()), so that its

@@ -31,8 +31,6 @@ char *rec_spool_path(const char *output)
 }
 
 static void unlink_in(const char *dir, const char *name);
-static int spool_put_cmdlines(struct rec *r, const char *dir, char *text, size_t len);
-static int spool_tgids(const char *dir);
 
 /* Write a small file whole under a temporary name, then rename it over name. */
 static int put_file(const char *dir, const char *name, const char *data, size_t len)
@@ -263,18 +261,6 @@ int rec_spool_meta(struct rec *r, struct tfs_inst *in, const char *dir, const st
 		tr_fail(e, "cannot write '%s': %s", path, strerror(-e));
 		free(path);
 	}
-	/*
-	 * The spool's first cmdlines (and tgids), from the names just
-	 * gathered: saved_cmdlines read once, not again (its thousands of
-	 * lines are formatted by the kernel at each read).
-	 */
-	if (!e && m.cmdlines.len) {
-		char *text = xmalloc(m.cmdlines.len);
-
-		memcpy(text, m.cmdlines.data, m.cmdlines.len);
-		if (!spool_put_cmdlines(r, dir, text, m.cmdlines.len) && r->spool_tgids)
-			spool_tgids(dir);
-	}
 	/* Kept for the file at the end (rec_write_file()): gathering is most of start-up. */
 	if (!e && !r->meta) {
 		r->meta = xmalloc(sizeof(*r->meta));
@@ -444,29 +430,7 @@ static int spool_tgids(const char *dir)
 	return e;
 }
 
-/*
- * text (len bytes, taken) as the spool's cmdlines.  Unchanged since the
- * last time, the file stays: a new file and a rename each second cost as
- * much as the read.  Only a spool gone (-ENOENT) is told then.
- */
-static int spool_put_cmdlines(struct rec *r, const char *dir, char *text, size_t len)
-{
-	struct stat st;
-	int e;
-
-	if (r->spool_cmd.data && r->spool_cmd.len == len && !memcmp(r->spool_cmd.data, text, len)) {
-		free(text);
-		return stat(dir, &st) ? -errno : 0;
-	}
-	e = put_file(dir, "cmdlines", text, len);
-	free(r->spool_cmd.data);
-	r->spool_cmd = e ? (struct tfw_blob){ 0 } : (struct tfw_blob){ text, len };
-	if (e)
-		free(text);
-	return e;
-}
-
-int rec_spool_cmdlines(struct rec *r)
+int rec_spool_cmdlines(const struct rec *r)
 {
 	char *path = tfs_path(NULL, "saved_cmdlines"), *text = NULL;
 	size_t len;
@@ -475,9 +439,10 @@ int rec_spool_cmdlines(struct rec *r)
 	free(path);
 	/* A kernel without saved_cmdlines leaves meta.dat's (none): not the spool's failure. */
 	if (!e)
-		e = spool_put_cmdlines(r, r->o.tmp_dir, text, len);
+		e = put_file(r->o.tmp_dir, "cmdlines", text, len);
 	else
 		e = 0;
+	free(text);
 	return e || !r->spool_tgids ? e : spool_tgids(r->o.tmp_dir);
 }
 

@@ -1315,7 +1315,6 @@ void rec_free(struct rec *r)
 	if (r->meta)
 		tfw_meta_free(r->meta);
 	free(r->meta);
-	free(r->spool_cmd.data);
 	free(r);
 }
 
