@@ -121,7 +121,7 @@ struct net_listen_opts {
 #define NET_MAX_META (256u << 20)	/* a client's metadata (kallsyms is the most of it) */
 #define NET_MAX_TOTAL (16ULL << 30)
 #define NET_MIN_ROOM (1u << 20)
-#define NET_MIN_FREE (1ULL << 30)	/* tr listen's --min-free */
+#define NET_MIN_FREE (256ULL << 20)	/* tr listen's --min-free (a small VM has 1G) */
 #define NET_SETUP_MS 30000
 #define NET_IDLE_MS 60000
 

@@ -68,7 +68,7 @@ static const struct argp_option options[] = {
 						 "one that would pass it is stopped, its file "
 						 "keeping what came", 0 },
 	{ "min-free", OPT_MIN_FREE, "SIZE", 0, "Refuse a client while DIR has less than SIZE "
-					       "free (default 1G; 0: no check)", 0 },
+					       "free (default 256M; 0: no check)", 0 },
 	{ 0 }
 };
 
