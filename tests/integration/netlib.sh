@@ -37,6 +37,10 @@ net_ends() {
 	fi
 }
 
+# cpu_ticks PID: the process's user and system time, in clock ticks (for
+# the cases that measure a server's CPU over a span: t1214, t1216).
+cpu_ticks() { awk "{ print \$14 + \$15 }" "/proc/$1/stat"; }
+
 # wait_log PATTERN N LOG: up to 60 s for N lines matching PATTERN (a
 # loaded machine's TCG guest needs the margin; the loop is bounded).
 wait_log() {

@@ -148,9 +148,6 @@ test_expect_success 'listen --max-per-host: one address cannot take every slot' 
 	net_ends $NET_PID l.log
 '
 
-# cpu_ticks PID: the process's user and system time, in clock ticks.
-cpu_ticks() { awk "{ print \$14 + \$15 }" "/proc/$1/stat"; }
-
 test_expect_success 'listen under ulimit -n 64: clients past the descriptors are refused, no busy loop' '
 	cd "$(mktemp -d -p "$TEST_TMP")" &&
 	net_start l.log ".*" bash -c "ulimit -n 64 && exec \"\$@\"" _ "$TR" listen -p 0 --max-per-host 16 &&

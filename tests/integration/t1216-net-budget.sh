@@ -184,9 +184,6 @@ test_expect_success 'tr record -A: a guest sending over 64 MB of metadata is ref
 	test ! -d "$TRACEFS/instances/$(test_instance)"
 '
 
-# cpu_ticks PID: the process's user and system time, in clock ticks.
-cpu_ticks() { awk "{ print \$14 + \$15 }" "/proc/$1/stat"; }
-
 test_expect_success 'agent with no descriptor left: says so once, no busy loop' '
 	cd "$(mktemp -d -p "$TEST_TMP")" &&
 	# The limit is the lowest descriptor it leaves free when idle: the next
