@@ -128,11 +128,15 @@ test_expect_success 'a full file system fails cleanly and keeps a readable file'
 	mkdir small &&
 	# Room for the header twice (the spool holds a copy while recording;
 	# saved_cmdlines alone grows to 100 KiB on a long-running host) and
-	# for some pages, then full.
+	# for some pages, then full.  The marks come from one CPU, into a
+	# buffer that holds them all: which marks the file keeps is then up to
+	# the recorder, not to the scheduler (with the writer moving between
+	# CPUs, the pages of the first can still be in its ring buffer when the
+	# other reader fills the disk) nor to the ring overwriting under load.
 	mount -t tmpfs -o size=512k tmpfs small &&
 	test_when_finished "umount $TEST_TMP/small" &&
-	test_expect_code 1 tr record -B "$inst" -e ftrace:print -o small/full.dat \
-		sh -c "for i in \$(seq 1 30000); do echo \"mark \$i with some padding to fill pages\" >$TRACEFS/instances/$inst/trace_marker; done" \
+	test_expect_code 1 tr record -B "$inst" -b 8192 -e ftrace:print -o small/full.dat \
+		taskset -c 0 sh -c "for i in \$(seq 1 30000); do echo \"mark \$i with some padding to fill pages\" >$TRACEFS/instances/$inst/trace_marker; done" \
 		2>err &&
 	test_grep "no space left" err &&
 	marks_ref small/full.dat | cut -d" " -f2 >actual &&
