@@ -2,8 +2,9 @@
 /*
  * The event-format checker (tfile-format.h): field lines checked for sane
  * offsets and sizes, and the print fmt parsed as the C expression list it
- * is, with an upper bound worked out for every value that libtraceevent
- * will use as a length, a count or a width.
+ * is (tfile_print_parse(), tfile-expr.c), with an upper bound worked out
+ * over its tree for every value that libtraceevent will use as a length, a
+ * count or a width.
  *
  * The grammar is the one libtraceevent's parser accepts (event-parse.c,
  * process_arg and friends): a string, then comma-separated expressions of
@@ -37,6 +38,7 @@
 
 #include <event-parse.h>
 
+#include "tfile-expr.h"
 #include "tfile-format.h"
 #include "tfile.h"
 #include "tr.h"
@@ -46,192 +48,28 @@ enum { MAX_DEPTH = 32, MAX_TOKENS = 16384, MAX_WIDTH = 4096, MAX_FIELDS = 1024,
 
 #define UNBOUNDED UINT64_MAX
 
-/* ---- tokens (tfile-format.h) ---- */
+/* ---- the checks, over the parsed tree (tfile-expr.h) ---- */
 
-void tfile_lex_fail(struct tfile_lex *l, const char *fmt, ...)
+struct ck {
+	const struct tfile_format_field *fields;
+	int nfields;
+	bool failed;
+	char *why;
+	size_t whylen;
+};
+
+static void fail(struct ck *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void fail(struct ck *c, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (l->failed)
+	if (c->failed)
 		return;
-	l->failed = true;
-	if (!l->whylen)
-		return;
+	c->failed = true;
 	va_start(ap, fmt);
-	vsnprintf(l->why, l->whylen, fmt, ap);
+	vsnprintf(c->why, c->whylen, fmt, ap);
 	va_end(ap);
-}
-
-void tfile_lex_next(struct tfile_lex *c)
-{
-	static const char *const ops2[] = { "->", "<<", ">>", "<=", ">=", "==", "!=", "&&",
-					    "||", "++", "--" };
-	const char *p = c->p;
-
-	if (c->failed) {
-		c->t = TFILE_TOK_END;
-		return;
-	}
-	while (p < c->end && isspace((unsigned char)*p))
-		p++;
-	c->s = p;
-	if (p == c->end) {
-		c->t = TFILE_TOK_END;
-		c->n = 0;
-		c->p = p;
-		return;
-	}
-	if (c->max_tokens && ++c->ntokens > c->max_tokens) {
-		tfile_lex_fail(c, "more than %d tokens", c->max_tokens);
-		c->t = TFILE_TOK_END;
-		return;
-	}
-	if (*p == '"' || *p == '\'') {
-		char q = *p++;
-
-		while (p < c->end && *p != q)
-			p += *p == '\\' && p + 1 < c->end ? 2 : 1;
-		if (p >= c->end) {
-			tfile_lex_fail(c, "unterminated %s", q == '"' ? "string" : "character");
-			c->t = TFILE_TOK_END;
-			return;
-		}
-		p++;
-		c->t = q == '"' ? TFILE_TOK_STR : TFILE_TOK_CHAR;
-	} else if (isdigit((unsigned char)*p)) {
-		char *e;
-
-		errno = 0;
-		c->num = strtoull(p, &e, 0);
-		if (errno)
-			c->num = UNBOUNDED;
-		p = e;
-		c->num_u = c->num_l = false;
-		/* Suffixes: 1000ULL, 10u. */
-		while (p < c->end && (*p == 'u' || *p == 'U' || *p == 'l' || *p == 'L')) {
-			if (*p == 'u' || *p == 'U')
-				c->num_u = true;
-			else
-				c->num_l = true;
-			p++;
-		}
-		if (p < c->end && (isalnum((unsigned char)*p) || *p == '_' || *p == '.')) {
-			tfile_lex_fail(c, "bad number '%.*s'", (int)(p - c->s + 1), c->s);
-			c->t = TFILE_TOK_END;
-			return;
-		}
-		c->t = TFILE_TOK_NUM;
-	} else if (isalpha((unsigned char)*p) || *p == '_') {
-		while (p < c->end && (isalnum((unsigned char)*p) || *p == '_'))
-			p++;
-		c->t = TFILE_TOK_IDENT;
-	} else {
-		c->t = TFILE_TOK_OP;
-		p++;
-		for (size_t i = 0; i < ARRAY_SIZE(ops2); i++)
-			if (c->end - c->s >= 2 && !memcmp(c->s, ops2[i], 2)) {
-				p = c->s + 2;
-				break;
-			}
-		if (p == c->s + 1 && !strchr("+-*/%&|^~!?:,()[]{}.<>=;", *c->s)) {
-			tfile_lex_fail(c, "unexpected character 0x%02x", (unsigned char)*c->s);
-			c->t = TFILE_TOK_END;
-			return;
-		}
-	}
-	c->n = p - c->s;
-	c->p = p;
-}
-
-bool tfile_lex_is(const struct tfile_lex *l, const char *op)
-{
-	return l->t == TFILE_TOK_OP && l->n == strlen(op) && !memcmp(l->s, op, l->n);
-}
-
-/* ---- helpers (tfile-format.h) ---- */
-
-enum tfile_helper tfile_helper_find(const char *name, size_t n, bool *rel)
-{
-	static const struct {
-		const char *name;
-		enum tfile_helper h;
-	} helpers[] = {
-		{ "__print_flags", TFILE_H_PRINT_FLAGS },
-		{ "__print_flags_u64", TFILE_H_PRINT_FLAGS_U64 },
-		{ "__print_symbolic", TFILE_H_PRINT_SYMBOLIC },
-		{ "__print_symbolic_u64", TFILE_H_PRINT_SYMBOLIC_U64 },
-		{ "__print_hex", TFILE_H_PRINT_HEX },
-		{ "__print_hex_str", TFILE_H_PRINT_HEX_STR },
-		{ "__print_array", TFILE_H_PRINT_ARRAY },
-		{ "__print_dynamic_array", TFILE_H_PRINT_DYNAMIC_ARRAY },
-		{ "str", TFILE_H_GET_STR },
-		{ "bitmask", TFILE_H_GET_BITMASK },
-		{ "cpumask", TFILE_H_GET_CPUMASK },
-		{ "dynamic_array", TFILE_H_GET_DYNAMIC_ARRAY },
-		{ "dynamic_array_len", TFILE_H_GET_DYNAMIC_ARRAY_LEN },
-		{ "sockaddr", TFILE_H_GET_SOCKADDR },
-		{ "jiffies_to_msecs", TFILE_H_JIFFIES_TO_MSECS },
-		{ "mc_event_error_type", TFILE_H_MC_EVENT_ERROR_TYPE },
-		{ "__builtin_expect", TFILE_H_BUILTIN_EXPECT },
-	};
-	bool get = false;
-
-	*rel = false;
-	/* __get_X and __get_rel_X: the table holds X (the entries that are not names of their own). */
-	if (n > 10 && !memcmp(name, "__get_rel_", 10)) {
-		*rel = get = true;
-		name += 10, n -= 10;
-	} else if (n > 6 && !memcmp(name, "__get_", 6)) {
-		get = true;
-		name += 6, n -= 6;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(helpers); i++)
-		if (get == (helpers[i].h >= TFILE_H_GET_STR && helpers[i].h <= TFILE_H_GET_SOCKADDR) &&
-		    n == strlen(helpers[i].name) && !memcmp(name, helpers[i].name, n))
-			return helpers[i].h;
-	*rel = false;
-	return TFILE_H_NONE;
-}
-
-/* ---- the checker's parse ---- */
-
-struct pc {
-	struct tfile_lex x;
-	int depth;
-	const struct tfile_format_field *fields;
-	int nfields;
-};
-
-#define fail(c, ...) tfile_lex_fail(&(c)->x, __VA_ARGS__)
-
-static bool is_op(const struct pc *c, const char *op)
-{
-	return tfile_lex_is(&c->x, op);
-}
-
-static bool is_ident(const struct pc *c, const char *id)
-{
-	return c->x.t == TFILE_TOK_IDENT && c->x.n == strlen(id) && !memcmp(c->x.s, id, c->x.n);
-}
-
-static void next(struct pc *c)
-{
-	tfile_lex_next(&c->x);
-}
-
-static bool expect(struct pc *c, const char *op)
-{
-	if (is_op(c, op)) {
-		next(c);
-		return true;
-	}
-	/* The text is not NUL-terminated: at most what is left of it. */
-	if (c->x.t == TFILE_TOK_END)
-		fail(c, "expected '%s' at 'the end'", op);
-	else
-		fail(c, "expected '%s' at '%.*s'", op,
-		     (int)(c->x.end - c->x.s < 20 ? c->x.end - c->x.s : 20), c->x.s);
-	return false;
 }
 
 /* ---- values: what the checks need to know of an expression ---- */
@@ -262,7 +100,7 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
 	return a && b > UNBOUNDED / a ? UNBOUNDED : a * b;
 }
 
-static const struct tfile_format_field *find_field(const struct pc *c, const char *s, size_t n)
+static const struct tfile_format_field *find_field(const struct ck *c, const char *s, size_t n)
 {
 	for (int i = 0; i < c->nfields; i++)
 		if (c->fields[i].name_len == n && !memcmp(c->fields[i].name, s, n))
@@ -279,54 +117,31 @@ static uint64_t field_bound(const struct tfile_format_field *f)
 	return (1ULL << (8 * f->size)) - 1;
 }
 
-static struct val expr(struct pc *c);
+static struct val value(struct ck *c, const struct tfile_expr *e);
 
 /* REC->name, or the name a helper takes. */
-static const struct tfile_format_field *field_ref(struct pc *c, const char *how)
+static const struct tfile_format_field *field_ref(struct ck *c, const struct tfile_expr *e,
+						   const char *how)
 {
-	const struct tfile_format_field *f;
+	const struct tfile_format_field *f = find_field(c, e->s, e->n);
 
-	if (c->x.t != TFILE_TOK_IDENT) {
-		fail(c, "%s without a field name", how);
-		return NULL;
-	}
-	f = find_field(c, c->x.s, c->x.n);
 	if (!f)
-		fail(c, "%s names '%.*s', which is not a field", how, (int)c->x.n, c->x.s);
-	next(c);
+		fail(c, "%s names '%.*s', which is not a field", how, (int)e->n, e->s);
 	return f;
 }
 
-/*
- * { value, "string" } of __print_flags and __print_symbolic: the value is
- * folded at parse time.  The kernel also writes "{ }" and a terminating
- * "{ -1, ((void *)0) }".
- */
-static void flag_list(struct pc *c)
+/* The { value, "string" } entries of __print_flags and __print_symbolic: folded at parse time. */
+static void entries(struct ck *c, const struct tfile_expr *call, int first)
 {
-	while (is_op(c, ",") && !c->x.failed) {
-		struct val v;
+	for (int i = first; i < call->nargs && !c->failed; i++) {
+		const struct tfile_expr *e = call->args[i];
 
-		next(c);
-		if (!expect(c, "{"))
-			return;
-		if (is_op(c, "}")) {
-			next(c);
+		if (!e->a)
 			continue;
-		}
-		v = expr(c);
-		if (!v.constant)
+		if (!value(c, e->a).constant)
 			fail(c, "a __print_flags/__print_symbolic value is not a constant");
-		if (!expect(c, ","))
-			return;
-		if (c->x.t == TFILE_TOK_STR) {
-			while (c->x.t == TFILE_TOK_STR)
-				next(c);
-		} else if (!expr(c).constant) {
+		if (e->b->k != TX_STR && !value(c, e->b).constant)
 			fail(c, "a __print_flags/__print_symbolic entry without its string");
-			return;
-		}
-		expect(c, "}");
 	}
 }
 
@@ -335,26 +150,19 @@ static bool buffer_arg(struct val *v)
 	return v->kind == V_FIELD || v->kind == V_DYNARRAY;
 }
 
-/* A helper call: the name is the current token and '(' follows. */
-static struct val call(struct pc *c)
+static struct val call(struct ck *c, const struct tfile_expr *e)
 {
-	const char *name = c->x.s;
-	size_t n = c->x.n;
-	struct val args[4], v = v_other();
-	enum tfile_helper h;
-	int nargs = 0;
-	bool rel;
+	const char *name = e->s;
+	size_t n = e->n;
+	struct val args[3], v = v_other();
+	enum tfile_helper h = e->h;
 
-	next(c);
-	next(c);	/* the '(' */
-	h = tfile_helper_find(name, n, &rel);
 	if (n > 6 && !memcmp(name, "__get_", 6)) {
 		if (h == TFILE_H_NONE) {
 			fail(c, "unknown helper '%.*s'", (int)n, name);
 			return v;
 		}
-		v.field = field_ref(c, "a __get_ helper");
-		expect(c, ")");
+		v.field = field_ref(c, e->args[0], "a __get_ helper");
 		if (h == TFILE_H_GET_DYNAMIC_ARRAY_LEN) {	/* a 16-bit length */
 			v.bound = 0xffff;
 		} else if (h == TFILE_H_GET_DYNAMIC_ARRAY || h == TFILE_H_GET_SOCKADDR) {
@@ -364,22 +172,16 @@ static struct val call(struct pc *c)
 		}
 		return v;
 	}
-	/* __print_flags(val, delim, {..}...), __print_symbolic(val, {..}...) */
 	if (h == TFILE_H_PRINT_FLAGS || h == TFILE_H_PRINT_FLAGS_U64 ||
 	    h == TFILE_H_PRINT_SYMBOLIC || h == TFILE_H_PRINT_SYMBOLIC_U64) {
-		expr(c);
-		if (h == TFILE_H_PRINT_FLAGS || h == TFILE_H_PRINT_FLAGS_U64) {
-			if (!expect(c, ","))
-				return v;
-			if (c->x.t != TFILE_TOK_STR) {
-				fail(c, "__print_flags without its delimiter string");
-				return v;
-			}
-			while (c->x.t == TFILE_TOK_STR)
-				next(c);
+		bool flags = h == TFILE_H_PRINT_FLAGS || h == TFILE_H_PRINT_FLAGS_U64;
+
+		value(c, e->args[0]);
+		if (flags && e->args[1]->k != TX_STR) {
+			fail(c, "__print_flags without its delimiter string");
+			return v;
 		}
-		flag_list(c);
-		expect(c, ")");
+		entries(c, e, flags ? 2 : 1);
 		v.kind = V_STRING;
 		return v;
 	}
@@ -387,13 +189,9 @@ static struct val call(struct pc *c)
 	    h == TFILE_H_PRINT_DYNAMIC_ARRAY) {
 		bool array = h == TFILE_H_PRINT_ARRAY;
 
-		for (nargs = 0; nargs < (array ? 3 : 2) && !c->x.failed; nargs++) {
-			if (nargs && !expect(c, ","))
-				return v;
-			args[nargs] = expr(c);
-		}
-		expect(c, ")");
-		if (c->x.failed)
+		for (int i = 0; i < e->nargs && !c->failed; i++)
+			args[i] = value(c, e->args[i]);
+		if (c->failed)
 			return v;
 		if (h == TFILE_H_PRINT_DYNAMIC_ARRAY) {
 			fail(c, "unknown helper '__print_dynamic_array'");
@@ -433,302 +231,173 @@ static struct val call(struct pc *c)
 		return v;
 	}
 	/* Another function (a plugin's, or one libtraceevent will refuse): check its arguments. */
-	if (!is_op(c, ")"))
-		for (;;) {
-			expr(c);
-			if (c->x.failed || !is_op(c, ","))
-				break;
-			next(c);
-		}
-	expect(c, ")");
+	for (int i = 0; i < e->nargs && !c->failed; i++)
+		value(c, e->args[i]);
 	return v;
 }
 
-/* Is this '(' the start of a cast: only type words and '*' up to its ')'? */
-static bool looks_like_cast(const struct pc *c)
+/* sizeof(TYPE): the size of the last word, if a known one, or of a pointer. */
+static struct val size_of(const struct tfile_expr *e)
 {
-	const char *p = c->x.p;
-	bool word = false, in_word = false;
-
-	while (p < c->x.end && *p != ')') {
-		if (isalnum((unsigned char)*p) || *p == '_') {
-			if (isdigit((unsigned char)*p) && !in_word)
-				return false;
-			word = in_word = true;
-		} else if (*p == '*' || isspace((unsigned char)*p)) {
-			in_word = false;
-		} else {
-			return false;
-		}
-		p++;
-	}
-	/* "(REC)->x" is not a cast. */
-	if (p >= c->x.end || !word || (p - c->x.p == 3 && !memcmp(c->x.p, "REC", 3)))
-		return false;
-	/* "(name)" alone is a parenthesised name unless a value follows it. */
-	p++;
-	while (p < c->x.end && isspace((unsigned char)*p))
-		p++;
-	return p < c->x.end && (isalnum((unsigned char)*p) || *p == '_' || *p == '(' || *p == '"' ||
-			      *p == '\'' || *p == '~' || *p == '!' || *p == '-');
-}
-
-static struct val unary(struct pc *c);
-
-static struct val primary(struct pc *c)
-{
-	struct val v = v_other();
-
-	switch (c->x.t) {
-	case TFILE_TOK_NUM:
-		v.literal = v.constant = true;
-		v.bound = v.least = c->x.num;
-		next(c);
-		return v;
-	case TFILE_TOK_STR:
-		while (c->x.t == TFILE_TOK_STR)
-			next(c);
-		v.kind = V_STRING;
-		v.constant = true;
-		return v;
-	case TFILE_TOK_CHAR:
-		next(c);
-		v.constant = true;
-		v.bound = 255;
-		return v;
-	case TFILE_TOK_IDENT:
-		if (is_ident(c, "REC")) {
-			/* The record: only "->field" may follow (postfix). */
-			next(c);
-			v.kind = V_REC;
-			return v;
-		}
-		if (is_ident(c, "sizeof")) {
-			static const struct { const char *type; int size; } sizes[] = {
-				{ "char", 1 }, { "u8", 1 }, { "s8", 1 }, { "__u8", 1 },
-				{ "short", 2 }, { "u16", 2 }, { "s16", 2 }, { "__u16", 2 },
-				{ "int", 4 }, { "u32", 4 }, { "s32", 4 }, { "__u32", 4 },
-				{ "u64", 8 }, { "s64", 8 }, { "__u64", 8 }, { "long", 8 },
-			};
-			const char *last = NULL;
-			size_t last_n = 0;
-			bool ptr = false;
-			int depth = 0;
-
-			next(c);
-			if (!is_op(c, "(")) {
-				fail(c, "sizeof without '('");
-				return v;
-			}
-			/* sizeof(TYPE): skip the balanced parentheses, keeping the last word. */
-			do {
-				if (is_op(c, "("))
-					depth++;
-				else if (is_op(c, ")"))
-					depth--;
-				else if (c->x.t == TFILE_TOK_END)
-					fail(c, "unbalanced sizeof");
-				else if (is_op(c, "*"))
-					ptr = true;
-				else if (c->x.t == TFILE_TOK_IDENT)
-					last = c->x.s, last_n = c->x.n;
-				next(c);
-			} while (depth > 0 && !c->x.failed);
-			v.literal = v.constant = true;
-			v.bound = 4096;
-			v.least = 1;
-			for (size_t i = 0; i < ARRAY_SIZE(sizes) && last && !ptr; i++)
-				if (last_n == strlen(sizes[i].type) &&
-				    !memcmp(last, sizes[i].type, last_n))
-					v.bound = v.least = sizes[i].size;
-			if (ptr)
-				v.bound = v.least = 8;
-			return v;
-		}
-		if (c->x.p < c->x.end) {
-			const char *p = c->x.p;
-
-			while (p < c->x.end && isspace((unsigned char)*p))
-				p++;
-			if (p < c->x.end && *p == '(')
-				return call(c);
-		}
-		/* An enum name or a macro the kernel left in: libtraceevent keeps it as text. */
-		next(c);
-		v.constant = true;
-		return v;
-	case TFILE_TOK_OP:
-		if (is_op(c, "(")) {
-			if (c->x.p < c->x.end && *c->x.p == '{') {
-				fail(c, "a statement expression, which libtraceevent cannot evaluate");
-				return v;
-			}
-			if (looks_like_cast(c)) {
-				while (!is_op(c, ")") && c->x.t != TFILE_TOK_END)
-					next(c);
-				next(c);
-				return unary(c);
-			}
-			next(c);
-			v = expr(c);
-			expect(c, ")");
-			return v;
-		}
-		fail(c, "unexpected '%.*s'", (int)c->x.n, c->x.s);
-		return v;
-	default:
-		fail(c, "the print fmt ends too soon");
-		return v;
-	}
-}
-
-static struct val postfix(struct pc *c)
-{
-	struct val v = primary(c);
-
-	while (!c->x.failed) {
-		if (v.kind == V_REC) {
-			/* "(REC)->x": the parentheses hand REC out to here. */
-			if (!is_op(c, "->"))
-				break;
-			next(c);
-			v = v_other();
-			v.field = field_ref(c, "REC->");
-			v.kind = V_FIELD;
-			if (v.field)
-				v.bound = field_bound(v.field);
-		} else if (is_op(c, "[")) {
-			next(c);
-			expr(c);
-			expect(c, "]");
-			v = v_other();
-		} else if (is_op(c, ".") || is_op(c, "->")) {
-			next(c);
-			if (c->x.t != TFILE_TOK_IDENT) {
-				fail(c, "a member access without a name");
-				break;
-			}
-			next(c);
-			v = v_other();
-		} else {
-			break;
-		}
-	}
-	return v;
-}
-
-static struct val unary(struct pc *c)
-{
-	struct val v;
-
-	if (++c->depth > MAX_DEPTH) {
-		fail(c, "nested more than %d deep", MAX_DEPTH);
-		return v_other();
-	}
-	if (is_op(c, "-") || is_op(c, "+") || is_op(c, "!") || is_op(c, "~") || is_op(c, "*") ||
-	    is_op(c, "&")) {
-		char op = *c->x.s;
-
-		next(c);
-		v = unary(c);
-		v.literal = op == '+' && v.literal;
-		if (op == '!') {
-			v.bound = 1;
-		} else if (op != '+') {
-			v.bound = UNBOUNDED;
-		}
-		if (op == '*' || op == '&')
-			v.constant = false;
-		v.kind = V_OTHER;
-	} else {
-		v = postfix(c);
-	}
-	c->depth--;
-	return v;
-}
-
-static int prec(const struct pc *c)
-{
-	static const struct { const char *op; int p; } t[] = {
-		{ "||", 1 }, { "&&", 2 }, { "|", 3 }, { "^", 4 }, { "&", 5 }, { "==", 6 },
-		{ "!=", 6 }, { "<", 7 }, { ">", 7 }, { "<=", 7 }, { ">=", 7 }, { "<<", 8 },
-		{ ">>", 8 }, { "+", 9 }, { "-", 9 }, { "*", 10 }, { "/", 10 }, { "%", 10 },
+	static const struct { const char *type; int size; } sizes[] = {
+		{ "char", 1 }, { "u8", 1 }, { "s8", 1 }, { "__u8", 1 },
+		{ "short", 2 }, { "u16", 2 }, { "s16", 2 }, { "__u16", 2 },
+		{ "int", 4 }, { "u32", 4 }, { "s32", 4 }, { "__u32", 4 },
+		{ "u64", 8 }, { "s64", 8 }, { "__u64", 8 }, { "long", 8 },
 	};
+	struct tfile_lex l = { .p = e->ts, .end = e->ts + e->tn };
+	struct val v = v_other();
+	const char *last = NULL;
+	size_t last_n = 0;
+	bool ptr = false;
 
-	if (c->x.t != TFILE_TOK_OP)
-		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(t); i++)
-		if (is_op(c, t[i].op))
-			return t[i].p;
-	return 0;
+	for (tfile_lex_next(&l); l.t != TFILE_TOK_END; tfile_lex_next(&l))
+		if (tfile_lex_is(&l, "*"))
+			ptr = true;
+		else if (l.t == TFILE_TOK_IDENT)
+			last = l.s, last_n = l.n;
+	v.literal = v.constant = true;
+	v.bound = 4096;
+	v.least = 1;
+	for (size_t i = 0; i < ARRAY_SIZE(sizes) && last && !ptr; i++)
+		if (last_n == strlen(sizes[i].type) && !memcmp(last, sizes[i].type, last_n))
+			v.bound = v.least = sizes[i].size;
+	if (ptr)
+		v.bound = v.least = 8;
+	return v;
 }
 
-static struct val binary(struct pc *c, int min)
+static struct val unary(struct ck *c, const struct tfile_expr *e)
 {
-	struct val l = unary(c);
+	struct val v = value(c, e->a);
+	char op = e->op[0];
 
-	for (int p; !c->x.failed && (p = prec(c)) >= min;) {
-		char op[3] = { 0 };
-		struct val r;
+	v.literal = op == '+' && v.literal;
+	if (op == '!')
+		v.bound = 1;
+	else if (op != '+')
+		v.bound = UNBOUNDED;
+	if (op == '*' || op == '&')
+		v.constant = false;
+	v.kind = V_OTHER;
+	return v;
+}
 
-		memcpy(op, c->x.s, c->x.n);
-		next(c);
-		r = binary(c, p + 1);
-		if (c->x.failed)
-			break;
-		if (!strcmp(op, "/") || !strcmp(op, "%")) {
-			if (!r.literal || r.least == 0 || r.bound == UNBOUNDED)
-				fail(c, "a divisor that is not a positive number (libtraceevent "
-					"would divide by it)");
-			else if (!strcmp(op, "/"))
-				l.bound = l.bound / r.least;
-			else
-				l.bound = r.bound - 1 < l.bound ? r.bound - 1 : l.bound;
-		} else if (!strcmp(op, "+")) {
-			l.bound = sat_add(l.bound, r.bound);
-		} else if (!strcmp(op, "*")) {
-			l.bound = sat_mul(l.bound, r.bound);
-		} else if (!strcmp(op, "&")) {
-			l.bound = l.bound < r.bound ? l.bound : r.bound;
-		} else if (!strcmp(op, "<<")) {
-			l.bound = r.bound < 64 && l.bound <= UNBOUNDED >> r.bound ? l.bound << r.bound
-								    : UNBOUNDED;
-		} else if (!strcmp(op, ">>")) {
-			l.bound = r.literal && r.bound < 64 ? l.bound >> r.bound : l.bound;
-		} else if (p <= 2 || p == 6 || p == 7) {
-			l.bound = 1;
-		} else {
-			l.bound = UNBOUNDED;
-		}
-		l.constant = l.constant && r.constant;
-		l.literal = false;
-		l.kind = V_OTHER;
+/* l op r, r's value at hand. */
+static void binary(struct ck *c, const char *op, struct val *l, const struct val *r)
+{
+	if (!strcmp(op, "/") || !strcmp(op, "%")) {
+		if (!r->literal || r->least == 0 || r->bound == UNBOUNDED)
+			fail(c, "a divisor that is not a positive number (libtraceevent "
+				"would divide by it)");
+		else if (!strcmp(op, "/"))
+			l->bound = l->bound / r->least;
+		else
+			l->bound = r->bound - 1 < l->bound ? r->bound - 1 : l->bound;
+	} else if (!strcmp(op, "+")) {
+		l->bound = sat_add(l->bound, r->bound);
+	} else if (!strcmp(op, "*")) {
+		l->bound = sat_mul(l->bound, r->bound);
+	} else if (!strcmp(op, "&")) {
+		l->bound = l->bound < r->bound ? l->bound : r->bound;
+	} else if (!strcmp(op, "<<")) {
+		l->bound = r->bound < 64 && l->bound <= UNBOUNDED >> r->bound ? l->bound << r->bound
+									: UNBOUNDED;
+	} else if (!strcmp(op, ">>")) {
+		l->bound = r->literal && r->bound < 64 ? l->bound >> r->bound : l->bound;
+	} else if (!strcmp(op, "||") || !strcmp(op, "&&") || !strcmp(op, "==") ||
+		   !strcmp(op, "!=") || op[0] == '<' || op[0] == '>') {
+		l->bound = 1;
+	} else {
+		l->bound = UNBOUNDED;
 	}
+	l->constant = l->constant && r->constant;
+	l->literal = false;
+	l->kind = V_OTHER;
+}
+
+/* A chain of binary operators, walked up from its innermost (it is as long as the text). */
+static struct val chain(struct ck *c, const struct tfile_expr *e)
+{
+	const struct tfile_expr **spine;
+	int n = tfile_expr_spine(e, &spine);
+	struct val l = value(c, spine[0]->a);
+
+	for (int i = 0; i < n && !c->failed; i++) {
+		struct val r = value(c, spine[i]->b);
+
+		if (!c->failed)
+			binary(c, spine[i]->op, &l, &r);
+	}
+	free(spine);
 	return l;
 }
 
-static struct val expr(struct pc *c)
+static struct val value(struct ck *c, const struct tfile_expr *e)
 {
-	struct val v;
+	struct val v = v_other(), a, b;
 
-	if (++c->depth > MAX_DEPTH) {
-		fail(c, "nested more than %d deep", MAX_DEPTH);
-		return v_other();
-	}
-	v = binary(c, 1);
-	if (!c->x.failed && is_op(c, "?")) {
-		struct val a, b;
-
-		next(c);
-		a = expr(c);
-		expect(c, ":");
-		b = expr(c);
+	if (c->failed)
+		return v;
+	switch (e->k) {
+	case TX_NUM:
+		v.literal = v.constant = true;
+		v.bound = v.least = e->num;
+		return v;
+	case TX_STR:
+		v.kind = V_STRING;
+		v.constant = true;
+		return v;
+	case TX_CHAR:
+		v.constant = true;
+		v.bound = 255;
+		return v;
+	case TX_NAME:
+		/* An enum name or a macro the kernel left in: libtraceevent keeps it as text. */
+		v.constant = true;
+		return v;
+	case TX_REC:
+		v.kind = V_REC;
+		return v;
+	case TX_FIELD:
+		v.field = field_ref(c, e, "REC->");
+		v.kind = V_FIELD;
+		if (v.field)
+			v.bound = field_bound(v.field);
+		return v;
+	case TX_CALL:
+		return call(c, e);
+	case TX_CAST:
+		return value(c, e->a);
+	case TX_SIZEOF:
+		return size_of(e);
+	case TX_UNARY:
+		return unary(c, e);
+	case TX_BINARY:
+		return chain(c, e);
+	case TX_COND:
+		v = value(c, e->a);
+		a = value(c, e->b);
+		b = value(c, e->c);
 		v.constant = v.constant && a.constant && b.constant;
 		v.bound = a.bound > b.bound ? a.bound : b.bound;
 		v.literal = false;
 		v.kind = a.kind == V_STRING || b.kind == V_STRING ? V_STRING : V_OTHER;
+		return v;
+	case TX_INDEX:
+		value(c, e->a);
+		value(c, e->b);
+		return v;
+	case TX_MEMBER:
+		value(c, e->a);
+		return v;
+	case TX_ENTRY:
+	case TX_STMT:
+	case TX_DECL:
+		break;
 	}
-	c->depth--;
+	/* The checker's reading of the grammar has no statement expressions. */
+	fail(c, "a statement expression, which libtraceevent cannot evaluate");
 	return v;
 }
 
@@ -792,7 +461,7 @@ size_t tfile_conv_scan(const char *s, size_t n, struct tfile_conv *c)
  * give a '*' width or precision (they must be bounded).  Returns the number
  * of arguments the string uses, or -1.
  */
-static int scan_conversions(struct pc *c, const char *s, size_t n, bool *star, int maxargs)
+static int scan_conversions(struct ck *c, const char *s, size_t n, bool *star, int maxargs)
 {
 	int used = 0;
 	bool in_str = false;
@@ -857,14 +526,13 @@ int tfile_format_check_print(const char *print, size_t len,
 			     const struct tfile_format_field *fields, int nfields, char *why,
 			     size_t whylen)
 {
-	struct pc c = { .x = { .p = print, .end = print + len, .max_tokens = MAX_TOKENS,
-			       .why = why, .whylen = whylen },
-			.fields = fields, .nfields = nfields };
+	static const struct tfile_expr_opts opts = { .max_depth = MAX_DEPTH,
+						     .max_tokens = MAX_TOKENS };
+	struct ck c = { .fields = fields, .nfields = nfields, .why = why, .whylen = whylen };
 	bool star[MAX_ARGS] = { false };
 	struct val args[MAX_ARGS];
-	const char *fmt;
-	size_t fmt_len;
-	int nargs = 0, used;
+	struct tfile_print pr;
+	int used, r = -EINVAL;
 
 	why[0] = '\0';
 	for (size_t i = 0; i < len; i++)
@@ -873,49 +541,40 @@ int tfile_format_check_print(const char *print, size_t len,
 			fail(&c, "byte 0x%02x in the print fmt", (unsigned char)print[i]);
 			return -EINVAL;
 		}
-	next(&c);
-	if (c.x.t != TFILE_TOK_STR) {
-		fail(&c, "the print fmt does not start with a string");
-		return -EINVAL;
+	if (tfile_print_parse(print, len, &opts, &pr)) {
+		fail(&c, "%s", pr.why);
+		goto out;
 	}
-	/* The format may be several strings in a row (the kernel's stack events). */
-	fmt = c.x.s;
-	while (c.x.t == TFILE_TOK_STR)
-		next(&c);
-	fmt_len = (c.x.t == TFILE_TOK_END ? c.x.end : c.x.s) - fmt;
-	while (!c.x.failed && is_op(&c, ",")) {
-		struct val v;
+	for (int i = 0; i < pr.nargs && !c.failed; i++) {
+		struct val v = value(&c, pr.args[i]);
 
-		next(&c);
-		v = expr(&c);
 		if (v.kind == V_REC)
 			fail(&c, "REC without a field");
-		if (nargs < MAX_ARGS)
-			args[nargs] = v;
-		nargs++;
+		if (i < MAX_ARGS)
+			args[i] = v;
 	}
-	if (!c.x.failed && c.x.t != TFILE_TOK_END)
-		fail(&c, "unexpected '%.*s' in the print fmt",
-		     (int)(c.x.end - c.x.s < 20 ? c.x.end - c.x.s : 20), c.x.s);
-	if (c.x.failed)
-		return -EINVAL;
-	if (nargs > MAX_ARGS) {
+	if (c.failed)
+		goto out;
+	if (pr.nargs > MAX_ARGS) {
 		fail(&c, "more than %d arguments", MAX_ARGS);
-		return -EINVAL;
+		goto out;
 	}
-	used = scan_conversions(&c, fmt, fmt_len, star, MAX_ARGS);
+	used = scan_conversions(&c, pr.fmt, pr.fmt_len, star, MAX_ARGS);
 	if (used < 0)
-		return -EINVAL;
-	if (used > nargs) {
-		fail(&c, "the format string wants %d arguments and has %d", used, nargs);
-		return -EINVAL;
+		goto out;
+	if (used > pr.nargs) {
+		fail(&c, "the format string wants %d arguments and has %d", used, pr.nargs);
+		goto out;
 	}
-	for (int i = 0; i < nargs && i < used; i++)
+	for (int i = 0; i < pr.nargs && i < used; i++)
 		if (star[i] && args[i].bound > MAX_WIDTH) {
 			fail(&c, "a '*' width or precision not bounded by %d", MAX_WIDTH);
-			return -EINVAL;
+			goto out;
 		}
-	return 0;
+	r = 0;
+out:
+	tfile_print_free(&pr);
+	return r;
 }
 
 /* ---- the whole format: field lines, then the print fmt ---- */
