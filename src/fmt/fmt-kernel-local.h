@@ -6,8 +6,9 @@
  *   fmt-kernel.c    the program: the format string, compiling, running,
  *                   and the events the kernel prints with functions of
  *                   its own (syscalls, markers, stack traces, probes)
- *   fmt-kexpr.c     the print fmt's arguments: C expressions parsed into
- *                   trees and evaluated with C's types
+ *   fmt-kexpr.c     the print fmt's arguments: the trees of the trace file
+ *                   layer's parser (tfile-expr.h) built into typed trees
+ *                   and evaluated with C's types
  *   fmt-kvsprintf.c the kernel's vsnprintf: number(), string(), the %p
  *                   extensions, one conversion at a time
  */
@@ -205,27 +206,14 @@ struct ectx {
 	struct fmt_line *scratch;	/* helpers' text */
 };
 
-/* ---- the lexer (fmt-kexpr.c) ---- */
+/* ---- the compiler (fmt-kexpr.c): the parsed print fmt (tfile-expr.h) into knodes ---- */
 
-enum tk { T_END, T_NUM, T_STR, T_ID, T_P };
-
-struct tok {
-	enum tk k;
-	const char *s;		/* T_ID, T_P: the text; T_STR: the decoded string */
-	size_t n;
-	uint64_t v;		/* T_NUM (and char constants) */
-	bool u, l;		/* T_NUM: unsigned, long suffix */
-};
-
-struct lex {
+struct kbuild {
 	struct kprog *p;
 	const struct kenv *env;
 	struct tep_event *e;
-	const char *s, *end;	/* what is left of the text: end is its NUL */
-	struct tok t;
 	bool err;
-	int depth;		/* parse_unary nesting: every recursion of the parser passes it */
-	/* statement-expression locals */
+	/* statement-expression locals in scope */
 	int nloc;
 	struct {
 		const char *name;
@@ -235,11 +223,14 @@ struct lex {
 	} loc[16];
 };
 
-void klex_next(struct lex *x);
-bool klex_is(const struct lex *x, const char *p);
-bool klex_expect(struct lex *x, const char *p);
-/* One argument of the print fmt: an expression tree (x->err on failure). */
-struct knode *kparse_arg(struct lex *x);
+struct tfile_expr;
+struct tfile_expr_opts;
+/* The parser's options for the kernel printer's reading (its type names), b the context. */
+void kbuild_opts(struct kbuild *b, struct tfile_expr_opts *o);
+/* One argument of the print fmt: a typed, folded tree (b->err on failure). */
+struct knode *kbuild_arg(struct kbuild *b, const struct tfile_expr *e);
+/* String literals as written (n bytes at s), decoded and joined; kept with the program. */
+const char *kbuild_str(struct kbuild *b, const char *s, size_t n, size_t *len);
 
 /* ---- evaluation (fmt-kexpr.c) ---- */
 

@@ -27,6 +27,7 @@
 #include <event-parse.h>
 
 #include "fmt-kernel-local.h"
+#include "tfile-expr.h"
 #include "tfile.h"
 #include "tfile-format.h"
 
@@ -285,12 +286,62 @@ static void fast_ops(struct kprog *p)
 	p->nfops = op - p->fops;
 }
 
+/*
+ * The print fmt's format string and arguments, read by the trace file
+ * layer's parser (tfile-expr.h): the segments, each conversion with the
+ * trees of its argument and of its '*' width and precision.
+ */
+static bool compile_args(struct kprog *p, const struct kenv *env, struct tep_event *e,
+			 struct conv **convs, int *nconv)
+{
+	struct kbuild b = { .p = p, .env = env, .e = e };
+	struct tfile_expr_opts o;
+	struct tfile_print pr;
+	const char *fmt;
+	size_t flen;
+	int ai = 0, ci = 0;
+	bool ok = false;
+
+	kbuild_opts(&b, &o);
+	if (tfile_print_parse(p->text, strlen(p->text), &o, &pr))
+		goto out;
+	/* The format: one string literal, or several side by side. */
+	fmt = kbuild_str(&b, pr.fmt, pr.fmt_len, &flen);
+	if (!parse_format(p, fmt, flen, convs, nconv))
+		goto out;
+	for (int i = 0; i < p->nseg && !b.err; i++) {
+		struct seg *sg = &p->segs[i];
+
+		if (sg->kind != S_CONV)
+			continue;
+		if (sg->c.width == -2) {
+			if (ai >= pr.nargs)
+				break;
+			sg->c.warg = kbuild_arg(&b, pr.args[ai++]);
+			sg->c.width = -1;
+		}
+		if (sg->c.prec == -2) {
+			if (ai >= pr.nargs)
+				break;
+			sg->c.parg = kbuild_arg(&b, pr.args[ai++]);
+			sg->c.prec = -1;
+		}
+		if (ai >= pr.nargs)
+			break;
+		sg->c.arg = kbuild_arg(&b, pr.args[ai++]);
+		ci++;
+	}
+	ok = !b.err && ai == pr.nargs && ci == *nconv;
+out:
+	tfile_print_free(&pr);
+	return ok;
+}
+
 struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const char *text)
 {
 	struct kprog *p;
-	struct lex x = { 0 };
 	struct conv *convs = NULL;
-	int nconv = 0, ci = 0;
+	int nconv = 0;
 	const char *s;
 
 	p = compile_special(env, e);
@@ -329,41 +380,7 @@ struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const c
 		memcpy(p->text, s, n);
 		p->text[n] = '\0';
 	}
-	x.p = p;
-	x.env = env;
-	x.e = e;
-	x.s = p->text;
-	x.end = p->text + strlen(p->text);
-	klex_next(&x);
-	/* The format: one string literal, or several side by side. */
-	if (x.t.k != T_STR || x.err)
-		goto fail;
-	if (!parse_format(p, x.t.s, x.t.n, &convs, &nconv))
-		goto fail;
-	klex_next(&x);
-	for (int i = 0; i < p->nseg && !x.err; i++) {
-		struct seg *sg = &p->segs[i];
-
-		if (sg->kind != S_CONV)
-			continue;
-		if (!klex_expect(&x, ","))
-			break;
-		if (sg->c.width == -2) {
-			sg->c.warg = kparse_arg(&x);
-			sg->c.width = -1;
-			if (!klex_expect(&x, ","))
-				break;
-		}
-		if (sg->c.prec == -2) {
-			sg->c.parg = kparse_arg(&x);
-			sg->c.prec = -1;
-			if (!klex_expect(&x, ","))
-				break;
-		}
-		sg->c.arg = kparse_arg(&x);
-		ci++;
-	}
-	if (x.err || x.t.k != T_END || ci != nconv)
+	if (!compile_args(p, env, e, &convs, &nconv))
 		goto fail;
 	for (int i = 0; i < p->nseg; i++) {
 		struct conv *cv = &p->segs[i].c;

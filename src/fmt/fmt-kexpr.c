@@ -3,9 +3,11 @@
  * The kernel's printer's arguments: the C expressions of a print fmt
  * (fields, casts, arithmetic, "? :", statement expressions, the helpers
  * __print_flags, __print_symbolic, __print_hex, __print_array, __get_str,
- * __get_bitmask, ...) parsed into trees, and evaluated per record with C's
- * types: integer promotion, the usual arithmetic conversions, casts and
- * pointer arithmetic.  Constant subtrees are folded when parsing.  Names
+ * __get_bitmask, ...), as the trace file layer's parser reads them
+ * (tfile-expr.h, with this file's reading of type names), built into typed
+ * trees and evaluated per record with C's types: integer promotion, the
+ * usual arithmetic conversions, casts and pointer arithmetic.  Constant
+ * subtrees are folded when building.  Names
  * only the kernel knows (enum constants no BTF resolves, jiffies,
  * vmemmap_base) are looked up in the kenv, or fail the record.
  */
@@ -19,9 +21,10 @@
 #include <event-parse.h>
 
 #include "fmt-kernel-local.h"
+#include "tfile-expr.h"
 #include "tfile-format.h"
 
-/* ---- the tokens ---- */
+/* ---- strings ---- */
 
 /* A literal's escapes decoded into out (NULL: only counted); *stop: where it ended. */
 static int unescape(const char *s, const char *end, char *out, const char **stop)
@@ -82,103 +85,24 @@ static void append_literal(char **buf, size_t *len, const char *s, size_t n)
 	(*buf)[*len] = '\0';
 }
 
-/*
- * The next token, read by the trace file layer's tokenizer (tfile-format.h)
- * and decoded for the compiler: adjacent string literals are one ("#" "DE"),
- * escapes are decoded, a character constant is its number.
- */
-void klex_next(struct lex *x)
+const char *kbuild_str(struct kbuild *b, const char *s, size_t n, size_t *len)
 {
-	struct tfile_lex l = { .p = x->s, .end = x->end };
+	struct tfile_lex l = { .p = s, .end = s + n };
+	struct kprog *p = b->p;
+	char *buf = NULL;
 
-	tfile_lex_next(&l);
-	x->t = (struct tok){ .s = l.s, .n = l.n };
-	x->s = l.p;
-	if (l.failed) {
-		x->err = true;
-		x->t = (struct tok){ .k = T_END, .s = x->end };
-		x->s = x->end;
-		return;
+	*len = 0;
+	for (tfile_lex_next(&l); l.t == TFILE_TOK_STR; tfile_lex_next(&l))
+		append_literal(&buf, len, l.s, l.n);
+	if (!buf)
+		buf = xcalloc(1, 1);
+	/* Kept with the program: nodes point at it. */
+	if (p->nmem == p->capmem) {
+		p->capmem = p->capmem ? p->capmem * 2 : 64;
+		p->mem = xrealloc(p->mem, p->capmem * sizeof(*p->mem));
 	}
-	switch (l.t) {
-	case TFILE_TOK_END:
-		x->t.k = T_END;
-		break;
-	case TFILE_TOK_NUM:
-		x->t.k = T_NUM;
-		x->t.v = l.num;
-		x->t.u = l.num_u;
-		x->t.l = l.num_l;
-		break;
-	case TFILE_TOK_IDENT:
-		x->t.k = T_ID;
-		break;
-	case TFILE_TOK_OP:
-		x->t.k = T_P;
-		break;
-	case TFILE_TOK_STR: {
-		char *buf = NULL;
-		size_t len = 0;
-
-		for (;;) {
-			struct tfile_lex peek = l;
-
-			append_literal(&buf, &len, l.s, l.n);
-			x->s = l.p;
-			tfile_lex_next(&peek);
-			if (peek.failed || peek.t != TFILE_TOK_STR)
-				break;
-			l = peek;
-		}
-		x->t.k = T_STR;
-		x->t.s = buf;
-		x->t.n = len;
-		/* Kept with the program: nodes point at it. */
-		{
-			struct kprog *p = x->p;
-
-			if (p->nmem == p->capmem) {
-				p->capmem = p->capmem ? p->capmem * 2 : 64;
-				p->mem = xrealloc(p->mem, p->capmem * sizeof(*p->mem));
-			}
-			p->mem[p->nmem++] = (void *)x->t.s;
-		}
-		break;
-	}
-	case TFILE_TOK_CHAR: {
-		const char *s = l.s, *stop;
-		char c[8];
-		size_t span = s[1] == '\\' ? (s[2] == 'x' ? 4 : 2) : 1;
-		int n = unescape(s + 1, s + 1 + span, c, &stop);
-
-		/* One character, or one escape: '\n', '\x1b', '\0'. */
-		x->t = (struct tok){ .k = T_NUM, .s = l.s,
-				     .v = n ? (uint64_t)(int64_t)(signed char)c[0] : 0 };
-		if (stop != l.s + l.n - 1)
-			x->err = true;
-		break;
-	}
-	}
-}
-
-bool klex_is(const struct lex *x, const char *p)
-{
-	return x->t.k == T_P && x->t.n == strlen(p) && !strncmp(x->t.s, p, x->t.n);
-}
-
-static bool is_id(const struct lex *x, const char *id)
-{
-	return x->t.k == T_ID && x->t.n == strlen(id) && !strncmp(x->t.s, id, x->t.n);
-}
-
-bool klex_expect(struct lex *x, const char *p)
-{
-	if (!klex_is(x, p)) {
-		x->err = true;
-		return false;
-	}
-	klex_next(x);
-	return true;
+	p->mem[p->nmem++] = buf;
+	return buf;
 }
 
 /* ---- types by name ---- */
@@ -221,31 +145,35 @@ static int type_index(const char *s, size_t n)
 	return -1;
 }
 
-static bool is_qualifier(const struct lex *x)
+static bool is_id(const struct tfile_lex *l, const char *id)
 {
-	return is_id(x, "const") || is_id(x, "volatile") || is_id(x, "__user") ||
-	       is_id(x, "__iomem") || is_id(x, "__rcu") || is_id(x, "__percpu") ||
-	       is_id(x, "__force") || is_id(x, "__attribute__");
+	return l->t == TFILE_TOK_IDENT && l->n == strlen(id) && !strncmp(l->s, id, l->n);
+}
+
+static bool is_qualifier(const struct tfile_lex *l)
+{
+	return is_id(l, "const") || is_id(l, "volatile") || is_id(l, "__user") ||
+	       is_id(l, "__iomem") || is_id(l, "__rcu") || is_id(l, "__percpu") ||
+	       is_id(l, "__force") || is_id(l, "__attribute__");
 }
 
 /* Does a type name start here?  (Known words only: "(x)" stays an expression.) */
-static bool type_starts(const struct lex *x)
+static bool type_starts(const struct tfile_lex *l)
 {
-	if (x->t.k != T_ID)
+	if (l->t != TFILE_TOK_IDENT)
 		return false;
-	return is_qualifier(x) || is_id(x, "unsigned") || is_id(x, "signed") || is_id(x, "struct") ||
-	       is_id(x, "union") || is_id(x, "enum") || is_id(x, "void") ||
-	       type_index(x->t.s, x->t.n) >= 0 ||
-	       (x->t.n > 2 && !strncmp(x->t.s + x->t.n - 2, "_t", 2));
+	return is_qualifier(l) || is_id(l, "unsigned") || is_id(l, "signed") || is_id(l, "struct") ||
+	       is_id(l, "union") || is_id(l, "enum") || is_id(l, "void") ||
+	       type_index(l->s, l->n) >= 0 || (l->n > 2 && !strncmp(l->s + l->n - 2, "_t", 2));
 }
 
-static struct ktype long_type(const struct lex *x, bool sign)
+static struct ktype long_type(const struct kbuild *b, bool sign)
 {
-	return (struct ktype){ .size = x->env->long_size, .sign = sign };
+	return (struct ktype){ .size = b->env->long_size, .sign = sign };
 }
 
-/* A type name, up to (not including) the ')' of a cast or sizeof. */
-static struct ktype parse_type(struct lex *x, bool *ok)
+/* A type name at l's token, up to (not including) the ')' of a cast or sizeof or a declaration's name. */
+static struct ktype parse_type(const struct kenv *env, struct tfile_lex *l, bool *ok)
 {
 	struct ktype t = { .size = 4, .sign = true };
 	int longs = 0;
@@ -253,92 +181,136 @@ static struct ktype parse_type(struct lex *x, bool *ok)
 	char sname[64] = "";
 
 	*ok = true;
-	while (x->t.k == T_ID) {
-		if (is_qualifier(x)) {
-			klex_next(x);
+	while (l->t == TFILE_TOK_IDENT) {
+		if (is_qualifier(l)) {
+			tfile_lex_next(l);
 			continue;
 		}
-		if (is_id(x, "unsigned")) {
+		if (is_id(l, "unsigned")) {
 			un = true;
-		} else if (is_id(x, "signed") || is_id(x, "int")) {
+		} else if (is_id(l, "signed") || is_id(l, "int")) {
 			;
-		} else if (is_id(x, "long")) {
+		} else if (is_id(l, "long")) {
 			longs++;
-		} else if (is_id(x, "short")) {
+		} else if (is_id(l, "short")) {
 			t.size = 2;
-		} else if (is_id(x, "char")) {
+		} else if (is_id(l, "char")) {
 			t.size = 1, chr = true;
-		} else if (is_id(x, "void")) {
+		} else if (is_id(l, "void")) {
 			vd = true;
-		} else if (!any && (is_id(x, "struct") || is_id(x, "union") || is_id(x, "enum"))) {
-			bool en = is_id(x, "enum");
+		} else if (!any && (is_id(l, "struct") || is_id(l, "union") || is_id(l, "enum"))) {
+			bool en = is_id(l, "enum");
 
-			klex_next(x);
-			if (x->t.k != T_ID) {
+			tfile_lex_next(l);
+			if (l->t != TFILE_TOK_IDENT) {
 				*ok = false;
 				return t;
 			}
 			if (en)
 				t = (struct ktype){ .size = 4, .sign = false };
 			else
-				snprintf(sname, sizeof(sname), "%.*s", (int)x->t.n, x->t.s);
+				snprintf(sname, sizeof(sname), "%.*s", (int)l->n, l->s);
 		} else if (!any) {
-			int i = type_index(x->t.s, x->t.n);
+			int i = type_index(l->s, l->n);
 
 			/* An unknown typedef is taken for an int (or a pointer, with a '*'). */
 			if (i >= 0)
 				t = (struct ktype){ .size = ctypes[i].size ? ctypes[i].size
-									    : x->env->long_size,
+									    : env->long_size,
 						    .sign = ctypes[i].sign };
 		} else {
 			break;
 		}
 		any = true;
-		klex_next(x);
+		tfile_lex_next(l);
 	}
 	if (!any) {
 		*ok = false;
 		return t;
 	}
 	if (longs)
-		t.size = longs > 1 ? 8 : x->env->long_size;
+		t.size = longs > 1 ? 8 : env->long_size;
 	if (un)
 		t.sign = false;
-	while (klex_is(x, "*")) {
-		unsigned el = t.ptr ? (unsigned)x->env->long_size : vd ? 1 : t.size;
+	while (tfile_lex_is(l, "*")) {
+		unsigned el = t.ptr ? (unsigned)env->long_size : vd ? 1 : t.size;
 
 		if (!t.ptr && sname[0]) {
-			el = x->env->struct_size ? x->env->struct_size(x->env->ctx, sname) : 0;
+			el = env->struct_size ? env->struct_size(env->ctx, sname) : 0;
 			if (!el && !strcmp(sname, "page"))
-				el = x->env->page_struct;
+				el = env->page_struct;
 		}
-		t = (struct ktype){ .size = x->env->long_size, .ptr = 1, .chr = !t.ptr && chr,
+		t = (struct ktype){ .size = env->long_size, .ptr = 1, .chr = !t.ptr && chr,
 				    .el = el };
-		klex_next(x);
-		while (is_qualifier(x))
-			klex_next(x);
+		tfile_lex_next(l);
+		while (is_qualifier(l))
+			tfile_lex_next(l);
 	}
+	return t;
+}
+
+/* The parser's question (tfile-expr.h): a type name here, and where it ends. */
+static bool read_type(void *ctx, struct tfile_lex *l)
+{
+	const struct kbuild *b = ctx;
+	bool ok;
+
+	if (!type_starts(l))
+		return false;
+	parse_type(b->env, l, &ok);
+	if (!ok)
+		tfile_lex_fail(l, "a malformed type name");
+	return true;
+}
+
+void kbuild_opts(struct kbuild *b, struct tfile_expr_opts *o)
+{
+	/*
+	 * Deeper than any kernel print fmt (they nest a few levels): a hostile
+	 * or broken format must fail here, not exhaust the stack.
+	 */
+	*o = (struct tfile_expr_opts){ .max_depth = 200, .depth_unary = true, .type = read_type,
+				       .ctx = b };
+}
+
+/* The type a cast, sizeof or declaration names (the parser read it once already). */
+static struct ktype type_of(struct kbuild *b, const char *s, size_t n)
+{
+	struct tfile_lex l = { .p = s, .end = s + n };
+	struct ktype t;
+	bool ok;
+
+	tfile_lex_next(&l);
+	t = parse_type(b->env, &l, &ok);
+	if (!ok || l.t != TFILE_TOK_END)
+		b->err = true;
 	return t;
 }
 
 /* ---- nodes ---- */
 
-static struct knode *node(struct lex *x, enum nop op)
+static struct knode *node(struct kbuild *b, enum nop op)
 {
-	struct knode *n = kprog_mem(x->p, sizeof(*n));
+	struct knode *n = kprog_mem(b->p, sizeof(*n));
 
 	n->op = op;
 	n->t = (struct ktype){ .size = 4, .sign = true };
 	return n;
 }
 
-static struct knode *konst(struct lex *x, uint64_t v, struct ktype t)
+static struct knode *konst(struct kbuild *b, uint64_t v, struct ktype t)
 {
-	struct knode *n = node(x, N_CONST);
+	struct knode *n = node(b, N_CONST);
 
 	n->v = v;
 	n->t = t;
 	return n;
+}
+
+static struct knode *fail(struct kbuild *b)
+{
+	b->err = true;
+	return node(b, N_CONST);
 }
 
 /* A value converted to type t: truncated, and sign-extended if t is signed. */
@@ -373,10 +345,7 @@ struct ktype karith(struct ktype a, struct ktype b)
 	return (struct ktype){ .size = a.size, .sign = a.sign && b.sign };
 }
 
-static struct knode *parse_expr(struct lex *x);
-static struct knode *parse_unary(struct lex *x);
-
-static struct tep_format_field *find_field(struct lex *x, const char *name, size_t n)
+static struct tep_format_field *find_field(struct kbuild *b, const char *name, size_t n)
 {
 	char buf[128];
 
@@ -384,7 +353,7 @@ static struct tep_format_field *find_field(struct lex *x, const char *name, size
 		return NULL;
 	memcpy(buf, name, n);
 	buf[n] = '\0';
-	return tep_find_any_field(x->e, buf);
+	return tep_find_any_field(b->e, buf);
 }
 
 static bool field_is_char(const struct tep_format_field *f)
@@ -400,9 +369,9 @@ static bool field_is_char(const struct tep_format_field *f)
 	return !strncmp(t, "char", 4) && (t[4] == '[' || t[4] == ' ' || t[4] == '\0');
 }
 
-static struct knode *field_node(struct lex *x, struct tep_format_field *f)
+static struct knode *field_node(struct kbuild *b, struct tep_format_field *f)
 {
-	struct knode *n = node(x, N_FIELD);
+	struct knode *n = node(b, N_FIELD);
 
 	n->off = f->offset;
 	n->size = f->size;
@@ -410,12 +379,12 @@ static struct knode *field_node(struct lex *x, struct tep_format_field *f)
 		n->op = N_DYN;
 		n->rel = f->flags & TEP_FIELD_IS_RELATIVE;
 		n->elsize = f->elementsize > 0 ? f->elementsize : 1;
-		n->t = (struct ktype){ .size = x->env->long_size, .ptr = 1,
+		n->t = (struct ktype){ .size = b->env->long_size, .ptr = 1,
 				       .chr = field_is_char(f), .el = n->elsize };
 		n->t.sign = !!(f->flags & TEP_FIELD_IS_SIGNED);
 	} else if (f->flags & TEP_FIELD_IS_ARRAY) {
 		n->elsize = f->elementsize > 0 ? f->elementsize : 1;
-		n->t = (struct ktype){ .size = x->env->long_size, .ptr = 1,
+		n->t = (struct ktype){ .size = b->env->long_size, .ptr = 1,
 				       .chr = field_is_char(f), .el = n->elsize };
 		n->t.sign = !!(f->flags & TEP_FIELD_IS_SIGNED);
 	} else if (f->flags & TEP_FIELD_IS_POINTER || strchr(f->type, '*')) {
@@ -423,7 +392,7 @@ static struct knode *field_node(struct lex *x, struct tep_format_field *f)
 				       .el = field_is_char(f) ? 1 : 0 };
 	} else {
 		if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) {
-			x->err = true;
+			b->err = true;
 			return n;
 		}
 		n->t = (struct ktype){ .size = f->size, .sign = !!(f->flags & TEP_FIELD_IS_SIGNED) };
@@ -431,188 +400,158 @@ static struct knode *field_node(struct lex *x, struct tep_format_field *f)
 	return n;
 }
 
-/* __get_str(f), __get_dynamic_array(f), ...: the field named in parentheses. */
-static struct tep_format_field *paren_field(struct lex *x)
+/* __get_str(f), __get_dynamic_array(f), ...: a dynamic field, by the name the call gives. */
+static struct tep_format_field *dyn_field(struct kbuild *b, const struct tfile_expr *call)
 {
 	struct tep_format_field *f;
 
-	if (!klex_expect(x, "(") || x->t.k != T_ID) {
-		x->err = true;
+	if (call->nargs != 1 || call->args[0]->k != TX_NAME)
 		return NULL;
-	}
-	f = find_field(x, x->t.s, x->t.n);
-	klex_next(x);
-	if (!f || !klex_expect(x, ")")) {
-		x->err = true;
-		return NULL;
-	}
-	return f;
+	f = find_field(b, call->args[0]->s, call->args[0]->n);
+	return f && (f->flags & TEP_FIELD_IS_DYNAMIC) ? f : NULL;
 }
 
-/* { VAL, "NAME" }, ... ) of __print_flags and __print_symbolic. */
-static void parse_table(struct lex *x, struct knode *n)
+/* The { VAL, "NAME" } entries of __print_flags and __print_symbolic, from args[first]. */
+static void table(struct kbuild *b, const struct tfile_expr *call, int first, struct knode *n)
 {
 	int cap = 0;
 
-	while (klex_is(x, ",")) {
-		klex_next(x);
-		if (!klex_is(x, "{"))
-			break;
-		klex_next(x);
-		if (klex_is(x, "}")) {		/* "{ }": an empty table */
-			klex_next(x);
-			continue;
-		}
-		if (n->nent == cap) {
-			cap = cap ? cap * 2 : 16;
-			{
-				struct kentry *e = kprog_mem(x->p, cap * sizeof(*e));
+	for (int i = first; i < call->nargs && !b->err; i++) {
+		const struct tfile_expr *en = call->args[i];
 
-				if (n->nent)
-					memcpy(e, n->ent, n->nent * sizeof(*e));
-				n->ent = e;
-			}
+		if (!en->a)		/* "{ }": an empty table */
+			continue;
+		if (n->nent == cap) {
+			struct kentry *e;
+
+			cap = cap ? cap * 2 : 16;
+			e = kprog_mem(b->p, cap * sizeof(*e));
+			if (n->nent)
+				memcpy(e, n->ent, n->nent * sizeof(*e));
+			n->ent = e;
 		}
-		n->ent[n->nent].val = kparse_arg(x);
-		if (!klex_expect(x, ","))
-			return;
-		if (x->t.k == T_STR) {
-			n->ent[n->nent].name = x->t.s;
-			klex_next(x);
+		n->ent[n->nent].val = kbuild_arg(b, en->a);
+		if (en->b->k == TX_STR) {
+			size_t len;
+
+			n->ent[n->nent].name = kbuild_str(b, en->b->s, en->b->n, &len);
 		} else {
 			/* NULL or ((void *)0): the end of the table. */
-			struct knode *end = kparse_arg(x);
+			struct knode *end = kbuild_arg(b, en->b);
 
 			if (end->op != N_CONST || end->v) {
-				x->err = true;
+				b->err = true;
 				return;
 			}
 			n->ent[n->nent].name = NULL;
 		}
 		n->nent++;
-		if (!klex_expect(x, "}"))
-			return;
 	}
-	klex_expect(x, ")");
 }
 
-static struct knode *call(struct lex *x, enum helper h, int nargs)
+static struct knode *call_node(struct kbuild *b, enum helper h, int nargs)
 {
-	struct knode *n = node(x, N_CALL);
+	struct knode *n = node(b, N_CALL);
 
 	n->sub = h;
 	n->nargs = nargs;
-	n->args = kprog_mem(x->p, (nargs + 1) * sizeof(*n->args));
+	n->args = kprog_mem(b->p, (nargs + 1) * sizeof(*n->args));
 	return n;
 }
 
-static struct knode *parse_args_into(struct lex *x, struct knode *n)
+/* A helper taking exactly nargs expressions. */
+static struct knode *call_args(struct kbuild *b, const struct tfile_expr *e, enum helper h,
+			       int nargs)
 {
-	if (!klex_expect(x, "("))
+	struct knode *n = call_node(b, h, nargs);
+
+	if (e->nargs != nargs) {
+		b->err = true;
 		return n;
-	for (int i = 0; i < n->nargs; i++) {
-		n->args[i] = kparse_arg(x);
-		if (i + 1 < n->nargs && !klex_expect(x, ","))
-			return n;
 	}
-	klex_expect(x, ")");
+	for (int i = 0; i < nargs; i++)
+		n->args[i] = kbuild_arg(b, e->args[i]);
 	return n;
 }
 
-static struct knode *parse_call(struct lex *x, const char *name, size_t len)
+static struct knode *build_call(struct kbuild *b, const struct tfile_expr *e)
 {
 	struct tep_format_field *f;
 	struct knode *n;
-	bool rel;
-	enum tfile_helper h = tfile_helper_find(name, len, &rel);
+	enum tfile_helper h = e->h;
 
 	switch (h) {
 	case TFILE_H_PRINT_FLAGS:
 	case TFILE_H_PRINT_FLAGS_U64:
-		n = call(x, h == TFILE_H_PRINT_FLAGS ? H_FLAGS : H_FLAGS_U64, 1);
-		if (!klex_expect(x, "("))
-			return n;
-		n->args[0] = kparse_arg(x);
-		if (!klex_expect(x, ","))
-			return n;
-		if (x->t.k == T_STR) {
-			n->delim = x->t.s;
-			klex_next(x);
+		n = call_node(b, h == TFILE_H_PRINT_FLAGS ? H_FLAGS : H_FLAGS_U64, 1);
+		if (e->nargs < 2)
+			return fail(b);
+		n->args[0] = kbuild_arg(b, e->args[0]);
+		if (e->args[1]->k == TX_STR) {
+			size_t len;
+
+			n->delim = kbuild_str(b, e->args[1]->s, e->args[1]->n, &len);
 		} else {
 			n->delim = NULL;
-			kparse_arg(x);
+			kbuild_arg(b, e->args[1]);
 		}
-		parse_table(x, n);
+		table(b, e, 2, n);
 		return n;
 	case TFILE_H_PRINT_SYMBOLIC:
 	case TFILE_H_PRINT_SYMBOLIC_U64:
-		n = call(x, h == TFILE_H_PRINT_SYMBOLIC ? H_SYMBOLIC : H_SYMBOLIC_U64, 1);
-		if (!klex_expect(x, "("))
-			return n;
-		n->args[0] = kparse_arg(x);
-		parse_table(x, n);
+		n = call_node(b, h == TFILE_H_PRINT_SYMBOLIC ? H_SYMBOLIC : H_SYMBOLIC_U64, 1);
+		if (e->nargs < 1)
+			return fail(b);
+		n->args[0] = kbuild_arg(b, e->args[0]);
+		table(b, e, 1, n);
 		return n;
 	case TFILE_H_PRINT_HEX:
 	case TFILE_H_PRINT_HEX_STR:
-		return parse_args_into(x, call(x, h == TFILE_H_PRINT_HEX ? H_HEX : H_HEX_STR, 2));
+		return call_args(b, e, h == TFILE_H_PRINT_HEX ? H_HEX : H_HEX_STR, 2);
 	case TFILE_H_PRINT_ARRAY:
-		return parse_args_into(x, call(x, H_ARRAY, 3));
+		return call_args(b, e, H_ARRAY, 3);
 	case TFILE_H_JIFFIES_TO_MSECS:
-		return parse_args_into(x, call(x, H_JIFFIES_MSECS, 1));
+		return call_args(b, e, H_JIFFIES_MSECS, 1);
 	case TFILE_H_MC_EVENT_ERROR_TYPE:
-		n = parse_args_into(x, call(x, H_MC_ERR_TYPE, 1));
-		n->t = (struct ktype){ .size = x->env->long_size, .ptr = 1, .chr = 1, .el = 1 };
+		n = call_args(b, e, H_MC_ERR_TYPE, 1);
+		n->t = (struct ktype){ .size = b->env->long_size, .ptr = 1, .chr = 1, .el = 1 };
 		return n;
 	case TFILE_H_GET_STR:
 	case TFILE_H_GET_DYNAMIC_ARRAY:
 	case TFILE_H_GET_SOCKADDR:
-		f = paren_field(x);
-		if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC)) {
-			x->err = true;
-			return node(x, N_CONST);
-		}
-		n = field_node(x, f);
+		if (!(f = dyn_field(b, e)))
+			return fail(b);
+		n = field_node(b, f);
 		if (h == TFILE_H_GET_STR)
 			n->t.chr = 1;
 		return n;
 	case TFILE_H_GET_DYNAMIC_ARRAY_LEN:
-		f = paren_field(x);
-		if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC)) {
-			x->err = true;
-			return node(x, N_CONST);
-		}
-		n = call(x, H_DYN_LEN, 1);
-		n->args[0] = field_node(x, f);
+		if (!(f = dyn_field(b, e)))
+			return fail(b);
+		n = call_node(b, H_DYN_LEN, 1);
+		n->args[0] = field_node(b, f);
 		n->t = (struct ktype){ .size = 4, .sign = true };
 		return n;
 	case TFILE_H_GET_BITMASK:
 	case TFILE_H_GET_CPUMASK:
-		f = paren_field(x);
-		if (!f || !(f->flags & TEP_FIELD_IS_DYNAMIC)) {
-			x->err = true;
-			return node(x, N_CONST);
-		}
-		n = call(x, h == TFILE_H_GET_CPUMASK ? H_CPUMASK : H_BITMASK, 1);
-		n->args[0] = field_node(x, f);
-		n->t = (struct ktype){ .size = x->env->long_size, .ptr = 1, .chr = 1, .el = 1 };
+		if (!(f = dyn_field(b, e)))
+			return fail(b);
+		n = call_node(b, h == TFILE_H_GET_CPUMASK ? H_CPUMASK : H_BITMASK, 1);
+		n->args[0] = field_node(b, f);
+		n->t = (struct ktype){ .size = b->env->long_size, .ptr = 1, .chr = 1, .el = 1 };
 		return n;
-	case TFILE_H_BUILTIN_EXPECT: {
-		struct knode *v;
-
-		if (!klex_expect(x, "("))
-			return node(x, N_CONST);
-		v = kparse_arg(x);
-		if (klex_expect(x, ","))
-			kparse_arg(x);
-		klex_expect(x, ")");
-		return v;
-	}
+	case TFILE_H_BUILTIN_EXPECT:
+		/* __builtin_expect(v, hint): v. */
+		if (e->nargs != 2)
+			return fail(b);
+		n = kbuild_arg(b, e->args[0]);
+		kbuild_arg(b, e->args[1]);
+		return n;
 	case TFILE_H_PRINT_DYNAMIC_ARRAY:
 	case TFILE_H_NONE:
 		break;
 	}
-	x->err = true;
-	return node(x, N_CONST);
+	return fail(b);
 }
 
 static bool is_const(const struct knode *n)
@@ -623,423 +562,335 @@ static bool is_const(const struct knode *n)
 static bool keval_const(const struct knode *n, uint64_t *v);
 
 /* Fold what is constant: the value of n's tree if every leaf is a number. */
-static struct knode *fold(struct lex *x, struct knode *n)
+static struct knode *fold(struct kbuild *b, struct knode *n)
 {
 	uint64_t v;
 
 	if (n->op != N_CONST && n->op != N_STR && (!n->t.ptr || n->op == N_CAST) &&
 	    keval_const(n, &v))
-		return konst(x, v, n->t);
+		return konst(b, v, n->t);
 	return n;
 }
 
 /* A statement expression: ({ TYPE NAME = EXPR; ... EXPR; }) */
-static struct knode *parse_stmt_expr(struct lex *x)
+static struct knode *build_stmt(struct kbuild *b, const struct tfile_expr *e)
 {
-	struct knode *seq = node(x, N_SEQ);
+	struct knode *seq = node(b, N_SEQ);
 	struct knode *list[32];
-	int n = 0, base = x->nloc;
+	int n = 0, base = b->nloc;
 
-	while (!x->err && !klex_is(x, "}")) {
-		if (type_starts(x) && !is_id(x, "static")) {
-			bool ok;
-			struct ktype t = parse_type(x, &ok);
+	for (int i = 0; i < e->nargs && !b->err; i++) {
+		const struct tfile_expr *d = e->args[i];
 
-			if (!ok || x->t.k != T_ID || x->nloc >= 16 || n >= 30) {
-				x->err = true;
+		if (d->k == TX_DECL) {
+			struct ktype t = type_of(b, d->ts, d->tn);
+			struct knode *set;
+
+			if (b->err || b->nloc >= 16 || n >= 30) {
+				b->err = true;
 				break;
 			}
-			x->loc[x->nloc].name = x->t.s;
-			x->loc[x->nloc].n = x->t.n;
-			x->loc[x->nloc].t = t;
-			x->loc[x->nloc].slot = x->p->nlocals++;
-			klex_next(x);
-			if (!klex_expect(x, "="))
-				break;
-			{
-				struct knode *set = node(x, N_LOCAL);
-
-				set->v = x->loc[x->nloc].slot;
-				set->a = kparse_arg(x);
-				set->t = t;
-				list[n++] = set;
-			}
-			x->nloc++;
-			klex_expect(x, ";");
+			b->loc[b->nloc].name = d->s;
+			b->loc[b->nloc].n = d->n;
+			b->loc[b->nloc].t = t;
+			b->loc[b->nloc].slot = b->p->nlocals++;
+			set = node(b, N_LOCAL);
+			set->v = b->loc[b->nloc].slot;
+			/* The name is not in scope in its own initializer. */
+			set->a = kbuild_arg(b, d->a);
+			set->t = t;
+			list[n++] = set;
+			b->nloc++;
 		} else {
 			if (n >= 30) {
-				x->err = true;
+				b->err = true;
 				break;
 			}
-			list[n++] = parse_expr(x);
-			klex_expect(x, ";");
+			list[n++] = kbuild_arg(b, d);
 		}
 	}
-	klex_expect(x, "}");
-	x->nloc = base;
+	b->nloc = base;
 	if (!n) {
-		x->err = true;
+		b->err = true;
 		return seq;
 	}
 	seq->nargs = n;
-	seq->args = kprog_mem(x->p, n * sizeof(*seq->args));
+	seq->args = kprog_mem(b->p, n * sizeof(*seq->args));
 	memcpy(seq->args, list, n * sizeof(*list));
 	seq->t = list[n - 1]->t;
 	return seq;
 }
 
-static struct knode *parse_primary(struct lex *x)
+/* C's rules: the first of int, (unsigned int,) long, unsigned long that holds it. */
+static struct knode *number(struct kbuild *b, uint64_t v, bool dec, bool u, bool l)
 {
-	struct knode *n;
+	uint64_t lmax = b->env->long_size == 8 ? 0x7fffffffffffffffULL : 0x7fffffffULL;
+	struct ktype t;
 
-	if (x->err)
-		return node(x, N_CONST);
-	switch (x->t.k) {
-	case T_NUM: {
-		/* C's rules: the first of int, (unsigned int,) long, unsigned long that holds it. */
-		bool dec = x->t.s[0] != '0';
-		uint64_t lmax = x->env->long_size == 8 ? 0x7fffffffffffffffULL : 0x7fffffffULL;
-		struct ktype t;
-
-		if (!x->t.l && !x->t.u && x->t.v <= 0x7fffffff)
-			t = (struct ktype){ .size = 4, .sign = true };
-		else if (!x->t.l && (x->t.u || !dec) && x->t.v <= 0xffffffffULL)
-			t = (struct ktype){ .size = 4, .sign = false };
-		else if (!x->t.u && x->t.v <= lmax)
-			t = long_type(x, true);
-		else if (x->t.v <= lmax * 2 + 1)
-			t = long_type(x, false);
-		else
-			t = (struct ktype){ .size = 8, .sign = !x->t.u && x->t.v <= 0x7fffffffffffffffULL };
-		n = konst(x, x->t.v, t);
-		klex_next(x);
-		return n;
-	}
-	case T_STR:
-		n = node(x, N_STR);
-		n->s = x->t.s;
-		n->len = x->t.n;
-		n->t = (struct ktype){ .size = x->env->long_size, .ptr = 1, .chr = 1, .el = 1 };
-		klex_next(x);
-		return n;
-	case T_ID: {
-		const char *name = x->t.s;
-		size_t len = x->t.n;
-
-		klex_next(x);
-		if (len == 3 && !strncmp(name, "REC", 3)) {
-			struct tep_format_field *f;
-
-			if (!klex_is(x, "->") && !klex_is(x, ".")) {
-				x->err = true;
-				return node(x, N_CONST);
-			}
-			klex_next(x);
-			if (x->t.k != T_ID) {
-				x->err = true;
-				return node(x, N_CONST);
-			}
-			f = find_field(x, x->t.s, x->t.n);
-			klex_next(x);
-			if (!f) {
-				x->err = true;
-				return node(x, N_CONST);
-			}
-			return field_node(x, f);
-		}
-		if (klex_is(x, "("))
-			return parse_call(x, name, len);
-		for (int i = x->nloc - 1; i >= 0; i--)
-			if (x->loc[i].n == len && !strncmp(x->loc[i].name, name, len)) {
-				n = node(x, N_LOCAL);
-				n->v = x->loc[i].slot;
-				n->t = x->loc[i].t;
-				n->sub = 1;	/* a read */
-				return n;
-			}
-		if ((len == 4 && !strncmp(name, "NULL", 4)) || (len == 5 && !strncmp(name, "false", 5)))
-			return konst(x, 0, (struct ktype){ .size = 4, .sign = true });
-		if (len == 4 && !strncmp(name, "true", 4))
-			return konst(x, 1, (struct ktype){ .size = 4, .sign = true });
-		{
-			char buf[128];
-			uint64_t v;
-
-			if (len >= sizeof(buf)) {
-				x->err = true;
-				return node(x, N_CONST);
-			}
-			memcpy(buf, name, len);
-			buf[len] = '\0';
-			if (x->env->constant && x->env->constant(x->env->ctx, buf, &v))
-				return konst(x, v, (struct ktype){ .size = 4, .sign = v <= 0x7fffffff });
-			/* Known only to the kernel: fails the record if it is needed. */
-			n = node(x, N_UNKNOWN);
-			n->s = kprog_mem(x->p, len + 1);
-			memcpy((char *)n->s, name, len);
-			if (!strcmp(buf, "jiffies") || !strcmp(buf, "vmemmap_base"))
-				n->t = long_type(x, false);
-			return n;
-		}
-	}
-	case T_P:
-		if (klex_is(x, "(")) {
-			klex_next(x);
-			if (klex_is(x, "{")) {
-				klex_next(x);
-				n = parse_stmt_expr(x);
-				klex_expect(x, ")");
-				return n;
-			}
-			n = parse_expr(x);
-			klex_expect(x, ")");
-			return n;
-		}
-		/* fallthrough */
-	default:
-		x->err = true;
-		return node(x, N_CONST);
-	}
+	if (!l && !u && v <= 0x7fffffff)
+		t = (struct ktype){ .size = 4, .sign = true };
+	else if (!l && (u || !dec) && v <= 0xffffffffULL)
+		t = (struct ktype){ .size = 4, .sign = false };
+	else if (!u && v <= lmax)
+		t = long_type(b, true);
+	else if (v <= lmax * 2 + 1)
+		t = long_type(b, false);
+	else
+		t = (struct ktype){ .size = 8, .sign = !u && v <= 0x7fffffffffffffffULL };
+	return konst(b, v, t);
 }
 
-static struct knode *parse_postfix(struct lex *x)
+/* A character constant: one character, or one escape ('\n', '\x1b', '\0'). */
+static struct knode *character(struct kbuild *b, const struct tfile_expr *e)
 {
-	struct knode *n = parse_primary(x);
+	const char *s = e->s, *stop;
+	char c[8];
+	size_t span = s[1] == '\\' ? (s[2] == 'x' ? 4 : 2) : 1;
+	int n = unescape(s + 1, s + 1 + span, c, &stop);
 
-	while (!x->err && klex_is(x, "[")) {
-		struct knode *ix = node(x, N_INDEX);
+	if (stop != e->s + e->n - 1)
+		b->err = true;
+	return number(b, n ? (uint64_t)(int64_t)(signed char)c[0] : 0, true, false, false);
+}
 
-		klex_next(x);
-		ix->a = n;
-		ix->b = parse_expr(x);
-		klex_expect(x, "]");
-		if (!n->t.ptr) {
-			x->err = true;
-			return ix;
+static struct knode *name(struct kbuild *b, const struct tfile_expr *e)
+{
+	const char *s = e->s;
+	size_t len = e->n;
+	struct knode *n;
+	char buf[128];
+	uint64_t v;
+
+	for (int i = b->nloc - 1; i >= 0; i--)
+		if (b->loc[i].n == len && !strncmp(b->loc[i].name, s, len)) {
+			n = node(b, N_LOCAL);
+			n->v = b->loc[i].slot;
+			n->t = b->loc[i].t;
+			n->sub = 1;	/* a read */
+			return n;
 		}
-		ix->t = (struct ktype){ .size = n->t.el ? n->t.el : 1, .sign = n->t.sign || n->t.chr };
-		if (ix->t.size != 1 && ix->t.size != 2 && ix->t.size != 4 && ix->t.size != 8)
-			x->err = true;
-		n = ix;
-	}
+	if ((len == 4 && !strncmp(s, "NULL", 4)) || (len == 5 && !strncmp(s, "false", 5)))
+		return konst(b, 0, (struct ktype){ .size = 4, .sign = true });
+	if (len == 4 && !strncmp(s, "true", 4))
+		return konst(b, 1, (struct ktype){ .size = 4, .sign = true });
+	if (len >= sizeof(buf))
+		return fail(b);
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (b->env->constant && b->env->constant(b->env->ctx, buf, &v))
+		return konst(b, v, (struct ktype){ .size = 4, .sign = v <= 0x7fffffff });
+	/* Known only to the kernel: fails the record if it is needed. */
+	n = node(b, N_UNKNOWN);
+	n->s = kprog_mem(b->p, len + 1);
+	memcpy((char *)n->s, s, len);
+	if (!strcmp(buf, "jiffies") || !strcmp(buf, "vmemmap_base"))
+		n->t = long_type(b, false);
 	return n;
 }
 
-/*
- * Deeper than any kernel print fmt (they nest a few levels): a hostile or
- * broken format must fail here, not exhaust the stack.
- */
-#define KPARSE_MAX_DEPTH 200
-
-static struct knode *parse_unary_1(struct lex *x);
-
-static struct knode *parse_unary(struct lex *x)
+static struct knode *build_unary(struct kbuild *b, const struct tfile_expr *e)
 {
+	char c = e->op[0];
 	struct knode *n;
 
-	if (++x->depth > KPARSE_MAX_DEPTH) {
-		x->err = true;
-		n = node(x, N_CONST);
-	} else {
-		n = parse_unary_1(x);
-	}
-	x->depth--;
-	return n;
-}
-
-static struct knode *parse_unary_1(struct lex *x)
-{
-	struct knode *n;
-
-	if (x->err)
-		return node(x, N_CONST);
-	if (klex_is(x, "-") || klex_is(x, "~") || klex_is(x, "!") || klex_is(x, "+")) {
-		char c = x->t.s[0];
-
-		klex_next(x);
-		if (c == '+')
-			return parse_unary(x);
-		n = node(x, c == '-' ? N_NEG : c == '~' ? N_BNOT : N_LNOT);
-		n->a = parse_unary(x);
+	switch (c) {
+	case '+':
+		return kbuild_arg(b, e->a);
+	case '-':
+	case '~':
+	case '!':
+		n = node(b, c == '-' ? N_NEG : c == '~' ? N_BNOT : N_LNOT);
+		n->a = kbuild_arg(b, e->a);
 		n->t = c == '!' ? (struct ktype){ .size = 4, .sign = true } : kpromote(n->a->t);
-		return fold(x, n);
-	}
-	if (klex_is(x, "&")) {
-		klex_next(x);
-		n = node(x, N_ADDR);
-		n->a = parse_unary(x);
+		return fold(b, n);
+	case '&':
+		n = node(b, N_ADDR);
+		n->a = kbuild_arg(b, e->a);
 		if (n->a->op != N_FIELD) {
-			x->err = true;
+			b->err = true;
 			return n;
 		}
-		n->t = (struct ktype){ .size = x->env->long_size, .ptr = 1, .el = n->a->t.size };
+		n->t = (struct ktype){ .size = b->env->long_size, .ptr = 1, .el = n->a->t.size };
 		return n;
-	}
-	if (klex_is(x, "*")) {
-		/* Dereference: only of the record's own data (an array's first element). */
-		klex_next(x);
-		n = node(x, N_INDEX);
-		n->a = parse_unary(x);
-		n->b = konst(x, 0, (struct ktype){ .size = 4, .sign = true });
+	default:
+		/* '*': a dereference, only of the record's own data (an array's first element). */
+		n = node(b, N_INDEX);
+		n->a = kbuild_arg(b, e->a);
+		n->b = konst(b, 0, (struct ktype){ .size = 4, .sign = true });
 		if (!n->a->t.ptr)
-			x->err = true;
+			b->err = true;
 		n->t = (struct ktype){ .size = n->a->t.el ? n->a->t.el : 1, .sign = n->a->t.sign };
 		return n;
 	}
-	if (is_id(x, "sizeof")) {
-		bool ok;
-		struct ktype t;
+}
 
-		klex_next(x);
-		if (!klex_expect(x, "("))
-			return node(x, N_CONST);
-		if (type_starts(x)) {
-			bool ptr;
+static struct knode *build_sizeof(struct kbuild *b, const struct tfile_expr *e)
+{
+	struct knode *n;
 
-			t = parse_type(x, &ok);
-			ptr = t.ptr;
-			klex_expect(x, ")");
-			if (!ok)
-				x->err = true;
-			return konst(x, ptr ? (uint64_t)x->env->long_size : t.size, long_type(x, false));
-		}
-		n = parse_expr(x);
-		klex_expect(x, ")");
-		if (n->op == N_FIELD && !n->t.ptr)
-			return konst(x, n->size, long_type(x, false));
-		if (n->op == N_FIELD)
-			return konst(x, n->size, long_type(x, false));
-		return konst(x, n->t.size, long_type(x, false));
+	if (!e->a) {
+		struct ktype t = type_of(b, e->ts, e->tn);
+
+		return konst(b, t.ptr ? (uint64_t)b->env->long_size : t.size, long_type(b, false));
 	}
-	if (klex_is(x, "(")) {
-		/* A cast, or a parenthesized expression. */
-		const char *save = x->s;
-		struct tok st = x->t;
+	n = kbuild_arg(b, e->a);
+	if (n->op == N_FIELD)
+		return konst(b, n->size, long_type(b, false));
+	return konst(b, n->t.size, long_type(b, false));
+}
 
-		klex_next(x);
-		if (type_starts(x)) {
-			bool ok;
-			struct ktype t = parse_type(x, &ok);
+static struct knode *build_cast(struct kbuild *b, const struct tfile_expr *e)
+{
+	struct knode *n = node(b, N_CAST);
 
-			if (ok && klex_is(x, ")")) {
-				klex_next(x);
-				n = node(x, N_CAST);
-				n->a = parse_unary(x);
-				n->t = t;
-				if (n->a->op == N_STR || (n->a->t.ptr && !t.ptr && n->a->op != N_CONST &&
-							  n->a->op != N_FIELD && n->a->op != N_UNKNOWN &&
-							  n->a->op != N_CAST && n->a->op != N_COND &&
-							  n->a->op != N_BIN))
-					return n;
-				return fold(x, n);
-			}
-		}
-		x->s = save;
-		x->t = st;
-	}
-	return parse_postfix(x);
+	n->t = type_of(b, e->ts, e->tn);
+	n->a = kbuild_arg(b, e->a);
+	if (n->a->op == N_STR || (n->a->t.ptr && !n->t.ptr && n->a->op != N_CONST &&
+				  n->a->op != N_FIELD && n->a->op != N_UNKNOWN &&
+				  n->a->op != N_CAST && n->a->op != N_COND && n->a->op != N_BIN))
+		return n;
+	return fold(b, n);
 }
 
 static const struct {
 	const char *p;
-	int prec;
 	enum bop op;
 } binops[] = {
-	{ "*", 10, B_MUL }, { "/", 10, B_DIV }, { "%", 10, B_MOD },
-	{ "+", 9, B_ADD }, { "-", 9, B_SUB },
-	{ "<<", 8, B_SHL }, { ">>", 8, B_SHR },
-	{ "<", 7, B_LT }, { ">", 7, B_GT }, { "<=", 7, B_LE }, { ">=", 7, B_GE },
-	{ "==", 6, B_EQ }, { "!=", 6, B_NE },
-	{ "&", 5, B_AND }, { "^", 4, B_XOR }, { "|", 3, B_OR },
-	{ "&&", 2, B_LAND }, { "||", 1, B_LOR },
+	{ "*", B_MUL }, { "/", B_DIV }, { "%", B_MOD }, { "+", B_ADD }, { "-", B_SUB },
+	{ "<<", B_SHL }, { ">>", B_SHR }, { "<", B_LT }, { ">", B_GT }, { "<=", B_LE },
+	{ ">=", B_GE }, { "==", B_EQ }, { "!=", B_NE }, { "&", B_AND }, { "^", B_XOR },
+	{ "|", B_OR }, { "&&", B_LAND }, { "||", B_LOR },
 };
 
-static int binop(const struct lex *x)
+/* l op r, typed and folded. */
+static struct knode *bin(struct kbuild *b, const char *op, struct knode *l, struct knode *r)
 {
-	if (x->t.k != T_P)
-		return -1;
+	struct knode *n = node(b, N_BIN);
+
 	for (size_t i = 0; i < sizeof(binops) / sizeof(binops[0]); i++)
-		if (klex_is(x, binops[i].p))
-			return i;
-	return -1;
+		if (!strcmp(binops[i].p, op))
+			n->sub = binops[i].op;
+	n->a = l;
+	n->b = r;
+	n->ct = karith(n->a->t, n->b->t);
+	switch (n->sub) {
+	case B_LAND: case B_LOR: case B_EQ: case B_NE: case B_LT: case B_GT: case B_LE:
+	case B_GE:
+		n->t = (struct ktype){ .size = 4, .sign = true };
+		break;
+	case B_SHL: case B_SHR:
+		n->t = kpromote(n->a->t);
+		break;
+	case B_ADD: case B_SUB:
+		if (n->a->t.ptr && n->b->t.ptr)
+			n->t = long_type(b, true);
+		else if (n->a->t.ptr || n->b->t.ptr)
+			n->t = n->a->t.ptr ? n->a->t : n->b->t;
+		else
+			n->t = karith(n->a->t, n->b->t);
+		break;
+	default:
+		n->t = karith(n->a->t, n->b->t);
+	}
+	return fold(b, n);
 }
 
-static struct knode *parse_bin(struct lex *x, int minprec)
+/* A chain of binary operators, built up from its innermost (it is as long as the text). */
+static struct knode *build_chain(struct kbuild *b, const struct tfile_expr *e)
 {
-	struct knode *l = parse_unary(x);
-	int i;
+	const struct tfile_expr **spine;
+	int n = tfile_expr_spine(e, &spine);
+	struct knode *l = kbuild_arg(b, spine[0]->a);
 
-	while (!x->err && (i = binop(x)) >= 0 && binops[i].prec >= minprec) {
-		struct knode *n = node(x, N_BIN);
-
-		klex_next(x);
-		n->sub = binops[i].op;
-		n->a = l;
-		n->b = parse_bin(x, binops[i].prec + 1);
-		n->ct = karith(n->a->t, n->b->t);
-		switch (n->sub) {
-		case B_LAND: case B_LOR: case B_EQ: case B_NE: case B_LT: case B_GT: case B_LE:
-		case B_GE:
-			n->t = (struct ktype){ .size = 4, .sign = true };
-			break;
-		case B_SHL: case B_SHR:
-			n->t = kpromote(n->a->t);
-			break;
-		case B_ADD: case B_SUB:
-			if (n->a->t.ptr && n->b->t.ptr)
-				n->t = long_type(x, true);
-			else if (n->a->t.ptr || n->b->t.ptr)
-				n->t = n->a->t.ptr ? n->a->t : n->b->t;
-			else
-				n->t = karith(n->a->t, n->b->t);
-			break;
-		default:
-			n->t = karith(n->a->t, n->b->t);
-		}
-		l = fold(x, n);
-	}
+	for (int i = 0; i < n && !b->err; i++)
+		l = bin(b, spine[i]->op, l, kbuild_arg(b, spine[i]->b));
+	free(spine);
 	return l;
 }
 
-static struct knode *parse_cond(struct lex *x)
+static struct knode *build_cond(struct kbuild *b, const struct tfile_expr *e)
 {
-	struct knode *c = parse_bin(x, 1);
+	struct knode *c = kbuild_arg(b, e->a), *n = node(b, N_COND);
 
-	if (!x->err && klex_is(x, "?")) {
-		struct knode *n = node(x, N_COND);
-
-		klex_next(x);
-		n->a = c;
-		n->b = parse_expr(x);
-		klex_expect(x, ":");
-		n->c = parse_cond(x);
-		if (n->b->t.ptr || n->b->op == N_STR)
-			n->t = n->b->t;
-		else if (n->c->t.ptr || n->c->op == N_STR)
-			n->t = n->c->t;
-		else
-			n->t = karith(n->b->t, n->c->t);
-		if (is_const(c)) {
-			uint64_t v = c->v;
-
-			return v ? n->b : n->c;
-		}
-		return n;
-	}
-	return c;
-}
-
-struct knode *kparse_arg(struct lex *x)
-{
-	return parse_cond(x);
-}
-
-static struct knode *parse_expr(struct lex *x)
-{
-	struct knode *n = kparse_arg(x);
-
-	/* The comma operator is not in print fmts (it separates arguments). */
+	n->a = c;
+	n->b = kbuild_arg(b, e->b);
+	n->c = kbuild_arg(b, e->c);
+	if (n->b->t.ptr || n->b->op == N_STR)
+		n->t = n->b->t;
+	else if (n->c->t.ptr || n->c->op == N_STR)
+		n->t = n->c->t;
+	else
+		n->t = karith(n->b->t, n->c->t);
+	if (is_const(c))
+		return c->v ? n->b : n->c;
 	return n;
+}
+
+static struct knode *build_index(struct kbuild *b, const struct tfile_expr *e)
+{
+	struct knode *ix = node(b, N_INDEX), *n = kbuild_arg(b, e->a);
+
+	ix->a = n;
+	ix->b = kbuild_arg(b, e->b);
+	if (!n->t.ptr) {
+		b->err = true;
+		return ix;
+	}
+	ix->t = (struct ktype){ .size = n->t.el ? n->t.el : 1, .sign = n->t.sign || n->t.chr };
+	if (ix->t.size != 1 && ix->t.size != 2 && ix->t.size != 4 && ix->t.size != 8)
+		b->err = true;
+	return ix;
+}
+
+struct knode *kbuild_arg(struct kbuild *b, const struct tfile_expr *e)
+{
+	struct tep_format_field *f;
+	struct knode *n;
+	size_t len;
+
+	if (b->err)
+		return node(b, N_CONST);
+	switch (e->k) {
+	case TX_NUM:
+		return number(b, e->num, e->s[0] != '0', e->num_u, e->num_l);
+	case TX_CHAR:
+		return character(b, e);
+	case TX_STR:
+		n = node(b, N_STR);
+		n->s = kbuild_str(b, e->s, e->n, &len);
+		n->len = len;
+		n->t = (struct ktype){ .size = b->env->long_size, .ptr = 1, .chr = 1, .el = 1 };
+		return n;
+	case TX_NAME:
+		return name(b, e);
+	case TX_FIELD:
+		/* (REC)->x is the checker's, not the kernel's. */
+		if (e->paren || !(f = find_field(b, e->s, e->n)))
+			return fail(b);
+		return field_node(b, f);
+	case TX_CALL:
+		return build_call(b, e);
+	case TX_CAST:
+		return build_cast(b, e);
+	case TX_SIZEOF:
+		return build_sizeof(b, e);
+	case TX_UNARY:
+		return build_unary(b, e);
+	case TX_BINARY:
+		return build_chain(b, e);
+	case TX_COND:
+		return build_cond(b, e);
+	case TX_INDEX:
+		return build_index(b, e);
+	case TX_STMT:
+		return build_stmt(b, e);
+	case TX_REC:
+	case TX_MEMBER:
+	case TX_ENTRY:
+	case TX_DECL:
+		break;
+	}
+	return fail(b);
 }
 
 /* ---- evaluation ---- */
