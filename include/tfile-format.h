@@ -93,8 +93,10 @@ int tfile_format_check_print(const char *print, size_t len,
 
 /*
  * The print fmt's tokens: C's, as the kernel writes them, read from a text
- * that need not end in NUL.  One tokenizer for the sanitizer and the
- * kernel printer's compiler (fmt-kexpr.c).  A byte no C expression of the
+ * that need not end in NUL (tfile-expr.c).  The tokenizer of the one
+ * parser of print fmts (tfile_print_parse(), tfile-expr.h), and of the
+ * readers of what that parser keeps as written (type names, sizeof's
+ * parentheses) in the sanitizer and the kernel printer.  A byte no C expression of the
  * kernel's has outside a string, an unterminated string or character
  * constant, a number run into letters, or (max_tokens, 0: no limit) too
  * many tokens fail the text: failed is set, the reason is in why and the
@@ -131,9 +133,10 @@ void tfile_lex_fail(struct tfile_lex *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 /*
- * The helpers a print fmt calls, by name: one list for the sanitizer and
- * the kernel printer's compiler, each of which takes the ones it can
- * check or evaluate.  tfile_helper_find() gives TFILE_H_NONE for any other
+ * The helpers a print fmt calls, by name (tfile-expr.c): one list, which
+ * the parser names each call by, for the sanitizer and the kernel
+ * printer's compiler, each of which takes the ones it can check or
+ * evaluate.  tfile_helper_find() gives TFILE_H_NONE for any other
  * name, and *rel whether it is the __get_rel_ form (a __rel_loc field's).
  */
 enum tfile_helper {
