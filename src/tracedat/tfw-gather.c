@@ -28,29 +28,58 @@ static int slurp(const char *path, struct tfw_blob *b)
 	return 0;
 }
 
+/* What /proc/kallsyms is read into before it is written out. */
+#define KALLSYMS_BUF (1 << 16)
+
+/* Write all of buf to out; a short write is the disk filling up. */
+static int write_all(int out, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t w = write(out, buf, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -ENOSPC;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
 int tfw_meta_gather_kallsyms_into(struct tfw_meta *m, int out)
 {
 	int in = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC), e = 0;
 	uint64_t len = 0;
+	size_t fill = 0;
 	char *buf;
 
 	if (in < 0)
 		return -errno;
-	buf = xmalloc(1 << 16);
+	buf = xmalloc(KALLSYMS_BUF);
+	/*
+	 * Note that a read of /proc/kallsyms returns one seq_file page (4 KiB)
+	 * whatever is asked: the buffer is filled by several before each
+	 * write, or the file takes a write per page.
+	 */
 	for (;;) {
-		ssize_t n = read(in, buf, 1 << 16);
+		ssize_t n = read(in, buf + fill, KALLSYMS_BUF - fill);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			e = n < 0 ? -errno : 0;
+		if (n < 0) {
+			e = -errno;
 			break;
 		}
-		if (write(out, buf, n) != n) {
-			e = errno ? -errno : -ENOSPC;
+		fill += (size_t)n;
+		if (n && fill < KALLSYMS_BUF)
+			continue;
+		if (fill && (e = write_all(out, buf, fill)))
 			break;
-		}
-		len += n;
+		len += fill;
+		fill = 0;
+		if (!n)
+			break;
 	}
 	free(buf);
 	close(in);
