@@ -142,21 +142,27 @@ static void fds_give(struct server *s, int n)
 }
 
 /*
- * Charge n bytes a client sent to --max-total, twice: its temp file now,
- * the file it becomes at its end (and what reading its metadata back
- * holds in memory), so that writing the file never passes the total.
+ * Charge n bytes a client sent to --max-total as often as the listener
+ * will hold them at once (times), so that writing the file never passes
+ * the total.  Pages: their temp file, the file they become (CHARGE_PAGES).
+ * Metadata: its temp file, the file, and the two copies reading it back
+ * holds in memory while the file is written, tfile's and tfw_meta's
+ * (CHARGE_META).  saved_tgids: this buffer, tfw_meta's copy, the file.
  * False, with c->over_total, when they are not there.
  */
-static bool bytes_take(struct client *c, uint64_t n)
+#define CHARGE_PAGES 2
+#define CHARGE_META 4
+#define CHARGE_TGIDS 3
+static bool bytes_take(struct client *c, uint64_t n, unsigned times)
 {
 	struct server *s = c->s;
 	bool ok;
 
 	pthread_mutex_lock(&s->lock);
-	ok = 2 * n <= s->o->max_total - s->bytes_used;
+	ok = n <= (s->o->max_total - s->bytes_used) / times;
 	if (ok) {
-		s->bytes_used += 2 * n;
-		c->charged += 2 * n;
+		s->bytes_used += times * n;
+		c->charged += times * n;
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (!ok)
@@ -472,7 +478,7 @@ next:
 					*why = "saved_tgids over 64 MB";
 					return -1;
 				}
-				if (!bytes_take(c, m.data_len)) {
+				if (!bytes_take(c, m.data_len, CHARGE_TGIDS)) {
 					*why = "over --max-total";
 					return -1;
 				}
@@ -492,7 +498,7 @@ next:
 				*why = "metadata over 256 MB";
 				return -1;
 			}
-			if (!bytes_take(c, m.data_len)) {
+			if (!bytes_take(c, m.data_len, CHARGE_META)) {
 				*why = "over --max-total";
 				return -1;
 			}
@@ -543,7 +549,7 @@ next:
 		r = c->s->o->max_size - c->total;
 		c->over = true;
 	}
-	if (!bytes_take(c, r))
+	if (!bytes_take(c, r, CHARGE_PAGES))
 		return 0;
 	if ((c->write_err = file_write(c->tfd[i], buf, r)))
 		return -1;
