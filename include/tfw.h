@@ -182,6 +182,8 @@ enum {
 
 /* Append to a blob, growing it; and NUL-terminate a text blob (len counts the NUL). */
 void tfw_blob_append(struct tfw_blob *b, const void *data, size_t len);
+/* The same for bytes a peer sized (a received file's metadata): 0, or -ENOMEM and b as it was. */
+int tfw_blob_try_append(struct tfw_blob *b, const void *data, size_t len);
 void tfw_meta_add_option(struct tfw_meta *m, uint16_t id, const void *data, size_t len);
 void tfw_meta_add_format(struct tfw_meta *m, const char *system, const char *data, size_t len);
 void tfw_meta_free(struct tfw_meta *m);

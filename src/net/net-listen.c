@@ -38,7 +38,11 @@
 #include "tfw.h"
 #include "tr.h"
 
-/* A data connection's TLS handshake (its client's set-up is over by then). */
+/*
+ * A data connection's TLS handshake and its token, from its accept, or
+ * --setup-timeout when shorter (the client's set-up is over by then; a tr
+ * client needs a few round trips).
+ */
 #define NET_DATA_TLS_MS 10000
 
 struct server;
@@ -59,11 +63,13 @@ struct client {
 	struct net_conn *dc;	/* the data connections */
 	/*
 	 * A tr client's session token (netmsg.h), and each CPU's connection
-	 * still owing it: by_ms, its deadline (0: none owed), and its bytes so far.
+	 * still owing it or its TLS handshake (tls): by_ms, the deadline of
+	 * both (0: nothing owed), and the token's bytes so far.
 	 */
 	struct netmsg_token token;
 	struct proof {
 		uint64_t by_ms;
+		bool tls;
 		size_t n;
 		uint8_t got[NETMSG_TOKEN_LEN];
 	} *proof;
@@ -136,21 +142,27 @@ static void fds_give(struct server *s, int n)
 }
 
 /*
- * Charge n bytes a client sent to --max-total, twice: its temp file now,
- * the file it becomes at its end (and what reading its metadata back
- * holds in memory), so that writing the file never passes the total.
+ * Charge n bytes a client sent to --max-total as often as the listener
+ * will hold them at once (times), so that writing the file never passes
+ * the total.  Pages: their temp file, the file they become (CHARGE_PAGES).
+ * Metadata: its temp file, the file, and the two copies reading it back
+ * holds in memory while the file is written, tfile's and tfw_meta's
+ * (CHARGE_META).  saved_tgids: this buffer, tfw_meta's copy, the file.
  * False, with c->over_total, when they are not there.
  */
-static bool bytes_take(struct client *c, uint64_t n)
+#define CHARGE_PAGES 2
+#define CHARGE_META 4
+#define CHARGE_TGIDS 3
+static bool bytes_take(struct client *c, uint64_t n, unsigned times)
 {
 	struct server *s = c->s;
 	bool ok;
 
 	pthread_mutex_lock(&s->lock);
-	ok = 2 * n <= s->o->max_total - s->bytes_used;
+	ok = n <= (s->o->max_total - s->bytes_used) / times;
 	if (ok) {
-		s->bytes_used += 2 * n;
-		c->charged += 2 * n;
+		s->bytes_used += times * n;
+		c->charged += times * n;
 	}
 	pthread_mutex_unlock(&s->lock);
 	if (!ok)
@@ -466,7 +478,7 @@ next:
 					*why = "saved_tgids over 64 MB";
 					return -1;
 				}
-				if (!bytes_take(c, m.data_len)) {
+				if (!bytes_take(c, m.data_len, CHARGE_TGIDS)) {
 					*why = "over --max-total";
 					return -1;
 				}
@@ -486,7 +498,7 @@ next:
 				*why = "metadata over 256 MB";
 				return -1;
 			}
-			if (!bytes_take(c, m.data_len)) {
+			if (!bytes_take(c, m.data_len, CHARGE_META)) {
 				*why = "over --max-total";
 				return -1;
 			}
@@ -537,7 +549,7 @@ next:
 		r = c->s->o->max_size - c->total;
 		c->over = true;
 	}
-	if (!bytes_take(c, r))
+	if (!bytes_take(c, r, CHARGE_PAGES))
 		return 0;
 	if ((c->write_err = file_write(c->tfd[i], buf, r)))
 		return -1;
@@ -564,6 +576,7 @@ static void refuse_data(struct client *c, int i, const char *why)
 	slog(c->s, "%s: refused a data connection from %s:%u: %s", c->who, h, port, why);
 	net_conn_close(&c->dc[i]);
 	c->proof[i].by_ms = 0;
+	c->proof[i].tls = false;
 }
 
 /*
@@ -573,17 +586,41 @@ static void refuse_data(struct client *c, int i, const char *why)
  */
 static void prove(struct client *c, int i)
 {
-	int e = net_token_take(&c->dc[i], &c->token, c->proof[i].got, &c->proof[i].n);
+	/* A trace-cmd client's is taken as it is: the protocol has nothing to prove it with. */
+	if (c->token.set) {
+		int e = net_token_take(&c->dc[i], &c->token, c->proof[i].got, &c->proof[i].n);
+
+		if (e < 0) {
+			refuse_data(c, i, net_token_why(e));
+			return;
+		}
+		if (!e)
+			return;
+	}
+	c->proof[i].by_ms = 0;
+	close(c->lfd[i]);
+	c->lfd[i] = -1;
+}
+
+/*
+ * A step of CPU i's TLS handshake, when its socket is ready for what the
+ * last one wanted: done, the token is next (often here already).  It runs
+ * in the client's loop, never waiting, so a peer that sends it a byte at
+ * a time stalls none of the client's other connections and no stop; the
+ * loop drops it at by_ms.
+ */
+static void shake(struct client *c, int i)
+{
+	int e = net_conn_tls_step(&c->dc[i]);
 
 	if (e < 0) {
-		refuse_data(c, i, net_token_why(e));
+		refuse_data(c, i, "TLS handshake failed (another --psk, or none)");
 		return;
 	}
 	if (!e)
 		return;
-	c->proof[i].by_ms = 0;
-	close(c->lfd[i]);
-	c->lfd[i] = -1;
+	c->proof[i].tls = false;
+	prove(c, i);
 }
 
 /*
@@ -596,6 +633,7 @@ static void take_data(struct client *c, int i)
 	socklen_t alen = sizeof(a);
 	char h[64];
 	uint32_t port;
+	unsigned limit;
 	int fd;
 
 	/* One connection at a time proves itself; the next waits in the queue. */
@@ -612,23 +650,21 @@ static void take_data(struct client *c, int i)
 		return;
 	}
 	c->dc[i].fd = fd;
-	/* The handshake has its own deadline, and a stop ends it. */
-	if (c->s->tls && net_conn_tls(&c->dc[i], c->s->tls, net_now_ms() + NET_DATA_TLS_MS,
-				      c->s->o->stop)) {
-		slog(c->s, "%s: refused a data connection from %s:%u (TLS failed)", c->who, h,
-		     port);
-		net_conn_close(&c->dc[i]);
+	limit = c->s->tls ? NET_DATA_TLS_MS : NET_TOKEN_MS;
+	if (limit > c->s->o->setup_ms)
+		limit = c->s->o->setup_ms;
+	c->proof[i] = (struct proof){ .by_ms = net_now_ms() + limit };
+	if (c->s->tls) {
+		if (net_conn_tls_begin(&c->dc[i], c->s->tls)) {
+			refuse_data(c, i, "out of memory for TLS");
+			return;
+		}
+		c->proof[i].tls = true;
+		shake(c, i);
 		return;
 	}
-	if (c->token.set) {
-		/* A client sends it at once: often it is here already. */
-		c->proof[i] = (struct proof){ .by_ms = net_now_ms() + NET_TOKEN_MS };
-		prove(c, i);
-		return;
-	}
-	/* A trace-cmd client: the protocol has nothing to prove the connection with. */
-	close(c->lfd[i]);
-	c->lfd[i] = -1;
+	/* A client sends its token at once: often it is here already. */
+	prove(c, i);
 }
 
 /*
@@ -669,7 +705,10 @@ static const char *serve(struct client *c)
 			/* A port whose connection still owes its token takes no other yet. */
 			p[1 + i] = (struct pollfd){ .fd = c->dc[i].fd >= 0 ? -1 : c->lfd[i],
 						    .events = POLLIN };
-			p[1 + c->ncpus + i] = (struct pollfd){ .fd = c->dc[i].fd, .events = POLLIN };
+			p[1 + c->ncpus + i] = (struct pollfd){
+				.fd = c->dc[i].fd,
+				.events = c->proof[i].tls ? c->dc[i].want : POLLIN,
+			};
 			open_data |= c->dc[i].fd >= 0 || (!c->closed && c->lfd[i] >= 0);
 			pending |= net_conn_pending(&c->dc[i]);
 		}
@@ -708,7 +747,8 @@ static const char *serve(struct client *c)
 		}
 		for (int i = 0; i < c->ncpus; i++)
 			if (c->proof[i].by_ms && now >= c->proof[i].by_ms)
-				refuse_data(c, i, net_token_why(-ETIMEDOUT));
+				refuse_data(c, i, c->proof[i].tls ? "TLS handshake timed out"
+								  : net_token_why(-ETIMEDOUT));
 		if (k <= 0)
 			continue;
 		if (p[0].revents && (k = control(c, &why))) {
@@ -732,6 +772,8 @@ static const char *serve(struct client *c)
 				take_data(c, i);
 			if (!p[1 + c->ncpus + i].revents || c->dc[i].fd < 0)
 				;
+			else if (c->proof[i].tls)
+				shake(c, i);
 			else if (c->proof[i].by_ms)
 				prove(c, i);
 			else if (data_in(c, i, buf, cap))

@@ -58,6 +58,15 @@ void net_tls_free(struct net_tls *t);
  */
 int net_conn_tls(struct net_conn *c, struct net_tls *t, uint64_t at_ms,
 		 volatile sig_atomic_t *stop);
+/*
+ * The same handshake a step at a time, for a caller that polls many
+ * connections at once (tr listen's data ports): begin (c->fd connected and
+ * non-blocking) then, each time c->fd is ready for c->want, step: 1 when
+ * it is done, 0 when it waits for c->want again, -EACCES when it failed.
+ * The caller owns the deadline.  begin: 0 or -ENOMEM.
+ */
+int net_conn_tls_begin(struct net_conn *c, struct net_tls *t);
+int net_conn_tls_step(struct net_conn *c);
 /* As read() and send(): -1 with errno EAGAIN when a TLS record is not whole yet. */
 ssize_t net_conn_read(struct net_conn *c, void *buf, size_t n);
 ssize_t net_conn_write(struct net_conn *c, const void *buf, size_t n);

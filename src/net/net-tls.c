@@ -241,11 +241,8 @@ void net_tls_free(struct net_tls *t)
 	free(t);
 }
 
-int net_conn_tls(struct net_conn *c, struct net_tls *t, uint64_t at_ms,
-		 volatile sig_atomic_t *stop)
+int net_conn_tls_begin(struct net_conn *c, struct net_tls *t)
 {
-	int flags = fcntl(c->fd, F_GETFL), e = 0;
-
 	c->ssl = SSL_new(t->ctx);
 	if (!c->ssl || !SSL_set_fd(c->ssl, c->fd))
 		return -ENOMEM;
@@ -253,33 +250,52 @@ int net_conn_tls(struct net_conn *c, struct net_tls *t, uint64_t at_ms,
 		SSL_set_accept_state(c->ssl);
 	else
 		SSL_set_connect_state(c->ssl);
+	c->want = POLLIN;
+	return 0;
+}
+
+int net_conn_tls_step(struct net_conn *c)
+{
+	int r = SSL_do_handshake(c->ssl), err;
+
+	if (r == 1) {
+		ERR_clear_error();
+		c->partial = false;
+		c->want = POLLIN;
+		return 1;
+	}
+	err = SSL_get_error(c->ssl, r);
+	if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) {
+		ERR_clear_error();
+		c->partial = false;
+		return -EACCES;
+	}
+	/* A record not whole yet: what is missing comes through the socket. */
+	c->partial = err == SSL_ERROR_WANT_READ;
+	c->want = err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT;
+	return 0;
+}
+
+int net_conn_tls(struct net_conn *c, struct net_tls *t, uint64_t at_ms,
+		 volatile sig_atomic_t *stop)
+{
+	int flags = fcntl(c->fd, F_GETFL), e;
+
+	if ((e = net_conn_tls_begin(c, t)))
+		return e;
 	/*
 	 * Without blocking, under poll against the one deadline: a peer that
 	 * sends a record a byte at a time cannot hold a recv past it.
 	 */
 	if (flags >= 0 && !(flags & O_NONBLOCK))
 		fcntl(c->fd, F_SETFL, flags | O_NONBLOCK);
-	for (;;) {
-		int r = SSL_do_handshake(c->ssl), err;
-
-		if (r == 1)
+	while (!(e = net_conn_tls_step(c)))
+		if ((e = net_wait_by(c, c->want, at_ms, stop)))
 			break;
-		err = SSL_get_error(c->ssl, r);
-		if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) {
-			e = -EACCES;
-			break;
-		}
-		/* A record not whole yet: what is missing comes through the socket. */
-		c->partial = err == SSL_ERROR_WANT_READ;
-		e = net_wait_by(c, err == SSL_ERROR_WANT_READ ? POLLIN : POLLOUT, at_ms, stop);
-		if (e)
-			break;
-	}
-	ERR_clear_error();
 	c->partial = false;
 	if (flags >= 0 && !(flags & O_NONBLOCK))
 		fcntl(c->fd, F_SETFL, flags);
-	return e;
+	return e < 0 ? e : 0;
 }
 
 ssize_t net_conn_read(struct net_conn *c, void *buf, size_t n)
@@ -360,7 +376,9 @@ bool net_conn_pending(const struct net_conn *c)
 void net_conn_close(struct net_conn *c)
 {
 	if (c->ssl) {
+		/* A handshake not over has nothing to shut down: its error is not kept. */
 		SSL_shutdown(c->ssl);
+		ERR_clear_error();
 		SSL_free(c->ssl);
 		c->ssl = NULL;
 	}

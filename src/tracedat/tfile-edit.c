@@ -38,7 +38,7 @@ int tfile_meta(struct tfile *tf, struct tfw_meta *m)
 {
 	const char *clock = NULL;
 	uint32_t page_size = 0;
-	int cpus = tf->info.cpus;
+	int cpus = tf->info.cpus, e;
 
 	memset(m, 0, sizeof(*m));
 	if (tf->info.big_endian != tfw_host_big_endian())
@@ -84,9 +84,10 @@ int tfile_meta(struct tfile *tf, struct tfw_meta *m)
 	m->long_size = tf->info.long_size;
 	m->cpus = cpus ? cpus : 1;
 	m->clock = clock_name(clock ? clock : tf->info.clock);
-	tfw_blob_append(&m->header_page, tf->header_page, tf->header_page_len);
-	tfw_blob_append(&m->header_event, tf->header_event, tf->header_event_len);
-	for (size_t i = 0; i < tf->formats.n; i++) {
+	/* The file's own sizes (a peer's, in tr listen): no memory is this file's error. */
+	e = tfw_blob_try_append(&m->header_page, tf->header_page, tf->header_page_len);
+	e = e ?: tfw_blob_try_append(&m->header_event, tf->header_event, tf->header_event_len);
+	for (size_t i = 0; !e && i < tf->formats.n; i++) {
 		const char *sys = tf->formats.v[i], *text = strchr(sys, '\n');
 		char *name;
 
@@ -96,14 +97,22 @@ int tfile_meta(struct tfile *tf, struct tfw_meta *m)
 		tfw_meta_add_format(m, name, text + 1, strlen(text + 1));
 		free(name);
 	}
-	if (tf->kallsyms)
-		tfw_blob_append(&m->kallsyms, tf->kallsyms, strlen(tf->kallsyms));
-	if (tf->printk)
-		tfw_blob_append(&m->printk, tf->printk, strlen(tf->printk));
-	if (tf->cmdlines)
-		tfw_blob_append(&m->cmdlines, tf->cmdlines, strlen(tf->cmdlines));
-	for (size_t i = 0; i < tf->nrawopts; i++)
-		tfw_meta_add_option(m, tf->rawopts[i].id, tf->rawopts[i].data, tf->rawopts[i].len);
+	if (!e && tf->kallsyms)
+		e = tfw_blob_try_append(&m->kallsyms, tf->kallsyms, strlen(tf->kallsyms));
+	if (!e && tf->printk)
+		e = tfw_blob_try_append(&m->printk, tf->printk, strlen(tf->printk));
+	if (!e && tf->cmdlines)
+		e = tfw_blob_try_append(&m->cmdlines, tf->cmdlines, strlen(tf->cmdlines));
+	for (size_t i = 0; !e && i < tf->nrawopts; i++) {
+		tfw_meta_add_option(m, tf->rawopts[i].id, NULL, 0);
+		e = tfw_blob_try_append(&m->opts[m->nopts - 1].data, tf->rawopts[i].data,
+					tf->rawopts[i].len);
+	}
+	if (e) {
+		tfw_meta_free(m);
+		return tr_fail(e, "'%s': out of memory for its metadata (%llu bytes)", tf->path,
+			       (unsigned long long)tf->size);
+	}
 	return 0;
 }
 

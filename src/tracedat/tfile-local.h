@@ -51,6 +51,7 @@ struct tfile {
 	/* Where they lie in the file as they are (uncompressed), for tfile_kallsyms_extent(). */
 	uint64_t kallsyms_at, kallsyms_len;
 	bool kallsyms_loaded;	/* handed to the tep already */
+	bool nomem;		/* a copy of the file's bytes found no memory: the open fails */
 	char *printk;		/* printk_formats text, for the kernel's printer */
 	struct strv formats;
 	/* TFILE_LAZY_FORMATS: the events' formats not parsed yet. */

@@ -132,12 +132,35 @@ static const char *rd_str(struct rd *r)
 	return (const char *)s;
 }
 
-/* A string option's data: up to the first NUL or the end. */
-static char *dup_opt_str(const uint8_t *p, uint32_t n)
+/*
+ * Copies of what the file holds are as large as the file says (a peer's
+ * metadata reaches 256 MB in tr listen): their failure is the file's
+ * error, -ENOMEM (tf->nomem, seen at the end of each option and of the
+ * open), not an abort of the process reading it.
+ */
+static void *tf_alloc(struct tfile *tf, size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		tf->nomem = true;
+	return p;
+}
+
+static int nomem_err(struct tfile *tf)
+{
+	return tfile_bad(tf, -ENOMEM, 0, "out of memory for its metadata (%llu bytes)",
+			 (unsigned long long)tf->size);
+}
+
+/* A string option's data: up to the first NUL or the end; NULL (tf->nomem) without memory. */
+static char *dup_opt_str(struct tfile *tf, const uint8_t *p, uint32_t n)
 {
 	const uint8_t *nul = memchr(p, 0, n);
-	char *s = xmalloc((nul ? (size_t)(nul - p) : n) + 1);
+	char *s = tf_alloc(tf, (nul ? (size_t)(nul - p) : n) + 1);
 
+	if (!s)
+		return NULL;
 	memcpy(s, p, nul ? (size_t)(nul - p) : n);
 	s[nul ? nul - p : n] = '\0';
 	return s;
@@ -146,12 +169,12 @@ static char *dup_opt_str(const uint8_t *p, uint32_t n)
 /* "clock-pairing T B M R T B M R" (rec.h): start and end; anything else is ignored. */
 static void parse_clock_pairing(struct tfile *tf, const uint8_t *p, uint32_t n)
 {
-	char *s = dup_opt_str(p, n);
+	char *s = dup_opt_str(tf, p, n);
 	struct tfile_clocks *c = &tf->info.clocks;
 	unsigned long long v[8];
 	int end = 0;
 
-	if (sscanf(s, "clock-pairing %llu %llu %llu %llu %llu %llu %llu %llu%n", &v[0], &v[1],
+	if (s && sscanf(s, "clock-pairing %llu %llu %llu %llu %llu %llu %llu %llu%n", &v[0], &v[1],
 		   &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &end) == 8 && !s[end]) {
 		for (int i = 0; i < 2; i++) {
 			c->trace[i] = v[4 * i];
@@ -164,11 +187,13 @@ static void parse_clock_pairing(struct tfile *tf, const uint8_t *p, uint32_t n)
 	free(s);
 }
 
-/* Copy n bytes and NUL-terminate: tep's text parsers want C strings. */
-static char *dup_text(const uint8_t *p, uint64_t n)
+/* Copy n bytes and NUL-terminate: tep's text parsers want C strings.  NULL: tf->nomem. */
+static char *dup_text(struct tfile *tf, const uint8_t *p, uint64_t n)
 {
-	char *s = xmalloc(n + 1);
+	char *s = n < SIZE_MAX ? tf_alloc(tf, n + 1) : NULL;
 
+	if (!s)
+		return NULL;
 	memcpy(s, p, n);
 	s[n] = '\0';
 	return s;
@@ -193,8 +218,8 @@ static int parse_header_info(struct tfile *tf, struct rd *r)
 		return tfile_bad(tf, -EBADMSG, 0, "corrupt header_page (%llu bytes)",
 				 (unsigned long long)n);
 	free(tf->header_page);
-	tf->header_page = dup_text(text, n);
-	tf->header_page_len = n;
+	tf->header_page = dup_text(tf, text, n);
+	tf->header_page_len = tf->header_page ? n : 0;
 	tfile_tep_header_page(tf->tep, (const char *)text, n, tf->info.long_size);
 	name = rd_take(r, 13);
 	if (name && memcmp(name, "header_event", 13))
@@ -208,8 +233,8 @@ static int parse_header_info(struct tfile *tf, struct rd *r)
 		return tfile_bad(tf, -EBADMSG, 0, "corrupt header_event (%llu bytes)",
 				 (unsigned long long)n);
 	free(tf->header_event);
-	tf->header_event = dup_text(text, n);
-	tf->header_event_len = n;
+	tf->header_event = dup_text(tf, text, n);
+	tf->header_event_len = tf->header_event ? n : 0;
 	return 0;
 }
 
@@ -226,7 +251,9 @@ int tfile_parse_event(struct tep_handle *tep, const char *buf, size_t n, const c
 	    !memchr(name, '.', eol - name) || !(idl = memmem(buf, n, "\nID: ", 5)) ||
 	    sscanf(idl + 5, "%d", &id) != 1)
 		return e;
-	copy = xmalloc(n);
+	copy = malloc(n);
+	if (!copy)
+		return e;
 	memcpy(copy, buf, n);
 	for (char *c = copy + 6; c < copy + (eol - buf); c++)
 		if (*c == '.')
@@ -272,15 +299,17 @@ static int add_format(struct tfile *tf, const char *sys, const uint8_t *p, uint6
 		l = &tf->lazy[tf->nlazy++];
 		l->id = id;
 		l->sys = xstrdup(sys);
-		l->text = dup_text(p, n);
+		l->text = dup_text(tf, p, n);
 		l->len = n;
 	} else {
 		tfile_tep_add_format(tf->tep, sys, (const char *)p, n, true);
 	}
 	tf->info.nformats++;
 	if (tf->flags & TFILE_KEEP_FORMATS) {
-		char *s = xmalloc(strlen(sys) + n + 2);
+		char *s = tf_alloc(tf, strlen(sys) + n + 2);
 
+		if (!s)
+			return -ENOMEM;
 		sprintf(s, "%s\n", sys);
 		memcpy(s + strlen(sys) + 1, p, n);
 		s[strlen(sys) + 1 + n] = '\0';
@@ -405,9 +434,9 @@ static int parse_kallsyms(struct tfile *tf, struct rd *r)
 	}
 	if (p && n && !(tf->flags & TFILE_NO_KALLSYMS)) {
 		free(tf->kallsyms);
-		tf->kallsyms = dup_text(p, n);
+		tf->kallsyms = dup_text(tf, p, n);
 		tf->kallsyms_loaded = false;
-		if (!(tf->flags & TFILE_LAZY_KALLSYMS))
+		if (tf->kallsyms && !(tf->flags & TFILE_LAZY_KALLSYMS))
 			tfile_load_kallsyms(tf);
 	}
 	return r->err;
@@ -447,7 +476,9 @@ static void add_printk(struct tfile *tf, const char *p, size_t n)
 		 */
 		if (len < 2 || q[1] == '"' || memchr(q + 1, '\0', len))
 			goto next;
-		text = xmalloc(len + 2);
+		text = tf_alloc(tf, len + 2);
+		if (!text)
+			return;
 		memcpy(text, q + 1, len);
 		memcpy(text + len, "\"", 2);
 		tep_register_print_string(tf->tep, text, addr);
@@ -465,7 +496,7 @@ static int parse_printk(struct tfile *tf, struct rd *r)
 	if (p && n) {
 		/* A copy for the kernel's printer (strings %s prints by address). */
 		free(tf->printk);
-		tf->printk = dup_text(p, n);
+		tf->printk = dup_text(tf, p, n);
 		add_printk(tf, (const char *)p, n);
 	}
 	return r->err;
@@ -478,7 +509,7 @@ static int parse_cmdlines(struct tfile *tf, struct rd *r)
 
 	if (p) {
 		free(tf->cmdlines);
-		tf->cmdlines = dup_text(p, n);
+		tf->cmdlines = dup_text(tf, p, n);
 	}
 	return r->err;
 }
@@ -648,7 +679,11 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 		o = &tf->rawopts[tf->nrawopts++];
 		o->id = id;
 		o->len = n;
-		o->data = xmalloc(n ? n : 1);
+		o->data = tf_alloc(tf, n);
+		if (!o->data) {
+			tf->nrawopts--;
+			return nomem_err(tf);
+		}
 		memcpy(o->data, p, n);
 	}
 	switch (id) {
@@ -657,7 +692,9 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 		char *end;
 		long long v;
 
-		s = dup_opt_str(p, n);
+		s = dup_opt_str(tf, p, n);
+		if (!s)
+			return nomem_err(tf);
 		v = strtoll(s, &end, 0);
 		/*
 		 * DATE is in microseconds, OFFSET in nanoseconds.  An offset past
@@ -670,22 +707,29 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 		return 0;
 	}
 	case OPT_CPUSTAT:
-		strv_push_owned(&tf->info.cpustats, dup_opt_str(p, n));
+		s = dup_opt_str(tf, p, n);
+		if (!s)
+			return nomem_err(tf);
+		strv_push_owned(&tf->info.cpustats, s);
 		return 0;
 	case OPT_TRACECLOCK:
 		free(tf->info.clock);
-		tf->info.clock = dup_opt_str(p, n);
+		tf->info.clock = dup_opt_str(tf, p, n);
+		if (!tf->info.clock)
+			return nomem_err(tf);
 		str_rstrip(tf->info.clock);
 		return 0;
 	case OPT_UNAME:
 		free(tf->info.uname);
-		tf->info.uname = dup_opt_str(p, n);
-		return 0;
+		tf->info.uname = dup_opt_str(tf, p, n);
+		return tf->info.uname ? 0 : nomem_err(tf);
 	case OPT_VERSION: {
 		size_t len;
 
 		free(tf->info.tracer_version);
-		tf->info.tracer_version = dup_opt_str(p, n);
+		tf->info.tracer_version = dup_opt_str(tf, p, n);
+		if (!tf->info.tracer_version)
+			return nomem_err(tf);
 		/* tr's: the text-shaping options after the version's NUL (tfw.h). */
 		len = strlen(tf->info.tracer_version);
 		free(tf->info.graph_opts);
@@ -694,7 +738,7 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 			const uint8_t *q = p + len + 1, *nul = memchr(q, 0, n - len - 1);
 
 			if (*q)
-				tf->info.graph_opts = dup_opt_str(q, n - len - 1);
+				tf->info.graph_opts = dup_opt_str(tf, q, n - len - 1);
 			/* Then strings named by their first word (tfw.h), in any order. */
 			while (nul && (size_t)(nul + 1 - p) < n) {
 				const uint8_t *s = nul + 1;
@@ -705,7 +749,7 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 					parse_clock_pairing(tf, s, left);
 				} else if (left >= 12 && !memcmp(s, "saved_tgids\n", 12)) {
 					free(tf->tgids);
-					tf->tgids = dup_opt_str(s + 12, left - 12);
+					tf->tgids = dup_opt_str(tf, s + 12, left - 12);
 				}
 			}
 		}
@@ -1259,6 +1303,9 @@ int tfile_open(const char *path, unsigned flags, struct tfile **out)
 		err = open_v7(tf, &r);
 	if (!err && r.err)
 		err = r.err;
+	/* A copy that found no memory: the parse may have gone on past it, reading less. */
+	if (!err && tf->nomem)
+		err = nomem_err(tf);
 	if (!err)
 		err = check_buffers(tf);
 	if (err)
@@ -1384,7 +1431,7 @@ int tfile_text(struct tfile *tf, int buffer, char **text, size_t *len)
 		/* As trace-cmd writes it: a chunk count, then {csize4 usize4 data} chunks. */
 		uint32_t chunks = rd_u32(&r);
 		size_t have = 0;
-		char *out = xmalloc(1);
+		char *out = NULL, *grown;
 
 		for (uint32_t i = 0; i < chunks && !r.err; i++) {
 			uint32_t csize = rd_u32(&r), usize = rd_u32(&r);
@@ -1397,7 +1444,12 @@ int tfile_text(struct tfile *tf, int buffer, char **text, size_t *len)
 				return tfile_bad(tf, -EBADMSG, 0, "corrupt latency text at offset %llu",
 						 (unsigned long long)b->text_offset);
 			}
-			out = xrealloc(out, have + usize + 1);
+			grown = realloc(out, have + usize + 1);
+			if (!grown) {
+				free(out);
+				return nomem_err(tf);
+			}
+			out = grown;
 			if (tfile_unzip(tf, out + have, usize, src, csize)) {
 				free(out);
 				return tfile_bad(tf, -EBADMSG, 0,
@@ -1410,6 +1462,8 @@ int tfile_text(struct tfile *tf, int buffer, char **text, size_t *len)
 			free(out);
 			return r.err;
 		}
+		if (!out && !(out = malloc(1)))
+			return nomem_err(tf);
 		out[have] = '\0';
 		*text = out;
 		*len = have;
@@ -1417,7 +1471,9 @@ int tfile_text(struct tfile *tf, int buffer, char **text, size_t *len)
 	}
 	if (b->text_size > r.len)
 		return rd_fail(&r, b->text_size);
-	*text = dup_text(r.p, b->text_size);
+	*text = dup_text(tf, r.p, b->text_size);
+	if (!*text)
+		return nomem_err(tf);
 	*len = b->text_size;
 	return 0;
 }

@@ -33,6 +33,20 @@ void tfw_blob_append(struct tfw_blob *b, const void *data, size_t len)
 	b->len += len;
 }
 
+int tfw_blob_try_append(struct tfw_blob *b, const void *data, size_t len)
+{
+	char *p;
+
+	if (!len)
+		return 0;
+	if (len > SIZE_MAX - b->len || !(p = realloc(b->data, b->len + len)))
+		return -ENOMEM;
+	b->data = p;
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+	return 0;
+}
+
 void tfw_meta_add_option(struct tfw_meta *m, uint16_t id, const void *data, size_t len)
 {
 	struct tfw_opt *o;

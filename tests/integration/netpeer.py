@@ -22,8 +22,11 @@ was told last.
 drip:KIND:SECONDS sends one byte every SECONDS and never finishes: KIND tls
 (a TLS record a byte at a time: to tr listen or tr agent with --psk), msg
 (a good set-up, then a SEND_DATA message), data (a good set-up and
-metadata, then a sub-buffer on the data connection), agent (a request to
-tr agent).  It prints "closed after S" (seconds from its connect) when the
+metadata, then a sub-buffer on the data connection), tlsdata (as data
+with tr listen --psk: the set-up and metadata over TLS with KEY, then on
+the data connection a TLS record a byte at a time; it prints "data port P"
+first), agent (a request to tr agent).  drip:tlsdata:SECONDS:KEY names the
+key file.  It prints "closed after S" (seconds from its connect) when the
 server closes, or "open after S" at 40 s; it prints "connected" once the
 bytes start.
 
@@ -36,9 +39,14 @@ passed on.  KIND forge: the forger sends 16 bytes that are not the
 session's token and a page; hold: it sends nothing.  At the end each
 forger prints "forger PORT: closed, got N bytes" (N: what the server sent
 it; "open" if not closed within 20 s)."""
+import atexit
+import hashlib
+import hmac
+import os
 import select
 import socket
 import struct
+import subprocess
 import sys
 import time
 
@@ -149,11 +157,49 @@ if mode.startswith('proxy:'):
     proxy(*mode[6:].split(':'))
     sys.exit(0)
 
-s = socket.socket()
-s.settimeout(20)
-if len(sys.argv) > 3:
-    s.bind((sys.argv[3], 0))
-s.connect(('127.0.0.1', port))
+
+
+class Tunnel:
+    """The control connection as TLS with tr's PSK, through openssl s_client
+    (Python's ssl has no external PSK): the key file's bytes, HKDF-SHA-256
+    with no salt and the info "tr tls-psk v1", as net-tls.c derives it."""
+
+    def __init__(self, key_file):
+        secret = open(key_file, 'rb').read().rstrip(b'\r\n')
+        prk = hmac.new(b'\0' * 32, secret, hashlib.sha256).digest()
+        psk = hmac.new(prk, b'tr tls-psk v1\x01', hashlib.sha256).digest()
+        self.p = subprocess.Popen(
+            ['openssl', 's_client', '-quiet', '-nocommands', '-connect',
+             '127.0.0.1:%d' % port, '-tls1_3', '-ciphersuites',
+             'TLS_AES_128_GCM_SHA256', '-psk_identity', 'tr', '-psk', psk.hex()],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            bufsize=0)
+        atexit.register(self.close)
+
+    def sendall(self, b):
+        self.p.stdin.write(b)
+        self.p.stdin.flush()
+
+    def recv(self, n):
+        r, _, _ = select.select([self.p.stdout], [], [], 20)
+        if not r:
+            raise socket.timeout('nothing through the tunnel in 20 s')
+        return os.read(self.p.stdout.fileno(), n)
+
+    def close(self):
+        # s_client -quiet outlives its stdin: it is ended here, not left behind.
+        self.p.kill()
+        self.p.wait()
+
+
+if mode.startswith('drip:tlsdata:'):
+    s = Tunnel(mode.split(':', 3)[3])
+else:
+    s = socket.socket()
+    s.settimeout(20)
+    if len(sys.argv) > 3:
+        s.bind((sys.argv[3], 0))
+    s.connect(('127.0.0.1', port))
 
 
 def read(n):
@@ -195,6 +241,10 @@ def drip(kind, every):
         s.sendall(struct.pack('>III', 12, 4, 0))
         out = socket.create_connection(('127.0.0.1', ports[0]), timeout=20)
         stream = b'p' * 4096
+        if kind == 'tlsdata':
+            # The tunnel is not a socket: only the data connection is watched.
+            print('data port %d' % ports[0], flush=True)
+            stream, watch = b'\x16\x03\x01\x02\x00' + b'\x01' * 512, []
         watch.append(out)
     print('connected', flush=True)
     for b in stream:
@@ -214,7 +264,7 @@ def drip(kind, every):
 
 
 if mode.startswith('drip:'):
-    kind, every = mode[5:].split(':')
+    kind, every = mode[5:].split(':')[:2]
     drip(kind, float(every))
     sys.exit(0)
 elif mode.startswith('holdcpus:'):

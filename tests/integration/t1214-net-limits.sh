@@ -13,7 +13,7 @@ test_kernels debian
 peer=$TEST_ROOT/tests/integration/netpeer.py
 
 # drip PORT KIND SECONDS OUT: netpeer.py's drip in the background, its lines
-# into OUT; sets DPID.
+# into OUT; sets DPID.  For tlsdata, SECONDS is SECONDS:KEYFILE.
 drip() {
 	python3 "$peer" "$1" "drip:$2:$3" >"$4" &
 	DPID=$!
@@ -71,6 +71,16 @@ test_expect_success 'listen --psk: a TLS handshake a byte at a time is dropped a
 	net_ends $NET_PID l.log
 '
 
+test_expect_success 'listen --psk: a data connection'"'"'s TLS handshake a byte at a time is dropped at its deadline' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && key k &&
+	net_start l.log ".*" "$TR" listen -p 0 --psk k --setup-timeout 2s &&
+	test_when_finished "net_stop $NET_PID" &&
+	drip $NET_PORT tlsdata 0.3:k d.out &&
+	closed_within d.out 5 &&
+	test_grep "refused a data connection from .*: TLS handshake timed out" l.log &&
+	net_ends $NET_PID l.log
+'
+
 test_expect_success 'listen: a message a byte at a time is dropped at the set-up deadline' '
 	cd "$(mktemp -d -p "$TEST_TMP")" &&
 	net_start l.log ".*" "$TR" listen -p 0 --setup-timeout 2s &&
@@ -114,6 +124,18 @@ test_expect_success 'SIGINT ends listen within 1 s with slow TLS and plain peers
 	wait_log "^connected" 1 d2.out &&
 	ends_within $NET_PID l2.log &&
 	test_wait_exit $p2 10
+'
+
+test_expect_success 'SIGINT ends listen within 1 s with a slow TLS peer on a data port' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && key k &&
+	net_start l.log ".*" "$TR" listen -p 0 --psk k &&
+	test_when_finished "net_stop $NET_PID" &&
+	drip $NET_PORT tlsdata 1:k d.out &&
+	wait_log "^connected" 1 d.out &&
+	accepted "$(sed -n "s/^data port //p" d.out)" &&
+	ends_within $NET_PID l.log &&
+	test_wait_exit $DPID 10 &&
+	test_grep "^closed after" d.out
 '
 
 test_expect_success 'SIGINT ends agent within 1 s with a slow peer, TLS or plain' '

@@ -77,9 +77,9 @@ test_expect_success '--min-free: a client is refused with one line while DIR is 
 
 test_expect_success '--max-total: a client that would pass it is ended, its file keeps what came, 0600' '
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
-	# Room for the metadata and about 4 MB of pages, counted twice.
+	# Room for the metadata, counted 4 times, and about 4 MB of pages, twice.
 	net_start l.log ".*" "$TR" listen -p 0 -d out --file-version 6 --min-free 0 \
-		--max-total $(( (2 * (M + 4 * 1048576)) / 1024 ))k &&
+		--max-total $(( (4 * M + 2 * 4 * 1048576) / 1024 ))k &&
 	test_when_finished "net_stop $NET_PID" &&
 	test_when_finished "exec 8>&-; wait \$PPID_ || :" &&
 	paced $NET_PORT $((16 * 1048576)) p p1.out && exec 8>&- &&
@@ -98,7 +98,7 @@ test_expect_success '--max-total: a client is refused while the others hold it, 
 	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
 	# The first client holds all but 512 KiB: less than a client needs.
 	net_start l.log ".*" "$TR" listen -p 0 -d out --min-free 0 \
-		--max-total $(( (2 * (M + 4 * 1048576)) / 1024 + 512 ))k &&
+		--max-total $(( (4 * M + 2 * 4 * 1048576) / 1024 + 512 ))k &&
 	test_when_finished "net_stop $NET_PID" &&
 	test_when_finished "exec 8>&-; wait \$PPID_ || :" &&
 	paced $NET_PORT $((4 * 1048576)) ph p1.out &&
