@@ -41,7 +41,6 @@
 #include "session.h"
 #include "setup.h"
 #include "tfs.h"
-#include "tfw.h"
 #include "record-buffers.h"
 #include "record-local.h"
 
@@ -422,20 +421,6 @@ static const struct argp argp = {
 	children, NULL, NULL
 };
 
-/*
- * The version and compression asked for, as rec_write_file() flags.  The
- * default is v7 with zstd, as trace-cmd's: see README (files about a
- * tenth of v6's for a little CPU after recording, and no events lost).
- */
-static unsigned file_flags(const struct args *a)
-{
-	unsigned date = a->date ? REC_FILE_DATE : 0;
-
-	if (a->ff.version == 6)
-		return date;
-	return REC_FILE_V7 | REC_ZIP(a->ff.zip < 0 ? TFW_ZIP_ZSTD : a->ff.zip) | date;
-}
-
 /* --user: the uid, gid and name COMMAND runs with; a usage error for an unknown user. */
 static int lookup_user(struct args *a)
 {
@@ -516,8 +501,10 @@ int cmd_record(int argc, char **argv)
 	struct session_buf *more = NULL;
 	struct live_guest *rg = NULL;
 	int status = EXIT_RUNTIME, r = 0;
+	unsigned flags;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	flags = rec_file_flags(a.ff.version, a.ff.zip) | (a.date ? REC_FILE_DATE : 0);
 	if (a.user && lookup_user(&a)) {
 		status = EXIT_USAGE;
 		goto out;
@@ -571,7 +558,7 @@ record:
 						  .spool_dir = paths.spool, .flush_ms = a.flush_ms,
 						  .max_size = a.max_size, .rotate = a.rotate,
 						  .net = a.net ? &a.rn : NULL,
-						  .file_flags = file_flags(&a),
+						  .file_flags = flags,
 						  .ts_offset = a.ts_offset,
 						  .tsc_mult = a.tsc_mult, .tsc_shift = a.tsc_shift,
 						  .guests = rg, .nguests = a.b.nguests,
