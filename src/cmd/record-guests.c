@@ -107,8 +107,8 @@ void guests_check(struct argp_state *state, struct guest_args *g, size_t n,
 	}
 }
 
-struct live_guest *guests_opts(const struct guest_args *g, size_t n, const char *tmp_dir,
-			       const char *psk, unsigned interval_ms, uint64_t trace_id)
+struct live_guest *guests_opts(const struct guest_args *g, size_t n, const char *psk,
+			       unsigned interval_ms, uint64_t trace_id)
 {
 	struct live_guest *rg = xcalloc(n, sizeof(*rg));
 
@@ -119,7 +119,7 @@ struct live_guest *guests_opts(const struct guest_args *g, size_t n, const char 
 			.argv = (const char *const *)g[i].argv.v, .argc = g[i].argv.n,
 			.trace_id = trace_id,
 			.clock = net_clock_id(g[i].argv.v[g[i].argv.n - 1]),
-			.interval_ms = interval_ms, .psk_file = psk, .tmp_dir = tmp_dir };
+			.interval_ms = interval_ms, .psk_file = psk };
 	}
 	return rg;
 }

@@ -39,11 +39,11 @@ void guests_check(struct argp_state *state, struct guest_args *g, size_t n,
 /*
  * What live_record() needs of each guest (live-record.h): its agent, what
  * it records and with which clock, and the options every guest shares;
- * the files are not open yet (live_guests_files()).  Freed by
- * live_guests_close().
+ * the files and the temp directory are live_record_files_open()'s.  Freed
+ * by live_record_files_close().
  */
-struct live_guest *guests_opts(const struct guest_args *g, size_t n, const char *tmp_dir,
-			       const char *psk, unsigned interval_ms, uint64_t trace_id);
+struct live_guest *guests_opts(const struct guest_args *g, size_t n, const char *psk,
+			       unsigned interval_ms, uint64_t trace_id);
 /* A line per guest written, a warning per guest failed; false if one failed. */
 bool guests_report(const struct guest_args *g, const struct live_guest *rg, size_t n, bool quiet);
 /* The guests' options freed (their files: live_guests_close()). */
