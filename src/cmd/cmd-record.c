@@ -23,7 +23,7 @@
  * all end up in one file (record-buffers.c opens them).  Where the file,
  * its temporary data and its spool go is the recorder's to say
  * (rec-paths.h); the live layer opens and closes them, and the guests'
- * files (live_record_files_open()).
+ * files (live_record_files_open()).  -N, -V and -A are record-guests.c's.
  *
  * The parse switch stores; check_record() checks the whole line at its end.
  */
@@ -61,16 +61,12 @@ struct args {
 	bool quiet, verbose, fail_on_loss;
 	struct opt_run run;
 	struct opt_file_format ff;
-	const char *net;	/* -N HOST:PORT as given */
-	unsigned nnet;		/* how many -N and -V */
-	struct rec_net rn;
-	unsigned tsync_ms;
-	bool has_tsync;
+	struct record_remote remote;	/* -N, -V, -A and theirs (record-local.h) */
 };
 
 enum { OPT_FAIL_ON_LOSS = 0x100, OPT_INSTANCE, OPT_POLL, OPT_TEMP, OPT_MODULE, OPT_USER,
-       OPT_FLUSH_INTERVAL, OPT_MAX_SIZE, OPT_ROTATE, OPT_PSK, OPT_PROFILE, OPT_DATE,
-       OPT_TS_OFFSET, OPT_TSYNC, OPT_TSC2NSEC };
+       OPT_FLUSH_INTERVAL, OPT_MAX_SIZE, OPT_ROTATE, OPT_PROFILE, OPT_DATE, OPT_TS_OFFSET,
+       OPT_TSC2NSEC };
 
 static const struct argp_option options[] = {
 	{ NULL, 'B', "NAME", 0, "Record the instance NAME as a buffer of its own: the options "
@@ -157,46 +153,10 @@ static void check_tsc2nsec(struct argp_state *state, struct args *a)
 	}
 }
 
-/* -N HOST:PORT or -V CID:PORT: the listener (the count is checked at the end). */
-static void add_listener(struct argp_state *state, struct args *a, bool vsock, const char *arg)
-{
-	char *host;
-	uint32_t cid;
-
-	if (vsock ? net_vsock_parse(arg, &cid, &a->rn.port)
-		  : net_hostport_parse(arg, &host, &a->rn.port))
-		argp_error(state, "%s", tr_failure());
-	free((char *)a->rn.host);
-	a->rn.host = vsock ? xasprintf("%u", cid) : host;
-	a->rn.vsock = vsock;
-	a->net = arg;
-	a->nnet++;
-}
-
-/* -A: what its guests need (--psk and --tsync-interval are theirs or -N's), then guests_check(). */
-static void check_guests(struct argp_state *state, struct args *a)
-{
-	struct tr_setup **host;
-
-	if (a->rn.psk_file && !a->net && !a->b.nguests)
-		argp_error(state, "--psk goes with -N, -V or -A");
-	if (a->has_tsync && !a->b.nguests)
-		argp_error(state, "--tsync-interval goes with -A");
-	if (!a->b.nguests)
-		return;
-	if (a->net || setup_latency_tracer(a->b.done[0].setup.tracer))
-		argp_error(state, "-A records into files here: no -N or -V, no latency tracer");
-	host = xcalloc(a->b.ndone, sizeof(*host));
-	for (size_t i = 0; i < a->b.ndone; i++)
-		host[i] = &a->b.done[i].setup;
-	guests_check(state, a->b.guests, a->b.nguests, &a->b.done[0].ev.list, host, a->b.ndone);
-	free(host);
-}
-
 /* -N and -V: a listener gets one buffer's pages, and nothing stays here. */
 static void check_net(struct argp_state *state, const struct args *a)
 {
-	if (!a->net)
+	if (!a->remote.net)
 		return;
 	if (a->output)
 		argp_error(state, "-N and -V send the recording to a listener: no -o");
@@ -217,7 +177,7 @@ static void check_net(struct argp_state *state, const struct args *a)
  */
 static void check_record(struct argp_state *state, struct args *a)
 {
-	if (a->nnet > 1)
+	if (a->remote.nnet > 1)
 		argp_error(state, "-N and -V name one listener: give one");
 	if (a->date && a->has_ts_offset)
 		argp_error(state, "--date and --ts-offset exclude each other");
@@ -229,7 +189,7 @@ static void check_record(struct argp_state *state, struct args *a)
 					  "traces: give one with -p (function, function_graph)");
 	if (a->o.run_user && !a->o.command)
 		argp_error(state, "--user says who runs COMMAND: give one");
-	check_guests(state, a);
+	remote_check(state, &a->b, &a->remote);
 	if (a->tsc2nsec)
 		check_tsc2nsec(state, a);
 	if (a->o.rotate && !a->o.max_size)
@@ -251,26 +211,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'B':
 		bufs_next(state, &a->b, arg);
 		return 0;
-	case 'A': {
-		struct guest_args g = { 0 };
-
-		/* Said now, not at the end of the line. */
-		guest_spec(state, &g, arg);
-		free(g.name);
-		free(g.host);
-		bufs_next_guest(&a->b, arg);
-		return 0;
-	}
-	case OPT_TSYNC: {
-		int ms;
-
-		if (parse_int(arg, 1, 3600000, &ms))
-			argp_error(state, "bad --tsync-interval '%s' (milliseconds, 1 to 3600000)",
-				   arg);
-		a->tsync_ms = ms;
-		a->has_tsync = true;
-		return 0;
-	}
 	case OPT_INSTANCE:
 		if (!tfs_inst_valid_name(arg))
 			argp_error(state, "bad instance name '%s'", arg);
@@ -284,13 +224,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'F':
 		argp_error(state, "-F filters what report and stream print; to trace only COMMAND "
 				  "use --follow (trace-cmd record's -F)");
-		return 0;
-	case 'N':
-	case 'V':
-		add_listener(state, a, key == 'V', arg);
-		return 0;
-	case OPT_PSK:
-		a->rn.psk_file = arg;
 		return 0;
 	case 'q':
 		a->quiet = true;
@@ -391,7 +324,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		check_record(state, a);
 		return 0;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return remote_parse(state, &a->b, &a->remote, key, arg);
 	}
 }
 
@@ -423,7 +356,7 @@ static int finish(const struct args *a, const struct rec_paths *out,
 	live_record_summary(&(struct live_record_say){ .quiet = a->quiet, .verbose = a->verbose,
 						       .tracer = a->b.done[0].setup.tracer,
 						       .output = out->output, .spool = out->spool,
-						       .net = a->net,
+						       .net = a->remote.net,
 						       .rotate = a->o.rotate },
 			    res);
 	if (res->latency)
@@ -459,12 +392,12 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	if (a.b.nguests) {
-		a.o.guests = guests_opts(a.b.guests, a.b.nguests, a.rn.psk_file,
-					 a.tsync_ms, net_trace_id());
+		a.o.guests = guests_opts(a.b.guests, a.b.nguests, a.remote.rn.psk_file,
+					 a.remote.tsync_ms, net_trace_id());
 		a.o.nguests = a.b.nguests;
 		a.o.trace_id = a.o.guests[0].net.trace_id;
 	}
-	if (!a.net && (r = live_record_files_open(&paths, a.output, a.temp_dir, &a.o))) {
+	if (!a.remote.net && (r = live_record_files_open(&paths, a.output, a.temp_dir, &a.o))) {
 		tr_report(r, "cannot write the output");
 		goto out;
 	}
@@ -472,7 +405,7 @@ int cmd_record(int argc, char **argv)
 	a.o.follow = a.run.follow;
 	a.o.no_filter = a.run.no_filter;
 	a.o.duration_ns = a.run.duration_ns;
-	a.o.net = a.net ? &a.rn : NULL;
+	a.o.net = a.remote.net ? &a.remote.rn : NULL;
 	a.o.file_flags = rec_file_flags(a.ff.version, a.ff.zip) | (a.date ? REC_FILE_DATE : 0);
 	/* Only a person at a terminal wants it; logs and pipes get the summary alone. */
 	if (!a.quiet && isatty(STDERR_FILENO)) {
@@ -501,7 +434,7 @@ out:
 		status = EXIT_RUNTIME;
 	}
 	guests_free(a.b.guests, a.b.nguests);
-	free((char *)a.rn.host);
+	free((char *)a.remote.rn.host);
 	rec_summary_free(&res.sum);
 	bufs_free(&a.b);
 	return status;
