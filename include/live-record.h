@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The live layer's recordings (src/live/record.c, record-summary.c,
- * guests.c, agent.c): tr record's whole session around the recorder (rec.h)
- * as one tool of the runner (session.h), what it says on stderr, its
- * guests (-A) and tr agent's recording of one request.
+ * The live layer's recordings (src/live/record.c, record-files.c,
+ * record-summary.c, guests.c, agent.c): tr record's whole session around
+ * the recorder (rec.h) as one tool of the runner (session.h), its user and
+ * files, what it says on stderr, its guests (-A) and tr agent's recording
+ * of one request.
  * The live_ prefix is the live layer's; rec_ is src/rec/'s.
  *
  * Errors: 0 or -errno with tr_fail() set.  Nothing here prints to stdout.
@@ -187,6 +188,30 @@ void live_guests_free(const struct live_record_opts *o);
  * g[] (n of them, or NULL) freed with its paths and errors.
  */
 void live_guests_close(struct live_guest *g, size_t n, bool failed);
+
+/*
+ * Around live_record() (record-files.c), first before tracefs is touched,
+ * so that a bad --user or an output that cannot be written fails first.
+ * Errors are -errno with tr_fail() set, for the command's tr_report().
+ * live_record_user(): --user's uid and gid (-ENOENT: "no such user").
+ * live_record_files_open(): p's names decided (rec_paths_decide(); output
+ * NULL is trace.dat), the output opened, and each of o's guests' files
+ * beside it; o's fd, output, tmp_dir and spool_dir (and the guests'
+ * tmp_dir) set from p, which must outlive the recording.
+ * live_record_failed(): live_record() returned r: tr_fail() in one line,
+ * naming the spool that keeps the recording if it stayed; the output
+ * removed if nothing was recorded and it was made here; r again.
+ * live_record_files_close(): the output closed (0, or -errno from close()),
+ * the guests' files closed (live_guests_close(): failed removes them) and
+ * p freed; after live_record_files_open() whatever it returned, or with p
+ * zeroed but for fd -1 (tr record -N).
+ */
+struct rec_paths;
+int live_record_user(const char *name, uid_t *uid, gid_t *gid);
+int live_record_files_open(struct rec_paths *p, const char *output, const char *temp_dir,
+			   struct live_record_opts *o);
+int live_record_failed(const struct rec_paths *p, const struct live_record_result *res, int r);
+int live_record_files_close(struct rec_paths *p, struct live_guest *g, size_t n, bool failed);
 
 /*
  * tr agent's recording of one request (agent.c): a session in

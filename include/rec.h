@@ -352,6 +352,13 @@ enum {
 #define REC_ZIP(z) ((unsigned)(z) << 24)
 #define REC_ZIP_OF(flags) ((int)((flags) >> 24))
 /*
+ * The flags of --file-version and --compression (version 0: not given,
+ * zip -1: not given): v6 alone on request; otherwise v7 with zstd unless
+ * zip names another, as trace-cmd's default (README says why).  tr record
+ * adds REC_FILE_DATE itself.
+ */
+unsigned rec_file_flags(int version, int zip);
+/*
  * The summary alone, for a recording that wrote no file (tr record -N):
  * events and losses from the stats before[] and now, bytes as read.
  */

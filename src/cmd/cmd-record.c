@@ -20,13 +20,14 @@
  * options (the set-up and event groups) are those up to the next -B; the
  * top level's are those before the first (record-buffers.c).  The first
  * buffer is the session's own, the others go beside it (session_buf), and
- * all end up in one file.  Where the file, its temporary data and its
- * spool go is the recorder's to say (rec-paths.h).
+ * all end up in one file (record-buffers.c opens them).  Where the file,
+ * its temporary data and its spool go is the recorder's to say
+ * (rec-paths.h); the live layer opens and closes them, and the guests'
+ * files (live_record_files_open()).  -N, -V and -A are record-guests.c's.
  *
  * The parse switch stores; check_record() checks the whole line at its end.
  */
 #include <errno.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,45 +39,34 @@
 #include "net.h"
 #include "rec-paths.h"
 #include "rec.h"
-#include "session.h"
 #include "setup.h"
 #include "tfs.h"
-#include "tfw.h"
 #include "record-buffers.h"
 #include "record-local.h"
 
 struct args {
+	/*
+	 * What the recorder is told, filled as the line is read: the readers,
+	 * --user, the spool's flushes, --max-size and --rotate, the file's
+	 * options; the buffers, files and guests at the start of cmd_record().
+	 */
+	struct live_record_opts o;
 	struct record_bufs b;	/* -B buffers and -A guests (record-buffers.h) */
 	const char *instance;	/* --instance: the whole command in one instance */
-	bool keep, ignore_missing, poll;
+	bool ignore_missing;
 	bool date, has_ts_offset;	/* --date, --ts-offset */
-	int64_t ts_offset;
-	bool tsc2nsec;			/* --tsc2nsec, and the kernel's conversion */
-	uint32_t tsc_mult, tsc_shift;
-	int rt_prio;
-	unsigned idle_ms;
+	bool tsc2nsec;
 	const char *temp_dir;
-	const char *user;
-	uid_t uid;
-	gid_t gid;
 	const char *output;
 	bool quiet, verbose, fail_on_loss;
 	struct opt_run run;
-	char **command;
 	struct opt_file_format ff;
-	unsigned flush_ms;
-	uint64_t max_size;
-	unsigned rotate;	/* --rotate N: parts kept beside the output */
-	const char *net;	/* -N HOST:PORT as given */
-	unsigned nnet;		/* how many -N and -V */
-	struct rec_net rn;
-	unsigned tsync_ms;
-	bool has_tsync;
+	struct record_remote remote;	/* -N, -V, -A and theirs (record-local.h) */
 };
 
 enum { OPT_FAIL_ON_LOSS = 0x100, OPT_INSTANCE, OPT_POLL, OPT_TEMP, OPT_MODULE, OPT_USER,
-       OPT_FLUSH_INTERVAL, OPT_MAX_SIZE, OPT_ROTATE, OPT_PSK, OPT_PROFILE, OPT_DATE,
-       OPT_TS_OFFSET, OPT_TSYNC, OPT_TSC2NSEC };
+       OPT_FLUSH_INTERVAL, OPT_MAX_SIZE, OPT_ROTATE, OPT_PROFILE, OPT_DATE, OPT_TS_OFFSET,
+       OPT_TSC2NSEC };
 
 static const struct argp_option options[] = {
 	{ NULL, 'B', "NAME", 0, "Record the instance NAME as a buffer of its own: the options "
@@ -163,52 +153,16 @@ static void check_tsc2nsec(struct argp_state *state, struct args *a)
 	}
 }
 
-/* -N HOST:PORT or -V CID:PORT: the listener (the count is checked at the end). */
-static void add_listener(struct argp_state *state, struct args *a, bool vsock, const char *arg)
-{
-	char *host;
-	uint32_t cid;
-
-	if (vsock ? net_vsock_parse(arg, &cid, &a->rn.port)
-		  : net_hostport_parse(arg, &host, &a->rn.port))
-		argp_error(state, "%s", tr_failure());
-	free((char *)a->rn.host);
-	a->rn.host = vsock ? xasprintf("%u", cid) : host;
-	a->rn.vsock = vsock;
-	a->net = arg;
-	a->nnet++;
-}
-
-/* -A: what its guests need (--psk and --tsync-interval are theirs or -N's), then guests_check(). */
-static void check_guests(struct argp_state *state, struct args *a)
-{
-	struct tr_setup **host;
-
-	if (a->rn.psk_file && !a->net && !a->b.nguests)
-		argp_error(state, "--psk goes with -N, -V or -A");
-	if (a->has_tsync && !a->b.nguests)
-		argp_error(state, "--tsync-interval goes with -A");
-	if (!a->b.nguests)
-		return;
-	if (a->net || setup_latency_tracer(a->b.done[0].setup.tracer))
-		argp_error(state, "-A records into files here: no -N or -V, no latency tracer");
-	host = xcalloc(a->b.ndone, sizeof(*host));
-	for (size_t i = 0; i < a->b.ndone; i++)
-		host[i] = &a->b.done[i].setup;
-	guests_check(state, a->b.guests, a->b.nguests, &a->b.done[0].ev.list, host, a->b.ndone);
-	free(host);
-}
-
 /* -N and -V: a listener gets one buffer's pages, and nothing stays here. */
 static void check_net(struct argp_state *state, const struct args *a)
 {
-	if (!a->net)
+	if (!a->remote.net)
 		return;
 	if (a->output)
 		argp_error(state, "-N and -V send the recording to a listener: no -o");
 	if (a->b.ndone > 1)
 		argp_error(state, "-N and -V send one buffer, as trace-cmd does: no second -B");
-	if (a->temp_dir || a->max_size || a->flush_ms)
+	if (a->temp_dir || a->o.max_size || a->o.flush_ms)
 		argp_error(state, "-N and -V keep nothing on this machine: no --temp, "
 				  "--max-size or --flush-interval");
 	if (setup_latency_tracer(a->b.done[0].setup.tracer) || a->ff.version || a->ff.zip >= 0)
@@ -223,22 +177,22 @@ static void check_net(struct argp_state *state, const struct args *a)
  */
 static void check_record(struct argp_state *state, struct args *a)
 {
-	if (a->nnet > 1)
+	if (a->remote.nnet > 1)
 		argp_error(state, "-N and -V name one listener: give one");
 	if (a->date && a->has_ts_offset)
 		argp_error(state, "--date and --ts-offset exclude each other");
 	bufs_end(state, &a->b, a->instance);
-	opt_check_follow(state, a->run.follow, a->command, &a->b.done[0].setup);
+	opt_check_follow(state, a->run.follow, a->o.command, &a->b.done[0].setup);
 	for (size_t i = 0; i < a->b.ndone; i++)
 		if (a->b.done[i].module && !a->b.done[i].setup.tracer)
 			argp_error(state, "--module filters the functions a function tracer "
 					  "traces: give one with -p (function, function_graph)");
-	if (a->user && !a->command)
+	if (a->o.run_user && !a->o.command)
 		argp_error(state, "--user says who runs COMMAND: give one");
-	check_guests(state, a);
+	remote_check(state, &a->b, &a->remote);
 	if (a->tsc2nsec)
 		check_tsc2nsec(state, a);
-	if (a->rotate && !a->max_size)
+	if (a->o.rotate && !a->o.max_size)
 		argp_error(state, "--rotate says how many parts of --max-size to keep: "
 				  "give --max-size");
 	check_net(state, a);
@@ -257,26 +211,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case 'B':
 		bufs_next(state, &a->b, arg);
 		return 0;
-	case 'A': {
-		struct guest_args g = { 0 };
-
-		/* Said now, not at the end of the line. */
-		guest_spec(state, &g, arg);
-		free(g.name);
-		free(g.host);
-		bufs_next_guest(&a->b, arg);
-		return 0;
-	}
-	case OPT_TSYNC: {
-		int ms;
-
-		if (parse_int(arg, 1, 3600000, &ms))
-			argp_error(state, "bad --tsync-interval '%s' (milliseconds, 1 to 3600000)",
-				   arg);
-		a->tsync_ms = ms;
-		a->has_tsync = true;
-		return 0;
-	}
 	case OPT_INSTANCE:
 		if (!tfs_inst_valid_name(arg))
 			argp_error(state, "bad instance name '%s'", arg);
@@ -291,13 +225,6 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		argp_error(state, "-F filters what report and stream print; to trace only COMMAND "
 				  "use --follow (trace-cmd record's -F)");
 		return 0;
-	case 'N':
-	case 'V':
-		add_listener(state, a, key == 'V', arg);
-		return 0;
-	case OPT_PSK:
-		a->rn.psk_file = arg;
-		return 0;
 	case 'q':
 		a->quiet = true;
 		return 0;
@@ -308,7 +235,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->fail_on_loss = true;
 		return 0;
 	case 'k':
-		a->keep = true;
+		a->o.keep_at_end = true;
 		return 0;
 	case 'i':
 		a->ignore_missing = true;
@@ -328,7 +255,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->tsc2nsec = true;
 		return 0;
 	case OPT_TS_OFFSET:
-		if (parse_i64(arg, &a->ts_offset))
+		if (parse_i64(arg, &a->o.ts_offset))
 			argp_error(state, "bad time offset '%s' (nanoseconds, e.g. -1500000)", arg);
 		a->has_ts_offset = true;
 		return 0;
@@ -344,7 +271,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	}
 	case 'r':
-		if (parse_int(arg, 1, 99, &a->rt_prio))
+		if (parse_int(arg, 1, 99, &a->o.rt_prio))
 			argp_error(state, "bad real-time priority '%s' (1 to 99)", arg);
 		return 0;
 	case 's': {
@@ -353,11 +280,11 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (parse_int(arg, 1, 60000000, &us))
 			argp_error(state, "bad sleep '%s' (microseconds, 1 to 60000000)", arg);
 		/* The readers wait in poll(), to the millisecond. */
-		a->idle_ms = us < 1000 ? 1 : (unsigned)(us / 1000);
+		a->o.idle_ms = us < 1000 ? 1 : (unsigned)(us / 1000);
 		return 0;
 	}
 	case OPT_POLL:
-		a->poll = true;
+		a->o.poll_only = true;
 		return 0;
 	case OPT_TEMP:
 		if (!*arg)
@@ -367,10 +294,10 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case OPT_USER:
 		if (!*arg)
 			argp_error(state, "empty user name");
-		a->user = arg;
+		a->o.run_user = arg;
 		return 0;
 	case OPT_MAX_SIZE:
-		if (parse_size(arg, &a->max_size) || !a->max_size)
+		if (parse_size(arg, &a->o.max_size) || !a->o.max_size)
 			argp_error(state, "bad size '%s': give bytes with k, M or G, as 100M", arg);
 		return 0;
 	case OPT_ROTATE: {
@@ -379,7 +306,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (parse_u64(arg, &n) || !n || n > REC_ROTATE_MAX)
 			argp_error(state, "bad number of parts '%s': give 1 to %u", arg,
 				   REC_ROTATE_MAX);
-		a->rotate = (unsigned)n;
+		a->o.rotate = (unsigned)n;
 		return 0;
 	}
 	case OPT_FLUSH_INTERVAL: {
@@ -387,17 +314,17 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 
 		if (parse_duration(arg, &ns) || ns < 1000000 || ns > 3600000000000ull)
 			argp_error(state, "bad flush interval '%s': give 1ms to 1h", arg);
-		a->flush_ms = (unsigned)(ns / 1000000);
+		a->o.flush_ms = (unsigned)(ns / 1000000);
 		return 0;
 	}
 	case ARGP_KEY_ARG:
-		opt_command(state, &a->command);
+		opt_command(state, &a->o.command);
 		return 0;
 	case ARGP_KEY_END:
 		check_record(state, a);
 		return 0;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return remote_parse(state, &a->b, &a->remote, key, arg);
 	}
 }
 
@@ -422,37 +349,6 @@ static const struct argp argp = {
 	children, NULL, NULL
 };
 
-/*
- * The version and compression asked for, as rec_write_file() flags.  The
- * default is v7 with zstd, as trace-cmd's: see README (files about a
- * tenth of v6's for a little CPU after recording, and no events lost).
- */
-static unsigned file_flags(const struct args *a)
-{
-	unsigned date = a->date ? REC_FILE_DATE : 0;
-
-	if (a->ff.version == 6)
-		return date;
-	return REC_FILE_V7 | REC_ZIP(a->ff.zip < 0 ? TFW_ZIP_ZSTD : a->ff.zip) | date;
-}
-
-/* --user: the uid, gid and name COMMAND runs with; a usage error for an unknown user. */
-static int lookup_user(struct args *a)
-{
-	struct passwd *pw;
-
-	errno = 0;
-	pw = getpwnam(a->user);
-	if (!pw) {
-		tr_error("no such user '%s'%s%s", a->user, errno ? ": " : "",
-			 errno ? strerror(errno) : "");
-		return -ENOENT;
-	}
-	a->uid = pw->pw_uid;
-	a->gid = pw->pw_gid;
-	return 0;
-}
-
 /* The summary and warnings (live_record_summary()); the exit status. */
 static int finish(const struct args *a, const struct rec_paths *out,
 		  const struct live_record_result *res)
@@ -460,7 +356,8 @@ static int finish(const struct args *a, const struct rec_paths *out,
 	live_record_summary(&(struct live_record_say){ .quiet = a->quiet, .verbose = a->verbose,
 						       .tracer = a->b.done[0].setup.tracer,
 						       .output = out->output, .spool = out->spool,
-						       .net = a->net, .rotate = a->rotate },
+						       .net = a->remote.net,
+						       .rotate = a->o.rotate },
 			    res);
 	if (res->latency)
 		return EXIT_OK;
@@ -473,143 +370,71 @@ static int finish(const struct args *a, const struct rec_paths *out,
 	return EXIT_OK;
 }
 
-/*
- * -i: selectors that match no event the kernel has are dropped with a
- * warning (the ftrace system's are checked later, as always); a buffer
- * left with nothing to record is an error.
- */
-static int drop_missing(struct args *a)
-{
-	struct strv avail = { 0 };
-	int r = tfs_events(NULL, &avail);
-
-	if (r) {
-		tr_error("cannot list the events: %s", strerror(-r));
-		return r;
-	}
-	for (size_t i = 0; !r && i < a->b.ndone; i++) {
-		struct strv dropped = { 0 };
-
-		evsel_keep_existing(&a->b.done[i].ev.list, &avail, &dropped);
-		for (size_t k = 0; k < dropped.n; k++)
-			tr_warn("no such event '%s': left out (-i)", dropped.v[k]);
-		strv_free(&dropped);
-		if (!a->b.done[i].ev.list.n && !a->b.done[i].setup.tracer) {
-			tr_error("none of the events asked for %s%s%s exists: nothing to record",
-				 a->b.done[i].name ? "in instance '" : "",
-				 a->b.done[i].name ? a->b.done[i].name : "", a->b.done[i].name ? "'" : "");
-			r = -ENOENT;
-		}
-	}
-	strv_free(&avail);
-	return r;
-}
-
 int cmd_record(int argc, char **argv)
 {
 	struct args a = { .ff.zip = -1 };
 	struct live_record_result res = { 0 };
 	struct live_status st = { 0 };
 	struct rec_paths paths = { .fd = -1 };
-	bool status_line;
-	struct tfs_inst *in = NULL;
-	struct session_buf *more = NULL;
-	struct live_guest *rg = NULL;
 	int status = EXIT_RUNTIME, r = 0;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
-	if (a.user && lookup_user(&a)) {
+	if (a.o.run_user && (r = live_record_user(a.o.run_user, &a.o.run_uid, &a.o.run_gid))) {
+		tr_report(r, "no such user '%s'", a.o.run_user);
 		status = EXIT_USAGE;
 		goto out;
 	}
-	if (a.ignore_missing && drop_missing(&a))
+	if (a.ignore_missing && bufs_drop_missing(&a.b))
 		goto out;
 	/* Before anything is changed: a kernel without the conversion is the user's to know. */
-	if (a.tsc2nsec && (r = rec_tsc2nsec(&a.tsc_mult, &a.tsc_shift))) {
+	if (a.tsc2nsec && (r = rec_tsc2nsec(&a.o.tsc_mult, &a.o.tsc_shift))) {
 		tr_report(r, "cannot record with --tsc2nsec");
 		goto out;
 	}
-	if (a.net)
-		goto record;
-	/* An output we cannot write fails before tracefs is touched. */
-	rec_paths_decide(&paths, a.output, a.temp_dir);
-	if (rec_paths_open(&paths)) {
-		tr_report(-EIO, "cannot write the output");
+	if (a.b.nguests) {
+		a.o.guests = guests_opts(a.b.guests, a.b.nguests, a.remote.rn.psk_file,
+					 a.remote.tsync_ms, net_trace_id());
+		a.o.nguests = a.b.nguests;
+		a.o.trace_id = a.o.guests[0].net.trace_id;
+	}
+	if (!a.remote.net && (r = live_record_files_open(&paths, a.output, a.temp_dir, &a.o))) {
+		tr_report(r, "cannot write the output");
 		goto out;
 	}
-	if (a.b.nguests) {
-		rg = guests_opts(a.b.guests, a.b.nguests, paths.tmp_dir, a.rn.psk_file, a.tsync_ms,
-				 net_trace_id());
-		if ((r = live_guests_files(rg, a.b.nguests, paths.output))) {
-			tr_report(r, "cannot write the guests' files");
-			goto out;
-		}
-	}
-record:
+	r = bufs_open(&a.b, &a.o);
+	a.o.follow = a.run.follow;
+	a.o.no_filter = a.run.no_filter;
+	a.o.duration_ns = a.run.duration_ns;
+	a.o.net = a.remote.net ? &a.remote.rn : NULL;
+	a.o.file_flags = rec_file_flags(a.ff.version, a.ff.zip) | (a.date ? REC_FILE_DATE : 0);
 	/* Only a person at a terminal wants it; logs and pipes get the summary alone. */
-	status_line = !a.quiet && isatty(STDERR_FILENO);
-	/* The first buffer is the session's own; the others (-B ... -B ...) go beside it. */
-	more = xcalloc(a.b.ndone, sizeof(*more));
-	r = cmd_instance_open(a.b.done[0].name, true, &in);
-	for (size_t i = 1; !r && i < a.b.ndone; i++) {
-		more[i - 1] = (struct session_buf){ .setup = &a.b.done[i].setup,
-						    .events = &a.b.done[i].ev.list };
-		r = cmd_instance_open(a.b.done[i].name, true, &more[i - 1].inst);
+	if (!a.quiet && isatty(STDERR_FILENO)) {
+		a.o.progress = live_status_draw;
+		a.o.progress_arg = &st;
 	}
-	if (r ||
-	    live_record(&(struct live_record_opts){ .inst = in, .setup = &a.b.done[0].setup,
-						  .events = &a.b.done[0].ev.list,
-						  .more = more, .nmore = a.b.ndone - 1,
-						  .follow = a.run.follow,
-						  .no_filter = a.run.no_filter, .command = a.command,
-						  .duration_ns = a.run.duration_ns, .fd = paths.fd,
-						  .tmp_dir = paths.tmp_dir, .idle_ms = a.idle_ms,
-						  .poll_only = a.poll, .rt_prio = a.rt_prio,
-						  .keep_at_end = a.keep, .run_user = a.user,
-						  .run_uid = a.uid, .run_gid = a.gid,
-						  .output = paths.output,
-						  .spool_dir = paths.spool, .flush_ms = a.flush_ms,
-						  .max_size = a.max_size, .rotate = a.rotate,
-						  .net = a.net ? &a.rn : NULL,
-						  .file_flags = file_flags(&a),
-						  .ts_offset = a.ts_offset,
-						  .tsc_mult = a.tsc_mult, .tsc_shift = a.tsc_shift,
-						  .guests = rg, .nguests = a.b.nguests,
-						  .trace_id = rg ? rg[0].net.trace_id : 0,
-						  .progress = status_line ? live_status_draw : NULL,
-						  .progress_arg = &st },
-		       &res)) {
+	if (r || (r = live_record(&a.o, &res))) {
 		live_status_erase(&st);
-		/* One line: what failed, and where the recording is (a failing disk, EIO). */
-		if (res.spool_kept && tr_failure())
-			tr_error("%s; what was recorded is kept in '%s': 'tr restore %s' writes it",
-				 tr_failure(), paths.spool, paths.output);
-		else
-			tr_report(-EIO, "cannot record");
-		/* Nothing was recorded: leave no empty file behind. */
-		if (!res.sum.cpu && !res.latency)
-			rec_paths_discard(&paths);
+		tr_report(live_record_failed(&paths, &res, r), "cannot record");
 		goto out;
 	}
 	live_status_erase(&st);
 	status = finish(&a, &paths, &res);
-	if (!guests_report(a.b.guests, rg, a.b.nguests, a.quiet) && status == EXIT_OK)
+	if (!guests_report(a.b.guests, a.o.guests, a.b.nguests, a.quiet) && status == EXIT_OK)
 		status = EXIT_RUNTIME;
 	/* -k: what the recording set up outlives it, until tr reset. */
-	if (a.keep && tfs_keep()) {
+	if (a.o.keep_at_end && tfs_keep()) {
 		tr_report(-EIO, "cannot keep the set-up");
 		status = EXIT_RUNTIME;
 	}
 out:
-	if (rec_paths_close(&paths) && !status) {
+	r = live_record_files_close(&paths, a.o.guests, a.o.nguests,
+				    status != EXIT_OK && !res.sum.cpu);
+	if (r && !status) {
 		tr_report(-EIO, "cannot write the output");
 		status = EXIT_RUNTIME;
 	}
-	live_guests_close(rg, a.b.nguests, status != EXIT_OK && !res.sum.cpu);
 	guests_free(a.b.guests, a.b.nguests);
-	rec_paths_free(&paths);
-	free(more);
-	free((char *)a.rn.host);
+	free((char *)a.remote.rn.host);
 	rec_summary_free(&res.sum);
 	bufs_free(&a.b);
 	return status;

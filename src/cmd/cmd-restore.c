@@ -17,7 +17,6 @@
 
 #include "cmd.h"
 #include "rec.h"
-#include "tfw.h"
 
 struct args {
 	const char *file, *input, *output;
@@ -86,13 +85,6 @@ static const struct argp argp = {
 	opt_file_format_children, NULL, NULL
 };
 
-static unsigned file_flags(const struct args *a)
-{
-	if (a->ff.version == 6)
-		return 0;
-	return REC_FILE_V7 | REC_ZIP(a->ff.zip < 0 ? TFW_ZIP_ZSTD : a->ff.zip);
-}
-
 int cmd_restore(int argc, char **argv)
 {
 	struct args a = { .ff.zip = -1 };
@@ -121,7 +113,7 @@ int cmd_restore(int argc, char **argv)
 		tr_error("cannot write '%s': %s", a.output, strerror(errno));
 		goto out;
 	}
-	r = rec_restore(spool, fd, file_flags(&a), &res);
+	r = rec_restore(spool, fd, rec_file_flags(a.ff.version, a.ff.zip), &res);
 	if (!r && fdatasync(fd))
 		r = tr_fail(-errno, "cannot write '%s': %s", a.output, strerror(errno));
 	if (close(fd) && !r)

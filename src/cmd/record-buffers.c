@@ -4,10 +4,12 @@
  * the line gives them, then, at its end, the buffers the recording makes
  * (record-buffers.h).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "record-buffers.h"
+#include "session.h"
 #include "setup.h"
 #include "tfs.h"
 
@@ -144,6 +146,50 @@ void bufs_end(struct argp_state *state, struct record_bufs *rb, const char *inst
 	setup_free(&all);
 }
 
+int bufs_drop_missing(struct record_bufs *rb)
+{
+	struct strv avail = { 0 };
+	int r = tfs_events(NULL, &avail);
+
+	if (r) {
+		tr_error("cannot list the events: %s", strerror(-r));
+		return r;
+	}
+	for (size_t i = 0; !r && i < rb->ndone; i++) {
+		struct strv dropped = { 0 };
+		const char *name = rb->done[i].name;
+
+		evsel_keep_existing(&rb->done[i].ev.list, &avail, &dropped);
+		for (size_t k = 0; k < dropped.n; k++)
+			tr_warn("no such event '%s': left out (-i)", dropped.v[k]);
+		strv_free(&dropped);
+		if (!rb->done[i].ev.list.n && !rb->done[i].setup.tracer) {
+			tr_error("none of the events asked for %s%s%s exists: nothing to record",
+				 name ? "in instance '" : "", name ? name : "", name ? "'" : "");
+			r = -ENOENT;
+		}
+	}
+	strv_free(&avail);
+	return r;
+}
+
+int bufs_open(struct record_bufs *rb, struct live_record_opts *o)
+{
+	int r = cmd_instance_open(rb->done[0].name, true, &o->inst);
+
+	rb->more = xcalloc(rb->ndone, sizeof(*rb->more));
+	for (size_t i = 1; !r && i < rb->ndone; i++) {
+		rb->more[i - 1] = (struct session_buf){ .setup = &rb->done[i].setup,
+							.events = &rb->done[i].ev.list };
+		r = cmd_instance_open(rb->done[i].name, true, &rb->more[i - 1].inst);
+	}
+	o->setup = &rb->done[0].setup;
+	o->events = &rb->done[0].ev.list;
+	o->more = rb->more;
+	o->nmore = rb->ndone - 1;
+	return r;
+}
+
 void bufs_free(struct record_bufs *rb)
 {
 	for (size_t i = 0; i < rb->ndone; i++) {
@@ -151,4 +197,5 @@ void bufs_free(struct record_bufs *rb)
 		setup_free(&rb->done[i].setup);
 	}
 	free(rb->done);
+	free(rb->more);
 }

@@ -38,6 +38,7 @@ struct record_bufs {
 	size_t ndone;
 	struct guest_args *guests;	/* taken out of done[] by bufs_end() */
 	size_t nguests;
+	struct session_buf *more;	/* bufs_open()'s: done[1...] as the recording takes them */
 };
 
 /* -B NAME: the buffer read so far moves to done[]; what follows is NAME's.  Usage errors. */
@@ -53,7 +54,20 @@ void bufs_next_guest(struct record_bufs *rb, const char *spec);
  * they came, are every buffer's.  Usage errors.
  */
 void bufs_end(struct argp_state *state, struct record_bufs *rb, const char *instance);
-/* The buffers' lists and set-ups (not the guests: guests_free()). */
+/*
+ * -i: selectors that match no event the kernel has are dropped with a
+ * warning (the ftrace system's are checked later, as always); a buffer
+ * left with nothing to record is an error.  0 or -errno, said.
+ */
+int bufs_drop_missing(struct record_bufs *rb);
+/*
+ * Before the recording: each buffer's instance opened or made
+ * (cmd_instance_open()), the first as o's own (inst, setup, events), the
+ * others as o's more[].  0 or -errno with tr_fail(); bufs_free() frees
+ * more[] either way.
+ */
+int bufs_open(struct record_bufs *rb, struct live_record_opts *o);
+/* The buffers' lists and set-ups, and more[] (not the guests: guests_free()). */
 void bufs_free(struct record_bufs *rb);
 
 #endif

@@ -2,7 +2,8 @@
 /*
  * tr record -A NAME@ADDR:PORT (record-local.h): the guests' part of the
  * command line, checked at its end, what each agent is asked for, and
- * their lines in the summary.  Their files and their recording are the
+ * their lines in the summary; with -N and -V, the options that reach
+ * another machine.  Their files and their recording are the
  * live layer's (live/guests.c, live-record.h), the protocol net.h's.
  */
 #include <stdio.h>
@@ -11,7 +12,10 @@
 
 #include "net.h"
 #include "netmsg.h"
+#include "parse.h"
+#include "record-buffers.h"
 #include "record-local.h"
+#include "setup.h"
 #include "tr.h"
 
 void guest_spec(struct argp_state *state, struct guest_args *g, const char *spec)
@@ -107,8 +111,8 @@ void guests_check(struct argp_state *state, struct guest_args *g, size_t n,
 	}
 }
 
-struct live_guest *guests_opts(const struct guest_args *g, size_t n, const char *tmp_dir,
-			       const char *psk, unsigned interval_ms, uint64_t trace_id)
+struct live_guest *guests_opts(const struct guest_args *g, size_t n, const char *psk,
+			       unsigned interval_ms, uint64_t trace_id)
 {
 	struct live_guest *rg = xcalloc(n, sizeof(*rg));
 
@@ -119,7 +123,7 @@ struct live_guest *guests_opts(const struct guest_args *g, size_t n, const char 
 			.argv = (const char *const *)g[i].argv.v, .argc = g[i].argv.n,
 			.trace_id = trace_id,
 			.clock = net_clock_id(g[i].argv.v[g[i].argv.n - 1]),
-			.interval_ms = interval_ms, .psk_file = psk, .tmp_dir = tmp_dir };
+			.interval_ms = interval_ms, .psk_file = psk };
 	}
 	return rg;
 }
@@ -164,4 +168,77 @@ void guests_free(struct guest_args *g, size_t n)
 		setup_free(&g[i].setup);
 	}
 	free(g);
+}
+
+/* -N HOST:PORT or -V CID:PORT: the listener (the count is checked at the end). */
+static void add_listener(struct argp_state *state, struct record_remote *a, bool vsock,
+			 const char *arg)
+{
+	char *host;
+	uint32_t cid;
+
+	if (vsock ? net_vsock_parse(arg, &cid, &a->rn.port)
+		  : net_hostport_parse(arg, &host, &a->rn.port))
+		argp_error(state, "%s", tr_failure());
+	free((char *)a->rn.host);
+	a->rn.host = vsock ? xasprintf("%u", cid) : host;
+	a->rn.vsock = vsock;
+	a->net = arg;
+	a->nnet++;
+}
+
+error_t remote_parse(struct argp_state *state, struct record_bufs *rb, struct record_remote *n,
+		     int key, const char *arg)
+{
+	switch (key) {
+	case 'A': {
+		struct guest_args g = { 0 };
+
+		/* Said now, not at the end of the line. */
+		guest_spec(state, &g, arg);
+		free(g.name);
+		free(g.host);
+		bufs_next_guest(rb, arg);
+		return 0;
+	}
+	case OPT_TSYNC: {
+		int ms;
+
+		if (parse_int(arg, 1, 3600000, &ms))
+			argp_error(state, "bad --tsync-interval '%s' (milliseconds, 1 to 3600000)",
+				   arg);
+		n->tsync_ms = ms;
+		n->has_tsync = true;
+		return 0;
+	}
+	case 'N':
+	case 'V':
+		add_listener(state, n, key == 'V', arg);
+		return 0;
+	case OPT_PSK:
+		n->rn.psk_file = arg;
+		return 0;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+}
+
+/* -A: what its guests need (--psk and --tsync-interval are theirs or -N's), then guests_check(). */
+void remote_check(struct argp_state *state, struct record_bufs *rb, struct record_remote *n)
+{
+	struct tr_setup **host;
+
+	if (n->rn.psk_file && !n->net && !rb->nguests)
+		argp_error(state, "--psk goes with -N, -V or -A");
+	if (n->has_tsync && !rb->nguests)
+		argp_error(state, "--tsync-interval goes with -A");
+	if (!rb->nguests)
+		return;
+	if (n->net || setup_latency_tracer(rb->done[0].setup.tracer))
+		argp_error(state, "-A records into files here: no -N or -V, no latency tracer");
+	host = xcalloc(rb->ndone, sizeof(*host));
+	for (size_t i = 0; i < rb->ndone; i++)
+		host[i] = &rb->done[i].setup;
+	guests_check(state, rb->guests, rb->nguests, &rb->done[0].ev.list, host, rb->ndone);
+	free(host);
 }

@@ -844,3 +844,10 @@ void rec_summary_free(struct rec_summary *s)
 	s->bufs = NULL;
 	s->nbufs = 0;
 }
+
+unsigned rec_file_flags(int version, int zip)
+{
+	if (version == 6)
+		return 0;
+	return REC_FILE_V7 | REC_ZIP(zip < 0 ? TFW_ZIP_ZSTD : zip);
+}
