@@ -164,8 +164,8 @@ int bufs_drop_missing(struct record_bufs *rb)
 			tr_warn("no such event '%s': left out (-i)", dropped.v[k]);
 		strv_free(&dropped);
 		if (!rb->done[i].ev.list.n && !rb->done[i].setup.tracer) {
-			tr_error("none of the events asked for %s%s%s exists: nothing to record",
-				 name ? "in instance '" : "", name ? name : "", name ? "'" : "");
+			tr_error("none of the events asked for%s%s%s exists: nothing to record",
+				 name ? " in instance '" : "", name ? name : "", name ? "'" : "");
 			r = -ENOENT;
 		}
 	}
