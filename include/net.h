@@ -153,9 +153,11 @@ struct net_client;
 /*
  * psk_file: TLS 1.3 with that key (tr listen --psk), or NULL for plain.
  * vsock: host is the listener's CID, in decimal, and every connection is vsock.
+ * The set-up is given 30 s in all, and ends with -EINTR soon after *stop
+ * is set (stop may be NULL).
  */
 int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t page_size,
-		const char *psk_file, struct net_client **out);
+		const char *psk_file, volatile sig_atomic_t *stop, struct net_client **out);
 /* The trace.dat file up to and including its options, as SEND_DATA then FIN_DATA. */
 int net_send_meta(struct net_client *c, const void *buf, size_t len);
 int net_send_pages(struct net_client *c, int cpu, const void *pages, size_t len);
@@ -253,6 +255,7 @@ struct net_guest_opts {
 	const char *psk_file;
 	const char *tmp_dir;
 	uint64_t max_size;	/* of page data; 0: NET_MAX_SIZE */
+	volatile sig_atomic_t *stop;	/* the set-up ends with -EINTR soon after it is set */
 };
 struct net_guest_result {
 	int cpus;

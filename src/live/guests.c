@@ -36,8 +36,10 @@ int live_guests_open(const struct live_record_opts *o)
 {
 	for (size_t i = 0; i < o->nguests; i++) {
 		struct live_guest *g = &o->guests[i];
-		int e = net_guest_open(&g->net, &g->g);
+		int e;
 
+		g->net.stop = &tr_stop;
+		e = net_guest_open(&g->net, &g->g);
 		if (e) {
 			for (size_t k = 0; k <= i; k++) {
 				net_guest_free(o->guests[k].g);

@@ -50,13 +50,21 @@ static int fail(struct net_client *c, int e, const char *what, const char *why)
 	if (e == -EBADMSG)
 		return tr_fail(e, "cannot send to '%s': %s: %s", c->where, what, why);
 	return tr_fail(e, "cannot send to '%s': %s: %s", c->where, what,
-		       e == -ETIMEDOUT ? "no answer" : e == -ECONNRESET ? "connection closed"
-									: strerror(-e));
+		       e == -ETIMEDOUT ? "no answer"
+		       : e == -ECONNRESET ? "connection closed"
+		       : e == -EINTR	  ? "stopped (a signal) before the listener answered"
+					  : strerror(-e));
 }
 
 int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t page_size,
-		const char *psk_file, struct net_client **out)
+		const char *psk_file, volatile sig_atomic_t *stop, struct net_client **out)
 {
+	/*
+	 * One deadline for the whole set-up, and *stop seen within a poll
+	 * slice: a signal interrupts a blocking read, and a wait with no
+	 * deadline after it would outlast the listener's silence.
+	 */
+	uint64_t at = client_deadline();
 	struct sockaddr_storage peer;
 	socklen_t plen = sizeof(peer);
 	struct net_client *c = xcalloc(1, sizeof(*c));
@@ -100,28 +108,28 @@ int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t
 		e = fail(c, e, "cannot connect", "");
 		goto fail;
 	}
-	if (c->tls && (e = net_conn_tls(&c->ctl, c->tls, client_deadline(), NULL))) {
+	if (c->tls && (e = net_conn_tls(&c->ctl, c->tls, at, stop))) {
 		e = fail(c, e == -EACCES ? -EBADMSG : e, "TLS",
 			 "the listener refused the key (--psk), or speaks no TLS");
 		goto fail;
 	}
 	/* The listener says what it is; v3 is asked for; the magic; "OK". */
-	if ((e = net_read_all(&c->ctl, buf, 8)) || memcmp(buf, NETMSG_GREETING, 8)) {
+	if ((e = net_read_by(&c->ctl, buf, 8, at, stop)) || memcmp(buf, NETMSG_GREETING, 8)) {
 		e = fail(c, e ? e : -EBADMSG, "the handshake", "not a trace-cmd listener");
 		goto fail;
 	}
-	if ((e = net_write_all(&c->ctl, NETMSG_V3, sizeof(NETMSG_V3))) ||
-	    (e = net_read_all(&c->ctl, buf, 3)) ||
+	if ((e = net_write_by(&c->ctl, NETMSG_V3, sizeof(NETMSG_V3), at, stop)) ||
+	    (e = net_read_by(&c->ctl, buf, 3, at, stop)) ||
 	    (memcmp(buf, NETMSG_V3_REPLY, 3) && (e = -EBADMSG)) ||
-	    (e = net_write_all(&c->ctl, NETMSG_MAGIC, NETMSG_MAGIC_LEN)) ||
-	    (e = net_read_all(&c->ctl, buf, 2)) || (memcmp(buf, NETMSG_OK, 2) && (e = -EBADMSG))) {
+	    (e = net_write_by(&c->ctl, NETMSG_MAGIC, NETMSG_MAGIC_LEN, at, stop)) ||
+	    (e = net_read_by(&c->ctl, buf, 2, at, stop)) || (memcmp(buf, NETMSG_OK, 2) && (e = -EBADMSG))) {
 		e = fail(c, e, "the handshake", "the listener does not speak protocol v3");
 		goto fail;
 	}
 	/* Named as a tr client: tr listen then binds the data connections to this one. */
-	e = net_write_all(&c->ctl, buf, netmsg_put_tinit(buf, ncpus, page_size, true));
+	e = net_write_by(&c->ctl, buf, netmsg_put_tinit(buf, ncpus, page_size, true), at, stop);
 	if (!e)
-		e = net_read_msg(&c->ctl, buf, &m, &why);
+		e = net_read_msg_by(&c->ctl, buf, &m, &why, at, stop);
 	if (!e && m.cmd != NETMSG_RINIT) {
 		why = "the listener refused the recording";
 		e = -EBADMSG;
@@ -157,13 +165,13 @@ int net_connect(const char *host, uint16_t port, bool vsock, int ncpus, uint32_t
 			e = fail(c, c->data[i].fd, "cannot open a data connection", "");
 			goto fail;
 		}
-		if (c->tls && (e = net_conn_tls(&c->data[i], c->tls, client_deadline(), NULL))) {
+		if (c->tls && (e = net_conn_tls(&c->data[i], c->tls, at, stop))) {
 			e = fail(c, e, "TLS on a data connection", "");
 			goto fail;
 		}
 		/* The session's token first: the listener takes no other connection. */
-		if (c->token.set && (e = net_write_by(&c->data[i], c->token.b, NETMSG_TOKEN_LEN,
-						       client_deadline(), NULL))) {
+		if (c->token.set && (e = net_write_by(&c->data[i], c->token.b, NETMSG_TOKEN_LEN, at,
+						       stop))) {
 			e = fail(c, e, "a data connection", "");
 			goto fail;
 		}

@@ -96,8 +96,10 @@ static int fail(struct net_guest *g, int e, const char *what, const char *why)
 		return tr_fail(e, "cannot record guest '%s' at '%s': %s: %s", g->o.name, g->where,
 			       what, why);
 	return tr_fail(e, "cannot record guest '%s' at '%s': %s: %s", g->o.name, g->where, what,
-		       e == -ETIMEDOUT ? "no answer" : e == -ECONNRESET ? "connection closed"
-									: strerror(-e));
+		       e == -ETIMEDOUT ? "no answer"
+		       : e == -ECONNRESET ? "connection closed"
+		       : e == -EINTR	  ? "stopped (a signal) before the agent answered"
+					  : strerror(-e));
 }
 
 static int temp_file(const char *dir)
@@ -138,10 +140,10 @@ static int dial(struct net_guest *g, uint32_t port, const struct netmsg_token *t
 	if (fd < 0)
 		return fd;
 	c->fd = fd;
-	e = g->tls ? net_conn_tls(c, g->tls, net_now_ms() + GUEST_MS, NULL) : 0;
+	e = g->tls ? net_conn_tls(c, g->tls, net_now_ms() + GUEST_MS, g->o.stop) : 0;
 	/* tr agent's port takes a connection of this session only (netmsg.h). */
 	if (!e && tok && tok->set)
-		e = net_write_by(c, tok->b, NETMSG_TOKEN_LEN, net_now_ms() + GUEST_MS, NULL);
+		e = net_write_by(c, tok->b, NETMSG_TOKEN_LEN, net_now_ms() + GUEST_MS, g->o.stop);
 	return e;
 }
 
@@ -261,7 +263,7 @@ static int read_meta(struct net_guest *g, const char **why)
 	if (g->meta_fd < 0)
 		return -errno;
 	for (;;) {
-		e = net_read_msg(&g->ctl, g->buf, &m, why);
+		e = net_read_msg_by(&g->ctl, g->buf, &m, why, net_now_ms() + GUEST_MS, g->o.stop);
 		if (e)
 			return e;
 		if (m.cmd == NETMSG_FIN_DATA)
@@ -305,10 +307,13 @@ int net_guest_open(const struct net_guest_opts *o, struct net_guest **out)
 		return fail(g, e, e == -EACCES ? "TLS" : "cannot connect",
 			    "the agent refused the key (--psk), or speaks no TLS");
 	net_set_timeout(g->ctl.fd, GUEST_MS);
-	e = net_write_all(&g->ctl, g->buf, netmsg_put_trace_req(g->buf, o->trace_id, o->argc,
-								  o->argv, o->clock >= 0, true));
+	/* Each answer by its deadline, and a signal seen within a poll slice. */
+	e = net_write_by(&g->ctl, g->buf,
+			 netmsg_put_trace_req(g->buf, o->trace_id, o->argc, o->argv, o->clock >= 0,
+					      true),
+			 net_now_ms() + GUEST_MS, o->stop);
 	if (!e)
-		e = net_read_msg(&g->ctl, g->buf, &m, &why);
+		e = net_read_msg_by(&g->ctl, g->buf, &m, &why, net_now_ms() + GUEST_MS, o->stop);
 	if (!e)
 		e = netmsg_trace_resp_parse(&m, &r, ports, NETMSG_MAX_CPUS, &why);
 	if (e)

@@ -81,7 +81,7 @@ int rec_net_start(struct rec_net *n, struct rec *r, struct tfs_inst *in,
 	void *meta = NULL;
 	size_t len = 0;
 	int e = net_connect(n->host, n->port, n->vsock, rec_ncpus(r), rec_page_size(r),
-			    n->psk_file, &n->client);
+			    n->psk_file, &tr_stop, &n->client);
 
 	n->bytes = xcalloc(rec_ncpus(r) ? rec_ncpus(r) : 1, sizeof(*n->bytes));
 

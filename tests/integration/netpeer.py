@@ -38,7 +38,10 @@ a forger connects to each of them first, and only then is the answer
 passed on.  KIND forge: the forger sends 16 bytes that are not the
 session's token and a page; hold: it sends nothing.  At the end each
 forger prints "forger PORT: closed, got N bytes" (N: what the server sent
-it; "open" if not closed within 20 s)."""
+it; "open" if not closed within 20 s).
+
+mute (PORT unused) is a server: a listener or agent that takes
+connections and never answers, for tr record -N and -A."""
 import atexit
 import hashlib
 import hmac
@@ -51,6 +54,22 @@ import sys
 import time
 
 port, mode = int(sys.argv[1]), sys.argv[2]
+
+if mode == 'mute':
+    # A listener or an agent gone silent: it takes connections on a port
+    # of its own (printed as "port P") and never says a word; 40 s at most.
+    srv = socket.socket()
+    srv.bind(('127.0.0.1', 0))
+    srv.listen(4)
+    print('port %d' % srv.getsockname()[1], flush=True)
+    held = []
+    end = time.monotonic() + 40
+    while time.monotonic() < end:
+        ready, _, _ = select.select([srv], [], [], end - time.monotonic())
+        if ready:
+            held.append(srv.accept()[0])
+            print('accepted', flush=True)
+    sys.exit(0)
 
 
 def forge(forgers, kind, cmd, body, data):

@@ -3,12 +3,14 @@
 # at a time never puts off a deadline (the TLS handshake, the set-up, the
 # silence of a client, the agent's request), a signal ends either server
 # within a second whatever its peers do, and one address cannot take every
-# slot.  Loopback only; the limits are made short with the options so that
+# slot; and tr record -N and -A end within a second of a signal while a
+# listener or an agent says nothing in the set-up.  Loopback only; the limits are made short with the options so that
 # every case is over in seconds; every loop is bounded; each server is
 # stopped by its pid.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/netlib.sh"
 test_kernels debian
+test_requires instances events
 
 peer=$TEST_ROOT/tests/integration/netpeer.py
 
@@ -151,6 +153,47 @@ test_expect_success 'SIGINT ends agent within 1 s with a slow peer, TLS or plain
 	accepted $NET_PORT &&
 	ends_within $NET_PID a2.log &&
 	test_wait_exit $p2 10
+'
+
+# mute OUT: netpeer.py's silent server in the background, its lines into
+# OUT; waits for its port (MPORT) and sets MPID.
+mute() {
+	python3 "$peer" 0 mute >"$1" &
+	MPID=$!
+	wait_for 10 grep -q "^port " "$1" && MPORT=$(sed -n "s/^port //p" "$1")
+}
+
+# record_stops OUT ERR ARGS...: tr record ARGS in the background, SIGINT once
+# the silent server has its connection: it ends within 1 s, status 1, with
+# one line saying the signal stopped the set-up, its instance gone.
+record_stops() {
+	local out=$1 err=$2 inst pid rc=0
+	shift 2
+	inst=$(test_instance)
+	"$TR" record -B "$inst" -e sched:sched_switch "$@" true 2>"$err" &
+	pid=$!
+	wait_for 10 grep -q "^accepted" "$out" || { kill "$pid"; wait "$pid"; return 1; }
+	kill -INT "$pid"
+	if ! wait_for 1 pid_gone "$pid"; then
+		echo "record_stops: $pid still running 1 s after SIGINT" >&2
+		kill "$pid"
+		wait "$pid"
+		return 1
+	fi
+	wait "$pid" || rc=$?
+	test $rc = 1 && test_grep "stopped (a signal) before the .* answered" "$err" &&
+		test "$(wc -l <"$err")" = 1 && test ! -d "$TRACEFS/instances/$inst" &&
+		test ! -e r.dat
+}
+
+test_expect_success 'SIGINT ends record -N and record -A within 1 s while the peer is silent' '
+	cd "$(mktemp -d -p "$TEST_TMP")" &&
+	mute m1.out && test_when_finished "net_stop $MPID" &&
+	record_stops m1.out n.err -N 127.0.0.1:$MPORT &&
+	test_grep "to .127.0.0.1:$MPORT.: the handshake" n.err &&
+	mute m2.out && test_when_finished "net_stop $MPID" &&
+	record_stops m2.out a.err -A g1@127.0.0.1:$MPORT -e sched:sched_switch -o r.dat &&
+	test_grep "guest .g1. at .127.0.0.1:$MPORT.: the request" a.err
 '
 
 test_expect_success 'listen --max-per-host: one address cannot take every slot' '
