@@ -84,7 +84,7 @@ test_expect_success 'the spinner ran as long as the kernel says it did' '
 	pid=$1 own=$2 &&
 	sed -n "/^task: .*-$pid\$/,/^task: /p" prof >spinner &&
 	set -- $(grep "^  run  " spinner) &&
-	within "${2%.*}${2#*.}" "$own" 5 || { grep -i "lost" stat >&2; false; } &&
+	within "${2%.*}${2#*.}" "$own" 5 || { grep -i "lost" stat >&2; cat spinner >&2; false; } &&
 	test_must_fail grep "^  blocked " spinner
 '
 
