@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "tfs.h"
+#include "tfw-local.h"
 #include "tfw.h"
 
 static int slurp(const char *path, struct tfw_blob *b)
@@ -30,22 +31,6 @@ static int slurp(const char *path, struct tfw_blob *b)
 
 /* What /proc/kallsyms is read into before it is written out. */
 #define KALLSYMS_BUF (1 << 16)
-
-/* Write all of buf to out; a short write is the disk filling up. */
-static int write_all(int out, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t w = write(out, buf, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -ENOSPC;
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
 
 int tfw_meta_gather_kallsyms_into(struct tfw_meta *m, int out)
 {
@@ -74,7 +59,7 @@ int tfw_meta_gather_kallsyms_into(struct tfw_meta *m, int out)
 		fill += (size_t)n;
 		if (n && fill < KALLSYMS_BUF)
 			continue;
-		if (fill && (e = write_all(out, buf, fill)))
+		if (fill && (e = tfw_pwrite_all(out, buf, fill, len)))
 			break;
 		len += fill;
 		fill = 0;
