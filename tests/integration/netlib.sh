@@ -69,17 +69,33 @@ pairs='for i in $(seq 1 $3); do
 done'
 
 # For sh -c, before markers that trace-cmd's agent must see: it starts
-# tracing a while after it answers, so wait (at most 10 s) until one of its
-# recorders holds a top-level trace_pipe_raw open, tracing_on is 1 and
-# sched_process_exit (what these tests ask it for) is enabled.  A fixed
-# sleep here lost the markers on a busy machine.
-tc_agent_tracing='for i in $(seq 200); do
-	ls -l /proc/[0-9]*/fd 2>/dev/null | grep -v /instances/ |
-		grep -q "/per_cpu/cpu[0-9]*/trace_pipe_raw$" &&
+# tracing a while after it answers, so wait (at most 10 s) until its
+# recorders hold every CPU's top-level trace_pipe_raw open, tracing_on is 1
+# and sched_process_exit (what these tests ask it for) is enabled.  A fixed
+# sleep here lost the markers on a busy machine; so did waiting for one
+# CPU's recorder: trace-cmd 3.1.6's recorder that gets its stop signal
+# before it has opened its CPU never reads it, and a busy Debian guest lost
+# that CPU's markers.
+tc_agent_tracing='ncpu=$(getconf _NPROCESSORS_CONF)
+for i in $(seq 200); do
+	[ "$(ls -l /proc/[0-9]*/fd 2>/dev/null | grep -v /instances/ |
+		grep -o "/per_cpu/cpu[0-9]*/trace_pipe_raw$" | sort -u | wc -l)" -ge "$ncpu" ] &&
 		[ "$(cat '"$TRACEFS"'/tracing_on)" = 1 ] &&
 		[ "$(cat '"$TRACEFS"'/events/sched/sched_process_exit/enable)" = 1 ] && break
 	sleep 0.05
-done'
+done
+echo "$i" >tc.waited'
+
+# tc_agent_lost FILE LOG: for a case whose markers trace-cmd's agent did not
+# send, what its file holds per CPU, how long tc_agent_tracing waited (in
+# 50 ms passes, 200 when it gave up) and the agent's log.
+tc_agent_lost() {
+	echo "tc_agent_tracing passes: $(cat tc.waited 2>/dev/null)"
+	"$TR" report -i "$1" --stat 2>&1 | head -30
+	"$TR" report -i "$1" 2>&1 | tail -20
+	echo "--- $2"
+	tail -30 "$2"
+}
 
 # trace-cmd's time sync leaves its instances (clock_synch-N) behind:
 # tc_sync_note lists those there before, and tc_sync_cleanup (for
