@@ -50,7 +50,7 @@ static int fail(struct net_client *c, int e, const char *what, const char *why)
 	if (e == -EBADMSG)
 		return tr_fail(e, "cannot send to '%s': %s: %s", c->where, what, why);
 	return tr_fail(e, "cannot send to '%s': %s: %s", c->where, what,
-		       e == -ETIMEDOUT ? "no answer"
+		       e == -ETIMEDOUT ? "no whole answer within 30 s"
 		       : e == -ECONNRESET ? "connection closed"
 		       : e == -EINTR	  ? "stopped (a signal) before the listener answered"
 					  : strerror(-e));

@@ -72,8 +72,17 @@ static int io_by(struct net_conn *c, bool out, void *buf, size_t n, uint64_t at_
 	char *p = buf;
 
 	while (n) {
-		ssize_t r = out ? net_conn_write(c, p, n) : net_conn_read(c, p, n);
+		ssize_t r;
 		int e;
+
+		/*
+		 * Checked on every pass, not only when a read would block: a peer
+		 * that sends a byte at a time keeps a blocking socket's reads
+		 * returning, and would otherwise never meet the deadline.
+		 */
+		if (at_ms != UINT64_MAX && net_now_ms() >= at_ms)
+			return -ETIMEDOUT;
+		r = out ? net_conn_write(c, p, n) : net_conn_read(c, p, n);
 
 		if (r > 0) {
 			p += r;

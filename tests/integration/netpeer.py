@@ -41,7 +41,11 @@ forger prints "forger PORT: closed, got N bytes" (N: what the server sent
 it; "open" if not closed within 20 s).
 
 mute (PORT unused) is a server: a listener or agent that takes
-connections and never answers, for tr record -N and -A."""
+connections and never answers, for tr record -N and -A.  slow:SECONDS
+(PORT unused) is one that answers each connection a byte every SECONDS:
+trace-cmd's greeting, then a message header of 200 bytes and zeros, which
+never make a whole answer, for 75 s at most; it prints "closed after S"
+per connection as drip does."""
 import atexit
 import hashlib
 import hmac
@@ -69,6 +73,31 @@ if mode == 'mute':
         if ready:
             held.append(srv.accept()[0])
             print('accepted', flush=True)
+    sys.exit(0)
+
+if mode.startswith('slow:'):
+    every = float(mode[5:])
+    srv = socket.socket()
+    srv.bind(('127.0.0.1', 0))
+    srv.listen(4)
+    print('port %d' % srv.getsockname()[1], flush=True)
+    stream = b'tracecmd' + struct.pack('>III', 200, 1, 0) + b'\x00' * 188
+    # One byte to each open connection per tick, 75 s at most.
+    conns, end = {}, time.monotonic() + 75
+    while time.monotonic() < end:
+        ready, _, _ = select.select([srv] + list(conns), [], [], every)
+        for r in ready:
+            if r is srv:
+                c = srv.accept()[0]
+                conns[c] = [time.monotonic(), 0]
+                print('accepted', flush=True)
+            elif not r.recv(4096):
+                print('closed after %.1f' % (time.monotonic() - conns.pop(r)[0]), flush=True)
+        if not ready:
+            for c, st in list(conns.items()):
+                if st[1] < len(stream):
+                    c.sendall(stream[st[1]:st[1] + 1])
+                    st[1] += 1
     sys.exit(0)
 
 

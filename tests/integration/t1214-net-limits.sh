@@ -196,6 +196,42 @@ test_expect_success 'SIGINT ends record -N and record -A within 1 s while the pe
 	test_grep "guest .g1. at .127.0.0.1:$MPORT.: the request" a.err
 '
 
+# gives_up_within ERR RC_FILE START: the record whose status went into
+# RC_FILE failed with one line, no whole answer in 30 s, at 29 to 36 s
+# after START (seconds since the epoch).
+gives_up_within() {
+	local t
+	t=$(awk -v s="$3" -v e="$(stat -c %.3Y "$2")" "BEGIN { print int(e - s) }")
+	if [ "$(cat "$2")" != 1 ] || [ "$t" -lt 29 ] || [ "$t" -gt 36 ] ||
+	   ! grep -q "no whole answer within 30 s" "$1" || [ "$(wc -l <"$1")" != 1 ]; then
+		echo "gives_up_within: status $(cat "$2") after $t s:" >&2
+		cat "$1" >&2
+		return 1
+	fi
+}
+
+test_expect_success 'record -N and record -A give up at 30 s on a peer that answers a byte every 5 s' '
+	cd "$(mktemp -d -p "$TEST_TMP")" &&
+	{ python3 "$peer" 0 slow:5 >s.out & } &&
+	spid=$! &&
+	test_when_finished "net_stop $spid" &&
+	wait_for 10 grep -q "^port " s.out && port=$(sed -n "s/^port //p" s.out) &&
+	ni=$(test_instance) && ai=$(test_instance) &&
+	# one after the other: a second tr waits for the first one to end
+	start=$(date +%s.%N) &&
+	{ "$TR" record -B "$ni" -e sched:sched_switch -N 127.0.0.1:$port true 2>n.err
+	  echo $? >n.rc; } &&
+	gives_up_within n.err n.rc "$start" &&
+	start=$(date +%s.%N) &&
+	{ "$TR" record -B "$ai" -e sched:sched_switch -A g1@127.0.0.1:$port \
+		-e sched:sched_switch -o r.dat true 2>a.err
+	  echo $? >a.rc; } &&
+	gives_up_within a.err a.rc "$start" &&
+	test_grep "to .127.0.0.1:$port.: the handshake: no whole answer" n.err &&
+	test_grep "guest .g1. at .127.0.0.1:$port.: the request: no whole answer" a.err &&
+	test ! -d "$TRACEFS/instances/$ni" && test ! -d "$TRACEFS/instances/$ai" && test ! -e r.dat
+'
+
 test_expect_success 'listen --max-per-host: one address cannot take every slot' '
 	cd "$(mktemp -d -p "$TEST_TMP")" &&
 	net_start l.log ".*" "$TR" listen -p 0 --max-per-host 1 &&
