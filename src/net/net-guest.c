@@ -96,7 +96,7 @@ static int fail(struct net_guest *g, int e, const char *what, const char *why)
 		return tr_fail(e, "cannot record guest '%s' at '%s': %s: %s", g->o.name, g->where,
 			       what, why);
 	return tr_fail(e, "cannot record guest '%s' at '%s': %s: %s", g->o.name, g->where, what,
-		       e == -ETIMEDOUT ? "no answer"
+		       e == -ETIMEDOUT ? "no whole answer within 30 s"
 		       : e == -ECONNRESET ? "connection closed"
 		       : e == -EINTR	  ? "stopped (a signal) before the agent answered"
 					  : strerror(-e));
@@ -160,10 +160,11 @@ static void add_sample(struct net_guest *g, int64_t ts, int64_t off)
 	pthread_mutex_unlock(&g->lock);
 }
 
-static int measure(struct net_guest *g)
+/* stop: the set-up's SIGINT for the first measurement; NULL for those while recording. */
+static int measure(struct net_guest *g, volatile sig_atomic_t *stop)
 {
 	int64_t off, ts;
-	int e = net_tsync_measure(&g->ts, g->o.clock, 0, &off, &ts, &g->ts_why);
+	int e = net_tsync_measure(&g->ts, g->o.clock, 0, stop, &off, &ts, &g->ts_why);
 
 	/* An agent that saw no whole probe says time 0: no sample. */
 	if (!e && ts)
@@ -196,7 +197,7 @@ static void *ts_main(void *arg)
 		}
 		stop = g->ts_stop;
 		pthread_mutex_unlock(&g->lock);
-		g->ts_err = measure(g);
+		g->ts_err = measure(g, NULL);
 	}
 	if (!g->ts_err)
 		g->ts_err = net_write_all(&g->ts, msg, netmsg_put_tsync(msg, NETMSG_TSYNC_NONE,
@@ -329,7 +330,7 @@ int net_guest_open(const struct net_guest_opts *o, struct net_guest **out)
 			return fail(g, -EBADMSG, "the clock sync", "not the ptp the host offered");
 		e = dial(g, r.tsync_port, &r.token, &g->ts);
 		if (!e)
-			e = measure(g);
+			e = measure(g, o->stop);
 		if (e)
 			return fail(g, e, "the clock sync", g->ts_why ? g->ts_why : "");
 		if (pthread_create(&g->ts_thread, NULL, ts_main, g))

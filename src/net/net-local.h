@@ -218,11 +218,12 @@ bool net_same_host(const struct sockaddr_storage *a, const struct sockaddr_stora
 /* ---- net-tsync.c: the "ptp" exchange (netmsg.h) ---- */
 /*
  * The host's side of one measurement, led by the agent: *offset (host
- * clock minus the agent's) at the agent's time *ts.  0, -EBADMSG with
- * *why, or -errno.
+ * clock minus the agent's) at the agent's time *ts, whole within 30 s
+ * and given up when *stop (may be NULL) is set.  0, -EBADMSG with *why,
+ * -ETIMEDOUT, -EINTR, or -errno.
  */
-int net_tsync_measure(struct net_conn *c, clockid_t clk, uint16_t cpu, int64_t *offset,
-		      int64_t *ts, const char **why);
+int net_tsync_measure(struct net_conn *c, clockid_t clk, uint16_t cpu, volatile sig_atomic_t *stop,
+		      int64_t *offset, int64_t *ts, const char **why);
 /*
  * The agent's side: serve measurements until the host's STOP (0), its
  * end of the connection (0), an error (-errno), or *stop and then 10 s

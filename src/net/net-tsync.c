@@ -26,6 +26,8 @@
 
 /* A round's messages are a reply each: this long at most for one. */
 #define TSYNC_MSG_MS 10000
+/* And a whole measurement (about 340 round trips) by this long from its start. */
+#define TSYNC_ROUND_MS 30000
 /* The agent runs at most this many measurements a second, whatever the host asks. */
 #define TSYNC_MIN_GAP_NS 10000000LL
 
@@ -53,12 +55,18 @@ int net_clock_id(const char *trace_clock)
 	return -EINVAL;
 }
 
-static int send_tsync(struct net_conn *c, const char *proto, uint32_t id, const void *p,
-		      uint32_t len)
+/* The deadline and stop flag of the measurement a message belongs to. */
+struct by {
+	uint64_t at_ms;
+	volatile sig_atomic_t *stop;
+};
+
+static int send_tsync(struct net_conn *c, const struct by *by, const char *proto, uint32_t id,
+		      const void *p, uint32_t len)
 {
 	uint8_t buf[NETMSG_MAX];
 
-	return net_write_all(c, buf, netmsg_put_tsync(buf, proto, id, p, len));
+	return net_write_by(c, buf, netmsg_put_tsync(buf, proto, id, p, len), by->at_ms, by->stop);
 }
 
 /*
@@ -69,14 +77,14 @@ static int send_tsync(struct net_conn *c, const char *proto, uint32_t id, const 
  * direction of every probe would be that much late (an offset wrong by
  * 20 ms).  TCP_QUICKACK before each read has this side ACK at once.
  */
-static int recv_tsync(struct net_conn *c, uint8_t *buf, const char *proto, struct netmsg_tsync *t,
-		      const char **why)
+static int recv_tsync(struct net_conn *c, const struct by *by, uint8_t *buf, const char *proto,
+		      struct netmsg_tsync *t, const char **why)
 {
 	struct netmsg m;
 	int one = 1, e;
 
 	setsockopt(c->fd, IPPROTO_TCP, TCP_QUICKACK, &one, sizeof(one));
-	e = net_read_msg(c, buf, &m, why);
+	e = net_read_msg_by(c, buf, &m, why, by->at_ms, by->stop);
 
 	if (!e)
 		e = netmsg_tsync_parse(&m, t, why);
@@ -87,9 +95,10 @@ static int recv_tsync(struct net_conn *c, uint8_t *buf, const char *proto, struc
 	return e;
 }
 
-int net_tsync_measure(struct net_conn *c, clockid_t clk, uint16_t cpu, int64_t *offset,
-		      int64_t *ts, const char **why)
+int net_tsync_measure(struct net_conn *c, clockid_t clk, uint16_t cpu, volatile sig_atomic_t *stop,
+		      int64_t *offset, int64_t *ts, const char **why)
 {
+	const struct by by = { net_now_ms() + TSYNC_ROUND_MS, stop };
 	static __thread int64_t host[NETMSG_PTP_LOOP];
 	static __thread uint8_t buf[NETMSG_MAX], probes[NETMSG_PTP_PROBES_LEN];
 	struct netmsg_tsync t;
@@ -97,9 +106,9 @@ int net_tsync_measure(struct net_conn *c, clockid_t clk, uint16_t cpu, int64_t *
 	int e;
 
 	memset(host, 0, sizeof(host));
-	e = send_tsync(c, NETMSG_TSYNC_NONE, NETMSG_TSYNC_PROBE, &cpu, sizeof(cpu));
+	e = send_tsync(c, &by, NETMSG_TSYNC_NONE, NETMSG_TSYNC_PROBE, &cpu, sizeof(cpu));
 	if (!e)
-		e = recv_tsync(c, buf, NETMSG_TSYNC_PTP, &t, why);
+		e = recv_tsync(c, &by, buf, NETMSG_TSYNC_PTP, &t, why);
 	if (e)
 		return e;
 	if (t.id != NETMSG_PTP_START || t.len < 8) {
@@ -107,12 +116,12 @@ int net_tsync_measure(struct net_conn *c, clockid_t clk, uint16_t cpu, int64_t *
 		return -EBADMSG;
 	}
 	series = netmsg_be32(t.payload);
-	e = send_tsync(c, NETMSG_TSYNC_PTP, NETMSG_PTP_START, t.payload, 8);
+	e = send_tsync(c, &by, NETMSG_TSYNC_PTP, NETMSG_PTP_START, t.payload, 8);
 	/* Each probe is echoed as it comes; a peer gets no more than a round's worth. */
 	for (uint32_t i = 0; !e; i++) {
 		uint32_t n;
 
-		e = recv_tsync(c, buf, NETMSG_TSYNC_PTP, &t, why);
+		e = recv_tsync(c, &by, buf, NETMSG_TSYNC_PTP, &t, why);
 		if (e || t.id == NETMSG_PTP_END)
 			break;
 		if (t.id != NETMSG_PTP_PROBE || t.len < 4 || i >= NETMSG_PTP_LOOP ||
@@ -121,14 +130,14 @@ int net_tsync_measure(struct net_conn *c, clockid_t clk, uint16_t cpu, int64_t *
 			return -EBADMSG;
 		}
 		host[n - 1] = now_ns(clk);
-		e = send_tsync(c, NETMSG_TSYNC_PTP, NETMSG_PTP_PROBE, t.payload, 4);
+		e = send_tsync(c, &by, NETMSG_TSYNC_PTP, NETMSG_PTP_PROBE, t.payload, 4);
 	}
 	if (e)
 		return e;
 	netmsg_ptp_put_probes(probes, series, host, NETMSG_PTP_LOOP);
-	e = send_tsync(c, NETMSG_TSYNC_PTP, NETMSG_PTP_PROBES, probes, sizeof(probes));
+	e = send_tsync(c, &by, NETMSG_TSYNC_PTP, NETMSG_PTP_PROBES, probes, sizeof(probes));
 	if (!e)
-		e = recv_tsync(c, buf, NETMSG_TSYNC_PTP, &t, why);
+		e = recv_tsync(c, &by, buf, NETMSG_TSYNC_PTP, &t, why);
 	if (e)
 		return e;
 	if (t.id != NETMSG_PTP_OFFSET || t.len < 16) {
@@ -143,6 +152,8 @@ int net_tsync_measure(struct net_conn *c, clockid_t clk, uint16_t cpu, int64_t *
 /* One measurement, the agent leading. */
 static int lead(struct net_conn *c, clockid_t clk, uint32_t series, const char **why)
 {
+	/* No stop flag: the host's last measurement comes after the agent's recording ends. */
+	const struct by by = { net_now_ms() + TSYNC_ROUND_MS, NULL };
 	static __thread int64_t sent[NETMSG_PTP_LOOP], back[NETMSG_PTP_LOOP], host[NETMSG_PTP_LOOP];
 	static __thread uint8_t buf[NETMSG_MAX];
 	struct netmsg_tsync t;
@@ -152,9 +163,9 @@ static int lead(struct net_conn *c, clockid_t clk, uint32_t series, const char *
 
 	netmsg_put_be32(start, series);
 	netmsg_put_be32(start + 4, NETMSG_PTP_FASTEST | NETMSG_PTP_MARKER);
-	e = send_tsync(c, NETMSG_TSYNC_PTP, NETMSG_PTP_START, start, 8);
+	e = send_tsync(c, &by, NETMSG_TSYNC_PTP, NETMSG_PTP_START, start, 8);
 	if (!e)
-		e = recv_tsync(c, buf, NETMSG_TSYNC_PTP, &t, why);
+		e = recv_tsync(c, &by, buf, NETMSG_TSYNC_PTP, &t, why);
 	if (!e && t.id != NETMSG_PTP_START) {
 		*why = "expected START back";
 		e = -EBADMSG;
@@ -164,9 +175,9 @@ static int lead(struct net_conn *c, clockid_t clk, uint32_t series, const char *
 
 		netmsg_put_be32(p, n);
 		sent[n - 1] = now_ns(clk);
-		e = send_tsync(c, NETMSG_TSYNC_PTP, NETMSG_PTP_PROBE, p, 4);
+		e = send_tsync(c, &by, NETMSG_TSYNC_PTP, NETMSG_PTP_PROBE, p, 4);
 		if (!e)
-			e = recv_tsync(c, buf, NETMSG_TSYNC_PTP, &t, why);
+			e = recv_tsync(c, &by, buf, NETMSG_TSYNC_PTP, &t, why);
 		back[n - 1] = now_ns(clk);
 		if (!e && (t.id != NETMSG_PTP_PROBE || t.len < 4 || netmsg_be32(t.payload) != n)) {
 			*why = "bad PROBE echo";
@@ -174,9 +185,9 @@ static int lead(struct net_conn *c, clockid_t clk, uint32_t series, const char *
 		}
 	}
 	if (!e)
-		e = send_tsync(c, NETMSG_TSYNC_PTP, NETMSG_PTP_END, NULL, 0);
+		e = send_tsync(c, &by, NETMSG_TSYNC_PTP, NETMSG_PTP_END, NULL, 0);
 	if (!e)
-		e = recv_tsync(c, buf, NETMSG_TSYNC_PTP, &t, why);
+		e = recv_tsync(c, &by, buf, NETMSG_TSYNC_PTP, &t, why);
 	if (!e && t.id != NETMSG_PTP_PROBES) {
 		*why = "expected PROBES";
 		e = -EBADMSG;
@@ -189,7 +200,7 @@ static int lead(struct net_conn *c, clockid_t clk, uint32_t series, const char *
 	netmsg_ptp_offset(sent, back, host, NETMSG_PTP_LOOP, &offset, &ts, &rtt);
 	netmsg_put_be64(res, (uint64_t)ts);
 	netmsg_put_be64(res + 8, (uint64_t)offset);
-	return send_tsync(c, NETMSG_TSYNC_PTP, NETMSG_PTP_OFFSET, res, sizeof(res));
+	return send_tsync(c, &by, NETMSG_TSYNC_PTP, NETMSG_PTP_OFFSET, res, sizeof(res));
 }
 
 int net_tsync_serve(struct net_conn *c, clockid_t clk, volatile sig_atomic_t *stop,
@@ -216,7 +227,8 @@ int net_tsync_serve(struct net_conn *c, clockid_t clk, volatile sig_atomic_t *st
 				return 0;
 			continue;
 		}
-		e = recv_tsync(c, buf, NETMSG_TSYNC_NONE, &t, why);
+		e = recv_tsync(c, &(struct by){ net_now_ms() + TSYNC_MSG_MS, NULL }, buf,
+			       NETMSG_TSYNC_NONE, &t, why);
 		if (e == -ECONNRESET)
 			return 0;
 		if (e)
