@@ -132,12 +132,22 @@ struct net_listen_opts {
  * whole sub-buffers used), written to out_fd in version (6, 7) and zip,
  * with the options extra[] and the saved_tgids text tgids (tgids_len
  * bytes, checked with netmsg_tgids_check(); 0: none).  *size: the file's
- * size.  0 or -errno with tr_fail().
+ * size.  0 or -errno with tr_fail().  Written by a child process (see
+ * net-writer.c): a failed allocation or a fault while the peer's metadata
+ * is parsed ends this file, not the caller.
  */
 struct tfw_opt;
 int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cpu_bytes,
 		   int out_fd, int version, int zip, const struct tfw_opt *extra, size_t nextra,
 		   const char *tgids, size_t tgids_len, uint64_t *size);
+
+/*
+ * The writer child's entry: main() calls it when its only argument is
+ * NET_WRITER_CMD, before anything else (no tracefs, no signal handlers).
+ * Its exit status.
+ */
+#define NET_WRITER_CMD "__net-writer"
+int net_writer_main(void);
 
 /* Serve until *o->stop; waits for the clients being served.  0 or -errno. */
 int net_listen(const struct net_listen_opts *o);

@@ -21,6 +21,7 @@
 #include "cmd.h"
 #include "parse.h"
 #include "caps.h"
+#include "net.h"
 #include "tfs.h"
 
 /*
@@ -123,6 +124,9 @@ int main(int argc, char **argv)
 {
 	struct root_args a = { 0 };
 
+	/* A received file's writer (net-writer.c): none of a command's set-up. */
+	if (argc == 2 && !strcmp(argv[1], NET_WRITER_CMD))
+		return net_writer_main();
 	tr_phase("main");
 	if (argc > 1 && !cmd_is_ours(argv[1])) {
 		const char *sugg = NULL;

@@ -5,8 +5,8 @@
  * client; each thread polls the client's control connection, its per-CPU
  * listening sockets and then its data connections, so a client costs one
  * thread whatever its CPU count.  Pages go to unlinked temp files beside
- * the output; at the end the file is written by tfw.h from the client's
- * metadata (read back with tfile.h) and those pages.
+ * the output; at the end net_file_write() (net-writer.c, a child process)
+ * writes the file from the client's metadata and those pages.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,9 +33,6 @@
 #include "net-local.h"
 #include "net.h"
 #include "netmsg.h"
-#include "tfile-edit.h"
-#include "tfile.h"
-#include "tfw.h"
 #include "tr.h"
 
 /*
@@ -809,88 +806,6 @@ static int create_output(struct client *c, char **path)
 			return -errno;
 	}
 	return -EEXIST;
-}
-
-/*
- * The metadata the client sent is a trace.dat file up to its options.  A
- * v6 one needs its "flyrecord" table to be read: an empty one, as long as
- * the most CPUs a file may have here.  A v7 one reads as it is.
- */
-static int meta_finish(int meta_fd)
-{
-	char head[12] = { 0 };
-	off_t end = lseek(meta_fd, 0, SEEK_END);
-
-	if (end < 0 || pread(meta_fd, head, sizeof(head), 0) != (ssize_t)sizeof(head))
-		return -EBADMSG;
-	if (head[10] == '6') {
-		size_t n = 10 + 16 * NETMSG_MAX_CPUS;
-		char *z = calloc(1, n);
-		int e;
-
-		if (!z)
-			return -ENOMEM;
-		memcpy(z, "flyrecord", 10);
-		e = pwrite(meta_fd, z, n, end) == (ssize_t)n ? 0 : -EIO;
-		free(z);
-		return e;
-	}
-	return 0;
-}
-
-int net_file_write(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t *cpu_bytes,
-		   int out_fd, int version, int zip, const struct tfw_opt *extra, size_t nextra,
-		   const char *tgids, size_t tgids_len, uint64_t *size)
-{
-	struct tfile *tf = NULL;
-	struct tfw_meta m;
-	struct tfw_src *src;
-	struct tfw_buffer b;
-	struct tfw_result res = { 0 };
-	char proc[64];
-	int e;
-
-	*size = 0;
-	e = meta_finish(meta_fd);
-	if (e)
-		return tr_fail(e, e == -ENOMEM ? "out of memory" : "the metadata is not a trace file");
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", meta_fd);
-	e = tfile_open(proc, TFILE_KEEP_FORMATS | TFILE_LAZY_KALLSYMS, &tf);
-	if (!e)
-		e = tfile_meta(tf, &m);
-	if (e) {
-		tfile_close(tf);
-		return e;
-	}
-	if (m.cpus < ncpus)
-		m.cpus = ncpus;
-	for (size_t i = 0; i < nextra; i++)
-		tfw_meta_add_option(&m, extra[i].id, extra[i].data.data, extra[i].data.len);
-	if (tgids_len)
-		tfw_meta_add_tgids(&m, tgids, tgids_len);
-	m.version = version;
-	m.zip = version == 7 ? zip : TFW_ZIP_NONE;
-	/* The peer's CPU count: a failure ends its client, not the listener. */
-	src = calloc(m.cpus ? m.cpus : 1, sizeof(*src));
-	if (!src) {
-		tfw_meta_free(&m);
-		tfile_close(tf);
-		return tr_fail(-ENOMEM, "out of memory for %d CPUs", m.cpus);
-	}
-	for (int i = 0; i < m.cpus; i++) {
-		src[i].fd = i < ncpus ? cpu_fd[i] : -1;
-		/* Whole sub-buffers only: a connection may break inside one. */
-		src[i].size = i < ncpus ? cpu_bytes[i] / m.page_size * m.page_size : 0;
-	}
-	b = (struct tfw_buffer){ NULL, src };
-	e = tfw_write(out_fd, &m, &b, 1, 0, &res);
-	if (e)
-		tr_fail(e, "cannot write the file: %s", strerror(-e));
-	*size = res.bytes;
-	free(src);
-	tfw_meta_free(&m);
-	tfile_close(tf);
-	return e;
 }
 
 /* Write the client's file: 0, or -errno with tr_fail() (this thread's own message). */

@@ -15,7 +15,8 @@ pages:FILE:BYTES[:FLAGS] (the metadata of the v6 FILE, then BYTES of pages,
 its first CPU's pages of its last buffer over and over, on one CPU, then
 CLOSE; FLAGS p: print "meta" after the metadata and wait for a line on
 stdin before the pages, h: print "sent" after them and wait for stdin to
-close before CLOSE).
+close before CLOSE, cN: the metadata's saved cmdlines grown by N MB of
+lines, for a writer to run out of memory on).
 Each waits (at most 20 s) for the listener to close, and prints what it
 was told last.
 
@@ -50,6 +51,7 @@ import atexit
 import hashlib
 import hmac
 import os
+import re
 import select
 import socket
 import struct
@@ -250,6 +252,33 @@ else:
     s.connect(('127.0.0.1', port))
 
 
+def grow_cmdlines(meta, mb):
+    """meta (a little-endian v6 file's metadata) with mb MB more of saved
+    cmdlines: walked section by section, as the v6 format lays them out."""
+    u32 = lambda at: struct.unpack('<I', meta[at:at + 4])[0]
+    u64 = lambda at: struct.unpack('<Q', meta[at:at + 8])[0]
+    p = meta.index(b'\0', 10) + 1 + 2 + 4
+    for name in (b'header_page\0', b'header_event\0'):
+        assert meta[p:p + len(name)] == name
+        p += len(name)
+        p += 8 + u64(p)
+    n, p = u32(p), p + 4
+    for _ in range(n):
+        p += 8 + u64(p)
+    n, p = u32(p), p + 4
+    for _ in range(n):
+        p = meta.index(b'\0', p) + 1
+        k, p = u32(p), p + 4
+        for _ in range(k):
+            p += 8 + u64(p)
+    for _ in range(2):
+        p += 4 + u32(p)
+    old = meta[p + 8:p + 8 + u64(p)]
+    more = b'1 x\n' * (mb << 18)
+    return meta[:p] + struct.pack('<Q', len(old) + len(more)) + old + more + \
+        meta[p + 8 + len(old):]
+
+
 def read(n):
     b = b''
     while len(b) < n:
@@ -372,6 +401,9 @@ elif mode.startswith('pages:'):
     d = open(args[0], 'rb').read()
     last = d.rindex(b'flyrecord\0')
     meta = d[:d.index(b'flyrecord\0')]
+    grow = re.search(r'c(\d+)', args[2] if len(args) > 2 else '')
+    if grow:
+        meta = grow_cmdlines(meta, int(grow.group(1)))
     page = b''
     for cpu in range((len(d) - last) // 16):
         off, size = struct.unpack('<QQ', d[last + 10 + 16 * cpu:last + 26 + 16 * cpu])

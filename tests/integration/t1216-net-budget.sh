@@ -4,7 +4,8 @@
 # when nothing is left, --min-free refuses a client while the directory is
 # short of space, a full disk keeps the client's file up to what was
 # written, received files are 0600, one client's file being written holds
-# up no other client, a guest that announces too many CPUs or too much
+# up no other client, a writer out of memory ends only its client's file,
+# a guest that announces too many CPUs or too much
 # metadata is refused, and tr agent out of descriptors does not spin.  The
 # peers are netpeer.py sending a recording made here and agentpeer.py (a
 # host, or an agent); loopback only; the disk is a small tmpfs the test
@@ -154,6 +155,30 @@ test_expect_success 'a second client'"'"'s file is written while the first one'"
 	wait $NET_PID &&
 	test_grep "wrote '"'"'${first#out/}'"'"'" l.log &&
 	test_must_fail grep -E "Sanitizer|runtime error" l.log
+'
+
+test_expect_success 'a writer out of memory ends that client'"'"'s file with one line; the listener serves on' '
+	cd "$(mktemp -d -p "$TEST_TMP")" && mkdir out &&
+	# The writer child may use 32 MB more than it starts with (the plain
+	# build: its address space); under ASan, no allocation over 32 MB
+	# succeeds.  The first client'"'"'s metadata carries 64 MB of cmdlines.
+	net_start l.log ".*" env TR_WRITER_MEM_MB=32 \
+		ASAN_OPTIONS="$ASAN_OPTIONS:allocator_may_return_null=1:max_allocation_size_mb=32" \
+		"$TR" listen -p 0 -d out --min-free 0 &&
+	test_when_finished "net_stop $NET_PID" &&
+	python3 "$peer" $NET_PORT pages:$TEST_TMP/w.dat:65536:c64 >/dev/null &&
+	wait_log "ended" 1 l.log &&
+	test_grep -E ": ended, no file: .*(out of memory|Cannot allocate memory)" l.log &&
+	test $(grep -c ": ended" l.log) = 1 &&
+	test_must_fail grep /proc/self l.log &&
+	python3 "$peer" $NET_PORT pages:$TEST_TMP/w.dat:65536 >/dev/null &&
+	wait_log "ended: wrote" 1 l.log &&
+	test $(ls out | wc -l) = 1 &&
+	tr report -i out/*.dat >/dev/null &&
+	kill $NET_PID && wait $NET_PID &&
+	# ASan says each allocation it refused; nothing else may be its.
+	test -z "$(grep -v "WARNING: AddressSanitizer failed to allocate" l.log |
+		grep -E "Sanitizer|runtime error")"
 '
 
 # fake_agent CPUS BYTES OUT: agentpeer.py as an agent announcing CPUS CPUs
