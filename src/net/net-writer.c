@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,30 +154,13 @@ static int write_here(int meta_fd, int ncpus, const int *cpu_fd, const uint64_t 
 	return e;
 }
 
-static int send_all(int fd, const void *buf, size_t n)
-{
-	const char *p = buf;
-
-	while (n) {
-		ssize_t r = send(fd, p, n, MSG_NOSIGNAL);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? -errno : -EPIPE;
-		p += r;
-		n -= r;
-	}
-	return 0;
-}
-
-/* n bytes, or -errno; -ECONNRESET at an end of file before them. */
-static int recv_all(int fd, void *buf, size_t n)
+/* All n bytes each way over the socketpair, or -errno; -ECONNRESET at an end of file. */
+static int io_all(int fd, bool out, void *buf, size_t n)
 {
 	char *p = buf;
 
 	while (n) {
-		ssize_t r = recv(fd, p, n, 0);
+		ssize_t r = out ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -187,6 +171,9 @@ static int recv_all(int fd, void *buf, size_t n)
 	}
 	return 0;
 }
+
+static int send_all(int fd, const void *buf, size_t n) { return io_all(fd, true, (void *)buf, n); }
+static int recv_all(int fd, void *buf, size_t n) { return io_all(fd, false, buf, n); }
 
 static int send_fds(int sock, const int *fds, int n)
 {
