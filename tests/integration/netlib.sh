@@ -86,6 +86,21 @@ for i in $(seq 200); do
 done
 echo "$i" >tc.waited'
 
+# For sh -c, after markers that trace-cmd's agent must send: a sub-buffer
+# of "fill" markers on every CPU (marks_only drops them).  A busy Debian
+# guest lost a whole CPU's markers now and then, all of them in its last,
+# partial sub-buffer: trace-cmd's recorder (3.1.6, and 3.4 the same) that
+# is told to stop when its next read finds no full sub-buffer gets EAGAIN
+# and returns before tracecmd_flush_recording() (trace-recorder.c,
+# tracecmd_start_recording), so the partial one is never read.  With a
+# full one there, that read returns data and the flush runs.
+tc_agent_fill='for c in $(seq 0 $(($(getconf _NPROCESSORS_CONF) - 1))); do
+	taskset -c $c sh -c "for i in \$(seq 64); do echo fill-$c-\$i-................................................................; done" >'"$TRACEFS"'/trace_marker
+done'
+
+# marks_only: a marks list without tc_agent_fill's lines.
+marks_only() { grep -v "^fill-"; }
+
 # tc_agent_lost FILE LOG: for a case whose markers trace-cmd's agent did not
 # send, what its file holds per CPU, how long tc_agent_tracing waited (in
 # 50 ms passes, 200 when it gave up) and the agent's log.
