@@ -113,6 +113,9 @@ test_expect_success 'sort column and reverse reorder the rows' '
 	sort -rn got >want && test_cmp want got &&
 	keys r &&
 	ui_wait "by PID$" 5 &&
+	# The header is drawn before the rows: a capture between the two has
+	# the old order below the new one.
+	wait_for 10 sorted_rows &&
 	pids >got && sort -n got >want && test_cmp want got &&
 	keys q && ui_end
 '
