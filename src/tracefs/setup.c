@@ -97,6 +97,8 @@ static int unknown_option(struct tfs_inst *in, const char *opt)
 		{ "funcgraph-retval-hex", "Linux 6.5 with CONFIG_FUNCTION_GRAPH_RETVAL" },
 		{ "funcgraph-retaddr", "Linux 6.13 with CONFIG_FUNCTION_GRAPH_RETADDR" },
 		{ "funcgraph-args", "Linux 6.15 with CONFIG_FUNCTION_TRACE_ARGS" },
+		{ "trace_printk_dest", "Linux 6.12" },
+		{ "copy_trace_marker", "Linux 6.16" },
 	};
 	struct strv names = { 0 };
 	char *text = NULL, *line, *save = NULL;
@@ -841,6 +843,40 @@ static int setup_blk(const struct tr_setup *s)
 	return r;
 }
 
+/*
+ * trace_printk_dest is one instance's at a time: setting it in another
+ * clears it where it was, and clearing it again hands it to the top level,
+ * not back.  So the holder's own flag is saved, to be set again at exit
+ * (after ours is put back, newest first).
+ */
+static int save_printk_dest(const struct tfs_inst *in)
+{
+	struct strv names = { 0 };
+	struct tfs_inst *holder = NULL;
+	char *v = NULL;
+	int r = 0;
+
+	if (!in->name)
+		return 0;
+	if (!tfs_read(tfs_top(), "options/trace_printk_dest", &v) && v[0] == '1')
+		holder = tfs_top();
+	free(v);
+	if (!holder && !tfs_inst_list(&names))
+		for (size_t i = 0; i < names.n && !holder; i++) {
+			struct tfs_inst *x;
+
+			v = NULL;
+			if (!tfs_inst_get(names.v[i], false, &x) &&
+			    !tfs_read(x, "options/trace_printk_dest", &v) && v[0] == '1')
+				holder = x;
+			free(v);
+		}
+	if (holder && holder != in)
+		r = tfs_save(holder, "options/trace_printk_dest");
+	strv_free(&names);
+	return r;
+}
+
 int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
 {
 	struct strv optfiles = { 0 };
@@ -891,7 +927,10 @@ int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
 		const char *opt = s->options.v[i];
 		bool off = !strncmp(opt, "no", 2) && strcmp(strrchr(optfiles.v[i], '/') + 1, opt);
 
-		r = tfs_set(in, optfiles.v[i], off ? "0" : "1");
+		if (!off && !strcmp(optfiles.v[i], "options/trace_printk_dest"))
+			r = save_printk_dest(in);
+		if (!r)
+			r = tfs_set(in, optfiles.v[i], off ? "0" : "1");
 		if (r)
 			r = tr_fail(r, "cannot set option '%s': %s", opt, strerror(-r));
 	}

@@ -1,6 +1,8 @@
 #!/bin/bash
 # tr record's trace-cmd options, each by its effect: -k, -i, -T, --user,
-# -r, -s and --poll, --temp, --module.
+# -r, -s and --poll, --temp, --module; and the instance options that move
+# markers and trace_printk between instances (copy_trace_marker,
+# trace_printk_dest).
 . "$(dirname "$0")/lib.sh"
 test_kernels full
 
@@ -142,6 +144,47 @@ else
 		inst=$(test_instance) &&
 		test_expect_code 1 tr record -q -B "$inst" -p function --module ext4 -o x.dat true 2>err &&
 		test -s err && test ! -e x.dat && test ! -d "$TRACEFS/instances/$inst"
+	'
+fi
+
+if [ -e "$TRACEFS/options/copy_trace_marker" ]; then
+	test_expect_success '-O copy_trace_marker: the instance gets what programs write to the top-level trace_marker' '
+		inst=$(test_instance) &&
+		tr record -q -B "$inst" -O copy_trace_marker -e sched:sched_process_exit -o c.dat \
+			sh -c "echo to-the-top-$$ >$TRACEFS/trace_marker" &&
+		tr report -i c.dat >c.txt &&
+		test_grep "tracing_mark_write: to-the-top-$$" c.txt &&
+		test ! -d "$TRACEFS/instances/$inst" &&
+		echo 1 >expect && test_cmp expect "$TRACEFS/options/copy_trace_marker"
+	'
+else
+	test_expect_success '-O copy_trace_marker on a kernel without it: one line naming the release' '
+		inst=$(test_instance) &&
+		test_expect_code 1 tr record -q -B "$inst" -O copy_trace_marker -o c.dat true 2>err &&
+		test_grep -x "tr: this kernel has no trace option .copy_trace_marker. (Linux 6.16 has it)" err &&
+		test ! -e c.dat && test ! -d "$TRACEFS/instances/$inst"
+	'
+fi
+
+if [ -e "$TRACEFS/options/trace_printk_dest" ]; then
+	# flags: the trace_printk_dest flag of the top level and of each instance named.
+	flags() {
+		echo "top $(cat "$TRACEFS/options/trace_printk_dest")"
+		for i in "$@"; do echo "$i $(cat "$TRACEFS/instances/$i/options/trace_printk_dest")"; done
+	}
+	test_expect_success '-O trace_printk_dest: the instance takes trace_printk, and whoever had it has it again after' '
+		holder=$(test_instance)-holder && inst=$(test_instance) &&
+		mkdir "$TRACEFS/instances/$holder" &&
+		test_when_finished "test ! -d $TRACEFS/instances/$holder || rmdir $TRACEFS/instances/$holder" &&
+		echo 1 >"$TRACEFS/instances/$holder/options/trace_printk_dest" &&
+		tr record -q -B "$inst" -O trace_printk_dest -e sched:sched_process_exit -o p.dat \
+			sh -c "cat $TRACEFS/instances/$inst/options/trace_printk_dest \
+				$TRACEFS/instances/$holder/options/trace_printk_dest" >during &&
+		printf "1\n0\n" >expect && test_cmp expect during &&
+		flags "$holder" >after && printf "top 0\n$holder 1\n" >expect && test_cmp expect after &&
+		rmdir "$TRACEFS/instances/$holder" &&
+		flags >after && echo "top 1" >expect && test_cmp expect after &&
+		test ! -d "$TRACEFS/instances/$inst"
 	'
 fi
 
