@@ -28,6 +28,7 @@ struct tr_setup {
 	const char *tracer;
 	const char *clock;
 	uint64_t buffer_kb;	/* 0 = leave */
+	uint64_t subbuf_kb;	/* buffer_subbuf_size_kb; 0 = leave */
 	struct strv options;	/* "name" or "noname" */
 	struct strv triggers;	/* "SYS:EV:COMMAND..." for the life of the session */
 	/* Function tracer filters: globs, "FUNC:mod:MODULE" allowed. */

@@ -22,7 +22,7 @@
 enum {
 	OPT_TRIGGER = 0x200, OPT_GRAPH_NOTRACE, OPT_MAX_DEPTH, OPT_FUNC_STACK, OPT_THRESH,
 	OPT_CPUS, OPT_BUFFER_CPU, OPT_CMDLINES, OPT_NOTRACE_PID, OPT_TRACER_OPT, OPT_CLEAR_FILTER,
-	OPT_BLK_DEV, OPT_BLK_MASK,
+	OPT_BLK_DEV, OPT_BLK_MASK, OPT_SUBBUF,
 };
 #include "tfs.h"
 
@@ -329,6 +329,8 @@ static const struct argp_option setup_options[] = {
 	{ "clock", 'C', "CLOCK", 0, "Set trace_clock (tr list -C shows them)", 0 },
 	{ "buffer-size", 'b', "KB", 0, "Per-CPU ring buffer size in KiB (k/M/G suffixes allowed)", 0 },
 	{ "cpu", OPT_BUFFER_CPU, "N", 0, "With -b: size only CPU N's buffer (per_cpu/cpuN)", 0 },
+	{ "subbuf-size", OPT_SUBBUF, "KB", 0, "Sub-buffer size in KiB (buffer_subbuf_size_kb, "
+	  "Linux 6.8+): an event may be nearly this large", 0 },
 	{ "cmdlines-size", OPT_CMDLINES, "N", 0,
 	  "Keep the names of N tasks (saved_cmdlines_size), for long traces", 0 },
 	{ "option", 'O', "OPT", 0, "Set trace option OPT, or clear it with noOPT. Repeatable", 0 },
@@ -455,6 +457,17 @@ static error_t setup_parse(int key, char *arg, struct argp_state *state)
 		if (!*arg || strpbrk(arg, "/ \t"))
 			argp_error(state, "bad trace option '%s'", arg);
 		strv_push(&s->options, arg);
+		return 0;
+	case OPT_SUBBUF:
+		/* As -b: a bare number is KiB; the kernel rounds it up to whole pages. */
+		if (!parse_u64(arg, &v))
+			s->subbuf_kb = v;
+		else if (!parse_size(arg, &v) && v >= 1024)
+			s->subbuf_kb = v / 1024;
+		else
+			argp_error(state, "bad sub-buffer size '%s'", arg);
+		if (!s->subbuf_kb || s->subbuf_kb > 1024 * 1024)
+			argp_error(state, "bad sub-buffer size '%s': from 1 KiB", arg);
 		return 0;
 	case OPT_BUFFER_CPU:
 		if (parse_int(arg, 0, TR_MAX_CPUS - 1, &s->buffer_cpu))

@@ -896,6 +896,19 @@ int setup_apply(struct tfs_inst *in, const struct tr_setup *s)
 			strv_push_owned(&optfiles, file);
 	}
 
+	/* Before -b: a new sub-buffer size allocates the buffer anew. */
+	if (!r && s->subbuf_kb) {
+		snprintf(kb, sizeof(kb), "%llu", (unsigned long long)s->subbuf_kb);
+		if (!tfs_exists(in, "buffer_subbuf_size_kb"))
+			r = tr_fail(-EOPNOTSUPP, "this kernel cannot change the sub-buffer size "
+				    "(buffer_subbuf_size_kb: Linux 6.8 has it)");
+		/* The kernel sizes the buffer anew too: put buffer_size_kb back after it. */
+		else if ((r = tfs_save(in, "buffer_size_kb")) ||
+			 (r = tfs_set(in, "buffer_subbuf_size_kb", kb)))
+			r = tr_fail(r, "cannot set the sub-buffer size to %s KiB: %s", kb,
+				    r == -EINVAL ? "the kernel takes up to 128 pages (512 KiB "
+				    "with 4 KiB pages)" : strerror(-r));
+	}
 	if (!r && s->buffer_kb) {
 		char *file = s->has_buffer_cpu ? xasprintf("per_cpu/cpu%d/buffer_size_kb",
 							   s->buffer_cpu)

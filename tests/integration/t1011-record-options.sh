@@ -188,4 +188,31 @@ if [ -e "$TRACEFS/options/trace_printk_dest" ]; then
 	'
 fi
 
+if [ -e "$TRACEFS/buffer_subbuf_size_kb" ]; then
+	test_expect_success '--subbuf-size: the file has sub-buffers of that size, tr and trace-cmd read it, both sizes put back' '
+		inst=$(test_instance) && mkdir "$TRACEFS/instances/$inst" &&
+		test_when_finished "test ! -d $TRACEFS/instances/$inst || rmdir $TRACEFS/instances/$inst" &&
+		d=$TRACEFS/instances/$inst &&
+		cat "$d/buffer_subbuf_size_kb" "$d/buffer_size_kb" >before &&
+		tr record -q -B "$inst" --subbuf-size 16 -e sched:sched_process_exit -o s.dat \
+			sh -c "cat $d/buffer_subbuf_size_kb >during; echo sub-$$ >$d/trace_marker" &&
+		echo 16 >expect && test_cmp expect during &&
+		tr dump -i s.dat >dump && test_grep "page size 16384" dump &&
+		tr report -i s.dat >r.txt && test_grep "tracing_mark_write: sub-$$\$" r.txt &&
+		{ ! command -v trace-cmd >/dev/null ||
+			{ trace-cmd report -i s.dat >tc.txt 2>tc.err && test_grep "sub-$$\$" tc.txt; }; } &&
+		cat "$d/buffer_subbuf_size_kb" "$d/buffer_size_kb" >after && test_cmp before after
+	'
+	test_expect_success '--subbuf-size: 0 is a usage error; more than the kernel takes is one line, nothing left' '
+		inst=$(test_instance) &&
+		test_expect_code 64 tr record -q --subbuf-size 0 -e sched -o x.dat true 2>err &&
+		test_grep "bad sub-buffer size .0." err &&
+		test_expect_code 1 tr record -q -B "$inst" --subbuf-size 1024 -e sched:sched_process_exit \
+			-o x.dat true 2>err &&
+		test_grep -x "tr: cannot set the sub-buffer size to 1024 KiB: .*" err &&
+		test $(wc -l <err) = 1 &&
+		test ! -e x.dat && test ! -d "$TRACEFS/instances/$inst"
+	'
+fi
+
 test_done
