@@ -36,6 +36,20 @@ test_expect_success 'markers come out live, in order, formatted like the kernel'
 	test_grep -E "^ +.*-[0-9]+ +\[[0-9]{3}\] +[0-9]+\.[0-9]{6}: tracing_mark_write: stream-line-1$" out
 '
 
+if [ -e "$TRACEFS/buffer_subbuf_size_kb" ]; then
+	test_expect_success '--subbuf-size: sub-buffers of 16 KiB stream whole, the size put back' '
+		inst=$(test_instance) && d=$TRACEFS/instances/$inst &&
+		mkdir "$d" && test_when_finished "rmdir $d" &&
+		cat "$d/buffer_subbuf_size_kb" >before &&
+		timeout 30 "$TR" stream -B "$inst" --subbuf-size 16 -e sched:sched_process_exit \
+			sh -c "cat $d/buffer_subbuf_size_kb >during; for i in \$(seq 50); do echo sub-\$i >$d/trace_marker; done" >out &&
+		echo 16 >expect && test_cmp expect during &&
+		grep -o "tracing_mark_write: sub-[0-9]*" out >got &&
+		seq 50 | sed "s/^/tracing_mark_write: sub-/" >expect && test_cmp expect got &&
+		cat "$d/buffer_subbuf_size_kb" >after && test_cmp before after
+	'
+fi
+
 test_expect_success 'events it enabled are put back after SIGINT' '
 	inst=$(test_instance) &&
 	mkdir $TRACEFS/instances/$inst &&
