@@ -97,6 +97,9 @@ struct live_record_opts {
 	/* Called every LIVE_PROGRESS_MS while recording, or NULL. */
 	void (*progress)(void *arg, const struct live_progress *p);
 	void *progress_arg;
+	/* Called once, when tracing is on (tr record --daemonize's signal), or NULL. */
+	void (*on_recording)(void *arg);
+	void *recording_arg;
 };
 #define LIVE_PROGRESS_MS 500
 
@@ -122,6 +125,25 @@ struct live_record_result {
  * failed mid-way is res->reader_err with the file still written.
  */
 int live_record(const struct live_record_opts *o, struct live_record_result *res);
+
+/*
+ * tr record --daemonize (daemon.c).  live_daemon_fork(), before anything
+ * is set up and with stdout flushed: returns 1 in the parent once the child is recording
+ * (*status 0) or has ended (*status its exit status, its message on the
+ * terminal already), with *child its pid; 0 in the child, which is in a
+ * session of its own and has written pidfile; -errno with tr_fail() (a
+ * recording of this binary already runs under pidfile, no fork).  The
+ * child passes live_daemon_ready as live_record_opts.on_recording (arg d):
+ * it tells the parent and lets the terminal go; live_daemon_done() at its
+ * end removes the pidfile.
+ */
+struct live_daemon {
+	int ready_fd;
+	const char *pidfile;
+};
+int live_daemon_fork(struct live_daemon *d, const char *pidfile, pid_t *child, int *status);
+void live_daemon_ready(void *arg);
+void live_daemon_done(struct live_daemon *d);
 
 /*
  * tr record's words on stderr (record-summary.c).  live_record_summary():

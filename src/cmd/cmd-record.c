@@ -59,14 +59,19 @@ struct args {
 	const char *temp_dir;
 	const char *output;
 	bool quiet, verbose, fail_on_loss;
+	bool daemonize;
+	const char *pidfile;		/* --pidfile, for --daemonize */
 	struct opt_run run;
 	struct opt_file_format ff;
 	struct record_remote remote;	/* -N, -V, -A and theirs (record-local.h) */
 };
 
+/* As trace-cmd's /var/run/trace-cmd-record.pid. */
+#define DEFAULT_PIDFILE "/run/tr-record.pid"
+
 enum { OPT_FAIL_ON_LOSS = 0x100, OPT_INSTANCE, OPT_POLL, OPT_TEMP, OPT_MODULE, OPT_USER,
        OPT_FLUSH_INTERVAL, OPT_MAX_SIZE, OPT_ROTATE, OPT_PROFILE, OPT_DATE, OPT_TS_OFFSET,
-       OPT_TSC2NSEC };
+       OPT_TSC2NSEC, OPT_DAEMONIZE, OPT_PIDFILE };
 
 static const struct argp_option options[] = {
 	{ NULL, 'B', "NAME", 0, "Record the instance NAME as a buffer of its own: the options "
@@ -132,6 +137,10 @@ static const struct argp_option options[] = {
 	{ "max-size", OPT_MAX_SIZE, "SIZE", 0, "Stop before FILE grows past SIZE (k, M, G)", 0 },
 	{ "rotate", OPT_ROTATE, "N", 0, "With --max-size: instead of stopping, move each full "
 	  "part to FILE.1 (FILE.1 to FILE.2, ...), keeping N of them; the last part is FILE", 0 },
+	{ "daemonize", OPT_DAEMONIZE, NULL, 0, "Record in the background: return once tracing "
+	  "is on, and record until SIGINT or SIGTERM (or --duration); no COMMAND", 0 },
+	{ "pidfile", OPT_PIDFILE, "FILE", 0, "With --daemonize: the file that holds the "
+	  "recording's pid (default " DEFAULT_PIDFILE ")", 0 },
 	{ 0 }
 };
 
@@ -196,6 +205,12 @@ static void check_record(struct argp_state *state, struct args *a)
 		argp_error(state, "--rotate says how many parts of --max-size to keep: "
 				  "give --max-size");
 	check_net(state, a);
+	if (a->pidfile && !a->daemonize)
+		argp_error(state, "--pidfile names the pid of a --daemonize recording: give "
+				  "--daemonize");
+	if (a->daemonize && a->o.command)
+		argp_error(state, "--daemonize records until SIGINT or SIGTERM (or --duration): "
+				  "no COMMAND");
 }
 
 static error_t parse(int key, char *arg, struct argp_state *state)
@@ -309,6 +324,14 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->o.rotate = (unsigned)n;
 		return 0;
 	}
+	case OPT_DAEMONIZE:
+		a->daemonize = true;
+		return 0;
+	case OPT_PIDFILE:
+		if (!*arg)
+			argp_error(state, "bad pidfile ''");
+		a->pidfile = arg;
+		return 0;
 	case OPT_FLUSH_INTERVAL: {
 		uint64_t ns;
 
@@ -376,9 +399,34 @@ int cmd_record(int argc, char **argv)
 	struct live_record_result res = { 0 };
 	struct live_status st = { 0 };
 	struct rec_paths paths = { .fd = -1 };
+	struct live_daemon daemon = { .ready_fd = -1 };
 	int status = EXIT_RUNTIME, r = 0;
 
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
+	/* Before anything is made: the child makes it all (daemon.c). */
+	if (a.daemonize) {
+		pid_t pid = 0;
+		const char *pidfile = a.pidfile ? a.pidfile : DEFAULT_PIDFILE;
+
+		/* Nothing buffered may be printed twice, by both processes. */
+		fflush(stdout);
+		r = live_daemon_fork(&daemon, pidfile, &pid, &status);
+		if (r < 0) {
+			tr_report(r, "cannot record in the background");
+			status = EXIT_RUNTIME;
+			goto out;
+		}
+		if (r == 1) {
+			if (!status && !a.quiet)
+				fprintf(stderr, "tr record: recording in the background as pid %d "
+					"(pidfile %s): 'kill -INT %d' ends it\n", (int)pid, pidfile,
+					(int)pid);
+			bufs_free(&a.b);
+			return status;
+		}
+		a.o.on_recording = live_daemon_ready;
+		a.o.recording_arg = &daemon;
+	}
 	if (a.o.run_user && (r = live_record_user(a.o.run_user, &a.o.run_uid, &a.o.run_gid))) {
 		tr_report(r, "no such user '%s'", a.o.run_user);
 		status = EXIT_USAGE;
@@ -433,6 +481,7 @@ out:
 		tr_report(-EIO, "cannot write the output");
 		status = EXIT_RUNTIME;
 	}
+	live_daemon_done(&daemon);
 	guests_free(a.b.guests, a.b.nguests);
 	free((char *)a.remote.rn.host);
 	rec_summary_free(&res.sum);

@@ -234,13 +234,18 @@ static uint64_t written(const struct rec_kstats *k, const struct rec_kstats *bef
  * flush on their own), every LIVE_PROGRESS_MS the figures for the caller's
  * progress.
  */
-/* Tracing is on: the spool's kallsyms are read now, not before (rec_spool_meta()). */
+/*
+ * Tracing is on: the spool's kallsyms are read now, not before
+ * (rec_spool_meta()); and the caller hears of it (--daemonize).
+ */
 static void on_running(void *arg)
 {
 	struct progress_ctx *p = arg;
 
-	if (p->sess && session_rec(p->sess))
+	if (p->spool && p->sess && session_rec(p->sess))
 		rec_spool_kallsyms_start(session_rec(p->sess));
+	if (p->o->on_recording)
+		p->o->on_recording(p->o->recording_arg);
 }
 
 static int progress_tick(void *arg, bool fd_ready)
@@ -575,7 +580,8 @@ int live_record(const struct live_record_opts *o, struct live_record_result *res
 	{
 		/* -k, the guests, -N and the spool's rotation are the record tool's hooks. */
 		const struct session_tool tool = {
-			.prepare = record_prepare, .on_running = spool ? on_running : NULL,
+			.prepare = record_prepare,
+			.on_running = spool || o->on_recording ? on_running : NULL,
 			.tick = tick_ms ? progress_tick : NULL, .tick_ms = tick_ms,
 			.on_map = on_map, .finish = record_finish, .reader_error_ok = true };
 
