@@ -10,6 +10,7 @@
  *   btf_enum(b, "I_DIRTY_SYNC", &v);
  *   btf_struct_size(b, "page");     // 0: unknown
  *   btf_func_args(b, "vfs_read", args, 6, true, buf, n);
+ *   btf_func_proto(b, "vfs_read", buf, n);   // "ssize_t vfs_read(struct file *file, ...)"
  *   btf_free(b);
  */
 #ifndef TR_BTF_H
@@ -34,6 +35,14 @@ unsigned btf_struct_size(const struct btf *b, const char *name);
  */
 bool btf_func_args(const struct btf *b, const char *func, const uint64_t *args, int nargs,
 		   bool uint_hex, char *buf, size_t n);
+/*
+ * func's prototype as C declares it, "ssize_t vfs_read(struct file *file,
+ * char *buf, size_t count, loff_t *pos)", into buf (cut at n); false (buf
+ * "") when func has none here.
+ */
+bool btf_func_proto(const struct btf *b, const char *func, char *buf, size_t n);
+/* fn for each function BTF declares, once a name, in the blob's order. */
+void btf_each_func(const struct btf *b, void (*fn)(void *arg, const char *name), void *arg);
 void btf_free(struct btf *b);
 
 #endif

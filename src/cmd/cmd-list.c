@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "btf.h"
 #include "cmd.h"
 #include "parse.h"
 #include "caps.h"
@@ -26,9 +27,10 @@ struct args {
 	const char *inst;	/* -B NAME: -o and -C of this instance */
 	bool fields;
 	bool enabled;	/* -f --enabled: enabled_functions */
+	bool proto;	/* -f --proto: prototypes from BTF */
 };
 
-enum { OPT_FIELDS = 0x100, OPT_ENABLED };
+enum { OPT_FIELDS = 0x100, OPT_ENABLED, OPT_PROTO };
 
 static const struct argp_option options[] = {
 	{ "events", 'e', "GLOB", OPTION_ARG_OPTIONAL, "Events (SYSTEM:EVENT), matching GLOB if given", 0 },
@@ -42,6 +44,8 @@ static const struct argp_option options[] = {
 	{ "functions", 'f', "GLOB", OPTION_ARG_OPTIONAL, "Traceable functions, matching GLOB if given", 0 },
 	{ "enabled", OPT_ENABLED, NULL, 0, "With -f: only the functions ftrace has hooked now "
 	  "(enabled_functions), with the kernel's count and flags", 0 },
+	{ "proto", OPT_PROTO, NULL, 0, "With -f: each function's prototype, from the kernel's "
+	  "BTF (trace-cmd list --proto)", 0 },
 	{ 0 }
 };
 
@@ -61,6 +65,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_ENABLED:
 		a->enabled = true;
+		return 0;
+	case OPT_PROTO:
+		a->proto = true;
 		return 0;
 	case 's':
 		a->what |= W_SYSTEMS;
@@ -97,6 +104,10 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 			a->what = W_EVENTS;
 		if (a->fields && !(a->what & W_EVENTS))
 			argp_error(state, "--fields goes with -e");
+		if (a->proto && !(a->what & W_FUNCTIONS))
+			argp_error(state, "--proto goes with -f");
+		if (a->proto && a->enabled)
+			argp_error(state, "--proto and --enabled exclude each other");
 		if (a->enabled && !(a->what & W_FUNCTIONS))
 			argp_error(state, "--enabled goes with -f");
 		if (a->inst && !(a->what & (W_OPTIONS | W_CLOCKS)))
@@ -270,12 +281,84 @@ static int list_instances(void)
  * enabled_functions whole ("vfs_read (1) R I  tramp: ..."): the functions
  * some tracer, filter or probe has hooked now, all instances together.
  */
-static int list_functions(const char *glob, bool enabled)
+struct protos {
+	const struct btf *btf;
+	const char *glob;
+	struct strv names;
+};
+
+static void add_proto(void *arg, const char *name)
+{
+	struct protos *p = arg;
+
+	if (!p->glob || glob_match(p->glob, name))
+		strv_push(&p->names, name);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One function's line with --proto: its prototype, or its name as the kernel gave it. */
+static void put_proto(const struct btf *b, const char *name, const char *line)
+{
+	char proto[1024];
+
+	puts(btf_func_proto(b, name, proto, sizeof(proto)) ? proto : line);
+}
+
+/*
+ * Where available_filter_functions cannot be read, --proto still has BTF:
+ * every function it declares, traceable or not (said on stderr), sorted.
+ */
+static int btf_functions(const struct btf *b, const char *glob, const char *why)
+{
+	struct protos p = { b, glob, { 0 } };
+
+	tr_warn("%s: these are the functions BTF declares, traceable or not", why);
+	btf_each_func(b, add_proto, &p);
+	if (p.names.n)
+		qsort(p.names.v, p.names.n, sizeof(*p.names.v), by_name);
+	for (size_t i = 0; i < p.names.n; i++)
+		if (!i || strcmp(p.names.v[i], p.names.v[i - 1]))
+			put_proto(b, p.names.v[i], p.names.v[i]);
+	strv_free(&p.names);
+	return 0;
+}
+
+static struct btf *load_btf(void)
+{
+	char *data = NULL;
+	size_t len = 0;
+	struct btf *b = NULL;
+
+	if (!read_file("/sys/kernel/btf/vmlinux", &data, &len))
+		b = btf_load(data, len);
+	free(data);
+	return b;
+}
+
+static int list_functions(const char *glob, bool enabled, bool proto)
 {
 	const char *file = enabled ? "enabled_functions" : "available_filter_functions";
 	char *buf = NULL, *line, *save = NULL;
-	int r = tfs_read(NULL, file, &buf);
+	struct btf *b = NULL;
+	int r;
 
+	if (proto && !(b = load_btf()))
+		return tr_error("cannot list prototypes: no BTF here (/sys/kernel/btf/vmlinux, "
+				"CONFIG_DEBUG_INFO_BTF)");
+	r = tfs_read(NULL, file, &buf);
+	if (b && r) {
+		char why[128];
+
+		snprintf(why, sizeof(why), "%s cannot be read (%s)", file, strerror(-r));
+		r = btf_functions(b, glob, why);
+		btf_free(b);
+		free(buf);
+		return r;
+	}
 	if (r == -EPERM || r == -EACCES)
 		return tr_error("cannot list functions: the kernel refuses to read "
 				"%s (%s)", file, strerror(-r));
@@ -293,10 +376,18 @@ static int list_functions(const char *glob, bool enabled)
 		if (glob && !glob_match(glob, line))
 			continue;
 		line[n] = c;
+		if (b) {
+			char name[256];
+
+			snprintf(name, sizeof(name), "%.*s", (int)n, line);
+			put_proto(b, name, line);
+			continue;
+		}
 		if (!enabled)
 			line[n] = '\0';
 		puts(line);
 	}
+	btf_free(b);
 	free(buf);
 	return 0;
 }
@@ -325,6 +416,6 @@ int cmd_list(int argc, char **argv)
 	if (a.what & W_INSTANCES)
 		r |= list_instances();
 	if (a.what & W_FUNCTIONS)
-		r |= list_functions(a.func_glob, a.enabled);
+		r |= list_functions(a.func_glob, a.enabled, a.proto);
 	return r ? EXIT_RUNTIME : EXIT_OK;
 }

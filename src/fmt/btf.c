@@ -2,7 +2,8 @@
 /*
  * A reader for the parts of BTF that the kernel's printer needs: enum
  * values (BTF_KIND_ENUM, BTF_KIND_ENUM64) and struct sizes (BTF_KIND_STRUCT),
- * by name.  See include/btf.h.
+ * by name, functions' arguments; and their prototypes as C declarations
+ * (tr list --proto).  See include/btf.h.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -295,6 +296,136 @@ bool btf_func_args(const struct btf *b, const char *func, const uint64_t *args, 
 out:
 #undef OUT
 	return true;
+}
+
+/* decl with a space before it, unless it is empty. */
+static char *with(const char *base, const char *decl)
+{
+	return xasprintf("%s%s%s", base, *decl ? " " : "", decl);
+}
+
+static char *declare(const struct btf *b, uint32_t id, const char *decl, int depth);
+
+/* A prototype's parameters, as they go between its parentheses. */
+static char *params(const struct btf *b, const uint8_t *proto, int depth)
+{
+	unsigned nr = u32(proto + 4) & 0xffff;
+	char *out = xstrdup(nr ? "" : "void");
+
+	for (unsigned p = 0; p < nr; p++) {
+		uint32_t name = u32(proto + 12 + 8 * p), type = u32(proto + 16 + 8 * p);
+		char *one = !type && p == nr - 1 ? xstrdup("...")
+						 : declare(b, type, name_at(b, name), depth + 1);
+		char *next = xasprintf("%s%s%s", out, p ? ", " : "", one);
+
+		free(one);
+		free(out);
+		out = next;
+	}
+	return out;
+}
+
+/*
+ * C's declaration of type id around decl ("buf", "*p", "f(int a)"),
+ * malloc'd: pointers to arrays and functions get their parentheses,
+ * qualifiers go where C puts them.  depth bounds a chain a damaged blob
+ * could make endless.
+ */
+static char *declare(const struct btf *b, uint32_t id, const char *decl, int depth)
+{
+	const uint8_t *t = type_of(b, id);
+	unsigned k = kind_of(t);
+	const char *name = t ? name_at(b, u32(t)) : "";
+	char *d, *r, *base;
+
+	if (depth > 32)
+		return with("?", decl);
+	switch (k) {
+	case 0:
+		return with(id ? "?" : "void", decl);
+	case K_PTR: {
+		unsigned to = kind_of(type_of(b, u32(t + 8)));
+
+		d = to == K_ARRAY || to == K_FUNC_PROTO ? xasprintf("(*%s)", decl)
+							: xasprintf("*%s", decl);
+		r = declare(b, u32(t + 8), d, depth + 1);
+		free(d);
+		return r;
+	}
+	case K_CONST: case K_VOLATILE: case K_RESTRICT: {
+		const char *q = k == K_CONST ? "const" : k == K_VOLATILE ? "volatile" : "restrict";
+
+		/* "char *const p" qualifies the pointer; "const char *p" what it points to. */
+		if (kind_of(type_of(b, u32(t + 8))) == K_PTR) {
+			d = with(q, decl);
+			r = declare(b, u32(t + 8), d, depth + 1);
+			free(d);
+			return r;
+		}
+		d = declare(b, u32(t + 8), decl, depth + 1);
+		r = xasprintf("%s %s", q, d);
+		free(d);
+		return r;
+	}
+	case K_TYPE_TAG:
+		return declare(b, u32(t + 8), decl, depth + 1);
+	case K_ARRAY:
+		d = u32(t + 20) ? xasprintf("%s[%u]", decl, u32(t + 20)) : xasprintf("%s[]", decl);
+		r = declare(b, u32(t + 12), d, depth + 1);
+		free(d);
+		return r;
+	case K_FUNC_PROTO: {
+		char *ps = params(b, t, depth);
+
+		d = xasprintf("%s(%s)", decl, ps);
+		free(ps);
+		r = declare(b, u32(t + 8), d, depth + 1);
+		free(d);
+		return r;
+	}
+	case K_STRUCT: case K_UNION: case K_ENUM: case K_ENUM64: case K_FWD: {
+		const char *tag = k == K_STRUCT ? "struct" : k == K_UNION ? "union"
+				  : k != K_FWD ? "enum" : u32(t + 4) >> 31 ? "union" : "struct";
+
+		base = *name ? xasprintf("%s %s", tag, name) : xasprintf("%s {...}", tag);
+		break;
+	}
+	default:
+		base = xstrdup(*name ? name : "?");
+		break;
+	}
+	r = with(base, decl);
+	free(base);
+	return r;
+}
+
+bool btf_func_proto(const struct btf *b, const char *func, char *buf, size_t n)
+{
+	const struct ent *e = find(b, func, NS_FUNC);
+	char *r;
+
+	if (n)
+		buf[0] = '\0';
+	if (!e || !n || kind_of(type_of(b, (uint32_t)e->v)) != K_FUNC_PROTO)
+		return false;
+	r = declare(b, (uint32_t)e->v, func, 0);
+	snprintf(buf, n, "%s", r);
+	free(r);
+	return true;
+}
+
+void btf_each_func(const struct btf *b, void (*fn)(void *arg, const char *name), void *arg)
+{
+	for (uint32_t id = 1; b && id < b->ntypes; id++) {
+		const uint8_t *t = type_of(b, id);
+		const char *name = name_at(b, u32(t));
+		const struct ent *e;
+
+		/* The first of each name only, as btf_func_proto() finds it. */
+		if (kind_of(t) == K_FUNC && *name && (e = find(b, name, NS_FUNC)) &&
+		    e->v == (int64_t)u32(t + 8))
+			fn(arg, name);
+	}
 }
 
 void btf_free(struct btf *b)

@@ -99,4 +99,24 @@ else
 	'
 fi
 
+if [ -r /sys/kernel/btf/vmlinux ]; then
+	test_expect_success 'list -f --proto: prototypes from BTF, as C declares them' '
+		tr list -f "vfs_read" --proto >out 2>err &&
+		echo "ssize_t vfs_read(struct file *file, char *buf, size_t count, loff_t *pos)" >expect &&
+		test_cmp expect out &&
+		tr list -f "kthread_create_on_node" --proto >out 2>/dev/null &&
+		test_grep -x "struct task_struct \*kthread_create_on_node(int (\*threadfn)(void \*), void \*data, int node, const char \*namefmt, \.\.\.)" out &&
+		if test_have function_filter; then
+			test_must_be_empty err
+		else
+			# Without the kernel'"'"'s function list, BTF'"'"'s, and a line that says so.
+			test_grep -x "tr: warning: available_filter_functions cannot be read (.*): these are the functions BTF declares, traceable or not" err
+		fi
+	'
+fi
+test_expect_success 'list --proto without -f, or with --enabled: usage errors' '
+	test_expect_code 64 tr list --proto 2>err && test_grep "goes with -f" err &&
+	test_expect_code 64 tr list -f --proto --enabled 2>err && test_grep "exclude each other" err
+'
+
 test_done

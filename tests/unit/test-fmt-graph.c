@@ -552,7 +552,7 @@ static size_t make_btf(uint8_t *out)
 		S_UINT, 1u << 24, 4, 32,			/* 2: unsigned int */
 		0, 2u << 24, 0,					/* 3: void * */
 		S_KUID, 4u << 24, 16,				/* 4: struct kuid, 16 bytes */
-		0, 10u << 24, 3,				/* 5: const void * */
+		0, 10u << 24, 3,				/* 5: void *const */
 		0, 13u << 24 | 4, 1,				/* 6: int (*)(4 params) */
 		S_BUF, 5, S_COUNT, 2, S_ID, 4, S_FLAGS, 1,
 		S_MY_READ, 12u << 24, 6,			/* 7: my_read */
@@ -593,9 +593,71 @@ TEST(btf_args_as_the_kernel)
 	btf_free(b);
 }
 
+/* trace-cmd list --proto's text: C declarations, from the same blob. */
+TEST(btf_prototypes)
+{
+	uint8_t blob[512];
+	struct btf *b = btf_load(blob, make_btf(blob));
+	char buf[256];
+
+	CHECK(b != NULL);
+	CHECK(btf_func_proto(b, "my_read", buf, sizeof(buf)));
+	/* Type 5 is a const pointer (CONST of void *), not a pointer to const. */
+	CHECK_STR(buf, "int my_read(void *const buf, unsigned int count, struct kuid id, int flags)");
+	CHECK(!btf_func_proto(b, "kuid", buf, sizeof(buf)));
+	CHECK_STR(buf, "");
+	CHECK(btf_func_proto(b, "my_read", buf, 12));
+	CHECK_STR(buf, "int my_read");
+	btf_free(b);
+}
+
+static void count_func(void *arg, const char *name)
+{
+	CHECK_STR(name, "f");
+	++*(int *)arg;
+}
+
+/*
+ * Qualifiers, a pointer to a function, "..." and a pointer to itself (a
+ * damaged blob): the chain stops at its depth, as "?".
+ */
+TEST(btf_prototype_declarators)
+{
+	static const char strs[] = "\0char\0f\0cb\0p";
+	enum { S_CHAR = 1, S_F = 6, S_CB = 8, S_P = 11 };
+	const uint32_t types[] = {
+		S_CHAR, 1u << 24, 1, 1u << 24 | 8,		/* 1: char */
+		0, 10u << 24, 1,				/* 2: const char */
+		0, 2u << 24, 2,					/* 3: const char * */
+		0, 13u << 24 | 1, 1, 0, 3,			/* 4: char (const char *) */
+		0, 2u << 24, 4,					/* 5: char (*)(const char *) */
+		0, 2u << 24, 6,					/* 6: a pointer to itself */
+		0, 13u << 24 | 3, 3, S_CB, 5, S_P, 6, 0, 0,	/* 7: (cb, p, ...) */
+		S_F, 12u << 24, 7,				/* 8: f */
+	};
+	uint32_t hdr[6] = { 0x0001eb9f, 24, 0, sizeof(types), sizeof(types), sizeof(strs) };
+	uint8_t blob[512];
+	struct btf *b;
+	char buf[256];
+	int n = 0;
+
+	memcpy(blob, hdr, 24);
+	memcpy(blob + 24, types, sizeof(types));
+	memcpy(blob + 24 + sizeof(types), strs, sizeof(strs));
+	b = btf_load(blob, 24 + sizeof(types) + sizeof(strs));
+	CHECK(b != NULL);
+	CHECK(btf_func_proto(b, "f", buf, sizeof(buf)));
+	CHECK(!strncmp(buf, "const char *f(char (*cb)(const char *), ? **", 44));
+	CHECK(strlen(buf) > 8 && !strcmp(buf + strlen(buf) - 8, "*p, ...)"));
+	btf_each_func(b, count_func, &n);
+	CHECK(n == 1);
+	btf_free(b);
+}
+
 UNIT_MAIN(T(leaf_and_nested), T(duration_marks_and_widths), T(missing_exit_and_entry),
 	  T(task_switch_and_interleaved_cpus), T(comments_at_depth),
 	  T(leaf_only_for_same_task_and_function), T(irq_markers_and_unknown_symbols),
 	  T(option_words), T(columns_abstime_proc_nocpu), T(nooverhead_and_noduration),
 	  T(tail_retval_overrun), T(noirqs_leaves_handlers_out), T(retaddr_args_ret),
-	  T(btf_args_as_the_kernel), T(hostile_depths))
+	  T(btf_args_as_the_kernel), T(btf_prototypes), T(btf_prototype_declarators),
+	  T(hostile_depths))
