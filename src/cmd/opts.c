@@ -375,6 +375,25 @@ void opt_setup_check(struct argp_state *state, const struct tr_setup *s)
 		argp_error(state, "--blk-mask goes with --blk-dev: it is each device's act_mask");
 }
 
+/*
+ * -b and --subbuf-size: a bare number is KiB, as the kernel's *_kb files
+ * take it; a size with a suffix (k, M, G) is bytes.
+ */
+static int parse_kib(const char *arg, uint64_t *kb)
+{
+	uint64_t v;
+
+	if (!parse_u64(arg, &v)) {
+		*kb = v;
+		return 0;
+	}
+	if (!parse_size(arg, &v) && v >= 1024) {
+		*kb = v / 1024;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 static error_t setup_parse(int key, char *arg, struct argp_state *state)
 {
 	struct tr_setup *s = state->input;
@@ -443,12 +462,7 @@ static error_t setup_parse(int key, char *arg, struct argp_state *state)
 		s->clock = arg;
 		return 0;
 	case 'b':
-		/* A bare number is KiB, as buffer_size_kb takes it. */
-		if (!parse_u64(arg, &v))
-			s->buffer_kb = v;
-		else if (!parse_size(arg, &v) && v >= 1024)
-			s->buffer_kb = v / 1024;
-		else
+		if (parse_kib(arg, &s->buffer_kb))
 			argp_error(state, "bad buffer size '%s'", arg);
 		if (!s->buffer_kb)
 			argp_error(state, "bad buffer size '%s': must be at least 1 KiB", arg);
@@ -459,12 +473,8 @@ static error_t setup_parse(int key, char *arg, struct argp_state *state)
 		strv_push(&s->options, arg);
 		return 0;
 	case OPT_SUBBUF:
-		/* As -b: a bare number is KiB; the kernel rounds it up to whole pages. */
-		if (!parse_u64(arg, &v))
-			s->subbuf_kb = v;
-		else if (!parse_size(arg, &v) && v >= 1024)
-			s->subbuf_kb = v / 1024;
-		else
+		/* The kernel rounds it up to a power of two pages. */
+		if (parse_kib(arg, &s->subbuf_kb))
 			argp_error(state, "bad sub-buffer size '%s'", arg);
 		if (!s->subbuf_kb || s->subbuf_kb > 1024 * 1024)
 			argp_error(state, "bad sub-buffer size '%s': from 1 KiB", arg);
