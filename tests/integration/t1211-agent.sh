@@ -211,7 +211,7 @@ test_expect_success 'tr record -A with trace-cmd agent -N' '
 	# it (tc_agent_tracing), and a sub-buffer of filler follows them on each CPU
 	# (tc_agent_fill)
 	tr record -B "$host" -e sched:sched_process_exit -A tc@127.0.0.1:$port \
-		--tsync-interval 200 sh -c "$tc_agent_tracing; $pairs; $tc_agent_fill; sleep 0.5" _ "$host" .. 5 \
+		--tsync-interval 200 sh -c "$tc_agent_tracing; $pairs; $tc_agent_fill" _ "$host" .. 5 \
 		2>summary &&
 	test_grep "^guest tc: wrote .trace-tc.dat. (.*clock offset" summary &&
 	marks trace-tc.dat | marks_only >actual && seq 1 5 | sed "s/^/guest /" >expect &&

@@ -196,7 +196,7 @@ test_expect_success 'tr record -A NAME@1:PORT with trace-cmd agent on vsock (its
 	# it (tc_agent_tracing), and a sub-buffer of filler follows them on each CPU
 	# (tc_agent_fill)
 	timeout 120 "$TR" record -B "$host" -e sched:sched_process_exit -A tc@1:$port \
-		--tsync-interval 200 sh -c "$tc_agent_tracing; $pairs; $tc_agent_fill; sleep 0.5" _ "$host" .. 5 \
+		--tsync-interval 200 sh -c "$tc_agent_tracing; $pairs; $tc_agent_fill" _ "$host" .. 5 \
 		2>summary &&
 	test_grep "^guest tc: wrote .trace-tc.dat. (.*clock offset" summary &&
 	marks trace-tc.dat | marks_only >actual && seq 1 5 | sed "s/^/guest /" >expect && test_cmp expect actual &&
