@@ -264,6 +264,8 @@ struct rec_summary {
 	bool dropped_cmdlines;
 	uint64_t snapshot_bytes;	/* the "snapshot" buffer, when there is one */
 	bool fell_back_v6;	/* no room to compress (v7 needs the temp files whole): v6 */
+	/* Function arguments were traced, but the file's kind has no place for the BTF. */
+	bool btf_left_out;
 };
 
 int rec_stats_snapshot(const struct tfs_inst *in, int ncpus, struct rec_kstats **out);

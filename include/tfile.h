@@ -278,6 +278,15 @@ const char *tfile_kallsyms_text(const struct tfile *tf);
  * holding their megabytes.  false when the file has none or compresses them.
  */
 bool tfile_kallsyms_extent(const struct tfile *tf, uint64_t *off, uint64_t *len);
+/*
+ * The BTF of the kernel that wrote the file (v7's BTF_FILE section, which
+ * trace-cmd 3.4 and tr record when function arguments were traced): 0 with
+ * *data (malloc'd, the caller's) and *len; -ENOENT when the file has none;
+ * another -errno, reported, when the section is damaged.
+ */
+int tfile_btf(struct tfile *tf, void **data, size_t *len);
+/* /proc/modules as the file holds it (v7's MODULES_FILE), or NULL. */
+const char *tfile_modules(const struct tfile *tf);
 /* printk_formats text ("0xADDR : \"string\"" lines), or NULL. */
 const char *tfile_printk(const struct tfile *tf);
 /* With TFILE_KEEP_FORMATS: the format file of system:name, or NULL. */

@@ -130,6 +130,13 @@ struct tfw_meta {
 	size_t nsystems;
 	struct tfw_blob kallsyms, printk, cmdlines;
 	/*
+	 * trace-cmd 3.4's sections: the kernel's BTF, when function arguments
+	 * were recorded, and /proc/modules; empty for none.  Only compressed
+	 * v7 files hold them: v6 has no sections, and trace-cmd 3.4 cannot
+	 * read a file that holds them uncompressed.
+	 */
+	struct tfw_blob btf, modules;
+	/*
 	 * kallsyms is megabytes: tfw_meta_gather() spools it into an
 	 * unlinked temp file (in $TMPDIR, else /tmp) rather than memory,
 	 * and the writers copy it from there in pieces; then kallsyms.data
@@ -189,6 +196,16 @@ void tfw_meta_add_format(struct tfw_meta *m, const char *system, const char *dat
 void tfw_meta_free(struct tfw_meta *m);
 /* Leave kallsyms out (a file that formats nothing from symbols). */
 void tfw_meta_drop_kallsyms(struct tfw_meta *m);
+/*
+ * What a recording of in needs beyond tfw_meta_gather() for another
+ * machine to print it (struct tfw_meta says which files have room): the
+ * kernel's BTF when in traces function arguments (function with
+ * func-args, function_graph with funcgraph-args), and /proc/modules when
+ * modules are loaded.  Call it for each instance recorded; what one call
+ * took is not taken again.
+ */
+struct tfs_inst;
+void tfw_meta_gather_extras(struct tfw_meta *m, const struct tfs_inst *in);
 /* Whether tr's VERSION option names this trace option set ("record-tgid"). */
 bool tfw_meta_has_text_option(const struct tfw_meta *m, const char *word);
 /*

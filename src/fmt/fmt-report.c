@@ -22,7 +22,9 @@
 #include "fmt.h"
 
 struct input {
+	struct run *x;
 	struct tfile *tf;
+	struct btf *btf;	/* the file's own (BTF_FILE), once loaded */
 	int64_t ts_offset;	/* --ts-offset, added to every timestamp */
 	struct fmt_src *src;
 	struct tep_plugin_list *plugins;
@@ -946,6 +948,32 @@ static const struct btf *file_btf(struct run *x, struct tfile *tf)
 	return x->btf;
 }
 
+/*
+ * The BTF an input's printer needs (function arguments, the enum constants
+ * formats name), at its first use: the file's own, as trace-cmd 3.4 and tr
+ * record it with function arguments, so that they print on any machine;
+ * else this kernel's, for a file this kernel wrote.
+ */
+static const struct btf *input_btf(void *ctx)
+{
+	struct input *in = ctx;
+	void *data;
+	size_t len;
+	int e = tfile_btf(in->tf, &data, &len);
+
+	if (!e) {
+		in->btf = btf_load(data, len);
+		free(data);
+		if (in->btf)
+			return in->btf;
+		tr_warn("'%s': its BTF is damaged; function arguments print as numbers",
+			tfile_path(in->tf));
+	} else if (e != -ENOENT) {
+		tr_warn("%s; function arguments print as numbers", tr_failure());
+	}
+	return file_btf(in->x, in->tf);
+}
+
 /* The overruns per_cpu/cpuN/stats counted when the file was written ("overrun: N"). */
 static uint64_t file_overruns(struct tfile *tf)
 {
@@ -998,7 +1026,7 @@ static int setup_input(struct run *x, struct input *in, int width)
 
 		fmt_src_formats(in->src, file_format, in->tf);
 		fmt_src_printk(in->src, tfile_printk(in->tf));
-		fmt_src_btf(in->src, file_btf(x, in->tf));
+		fmt_src_btf_lazy(in->src, input_btf, in);
 		fmt_src_kernel(in->src, rel);
 		free(rel);
 		if (from_here(in->tf))
@@ -1100,8 +1128,10 @@ int fmt_report_run(const struct fmt_report *r, FILE *out)
 		flags |= TFILE_LAZY_FORMATS;
 	x.nin = r->inputs.n;
 	x.in = xcalloc(x.nin, sizeof(*x.in));
-	for (size_t i = 0; i < x.nin && !err; i++)
+	for (size_t i = 0; i < x.nin && !err; i++) {
+		x.in[i].x = &x;
 		err = tfile_open(r->inputs.v[i], flags, &x.in[i].tf);
+	}
 	if (err)
 		goto out;
 	if (r->list_events) {
@@ -1208,6 +1238,7 @@ out:
 		if (in->plugins)
 			tep_unload_plugins(in->plugins, tfile_tep(in->tf));
 		tfile_close(in->tf);
+		btf_free(in->btf);
 	}
 	free(x.in);
 	btf_free(x.btf);

@@ -41,6 +41,10 @@ void live_record_summary(const struct live_record_say *say, const struct live_re
 	if (sum->dropped_kallsyms)
 		tr_warn("no room for kernel symbols in '%s': addresses will not be named",
 			say->output);
+	if (sum->btf_left_out)
+		tr_warn("'%s' has no room for the kernel's BTF (only compressed version 7 files "
+			"do): its function arguments print by name only where this kernel runs",
+			say->output);
 	if (sum->dropped_cmdlines)
 		tr_warn("no room for the saved command names in '%s'", say->output);
 	if (sum->dropped_bytes)

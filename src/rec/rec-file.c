@@ -626,6 +626,10 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		m.version = 7;
 		m.zip = REC_ZIP_OF(flags);
 	}
+	/* What another machine needs to print it (tfw_write() says which files have room). */
+	tfw_meta_gather_extras(&m, in);
+	for (size_t i = 0; i < nmore; i++)
+		tfw_meta_gather_extras(&m, more[i].inst);
 	add_stats_options(&m, ncpus, texts);
 	for (size_t i = 0; i < nextra; i++)
 		tfw_meta_add_option(&m, extra[i].id, extra[i].data.data, extra[i].data.len);
@@ -694,6 +698,7 @@ int rec_write_file(struct rec *r, int fd, struct tfs_inst *in, const struct strv
 		sum->snapshot_bytes += ssrc[c].size;
 	sum->dropped_bytes = res.dropped_bytes;
 	sum->dropped_kallsyms = res.dropped_kallsyms;
+	sum->btf_left_out = m.btf.len && (m.version != 7 || m.zip == TFW_ZIP_NONE);
 	sum->dropped_cmdlines = res.dropped_cmdlines;
 	if (e)
 		tr_fail(e, "cannot write the trace file: %s", strerror(-e));

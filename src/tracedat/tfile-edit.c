@@ -103,6 +103,20 @@ int tfile_meta(struct tfile *tf, struct tfw_meta *m)
 		e = tfw_blob_try_append(&m->printk, tf->printk, strlen(tf->printk));
 	if (!e && tf->cmdlines)
 		e = tfw_blob_try_append(&m->cmdlines, tf->cmdlines, strlen(tf->cmdlines));
+	if (!e && tf->modules)
+		e = tfw_blob_try_append(&m->modules, tf->modules, strlen(tf->modules));
+	if (!e && tf->btf_at) {
+		void *d;
+		size_t n;
+		/* Read only now; a damaged section is reported by tfile_btf(). */
+		int be = tfile_btf(tf, &d, &n);
+
+		if (be) {
+			tfw_meta_free(m);
+			return be;
+		}
+		m->btf = (struct tfw_blob){ d, n };
+	}
 	for (size_t i = 0; !e && i < tf->nrawopts; i++) {
 		tfw_meta_add_option(m, tf->rawopts[i].id, NULL, 0);
 		e = tfw_blob_try_append(&m->opts[m->nopts - 1].data, tf->rawopts[i].data,

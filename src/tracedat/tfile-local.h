@@ -53,6 +53,8 @@ struct tfile {
 	bool kallsyms_loaded;	/* handed to the tep already */
 	bool nomem;		/* a copy of the file's bytes found no memory: the open fails */
 	char *printk;		/* printk_formats text, for the kernel's printer */
+	char *modules;		/* MODULES_FILE: /proc/modules' text */
+	uint64_t btf_at;	/* BTF_FILE: its section's offset, 0 for none (tfile_btf()) */
 	struct strv formats;
 	/* TFILE_LAZY_FORMATS: the events' formats not parsed yet. */
 	struct tfile_lazy {

@@ -30,14 +30,16 @@ enum opt_id {
 	OPT_DONE, OPT_DATE, OPT_CPUSTAT, OPT_BUFFER, OPT_TRACECLOCK, OPT_UNAME, OPT_HOOK,
 	OPT_OFFSET, OPT_CPUCOUNT, OPT_VERSION, OPT_PROCMAPS, OPT_TRACEID, OPT_TIME_SHIFT,
 	OPT_GUEST, OPT_TSC2NSEC, OPT_STRINGS, OPT_HEADER_INFO, OPT_FTRACE_EVENTS,
-	OPT_EVENT_FORMATS, OPT_KALLSYMS, OPT_PRINTK, OPT_CMDLINES, OPT_BUFFER_TEXT, OPT_MAX
+	OPT_EVENT_FORMATS, OPT_KALLSYMS, OPT_PRINTK, OPT_CMDLINES, OPT_BUFFER_TEXT,
+	/* trace-cmd 3.4's: the kernel's BTF, an instance's last_boot_info, /proc/modules. */
+	OPT_BTF_FILE, OPT_LAST_BOOT_INFO, OPT_MODULES_FILE, OPT_MAX
 };
 
 static const char *const opt_names[OPT_MAX] = {
 	"done", "date", "cpustat", "buffer", "traceclock", "uname", "hook", "offset",
 	"cpucount", "version", "procmaps", "traceid", "time_shift", "guest", "tsc2nsec",
 	"strings", "header_info", "ftrace_events", "event_formats", "kallsyms", "printk",
-	"cmdlines", "buffer_text",
+	"cmdlines", "buffer_text", "btf_file", "last_boot_info", "modules_file",
 };
 
 int tfile_bad(const struct tfile *tf, int err, uint64_t off, const char *fmt, ...)
@@ -632,6 +634,13 @@ struct v7_offsets {
 	bool have[OPT_MAX];
 };
 
+/* v7's options that only say where a section is. */
+static bool is_section_ptr(uint16_t id)
+{
+	return (id >= OPT_HEADER_INFO && id <= OPT_CMDLINES) || id == OPT_BTF_FILE ||
+	       id == OPT_MODULES_FILE;
+}
+
 /* Note a part of the file for tfile_sections() (at most 4096: a hostile file may hold more). */
 static void note_section(struct tfile *tf, char *name, int id, uint64_t off, uint64_t size,
 			 uint64_t usize, bool compressed)
@@ -672,7 +681,7 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 			id, id < OPT_MAX ? opt_names[id] : NULL, off, n };
 	}
 	if (id != OPT_BUFFER && id != OPT_BUFFER_TEXT && id != OPT_CPUCOUNT && id != OPT_STRINGS &&
-	    !(id >= OPT_HEADER_INFO && id <= OPT_CMDLINES) && tf->nrawopts < 4096) {
+	    !is_section_ptr(id) && tf->nrawopts < 4096) {
 		struct tfile_rawopt *o;
 
 		tf->rawopts = xrealloc(tf->rawopts, (tf->nrawopts + 1) * sizeof(*tf->rawopts));
@@ -883,7 +892,7 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 		return r.err;
 	}
 	default:
-		if (v7 && id >= OPT_HEADER_INFO && id <= OPT_CMDLINES) {
+		if (v7 && is_section_ptr(id)) {
 			if (n < 8)
 				return tfile_bad(tf, -EBADMSG, 0, "corrupt option at offset %llu",
 						 (unsigned long long)off);
@@ -974,8 +983,11 @@ static int open_v6(struct tfile *tf, struct rd *r)
  * Read the section at off, which must have id want: its data (decompressed
  * into *owned if flagged) in *rd.
  */
-static int load_section(struct tfile *tf, uint64_t off, uint16_t want, const char *what,
-			struct rd *out, void **owned)
+/* How section_at() reads: leave it out of tfile_sections() (read before), or only check it. */
+enum { SECT_NO_NOTE = 1, SECT_PEEK = 2 };
+
+static int section_at(struct tfile *tf, uint64_t off, uint16_t want, const char *what,
+		      struct rd *out, void **owned, unsigned how)
 {
 	struct rd h;
 	uint16_t id, flags;
@@ -1000,10 +1012,11 @@ static int load_section(struct tfile *tf, uint64_t off, uint16_t want, const cha
 		return tfile_bad(tf, -EBADMSG, 0, "truncated at offset %llu (in %s)",
 				 (unsigned long long)tf->size, what);
 	rd_init(out, tf, off + h.pos, size, what);
-	note_section(tf, xstrdup(what + (strncmp(what, "the ", 4) ? 0 : 4)), id, off,
-		     h.pos + size,
-		     (flags & 1) && size >= 8 ? swap_n(tf, out->p + 4, 4) : size, flags & 1);
-	if (!(flags & 1))
+	if (!(how & SECT_NO_NOTE))
+		note_section(tf, xstrdup(what + (strncmp(what, "the ", 4) ? 0 : 4)), id, off,
+			     h.pos + size,
+			     (flags & 1) && size >= 8 ? swap_n(tf, out->p + 4, 4) : size, flags & 1);
+	if (!(flags & 1) || (how & SECT_PEEK))
 		return 0;
 	{
 		uint32_t csize = rd_u32(out), usize = rd_u32(out);
@@ -1032,6 +1045,53 @@ static int load_section(struct tfile *tf, uint64_t off, uint16_t want, const cha
 	return 0;
 }
 
+static int load_section(struct tfile *tf, uint64_t off, uint16_t want, const char *what,
+			struct rd *out, void **owned)
+{
+	return section_at(tf, off, want, what, out, owned, 0);
+}
+
+/* MODULES_FILE: /proc/modules as it was, the whole section. */
+static int parse_modules(struct tfile *tf, struct rd *r)
+{
+	uint64_t n = r->len - r->pos;
+	const uint8_t *p = rd_take(r, n);
+
+	if (p) {
+		free(tf->modules);
+		tf->modules = dup_text(tf, p, n);
+		if (!tf->modules)
+			return nomem_err(tf);
+	}
+	return r->err;
+}
+
+int tfile_btf(struct tfile *tf, void **data, size_t *len)
+{
+	struct rd s;
+	void *owned;
+	int e;
+
+	*data = NULL;
+	*len = 0;
+	if (!tf->btf_at)
+		return -ENOENT;
+	e = section_at(tf, tf->btf_at, OPT_BTF_FILE, "the BTF", &s, &owned, SECT_NO_NOTE);
+	if (e)
+		return e;
+	if (!owned) {
+		owned = malloc(s.len ? s.len : 1);
+		if (!owned)
+			return tfile_bad(tf, -ENOMEM, 0, "out of memory for the BTF");
+		memcpy(owned, s.p, s.len);
+	}
+	*data = owned;
+	*len = s.len;
+	return 0;
+}
+
+const char *tfile_modules(const struct tfile *tf) { return tf->modules; }
+
 static int open_v7(struct tfile *tf, struct rd *r)
 {
 	struct v7_offsets v7 = { 0 };
@@ -1049,6 +1109,7 @@ static int open_v7(struct tfile *tf, struct rd *r)
 		{ OPT_KALLSYMS, "the kallsyms", parse_kallsyms },
 		{ OPT_PRINTK, "the printk formats", parse_printk },
 		{ OPT_CMDLINES, "the saved cmdlines", parse_cmdlines },
+		{ OPT_MODULES_FILE, "the modules", parse_modules },
 	};
 
 	zname = rd_str(r);
@@ -1109,6 +1170,17 @@ static int open_v7(struct tfile *tf, struct rd *r)
 		free(owned);
 		if (err)
 			return err;
+	}
+	/* The BTF is megabytes that only function arguments need: checked now, read by tfile_btf(). */
+	if (v7.have[OPT_BTF_FILE]) {
+		struct rd s;
+		void *owned;
+
+		err = section_at(tf, v7.sect[OPT_BTF_FILE], OPT_BTF_FILE, "the BTF", &s, &owned,
+				 SECT_PEEK);
+		if (err)
+			return err;
+		tf->btf_at = v7.sect[OPT_BTF_FILE];
 	}
 	/* Check the buffers' section headers now, so a cursor never meets a bad one. */
 	for (int i = 0; i < tf->nbuffers; i++) {
@@ -1379,6 +1451,7 @@ void tfile_close(struct tfile *tf)
 	free(tf->tgids);
 	free(tf->kallsyms);
 	free(tf->printk);
+	free(tf->modules);
 	free(tf->header_page);
 	free(tf->header_event);
 	for (size_t i = 0; i < tf->nrawopts; i++)

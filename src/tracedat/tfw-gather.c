@@ -182,6 +182,36 @@ static int count_cpus(const struct tfs_inst *in)
 	return n;
 }
 
+/* Whether in traces functions with their arguments: what prints them needs the BTF. */
+static bool traces_args(const struct tfs_inst *in)
+{
+	char *tracer = NULL, *on = NULL;
+	const char *opt = NULL;
+	bool yes = false;
+
+	if (tfs_read(in, "current_tracer", &tracer))
+		return false;
+	str_rstrip(tracer);
+	if (!strcmp(tracer, "function"))
+		opt = "options/func-args";
+	else if (!strcmp(tracer, "function_graph"))
+		opt = "options/funcgraph-args";
+	if (opt && !tfs_read(in, opt, &on))
+		yes = on[0] == '1';
+	free(on);
+	free(tracer);
+	return yes;
+}
+
+void tfw_meta_gather_extras(struct tfw_meta *m, const struct tfs_inst *in)
+{
+	/* Unreadable, they cost what prints from them elsewhere: the file is still good. */
+	if (!m->btf.len && traces_args(in))
+		(void)slurp("/sys/kernel/btf/vmlinux", &m->btf);
+	if (!m->modules.len)
+		(void)slurp("/proc/modules", &m->modules);
+}
+
 void tfw_meta_gather_kallsyms(struct tfw_meta *m)
 {
 	tfw_meta_drop_kallsyms(m);

@@ -31,6 +31,8 @@ enum {
 	V7_PRINTK = 20,
 	V7_CMDLINES = 21,
 	V7_BUFFER_TEXT = 22,
+	V7_BTF_FILE = 23,
+	V7_MODULES_FILE = 25,
 	V7_NSECT = 6,
 };
 
@@ -481,7 +483,7 @@ int tfw_write_v7(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbu
 	const char *zname = "none", *zver = "";
 	const char *clock = m->clock ? m->clock : "local";
 	uint64_t sect[V7_NSECT], *bat = xcalloc(nbufs ? nbufs : 1, sizeof(*bat)), opt_at, patch_at;
-	uint64_t text_at = 0;
+	uint64_t text_at = 0, btf_at = 0, modules_at = 0;
 	struct cpu_entry **ents = xcalloc(nbufs, sizeof(*ents));
 	uint32_t *nents = xcalloc(nbufs, sizeof(*nents));
 	char *chunk = NULL;
@@ -521,6 +523,16 @@ int tfw_write_v7(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbu
 	sect[3] = blob_section(&w, V7_KALLSYMS, &m->kallsyms, 4, m);
 	sect[4] = blob_section(&w, V7_PRINTK, &m->printk, 4, NULL);
 	sect[5] = blob_section(&w, V7_CMDLINES, &m->cmdlines, 8, NULL);
+	/*
+	 * As trace-cmd 3.4 writes them: the bytes as they are, no length
+	 * before them.  Compressed files only: 3.4 takes these two from its
+	 * decompressor, and so fails (silently) on any file holding them
+	 * uncompressed.
+	 */
+	if (m->btf.len && w.zip != TFW_ZIP_NONE)
+		btf_at = section(&w, V7_BTF_FILE, &m->btf);
+	if (m->modules.len && w.zip != TFW_ZIP_NONE)
+		modules_at = section(&w, V7_MODULES_FILE, &m->modules);
 
 	chunk = xmalloc((size_t)m->page_size * TFW_V7_CHUNK_PAGES);
 	for (size_t i = 0; i < nbufs; i++) {
@@ -538,6 +550,10 @@ int tfw_write_v7(int fd, struct tfw_meta *m, struct tfw_buffer *bufs, size_t nbu
 	option(&opts, TFW_OPT_CPUCOUNT, &(uint32_t){ m->cpus }, 4);
 	for (int i = 0; i < V7_NSECT; i++)
 		option(&opts, V7_HEADER_INFO + i, &sect[i], 8);
+	if (btf_at)
+		option(&opts, V7_BTF_FILE, &btf_at, 8);
+	if (modules_at)
+		option(&opts, V7_MODULES_FILE, &modules_at, 8);
 	for (size_t i = 0; i < nbufs; i++) {
 		const char *name = bufs[i].name ? bufs[i].name : "";
 		size_t nl = strlen(name) + 1, cl = strlen(clock) + 1;

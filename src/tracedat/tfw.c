@@ -157,6 +157,8 @@ void tfw_meta_free(struct tfw_meta *m)
 	tfw_meta_drop_kallsyms(m);
 	free(m->printk.data);
 	free(m->cmdlines.data);
+	free(m->btf.data);
+	free(m->modules.data);
 	for (size_t i = 0; i < m->nopts; i++)
 		free(m->opts[i].data.data);
 	free(m->opts);

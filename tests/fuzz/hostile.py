@@ -340,6 +340,9 @@ def v7(o, kind='none', chunk_pages=1, chunks=None, instances=()):
     section(19, struct.pack('<I', len(o['kallsyms'])) + o['kallsyms'], 'kallsyms')
     section(20, struct.pack('<I', len(o['printk'])) + o['printk'], 'printk')
     section(21, struct.pack('<Q', len(o['cmdlines'])) + o['cmdlines'], 'cmdlines')
+    # trace-cmd 3.4's: BTF_FILE (23), MODULES_FILE (25), the bytes as they are.
+    for sid, payload, what in o.get('sections', ()):
+        section(sid, payload, what)
     # The trace data: one buffer section with every CPU's pages (or chunks).
     w.pad()
     w.cut('buffer section')
@@ -386,6 +389,10 @@ def v7(o, kind='none', chunk_pages=1, chunks=None, instances=()):
         w.num(sid, 2, what + ' option id')
         w.num(8, 4, what + ' option size')
         w.num(sect[sid], 8, what + ' option offset')
+    for sid, _, what in o.get('sections', ()):
+        w.num(sid, 2, what + ' option id')
+        w.num(8, 4, what + ' option size')
+        w.num(sect[sid], 8, what + ' option offset')
     w.num(8, 2, 'CPUCOUNT option id')
     w.num(4, 4, 'CPUCOUNT option size')
     w.num(o['cpus'], 4, 'CPUCOUNT')
@@ -413,6 +420,48 @@ def v7(o, kind='none', chunk_pages=1, chunks=None, instances=()):
     del body
     w.cut('end')
     return w
+
+
+def btf_blob():
+    """
+    A small BTF (include/uapi/linux/btf.h): vfs_read's and ksys_read's
+    prototypes as a 6.15 kernel declares them, through typedefs, pointers
+    to a struct and to const char.
+    """
+    names = [b'', b'long unsigned int', b'size_t', b'file', b'char', b'long long int',
+             b'loff_t', b'long int', b'ssize_t', b'vfs_read', b'buf', b'count', b'pos',
+             b'unsigned int', b'fd', b'ksys_read']
+    strs, off = b'', {}
+    for n in names:
+        off[n] = len(strs)
+        strs += n + b'\0'
+
+    def t(name, kind, vlen, size_or_type, *extra):
+        return struct.pack('<III', off[name], kind << 24 | vlen, size_or_type) + \
+            b''.join(struct.pack('<I', x) for x in extra)
+
+    types = b''.join([
+        t(b'long unsigned int', 1, 0, 8, 64),          # 1 INT
+        t(b'size_t', 8, 0, 1),                         # 2 TYPEDEF -> 1
+        t(b'file', 4, 0, 232),                         # 3 STRUCT file, no members kept
+        t(b'', 2, 0, 3),                               # 4 PTR -> 3
+        t(b'char', 1, 0, 1, 1 << 24 | 8),              # 5 INT signed char
+        t(b'', 10, 0, 5),                              # 6 CONST -> 5
+        t(b'', 2, 0, 6),                               # 7 PTR -> 6
+        t(b'long long int', 1, 0, 8, 1 << 24 | 64),    # 8 INT
+        t(b'loff_t', 8, 0, 8),                         # 9 TYPEDEF -> 8
+        t(b'', 2, 0, 9),                               # 10 PTR -> 9
+        t(b'long int', 1, 0, 8, 1 << 24 | 64),         # 11 INT
+        t(b'ssize_t', 8, 0, 11),                       # 12 TYPEDEF -> 11
+        t(b'', 13, 4, 12, off[b'file'], 4, off[b'buf'], 7, off[b'count'], 2,
+          off[b'pos'], 10),                            # 13 FUNC_PROTO
+        t(b'vfs_read', 12, 1, 13),                     # 14 FUNC (global)
+        t(b'unsigned int', 1, 0, 4, 32),               # 15 INT
+        t(b'', 13, 3, 12, off[b'fd'], 15, off[b'buf'], 7, off[b'count'], 2),  # 16
+        t(b'ksys_read', 12, 1, 16),                    # 17 FUNC
+    ])
+    return struct.pack('<HBBIIIII', 0xeb9f, 1, 0, 24, 0, len(types), len(types),
+                       len(strs)) + types + strs
 
 
 def base(**kw):
@@ -791,6 +840,70 @@ def main():
     put('absurd-graph-depth-alternating-v7.dat',
         v7(graph_base(graph_depth_recs([0, 0x7fffffff, 1, 0xffffffff, 0, 0x3fffffff, 2]),
                       b'funcgraph-proc\nfuncgraph-abstime\n'), 'zstd').b)
+
+    # trace-cmd 3.4's BTF_FILE and MODULES_FILE (issue 38): a BTF read from
+    # the file with function arguments to print, damaged every way a
+    # header, a type or a string can be; module lists that are not lists.
+    fg_args = [fg_entry(77, FG_KSYS_READ, 0),
+               record(FG_ENTRY_ID, 77, struct.pack('<QII', FG_VFS_READ, 1, 0) +
+                      struct.pack('<6Q', 3, 0xffff888100a0b000, 0x80, 0, 0, 0)),
+               fg_exit(77, FG_VFS_READ, 1, 0xfffffff2), fg_exit(77, FG_KSYS_READ, 0, 0x340)]
+    good = btf_blob()
+    hdr, body = good[:24], good[24:]
+    tlen, slen = struct.unpack_from('<II', good, 12)[0], struct.unpack_from('<I', good, 20)[0]
+
+    def with_hdr(**f):
+        v = dict(zip(('magic', 'ver', 'flags', 'hlen', 'toff', 'tlen', 'soff', 'slen'),
+                     struct.unpack('<HBBIIIII', hdr)))
+        v.update(f)
+        return struct.pack('<HBBIIIII', *v.values()) + body
+
+    def retyped(i, word, value):
+        """Word 'word' of the types section's i-th 32-bit word set to value."""
+        b = bytearray(good)
+        struct.pack_into('<I', b, 24 + 4 * (i + word), value & 0xffffffff)
+        return bytes(b)
+
+    btfs = {
+        'good': good,
+        'empty': b'',
+        'header-only': hdr,
+        'cut-half': good[:len(good) // 2],
+        'bad-magic': with_hdr(magic=0xbeef),
+        'hdr-len-huge': with_hdr(hlen=0xffffffff),
+        'types-past-end': with_hdr(tlen=0xfffffff0),
+        'strings-past-end': with_hdr(slen=0xfffffff0),
+        'strings-overlap-types': with_hdr(soff=0),
+        'types-wrap': with_hdr(toff=0xfffffff0, tlen=0x20),
+        'no-nul-strings': good[:-1] + b'x',
+        # The typedef size_t (type 2) to itself, and to a type past the table.
+        'typedef-loop': retyped(4, 2, 2),
+        'typedef-past': retyped(4, 2, 0x7fffffff),
+        # vfs_read's FUNC (type 14) to a prototype that is not one, past the end.
+        'func-to-int': retyped(sum((3, 3, 3, 3, 4, 3, 3, 4, 3, 3, 4, 3, 11)), 2, 1),
+        'func-proto-vlen-huge': retyped(sum((3, 3, 3, 3, 4, 3, 3, 4, 3, 3, 4, 3)), 1,
+                                        13 << 24 | 0xffff),
+        'name-off-past': retyped(0, 0, 0xfffffff0),
+        'pointer-cycle': retyped(3 + 3 + 3, 2, 4),
+    }
+    for label, blob in btfs.items():
+        o = graph_base(fg_args, b'funcgraph-args\n')
+        o['sections'] = [(23, blob, 'BTF')]
+        put('btf-%s-v7.dat' % label, v7(o, 'zstd').b)
+    o = graph_base(fg_args, b'funcgraph-args\n')
+    o['sections'] = [(23, good, 'BTF')]
+    put('btf-good-plain-v7.dat', v7(o).b)
+    mods = {
+        'odd': b'\n\nx\next4 abc 1 - Live zz\n' + b'm' * 5000 + b'\nnone\x00 1 2\n',
+        'no-newline': b'ext4 1056768 1 - Live 0xffffffffc0400000',
+        'many': b''.join(b'mod%d 4096 0 - Live 0x%x\n' % (i, 0xffffffffc0000000 + i * 4096)
+                         for i in range(20000)),
+    }
+    for label, text in mods.items():
+        o = base()
+        o['sections'] = [(25, text, 'modules')]
+        put('modules-%s-v7.dat' % label, v7(o, 'zstd').b)
+    del tlen, slen
 
     # Text sections at their edges (defects 8 and 9).
     texts = {

@@ -8,8 +8,12 @@
 # funcgraph_entry with its six argument words, vfs_read's exit (-14) and
 # ksys_read's (0x340).  With depths, the records are instead hostile.py's
 # graph_depth_recs() at each depth (any 32-bit value, as a file may hold).
+# With --btf, the file is version 7 (compressed as KIND says) and carries
+# hostile.py's btf_blob() in a BTF_FILE section and a MODULES_FILE, as
+# trace-cmd 3.4 writes them.
 #
 #   graphdat.py FILE [DEPTH...]
+#   graphdat.py FILE --btf none|zstd|zlib
 import os
 import struct
 import sys
@@ -20,7 +24,8 @@ import hostile as h  # noqa: E402
 
 def main():
     pid = 77
-    if len(sys.argv) > 2:
+    btf = len(sys.argv) > 3 and sys.argv[2] == '--btf'
+    if len(sys.argv) > 2 and not btf:
         depths = [int(d, 0) for d in sys.argv[2:]]
         with open(sys.argv[1], 'wb') as f:
             f.write(h.v6(h.graph_base(h.graph_depth_recs(depths))).b)
@@ -34,8 +39,11 @@ def main():
         h.fg_exit(pid, h.FG_KSYS_READ, 0, 0x340, 500, 12500),
     ]
     o = h.graph_base(recs, b'funcgraph-retaddr\nfuncgraph-retval\nfuncgraph-args\n')
+    if btf:
+        o['sections'] = [(23, h.btf_blob(), 'BTF'),
+                         (25, b'ext4 1056768 1 - Live 0xffffffffc0400000\n', 'modules')]
     with open(sys.argv[1], 'wb') as f:
-        f.write(h.v6(o).b)
+        f.write(h.v7(o, sys.argv[3]).b if btf else h.v6(o).b)
 
 
 main()

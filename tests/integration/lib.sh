@@ -284,6 +284,18 @@ marks_ref() {
 # reads no zlib, for one).
 tc_reads() { command -v trace-cmd >/dev/null && trace-cmd report -i "$1" >/dev/null 2>&1; }
 
+# TC34: trace-cmd 3.4, the second reference reader and the first to know
+# the BTF and modules sections (scripts/tc34-oracle, which make deps-test
+# runs, puts it in the cache; TR_TC34 names another).  Empty when absent:
+# test_tc34 then skips the test, saying so.
+TC34=${TR_TC34:-${XDG_CACHE_HOME:-$HOME/.cache}/tr/trace-cmd-3.4/bin/trace-cmd}
+[ -x "$TC34" ] || TC34=
+# test_tc34 DESC BODY: test_expect_success when trace-cmd 3.4 is there.
+test_tc34() {
+	if [ -n "$TC34" ]; then test_expect_success "$1" "$2"
+	else test_skip "$1" "no trace-cmd 3.4 (scripts/tc34-oracle: none in ../shared/trace-cmd)"; fi
+}
+
 # stamps: the timestamps of a report on stdin, one a line.
 stamps() { grep -oE " [0-9]+\.[0-9]{6}: " | command tr -d ' :'; }
 

@@ -38,6 +38,31 @@ test_expect_success 'with --file-version 6 the file is trace.dat version 6 with 
 	fi
 '
 
+# trace-cmd 3.4's MODULES_FILE: /proc/modules as it was, so module addresses
+# resolve elsewhere.  The host's kernel has no modules; Debian's has many.
+test_expect_success 'a compressed v7 recording keeps /proc/modules when modules are loaded' '
+	inst=$(test_instance) &&
+	cat /proc/modules >mods 2>/dev/null || : &&
+	tr record -q -B "$inst" -e ftrace:print -o mod.dat \
+		sh -c "echo one >$TRACEFS/instances/$inst/trace_marker" &&
+	tr record -q -B "$inst" --compression none -e ftrace:print -o modn.dat \
+		sh -c "echo one >$TRACEFS/instances/$inst/trace_marker" &&
+	tr dump -i mod.dat >dump &&
+	tr dump -i modn.dat >dumpn &&
+	! grep -E " 25  modules" dumpn &&
+	if [ -s mods ]; then
+		test_grep -E " $(wc -c <mods) +25  modules \(compressed\)$" dump &&
+		if [ -n "$TC34" ]; then
+			"$TC34" dump -i mod.dat --modules >tcmods 2>&1 &&
+			test_grep -F "$(head -1 mods)" tcmods &&
+			"$TC34" report -i mod.dat >tcout 2>&1 &&
+			test_grep "print: .*one" tcout
+		fi
+	else
+		! grep -E " 25  modules" dump
+	fi
+'
+
 test_expect_success 'events of a command are recorded and its exit ends the recording' '
 	inst=$(test_instance) &&
 	tr record -q -B "$inst" -e sched:sched_process_exec -e sched:sched_process_exit \

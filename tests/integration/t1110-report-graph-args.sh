@@ -75,6 +75,77 @@ test_expect_success 'a depth past 1024 is indented as 1024; one past INT_MAX as 
 	test_cmp expect out
 '
 
+# trace-cmd 3.4 keeps the recording kernel's BTF in the file (BTF_FILE,
+# option 23) and /proc/modules (MODULES_FILE, 25); graphdat.py --btf makes
+# such a file with a BTF that declares vfs_read(struct file *file, const
+# char *buf, size_t count, loff_t *pos).  The file's kernel is not this one:
+# the names can only come from the file.  6.15 prints unsigned in decimal.
+test_expect_success 'the BTF a file carries names the arguments, in every compression' '
+	cat >expect <<-\EOT &&
+	cpus=1
+	 0)               |  ksys_read() { /* <-x64_sys_call+0x1c/0x100 */
+	 0)   2.500 us    |    vfs_read(file=0x3, buf=0xffff888100a0b000, count=128, pos=0x0); /* ret=-14 */
+	 0) + 12.000 us   |  } /* ksys_read ret=0x340 */
+	EOT
+	for k in none zstd zlib; do
+		python3 "$TEST_ROOT/tests/integration/graphdat.py" b-$k.dat --btf $k &&
+		tr report b-$k.dat >out 2>err &&
+		test_cmp expect out &&
+		test_must_be_empty err || exit 1
+	done
+'
+
+test_expect_success 'tr dump names the BTF and modules sections and their options' '
+	tr dump -i b-zstd.dat >out &&
+	test_grep -E "^ +[0-9]+ +[0-9]+ +[0-9]+ +23  BTF \(compressed\)$" out &&
+	test_grep -E "^ +[0-9]+ +[0-9]+ +41 +25  modules \(compressed\)$" out &&
+	test_grep -E "^ +[0-9]+ +8 +23  btf_file$" out &&
+	test_grep -E "^ +[0-9]+ +8 +25  modules_file$" out
+'
+
+test_expect_success 'tr convert keeps them in a compressed file, and leaves them out of others' '
+	tr convert -q -i b-none.dat -o c7.dat &&
+	tr dump -i c7.dat >out &&
+	test_grep " 23  BTF (compressed)" out &&
+	test_grep " 25  modules (compressed)" out &&
+	tr report c7.dat >out &&
+	test_grep -F "vfs_read(file=0x3, buf=0xffff888100a0b000, count=128, pos=0x0);" out &&
+	tr convert -q --compression none -i b-zstd.dat -o cn.dat &&
+	tr convert -q --file-version 6 -i b-zstd.dat -o c6.dat &&
+	for f in cn.dat c6.dat; do
+		tr dump -i $f >out &&
+		! grep -E " (23|25)  " out &&
+		tr report $f >out &&
+		test_grep -F "vfs_read(0x3, 0xffff888100a0b000, 0x80, 0x0, 0x0, 0x0);" out || exit 1
+	done
+'
+
+# A damaged BTF costs the names, not the report.
+test_expect_success 'a damaged BTF section: a warning, and the arguments as numbers' '
+	python3 - b-zstd.dat bad.dat <<-\EOT &&
+	import sys
+	b = bytearray(open(sys.argv[1], "rb").read())
+	i = b.find(b"\x17\x00\x01\x00\x00\x00\x00\x00")
+	assert i > 0
+	b[i + 24:i + 28] = b"\xff\xff\xff\xff"
+	open(sys.argv[2], "wb").write(b)
+	EOT
+	tr report bad.dat >out 2>err &&
+	test_grep -F "vfs_read(0x3, 0xffff888100a0b000, 0x80, 0x0, 0x0, 0x0);" out &&
+	test_grep "bad.dat.*corrupt compressed data .*(in the BTF); function arguments print as numbers" err &&
+	test "$(wc -l <err)" = 1
+'
+
+# trace-cmd 3.4 prints the arguments from the file it reads (libtraceevent
+# 1.9's tep_btf_print_args), with unsigned in hex and its own ret= form;
+# without BTF, the words in bare hex.
+test_tc34 'trace-cmd 3.4 takes the BTF from the files tr writes' '
+	"$TC34" report c7.dat >out 2>err &&
+	test_grep -F "vfs_read(file=0x3, buf=0xffff888100a0b000, count=0x80, pos=0x0); (ret=0xfffffff2)" out &&
+	"$TC34" report cn.dat >out &&
+	test_grep -F "vfs_read(3, ffff888100a0b000, 80, 0, 0, 0); (ret=0xfffffff2)" out
+'
+
 test_expect_success 'a bad funcgraph word in -O is a usage error' '
 	test_expect_code 64 tr report -O funcgraph-nosuch g.dat 2>err &&
 	test_grep "bad trace option .funcgraph-nosuch." err

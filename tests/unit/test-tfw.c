@@ -16,6 +16,7 @@
 #include "session.h"
 #include "tfile-edit.h"
 #include "tfile.h"
+#include "tfs.h"
 #include "tfw.h"
 #include "fixtures.h"
 #include "unit.h"
@@ -868,9 +869,162 @@ TEST(tgids_in_version)
 	unlink(part);
 }
 
+/*
+ * trace-cmd 3.4's BTF_FILE and MODULES_FILE: the bytes as they were, in
+ * compressed v7 files, and carried by tfile_meta() into a file written
+ * from one; left out of v6 and uncompressed v7 files (which 3.4 could not
+ * read with them).  A damaged BTF section fails tfile_btf(), not the open.
+ */
+TEST(btf_and_modules_sections)
+{
+	static const unsigned char btf[] = { 0x9f, 0xeb, 1, 0, 24, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					     0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0 };
+	static const char mods[] = "ext4 1056768 1 - Live 0xffffffffc0400000\n";
+	static const struct { int ver, zip; bool kept; } kinds[] = {
+		{ 7, TFW_ZIP_ZSTD, true }, { 7, TFW_ZIP_ZLIB, true },
+		{ 7, TFW_ZIP_NONE, false }, { 6, TFW_ZIP_NONE, false },
+	};
+	char path[] = "/tmp/tr-test-tfwb.XXXXXX", part[] = "/tmp/tr-test-tfwc.XXXXXX";
+	int fd = mkstemp(path), fd2 = mkstemp(part);
+
+	CHECK(fd >= 0 && fd2 >= 0);
+	close(fd);
+	close(fd2);
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		struct tfw_meta m = { 0 }, m2;
+		struct tfile *tf = NULL, *tf2 = NULL;
+		void *data = NULL;
+		size_t len = 0;
+
+		m.page_size = PAGE;
+		m.cpus = 1;
+		tfw_blob_append(&m.header_page, fx_header_page, strlen(fx_header_page));
+		tfw_blob_append(&m.header_event, "type_len : 5 bits\n", 18);
+		tfw_blob_append(&m.btf, btf, sizeof(btf));
+		tfw_blob_append(&m.modules, mods, strlen(mods));
+		m.clock = xstrdup("local");
+		write_meta_file(&m, path, kinds[k].ver, kinds[k].zip);
+		CHECK(tfile_open(path, 0, &tf) == 0);
+		if (!tf)
+			goto next;
+		if (!kinds[k].kept) {
+			CHECK(tfile_btf(tf, &data, &len) == -ENOENT && !data);
+			CHECK(tfile_modules(tf) == NULL);
+			goto next;
+		}
+		CHECK(tfile_btf(tf, &data, &len) == 0);
+		CHECK(len == sizeof(btf) && data && !memcmp(data, btf, len));
+		free(data);
+		CHECK(tfile_modules(tf) && !strcmp(tfile_modules(tf), mods));
+		CHECK(tfile_meta(tf, &m2) == 0);
+		write_meta_file(&m2, part, 7, TFW_ZIP_ZSTD);
+		tfw_meta_free(&m2);
+		CHECK(tfile_open(part, 0, &tf2) == 0);
+		if (tf2) {
+			CHECK(tfile_btf(tf2, &data, &len) == 0);
+			CHECK(len == sizeof(btf) && data && !memcmp(data, btf, len));
+			free(data);
+			CHECK(tfile_modules(tf2) && !strcmp(tfile_modules(tf2), mods));
+			tfile_close(tf2);
+		}
+		/* The compressed BTF damaged: the file opens, tfile_btf() says what is wrong. */
+		if (kinds[k].zip == TFW_ZIP_ZSTD) {
+			const struct tfile_section *sec;
+			size_t nsec, i;
+			uint64_t at = 0;
+
+			sec = tfile_sections(tf, &nsec);
+			for (i = 0; i < nsec; i++)
+				if (sec[i].id == 23)
+					at = sec[i].offset;
+			CHECK(at != 0);
+			fd = open(path, O_WRONLY | O_CLOEXEC);
+			CHECK(fd >= 0 && pwrite(fd, "\xff\xff\xff\xff", 4, at + 24) == 4);
+			close(fd);
+			tfile_close(tf);
+			tf = NULL;
+			CHECK(tfile_open(path, 0, &tf) == 0);
+			if (tf) {
+				CHECK(tfile_btf(tf, &data, &len) == -EBADMSG && !data);
+				CHECK(strstr(tr_failure(), "corrupt compressed data") != NULL);
+			}
+		}
+next:
+		tfile_close(tf);
+		tfw_meta_free(&m);
+	}
+	unlink(path);
+	unlink(part);
+}
+
+/* dir/name holds text; NULL text: there is no dir/name. */
+static void put(const char *dir, const char *name, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	int fd;
+
+	if (!text) {
+		unlink(p);
+		free(p);
+		return;
+	}
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	free(p);
+}
+
+/*
+ * tfw_meta_gather_extras() takes the kernel's BTF for a tracer that prints
+ * function arguments, and only then (a tracefs stand-in, TR_TRACEFS).  On
+ * a kernel without BTF there is nothing to take in any case.
+ */
+TEST(btf_taken_for_arguments)
+{
+	static const struct { const char *tracer, *opt, *on; bool takes; } cases[] = {
+		{ "function_graph\n", "options/funcgraph-args", "1\n", true },
+		{ "function\n", "options/func-args", "1\n", true },
+		{ "function_graph\n", "options/funcgraph-args", "0\n", false },
+		{ "function\n", "options/funcgraph-args", "1\n", false },
+		{ "nop\n", "options/func-args", "1\n", false },
+	};
+	char dir[] = "/tmp/tr-test-tfs.XXXXXX";
+	struct stat st;
+	size_t size = stat("/sys/kernel/btf/vmlinux", &st) ? 0 : (size_t)st.st_size;
+	char *opts;
+
+	CHECK(mkdtemp(dir) != NULL);
+	opts = xasprintf("%s/options", dir);
+	CHECK(mkdir(opts, 0700) == 0);
+	put(dir, "tracing_on", "1\n");
+	setenv("TR_TRACEFS", dir, 1);
+	CHECK(tfs_open() == 0);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct tfw_meta m = { 0 };
+
+		put(dir, "current_tracer", cases[i].tracer);
+		put(dir, cases[i].opt, cases[i].on);
+		tfw_meta_gather_extras(&m, tfs_top());
+		CHECK(m.btf.len == (cases[i].takes ? size : 0));
+		/* What is taken already is not read again. */
+		if (m.btf.len) {
+			m.btf.data[0] ^= 1;
+			tfw_meta_gather_extras(&m, tfs_top());
+			CHECK(m.btf.len == size && m.btf.data[0] != (char)0x9f);
+		}
+		put(dir, cases[i].opt, NULL);
+		tfw_meta_free(&m);
+	}
+	unsetenv("TR_TRACEFS");
+	put(dir, "current_tracer", NULL);
+	put(dir, "tracing_on", NULL);
+	CHECK(rmdir(opts) == 0 && rmdir(dir) == 0);
+	free(opts);
+}
+
 UNIT_MAIN(T(top_level_file), T(kallsyms_from_temp_file), T(instance_buffer_from_temp_file), T(missed_events_flags),
 	  T(missed_events_sign_extended), T(walk_counts_lost_as_events_carry_it),
 	  T(walk_skips_bad_pages),
 	  T(kernel_stats), T(own_pid_filters), T(latency_file), T(v7_round_trip),
 	  T(direct_write_same_bytes), T(wake_percent_by_size), T(kallsyms_extent_copied),
-	  T(tgids_in_version))
+	  T(tgids_in_version), T(btf_and_modules_sections), T(btf_taken_for_arguments))
