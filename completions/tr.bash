@@ -131,6 +131,9 @@ _tr_candidates() {
 	-e|--event|--start|--end)
 		[ "$cmd" = list ] && return
 		printf '%s\n' all; _tr_run list -s; _tr_run list -e; return ;;
+	--hist|--trigger)
+		# show's: one event's file.
+		[ "$cmd" = show ] && { _tr_run list -e; return; } ;;
 	--define|--define-keys)
 		# SYS:EV, then the user's :VAR=EXPR or =KEY.
 		_tr_run list -e; return ;;
@@ -230,7 +233,7 @@ _tr_files_ok() {
 	-e|--event|--start|--end|-B|--instance|-p|--tracer|-C|--clock|-O|--option|--has|--format|\
 	--engine|--units|-i|--input|-k|--keys|-v|--vals|-s|--sort|-f|--filter|--start-filter|\
 	--end-filter|--onmax|--save|--define|--define-keys|--view|--latency|-d|--delay|-n|--iterations|--file-version|\
-	--compression|--to|--time|--events|--graph-opt)
+	--compression|--to|--time|--events|--graph-opt|--hist|--trigger)
 		return 1 ;;
 	esac
 	[[ $prev == -* ]] && grep -qxF -- "$prev" <<<"$_tr_value_opts" && return 0

@@ -125,6 +125,62 @@ test_expect_success 'show --pipe -e is refused on a buffer another tr session ho
 	test "$(cat $TRACEFS/instances/$inst/events/sched/sched_switch/enable)" = 0
 '
 
+# trace-cmd show's names for control files, with underscores and dashes.
+# (tracing_on is off below so that the traceoff trigger never counts down.)
+test_expect_success 'trace-cmd show'"'"'s file options print those files of the instance' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	I=$TRACEFS/instances/$inst &&
+	echo 1234 >$I/buffer_size_kb &&
+	tr show -B "$inst" --buffer_size >out &&
+	tr show -B "$inst" --buffer-size >out2 &&
+	cat $I/buffer_size_kb >expect &&
+	test_cmp expect out && test_cmp expect out2 &&
+	tr show -B "$inst" --tracing_on >out && test_cmp $I/tracing_on out &&
+	tr show -B "$inst" --current-tracer >out && test_cmp $I/current_tracer out &&
+	tr show -B "$inst" --cpumask >out && test_cmp $I/tracing_cpumask out &&
+	tr show -B "$inst" --buffer_percent >out && test_cmp $I/buffer_percent out &&
+	if [ -e $I/buffer_subbuf_size_kb ]; then
+		tr show -B "$inst" --buffer-subbuf-size >out &&
+		test_cmp $I/buffer_subbuf_size_kb out
+	else
+		test_expect_code 1 tr show -B "$inst" --buffer_subbuf_size 2>err &&
+		test_grep "no file .buffer_subbuf_size_kb." err
+	fi
+'
+
+test_expect_success '--trigger and --hist take SYSTEM:EVENT or an EVENT one system has' '
+	inst=$(test_instance) &&
+	mkdir $TRACEFS/instances/$inst &&
+	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
+	I=$TRACEFS/instances/$inst &&
+	echo 0 >$I/tracing_on &&
+	echo traceoff:5 >$I/events/sched/sched_switch/trigger &&
+	test_when_finished "echo !traceoff >$I/events/sched/sched_switch/trigger" &&
+	tr show -B "$inst" --trigger sched:sched_switch >out &&
+	test_grep "^traceoff:count=5$" out &&
+	tr show -B "$inst" --trigger sched_switch >out2 &&
+	test_cmp out out2 &&
+	test_expect_code 1 tr show -B "$inst" --trigger sched:nosuch 2>err &&
+	test_grep "no such event .sched:nosuch." err &&
+	test_expect_code 1 tr show -B "$inst" --trigger nosuch_event 2>err &&
+	test_grep "no such event .nosuch_event." err &&
+	if test_have hist; then
+		echo "hist:keys=prev_pid" >$I/events/sched/sched_switch/trigger &&
+		test_when_finished "echo !hist:keys=prev_pid >$I/events/sched/sched_switch/trigger" &&
+		tr show -B "$inst" --hist sched_switch >out &&
+		test_grep "^# event histogram" out
+	else
+		test_expect_code 1 tr show -B "$inst" --hist sched_switch 2>err &&
+		test_grep "hist is not available on this kernel" err
+	fi &&
+	test_expect_code 64 tr show --trigger sched_switch --buffer_size 2>err &&
+	test_grep "one file at a time" err &&
+	test_expect_code 64 tr show --cpu 0 --hist sched_switch 2>err &&
+	test_grep "cpu does not go with --hist" err
+'
+
 test_expect_success '-e without --pipe is a usage error' '
 	test_expect_code 64 tr show -e sched 2>err &&
 	test_grep "goes with --pipe" err
