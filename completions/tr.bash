@@ -170,7 +170,11 @@ _tr_candidates() {
 		return ;;
 	-i|--input) _tr_dat_files "$cur"; return ;;
 	-o|--output) compgen -f -- "$cur"; return ;;
-	-k|--keys)
+	-k|--keep|--keys)
+		# reset -k: a kind of dynamic event, or one's name.
+		[ "$cmd" = reset ] && {
+			printf '%s\n' kprobe kretprobe uprobe uretprobe eprobe fprobe synth user all
+			_tr_run probe list | sed -n 's/^[a-z]:\([^ ]*\) .*/\1/p'; return; }
 		[ "$cmd" = hist ] || [ "$cmd" = top ] || return
 		_tr_list_words "$(_tr_fields) common_pid common_cpu common_timestamp common_stacktrace" \
 			"$hist_mods" "$cur"
@@ -231,7 +235,7 @@ _tr_files_ok() {
 	case $prev in
 	-o|--output) return 0 ;;
 	-e|--event|--start|--end|-B|--instance|-p|--tracer|-C|--clock|-O|--option|--has|--format|\
-	--engine|--units|-i|--input|-k|--keys|-v|--vals|-s|--sort|-f|--filter|--start-filter|\
+	--engine|--units|-i|--input|-k|--keys|--keep|-v|--vals|-s|--sort|-f|--filter|--start-filter|\
 	--end-filter|--onmax|--save|--define|--define-keys|--view|--latency|-d|--delay|-n|--iterations|--file-version|\
 	--compression|--to|--time|--events|--graph-opt|--hist|--trigger)
 		return 1 ;;

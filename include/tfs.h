@@ -110,6 +110,13 @@ int tfs_keep(void);
  * then forget them (tr reset).
  */
 int tfs_state_undo(const char *prefix);
+/*
+ * The same, but what stays() says stays (tr reset -k): not undone, and
+ * still noted for a later reset.  kind is "set", "append" or "instance".
+ */
+int tfs_state_undo_keep(const char *prefix,
+			bool (*stays)(const char *kind, const char *file, const char *value, void *arg),
+			void *arg);
 
 /* Did a kept run note this undo value ("-:tr/ev")?  For "made by tr" marks. */
 bool tfs_state_has(const char *value);

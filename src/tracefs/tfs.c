@@ -968,6 +968,13 @@ static bool blk_trace_file(const char *file)
 
 int tfs_state_undo(const char *prefix)
 {
+	return tfs_state_undo_keep(prefix, NULL, NULL);
+}
+
+int tfs_state_undo_keep(const char *prefix,
+			bool (*stays)(const char *kind, const char *file, const char *value, void *arg),
+			void *arg)
+{
 	char *path = tfs_state_path(), *buf = NULL, *line, *save = NULL;
 	struct strv lines = { 0 }, keep = { 0 };
 	int r = read_file(path, &buf, NULL), first = 0;
@@ -997,10 +1004,21 @@ int tfs_state_undo(const char *prefix)
 			continue;
 		}
 		free(file);
+		char *line = xstrdup(lines.v[k]);
+
 		*p++ = '\0';
 		*v++ = '\0';
 		file = unescape(p);
 		value = unescape(v);
+		if (stays && stays(kind, file, value, arg)) {
+			/* The caller's to keep: noted as it was, for a later reset. */
+			strv_push(&keep, line);
+			free(line);
+			free(file);
+			free(value);
+			continue;
+		}
+		free(line);
 		/*
 		 * Only tracefs, the tracing sysctls and the block devices' blk
 		 * tracing switches: the file is ours, but be strict.

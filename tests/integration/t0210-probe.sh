@@ -131,6 +131,29 @@ if test_have eprobes; then
 		tr show -B $inst >out &&
 		test_grep -E " sw: \(sched.sched_switch\) prev=[0-9]+ next=[0-9]+$" out
 	'
+
+	# trace-cmd 3.4's reset -k: tr's own probes (noted when added) and, with
+	# -a, anyone's, kept by kind or by name; a kept one stays noted.
+	has_ev() { grep -q "^e:$1 " $TRACEFS/dynamic_events; }
+	test_expect_success 'reset -k keeps dynamic events by kind or by name' '
+		test_when_finished "tr probe del $grp/k1 $grp/k2 >/dev/null 2>&1; echo -:oth$$/k3 >>$TRACEFS/dynamic_events 2>/dev/null || :" &&
+		tr probe add "e:$grp/k1 sched.sched_switch" >/dev/null &&
+		tr probe add "e:$grp/k2 sched.sched_wakeup" >/dev/null &&
+		echo "e:oth$$/k3 sched.sched_switch" >>$TRACEFS/dynamic_events &&
+		tr reset -k $grp/k1 &&
+		has_ev $grp/k1 && ! has_ev $grp/k2 && has_ev oth$$/k3 &&
+		tr reset -k eprobe &&
+		has_ev $grp/k1 &&
+		tr reset &&
+		! has_ev $grp/k1 && has_ev oth$$/k3 &&
+		tr reset -a -k k3 &&
+		has_ev oth$$/k3 &&
+		tr reset -a -k nosuch 2>err &&
+		test_grep "^tr: warning: -k nosuch: no dynamic event has that name$" err &&
+		! has_ev oth$$/k3 &&
+		test_expect_code 64 tr reset -k "a b" 2>err &&
+		test_grep "bad -k .a b." err
+	'
 else
 	test_expect_success 'an eprobe is refused, naming the capability' '
 		test_expect_code 1 tr probe add "e:$grp/sw sched.sched_switch" 2>err &&
