@@ -77,6 +77,7 @@ struct live_record_opts {
 	bool poll_only;
 	int rt_prio;
 	bool keep_at_end;		/* session_opts' (-k) */
+	bool keep_buffer;		/* session_opts' (-K): what the buffers hold is recorded too */
 	/* Run the command as this user (session_opts'), or NULL. */
 	const char *run_user;
 	uid_t run_uid;

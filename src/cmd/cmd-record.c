@@ -105,6 +105,9 @@ static const struct argp_option options[] = {
 	  "after; tr reset undoes it)", 0 },
 	{ "ignore-missing", 'i', NULL, 0, "An event that does not exist is a warning, not an "
 	  "error: the others are recorded", 0 },
+	{ "keep-settings", 'K', NULL, 0, "Record with what is set now (trace-cmd's -K): the "
+	  "buffers are not cleared first (what they hold is recorded too), and a buffer "
+	  "without -e or -p records the events and tracer already set in it", 0 },
 	{ "stacktrace", 'T', NULL, 0, "A kernel stack trace with every event of the buffer "
 	  "(the stacktrace option)", 0 },
 	{ "profile", OPT_PROFILE, NULL, 0, "Record what tr report --profile reads, in the buffer "
@@ -251,6 +254,10 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case 'k':
 		a->o.keep_at_end = true;
+		return 0;
+	case 'K':
+		a->o.keep_buffer = true;
+		a->b.as_set = true;
 		return 0;
 	case 'i':
 		a->ignore_missing = true;

@@ -113,13 +113,13 @@ void bufs_end(struct argp_state *state, struct record_bufs *rb, const char *inst
 	for (size_t i = 0; i < rb->ndone; i++) {
 		struct buf_args *b = &rb->done[i];
 
-		if (!b->ev.list.n && !b->setup.tracer) {
+		if (!b->ev.list.n && !b->setup.tracer && !rb->as_set) {
 			if (b->name)
 				argp_error(state, "nothing to record in instance '%s': give it "
 						  "events with -e or a tracer with -p after -B %s",
 					   b->name, b->name);
 			argp_error(state, "nothing to record: give events with -e or a tracer "
-					  "with -p");
+					  "with -p (or -K: what is set now)");
 		}
 		if (setup_latency_tracer(b->setup.tracer) && (b->name || rb->ndone > 1))
 			argp_error(state, "latency tracer '%s' works in the top-level buffer only, "

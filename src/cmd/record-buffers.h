@@ -39,6 +39,7 @@ struct record_bufs {
 	struct guest_args *guests;	/* taken out of done[] by bufs_end() */
 	size_t nguests;
 	struct session_buf *more;	/* bufs_open()'s: done[1...] as the recording takes them */
+	bool as_set;		/* -K: a buffer without -e or -p records what is set in it */
 };
 
 /* -B NAME: the buffer read so far moves to done[]; what follows is NAME's.  Usage errors. */

@@ -591,7 +591,8 @@ int live_record(const struct live_record_opts *o, struct live_record_result *res
 			.no_filter = o->no_filter, .follow = o->follow,
 			.duration_ns = o->duration_ns, .no_readers = latency,
 			.more = o->more, .nmore = o->nmore,
-			.keep_at_end = o->keep_at_end, .run_user = o->run_user,
+			.keep_at_end = o->keep_at_end, .keep_buffer = o->keep_buffer,
+			.run_user = o->run_user,
 			.run_uid = o->run_uid, .run_gid = o->run_gid,
 			.child_map = maps && !o->net,
 			/* -N: the pages go to the listener, not to temp files. */

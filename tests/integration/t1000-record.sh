@@ -63,6 +63,30 @@ test_expect_success 'a compressed v7 recording keeps /proc/modules when modules 
 	fi
 '
 
+# trace-cmd 3.4's -K: record with the settings as they are.
+test_expect_success '-K records what is set and what the buffer holds, and changes nothing' '
+	inst=$(test_instance)-k &&
+	I=$TRACEFS/instances/$inst &&
+	mkdir $I &&
+	test_when_finished "rmdir $I" &&
+	echo 1 >$I/events/sched/sched_process_exec/enable &&
+	echo held-before >$I/trace_marker &&
+	tr record -q -K -B $inst -o k.dat /bin/true &&
+	tr report -i k.dat >out &&
+	test_grep "tracing_mark_write: held-before" out &&
+	test_grep -E "sched_process_exec: +filename=/(usr/)?bin/true " out &&
+	test "$(cat $I/events/sched/sched_process_exec/enable)" = 1 &&
+	test "$(cat $I/tracing_on)" = 1 &&
+	echo held-again >$I/trace_marker &&
+	tr record -q -B $inst -e sched:sched_process_exec -o k2.dat /bin/true &&
+	tr report -i k2.dat >out2 &&
+	! grep -q held-again out2 &&
+	test "$(cat $I/events/sched/sched_process_exec/enable)" = 1 &&
+	echo 0 >$I/events/sched/sched_process_exec/enable &&
+	test_expect_code 64 tr record -B $inst -o k3.dat /bin/true 2>err &&
+	test_grep "nothing to record in instance" err
+'
+
 test_expect_success 'events of a command are recorded and its exit ends the recording' '
 	inst=$(test_instance) &&
 	tr record -q -B "$inst" -e sched:sched_process_exec -e sched:sched_process_exit \
