@@ -82,7 +82,7 @@ out() { if [ "$1" = null ]; then echo /dev/null; else echo "$tmp/$2"; fi; }
 for w in null file; do
 	add trace-cmd-$w "$(out $w tc.out)" trace-cmd report -N "$file"
 	add tr-$w "$(out $w tr.out)" "$TR" report -i "$file"
-	add tr-lib-$w "$(out $w trlib.out)" "$TR" report --format=libtraceevent -i "$file"
+	add tr-lib-$w "$(out $w trlib.out)" "$TR" report --format=libtraceevent -O noirq-info -i "$file"
 	if [ -n "${TR_OLD:-}" ]; then
 		add tr-old-$w "$(out $w trold.out)" "$TR_OLD" report -i "$file"
 	fi

@@ -67,7 +67,8 @@ static const struct argp_option options[] = {
 	  "Load libtraceevent's plugins (trace-cmd's compact forms)", 0 },
 	{ "format", OPT_FORMAT, "FMT", 0,
 	  "Output text (default: each event's text as the kernel's trace file prints it), "
-	  "libtraceevent (the text trace-cmd report -N prints, to diff against trace-cmd), "
+	  "libtraceevent (the text trace-cmd 3.4's report -N prints, to diff against "
+	  "trace-cmd; with -O noirq-info 3.1's), "
 	  "json (one object a line) or csv", 0 },
 	{ "no-graph", OPT_NO_GRAPH, NULL, 0,
 	  "Print function_graph records (funcgraph_entry/exit) one line each like other "
@@ -157,6 +158,25 @@ static void add_graph_opt(struct argp_state *state, struct args *a, const char *
 }
 
 /* -O LIST: the funcgraph-* words go to --graph-opt, the others are checked and joined. */
+/*
+ * -O's words are all irq-info or noirq-info: what --format libtraceevent
+ * takes (noirq-info: trace-cmd 3.1's line, without the flags column).
+ */
+static bool irq_words_only(const char *kopts)
+{
+	const char *p = kopts;
+
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+
+		if (!(n == 8 && !strncmp(p, "irq-info", 8)) &&
+		    !(n == 10 && !strncmp(p, "noirq-info", 10)))
+			return false;
+		p += n + (p[n] == ',');
+	}
+	return true;
+}
+
 static void add_kopts(struct argp_state *state, struct args *a, const char *arg)
 {
 	char bad[64], *all, *copy = xstrdup(arg), *save = NULL, *rest = NULL;
@@ -223,9 +243,10 @@ static void check_report(struct argp_state *state, struct args *a)
 	if (a->r.fo.irq_info && (a->r.list_events || a->r.stat))
 		argp_error(state, "--irq-info does not go with --events or --stat");
 	if ((a->kopts || a->r.header) &&
-	    (a->r.list_events || a->r.stat || a->r.fo.kind != FMT_TEXT || a->r.fo.lib))
+	    (a->r.list_events || a->r.stat || a->r.fo.kind != FMT_TEXT ||
+	     (a->r.fo.lib && (a->r.header || !irq_words_only(a->kopts)))))
 		argp_error(state, "-O and --header are for text output (not --events, --stat, "
-				  "--format)");
+				  "--format; --format libtraceevent takes -O noirq-info)");
 	if (a->r.header && (a->r.first || a->r.last))
 		argp_error(state, "--header does not go with --first-event or --last-event");
 	if (a->r.fo.ts_diff && (a->r.list_events || a->r.stat))

@@ -661,10 +661,12 @@ void fmt_src_graph_opts(struct fmt_src *s, const char *text)
 	 * tr's usual line shows the irq-info column when asked (--irq-info,
 	 * -O irq-info), not for the recording's irq-info (set by default):
 	 * its layout stays trace-cmd's.  The kernel's lines follow the file.
+	 * --format libtraceevent follows trace-cmd 3.4, which prints the
+	 * column always (3.2 on); -O noirq-info gives 3.1's line.
 	 */
 	fmt_kopts_default(&u);
 	kopts_apply(&u, s->f->o.kopts);
-	s->irq_col = s->f->o.irq_info || (u.irq_said && u.irq);
+	s->irq_col = s->f->o.irq_info || (u.irq_said ? u.irq : s->f->o.lib);
 	ko_update(s);
 }
 

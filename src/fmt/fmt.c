@@ -331,6 +331,11 @@ static void put_irq_info(struct fmt *f, struct fmt_src *s, const struct tfile_ev
 		flags = d[s->flags_off];
 	if (s->pc_off >= 0 && ev->size > (uint32_t)s->pc_off)
 		pc = d[s->pc_off];
+	/* trace-cmd 3.4's -R: the flags byte in hex, no blank before ("[000]-0x2d"). */
+	if (f->o.lib && f->o.raw) {
+		fmt_line_printf(&f->ln, "-0x%x", flags);
+		return;
+	}
 	fmt_irq_info(flags, pc, s->env.kver, col);
 	putc_(f, ' ');
 	put(f, col, 5);

@@ -11,7 +11,7 @@ report() {
 	if command -v trace-cmd >/dev/null; then
 		trace-cmd report -i "$1" 2>/dev/null
 	else
-		"$TR" report --format=libtraceevent -i "$1"
+		"$TR" report --format=libtraceevent -O noirq-info -i "$1"
 	fi
 }
 

@@ -1,6 +1,8 @@
 #!/bin/bash
-# tr report --format=libtraceevent prints what trace-cmd report -N prints,
-# for files trace-cmd wrote: version 6, version 7 uncompressed, zstd and
+# tr report --format=libtraceevent prints what trace-cmd 3.4's report -N
+# prints (with the latency flags after the CPU, as trace-cmd since 3.2), and
+# with -O noirq-info what 3.1's does (Debian bookworm's, and the text kept
+# in tests/data), for files trace-cmd wrote: version 6, version 7 uncompressed, zstd and
 # zlib, several buffers, lost events; with --plugins what plain trace-cmd
 # report prints, and with -R what trace-cmd report -R prints.  (The default
 # text is the kernel's own: t1101 and t1104 compare it with the kernel's.)
@@ -22,40 +24,57 @@ lost_as_kernel() {
 
 for f in v6 v7 v7-zlib two; do
 	test_expect_success "report-$f.dat: the same lines as trace-cmd report -N" '
-		tr report --format=libtraceevent -i "$data/report-'$f'.dat" >actual &&
+		tr report --format=libtraceevent -O noirq-info -i "$data/report-'$f'.dat" >actual &&
 		test_cmp "$data/report-'$f'.N" actual
 	'
 done
 
+# trace-cmd 3.4's own line, flags column and all, and -R's flags in hex.
+# (Its libtraceevent, 1.9, prints a raw address that names no symbol as
+# "ip= (0x...)", where bookworm's 1.7 and tr print "ip=0x...".)
+test_tc34 'without -O noirq-info: the same lines as trace-cmd 3.4 report -N (and -R, -t)' '
+	for f in v6 v7 v7-zlib two lost; do
+		for o in "" -R -t; do
+			"$TC34" report -N $o -i "$data/report-$f.dat" >expect 2>/dev/null &&
+			tr report --format=libtraceevent $o -i "$data/report-$f.dat" |
+				sed "s/^trgenl: //" >actual &&
+			lost_as_kernel expect | sed -E "s/^trgenl: //; s/= \((0x[0-9a-f]+)\)/=\1/g" \
+				>expect.k &&
+			test_cmp expect.k actual || exit 1
+		done
+	done &&
+	test_grep -E "^ *[^ ]+-[0-9]+ +\[[0-9]{3}\] [dDbX.][.nNpLlBb][.hHsSzZ][.0-9a-f][.0-9a-f] " actual
+'
+
 test_expect_success 'the fast printer agrees with libtraceevent on every event' '
 	for f in v6 v7 lost two; do
-		TR_FMT_VERIFY=1 tr report --format=libtraceevent -i "$data/report-$f.dat" >/dev/null 2>err &&
+		TR_FMT_VERIFY=1 tr report --format=libtraceevent -O noirq-info -i "$data/report-$f.dat" >/dev/null 2>err &&
 		test ! -s err || { cat err; exit 1; }
 	done
 '
 
 test_expect_success 'the zlib and the zstd file print the same' '
-	tr report --format=libtraceevent -i "$data/report-v7-zlib.dat" >zlib &&
-	tr report --format=libtraceevent -i "$data/report-v7.dat" >zstd &&
+	tr report --format=libtraceevent -O noirq-info -i "$data/report-v7-zlib.dat" >zlib &&
+	tr report --format=libtraceevent -O noirq-info -i "$data/report-v7.dat" >zstd &&
 	test_cmp zstd zlib &&
 	tr report -i "$data/report-v7-zlib.dat" --stat >stat &&
 	test_grep "^compression: *zlib" stat
 '
 
 test_expect_success '--plugins prints what plain trace-cmd report prints' '
-	tr report --format=libtraceevent -i "$data/report-v7.dat" --plugins >actual &&
+	tr report --format=libtraceevent -O noirq-info -i "$data/report-v7.dat" --plugins >actual &&
 	test_cmp "$data/report-v7.plain" actual &&
 	test_grep -q "==>" actual &&
 	! grep -q "prev_comm=" actual
 '
 
 test_expect_success '-R prints the fields raw, as trace-cmd report -R' '
-	tr report --format=libtraceevent -i "$data/report-v7.dat" -R >actual &&
+	tr report --format=libtraceevent -O noirq-info -i "$data/report-v7.dat" -R >actual &&
 	test_cmp "$data/report-v7.R" actual
 '
 
 test_expect_success 'lost events: a marker where the sub-buffer says, then the same events' '
-	tr report --format=libtraceevent -i "$data/report-lost.dat" >actual &&
+	tr report --format=libtraceevent -O noirq-info -i "$data/report-lost.dat" >actual &&
 	test_grep -q "^trgenl: CPU:1 \[LOST [0-9]* EVENTS\]$" actual &&
 	lost_as_kernel "$data/report-lost.N" | sed "s/^trgenl: //" >expect &&
 	sed "s/^trgenl: //" actual >actual.bare &&
@@ -66,7 +85,7 @@ test_expect_success 'lost events: a marker where the sub-buffer says, then the s
 '
 
 test_expect_success 'every event line of the two-buffer file is in time order' '
-	tr report --format=libtraceevent -i "$data/report-two.dat" -t >actual &&
+	tr report --format=libtraceevent -O noirq-info -i "$data/report-two.dat" -t >actual &&
 	grep -q "^trgen2: " actual &&
 	grep -v "^trgen2: \|^cpus=" actual >top &&
 	test -s top && ! grep -v "^        " top &&
@@ -110,7 +129,7 @@ work="sh -c 'printf \"one, two\n\" >$TRACEFS/instances/$inst/trace_marker; ls / 
 test_expect_success 'fresh v6 file: tr report = trace-cmd report -N' '
 	rec_fresh "$fresh/v6.dat" --file-version 6 &&
 	trace-cmd report -N "$fresh/v6.dat" >expect &&
-	tr report --format=libtraceevent -i "$fresh/v6.dat" >actual &&
+	tr report --format=libtraceevent -O noirq-info -i "$fresh/v6.dat" >actual &&
 	cmp_names expect actual &&
 	test $(wc -l <actual) -gt 10
 '
@@ -118,12 +137,12 @@ test_expect_success 'fresh v6 file: tr report = trace-cmd report -N' '
 test_expect_success 'fresh v7 zstd file: tr report = trace-cmd report -N, and with --plugins' '
 	rec_fresh "$fresh/v7.dat" --file-version 7 --compression zstd &&
 	trace-cmd report -N "$fresh/v7.dat" >expect &&
-	tr report --format=libtraceevent -i "$fresh/v7.dat" >actual &&
+	tr report --format=libtraceevent -O noirq-info -i "$fresh/v7.dat" >actual &&
 	cmp_names expect actual &&
 	trace-cmd report "$fresh/v7.dat" >expect.plain &&
-	tr report --format=libtraceevent -i "$fresh/v7.dat" --plugins >actual.plain &&
+	tr report --format=libtraceevent -O noirq-info -i "$fresh/v7.dat" --plugins >actual.plain &&
 	cmp_names expect.plain actual.plain actual &&
-	TR_FMT_VERIFY=1 tr report --format=libtraceevent -i "$fresh/v7.dat" >/dev/null 2>err &&
+	TR_FMT_VERIFY=1 tr report --format=libtraceevent -O noirq-info -i "$fresh/v7.dat" >/dev/null 2>err &&
 	test ! -s err
 '
 
@@ -131,8 +150,8 @@ test_expect_success 'fresh v7 none file: tr report = trace-cmd report -N (and -R
 	rec_fresh "$fresh/v7n.dat" --file-version 7 --compression none &&
 	for o in "" -R -t; do
 		trace-cmd report -N $o "$fresh/v7n.dat" >expect &&
-		tr report --format=libtraceevent -i "$fresh/v7n.dat" $o >actual &&
-		tr report --format=libtraceevent -i "$fresh/v7n.dat" >names &&
+		tr report --format=libtraceevent -O noirq-info -i "$fresh/v7n.dat" $o >actual &&
+		tr report --format=libtraceevent -O noirq-info -i "$fresh/v7n.dat" >names &&
 		cmp_names expect actual names || exit 1
 	done
 '
@@ -142,13 +161,13 @@ test_expect_success 'fresh v7 zlib (rewritten) file: the same events as the orig
 	tr report -i "$fresh/v7z.dat" --stat >stat &&
 	test_grep "^compression: *zlib" stat &&
 	trace-cmd report -N "$fresh/v7n.dat" >expect &&
-	tr report --format=libtraceevent -i "$fresh/v7z.dat" >actual &&
+	tr report --format=libtraceevent -O noirq-info -i "$fresh/v7z.dat" >actual &&
 	cmp_names expect actual
 '
 
 test_expect_success 'merging two files: the same as trace-cmd report -N -i A -i B' '
 	trace-cmd report -N -i "$fresh/v6.dat" -i "$fresh/v7.dat" >expect 2>/dev/null &&
-	tr report --format=libtraceevent -i "$fresh/v6.dat" -i "$fresh/v7.dat" >actual &&
+	tr report --format=libtraceevent -O noirq-info -i "$fresh/v6.dat" -i "$fresh/v7.dat" >actual &&
 	cmp_names expect actual
 '
 

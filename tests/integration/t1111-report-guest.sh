@@ -74,14 +74,14 @@ test_expect_success 'files of several hosts without a time shift: clocks as reco
 	test_grep -q "^# b.dat: clock as recorded$" out &&
 	merged_marks -i a.dat -i b.dat | head -2 >two && printf "a.dat 1\nb.dat 1\n" >expect &&
 	test_cmp expect two &&
-	tr report --format libtraceevent -i a.dat -i b.dat >lib &&
+	tr report --format libtraceevent -O noirq-info -i a.dat -i b.dat >lib &&
 	! grep -q "^#" lib
 '
 
 test_expect_success 'the same order and times as trace-cmd report -i HOST -i GUEST' '
 	command -v trace-cmd >/dev/null || exit 0
 	trace-cmd report -N -i host.dat -i guest.dat >expect 2>/dev/null &&
-	tr report --format libtraceevent -i host.dat -i guest.dat >actual &&
+	tr report --format libtraceevent -O noirq-info -i host.dat -i guest.dat >actual &&
 	cmp_names expect actual actual 40
 '
 
@@ -95,16 +95,16 @@ test_expect_success 'interpolated samples per CPU (v7 and v6): as trace-cmd' '
 	for v in plain plain6; do
 		rw $v.dat g.dat --trace-id 0x2222 --time-shift "0x1111 1 $c0 $c1" &&
 		trace-cmd report -N -i host.dat -i g.dat >expect 2>/dev/null &&
-		tr report --format libtraceevent -i host.dat -i g.dat >actual &&
+		tr report --format libtraceevent -O noirq-info -i host.dat -i g.dat >actual &&
 		cmp_names expect actual actual 40 &&
 		trace-cmd report -N -t -i host.dat -i g.dat >expect 2>/dev/null &&
-		tr report --format libtraceevent -t -i host.dat -i g.dat >actual &&
+		tr report --format libtraceevent -O noirq-info -t -i host.dat -i g.dat >actual &&
 		cmp_names expect actual actual 40 || exit 1
 	done &&
 	# trace-cmd 2.9 wrote no fraction bits
 	rw plain.dat g.dat --trace-id 0x2222 --no-frac --time-shift "0x1111 1 $c0 $c1" &&
 	trace-cmd report -N -t -i host.dat -i g.dat >expect 2>/dev/null &&
-	tr report --format libtraceevent -t -i host.dat -i g.dat >actual &&
+	tr report --format libtraceevent -O noirq-info -t -i host.dat -i g.dat >actual &&
 	cmp_names expect actual actual 40
 '
 

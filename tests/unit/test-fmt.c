@@ -153,7 +153,19 @@ TEST(text_columns)
 		  "          worker-100   [001]     0.000001: kinds:                neg=-5 "
 		  "big=18446744073709551615 name=a\"b,c msg=hi\tx\n");
 	free(out);
+	/* trace-cmd 3.4's line: the latency flags after the CPU; 3.1's without. */
 	out = capture((struct fmt_opts){ .lib = true }, tep, text_body);
+	CHECK_STR(out,
+		  "          worker-100   [001] .....  1234.567891: kinds:                neg=-5 "
+		  "big=18446744073709551615 name=a\"b,c msg=hi\tx\n"
+		  "inst: CPU:1 [LOST 12 EVENTS]\n"
+		  "inst:           worker-100   [001] .....            1: kinds:                neg=-5 "
+		  "big=18446744073709551615 name=a\"b,c msg=hi\tx\n"
+		  "CPU:1 [LOST EVENTS]\n"
+		  "          worker-100   [001] .....            1: kinds:                neg=-5 "
+		  "big=18446744073709551615 name=a\"b,c msg=hi\tx\n");
+	free(out);
+	out = capture((struct fmt_opts){ .lib = true, .kopts = "noirq-info" }, tep, text_body);
 	CHECK_STR(out,
 		  "          worker-100   [001]  1234.567891: kinds:                neg=-5 "
 		  "big=18446744073709551615 name=a\"b,c msg=hi\tx\n"
