@@ -202,6 +202,10 @@ if [ -e "$TRACEFS/buffer_subbuf_size_kb" ]; then
 		tr report -i s.dat >r.txt && test_grep "tracing_mark_write: sub-$$\$" r.txt &&
 		{ ! command -v trace-cmd >/dev/null ||
 			{ trace-cmd report -i s.dat >tc.txt 2>tc.err && test_grep "sub-$$\$" tc.txt; }; } &&
+		{ [ -z "$TC34" ] ||
+			{ "$TC34" report -i s.dat >tc34.txt 2>tc34.err && test_grep "sub-$$\$" tc34.txt &&
+			  "$TC34" dump --summary -i s.dat >tc34.dump 2>&1 &&
+			  test_grep -i "16384" tc34.dump; }; } &&
 		cat "$d/buffer_subbuf_size_kb" "$d/buffer_size_kb" >after && test_cmp before after
 	'
 	test_expect_success '--subbuf-size: 0 is a usage error; more than the kernel takes is one line, nothing left' '
