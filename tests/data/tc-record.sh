@@ -6,6 +6,7 @@
 #   TC_NET=HOST:PORT tc-record.sh INSTANCE - [options...]  (record -N to a listener;
 #                                   give -t in the options for data over TCP)
 #   TC_VSOCK=CID:PORT tc-record.sh INSTANCE - [options...]  (record -V to a vsock listener)
+#   TC_BIN=PATH: another trace-cmd (trace-cmd 3.4's, say) than the one on PATH
 #
 # trace-cmd 3.1.6 insists on writing the function-filter files and
 # ftrace_enabled, which a kernel without function tracing (or a container)
@@ -33,8 +34,8 @@ if [ "$inst" != - ]; then
 	buf=(-B "$inst")
 fi
 unshare -m bash -c '
-	d=$1 T=$2 out=$3 nb=$4
-	shift 4
+	d=$1 T=$2 out=$3 nb=$4 tc=$5
+	shift 5
 	dirs=("$T" "${@:1:$nb}")
 	shift "$nb"
 	echo 1 >"$d/fe"
@@ -47,16 +48,16 @@ unshare -m bash -c '
 		done
 	done
 	if [ -n "${TC_NET:-}" ]; then
-		exec trace-cmd record -q -N "$TC_NET" "$@"
+		exec "$tc" record -q -N "$TC_NET" "$@"
 	fi
 	if [ -n "${TC_VSOCK:-}" ]; then
-		exec trace-cmd record -q -V "$TC_VSOCK" "$@"
+		exec "$tc" record -q -V "$TC_VSOCK" "$@"
 	fi
 	if [ "${TC_SUBCMD:-record}" = record ]; then
-		exec trace-cmd record -q -o "$out" "$@"
+		exec "$tc" record -q -o "$out" "$@"
 	fi
-	exec trace-cmd "$TC_SUBCMD" -o "$out" "$@"
-' _ "$d" "$T" "$out" "${#binds[@]}" "${binds[@]}" "${buf[@]}" "$@" >"$d/log" 2>&1
+	exec "$tc" "$TC_SUBCMD" -o "$out" "$@"
+' _ "$d" "$T" "$out" "${#binds[@]}" "${TC_BIN:-trace-cmd}" "${binds[@]}" "${buf[@]}" "$@" >"$d/log" 2>&1
 rc=$?
 [ "$inst" != - ] && rmdir "$T/instances/$inst" 2>/dev/null
 if [ $rc -ne 0 ] || { [ -z "${TC_NET:-}${TC_VSOCK:-}" ] && [ ! -s "$out" ]; }; then
