@@ -136,7 +136,7 @@ if test_have eprobes; then
 	# -a, anyone's, kept by kind or by name; a kept one stays noted.
 	has_ev() { grep -q "^e:$1 " $TRACEFS/dynamic_events; }
 	test_expect_success 'reset -k keeps dynamic events by kind or by name' '
-		test_when_finished "tr probe del $grp/k1 $grp/k2 >/dev/null 2>&1; echo -:oth$$/k3 >>$TRACEFS/dynamic_events 2>/dev/null || :" &&
+		test_when_finished "tr probe del $grp/k1 $grp/k2 >/dev/null 2>&1 || :; echo -:oth$$/k3 >>$TRACEFS/dynamic_events 2>/dev/null || :" &&
 		tr probe add "e:$grp/k1 sched.sched_switch" >/dev/null &&
 		tr probe add "e:$grp/k2 sched.sched_wakeup" >/dev/null &&
 		echo "e:oth$$/k3 sched.sched_switch" >>$TRACEFS/dynamic_events &&
