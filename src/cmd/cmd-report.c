@@ -157,7 +157,6 @@ static void add_graph_opt(struct argp_state *state, struct args *a, const char *
 	a->r.fo.graph_opts = all;
 }
 
-/* -O LIST: the funcgraph-* words go to --graph-opt, the others are checked and joined. */
 /*
  * -O's words are all irq-info or noirq-info: what --format libtraceevent
  * takes (noirq-info: trace-cmd 3.1's line, without the flags column).
@@ -177,6 +176,7 @@ static bool irq_words_only(const char *kopts)
 	return true;
 }
 
+/* -O LIST: the funcgraph-* words go to --graph-opt, the others are checked and joined. */
 static void add_kopts(struct argp_state *state, struct args *a, const char *arg)
 {
 	char bad[64], *all, *copy = xstrdup(arg), *save = NULL, *rest = NULL;

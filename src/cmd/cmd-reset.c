@@ -103,8 +103,11 @@ static const char *line_kind(const char *line, char *full, char *name, size_t n)
 static void kept_names(const struct strv *keep, struct strv *out)
 {
 	struct strv defs = { 0 };
-	bool *used = xcalloc(keep->n ? keep->n : 1, sizeof(*used));
+	bool *used;
 
+	if (!keep->n)
+		return;
+	used = xcalloc(keep->n, sizeof(*used));
 	if (tfs_exists(NULL, "dynamic_events")) {
 		char *text = NULL, *line, *save = NULL;
 

@@ -321,6 +321,24 @@ void fmt_irq_info(unsigned flags, unsigned preempt, unsigned kver, char out[6])
 	out[5] = '\0';
 }
 
+/*
+ * The same column in libtraceevent's letters (data_latency_format()), which
+ * are older than the kernel's: N for any need-resched, X for bit 0x02
+ * whatever the kernel meant by it, no NMI or BH-off letters.
+ */
+static void lib_irq_info(unsigned flags, unsigned preempt, char out[6])
+{
+	static const char hex[] = "0123456789abcdef";
+	bool hard = flags & TF_HARDIRQ, soft = flags & TF_SOFTIRQ;
+
+	out[0] = flags & TF_IRQS_OFF ? 'd' : flags & TF_LAZY ? 'X' : '.';
+	out[1] = flags & TF_NEED_RESCHED ? 'N' : '.';
+	out[2] = hard && soft ? 'H' : hard ? 'h' : soft ? 's' : '.';
+	out[3] = preempt & 0xf ? hex[preempt & 0xf] : '.';
+	out[4] = preempt & 0xf0 ? hex[(preempt >> 4) & 0xf] : '.';
+	out[5] = '\0';
+}
+
 static void put_irq_info(struct fmt *f, struct fmt_src *s, const struct tfile_event *ev)
 {
 	const uint8_t *d = ev->data;
@@ -336,26 +354,10 @@ static void put_irq_info(struct fmt *f, struct fmt_src *s, const struct tfile_ev
 		fmt_line_printf(&f->ln, "-0x%x", flags);
 		return;
 	}
-	/*
-	 * libtraceevent's letters (data_latency_format()), which are older
-	 * than the kernel's: N for any need-resched, X for bit 0x02 whatever
-	 * the kernel meant by it, no NMI or BH-off letters.
-	 */
-	if (f->o.lib) {
-		static const char hex[] = "0123456789abcdef";
-		bool hard = flags & TF_HARDIRQ, soft = flags & TF_SOFTIRQ;
-
-		col[0] = flags & TF_IRQS_OFF ? 'd' : flags & TF_LAZY ? 'X' : '.';
-		col[1] = flags & TF_NEED_RESCHED ? 'N' : '.';
-		col[2] = hard && soft ? 'H' : hard ? 'h' : soft ? 's' : '.';
-		col[3] = pc & 0xf ? hex[pc & 0xf] : '.';
-		col[4] = pc & 0xf0 ? hex[pc >> 4 & 0xf] : '.';
-		col[5] = '\0';
-		putc_(f, ' ');
-		put(f, col, 5);
-		return;
-	}
-	fmt_irq_info(flags, pc, s->env.kver, col);
+	if (f->o.lib)
+		lib_irq_info(flags, pc, col);
+	else
+		fmt_irq_info(flags, pc, s->env.kver, col);
 	putc_(f, ' ');
 	put(f, col, 5);
 }

@@ -1004,21 +1004,21 @@ int tfs_state_undo_keep(const char *prefix,
 			continue;
 		}
 		free(file);
-		char *line = xstrdup(lines.v[k]);
+		/* Whole, before the split: what stays() keeps is noted again as it was. */
+		char *orig = stays ? xstrdup(lines.v[k]) : NULL;
 
 		*p++ = '\0';
 		*v++ = '\0';
 		file = unescape(p);
 		value = unescape(v);
-		if (stays && stays(kind, file, value, arg)) {
-			/* The caller's to keep: noted as it was, for a later reset. */
-			strv_push(&keep, line);
-			free(line);
+		if (orig && stays(kind, file, value, arg)) {
+			strv_push(&keep, orig);
+			free(orig);
 			free(file);
 			free(value);
 			continue;
 		}
-		free(line);
+		free(orig);
 		/*
 		 * Only tracefs, the tracing sysctls and the block devices' blk
 		 * tracing switches: the file is ours, but be strict.

@@ -33,7 +33,7 @@ same() {
 }
 
 test_expect_success "tr's files read in trace-cmd 3.4: v7 zstd, zlib, none, v6, two buffers" '
-	work="sh -c \"echo one, two >$TRACEFS/instances/$inst/trace_marker; ls / >/dev/null; sleep 0.05\"" &&
+	work="sh -c \"echo one, two >$TRACEFS/instances/$inst/trace_marker; ls / >/dev/null; /bin/true; /bin/true\"" &&
 	for f in "zstd" "zlib" "none"; do
 		eval tr record -q -B "$inst" --compression $f $events -o tr-$f.dat "$work" &&
 		same tr-$f.dat || exit 1
@@ -47,7 +47,7 @@ test_expect_success "tr's files read in trace-cmd 3.4: v7 zstd, zlib, none, v6, 
 '
 
 test_expect_success "trace-cmd 3.4's files read in tr: v7 zstd, zlib, none, v6, two buffers" '
-	work="sh -c \"echo one, two >$TRACEFS/instances/$inst/trace_marker; ls / >/dev/null; sleep 0.05\"" &&
+	work="sh -c \"echo one, two >$TRACEFS/instances/$inst/trace_marker; ls / >/dev/null; /bin/true; /bin/true\"" &&
 	for f in "" "--compression zlib" "--compression none" "--file-version 6"; do
 		eval TC_BIN=\"\$TC34\" "$TEST_ROOT/tests/data/tc-record.sh" "$inst" tc.dat $f $events \
 			"$work" &&
