@@ -40,6 +40,7 @@ enum tr_cap {
 	CAP_CLOCKS,
 	CAP_BUFFERS,
 	CAP_DISABLE_ON_FREE,	/* free_buffer and its disable_on_free option: a dead tr's guard */
+	CAP_PERSISTENT,		/* a persistent instance (a ring buffer kept across boots) */
 	CAP__COUNT
 };
 

@@ -180,6 +180,7 @@ int cmd_record(int argc, char **argv);
 int cmd_listen(int argc, char **argv);
 int cmd_agent(int argc, char **argv);
 int cmd_extract(int argc, char **argv);
+int cmd_persist(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 int cmd_convert(int argc, char **argv);

@@ -285,6 +285,18 @@ bool tfile_kallsyms_extent(const struct tfile *tf, uint64_t *off, uint64_t *len)
  * another -errno, reported, when the section is damaged.
  */
 int tfile_btf(struct tfile *tf, void **data, size_t *len);
+/*
+ * A file of a persistent buffer's previous boot (trace-cmd 3.4's
+ * LAST_BOOT_INFO option): that boot's kernel text and module addresses, or
+ * NULL for an ordinary file.  *instance is the instance it names, *delta
+ * the text delta the kallsyms were moved by (this boot's text minus that
+ * one's: at the open, so every symbol names what that boot had there), and
+ * *bad, when not NULL, why the addresses could not be mapped (then the
+ * symbols are this boot's and cannot be trusted for these events).
+ */
+struct tfs_last_boot;
+const struct tfs_last_boot *tfile_last_boot(const struct tfile *tf, const char **instance,
+					    int64_t *delta, const char **bad);
 /* /proc/modules as the file holds it (v7's MODULES_FILE), or NULL. */
 const char *tfile_modules(const struct tfile *tf);
 /* printk_formats text ("0xADDR : \"string\"" lines), or NULL. */

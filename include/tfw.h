@@ -71,6 +71,11 @@ enum tfw_option {
 	TFW_OPT_GUEST = 13,
 	/* --tsc2nsec: the x86-tsc clock's multiplier (4 bytes), shift (4) and offset (8). */
 	TFW_OPT_TSC2NSEC = 14,
+	/*
+	 * trace-cmd 3.4: "INSTANCE:" and the instance's last_boot_info, with
+	 * its NUL, when a persistent instance held the previous boot's data.
+	 */
+	TFW_OPT_LAST_BOOT_INFO = 24,
 };
 
 /*

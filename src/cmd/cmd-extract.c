@@ -20,6 +20,7 @@
 #include "caps.h"
 #include "rec.h"
 #include "setup.h"
+#include "tfs-persist.h"
 #include "tfs.h"
 #include "tfw.h"
 
@@ -65,6 +66,32 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	}
 }
 
+/*
+ * A persistent instance that holds the previous boot's data: its
+ * last_boot_info, read now (reading the buffer out makes it "# Current"),
+ * as trace-cmd 3.4's LAST_BOOT_INFO option, so report maps that boot's
+ * addresses.  0 options for any other instance; a warning when the kernel's
+ * text does not parse (the events are saved, their symbols unmapped).
+ */
+static size_t last_boot_option(const char *name, struct tfw_opt *o)
+{
+	struct tfs_persist p;
+	size_t n = 0;
+
+	if (!name || tfs_persist_get(name, &p))
+		return 0;
+	if (p.bad) {
+		tr_warn("instance '%s': %s; its kernel addresses are saved unmapped", name, p.bad);
+	} else if (p.last_boot) {
+		o->id = TFW_OPT_LAST_BOOT_INFO;
+		o->data.data = xasprintf("%s:%s", name, p.info);
+		o->data.len = strlen(o->data.data) + 1;
+		n = 1;
+	}
+	tfs_persist_clear(&p);
+	return n;
+}
+
 static const struct argp argp = {
 	options, parse, NULL,
 	"Save what is in the ring buffer now to a trace.dat file.  The buffer is read "
@@ -82,8 +109,8 @@ int cmd_extract(int argc, char **argv)
 	char *copy = NULL, *kb = NULL, *tracer = NULL;
 	int fd = -1, r, status = EXIT_RUNTIME;
 	uint64_t limit = 0;
-	struct tfw_opt *maps = NULL;
-	size_t nmaps = 0;
+	struct tfw_opt *maps = NULL, boot = { 0 };
+	size_t nmaps = 0, nboot = 0;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	if (!a.output)
@@ -120,6 +147,8 @@ int cmd_extract(int argc, char **argv)
 	if (!tfs_read(in, "buffer_size_kb", &kb))
 		limit = 2 * 1024 * strtoull(kb, NULL, 10);
 	free(kb);
+	if (!a.snapshot)
+		nboot = last_boot_option(a.inst.name, &boot);
 	copy = xstrdup(a.output);
 	r = rec_open(&(struct rec_opts){ .inst = in, .tmp_dir = dirname(copy),
 					 .snapshot = a.snapshot, .drain = true,
@@ -133,6 +162,11 @@ int cmd_extract(int argc, char **argv)
 			tr_warn("a reader stopped early: %s", strerror(-r));
 		/* User stacks: the maps of the processes the instance traces, those still alive. */
 		rec_pid_maps(in, &maps, &nmaps);
+		if (nboot) {
+			maps = xrealloc(maps, (nmaps + 1) * sizeof(*maps));
+			maps[nmaps++] = boot;
+			boot.data.data = NULL;
+		}
 		r = rec_write_file(rec, fd, in, NULL, before, REC_LOSS_SINCE_RESET | REC_FORMATS_FROM_DATA,
 				   NULL, NULL, 0, NULL, maps, nmaps, &sum);
 	}
@@ -157,6 +191,7 @@ out:
 	for (size_t i = 0; i < nmaps; i++)
 		free(maps[i].data.data);
 	free(maps);
+	free(boot.data.data);
 	free(before);
 	free(copy);
 	free(tracer);

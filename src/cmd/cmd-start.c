@@ -12,21 +12,25 @@
 #include "cmd.h"
 #include "rec.h"
 #include "setup.h"
+#include "tfs-persist.h"
 #include "tfs.h"
 
 struct args {
 	struct opt_instance inst;
 	struct opt_events ev;
 	struct tr_setup setup;
-	bool replace;
+	bool replace, discard;
 };
 
-enum { OPT_REPLACE = 0x100 };
+enum { OPT_REPLACE = 0x100, OPT_DISCARD };
 
 static const struct argp_option options[] = {
 	{ "replace", OPT_REPLACE, NULL, 0,
 	  "First turn off the events already enabled in the instance, so only the -e events trace "
 	  "(what trace-cmd start does); without it, tr start adds to them", 0 },
+	{ "discard", OPT_DISCARD, NULL, 0,
+	  "Arm a persistent instance that holds the previous boot's data, which the kernel then "
+	  "clears (without it, tr start refuses: tr extract saves that data)", 0 },
 	{ 0 }
 };
 
@@ -40,6 +44,9 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_REPLACE:
 		a->replace = true;
+		return 0;
+	case OPT_DISCARD:
+		a->discard = true;
 		return 0;
 	case ARGP_KEY_ARG:
 		argp_error(state, "unexpected argument '%s'", arg);
@@ -65,6 +72,27 @@ static const struct argp argp = { options, parse, NULL,
 				  "enabled.  --replace turns them off first, as trace-cmd start "
 				  "does.",
 				  opt_session_children, NULL, NULL };
+
+/*
+ * A persistent instance that still holds the previous boot's data: the
+ * kernel clears it the moment an event or a tracer is enabled there, so
+ * that happens only when asked (--discard).
+ */
+static int keeps_last_boot(const char *name, bool discard)
+{
+	struct tfs_persist p;
+	bool last;
+
+	if (!name || discard || tfs_persist_get(name, &p))
+		return 0;
+	last = p.last_boot;
+	tfs_persist_clear(&p);
+	if (!last)
+		return 0;
+	return tr_fail(-EBUSY, "instance '%s' holds the previous boot's data, which arming it "
+			       "clears: save it first (tr extract -B %s), or pass --discard",
+		       name, name);
+}
 
 /*
  * --replace: turn off every event enabled in the instance (set_event lists
@@ -102,7 +130,9 @@ int cmd_start(int argc, char **argv)
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	a.setup.events = &a.ev.list;
-	r = cmd_instance_open(a.inst.name, true, &in);
+	r = keeps_last_boot(a.inst.name, a.discard);
+	if (!r)
+		r = cmd_instance_open(a.inst.name, true, &in);
 	if (!r && a.replace)
 		r = events_off(in);
 	if (!r)

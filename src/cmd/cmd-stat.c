@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "session.h"
+#include "tfs-persist.h"
 #include "tfs.h"
 
 static const struct argp argp = { NULL, opt_instance_only_parse, NULL,
@@ -117,11 +118,31 @@ static void show_cpu_stats(struct tfs_inst *in)
 	}
 }
 
+/* A persistent instance (made at boot, kept across boots): what it holds. */
+static void show_persistent(const struct tfs_inst *in)
+{
+	struct tfs_persist p;
+
+	if (!in->name || tfs_persist_get(in->name, &p))
+		return;
+	if (p.bad)
+		printf("  %-17s yes, last_boot_info unreadable: %s\n", "persistent:", p.bad);
+	else if (p.last_boot)
+		printf("  %-17s yes, the previous boot's data (its kernel text at %llx, %zu "
+		       "modules)%s\n", "persistent:", (unsigned long long)p.lb.text, p.lb.nmods,
+		       p.backup ? ", a read-only backup" : "");
+	else
+		printf("  %-17s yes, this boot's data%s\n", "persistent:",
+		       p.backup ? ", a read-only backup" : "");
+	tfs_persist_clear(&p);
+}
+
 static void show_instance(struct tfs_inst *in)
 {
 	char *ev = NULL;
 
 	printf("%s\n", in->name ? in->name : "top-level buffer");
+	show_persistent(in);
 	show_value(in, "tracer:", "current_tracer");
 	show_value(in, "tracing_on:", "tracing_on");
 	show_value(in, "clock:", "trace_clock");

@@ -21,6 +21,8 @@ const struct tr_cmd tr_commands[] = {
 	{ "listen", cmd_listen, "Receive recordings from tr record -N and trace-cmd record -N", 0 },
 	{ "agent", cmd_agent, "Record on request of tr record -A or trace-cmd record -A",
 	  CMD_TRACEFS },
+	{ "persist", cmd_persist, "Print the boot line that makes a ring buffer survive a crash "
+	  "and the reboot after it", 0 },
 	{ "extract", cmd_extract, "Save what is in the ring buffer now to a trace.dat file",
 	  CMD_TRACEFS },
 	{ "restore", cmd_restore, "Write the trace.dat of a recording whose tr died, from its "

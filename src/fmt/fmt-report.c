@@ -20,6 +20,7 @@
 #include "btf.h"
 #include "fmt-tprof.h"
 #include "fmt.h"
+#include "tfs-persist.h"
 
 struct input {
 	struct run *x;
@@ -895,6 +896,28 @@ static char *file_format(void *ctx, const char *system, const char *name)
 	return t ? xstrdup(t) : NULL;
 }
 
+/*
+ * A persistent buffer's previous boot: say so once, with how its addresses
+ * were mapped (tfile_last_boot()), or why they could not be.
+ */
+static void note_last_boot(struct tfile *tf)
+{
+	const char *inst, *bad;
+	int64_t delta;
+	const struct tfs_last_boot *lb = tfile_last_boot(tf, &inst, &delta, &bad);
+
+	if (!lb)
+		return;
+	if (bad)
+		tr_warn("'%s' holds events of an earlier boot, but %s: kernel addresses print as "
+			"they were, and symbols cannot be trusted", tfile_path(tf), bad);
+	else if (!lb->current)
+		tr_warn("'%s' holds events of an earlier boot (instance '%s'); symbols moved by its "
+			"kernel text delta %s0x%llx", tfile_path(tf), inst ? inst : "",
+			delta < 0 ? "-" : "",
+			(unsigned long long)(delta < 0 ? -(uint64_t)delta : (uint64_t)delta));
+}
+
 /* Was the file written on this machine's running kernel (the same uname)? */
 static bool from_here(struct tfile *tf)
 {
@@ -1040,6 +1063,7 @@ static int setup_input(struct run *x, struct input *in, int width)
 	fmt_src_tgids(in->src, tfile_tgids(in->tf));
 	fmt_src_procmaps(in->src, tfile_info(in->tf)->procmaps, tfile_info(in->tf)->nprocmaps);
 	fmt_src_overran(in->src, file_overruns(in->tf) > 0);
+	note_last_boot(in->tf);
 	if (x->r->fo.kind == FMT_TEXT && !x->r->fo.lib && !x->r->stat && !x->r->list_events) {
 		const char *m = fmt_src_missing(in->src);
 

@@ -7,6 +7,7 @@
 #define TR_TFILE_LOCAL_H
 
 #include "tfile.h"
+#include "tfs-persist.h"
 #include "tfw.h"
 
 struct tfile;
@@ -55,6 +56,15 @@ struct tfile {
 	char *printk;		/* printk_formats text, for the kernel's printer */
 	char *modules;		/* MODULES_FILE: /proc/modules' text */
 	uint64_t btf_at;	/* BTF_FILE: its section's offset, 0 for none (tfile_btf()) */
+	/*
+	 * LAST_BOOT_INFO: the instance the events come from and the boot
+	 * they were recorded in; the kallsyms are mapped onto that boot's
+	 * addresses at the end of the open (tfile_last_boot()).
+	 */
+	char *last_boot_name, *last_boot_bad;
+	bool has_last_boot;
+	struct tfs_last_boot last_boot;
+	int64_t last_boot_delta;
 	struct strv formats;
 	/* TFILE_LAZY_FORMATS: the events' formats not parsed yet. */
 	struct tfile_lazy {

@@ -438,8 +438,6 @@ static int parse_kallsyms(struct tfile *tf, struct rd *r)
 		free(tf->kallsyms);
 		tf->kallsyms = dup_text(tf, p, n);
 		tf->kallsyms_loaded = false;
-		if (tf->kallsyms && !(tf->flags & TFILE_LAZY_KALLSYMS))
-			tfile_load_kallsyms(tf);
 	}
 	return r->err;
 }
@@ -728,6 +726,26 @@ static int parse_option(struct tfile *tf, uint16_t id, const uint8_t *p, uint32_
 			return nomem_err(tf);
 		str_rstrip(tf->info.clock);
 		return 0;
+	case OPT_LAST_BOOT_INFO: {
+		/* "INSTANCE:TEXT", NUL-terminated by trace-cmd 3.4; the first one counts. */
+		const uint8_t *colon = memchr(p, ':', n);
+		size_t tn;
+
+		if (tf->has_last_boot)
+			return 0;
+		tf->has_last_boot = true;
+		if (!colon) {
+			tf->last_boot_bad = xstrdup("its LAST_BOOT_INFO option names no instance");
+			return 0;
+		}
+		tf->last_boot_name = xasprintf("%.*s", (int)(colon - p), (const char *)p);
+		tn = n - (colon + 1 - p);
+		if (tn && !colon[tn])
+			tn--;
+		if (tfs_last_boot_parse((const char *)colon + 1, tn, &tf->last_boot))
+			tf->last_boot_bad = xstrdup(tr_failure());
+		return 0;
+	}
 	case OPT_UNAME:
 		free(tf->info.uname);
 		tf->info.uname = dup_opt_str(tf, p, n);
@@ -1263,6 +1281,37 @@ static int check_buffers(struct tfile *tf)
 	return 0;
 }
 
+/*
+ * A file of a persistent buffer's previous boot (LAST_BOOT_INFO): its
+ * kallsyms are this boot's, its events' addresses the previous one's, so
+ * the symbols are moved onto that boot's addresses, once, before either
+ * symbol table (libtraceevent's, the kernel printer's) is built from them.
+ */
+static void rebase_last_boot(struct tfile *tf)
+{
+	char *moved;
+
+	if (!tf->has_last_boot || tf->last_boot_bad || tf->last_boot.current || !tf->kallsyms)
+		return;
+	moved = tfs_last_boot_rebase(tf->kallsyms, tf->modules, &tf->last_boot,
+				     &tf->last_boot_delta);
+	if (!moved) {
+		tf->last_boot_bad = xstrdup(tr_failure());
+		return;
+	}
+	free(tf->kallsyms);
+	tf->kallsyms = moved;
+}
+
+const struct tfs_last_boot *tfile_last_boot(const struct tfile *tf, const char **instance,
+					    int64_t *delta, const char **bad)
+{
+	*instance = tf->last_boot_name;
+	*delta = tf->last_boot_delta;
+	*bad = tf->last_boot_bad;
+	return tf->has_last_boot ? &tf->last_boot : NULL;
+}
+
 int tfile_open(const char *path, unsigned flags, struct tfile **out)
 {
 	struct tfile *tf = xcalloc(1, sizeof(*tf));
@@ -1398,6 +1447,9 @@ int tfile_open(const char *path, unsigned flags, struct tfile **out)
 		tfile_cmdlines_each(tf->cmdlines, register_comm, tf->tep);
 	if (!tf->tgids)
 		tf->tgids = xstrdup("");
+	rebase_last_boot(tf);
+	if (tf->kallsyms && !(tf->flags & TFILE_LAZY_KALLSYMS))
+		tfile_load_kallsyms(tf);
 	for (int i = 0; i < tf->nbuffers; i++)
 		if (!tf->buffers[i].clock)
 			tf->buffers[i].clock = xstrdup("");
@@ -1452,6 +1504,9 @@ void tfile_close(struct tfile *tf)
 	free(tf->kallsyms);
 	free(tf->printk);
 	free(tf->modules);
+	free(tf->last_boot_name);
+	free(tf->last_boot_bad);
+	tfs_last_boot_free(&tf->last_boot);
 	free(tf->header_page);
 	free(tf->header_event);
 	for (size_t i = 0; i < tf->nrawopts; i++)

@@ -14,12 +14,14 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include "caps.h"
 #include "tfs.h"
 #include "tr.h"
 #include "tfs-user-abi.h"
+#include "tfs-persist.h"
 
 static const char *const names[CAP__COUNT] = {
 	[CAP_TRACEFS] = "tracefs",
@@ -48,6 +50,7 @@ static const char *const names[CAP__COUNT] = {
 	[CAP_CLOCKS] = "clocks",
 	[CAP_BUFFERS] = "buffers",
 	[CAP_DISABLE_ON_FREE] = "disable_on_free",
+	[CAP_PERSISTENT] = "persistent",
 };
 
 static struct {
@@ -376,6 +379,43 @@ static void probe_user_events(enum tr_cap c)
 	}
 }
 
+/*
+ * Persistent instances are made at boot only: name those there are and
+ * what each holds; with none, say whether this kernel could have one
+ * (Linux 6.12 brought them) and the boot line that makes one.
+ */
+static void probe_persistent(void)
+{
+	struct tfs_persist *p;
+	struct utsname u;
+	char *d = NULL;
+	size_t n;
+	int maj = 0, min = 0;
+
+	if (!tfs_persist_list(&p, &n) && n) {
+		for (size_t i = 0; i < n; i++) {
+			const char *what = p[i].bad ? "last_boot_info unreadable"
+					 : p[i].last_boot ? "the previous boot's data"
+							  : "this boot's data";
+
+			xstrcatf(&d, "%s%s: %s%s", i ? "; " : "", p[i].name, what,
+				 p[i].backup ? " (a read-only backup)" : "");
+		}
+		tfs_persist_free(p, n);
+		set(CAP_PERSISTENT, true, d);
+		return;
+	}
+	if (!uname(&u) && sscanf(u.release, "%d.%d", &maj, &min) == 2 &&
+	    (maj < 6 || (maj == 6 && min < 12))) {
+		set(CAP_PERSISTENT, false, xasprintf("Linux %d.%d keeps no ring buffer across boots "
+						     "(6.12 and later do)", maj, min));
+		return;
+	}
+	set(CAP_PERSISTENT, false,
+	    xstrdup("no persistent instance: boot with reserve_mem=12M:4096:trace "
+		    "trace_instance=NAME^traceoff@trace (tr persist prints such a line)"));
+}
+
 static void probe_one(enum tr_cap c)
 {
 	char *buf = NULL;
@@ -521,6 +561,9 @@ static void probe_one(enum tr_cap c)
 		free(norm);
 		break;
 	}
+	case CAP_PERSISTENT:
+		probe_persistent();
+		break;
 	case CAP__COUNT:
 		break;
 	}

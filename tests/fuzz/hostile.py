@@ -28,6 +28,10 @@
 #               (PROCMAPS): a good one, and maps without their NUL, counts past
 #               their lines or of 2^32-1, lines out of order, overlapping, too
 #               long, not hex, bounds at 2^64, and 20,000 mappings
+#   btf-*, modules-*  trace-cmd 3.4's BTF_FILE and MODULES_FILE sections, damaged
+#   lastboot-*  a persistent buffer's previous boot (LAST_BOOT_INFO): deltas that
+#               wrap, 5000 modules, names past the kernel's length, no _text
+#               to measure from, not last_boot_info at all
 #
 # Each file is small (the bomb is 17 KB).  tests/fuzz/replay runs every one
 # through both fuzz targets; tr must give a clean error or a clean report
@@ -903,6 +907,30 @@ def main():
         o = base()
         o['sections'] = [(25, text, 'modules')]
         put('modules-%s-v7.dat' % label, v7(o, 'zstd').b)
+    # A persistent buffer's previous boot (LAST_BOOT_INFO, 24): deltas that
+    # wrap, module lists past the cap, text that is not last_boot_info.
+    lb_ks = (b'ffffffff9a000000 T _text\nffffffff9a001000 T vfs_read\n'
+             b'ffffffffc0001000 t m_fn\t[m]\n0000000000000010 A percpu_thing\n')
+    lastboot = {
+        'good': b'trp:ffffffff81000000\t[kernel]\nffffffffc0a00000\tm\n\0',
+        'current': b'trp:# Current\n\0',
+        'wraps': b'trp:ffffffffffffffff\t[kernel]\n0\tm\n\0',
+        'zero': b'trp:0\t[kernel]\n\0',
+        'no-colon': b'ffffffff81000000\t[kernel]\n\0',
+        'no-nul': b'trp:ffffffff81000000\t[kernel]',
+        'garbage': b'trp:\xff\xfe\t[kernel]\n\x00\x01\n',
+        'many-mods': b'trp:ffffffff81000000\t[kernel]\n' + b''.join(
+            b'%x\tm%d\n' % (0xffffffffc0000000 + i * 4096, i) for i in range(5000)) + b'\0',
+        'long-name': b'trp:ffffffff81000000\t[kernel]\nffffffffc0000000\t' + b'n' * 300 + b'\n\0',
+    }
+    for label, text in lastboot.items():
+        o = base(kallsyms=lb_ks, opts=[(24, 'LAST_BOOT_INFO', [text])])
+        put('lastboot-%s-v6.dat' % label, v6(o).b)
+    o = base(kallsyms=lb_ks, opts=[(24, 'LAST_BOOT_INFO', [lastboot['good']])])
+    o['sections'] = [(25, b'm 4096 0 - Live 0xffffffffc0001000\nm 1 0 - Live 0x1\n', 'modules')]
+    put('lastboot-modules-v7.dat', v7(o, 'zstd').b)
+    o = base(opts=[(24, 'LAST_BOOT_INFO', [lastboot['good']])])
+    put('lastboot-no-text-v6.dat', v6(o).b)
     del tlen, slen
 
     # Text sections at their edges (defects 8 and 9).

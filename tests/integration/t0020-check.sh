@@ -5,7 +5,7 @@ test_kernels full debian
 
 caps="tracefs access instances tracers function function_graph function_filter latency
 events triggers hist snapshot kprobes uprobes eprobes fprobes synthetic user_events
-user_persist user_multi stack_tracer profiler mmap clocks buffers disable_on_free vsock
+user_persist user_multi stack_tracer profiler mmap clocks buffers disable_on_free persistent vsock
 vsock_loopback"
 
 # One full run serves the tests that read its lines: each run probes every
@@ -109,15 +109,15 @@ test_expect_success '--has of an unknown capability is a usage error' '
 case $TR_TIER in
 host)
 	present="tracefs access instances events triggers uprobes clocks buffers"
-	absent="function function_graph function_filter hist snapshot kprobes eprobes synthetic user_events stack_tracer profiler"
+	absent="function function_graph function_filter hist snapshot kprobes eprobes synthetic user_events stack_tracer profiler persistent"
 	;;
 vm-full)
 	present="tracefs access instances tracers function function_graph function_filter latency events triggers hist snapshot kprobes uprobes eprobes fprobes synthetic user_events stack_tracer profiler clocks buffers disable_on_free"
-	absent=""
+	absent="persistent"
 	;;
 vm-debian61)
 	present="tracefs access instances function function_graph events triggers hist snapshot kprobes uprobes eprobes synthetic disable_on_free"
-	absent="user_events mmap"
+	absent="user_events mmap persistent"
 	;;
 *)
 	present="" absent=""
@@ -128,6 +128,18 @@ esac
 for c in $present; do
 	test_expect_success "$TR_TIER kernel has $c" "test_grep -E '^$c +yes ' \"\$TR_CAPS_FILE\""
 done
+# No persistent instance in a suite's kernel: why, and on 6.12+ the boot
+# line's shape (t1217 boots a guest with one).
+case $TR_TIER in
+vm-debian61)
+	test_expect_success '6.1 keeps no ring buffer across boots: tr check says so' '
+		test_grep -E "^persistent +no +Linux 6\.1 keeps no ring buffer across boots \(6\.12 and later do\)$" "$TR_CAPS_FILE"
+	' ;;
+host | vm-full)
+	test_expect_success 'no persistent instance: tr check gives the boot line that makes one' '
+		test_grep -E "^persistent +no +no persistent instance: boot with reserve_mem=[^ ]+ trace_instance=NAME\^traceoff@trace" "$TR_CAPS_FILE"
+	' ;;
+esac
 for c in $absent; do
 	test_expect_success "$TR_TIER kernel lacks $c, with a reason" "
 		test_expect_code 1 tr check --has $c >out &&
