@@ -215,5 +215,11 @@ void tr_root_help(void);
 
 /* Open the -B instance: the top level when name is NULL; -ENOENT names it. */
 int cmd_instance_open(const char *name, bool create, struct tfs_inst **out);
+/*
+ * A persistent instance that still holds the previous boot's data, which
+ * the kernel clears as soon as an event or a tracer is enabled in it:
+ * -EBUSY with tr_fail() saying so and how to go on anyway (how), else 0.
+ */
+int cmd_instance_keeps_last_boot(const char *name, const char *how);
 
 #endif

@@ -12,7 +12,6 @@
 #include "cmd.h"
 #include "rec.h"
 #include "setup.h"
-#include "tfs-persist.h"
 #include "tfs.h"
 
 struct args {
@@ -74,27 +73,6 @@ static const struct argp argp = { options, parse, NULL,
 				  opt_session_children, NULL, NULL };
 
 /*
- * A persistent instance that still holds the previous boot's data: the
- * kernel clears it the moment an event or a tracer is enabled there, so
- * that happens only when asked (--discard).
- */
-static int keeps_last_boot(const char *name, bool discard)
-{
-	struct tfs_persist p;
-	bool last;
-
-	if (!name || discard || tfs_persist_get(name, &p))
-		return 0;
-	last = p.last_boot;
-	tfs_persist_clear(&p);
-	if (!last)
-		return 0;
-	return tr_fail(-EBUSY, "instance '%s' holds the previous boot's data, which arming it "
-			       "clears: save it first (tr extract -B %s), or pass --discard",
-		       name, name);
-}
-
-/*
  * --replace: turn off every event enabled in the instance (set_event lists
  * them), through tfs so that an error restores them and tr reset knows.
  */
@@ -130,7 +108,7 @@ int cmd_start(int argc, char **argv)
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	a.setup.events = &a.ev.list;
-	r = keeps_last_boot(a.inst.name, a.discard);
+	r = a.discard ? 0 : cmd_instance_keeps_last_boot(a.inst.name, "pass --discard");
 	if (!r)
 		r = cmd_instance_open(a.inst.name, true, &in);
 	if (!r && a.replace)

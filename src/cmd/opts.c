@@ -24,6 +24,7 @@ enum {
 	OPT_CPUS, OPT_BUFFER_CPU, OPT_CMDLINES, OPT_NOTRACE_PID, OPT_TRACER_OPT, OPT_CLEAR_FILTER,
 	OPT_BLK_DEV, OPT_BLK_MASK, OPT_SUBBUF,
 };
+#include "tfs-persist.h"
 #include "tfs.h"
 
 static const struct argp_option instance_options[] = {
@@ -322,6 +323,21 @@ int cmd_instance_open(const char *name, bool create, struct tfs_inst **out)
 	if (r)
 		return tr_fail(r, "cannot open instance '%s': %s", name, strerror(-r));
 	return 0;
+}
+
+int cmd_instance_keeps_last_boot(const char *name, const char *how)
+{
+	struct tfs_persist p;
+	bool last;
+
+	if (!name || tfs_persist_get(name, &p))
+		return 0;
+	last = p.last_boot;
+	tfs_persist_clear(&p);
+	if (!last)
+		return 0;
+	return tr_fail(-EBUSY, "instance '%s' holds the previous boot's data, which tracing in it "
+			       "clears: save it first (tr extract -B %s), or %s", name, name, how);
 }
 
 static const struct argp_option setup_options[] = {

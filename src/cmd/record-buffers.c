@@ -175,7 +175,13 @@ int bufs_drop_missing(struct record_bufs *rb)
 
 int bufs_open(struct record_bufs *rb, struct live_record_opts *o)
 {
-	int r = cmd_instance_open(rb->done[0].name, true, &o->inst);
+	int r = 0;
+
+	for (size_t i = 0; !r && i < rb->ndone; i++)
+		r = cmd_instance_keeps_last_boot(rb->done[i].name,
+						 "arm it with tr start -B NAME --discard");
+	if (!r)
+		r = cmd_instance_open(rb->done[0].name, true, &o->inst);
 
 	rb->more = xcalloc(rb->ndone, sizeof(*rb->more));
 	for (size_t i = 1; !r && i < rb->ndone; i++) {
