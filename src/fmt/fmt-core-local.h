@@ -352,6 +352,9 @@ void *fmt_safe_record(struct fmt_src *s, const void *data, uint32_t size);
 /* Do the record's __print_hex/__print_array lengths stay inside it? */
 bool fmt_lens_fit(struct fmt_src *s, const struct ev_info *ei, const struct tep_record *rec);
 
+/* "name=value, ..." of func's arguments from the BTF (fmt-kline.c); false without one. */
+bool fmt_func_args(void *ctx, uint64_t func, const uint64_t *args, int nargs, char *buf,
+		   size_t n);
 /* fmt-kenv.c: the kernel's kallsyms_lookup() over the source's symbols (ctx is the source). */
 bool fmt_ksym(void *ctx, uint64_t addr, const char **name, uint64_t *start, uint64_t *size,
 	      const char **mod);

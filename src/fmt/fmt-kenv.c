@@ -499,6 +499,7 @@ void fmt_env_setup(struct fmt_src *s)
 	s->env.struct_size = kstruct_size;
 	s->env.procmap = fmt_kprocmap;
 	s->env.comm = kcomm;
+	s->env.func_args = fmt_func_args;
 	if (s->f->o.user_syms)
 		s->env.user_sym = kuser_sym;
 	s->env.ctx = s;

@@ -19,6 +19,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -540,6 +541,33 @@ static struct kprog *compile_special(const struct kenv *env, struct tep_event *e
 	return p;
 }
 
+/*
+ * func-args (6.15+): the registers saved after parent_ip, when the record
+ * holds all of them (the kernel's test: FTRACE_REGS_MAX_ARGS longs), printed
+ * by name from the BTF, else plain in hex, as print_function_args() does.
+ */
+static void func_args(struct fmt_line *o, const struct kenv *env, struct ectx *c,
+		      const struct krec *r, uint64_t ip, uint32_t off)
+{
+	enum { NARGS = 6 };
+	uint64_t args[NARGS];
+	char buf[512];
+	int ls = env->long_size;
+
+	if ((uint64_t)off + NARGS * ls > r->size)
+		return;
+	for (int i = 0; i < NARGS; i++)
+		args[i] = krd(c, r->data + off + i * ls, ls, false);
+	if (env->func_args && env->func_args(env->ctx, ip, args, NARGS, buf, sizeof(buf))) {
+		fmt_line_printf(o, "(%s)", buf);
+		return;
+	}
+	kput(o, "(", 1);
+	for (int i = 0; i < NARGS; i++)
+		fmt_line_printf(o, "%s0x%" PRIx64, i ? ", " : "", args[i]);
+	kput(o, ")", 1);
+}
+
 static struct tep_format_field *pf(const struct kprog *p, const char *name)
 {
 	for (int i = 0; i < p->nfields; i++)
@@ -907,6 +935,8 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 			return KPROG_FAIL;
 		if (!ip_sym(o, env, krd(c, r->data + ip->offset, ip->size, false), OFF_OPTION))
 			return KPROG_FAIL;
+		func_args(o, env, c, r, krd(c, r->data + ip->offset, ip->size, false),
+			  (uint32_t)pip->offset + pip->size);
 		parent = krd(c, r->data + pip->offset, pip->size, false);
 		if (parent && !env->no_parent) {
 			kput(o, " <-", 3);

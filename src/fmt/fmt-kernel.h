@@ -75,6 +75,13 @@ struct kenv {
 	const char *(*string)(void *ctx, uint64_t addr);
 	/* sizeof(struct NAME), or 0 if unknown. */
 	unsigned (*struct_size)(void *ctx, const char *name);
+	/*
+	 * func-args: "name=value, ..." of func's arguments (args[nargs], the
+	 * registers the kernel saved) into buf; false where nothing names them
+	 * (no BTF, no such function).  May be NULL.
+	 */
+	bool (*func_args)(void *ctx, uint64_t func, const uint64_t *args, int nargs, char *buf,
+			  size_t n);
 	/* The task's name as saved_cmdlines had it ("<...>" when it had none); may be NULL. */
 	const char *(*comm)(void *ctx, int pid);
 	void *ctx;

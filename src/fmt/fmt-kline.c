@@ -57,17 +57,19 @@ static bool graph_sym_off(void *ctx, uint64_t addr, char *buf, size_t n)
 }
 
 /*
- * funcgraph-args from the kernel's BTF (print_function_args()); 6.18
- * began writing unsigned ints in hex.
+ * func-args and funcgraph-args from the kernel's BTF (print_function_args()),
+ * for the function at func: its start, or a few bytes in, past the
+ * endbr64 that IBT puts first (the kernel looks the symbol up the same way,
+ * by the address it has); 6.18 began writing unsigned ints in hex.
  */
-static bool graph_args_text(void *ctx, uint64_t func, const uint64_t *args, int nargs, char *buf,
-			    size_t n)
+bool fmt_func_args(void *ctx, uint64_t func, const uint64_t *args, int nargs, char *buf,
+		   size_t n)
 {
 	struct fmt_src *s = ctx;
 	const char *name, *mod;
 	uint64_t start, size;
 
-	if (!src_btf(s) || !fmt_ksym(s, func, &name, &start, &size, &mod) || start != func)
+	if (!src_btf(s) || !fmt_ksym(s, func, &name, &start, &size, &mod))
 		return false;
 	return btf_func_args(s->btf, name, args, nargs, s->env.kver >= (6 << 8 | 18), buf, n);
 }
@@ -203,7 +205,7 @@ void fmt_graph_event(struct fmt *f, struct fmt_src *s, struct ev_info *ei, const
 		     const struct tfile_event *ev, struct tep_record *rec)
 {
 	struct fmt_graph_env env = { .func_name = graph_func_name, .sym_off = graph_sym_off,
-				     .args_text = graph_args_text, .comm = graph_comm, .ctx = s };
+				     .args_text = fmt_func_args, .comm = graph_comm, .ctx = s };
 	struct fmt_graph_rec r, n, *next = NULL;
 	struct tfile_event *ahead;
 

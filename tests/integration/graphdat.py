@@ -13,7 +13,7 @@
 # trace-cmd 3.4 writes them.
 #
 #   graphdat.py FILE [DEPTH...]
-#   graphdat.py FILE --btf none|zstd|zlib
+#   graphdat.py FILE --btf none|zstd|zlib [--ibt]
 import os
 import struct
 import sys
@@ -24,6 +24,12 @@ import hostile as h  # noqa: E402
 
 def main():
     pid = 77
+    # --ibt: vfs_read recorded 4 bytes into the function, past the endbr64
+    # an IBT kernel puts first (what 7.x records on x86).
+    ibt = '--ibt' in sys.argv
+    if ibt:
+        sys.argv.remove('--ibt')
+    vfs_read = h.FG_VFS_READ + (4 if ibt else 0)
     btf = len(sys.argv) > 3 and sys.argv[2] == '--btf'
     if len(sys.argv) > 2 and not btf:
         depths = [int(d, 0) for d in sys.argv[2:]]
@@ -33,9 +39,9 @@ def main():
     recs = [
         h.record(h.FG_RETADDR_ID, pid, struct.pack('<QIQ', h.FG_KSYS_READ, 0,
                                                    h.FG_SYSCALL + 0x1c)),
-        h.record(h.FG_ENTRY_ID, pid, struct.pack('<QII', h.FG_VFS_READ, 1, 0) +
+        h.record(h.FG_ENTRY_ID, pid, struct.pack('<QII', vfs_read, 1, 0) +
                  struct.pack('<6Q', 3, 0xffff888100a0b000, 0x80, 0, 0, 0)),
-        h.fg_exit(pid, h.FG_VFS_READ, 1, 0xfffffff2, 1000, 3500),
+        h.fg_exit(pid, vfs_read, 1, 0xfffffff2, 1000, 3500),
         h.fg_exit(pid, h.FG_KSYS_READ, 0, 0x340, 500, 12500),
     ]
     o = h.graph_base(recs, b'funcgraph-retaddr\nfuncgraph-retval\nfuncgraph-args\n')
