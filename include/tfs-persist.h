@@ -65,6 +65,7 @@ struct tfs_persist {
 	char *name;
 	bool backup;		/* read-only copy (no tracing_on): a backup instance */
 	bool last_boot;		/* holds the previous boot's data */
+	bool empty;		/* a previous boot's buffer with nothing in it */
 	char *info;		/* last_boot_info as read */
 	struct tfs_last_boot lb;	/* parsed; empty when it did not parse */
 	char *bad;		/* NULL, or why lb is empty (the text did not parse) */

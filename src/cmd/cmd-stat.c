@@ -131,6 +131,8 @@ static void show_persistent(const struct tfs_inst *in)
 		printf("  %-17s yes, the previous boot's data (its kernel text at %llx, %zu "
 		       "modules)%s\n", "persistent:", (unsigned long long)p.lb.text, p.lb.nmods,
 		       p.backup ? ", a read-only backup" : "");
+	else if (p.empty)
+		printf("  %-17s yes, empty (nothing kept from a previous boot)\n", "persistent:");
 	else
 		printf("  %-17s yes, this boot's data%s\n", "persistent:",
 		       p.backup ? ", a read-only backup" : "");

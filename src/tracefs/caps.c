@@ -396,6 +396,7 @@ static void probe_persistent(void)
 		for (size_t i = 0; i < n; i++) {
 			const char *what = p[i].bad ? "last_boot_info unreadable"
 					 : p[i].last_boot ? "the previous boot's data"
+					 : p[i].empty	  ? "empty (nothing kept from a previous boot)"
 							  : "this boot's data";
 
 			xstrcatf(&d, "%s%s: %s%s", i ? "; " : "", p[i].name, what,

@@ -257,6 +257,26 @@ void tfs_persist_free(struct tfs_persist *p, size_t n)
 	free(p);
 }
 
+/* Events the instance's buffer holds, all CPUs together (per_cpu/cpuN/stats). */
+static uint64_t entries(const struct tfs_inst *in)
+{
+	struct strv cpus = { 0 };
+	uint64_t n = 0;
+
+	if (tfs_list_dir(in, "per_cpu", &cpus))
+		return 0;
+	for (size_t i = 0; i < cpus.n; i++) {
+		char *file = xasprintf("per_cpu/%s/stats", cpus.v[i]), *text = NULL, *e;
+
+		if (!tfs_read(in, file, &text) && (e = strstr(text, "entries: ")))
+			n += strtoull(e + 9, NULL, 10);
+		free(file);
+		free(text);
+	}
+	strv_free(&cpus);
+	return n;
+}
+
 int tfs_persist_get(const char *name, struct tfs_persist *out)
 {
 	struct tfs_inst *in;
@@ -278,6 +298,15 @@ int tfs_persist_get(const char *name, struct tfs_persist *out)
 	if (tfs_last_boot_parse(buf, strlen(buf), &out->lb))
 		out->bad = xstrdup(tr_failure() ? tr_failure() : "unreadable");
 	out->last_boot = !out->bad && !out->lb.current;
+	/*
+	 * Memory no boot wrote (a machine just powered on: zeros) passes the
+	 * kernel's checks as a previous boot with its kernel at 0 and nothing
+	 * in it: there is nothing to keep then.
+	 */
+	if (out->last_boot && (!out->lb.text || !entries(in))) {
+		out->last_boot = false;
+		out->empty = true;
+	}
 	return 0;
 }
 

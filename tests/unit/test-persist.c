@@ -146,7 +146,10 @@ static void put(const char *dir, const char *file, const char *text)
 TEST(listing)
 {
 	static const char *const dirs[] = { "instances", "instances/boot_map", "instances/backup",
-					    "instances/plain", "instances/bad" };
+					    "instances/plain", "instances/bad", "instances/fresh",
+					    "instances/boot_map/per_cpu", "instances/boot_map/per_cpu/cpu0",
+					    "instances/boot_map/per_cpu/cpu1", "instances/backup/per_cpu",
+					    "instances/backup/per_cpu/cpu0" };
 	char dir[] = "/tmp/tr-test-persist.XXXXXX";
 	struct tfs_persist *p;
 	size_t n;
@@ -165,19 +168,36 @@ TEST(listing)
 	put(dir, "instances/plain/tracing_on", "1\n");
 	put(dir, "instances/bad/tracing_on", "1\n");
 	put(dir, "instances/bad/last_boot_info", "what\n");
+	put(dir, "instances/boot_map/per_cpu/cpu0/stats", "entries: 0\noverrun: 0\n");
+	put(dir, "instances/boot_map/per_cpu/cpu1/stats", "entries: 7\noverrun: 0\n");
+	put(dir, "instances/backup/per_cpu/cpu0/stats", "entries: 3\n");
+	/* Memory no boot wrote passes the kernel's checks with its kernel at 0. */
+	put(dir, "instances/fresh/tracing_on", "0\n");
+	put(dir, "instances/fresh/last_boot_info", "0\t[kernel]\n");
 	setenv("TR_TRACEFS", dir, 1);
 	CHECK(tfs_open() == 0);
 	CHECK(tfs_persist_list(&p, &n) == 0);
-	CHECK(n == 3);
-	if (n == 3) {
+	CHECK(n == 4);
+	if (n == 4) {
 		CHECK_STR(p[0].name, "backup");
 		CHECK(p[0].backup && p[0].last_boot);
 		CHECK_STR(p[1].name, "bad");
 		CHECK(!p[1].last_boot && p[1].bad && strstr(p[1].bad, "line 1"));
 		CHECK_STR(p[2].name, "boot_map");
 		CHECK(!p[2].backup && p[2].last_boot && p[2].lb.text == 0xffffffff81000000ull);
+		CHECK_STR(p[3].name, "fresh");
+		CHECK(!p[3].last_boot && p[3].empty);
 	}
 	tfs_persist_free(p, n);
+	/* A previous boot that recorded nothing: nothing to keep either. */
+	put(dir, "instances/boot_map/per_cpu/cpu1/stats", "entries: 0\n");
+	{
+		struct tfs_persist one;
+
+		CHECK(tfs_persist_get("boot_map", &one) == 0);
+		CHECK(!one.last_boot && one.empty);
+		tfs_persist_clear(&one);
+	}
 	/* Read out, it holds this boot's data. */
 	put(dir, "instances/boot_map/last_boot_info", "# Current\n");
 	{
@@ -195,6 +215,11 @@ TEST(listing)
 	put(dir, "instances/plain/tracing_on", NULL);
 	put(dir, "instances/bad/tracing_on", NULL);
 	put(dir, "instances/bad/last_boot_info", NULL);
+	put(dir, "instances/boot_map/per_cpu/cpu0/stats", NULL);
+	put(dir, "instances/boot_map/per_cpu/cpu1/stats", NULL);
+	put(dir, "instances/backup/per_cpu/cpu0/stats", NULL);
+	put(dir, "instances/fresh/tracing_on", NULL);
+	put(dir, "instances/fresh/last_boot_info", NULL);
 	put(dir, "tracing_on", NULL);
 	for (size_t i = ARRAY_SIZE(dirs); i-- > 0;) {
 		char *d = xasprintf("%s/%s", dir, dirs[i]);
