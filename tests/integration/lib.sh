@@ -58,7 +58,7 @@ if [ -z "${TR_CAPS_FILE:-}" ] || [ ! -s "$TR_CAPS_FILE" ]; then
 fi
 
 # test_kernels KERNEL...: the guest kernels this file must also run on
-# (full: 6.12 with every tracing feature; debian: stock 6.1).  The host tier
+# (full: 7.3 with every tracing feature and BTF; debian: stock 6.1).  The host tier
 # runs every file; a VM tier runs only the files that name its kernel, so a
 # file names them when the host cannot cover it (a feature this host lacks,
 # a path only an older kernel takes) or when it is in the guests' smoke set.
