@@ -72,7 +72,6 @@ if [ -e "$TRACEFS/options/funcgraph-args" ]; then
 		# The event format (F_printk) names the function alone.
 		tr report -i fga.dat --no-graph >flat &&
 		test_grep -q -E "funcgraph_entry: +--> vfs_read \(0\)$" flat &&
-		cp fga.dat graph "$TEST_TMP/" &&
 		test "$(cat $TRACEFS/current_tracer)" = nop
 	'
 	# trace-cmd 3.4 reads the same values from the file, named, or as six
