@@ -81,5 +81,7 @@ void tfs_persist_free(struct tfs_persist *p, size_t n);
 void tfs_persist_clear(struct tfs_persist *p);
 /* The one named, read now; -ENOENT if it is not persistent (no last_boot_info). */
 int tfs_persist_get(const char *name, struct tfs_persist *out);
+/* What it holds, in the words tr check and tr stat both print. */
+const char *tfs_persist_what(const struct tfs_persist *p);
 
 #endif

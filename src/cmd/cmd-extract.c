@@ -109,8 +109,8 @@ int cmd_extract(int argc, char **argv)
 	char *copy = NULL, *kb = NULL, *tracer = NULL;
 	int fd = -1, r, status = EXIT_RUNTIME;
 	uint64_t limit = 0;
-	struct tfw_opt *maps = NULL, boot = { 0 };
-	size_t nmaps = 0, nboot = 0;
+	struct tfw_opt *extra = NULL, boot = { 0 };
+	size_t nextra = 0, nboot = 0;
 
 	argp_parse(&argp, argc, argv, 0, NULL, &a);
 	if (!a.output)
@@ -160,15 +160,19 @@ int cmd_extract(int argc, char **argv)
 		r = rec_stop(rec);
 		if (r)
 			tr_warn("a reader stopped early: %s", strerror(-r));
-		/* User stacks: the maps of the processes the instance traces, those still alive. */
-		rec_pid_maps(in, &maps, &nmaps);
+		/*
+		 * The file's extra options: for user stacks, the maps of the
+		 * processes the instance traces (those still alive); then
+		 * LAST_BOOT_INFO.
+		 */
+		rec_pid_maps(in, &extra, &nextra);
 		if (nboot) {
-			maps = xrealloc(maps, (nmaps + 1) * sizeof(*maps));
-			maps[nmaps++] = boot;
+			extra = xrealloc(extra, (nextra + 1) * sizeof(*extra));
+			extra[nextra++] = boot;
 			boot.data.data = NULL;
 		}
 		r = rec_write_file(rec, fd, in, NULL, before, REC_LOSS_SINCE_RESET | REC_FORMATS_FROM_DATA,
-				   NULL, NULL, 0, NULL, maps, nmaps, &sum);
+				   NULL, NULL, 0, NULL, extra, nextra, &sum);
 	}
 	if (r) {
 		tr_report(r, "cannot extract");
@@ -188,9 +192,9 @@ out:
 		status = EXIT_RUNTIME;
 	}
 	rec_summary_free(&sum);
-	for (size_t i = 0; i < nmaps; i++)
-		free(maps[i].data.data);
-	free(maps);
+	for (size_t i = 0; i < nextra; i++)
+		free(extra[i].data.data);
+	free(extra);
 	free(boot.data.data);
 	free(before);
 	free(copy);

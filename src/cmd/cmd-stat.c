@@ -126,16 +126,14 @@ static void show_persistent(const struct tfs_inst *in)
 	if (!in->name || tfs_persist_get(in->name, &p))
 		return;
 	if (p.bad)
-		printf("  %-17s yes, last_boot_info unreadable: %s\n", "persistent:", p.bad);
+		printf("  %-17s yes, %s: %s\n", "persistent:", tfs_persist_what(&p), p.bad);
 	else if (p.last_boot)
-		printf("  %-17s yes, the previous boot's data (its kernel text at %llx, %zu "
-		       "modules)%s\n", "persistent:", (unsigned long long)p.lb.text, p.lb.nmods,
+		printf("  %-17s yes, %s (its kernel text at %llx, %zu modules)%s\n", "persistent:",
+		       tfs_persist_what(&p), (unsigned long long)p.lb.text, p.lb.nmods,
 		       p.backup ? ", a read-only backup" : "");
-	else if (p.empty)
-		printf("  %-17s yes, empty (nothing kept from a previous boot)\n", "persistent:");
 	else
-		printf("  %-17s yes, this boot's data%s\n", "persistent:",
-		       p.backup ? ", a read-only backup" : "");
+		printf("  %-17s yes, %s%s\n", "persistent:", tfs_persist_what(&p),
+		       p.backup && !p.empty ? ", a read-only backup" : "");
 	tfs_persist_clear(&p);
 }
 

@@ -394,12 +394,7 @@ static void probe_persistent(void)
 
 	if (!tfs_persist_list(&p, &n) && n) {
 		for (size_t i = 0; i < n; i++) {
-			const char *what = p[i].bad ? "last_boot_info unreadable"
-					 : p[i].last_boot ? "the previous boot's data"
-					 : p[i].empty	  ? "empty (nothing kept from a previous boot)"
-							  : "this boot's data";
-
-			xstrcatf(&d, "%s%s: %s%s", i ? "; " : "", p[i].name, what,
+			xstrcatf(&d, "%s%s: %s%s", i ? "; " : "", p[i].name, tfs_persist_what(&p[i]),
 				 p[i].backup ? " (a read-only backup)" : "");
 		}
 		tfs_persist_free(p, n);

@@ -241,6 +241,14 @@ next:
 	return out;
 }
 
+const char *tfs_persist_what(const struct tfs_persist *p)
+{
+	return p->bad		? "last_boot_info unreadable"
+	       : p->last_boot	? "the previous boot's data"
+	       : p->empty	? "empty (nothing kept from a previous boot)"
+				: "this boot's data";
+}
+
 void tfs_persist_clear(struct tfs_persist *p)
 {
 	free(p->name);

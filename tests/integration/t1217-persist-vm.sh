@@ -85,14 +85,22 @@ esac'
 
 test -n "$vm_skip" && test_skip_all=$vm_skip
 
-test_expect_success 'three boots of one guest: armed, crashed, read, armed, rebooted, read' '
-	(cd "$TEST_ROOT" && TR_VM_TIMEOUT=900 TR_VM_APPEND="$BOOT_LINE" \
-		timeout -k 10 950 tests/vm/run --boots 3 -- bash -c "$guest_job") \
-		>"$TEST_TMP/vm.log" 2>&1 </dev/null
+# boot_guest LOG SECONDS BOOTLINE BOOTS JOB: boot the full guest BOOTS
+# times with BOOTLINE appended, running JOB at each boot, its output in
+# $TEST_TMP/LOG and each "=== NAME" part of it in $TEST_TMP/NAME.
+boot_guest() {
+	local rc
+	(cd "$TEST_ROOT" && TR_VM_TIMEOUT=$2 TR_VM_APPEND="$3" \
+		timeout -k 10 $(($2 + 50)) tests/vm/run --boots "$4" -- bash -c "$5") \
+		>"$TEST_TMP/$1" 2>&1 </dev/null
 	rc=$?
-	awk "/^=== end$/ { f = \"\"; next } /^=== / { f = \"$TEST_TMP/\" \$2; printf \"\" >f; next }
-	     f { print >>f }" "$TEST_TMP/vm.log"
-	test "$rc" = 0 || { tail -n 60 "$TEST_TMP/vm.log"; exit 1; }
+	awk -v d="$TEST_TMP/" '/^=== end$/ { f = ""; next } /^=== / { f = d $2; printf "" >f; next }
+	     f { print >>f }' "$TEST_TMP/$1"
+	test "$rc" = 0 || { tail -n 60 "$TEST_TMP/$1"; return 1; }
+}
+
+test_expect_success 'three boots of one guest: armed, crashed, read, armed, rebooted, read' '
+	boot_guest vm.log 900 "$BOOT_LINE" 3 "$guest_job"
 '
 
 cd "$TEST_TMP" || exit 1
@@ -180,13 +188,7 @@ case $TR_VM_BOOT in
 esac'
 
 test_expect_success 'a backup instance: the previous boot copied into it at boot' '
-	(cd "$TEST_ROOT" && TR_VM_TIMEOUT=600 TR_VM_APPEND="$BACKUP_LINE" \
-		timeout -k 10 650 tests/vm/run --boots 2 -- bash -c "$backup_job") \
-		>"$TEST_TMP/bvm.log" 2>&1 </dev/null
-	rc=$?
-	awk "/^=== end$/ { f = \"\"; next } /^=== / { f = \"$TEST_TMP/\" \$2; printf \"\" >f; next }
-	     f { print >>f }" "$TEST_TMP/bvm.log"
-	test "$rc" = 0 || { tail -n 60 "$TEST_TMP/bvm.log"; exit 1; }
+	boot_guest bvm.log 600 "$BACKUP_LINE" 2 "$backup_job"
 '
 
 test_expect_success 'boot 2: bk holds the previous boot (read-only), trp this one' '
