@@ -177,6 +177,17 @@ struct kprog {
 	 * syscall metadata's own string, which verbose prints), by field index.
 	 */
 	const char **types;
+	/*
+	 * SP_SYS_ENTER: fields 1..sys_nargs are the arguments; sys_uval[i]
+	 * is the field of argument field i's user memory (0: none, 6.19+),
+	 * sys_uarray[i] whether it is a buffer (else a string); sys_openat:
+	 * openat's printer, with the flag values of open_flags (fmt-ksys.c).
+	 */
+	int sys_nargs;
+	int *sys_uval;
+	bool *sys_uarray;
+	bool sys_openat;
+	const uint64_t *open_flags;
 	int ip_off, ip2_off;
 	/* SP_PRINT, SP_BPUTS: the ip and the text fields, found once (not by name a record) */
 	struct tep_format_field *f_ip, *f_text;
@@ -353,6 +364,12 @@ bool kconv_quick(struct ectx *c, const struct conv *cv, struct fmt_line *o);
 
 /* Memory that lives as long as the program (its tree's nodes). */
 void *kprog_mem(struct kprog *p, size_t n);
+
+/* ---- system call events (fmt-ksys.c) ---- */
+
+/* p's fields are the event's; text its format file (NULL: no types, no buffers). */
+void ksys_compile(struct kprog *p, struct tep_event *e, const char *text);
+int ksys_enter(const struct kprog *p, struct ectx *c, struct fmt_line *o);
 /* Does a tree need kallsyms (vmemmap_base's guess does)? */
 bool knode_needs_symbols(const struct knode *n);
 

@@ -63,45 +63,6 @@ void kprog_free(struct kprog *p)
 
 /* ---- compiling a print fmt ---- */
 
-/*
- * A syscall's argument types as its format file names them: the kernel
- * defines each argument field with the type string of the syscall's
- * metadata ("const char *", "struct robust_list_head * *") and prints that
- * string under verbose.  The file's "field:TYPE NAME;" lines hold it as
- * written (tfile_format_parse_field() reads them); libtraceevent's field
- * type is rebuilt from tokens and may space it otherwise, so it serves only
- * where the text is not at hand.
- */
-static void sys_types(struct kprog *p, const char *text)
-{
-	p->types = kprog_mem(p, (p->nfields + 1) * sizeof(*p->types));
-	for (int i = 0; i < p->nfields; i++)
-		p->types[i] = p->fields[i]->type ? p->fields[i]->type : "";
-	for (const char *l = text, *eol; l && *l; l = *eol ? eol + 1 : eol) {
-		struct tfile_format_field f;
-		const char *d = l;
-		char why[160];
-
-		eol = strchrnul(l, '\n');
-		while (d < eol && (*d == '\t' || *d == ' '))
-			d++;
-		if (eol - d < 6 || memcmp(d, "field:", 6) ||
-		    tfile_format_parse_field(d, eol - d, &f, why, sizeof(why)) || f.array ||
-		    !f.type_len)
-			continue;
-		for (int i = 1; i < p->nfields; i++) {
-			const char *name = p->fields[i]->name;
-			char *t;
-
-			if (f.name_len != strlen(name) || memcmp(f.name, name, f.name_len))
-				continue;
-			t = kprog_mem(p, f.type_len + 1);
-			memcpy(t, f.type, f.type_len);
-			p->types[i] = t;
-		}
-	}
-}
-
 /* The format string: literal text and conversions, as the kernel's format_decode() reads it. */
 static bool parse_format(struct kprog *p, const char *f, size_t flen, struct conv **convs,
 			 int *nconv)
@@ -351,7 +312,7 @@ struct kprog *kprog_compile(const struct kenv *env, struct tep_event *e, const c
 		return NULL;
 	}
 	if (p && p->sp == SP_SYS_ENTER)
-		sys_types(p, text);
+		ksys_compile(p, e, text);
 	if (p && p->sp != SP_KPROBE && p->sp != SP_KRETPROBE)
 		return p;
 	if (!text) {
@@ -826,36 +787,7 @@ static int run_special(const struct kprog *p, struct ectx *c, struct fmt_line *o
 
 	switch (p->sp) {
 	case SP_SYS_ENTER:
-		kput(o, p->sysname, strlen(p->sysname));
-		kput(o, "(", 1);
-		for (int i = 1; i < p->nfields; i++) {
-			uint64_t v;
-
-			f = p->fields[i];
-			if ((uint64_t)f->offset + f->size > r->size)
-				return KPROG_FAIL;
-			v = krd(c, r->data + f->offset, f->size, false);
-			/* verbose: each argument's type before it ("unsigned int fd: 4"). */
-			if (env->verbose && p->types) {
-				kput(o, p->types[i], strlen(p->types[i]));
-				kput(o, " ", 1);
-			}
-			kput(o, f->name, strlen(f->name));
-			kput(o, ": ", 2);
-			/* Until 6.18 every value was "%lx"; since, small ones are decimal. */
-			if (env->kver && env->kver < (6 << 8 | 18)) {
-				knumber(o, v, 16, F_SMALL, -1, -1);
-			} else if (v < 10) {
-				knumber(o, v, 10, 0, -1, -1);
-			} else {
-				kput(o, "0x", 2);
-				knumber(o, v, 16, F_SMALL, -1, -1);
-			}
-			if (i + 1 < p->nfields)
-				kput(o, ", ", 2);
-		}
-		kput(o, ")", 1);
-		return KPROG_LINE;
+		return ksys_enter(p, c, o);
 	case SP_SYS_EXIT:
 		f = pf(p, "ret");
 		if ((uint64_t)f->offset + f->size > r->size)
@@ -1264,6 +1196,11 @@ bool knode_needs_symbols(const struct knode *n)
 		if (knode_needs_symbols(n->args[i]))
 			return true;
 	return false;
+}
+
+bool kprog_own_printer(const struct kprog *p)
+{
+	return p->sp == SP_SYS_ENTER || p->sp == SP_SYS_EXIT;
 }
 
 bool kprog_needs_symbols(const struct kprog *p)

@@ -119,6 +119,11 @@ int kprog_run(const struct kprog *p, const struct kenv *env, const struct krec *
 void kprog_free(struct kprog *p);
 /* Does it print kernel symbols (or need kallsyms to know the memory layout)? */
 bool kprog_needs_symbols(const struct kprog *p);
+/*
+ * Does it print without the print fmt (an output function of the kernel's
+ * own, as for system calls)?  Then it serves where the print fmt is refused.
+ */
+bool kprog_own_printer(const struct kprog *p);
 
 /*
  * A record of the blk tracer (an entry type with no format: fmt-kenv.c tells it

@@ -286,8 +286,7 @@ void fmt_kfields(struct fmt_line *l, const struct kenv *env, struct tep_event *e
 			if ((uint64_t)off + len > size)
 				fmt_line_printf(l, "<OVERFLOW>");
 			else
-				fmt_line_printf(l, "%.*s", (int)strnlen((const char *)data + off, len),
-						(const char *)data + off);
+				fmt_dyn_text(l, data + off, len, env->kver);
 			continue;
 		}
 		if (strstr(t, "__data_loc") && strstr(t, "cpumask_t")) {

@@ -148,7 +148,15 @@ void fmt_prog_free(struct fmt_prog *p);
  */
 bool fmt_user_event(const struct tep_event *e);
 void fmt_user_text(struct tep_handle *tep, struct tep_event *e, const void *data,
-		   uint32_t size, struct fmt_line *out);
+		   uint32_t size, unsigned kver, struct fmt_line *out);
+/*
+ * A dynamic string field (its n bytes) as print_event_fields() prints it
+ * for a kernel of version kver (major << 8 | minor, 0: unknown, taken as
+ * the newest): up to its NUL; since 6.19, one with a byte that is neither
+ * NUL nor printable ASCII as every byte ('.' for those) and then its bytes
+ * in hex ("tab.x. (74:61:62:09:78:00)").
+ */
+void fmt_dyn_text(struct fmt_line *o, const uint8_t *p, size_t n, unsigned kver);
 
 /*
  * The kernel's trace options that shape its trace file's lines

@@ -9,6 +9,7 @@
  * print fmt instead, so tr prints these events here to say the same as
  * the kernel.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include <event-parse.h>
@@ -74,8 +75,35 @@ static void put_text(struct fmt_line *o, const uint8_t *p, size_t n)
 	put(o, (const char *)p, nul ? (size_t)(nul - p) : n);
 }
 
+void fmt_dyn_text(struct fmt_line *o, const uint8_t *p, size_t n, unsigned kver)
+{
+	size_t i = 0;
+
+	if (!kver || kver >= (6 << 8 | 19))
+		for (; i < n; i++)
+			if (p[i] && !(p[i] >= 0x20 && p[i] < 0x7f))
+				break;
+	if (i >= n || (kver && kver < (6 << 8 | 19))) {
+		put_text(o, p, n);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		put(o, p[i] >= 0x20 && p[i] < 0x7f ? (const char *)&p[i] : ".", 1);
+	put(o, " (", 2);
+	for (i = 0; i < n; i++) {
+		/* "%02x" of a (signed) char: a byte over 0x7f as an int's eight digits. */
+		unsigned v = (unsigned)(int)(signed char)p[i];
+		char b[12];
+
+		if (i)
+			put(o, ":", 1);
+		put(o, b, (size_t)snprintf(b, sizeof(b), "%02x", v));
+	}
+	put(o, ")", 1);
+}
+
 void fmt_user_text(struct tep_handle *tep, struct tep_event *e, const void *data,
-		   uint32_t size, struct fmt_line *out)
+		   uint32_t size, unsigned kver, struct fmt_line *out)
 {
 	const uint8_t *rec = data;
 	struct tep_format_field *f = e->format.fields;
@@ -109,7 +137,7 @@ void fmt_user_text(struct tep_handle *tep, struct tep_event *e, const void *data
 				continue;
 			}
 			if (has_char) {
-				put_text(out, rec + doff, dlen);
+				fmt_dyn_text(out, rec + doff, dlen, kver);
 				continue;
 			}
 			if (sz != 4) {

@@ -527,6 +527,16 @@ int fmt_event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei, struct 
 	 * the fast one or libtraceevent.
 	 */
 	if (ei->withheld || (uint32_t)rec->size < ei->min_size) {
+		/* The kernel's own output function for it reads no print fmt. */
+		if (!raw && !f->o.lib && !ei->event->handler) {
+			struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0, rec->ts };
+
+			fmt_kernel_compile(s, ei);
+			if (ei->kp && kprog_own_printer(ei->kp) &&
+			    (ret = kprog_run(ei->kp, &s->env, &kr, out)) != KPROG_FAIL)
+				return ret;
+			ret = KPROG_TEXT;
+		}
 		fields_text(s, ei, rec, out);
 		return ret;
 	}
@@ -546,7 +556,7 @@ int fmt_event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei, struct 
 	}
 	/* User events print field by field, as the kernel prints them (fmt-user.c). */
 	if (!raw && ei->user) {
-		fmt_user_text(s->tep, ei->event, rec->data, (uint32_t)rec->size, out);
+		fmt_user_text(s->tep, ei->event, rec->data, (uint32_t)rec->size, s->env.kver, out);
 		return ret;
 	}
 	/* A plugin's handler (--plugins) prints trace-cmd's compact forms. */

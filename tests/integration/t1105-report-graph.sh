@@ -70,7 +70,8 @@ test_expect_success '--no-graph prints one line per funcgraph record' '
 
 # The kernel's text under other funcgraph options: the time, the task and
 # no CPU in front, no marks, every brace named, and the return values where
-# the kernel has them (6.5+).
+# the kernel has them (6.5+; "} /* f = 0x0 */" in 6.12, "} /* f ret=0x0 */"
+# and "f(); /* ret=0x0 */" in 7.3).
 # (An instance has these files only while function_graph is its tracer;
 # the top level always has them, and the tracer's flags are shared.)
 gopts=(-O funcgraph-proc -O funcgraph-abstime -O nofuncgraph-cpu -O nofuncgraph-overhead
@@ -90,11 +91,11 @@ test_expect_success 'under other funcgraph options the report is the kernel text
 	test_cmp expect actual &&
 	p="^ *[0-9]+\.[0-9]{6} \|  +[^ ]+-[0-9]+ +\|  " &&
 	test_grep -E "$p             \|  ksys_read\(\) \{$" actual &&
-	test_grep -E "$p +[0-9]+\.[0-9]+ us +\|  \} /\* ksys_read( = [-0-9a-fx]+)? \*/$" actual &&
+	test_grep -E "$p +[0-9]+\.[0-9]+ us +\|  \} /\* ksys_read(( = | ret=)[-0-9a-fx]+)? \*/$" actual &&
 	test_must_fail grep -E "^ *[0-9]+\.[0-9]{6} \| +[0-9]+\) " actual &&
 	if [ -e "$TRACEFS/options/funcgraph-retval" ]; then
-		test_grep -E "\|  \} /\* ksys_read = (0x[0-9a-f]+|-[0-9]+) \*/$" actual &&
-		test_grep -E "rw_verify_area[a-z0-9_.]*\(\); /\* = (0x[0-9a-f]+|-[0-9]+) \*/$" actual
+		test_grep -E "\|  \} /\* ksys_read( = | ret=)(0x[0-9a-f]+|-[0-9]+) \*/$" actual &&
+		test_grep -E "rw_verify_area[a-z0-9_.]*\(\); /\* (= |ret=)(0x[0-9a-f]+|-[0-9]+) \*/$" actual
 	fi
 '
 
@@ -103,7 +104,7 @@ test_expect_success '--graph-opt lays out the same records as under other option
 	test_grep -E "^($prefix)? [0-9]+\)               \|  ksys_read\(\) \{$" back &&
 	test_grep -E "^($prefix)? [0-9]+\) [ +!#*@$] +[0-9]+\.[0-9]+ us +\|  \}$" back &&
 	# (A brace whose entry was lost is still named, so only the values go.)
-	test_must_fail grep -E "[0-9]\.[0-9]{6} \||\} /\* [^ ]+ = " back &&
+	test_must_fail grep -E "[0-9]\.[0-9]{6} \||\} /\* [^ ]+ (= |ret=)|\(\); /\* (= |ret=)" back &&
 	tr report -i o.dat --graph-opt noproc,noabstime,cpu,nofuncgraph-duration >nodur &&
 	test_grep -E "^($prefix)? [0-9]+\) ksys_read\(\) \{$" nodur &&
 	test_must_fail grep -E " us " nodur &&

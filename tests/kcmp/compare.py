@@ -39,7 +39,8 @@ With --ptr-strings (under fields), one known difference is counted apart:
 since 6.16 the kernel prints a string pointer field (char *, const char *:
 a syscall's filename) as "name=(0x" and the address of the field in its
 ring buffer, which no recording keeps; tr prints the pointer the field
-holds there (tr-report(1)).  A line that differs only in the digits of
+holds there (tr-report(1)).  (Some 6.18 builds print a syscall's pointer
+itself there, without leading zeros: "filename=(0x55859b1ee4b0)".)  A line that differs only in the digits of
 such "=(0x...)" tokens, as many on both sides, counts as identical
 "(ptr-str)"; any other difference on the line still counts.
 """
@@ -64,7 +65,7 @@ TLINE = re.compile(r"^(?P<comm>.*?)-(?P<pid>\d+)\s+\[(?P<cpu>\d+)\]\s+"
 LOST = re.compile(r"^\s*CPU:\d+ \[LOST")
 HASHED = re.compile(r"\b00000000[0-9a-f]{8}\b")
 # A string pointer field under fields: "name=(0x" and a pointer's digits, then ":" or ")".
-PTR_STRING = re.compile(r"=\(0x(?:[0-9a-f]{16}|[0-9a-f]{8})(?=[:)])")
+PTR_STRING = re.compile(r"=\(0x[0-9a-f]{1,16}(?=[:)])")
 
 
 def read_kernel(path):

@@ -519,6 +519,128 @@ static const char fmt_stack[] =
 	"\tfield:unsigned long caller[8];\toffset:16;\tsize:64;\tsigned:0;\n\n"
 	"print fmt: \"\\t=> %ps\\n\\t=> %ps\\n\", (void *)REC->caller[0], (void *)REC->caller[1]\n";
 
+/*
+ * 6.19+: the user memory an argument points to, in the record after the
+ * arguments (kernel/trace/trace_syscalls.c), as 7.3's formats have it.
+ */
+static const char fmt_sys_openat_user[] =
+	"name: sys_enter_openat\nID: 203\nformat:\n" FX_COMMON
+	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:int dfd;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:int flags;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:umode_t mode;\toffset:40;\tsize:8;\tsigned:0;\n"
+	"\tfield:__data_loc char[] __filename_val;\toffset:48;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"dfd: 0x%08lx, filename: 0x%08lx \\\"%s\\\", flags: %s%s, mode: 0%03o\", "
+	"((unsigned long)(REC->dfd)), ((unsigned long)(REC->filename)), __get_str(__filename_val), "
+	"(REC->flags & ~3) && !(REC->flags & 3) ? \"O_RDONLY|\" : \"\",  REC->flags ? "
+	"__print_flags(REC->flags, \"|\", { 0x1, \"O_WRONLY\" }, { 0x2, \"O_RDWR\" }, "
+	"{ 0x40, \"O_CREAT\" }, { 0x80, \"O_EXCL\" }, { 0x100, \"O_NOCTTY\" }, "
+	"{ 0x200, \"O_TRUNC\" }, { 0x400, \"O_APPEND\" }, { 0x800, \"O_NONBLOCK\" }, "
+	"{ 0x1000, \"O_DSYNC\" }, { 0x4000, \"O_DIRECT\" }, { 0x8000, \"O_LARGEFILE\" }, "
+	"{ 0x10000, \"O_DIRECTORY\" }, { 0x20000, \"O_NOFOLLOW\" }, { 0x40000, \"O_NOATIME\" }, "
+	"{ 0x80000, \"O_CLOEXEC\" }) : \"O_RDONLY\",  ((unsigned long)(REC->mode))\n";
+
+static const char fmt_sys_write_user[] =
+	"name: sys_enter_write\nID: 204\nformat:\n" FX_COMMON
+	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned int fd;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:const char * buf;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:size_t count;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:__data_loc char[] __buf_val;\toffset:40;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"fd: 0x%08lx, buf: 0x%08lx (%s), count: 0x%08lx\", "
+	"((unsigned long)(REC->fd)), ((unsigned long)(REC->buf)), "
+	"__print_dynamic_array(__buf_val, 1), ((unsigned long)(REC->count))\n";
+
+static const char fmt_sys_stat_user[] =
+	"name: sys_enter_newfstatat\nID: 205\nformat:\n" FX_COMMON
+	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:int dfd;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;\n"
+	"\tfield:struct stat * statbuf;\toffset:32;\tsize:8;\tsigned:0;\n"
+	"\tfield:int flag;\toffset:40;\tsize:8;\tsigned:0;\n"
+	"\tfield:__data_loc char[] __filename_val;\toffset:48;\tsize:4;\tsigned:0;\n\n"
+	"print fmt: \"dfd: 0x%08lx, filename: 0x%08lx \\\"%s\\\", statbuf: 0x%08lx, flag: 0x%08lx\", "
+	"((unsigned long)(REC->dfd)), ((unsigned long)(REC->filename)), __get_str(__filename_val), "
+	"((unsigned long)(REC->statbuf)), ((unsigned long)(REC->flag))\n";
+
+TEST(syscall_user_memory)
+{
+	struct rec r = { 0 };
+	static const char line[] = "42 -7 200 named a string.\n";
+
+	/* openat outside verbose: decimal, flags by name, the mode only when creating. */
+	put(&r, 16, 0xffffff9c, 8);
+	put(&r, 24, 93906695440856ULL, 8);
+	put(&r, 32, 0, 8);
+	put(&r, 40, 0, 8);
+	put_dyn(&r, 48, "/dev/null", 10);
+	CHECK_OWNED(print_ret("syscalls", fmt_sys_openat_user, &r, NULL),
+		    "sys_openat(dfd: 4294967196, filename: 93906695440856 \"/dev/null\", "
+		    "flags: O_RDONLY)");
+	put(&r, 32, 0x1 | 0x40 | 0x200 | 0x80000, 8);
+	put(&r, 40, 0644, 8);
+	CHECK_OWNED(print_ret("syscalls", fmt_sys_openat_user, &r, NULL),
+		    "sys_openat(dfd: 4294967196, filename: 93906695440856 \"/dev/null\", "
+		    "flags: O_WRONLY|O_CREAT|O_TRUNC|O_CLOEXEC, mode: 0644)");
+	/* O_TMPFILE is __O_TMPFILE | O_DIRECTORY; a bit no name has, in hex. */
+	put(&r, 32, 0x2 | 0x410000 | 0x100000, 8);
+	put(&r, 40, 0600, 8);
+	CHECK_OWNED(print_ret("syscalls", fmt_sys_openat_user, &r, NULL),
+		    "sys_openat(dfd: 4294967196, filename: 93906695440856 \"/dev/null\", "
+		    "flags: O_TMPFILE|O_RDWR|0x100000, mode: 0600)");
+	/* (O_DIRECTORY is a bit of O_TMPFILE: the kernel shows the mode then too.) */
+	put(&r, 32, 0x10000 | 0x80000, 8);
+	CHECK_OWNED(print_ret("syscalls", fmt_sys_openat_user, &r, NULL),
+		    "sys_openat(dfd: 4294967196, filename: 93906695440856 \"/dev/null\", "
+		    "flags: O_RDONLY|O_DIRECTORY|O_CLOEXEC, mode: 0600)");
+	/* Under verbose, the common printer: types, hex, the string. */
+	env.verbose = true;
+	CHECK_OWNED(print_ret("syscalls", fmt_sys_openat_user, &r, NULL),
+		    "sys_openat(int dfd: 0xffffff9c, const char * filename: 0x55685b3949d8 "
+		    "\"/dev/null\", int flags: 0x90000, umode_t mode: 0x180)");
+	env.verbose = false;
+
+	/* A buffer: its bytes, and its text where any is printable. */
+	r = (struct rec){ 0 };
+	put(&r, 16, 1, 8);
+	put(&r, 24, 0x55f0170172a0ULL, 8);
+	put(&r, 32, sizeof(line) - 1, 8);
+	put_dyn(&r, 40, line, sizeof(line) - 1);
+	CHECK_OWNED(print_ret("syscalls", fmt_sys_write_user, &r, NULL),
+		    "sys_write(fd: 1, buf: 0x55f0170172a0 (34:32:20:2d:37:20:32:30:30:20:6e:61:6d:"
+		    "65:64:20:61:20:73:74:72:69:6e:67:2e:0a) \"42 -7 200 named a string..\", "
+		    "count: 0x1a)");
+	/* Asked for more than was kept: "..." after both. */
+	put(&r, 32, 4096, 8);
+	put_dyn(&r, 40, "ab\001", 3);
+	CHECK_OWNED(print_ret("syscalls", fmt_sys_write_user, &r, NULL),
+		    "sys_write(fd: 1, buf: 0x55f0170172a0 (61:62:01, ...) \"ab.\"..., count: 0x1000)");
+	/* Nothing printable: the bytes alone. */
+	put(&r, 32, 2, 8);
+	put_dyn(&r, 40, "\001\377", 2);
+	CHECK_OWNED(print_ret("syscalls", fmt_sys_write_user, &r, NULL),
+		    "sys_write(fd: 1, buf: 0x55f0170172a0 (01:ff), count: 2)");
+	/* A fault kept nothing: an empty buffer. */
+	put(&r, 40, 64, 4);
+	CHECK_OWNED(print_ret("syscalls", fmt_sys_write_user, &r, NULL),
+		    "sys_write(fd: 1, buf: 0x55f0170172a0 (, ...), count: 2)");
+	/* Memory outside the record is refused. */
+	put(&r, 40, (uint64_t)16 << 16 | 0xff00, 4);
+	CHECK_OWNED(print_ret("syscalls", fmt_sys_write_user, &r, NULL), "FAIL");
+
+	/* A string. */
+	r = (struct rec){ 0 };
+	put(&r, 16, 0xffffff9c, 8);
+	put(&r, 24, 0x55685b395527ULL, 8);
+	put(&r, 32, 0x7ffe5d32d2a0ULL, 8);
+	put(&r, 40, 0, 8);
+	put_dyn(&r, 48, ".", 2);
+	CHECK_OWNED(print_ret("syscalls", fmt_sys_stat_user, &r, NULL),
+		    "sys_newfstatat(dfd: 0xffffff9c, filename: 0x55685b395527 \".\", "
+		    "statbuf: 0x7ffe5d32d2a0, flag: 0)");
+}
+
 TEST(kernel_output_functions)
 {
 	struct rec r = { 0 };
@@ -1391,7 +1513,7 @@ TEST(fields_symbols_and_string_pointers)
 
 UNIT_MAIN(T(numbers), T(kernel_number_rules), T(strings), T(pointers_and_symbols),
 	  T(network_and_ids), T(flags_and_symbols), T(hex_arrays_bitmasks), T(expressions),
-	  T(kernel_output_functions), T(probes), T(latency_tracer_samples), T(branch_and_mmiotrace),
+	  T(kernel_output_functions), T(syscall_user_memory), T(probes), T(latency_tracer_samples), T(branch_and_mmiotrace),
 	  T(blk_tracer_records), T(formats_with_newlines),
 	  T(formats_libtraceevent_refuses), T(deep_nesting_refused),
 	  T(short_records_fail_cleanly), T(syscall_types_under_verbose),

@@ -287,7 +287,7 @@ TEST(printer_says_what_the_kernel_says)
 	CHECK(b.p != NULL);
 	if (e && b.p) {
 		memcpy(rec + 8, b.p, b.len);
-		fmt_user_text(tep, e, rec, (uint32_t)(8 + b.len), &out);
+		fmt_user_text(tep, e, rec, (uint32_t)(8 + b.len), 0, &out);
 		fmt_line_grow(&out, 1);
 		out.p[out.len] = '\0';
 		/* Copied from the kernel's trace file. */
@@ -296,7 +296,7 @@ TEST(printer_says_what_the_kernel_says)
 				 "z=0xfffffffffffffffb (-5) blob=01,02,03");
 		/* A record cut short: the kernel says <OVERFLOW> for what is past its end. */
 		out.len = 0;
-		fmt_user_text(tep, e, rec, 30, &out);
+		fmt_user_text(tep, e, rec, 30, 0, &out);
 		fmt_line_grow(&out, 1);
 		out.p[out.len] = '\0';
 		CHECK(strstr(out.p, "m=<OVERFLOW> d=<OVERFLOW> p=<OVERFLOW>") != NULL);
@@ -304,10 +304,32 @@ TEST(printer_says_what_the_kernel_says)
 		rec[12] = 200;
 		rec[8 + 4] = 200;
 		out.len = 0;
-		fmt_user_text(tep, e, rec, (uint32_t)(8 + b.len), &out);
+		fmt_user_text(tep, e, rec, (uint32_t)(8 + b.len), 0, &out);
 		fmt_line_grow(&out, 1);
 		out.p[out.len] = '\0';
 		CHECK(strstr(out.p, "b='\xc8'(200)") != NULL);
+	}
+	/*
+	 * A string with a byte that is not printable ASCII: since 6.19 each
+	 * byte ('.' for those) and then all of them in hex, as the 7.3 guest's
+	 * trace file shows them; before, the text up to its NUL as it is.
+	 */
+	{
+		static const uint8_t tab[] = "tab\tand space";
+		static const uint8_t hi[] = { 'a', 0xc8, 0 };
+
+		out.len = 0;
+		fmt_dyn_text(&out, tab, sizeof(tab), 7 << 8 | 3);
+		fmt_dyn_text(&out, (const uint8_t *)"|", 1, 0);
+		fmt_dyn_text(&out, tab, sizeof(tab), 6 << 8 | 18);
+		fmt_dyn_text(&out, (const uint8_t *)"|", 1, 0);
+		fmt_dyn_text(&out, hi, sizeof(hi), 0);
+		fmt_dyn_text(&out, (const uint8_t *)"|", 1, 0);
+		fmt_dyn_text(&out, (const uint8_t *)"plain\0", 6, 0);
+		fmt_line_grow(&out, 1);
+		out.p[out.len] = '\0';
+		CHECK_STR(out.p, "tab.and space. (74:61:62:09:61:6e:64:20:73:70:61:63:65:00)|"
+				 "tab\tand space|a.. (61:ffffffc8:00)|plain");
 	}
 	uev_buf_free(&b);
 	free(out.p);
