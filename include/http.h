@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The HTTP tr's metrics endpoint speaks: requests read as hostile bytes,
+ * answers written whole.  Only what a scraper sends is taken: HTTP/1.0 and
+ * 1.1, GET and HEAD, no body, no chunks, no continuation lines, at most
+ * HTTP_MAX_HEAD bytes and HTTP_MAX_FIELDS header fields; anything else is
+ * refused with the status that says why.  Pure: no sockets, no allocation
+ * (a fuzz target).
+ *
+ *   struct http_req r;
+ *   n = http_parse(buf, len, &r);  // >0: the request took n bytes
+ *                                  // 0: incomplete, read more (len < HTTP_MAX_HEAD)
+ *                                  // <0: -status (400, 405, 414, 431, 501, 505)
+ *   fmt = http_negotiate(r.accept); // which exposition format to answer in
+ */
+#ifndef TR_HTTP_H
+#define TR_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Bounds a peer cannot move: the whole head, the target, the fields. */
+#define HTTP_MAX_HEAD 8192
+#define HTTP_MAX_TARGET 1024
+#define HTTP_MAX_FIELDS 64
+
+enum http_method { HTTP_GET, HTTP_HEAD };
+
+struct http_req {
+	enum http_method method;
+	int minor;			/* HTTP/1.minor: 0 or 1 */
+	/* The target's path and query (after '?', "" if none), NUL-ended. */
+	char path[HTTP_MAX_TARGET + 1];
+	char query[HTTP_MAX_TARGET + 1];
+	bool keep_alive;		/* 1.1 unless "Connection: close"; 1.0 only if asked */
+	/* Pointers into the parsed buffer (not NUL-ended), NULL if absent. */
+	const char *accept, *authorization;
+	size_t accept_len, authorization_len;
+};
+
+/*
+ * Parse the request head at buf (len bytes read so far).  Returns the
+ * length of the head (up to and including its empty line), 0 if it is not
+ * complete yet and could still fit, or the negated status to answer:
+ *   400 bad syntax, a body (Content-Length other than 0, Transfer-Encoding),
+ *       a field repeated that must not be, a control byte;
+ *   405 a method other than GET and HEAD (r->method says nothing then);
+ *   414 a target over HTTP_MAX_TARGET;
+ *   431 a head over HTTP_MAX_HEAD or over HTTP_MAX_FIELDS fields;
+ *   501 an absolute or authority target (tr is no proxy);
+ *   505 a version other than HTTP/1.0 and 1.1.
+ */
+int http_parse(const char *buf, size_t len, struct http_req *r);
+
+/* The exposition formats Prometheus asks for, in its Accept header. */
+enum http_expo {
+	HTTP_EXPO_TEXT,		/* text/plain; version=0.0.4 (the default) */
+	HTTP_EXPO_OPENMETRICS,	/* application/openmetrics-text; version=1.0.0 */
+};
+
+/*
+ * The format to answer an Accept header (n bytes, NULL for none) in: the
+ * media range of highest q that names one of them (OpenMetrics on a tie,
+ * as Prometheus ranks it first), text when nothing does.
+ */
+enum http_expo http_negotiate(const char *accept, size_t n);
+/* Its Content-Type. */
+const char *http_expo_type(enum http_expo e);
+
+/* A status code's reason phrase ("Not Found"); "Error" for one not listed. */
+const char *http_reason(int status);
+
+#endif
