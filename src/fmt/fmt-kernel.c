@@ -384,6 +384,12 @@ static struct tep_format_field *field(struct tep_event *e, const char *name)
 	return tep_find_field(e, name);
 }
 
+bool kprog_own_printer(const struct tep_event *e)
+{
+	return !strcmp(e->system, "syscalls") && tep_find_field((struct tep_event *)e, "__syscall_nr") &&
+	       (!strncmp(e->name, "sys_enter_", 10) || !strncmp(e->name, "sys_exit_", 9));
+}
+
 /*
  * The latency tracers' samples print through their own functions in the
  * kernel (trace_output.c), not their formats' print fmts: these fields,
@@ -1198,10 +1204,7 @@ bool knode_needs_symbols(const struct knode *n)
 	return false;
 }
 
-bool kprog_own_printer(const struct kprog *p)
-{
-	return p->sp == SP_SYS_ENTER || p->sp == SP_SYS_EXIT;
-}
+
 
 bool kprog_needs_symbols(const struct kprog *p)
 {

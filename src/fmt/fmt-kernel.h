@@ -120,10 +120,11 @@ void kprog_free(struct kprog *p);
 /* Does it print kernel symbols (or need kallsyms to know the memory layout)? */
 bool kprog_needs_symbols(const struct kprog *p);
 /*
- * Does it print without the print fmt (an output function of the kernel's
- * own, as for system calls)?  Then it serves where the print fmt is refused.
+ * Is e printed without its print fmt (by an output function of the
+ * kernel's own, as system calls are)?  Then kprog_compile() serves where
+ * the print fmt is refused, and reads nothing of it.
  */
-bool kprog_own_printer(const struct kprog *p);
+bool kprog_own_printer(const struct tep_event *e);
 
 /*
  * A record of the blk tracer (an entry type with no format: fmt-kenv.c tells it

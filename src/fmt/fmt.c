@@ -528,11 +528,11 @@ int fmt_event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei, struct 
 	 */
 	if (ei->withheld || (uint32_t)rec->size < ei->min_size) {
 		/* The kernel's own output function for it reads no print fmt. */
-		if (!raw && !f->o.lib && !ei->event->handler) {
+		if (!raw && !f->o.lib && !ei->event->handler && kprog_own_printer(ei->event)) {
 			struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0, rec->ts };
 
 			fmt_kernel_compile(s, ei);
-			if (ei->kp && kprog_own_printer(ei->kp) &&
+			if (ei->kp &&
 			    (ret = kprog_run(ei->kp, &s->env, &kr, out)) != KPROG_FAIL)
 				return ret;
 			ret = KPROG_TEXT;

@@ -107,6 +107,9 @@ static void run_body(struct fmt *f, struct fmt_src *s)
 	body(f, s, cur_opts);
 }
 
+/* The kernel the "file" came from (its uname release); NULL: not known. */
+static const char *cur_release;
+
 /* The text under the options the "file" stored (opts) and those of the user (o.kopts). */
 static char *capture(struct fmt_opts o, struct tep_handle *tep, const char *opts, size_t *len)
 {
@@ -116,6 +119,8 @@ static char *capture(struct fmt_opts o, struct tep_handle *tep, const char *opts
 	struct fmt_src *s = fmt_src_new(fm, tep);
 
 	cur_opts = opts;
+	if (cur_release)
+		fmt_src_kernel(s, cur_release);
 	run_body(fm, s);
 	CHECK(fmt_flush(fm) == 0);
 	fmt_free(fm);
@@ -196,6 +201,7 @@ TEST(context_tgid_fields_msg_only)
 		       "hello mark\n");
 	free(out);
 	/* print_fields(): by filter type; the kernel's own ftrace events are "UNKNOWN TYPE". */
+	cur_release = "6.18.44";
 	out = text("fields\nnocontext-info");
 	CHECK_STR(out, "kinds: neg=0xfffffffb (-5) big=0xffffffffffffffff (-1) name=nm "
 		       "vals=<INVALID-SIZE> msg=hi\tx\n s=0xfffe (65534) b=(1) c='x'(120)\n"
@@ -203,6 +209,12 @@ TEST(context_tgid_fields_msg_only)
 		       "vals=<INVALID-SIZE> msg=hi\tx\n s=0xfffe (65534) b=(1) c='x'(120)\n"
 		       "UNKNOWN TYPE 1\nUNKNOWN TYPE 5\n");
 	free(out);
+	/* Since 6.19 a string with a byte that is not printable ASCII: dots, then hex. */
+	cur_release = "7.3.4";
+	out = text("fields\nnocontext-info");
+	CHECK(strstr(out, " msg=hi.x.. (68:69:09:78:0a:00) s=0xfffe") != NULL);
+	free(out);
+	cur_release = NULL;
 }
 
 /* A timer record (events/timer/timer_start's shape) for the fields option's %pS. */
