@@ -70,4 +70,42 @@ const char *http_expo_type(enum http_expo e);
 /* A status code's reason phrase ("Not Found"); "Error" for one not listed. */
 const char *http_reason(int status);
 
+/*
+ * ---- The server (net-http.c) ----
+ * One thread, every connection non-blocking under one poll(): a scraper's
+ * load is a request a second, and a peer that sends slowly, never ends its
+ * head or never reads its answer costs a slot until its deadline, nothing
+ * more.  Bounds: max_conns connections (max_per_addr from one address);
+ * the whole head within head_ms of the connection (or of the last answer,
+ * idle_ms on a kept-alive connection that has sent nothing yet); the whole
+ * answer within write_ms.  A refusal is answered with its status when the
+ * peer can take it and logged in one line; the server goes on.  Loopback
+ * only unless allow says otherwise (net_allowed()).
+ *
+ * handle() runs on the server's thread for each GET or HEAD: it fills
+ * *body (malloc'd, freed by the server) and *len, may set *ctype (default
+ * text/plain), and returns the status (200, 404, 401...).  For HEAD the
+ * body is measured, not sent.
+ */
+struct net_cidr;
+struct http_server;
+struct http_server_opts {
+	const char *bind;		/* address; NULL: 127.0.0.1 */
+	unsigned short port;		/* 0: any free one */
+	const struct net_cidr *allow;
+	int nallow;
+	int max_conns, max_per_addr;	/* 0: 16, 4 */
+	int head_ms, idle_ms, write_ms;	/* 0: 10000, 30000, 10000 */
+	int (*handle)(void *arg, const struct http_req *r, enum http_expo fmt, char **body,
+		      size_t *len, const char **ctype);
+	void *arg;
+	void (*log)(void *arg, const char *line);	/* or NULL; called on the server's thread */
+	void *log_arg;
+};
+/* Listen and serve on a thread of its own: 0 (*port the port bound) or -errno with tr_fail(). */
+int http_server_start(const struct http_server_opts *o, struct http_server **out,
+		      unsigned short *port);
+/* Stop it (within 100 ms), close every connection, free it. */
+void http_server_stop(struct http_server *s);
+
 #endif

@@ -1,11 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* The metrics endpoint's HTTP request parser, content negotiation and exposition writer. */
+#include <arpa/inet.h>
+#include <errno.h>
 #include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "expo.h"
 #include "http.h"
+#include "tr.h"
 #include "unit.h"
 
 static int parse(const char *s, struct http_req *r)
@@ -228,5 +237,184 @@ TEST(names_made_valid)
 	CHECK_STR(b, "");
 }
 
+
+/* ---- the server, over loopback ---- */
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static char logged[4096];
+
+static void log_line(void *arg, const char *line)
+{
+	(void)arg;
+	pthread_mutex_lock(&log_lock);
+	if (strlen(logged) + strlen(line) + 2 < sizeof(logged)) {
+		strcat(logged, line);
+		strcat(logged, "\n");
+	}
+	pthread_mutex_unlock(&log_lock);
+}
+
+static bool log_has(const char *s)
+{
+	bool yes;
+
+	pthread_mutex_lock(&log_lock);
+	yes = strstr(logged, s) != NULL;
+	pthread_mutex_unlock(&log_lock);
+	return yes;
+}
+
+static int handle(void *arg, const struct http_req *r, enum http_expo fmt, char **body,
+		  size_t *len, const char **ctype)
+{
+	(void)arg;
+	if (strcmp(r->path, "/metrics"))
+		return 404;
+	*body = xasprintf("x_total %d\n%s", fmt == HTTP_EXPO_OPENMETRICS,
+			  fmt == HTTP_EXPO_OPENMETRICS ? "# EOF\n" : "");
+	*len = strlen(*body);
+	*ctype = http_expo_type(fmt);
+	return 200;
+}
+
+static int dial(unsigned short port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (connect(fd, (struct sockaddr *)&a, sizeof(a))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/*
+ * What the server sends on fd until it has sent until (when not NULL), or
+ * closes, or ms pass (a bound, not a sleep): NUL-ended in buf; *closed if
+ * it closed.
+ */
+static size_t drain(int fd, char *buf, size_t cap, const char *until, int ms, bool *closed)
+{
+	uint64_t end = now_ms() + (uint64_t)ms;
+	size_t have = 0;
+
+	*closed = false;
+	buf[0] = '\0';
+	while (have + 1 < cap && !(until && strstr(buf, until))) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		uint64_t t = now_ms();
+		ssize_t n;
+
+		if (t >= end || poll(&p, 1, (int)(end - t)) <= 0)
+			break;
+		n = recv(fd, buf + have, cap - 1 - have, 0);
+		if (n <= 0) {
+			*closed = true;
+			break;
+		}
+		have += (size_t)n;
+		buf[have] = '\0';
+	}
+	return have;
+}
+
+static void send_str(int fd, const char *s)
+{
+	CHECK(send(fd, s, strlen(s), MSG_NOSIGNAL) == (ssize_t)strlen(s));
+}
+
+TEST(server_answers_and_bounds)
+{
+	struct http_server *srv = NULL;
+	unsigned short port = 0;
+	char buf[4096];
+	bool closed;
+	int fd, fds[3];
+	uint64_t t0;
+
+	CHECK(http_server_start(&(struct http_server_opts){ .handle = handle, .log = log_line,
+							      .head_ms = 300, .idle_ms = 2000,
+							      .max_per_addr = 2 },
+				&srv, &port) == 0);
+	CHECK(port > 0);
+
+	/* Two requests in one send on a kept-alive connection: two answers, in order. */
+	fd = dial(port);
+	CHECK(fd >= 0);
+	send_str(fd, "GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: application/openmetrics-text\r\n\r\n"
+		     "GET /nothing HTTP/1.1\r\nHost: x\r\n\r\n");
+	drain(fd, buf, sizeof(buf), "404 Not Found\n", 2000, &closed);
+	CHECK(!closed);
+	CHECK(!strncmp(buf, "HTTP/1.1 200 OK\r\n", 17));
+	CHECK(strstr(buf, "Content-Type: application/openmetrics-text; version=1.0.0"));
+	CHECK(strstr(buf, "Content-Length: 16\r\nConnection: keep-alive\r\n\r\nx_total 1\n# EOF\n"
+			  "HTTP/1.1 404 Not Found\r\n"));
+	close(fd);
+
+	/* HEAD: the length of the body, not the body. */
+	fd = dial(port);
+	send_str(fd, "HEAD /metrics HTTP/1.0\r\n\r\n");
+	drain(fd, buf, sizeof(buf), NULL, 2000, &closed);
+	CHECK(closed);
+	CHECK(strstr(buf, "Content-Length: 10\r\n"));
+	CHECK(strstr(buf, "Connection: close\r\n\r\n") && !strstr(buf, "x_total"));
+	close(fd);
+
+	/* Garbage: 400, logged, closed; the server goes on. */
+	fd = dial(port);
+	send_str(fd, "BLAH\r\n\r\n");
+	drain(fd, buf, sizeof(buf), NULL, 2000, &closed);
+	CHECK(closed && !strncmp(buf, "HTTP/1.1 400 Bad Request", 24));
+	CHECK(log_has("400 Bad Request: a malformed request"));
+	close(fd);
+
+	/* A head that never ends: 408 at its deadline (300 ms), whatever it trickles. */
+	fd = dial(port);
+	t0 = now_ms();
+	send_str(fd, "GET /metrics HTTP/1.1\r\n");
+	closed = false;
+	for (int i = 0; i < 20 && !strstr(buf, "408"); i++) {
+		(void)!send(fd, "X: y\r\n", 6, MSG_NOSIGNAL);
+		drain(fd, buf, sizeof(buf), "\r\n\r\n", 50, &closed);
+	}
+	CHECK(strstr(buf, "HTTP/1.1 408 Request Timeout") != NULL);
+	if (!closed)
+		drain(fd, buf, sizeof(buf), NULL, 3000, &closed);
+	CHECK(closed);
+	CHECK(now_ms() - t0 < 2000);
+	CHECK(log_has("408 Request Timeout: the head did not come whole in time"));
+	close(fd);
+
+	/* Two connections from one address at most: the third is told 503 and closed. */
+	for (int i = 0; i < 3; i++)
+		fds[i] = dial(port);
+	drain(fds[2], buf, sizeof(buf), NULL, 2000, &closed);
+	CHECK(closed && strstr(buf, "503 Service Unavailable"));
+	CHECK(log_has("too many connections from this address"));
+	/* The first two still answer. */
+	send_str(fds[0], "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+	drain(fds[0], buf, sizeof(buf), "x_total 0\n", 2000, &closed);
+	CHECK(!strncmp(buf, "HTTP/1.1 200", 12));
+
+	/* Stopping with clients connected is prompt. */
+	t0 = now_ms();
+	http_server_stop(srv);
+	CHECK(now_ms() - t0 < 1000);
+	for (int i = 0; i < 3; i++)
+		close(fds[i]);
+	CHECK(dial(port) < 0);
+}
+
 UNIT_MAIN(T(a_scrape), T(incomplete_until_the_empty_line), T(refusals_say_why), T(negotiation),
-	  T(exposition_both_ways), T(names_made_valid))
+	  T(exposition_both_ways), T(names_made_valid),
+	  T(server_answers_and_bounds))
