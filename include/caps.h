@@ -41,6 +41,7 @@ enum tr_cap {
 	CAP_BUFFERS,
 	CAP_DISABLE_ON_FREE,	/* free_buffer and its disable_on_free option: a dead tr's guard */
 	CAP_PERSISTENT,		/* a persistent instance (a ring buffer kept across boots) */
+	CAP_SUBBUF,		/* sub-buffers of another size (buffer_subbuf_size_kb, 6.8+) */
 	CAP__COUNT
 };
 

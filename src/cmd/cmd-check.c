@@ -56,7 +56,7 @@ static const struct argp argp = {
 	"something is missing.\vCapabilities: tracefs access instances tracers function "
 	"function_graph function_filter latency events triggers hist snapshot kprobes uprobes "
 	"eprobes fprobes synthetic user_events user_persist user_multi stack_tracer profiler mmap "
-	"clocks buffers disable_on_free persistent; and, of the machine rather than its tracing, vsock (tr "
+	"clocks buffers disable_on_free persistent subbuf; and, of the machine rather than its tracing, vsock (tr "
 	"listen --vsock, tr agent, tr record -V and -A NAME@CID) and vsock_loopback (CID 1 "
 	"reaches this machine: what the vsock tests need)",
 	NULL, NULL, NULL

@@ -51,6 +51,7 @@ static const char *const names[CAP__COUNT] = {
 	[CAP_BUFFERS] = "buffers",
 	[CAP_DISABLE_ON_FREE] = "disable_on_free",
 	[CAP_PERSISTENT] = "persistent",
+	[CAP_SUBBUF] = "subbuf",
 };
 
 static struct {
@@ -255,6 +256,27 @@ static void probe_by_trying(void)
 		}
 		free(p);
 	}
+
+	/*
+	 * Sub-buffers of another size (6.8+): a kernel may list the file and
+	 * refuse every write (EPERM on a locked-down host), so write one.
+	 */
+	{
+		char *sub = NULL;
+
+		if (tfs_read(NULL, "buffer_subbuf_size_kb", &sub))
+			set(CAP_SUBBUF, false, xstrdup("no buffer_subbuf_size_kb (Linux 6.8 and later "
+						       "have it)"));
+		else if (!in)
+			set(CAP_SUBBUF, true, xstrdup("buffer_subbuf_size_kb (not tried: no instances)"));
+		else if ((r = tfs_write(in, "buffer_subbuf_size_kb", "8", false)))
+			set(CAP_SUBBUF, false, xasprintf("buffer_subbuf_size_kb refuses a new size: %s",
+							 strerror(-r)));
+		else
+			set(CAP_SUBBUF, true, xstrdup("a sub-buffer of 8 KiB taken in a scratch instance"));
+		free(sub);
+		tr_detail_clear();
+	}
 	if (in)
 		tfs_inst_destroy(name);
 }
@@ -435,6 +457,7 @@ static void probe_one(enum tr_cap c)
 	case CAP_FUNCTION:
 	case CAP_FUNCTION_FILTER:
 	case CAP_MMAP:
+	case CAP_SUBBUF:
 		probe_by_trying();
 		break;
 	case CAP_FUNCTION_GRAPH:

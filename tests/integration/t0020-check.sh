@@ -5,7 +5,7 @@ test_kernels full debian
 
 caps="tracefs access instances tracers function function_graph function_filter latency
 events triggers hist snapshot kprobes uprobes eprobes fprobes synthetic user_events
-user_persist user_multi stack_tracer profiler mmap clocks buffers disable_on_free persistent vsock
+user_persist user_multi stack_tracer profiler mmap clocks buffers disable_on_free persistent subbuf vsock
 vsock_loopback"
 
 # One full run serves the tests that read its lines: each run probes every
@@ -112,12 +112,12 @@ host)
 	absent="function function_graph function_filter hist snapshot kprobes eprobes synthetic user_events stack_tracer profiler persistent"
 	;;
 vm-full)
-	present="tracefs access instances tracers function function_graph function_filter latency events triggers hist snapshot kprobes uprobes eprobes fprobes synthetic user_events stack_tracer profiler clocks buffers disable_on_free"
+	present="tracefs access instances tracers function function_graph function_filter latency events triggers hist snapshot kprobes uprobes eprobes fprobes synthetic user_events stack_tracer profiler clocks buffers disable_on_free subbuf"
 	absent="persistent"
 	;;
 vm-debian61)
 	present="tracefs access instances function function_graph events triggers hist snapshot kprobes uprobes eprobes synthetic disable_on_free"
-	absent="user_events mmap persistent"
+	absent="user_events mmap persistent subbuf"
 	;;
 *)
 	present="" absent=""
