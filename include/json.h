@@ -17,6 +17,13 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/*
+ * The length of the well-formed multi-byte UTF-8 sequence at p (at most n
+ * bytes), or 0: ASCII, a stray continuation byte, an overlong form, a
+ * surrogate or past U+10FFFF.
+ */
+size_t utf8_len(const unsigned char *p, size_t n);
+
 /* The most bytes json_escape() writes for n input bytes, quotes included. */
 #define JSON_ESCAPED_MAX(n) ((n) * 6 + 2)
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "expo.h"
+#include "json.h"
 #include "tr.h"
 
 static void grow(struct expo *e, size_t n)
@@ -60,36 +61,6 @@ void expo_init(struct expo *e, enum http_expo fmt)
 	e->fmt = fmt;
 }
 
-/* The length of the valid UTF-8 sequence at s (n bytes left), 0 if none. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t k;
-	uint32_t c;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		k = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		k = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		k = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	if (n < k)
-		return 0;
-	for (size_t i = 1; i < k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates and past U+10FFFF are not UTF-8. */
-	if ((k == 3 && c < 0x800) || (k == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-	    (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	return k;
-}
-
 /* Text escaped as the formats ask: '\' and newline; '"' too in label values (quote). */
 static void escaped(struct expo *e, const char *s, int quote)
 {
@@ -97,7 +68,7 @@ static void escaped(struct expo *e, const char *s, int quote)
 	size_t n = strlen(s);
 
 	for (size_t i = 0; i < n;) {
-		size_t k = utf8_len(p + i, n - i);
+		size_t k = p[i] < 0x80 ? 1 : utf8_len(p + i, n - i);
 
 		if (!k) {
 			put(e, "\xef\xbf\xbd", 3);

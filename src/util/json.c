@@ -9,8 +9,7 @@
 #include "json.h"
 #include "tr.h"
 
-/* Length of the well-formed UTF-8 sequence at p (at most n bytes), or 0. */
-static size_t utf8_len(const unsigned char *p, size_t n)
+size_t utf8_len(const unsigned char *p, size_t n)
 {
 	uint32_t cp;
 	size_t len;
