@@ -94,6 +94,28 @@ if [ -e "$TRACEFS/options/funcgraph-args" ]; then
 		test_grep -E "$args_re" graph
 	'
 fi
+# funcgraph-retaddr (6.13+): each call with the address it returns to, as
+# the kernel's own trace file prints it, line for line; the flat records
+# are fgraph_retaddr_entry.
+if [ -e "$TRACEFS/options/funcgraph-retaddr" ]; then
+	test_expect_success 'funcgraph-retaddr: each call with its caller, as the kernel prints it' '
+		test_when_finished "tr reset >/dev/null 2>&1 || :" &&
+		tr start -p function_graph -g vfs_read --max-graph-depth 2 -O funcgraph-retaddr \
+			>/dev/null &&
+		cat /etc/hostname >/dev/null &&
+		tr stop >/dev/null &&
+		grep -v "^#" "$TRACEFS/trace" >expect &&
+		tr extract -q -o ra.dat &&
+		tr reset >/dev/null &&
+		test "$(cat $TRACEFS/options/funcgraph-retaddr)" = 0 &&
+		tr report -i ra.dat >report &&
+		sed "1d; /^CPU:[0-9]* \[LOST/d" report >actual &&
+		test_cmp expect actual &&
+		test_grep -E "vfs_read\(\) \{ /\* <-ksys_read\+0x[0-9a-f]+/0x[0-9a-f]+ \*/$" actual &&
+		tr report -i ra.dat --no-graph >flat &&
+		test_grep -E "fgraph_retaddr_entry: +--> vfs_read \(0\) <- ksys_read" flat
+	'
+fi
 if [ -e "$TRACEFS/options/func-args" ]; then
 	# The top level: in an instance (7.3), with func-args, tr record filled
 	# the guest's 1 GB /tmp (vfs_read alone writes 1.4 MB at the top).
