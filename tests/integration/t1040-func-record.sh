@@ -7,9 +7,13 @@ test_kernels full
 
 test_requires instances events function function_filter
 
+# Every recording bounded: a function filter the kernel did not take would
+# trace every function, fill the guest's /tmp and fail the files after it.
+cap="--max-size 64M"
+
 test_expect_success 'function with -l vfs_read records vfs_read and nothing else' '
 	inst=$(test_instance) &&
-	tr record -q -B "$inst" -p function -l vfs_read -o fn.dat \
+	tr record -q $cap -B "$inst" -p function -l vfs_read -o fn.dat \
 		sh -c "cat /etc/hostname /etc/passwd >/dev/null" &&
 	tr report -i fn.dat >out &&
 	events_of out >ev &&
@@ -26,7 +30,7 @@ test_expect_success 'noprint-parent and sym-offset: the function lines as the ke
 	inst=$(test_instance) &&
 	mkdir "$TRACEFS/instances/$inst" &&
 	test_when_finished "rmdir $TRACEFS/instances/$inst" &&
-	tr record -q -B "$inst" -p function -l vfs_read -O noprint-parent -O sym-offset \
+	tr record -q $cap -B "$inst" -p function -l vfs_read -O noprint-parent -O sym-offset \
 		-o np.dat sh -c "cat /etc/hostname >/dev/null" &&
 	test "$(cat $TRACEFS/instances/$inst/options/print-parent)" = 1 &&
 	test "$(cat $TRACEFS/instances/$inst/options/sym-offset)" = 0 &&
@@ -38,7 +42,7 @@ test_expect_success 'noprint-parent and sym-offset: the function lines as the ke
 
 # set_graph_function is the top level's only: tr record puts it all back.
 test_expect_success 'function_graph with -g vfs_read records only its call graph' '
-	tr record -q -p function_graph -g vfs_read --max-graph-depth 2 \
+	tr record -q $cap -p function_graph -g vfs_read --max-graph-depth 2 \
 		-o fg.dat sh -c "cat /etc/hostname >/dev/null" &&
 	tr report -i fg.dat >graph &&
 	test_grep -E "^ [0-9]+\)               \|  vfs_read\(\) \{$" graph &&
@@ -63,7 +67,7 @@ if [ -e "$TRACEFS/options/funcgraph-args" ]; then
 	args_re="vfs_read\(file=0x[0-9a-f]+, buf=0x[0-9a-f]+, count=0x[0-9a-f]+, pos=0x[0-9a-f]+\)"
 	# The top level: set_graph_function is not in instances.
 	test_expect_success 'funcgraph-args: the kernel BTF in the file, vfs_read(file=, buf=, count=, pos=)' '
-		tr record -q -p function_graph -g vfs_read --max-graph-depth 1 \
+		tr record -q $cap -p function_graph -g vfs_read --max-graph-depth 1 \
 			-O funcgraph-args -o fga.dat sh -c "cat /etc/hostname >/dev/null" &&
 		tr dump -i fga.dat >dump &&
 		test_grep -E "^ +[0-9]+ +[0-9]+ +[0-9]+ +23 +BTF" dump &&
@@ -87,6 +91,8 @@ if [ -e "$TRACEFS/options/funcgraph-args" ]; then
 		test_cmp ours theirs
 	'
 	test_tc34 'funcgraph-args: a file trace-cmd 3.4 recorded reads in tr with the names' '
+		# (trace-cmd leaves the tracer'"'"'s options as they are when it fails.)
+		test_when_finished "echo 0 >$TRACEFS/options/funcgraph-args; echo nop >$TRACEFS/current_tracer; :" &&
 		"$TC34" record -q -p function_graph -g vfs_read --max-graph-depth 1 \
 			-O funcgraph-args -o tc.dat sh -c "cat /etc/hostname >/dev/null" >rec.out 2>&1 &&
 		test "$(cat $TRACEFS/current_tracer)" = nop &&
@@ -120,7 +126,7 @@ if [ -e "$TRACEFS/options/func-args" ]; then
 	# The top level: in an instance (7.3), with func-args, tr record filled
 	# the guest's 1 GB /tmp (vfs_read alone writes 1.4 MB at the top).
 	test_expect_success 'func-args: vfs_read(file=, buf=, count=, pos=) <-ksys_read, from the file' '
-		tr record -q -p function -l vfs_read -O func-args -o fa.dat \
+		tr record -q $cap -p function -l vfs_read -O func-args -o fa.dat \
 			sh -c "cat /etc/hostname >/dev/null" &&
 		tr report -i fa.dat >out &&
 		test_grep -E ": +vfs_read\(file=0x[0-9a-f]+, buf=0x[0-9a-f]+, count=0x[0-9a-f]+, pos=0x[0-9a-f]+\) <-" out
