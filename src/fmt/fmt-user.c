@@ -77,13 +77,12 @@ static void put_text(struct fmt_line *o, const uint8_t *p, size_t n)
 
 void fmt_dyn_text(struct fmt_line *o, const uint8_t *p, size_t n, unsigned kver)
 {
+	bool marks = !kver || kver >= (6 << 8 | 19);
 	size_t i = 0;
 
-	if (!kver || kver >= (6 << 8 | 19))
-		for (; i < n; i++)
-			if (p[i] && !(p[i] >= 0x20 && p[i] < 0x7f))
-				break;
-	if (i >= n || (kver && kver < (6 << 8 | 19))) {
+	while (marks && i < n && (!p[i] || (p[i] >= 0x20 && p[i] < 0x7f)))
+		i++;
+	if (!marks || i >= n) {
 		put_text(o, p, n);
 		return;
 	}

@@ -425,6 +425,16 @@ static void lib_text(struct fmt *f, struct fmt_src *s, struct tep_record *rec, b
 	rec->data = data;
 }
 
+/* The kernel's printer on rec (compiled on first use): KPROG_FAIL if it has none or it fails. */
+static int kernel_text(struct fmt_src *s, struct ev_info *ei, const struct tep_record *rec,
+		       struct fmt_line *out)
+{
+	struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0, rec->ts };
+
+	fmt_kernel_compile(s, ei);
+	return ei->kp ? kprog_run(ei->kp, &s->env, &kr, out) : KPROG_FAIL;
+}
+
 /*
  * The event's own fields as "name=value ...", for an event whose print fmt
  * was withheld (or a record too short for libtraceevent): every length is
@@ -527,13 +537,14 @@ int fmt_event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei, struct 
 	 * the fast one or libtraceevent.
 	 */
 	if (ei->withheld || (uint32_t)rec->size < ei->min_size) {
-		/* The kernel's own output function for it reads no print fmt. */
-		if (!raw && !f->o.lib && !ei->event->handler && kprog_own_printer(ei->event)) {
-			struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0, rec->ts };
-
-			fmt_kernel_compile(s, ei);
-			if (ei->kp &&
-			    (ret = kprog_run(ei->kp, &s->env, &kr, out)) != KPROG_FAIL)
+		/*
+		 * The kernel's own output function for it reads no print fmt.
+		 * (Asked once: an event that has none is marked compiled.)
+		 */
+		if (!raw && !f->o.lib && !ei->event->handler) {
+			if (!ei->kp_done && !kprog_own_printer(ei->event))
+				ei->kp_done = true;
+			if ((ret = kernel_text(s, ei, rec, out)) != KPROG_FAIL)
 				return ret;
 			ret = KPROG_TEXT;
 		}
@@ -561,11 +572,8 @@ int fmt_event_text(struct fmt *f, struct fmt_src *s, struct ev_info *ei, struct 
 	}
 	/* A plugin's handler (--plugins) prints trace-cmd's compact forms. */
 	if (!raw && !f->o.lib && !ei->event->handler) {
-		struct krec kr = { rec->data, rec->size, s->clock_ns ? rec->ts : 0, rec->ts };
-
-		fmt_kernel_compile(s, ei);
 		/* The kernel's text, whole: its own newlines are the kernel's too. */
-		if (ei->kp && (ret = kprog_run(ei->kp, &s->env, &kr, out)) != KPROG_FAIL)
+		if ((ret = kernel_text(s, ei, rec, out)) != KPROG_FAIL)
 			return ret;
 		ret = KPROG_TEXT;
 		goto lib;

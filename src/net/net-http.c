@@ -201,7 +201,7 @@ static void take(struct http_server *s)
 	int fd = net_accept(&s->acc, 0, &peer, host, sizeof(host), &port), same = 0;
 
 	if (fd < 0) {
-		/* Out of descriptors: the idlest connection makes room. */
+		/* Out of descriptors: a connection (the first in the table) makes room. */
 		if (fd == -EMFILE && s->nconns) {
 			say(s, "%s:%u: closed to make room for new connections",
 			    s->conns[0]->host, s->conns[0]->port);
