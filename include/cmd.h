@@ -172,6 +172,7 @@ void opt_bind_cpus(struct argp_state *state, struct tr_cpus *cpus);
 
 int cmd_check(int argc, char **argv);
 int cmd_synth(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
 int cmd_check_events(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_stat(int argc, char **argv);

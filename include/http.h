@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Bounds a peer cannot move: the whole head, the target, the fields. */
 #define HTTP_MAX_HEAD 8192
@@ -105,6 +106,8 @@ struct http_server_opts {
 /* Listen and serve on a thread of its own: 0 (*port the port bound) or -errno with tr_fail(). */
 int http_server_start(const struct http_server_opts *o, struct http_server **out,
 		      unsigned short *port);
+/* The server thread's id (tr's own, to leave out of what it traces). */
+pid_t http_server_tid(const struct http_server *s);
 /* Stop it (within 100 ms), close every connection, free it. */
 void http_server_stop(struct http_server *s);
 

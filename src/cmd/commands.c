@@ -56,6 +56,8 @@ const struct tr_cmd tr_commands[] = {
 	  CMD_TRACEFS },
 	{ "top", cmd_top, "What the kernel is doing, live: tasks, syscalls, events, CPUs, irqs",
 	  CMD_TRACEFS },
+	{ "serve", cmd_serve, "Metrics for Prometheus: what the kernel does, on /metrics",
+	  CMD_TRACEFS },
 	{ "help", cmd_help, "Show the commands, or one command's help", 0 },
 };
 const size_t tr_ncommands = ARRAY_SIZE(tr_commands);

@@ -8,6 +8,7 @@
  * and whatever it sends past a head is the next request's.
  */
 #include <errno.h>
+#include <sched.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -47,6 +48,7 @@ struct http_server {
 	struct conn **conns;
 	int nconns;
 	atomic_bool stop;
+	atomic_int tid;		/* the thread's, once it runs */
 	pthread_t thread;
 };
 
@@ -260,6 +262,8 @@ static void *loop(void *arg)
 	struct http_server *s = arg;
 	struct pollfd *p = xcalloc((size_t)s->o.max_conns + 1, sizeof(*p));
 
+	atomic_store(&s->tid, (int)gettid());
+
 	while (!atomic_load(&s->stop)) {
 		uint64_t now = net_now_ms(), next = now + NET_SLICE_MS;
 		int n = 0, nc = s->nconns;
@@ -338,9 +342,17 @@ int http_server_start(const struct http_server_opts *o, struct http_server **out
 		free(s);
 		return tr_fail(-r, "cannot start the HTTP server: %s", strerror(r));
 	}
+	/* The thread's id is known at once: it is the first thing the thread does. */
+	while (!atomic_load(&s->tid))
+		sched_yield();
 	*port = bound;
 	*out = s;
 	return 0;
+}
+
+pid_t http_server_tid(const struct http_server *s)
+{
+	return atomic_load(&((struct http_server *)s)->tid);
 }
 
 void http_server_stop(struct http_server *s)

@@ -235,6 +235,14 @@ int top_decoder_new(struct tep_handle *tep, const struct top_lat_spec *lat,
 	    NULL, NULL);
 	def(d, find(tep, "irq", "softirq_exit"), TOP_EV_SOFTIRQ_EXIT, NULL, NULL, "vec", NULL, NULL,
 	    NULL);
+	def(d, find(tep, "exceptions", "page_fault_user"), TOP_EV_FAULT_USER, NULL, NULL, NULL,
+	    NULL, NULL, NULL);
+	def(d, find(tep, "exceptions", "page_fault_kernel"), TOP_EV_FAULT_KERNEL, NULL, NULL, NULL,
+	    NULL, NULL, NULL);
+	def(d, find(tep, "block", "block_rq_issue"), TOP_EV_BLOCK_ISSUE, NULL, NULL, "dev",
+	    "sector", NULL, NULL);
+	def(d, find(tep, "block", "block_rq_complete"), TOP_EV_BLOCK_DONE, NULL, NULL, "dev",
+	    "sector", NULL, NULL);
 	raw_sc = find(tep, "raw_syscalls", "sys_enter") || find(tep, "raw_syscalls", "sys_exit");
 	def(d, find(tep, "raw_syscalls", "sys_enter"), TOP_EV_SYS_ENTER, NULL, NULL, "id", NULL,
 	    NULL, NULL);

@@ -11,7 +11,7 @@
 
 # The folders from the top down: each may include only those after it.
 # README's Layout lists them in this order too (checked below).
-LAYERS="cmd top hist live rec net fmt pftrace tracedat user tracefs util"
+LAYERS="cmd serve top hist live rec net fmt pftrace tracedat user tracefs util"
 
 # README's Layout table: "FOLDER HEADER..." a line, in the table's order.
 layout_rows() {

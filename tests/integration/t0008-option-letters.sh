@@ -23,7 +23,7 @@ test_expect_success 'a letter names the same option in every command (tr list as
 	# and listen take trace-cmd'"'"'s -V (vsock), as tr.1 says; record keeps the letters of
 	# trace-cmd record -i, -k, -r and -s (it reads no file, has no keys or sort),
 	# and reset takes trace-cmd reset -k (keep dynamic events).
-	grep -vxE "l filter stack|F report-filter stream|b batch top|n iterations top|v vals (hist|top)|v verbose record|(i ignore-missing|r rt-prio|s sleep) record|k keep (record|reset)|p port (listen|agent)|d dir listen|V vsock (record|listen)" all |
+	grep -vxE "l filter stack|F report-filter stream|b batch top|n iterations top|v vals (hist|top)|v verbose record|(i ignore-missing|r rt-prio|s sleep) record|k keep (record|reset)|p port (listen|agent|serve)|d dir listen|V vsock (record|listen)" all |
 		awk "{ print \$1, \$2 }" | sort -u >pairs &&
 	cut -d" " -f1 pairs | uniq -d >dups &&
 	{ test ! -s dups || { grep -wFf dups all; exit 1; }; }

@@ -1,0 +1,197 @@
+#!/bin/bash
+# tr serve: metrics a real Prometheus scrapes, counted right for a workload
+# of known size, an exposition promtool accepts, a server that refuses
+# what it must and keeps answering, and tracefs as found after SIGINT and
+# after SIGKILL + tr reset.
+. "$(dirname "$0")/lib.sh"
+
+test_requires events instances
+command -v curl >/dev/null || test_skip_all="no curl (make deps-test)"
+
+# serve_start ARGS...: tr serve -p 0 ARGS in the background ($spid), its log
+# in serve.err, $port the port it answers on once it is tracing.
+serve_start() {
+	"$TR" serve -p 0 "$@" 2>serve.err &
+	spid=$!
+	wait_for 30 grep -q "serving metrics on" serve.err || { cat serve.err >&2; return 1; }
+	port=$(sed -n 's|.*http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' serve.err)
+	[ -n "$port" ]
+}
+
+# serve_stop: SIGINT, and the exit status 0.
+serve_stop() {
+	local rc=0
+	kill -INT $spid
+	test_wait_exit $spid 30 || rc=$?
+	[ $rc = 0 ] || { echo "tr serve exited with $rc" >&2; cat serve.err >&2; }
+	return $rc
+}
+
+# metric NAME{LABELS}: the value of one sample of a scrape, or 0.
+metric() {
+	curl -sf "http://127.0.0.1:$port/metrics" |
+		awk -v k="$1" '$1 == k { v = $2 } END { print v ? v : 0 }'
+}
+
+# metric_ge NAME{LABELS} N: a scrape has the sample at N or more (for wait_for).
+metric_ge() { [ "$(metric "$1")" -ge "$2" ]; }
+
+# metric_has NAME{LABELS}: a scrape has the sample (a syscall gets its own
+# series once a scrape ranks it among the most called; before, it counts
+# in syscall="other").
+metric_has() { curl -sf "http://127.0.0.1:$port/metrics" | grep -q "^$1 "; }
+
+# getppids N: one process that makes exactly N getppid() calls.
+getppids() { python3 -c "import os
+for i in range($1): os.getppid()"; }
+
+# prom_query EXPR: the first value Prometheus gives for an instant query,
+# or "none" (no python here: wait_for runs it every 50 ms).
+prom_query() {
+	curl -sf "http://127.0.0.1:$pport/api/v1/query" --data-urlencode "query=$1" |
+		grep -o '"value":\[[^]]*\]' | head -1 | sed 's/.*,"\(.*\)"\]/\1/' | grep . ||
+		echo none
+}
+# prom_ge EXPR N: Prometheus has EXPR at N or more.
+prom_ge() {
+	local v
+	v=$(prom_query "$1")
+	[ "$v" != none ] && awk -v v="$v" -v n="$2" 'BEGIN { exit !(v + 0 >= n + 0) }'
+}
+
+# prom_start: Prometheus on a free loopback port ($pport, pid $prompid),
+# scraping tr serve's $port every second, its data in the test's directory.
+prom_start() {
+	pport=$(python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])")
+	cat >prom.yml <<-EOF
+	global: { scrape_interval: 1s, scrape_timeout: 900ms }
+	scrape_configs:
+	  - job_name: tr
+	    static_configs: [ { targets: [ "127.0.0.1:$port" ] } ]
+	EOF
+	prometheus --config.file=prom.yml --storage.tsdb.path=pdata \
+		--web.listen-address=127.0.0.1:$pport >prom.log 2>&1 &
+	prompid=$!
+}
+
+# hold_port: a free loopback port taken by a listener ($hpid) that never
+# accepts, its number in held.port.
+hold_port() {
+	python3 -c "import socket, time
+s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(); print(s.getsockname()[1], flush=True)
+time.sleep(120)" >held.port &
+	hpid=$!
+}
+
+# num_le X Y: X <= Y, both numbers or sums of them (awk reads floats).
+num_le() { awk "BEGIN { exit !(($1) <= ($2)) }"; }
+
+test_expect_success 'N getppid() calls count as N in tr_syscalls_total, tracefs as found after SIGINT' '
+	ls $TRACEFS/instances >before &&
+	serve_start &&
+	getppids 5000 &&
+	wait_for 10 metric_has "tr_syscalls_total{syscall=\"getppid\"}" &&
+	a=$(metric "tr_syscalls_total{syscall=\"getppid\"}") &&
+	getppids 20000 &&
+	wait_for 10 metric_ge "tr_syscalls_total{syscall=\"getppid\"}" $((a + 20000)) &&
+	b=$(metric "tr_syscalls_total{syscall=\"getppid\"}") &&
+	echo "getppid: $a then $b" &&
+	test $((b - a)) -le 20200 &&
+	test -d $TRACEFS/instances/tr-serve-$spid &&
+	serve_stop &&
+	ls $TRACEFS/instances >after &&
+	test_cmp before after
+'
+
+test_expect_success 'promtool accepts the exposition, both formats; the default families are there' '
+	serve_start &&
+	test_when_finished "kill $spid 2>/dev/null || :; wait $spid 2>/dev/null || :" &&
+	getppids 5000 &&
+	wait_for 10 metric_has "tr_syscalls_total{syscall=\"getppid\"}" &&
+	curl -sf http://127.0.0.1:$port/metrics >text &&
+	curl -sf -H "Accept: application/openmetrics-text; version=1.0.0" \
+		-D om.head http://127.0.0.1:$port/metrics >om &&
+	test_grep -i "content-type: application/openmetrics-text" om.head &&
+	tail -1 om | grep -qx "# EOF" &&
+	if command -v promtool >/dev/null; then
+		promtool check metrics <text
+	fi &&
+	for f in tr_events_total tr_context_switches_total tr_runqueue_latency_seconds_bucket \
+		tr_syscalls_total tr_syscall_duration_seconds_count tr_cpu_seconds_total \
+		tr_ring_buffer_overrun_total tr_process_resident_memory_bytes tr_serve_info; do
+		grep -q "^$f[{ ]" text || { echo "no $f" >&2; exit 1; }
+	done &&
+	grep -q "aggregation=\"user\"" text &&
+	test "$(grep -c "^tr_cpu_seconds_total{cpu=\"0\"" text)" = 8 &&
+	serve_stop
+'
+
+test_expect_success 'the server refuses what it must, one log line each, and keeps answering' '
+	serve_start &&
+	test_when_finished "kill $spid 2>/dev/null || :; wait $spid 2>/dev/null || :" &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" http://127.0.0.1:$port/nothing)" = 404 &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" -X POST http://127.0.0.1:$port/metrics)" = 405 &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" -H "X-Big: $(head -c 9000 /dev/zero | command tr "\0" x)" http://127.0.0.1:$port/metrics)" = 431 &&
+	printf "garbage\r\n\r\n" | timeout 10 python3 -c "
+import socket, sys
+s = socket.create_connection((\"127.0.0.1\", $port)); s.sendall(sys.stdin.buffer.read())
+print(s.recv(100).decode().split()[1])" >code &&
+	test "$(cat code)" = 400 &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" http://127.0.0.1:$port/metrics)" = 200 &&
+	test "$(curl -s -o /dev/null -w "%{http_code}" -I http://127.0.0.1:$port/metrics)" = 200 &&
+	wait_for 10 test "$(grep -c " 40[05] \| 431 " serve.err)" -ge 3 &&
+	serve_stop
+'
+
+test_expect_success 'bad command lines: one line, exit 64; a taken port: one line, exit 1, nothing left' '
+	test_expect_code 64 tr serve -p 70000 2>err &&
+	test_grep "bad port" err && test $(wc -l <err) -le 2 &&
+	test_expect_code 64 tr serve --allow 10.0.0.0/99 2>err &&
+	test_expect_code 64 tr serve --duration 1s -- true 2>err &&
+	test_grep "exclude" err &&
+	ls $TRACEFS/instances >before &&
+	hold_port &&
+	test_when_finished "kill $hpid 2>/dev/null || :" &&
+	wait_for 10 test -s held.port &&
+	test_expect_code 1 tr serve -p "$(cat held.port)" 2>err &&
+	test_grep "cannot listen" err && test $(wc -l <err) = 1 &&
+	ls $TRACEFS/instances >after &&
+	test_cmp before after
+'
+
+test_expect_success 'after SIGKILL the next tr reset removes the instance' '
+	ls $TRACEFS/instances >before &&
+	serve_start &&
+	kill -9 $spid && wait $spid 2>/dev/null; 
+	test -d $TRACEFS/instances/tr-serve-$spid &&
+	tr reset 2>err &&
+	ls $TRACEFS/instances >after &&
+	test_cmp before after
+'
+
+test_expect_success 'Prometheus scrapes it: N calls within 1%, a run-queue latency quantile' '
+	command -v prometheus >/dev/null || { echo "no prometheus (make deps-test)"; exit 0; }
+	serve_start &&
+	test_when_finished "kill $spid 2>/dev/null || :; wait $spid 2>/dev/null || :" &&
+	prom_start &&
+	test_when_finished "kill $prompid 2>/dev/null || :; wait $prompid 2>/dev/null || :" &&
+	getppids 5000 &&
+	q="tr_syscalls_total{syscall=\"getppid\"}" &&
+	wait_for 60 prom_ge "$q" 0 &&
+	a=$(metric "$q") &&
+	wait_for 20 prom_ge "$q" "$a" &&
+	getppids 30000 &&
+	wait_for 30 prom_ge "$q" $((a + 30000)) &&
+	b=$(prom_query "$q") &&
+	echo "Prometheus: $a then $b" &&
+	num_le "$b - $a" 30300 &&
+	wait_for 20 prom_ge "histogram_quantile(0.99, sum by (le) (rate(tr_runqueue_latency_seconds_bucket[30s])))" 0 &&
+	p50=$(prom_query "histogram_quantile(0.5, sum by (le) (rate(tr_runqueue_latency_seconds_bucket[30s])))") &&
+	p99=$(prom_query "histogram_quantile(0.99, sum by (le) (rate(tr_runqueue_latency_seconds_bucket[30s])))") &&
+	echo "run-queue latency p50 $p50 p99 $p99" &&
+	num_le 0.000000001 "$p50" && num_le "$p50" "$p99" &&
+	test "$(prom_query "up{job=\"tr\"}")" = 1 &&
+	serve_stop
+'
+
+test_done
