@@ -69,7 +69,7 @@ void mx_observe(struct mx_series *s, uint64_t v);
 /* The label sets the family has, and the observations folded into "other" (tests, health). */
 size_t mx_family_size(const struct mx_family *f);
 uint64_t mx_family_folded(const struct mx_family *f);
-/* Every family with a series, in the order they were made. */
+/* Every family (those with no series yet too: their TYPE and HELP), in the order made. */
 void mx_write(const struct mx *m, struct expo *e);
 
 /* Upper bounds 1, 2, 4 ... 2^(n-1) times base: a log2 histogram's. */

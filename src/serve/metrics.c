@@ -323,8 +323,7 @@ void mx_write(const struct mx *m, struct expo *e)
 		double *le = NULL;
 		uint64_t *cum = NULL;
 
-		if (!f->n)
-			continue;
+		/* A family with no series yet is still named: a dashboard's query finds it. */
 		expo_family(e, f->name, expo_of[f->type], f->unit, f->help);
 		if (f->type == MX_HISTOGRAM) {
 			le = xmalloc((f->nle + 1) * sizeof(*le));

@@ -41,6 +41,19 @@ metric_ge() { [ "$(metric "$1")" -ge "$2" ]; }
 # in syscall="other").
 metric_has() { curl -sf "http://127.0.0.1:$port/metrics" | grep -q "^$1 "; }
 
+# dashboard_metrics FILE: every metric name a query of the Grafana dashboard
+# FILE asks for, one a line.
+dashboard_metrics() {
+	python3 -c "import json, re, sys
+d = json.load(open(sys.argv[1]))
+names = set()
+for p in d[\"panels\"]:
+    for t in p[\"targets\"]:
+        names |= set(re.findall(r\"\\btr_[a-z_]+\", t[\"expr\"]))
+names |= set(re.findall(r\"\\btr_[a-z_]+\", json.dumps(d[\"templating\"])))
+print(\"\\n\".join(sorted(names)))" "$1"
+}
+
 # getppids N: one process that makes exactly N getppid() calls.
 getppids() { python3 -c "import os
 for i in range($1): os.getppid()"; }
@@ -123,6 +136,13 @@ test_expect_success 'promtool accepts the exposition, both formats; the default 
 	done &&
 	grep -q "aggregation=\"user\"" text &&
 	test "$(grep -c "^tr_cpu_seconds_total{cpu=\"0\"" text)" = 8 &&
+	dashboard_metrics "$TEST_ROOT/examples/grafana-dashboard.json" >names &&
+	test "$(wc -l <names)" -ge 10 &&
+	while read -r n; do
+		b=${n%_bucket} &&
+		grep -q "^# TYPE \($b\|${b%_total}\) " text ||
+			{ echo "the dashboard asks for $n, not exported" >&2; exit 1; }
+	done <names &&
 	serve_stop
 '
 
