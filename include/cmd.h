@@ -68,6 +68,9 @@ void opt_log_listening(const char *bind, bool vsock, uint16_t port);
  * address ranges), and --bind a CID or an address.  Usage errors.
  */
 struct net_cidr;
+/* The servers' -p PORT (0 to 65535) and --allow CIDR (added to *allow, *n of them). Usage errors. */
+void opt_port(struct argp_state *state, const char *arg, int *port);
+void opt_allow(struct argp_state *state, const char *arg, struct net_cidr **allow, int *n);
 void opt_check_vsock(struct argp_state *state, bool vsock, const struct net_cidr *allow,
 		     int nallow, const char *bind);
 int opt_action_find(const char *arg, const char *const *words);

@@ -81,8 +81,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		opt_bind_file_format(state, &a->ff);
 		return 0;
 	case 'p':
-		if (parse_int(arg, 0, 65535, &a->port))
-			argp_error(state, "bad port '%s' (0 to 65535)", arg);
+		opt_port(state, arg, &a->port);
 		return 0;
 	case 'd':
 		if (!*arg)
@@ -102,10 +101,7 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		a->vsock = true;
 		return 0;
 	case OPT_ALLOW:
-		a->allow = xrealloc(a->allow, (a->nallow + 1) * sizeof(*a->allow));
-		if (net_cidr_parse(arg, &a->allow[a->nallow]))
-			argp_error(state, "%s", tr_failure());
-		a->nallow++;
+		opt_allow(state, arg, &a->allow, &a->nallow);
 		return 0;
 	case OPT_PSK:
 		a->psk = arg;

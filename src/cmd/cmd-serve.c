@@ -51,17 +51,13 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		opt_bind_duration(state, &a->duration_ns);
 		return 0;
 	case 'p':
-		if (parse_int(arg, 0, 65535, &a->port))
-			argp_error(state, "bad port '%s' (0 to 65535)", arg);
+		opt_port(state, arg, &a->port);
 		return 0;
 	case OPT_BIND:
 		a->bind = arg;
 		return 0;
 	case OPT_ALLOW:
-		a->allow = xrealloc(a->allow, (a->nallow + 1) * sizeof(*a->allow));
-		if (net_cidr_parse(arg, &a->allow[a->nallow]))
-			argp_error(state, "%s", tr_failure());
-		a->nallow++;
+		opt_allow(state, arg, &a->allow, &a->nallow);
 		return 0;
 	case OPT_MAX_SYSCALLS:
 		if (parse_int(arg, 2, 100000, &a->max_syscalls))

@@ -669,6 +669,20 @@ void opt_log_listening(const char *bind, bool vsock, uint16_t port)
 	opt_log_line(NULL, line);
 }
 
+void opt_port(struct argp_state *state, const char *arg, int *port)
+{
+	if (parse_int(arg, 0, 65535, port))
+		argp_error(state, "bad port '%s' (0 to 65535)", arg);
+}
+
+void opt_allow(struct argp_state *state, const char *arg, struct net_cidr **allow, int *n)
+{
+	*allow = xrealloc(*allow, (*n + 1) * sizeof(**allow));
+	if (net_cidr_parse(arg, &(*allow)[*n]))
+		argp_error(state, "%s", tr_failure());
+	(*n)++;
+}
+
 void opt_check_vsock(struct argp_state *state, bool vsock, const struct net_cidr *allow,
 		     int nallow, const char *bind)
 {
