@@ -52,6 +52,8 @@ struct mx_family *mx_family(struct mx *m, const char *name, enum mx_type type,
 struct mx_family *mx_family_hist(struct mx *m, const char *name, const char *unit,
 				 const char *help, const char *const *labels, size_t max_series,
 				 const uint64_t *le, size_t n, double scale);
+/* The family of that name, or NULL. */
+struct mx_family *mx_find(const struct mx *m, const char *name);
 /* A counter family's values written times scale (1e-9: nanoseconds counted, seconds shown). */
 void mx_family_scale(struct mx_family *f, double scale);
 /*

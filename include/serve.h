@@ -13,11 +13,42 @@
 #ifndef TR_SERVE_H
 #define TR_SERVE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hist.h"
+#include "top.h"
+
 struct tfs_inst;
 struct net_cidr;
+
+/*
+ * --hist 'SYS:EVENT -k KEY[.MOD][,KEY] [-v VAL[,VAL]] [-f FILTER] [-n NAME]':
+ * tr hist's table as counter families tr_NAME_hits_total and
+ * tr_NAME_VAL_total, one label per key (NAME: the event's name).
+ */
+struct serve_hist {
+	char *name;
+	struct hist_spec spec;
+};
+/* A --hist's text into h (tr_fail() names what is wrong); serve_hist_free() it. */
+int serve_hist_parse(const char *text, struct serve_hist *h);
+void serve_hist_free(struct serve_hist *h);
+
+/*
+ * --latency [NAME=]START,END[,MATCH] (tr top's pairs): a histogram
+ * tr_NAME_latency_seconds (NAME: START's and END's names joined by _).
+ */
+struct serve_lat {
+	char *name;
+	struct top_lat_spec spec;
+};
+int serve_lat_parse(const char *text, struct serve_lat *l);
+void serve_lat_free(struct serve_lat *l);
+
+/* Where a --hist is counted: the kernel's hist triggers where it has them (auto), or not. */
+enum serve_engine { SERVE_ENGINE_AUTO, SERVE_ENGINE_KERNEL, SERVE_ENGINE_USER };
 
 struct serve_opts {
 	struct tfs_inst *inst;		/* tracing happens here */
@@ -28,12 +59,23 @@ struct serve_opts {
 	const struct net_cidr *allow;
 	int nallow;
 	size_t max_syscalls;		/* syscall label sets (0: 64), the rest "other" */
+	const struct serve_hist *hists;	/* --hist */
+	size_t nhists;
+	const struct serve_lat *lats;	/* --latency */
+	size_t nlats;
+	enum serve_engine engine;
+	size_t max_series;		/* label sets of each --hist family (0: 1000) */
+	bool by_comm;			/* the per-command families (--by comm) */
+	size_t max_comms;		/* their label sets (0: 200) */
 	/* Called once the server listens, with its address ("127.0.0.1:9464"). */
 	void (*listening)(void *arg, const char *addr);
 	/* A refused request or peer, one line (the server's thread). */
 	void (*log)(void *arg, const char *line);
 	void *arg;
 };
+
+/* At most this many --hist, and as many --latency. */
+#define SERVE_MAX_USER 16
 
 /* The default port: the one tr serve is known by. */
 #define SERVE_PORT 9464

@@ -22,11 +22,17 @@ struct args {
 	const char *bind;
 	struct net_cidr *allow;
 	int nallow;
-	int max_syscalls;
+	int max_syscalls, max_series, max_comms;
+	struct serve_hist hists[SERVE_MAX_USER];
+	struct serve_lat lats[SERVE_MAX_USER];
+	size_t nhists, nlats;
+	enum serve_engine engine;
+	bool by_comm;
 	char **command;
 };
 
-enum { OPT_BIND = 0x100, OPT_ALLOW, OPT_MAX_SYSCALLS };
+enum { OPT_BIND = 0x100, OPT_ALLOW, OPT_MAX_SYSCALLS, OPT_HIST, OPT_LATENCY, OPT_ENGINE,
+       OPT_MAX_SERIES, OPT_BY, OPT_MAX_COMMS };
 
 static const struct argp_option options[] = {
 	{ "port", 'p', "PORT", 0, "Answer on PORT (default 9464; 0: any free port, said in the "
@@ -38,6 +44,20 @@ static const struct argp_option options[] = {
 	{ "max-syscalls", OPT_MAX_SYSCALLS, "N", 0, "Give at most N system calls series of their "
 						    "own (default 64); later ones count in "
 						    "syscall=\"other\"", 0 },
+	{ "hist", OPT_HIST, "'SYS:EV -k KEY -v VAL'", 0, "Export tr hist's table of SYS:EV as "
+	  "counters tr_NAME_hits_total and tr_NAME_VAL_total, one label per key (-f FILTER, -n "
+	  "NAME; NAME: the event's). Repeatable", 1 },
+	{ "latency", OPT_LATENCY, "[NAME=]START,END[,MATCH]", 0, "Export the time from START "
+	  "to END (paired on MATCH, START_FIELD=END_FIELD, default common_pid=common_pid) as "
+	  "the histogram tr_NAME_latency_seconds. Repeatable", 1 },
+	{ "engine", OPT_ENGINE, "auto|kernel|user", 0, "Where --hist counts: the kernel's hist "
+	  "triggers (auto, where the kernel has them) or tr itself", 1 },
+	{ "max-series", OPT_MAX_SERIES, "N", 0, "Label sets of each --hist family (default "
+	  "1000); later keys count in \"other\"", 1 },
+	{ "by", OPT_BY, "comm", 0, "Also export CPU time, context switches, system calls and "
+	  "page faults per command name (tr_comm_*)", 1 },
+	{ "max-comms", OPT_MAX_COMMS, "N", 0, "Command names with series of their own under "
+	  "--by comm (default 200); later ones count in comm=\"other\"", 1 },
 	{ 0 }
 };
 
@@ -63,6 +83,43 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		if (parse_int(arg, 2, 100000, &a->max_syscalls))
 			argp_error(state, "bad --max-syscalls '%s' (2 to 100000)", arg);
 		return 0;
+	case OPT_HIST:
+		if (a->nhists == SERVE_MAX_USER)
+			argp_error(state, "at most %d --hist", SERVE_MAX_USER);
+		if (serve_hist_parse(arg, &a->hists[a->nhists]))
+			argp_error(state, "%s", tr_failure());
+		a->nhists++;
+		return 0;
+	case OPT_LATENCY:
+		if (a->nlats == SERVE_MAX_USER)
+			argp_error(state, "at most %d --latency", SERVE_MAX_USER);
+		if (serve_lat_parse(arg, &a->lats[a->nlats]))
+			argp_error(state, "%s", tr_failure());
+		a->nlats++;
+		return 0;
+	case OPT_ENGINE:
+		if (!strcmp(arg, "auto"))
+			a->engine = SERVE_ENGINE_AUTO;
+		else if (!strcmp(arg, "kernel"))
+			a->engine = SERVE_ENGINE_KERNEL;
+		else if (!strcmp(arg, "user"))
+			a->engine = SERVE_ENGINE_USER;
+		else
+			argp_error(state, "bad --engine '%s' (auto, kernel or user)", arg);
+		return 0;
+	case OPT_MAX_SERIES:
+		if (parse_int(arg, 2, 1000000, &a->max_series))
+			argp_error(state, "bad --max-series '%s' (2 to 1000000)", arg);
+		return 0;
+	case OPT_BY:
+		if (strcmp(arg, "comm"))
+			argp_error(state, "bad --by '%s' (comm)", arg);
+		a->by_comm = true;
+		return 0;
+	case OPT_MAX_COMMS:
+		if (parse_int(arg, 2, 100000, &a->max_comms))
+			argp_error(state, "bad --max-comms '%s' (2 to 100000)", arg);
+		return 0;
 	case ARGP_KEY_ARG:
 		opt_command(state, &a->command);
 		return 0;
@@ -87,7 +144,9 @@ static const struct argp argp = {
 	"loopback can scrape unless --bind and --allow say otherwise.  Examples:\n"
 	"  tr serve\n"
 	"  tr serve --bind 0.0.0.0 --allow 10.0.0.0/8\n"
-	"  tr serve -p 0 --duration 60s",
+	"  tr serve -p 0 --duration 60s\n"
+	"  tr serve --hist 'kmem:kmalloc -k call_site.sym -v bytes_req' "
+	"--latency sched:sched_waking,sched:sched_switch,pid=next_pid",
 	opt_instance_duration_children, NULL, NULL
 };
 
@@ -106,7 +165,9 @@ static int run(struct args *a)
 		.command = a->command, .duration_ns = a->duration_ns, .bind = a->bind,
 		.port = (unsigned short)a->port, .allow = a->allow, .nallow = a->nallow,
 		.max_syscalls = (size_t)a->max_syscalls, .listening = listening,
-		.log = opt_log_line,
+		.log = opt_log_line, .hists = a->hists, .nhists = a->nhists, .lats = a->lats,
+		.nlats = a->nlats, .engine = a->engine, .max_series = (size_t)a->max_series,
+		.by_comm = a->by_comm, .max_comms = (size_t)a->max_comms,
 	};
 	int r;
 
@@ -132,6 +193,10 @@ int cmd_serve(int argc, char **argv)
 	argp_parse(&argp, argc, argv, ARGP_IN_ORDER, NULL, &a);
 	r = run(&a);
 	free(a.allow);
+	for (size_t i = 0; i < a.nhists; i++)
+		serve_hist_free(&a.hists[i]);
+	for (size_t i = 0; i < a.nlats; i++)
+		serve_lat_free(&a.lats[i]);
 	if (r) {
 		tr_report(r, "serve");
 		return EXIT_RUNTIME;

@@ -146,6 +146,11 @@ static void number(char *b, size_t n, double v, bool om_le)
 		snprintf(b, n, "NaN");
 	} else if (isinf(v)) {
 		snprintf(b, n, v > 0 ? "+Inf" : "-Inf");
+	} else if (v == floor(v) && fabs(v) < 9007199254740992.0) {
+		/* A whole number as one, never "3e+01" (a count reads as a count). */
+		snprintf(b, n, "%.0f", v);
+		if (om_le)
+			snprintf(b + strlen(b), n - strlen(b), ".0");
 	} else {
 		snprintf(b, n, "%.17g", v);
 		/* The shortest text that reads back as v. */

@@ -110,6 +110,14 @@ struct mx_family *mx_family(struct mx *m, const char *name, enum mx_type type,
 	return f;
 }
 
+struct mx_family *mx_find(const struct mx *m, const char *name)
+{
+	for (size_t i = 0; i < m->n; i++)
+		if (!strcmp(m->f[i]->name, name))
+			return m->f[i];
+	return NULL;
+}
+
 struct mx_family *mx_family_hist(struct mx *m, const char *name, const char *unit,
 				 const char *help, const char *const *labels, size_t max_series,
 				 const uint64_t *le, size_t n, double scale)

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "pair.h"
 #include "serve-local.h"
 #include "tr.h"
 
@@ -29,6 +30,11 @@ struct pending {
 	uint64_t ts;
 	int64_t aux;		/* a syscall's number, a request's device */
 	int64_t aux2;		/* a request's sector */
+};
+
+struct waiting {
+	uint64_t tag;
+	struct pair p;
 };
 
 struct irq_ent {
@@ -129,7 +135,7 @@ struct serve_agg *serve_agg_new(struct mx *m, const struct serve_agg_opts *o)
 		a->cpu[i].switches = mx_series(sw, v);
 		a->cpu[i].runq = mx_series(rq, v);
 	}
-	htab_init(&a->wake, sizeof(struct pending), 0, 0);
+	htab_init(&a->wake, sizeof(struct waiting), 0, 0);
 	htab_init(&a->sys, sizeof(struct pending), 0, 0);
 	htab_init(&a->blk, sizeof(struct pending), 0, HTAB_HASHED);
 	htab_init(&a->irqs, sizeof(struct irq_ent), 0, 0);
@@ -170,31 +176,51 @@ static struct pending *pend(struct serve_agg *a, struct htab *h, uint64_t key)
 	return htab_add(h, key);
 }
 
+/* A task's wait to run, paired across CPUs (pair.h): an entry per pid, kept for its orphan. */
+static struct pair *wait_of(struct serve_agg *a, int pid)
+{
+	struct waiting *w = htab_find(&a->wake, (uint64_t)pid);
+
+	if (!w) {
+		if (a->wake.n >= a->max_pending)
+			htab_clear(&a->wake);
+		w = htab_add(&a->wake, (uint64_t)pid);
+	}
+	return &w->p;
+}
+
+static void runq_observe(struct serve_agg *a, int cpu, uint64_t lat)
+{
+	if (cpu >= 0 && cpu < a->o.ncpus)
+		mx_observe(a->cpu[cpu].runq, lat);
+}
+
 static void on_switch(struct serve_agg *a, struct cpu_state *c, const struct top_rec *r)
 {
-	struct pending *p;
+	uint64_t lat;
+	int cpu;
 
 	mx_add(c->switches, 1);
-	/* Preempted (the state's low byte 0): back on the run queue now. */
-	if (r->tpid > 0 && !(r->num & 0xff)) {
-		p = pend(a, &a->wake, (uint64_t)r->tpid);
-		p->ts = r->ts;
+	if (r->tpid > 0) {
+		struct pair *p = wait_of(a, r->tpid);
+
+		/* The state's low byte: 0 is preempted (runnable from now), else a sleep. */
+		if (r->num & 0xff)
+			pair_cancel(p, r->ts);
+		else if (pair_start(p, r->ts, &lat, &cpu))
+			runq_observe(a, cpu, lat);
 	}
-	if (r->tpid2 > 0 && (p = htab_find(&a->wake, (uint64_t)r->tpid2))) {
-		if (r->ts >= p->ts)
-			mx_observe(c->runq, r->ts - p->ts);
-		htab_del(&a->wake, p);
-	}
+	if (r->tpid2 > 0 && pair_end(wait_of(a, r->tpid2), r->ts, r->cpu, &lat))
+		runq_observe(a, r->cpu, lat);
 }
 
 static void on_wake(struct serve_agg *a, const struct top_rec *r)
 {
-	struct pending *p;
+	uint64_t lat;
+	int cpu;
 
-	if (r->tpid <= 0 || htab_find(&a->wake, (uint64_t)r->tpid))
-		return;	/* the first wakeup starts the wait */
-	p = pend(a, &a->wake, (uint64_t)r->tpid);
-	p->ts = r->ts;
+	if (r->tpid > 0 && pair_start(wait_of(a, r->tpid), r->ts, &lat, &cpu))
+		runq_observe(a, cpu, lat);
 }
 
 /*

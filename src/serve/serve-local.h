@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "metrics.h"
+#include "serve.h"
 #include "top-decode.h"
 
 struct serve_agg;
@@ -39,6 +40,50 @@ void serve_agg_feed(struct serve_agg *a, const struct top_rec *r);
 /* n events lost on cpu (-1: an unknown number, counted as one). */
 void serve_agg_lost(struct serve_agg *a, int cpu, int64_t n);
 void serve_agg_free(struct serve_agg *a);
+
+/* ---- --by comm (serve-comm.c) ---- */
+
+struct serve_comm;
+/* The tr_comm_* families in m, with at most max_comms names (0: 200) and "other". */
+struct serve_comm *serve_comm_new(struct mx *m, int ncpus, size_t max_comms);
+void serve_comm_feed(struct serve_comm *c, const struct top_rec *r);
+void serve_comm_free(struct serve_comm *c);
+
+/* ---- the user's metrics: --hist and --latency (serve-user.c) ---- */
+
+struct serve_user;
+struct tep_handle;
+struct tfs_inst;
+
+struct serve_user_opts {
+	struct mx *mx;
+	struct tep_handle *tep;		/* the session's formats */
+	struct tfs_inst *inst;		/* where kernel hist triggers go */
+	const struct serve_hist *hists;
+	size_t nhists;
+	const struct serve_lat *lats;
+	size_t nlats;
+	enum serve_engine engine;
+	size_t max_series;
+};
+
+/* Does engine e count a --hist in the kernel (on this kernel)? */
+bool serve_engine_kernel(enum serve_engine e);
+/* The families, and each --hist's trigger in the kernel (undone at tfs_restore()). */
+int serve_user_new(const struct serve_user_opts *o, struct serve_user **out);
+/* A record of the session (under the lock). */
+void serve_user_feed(struct serve_user *u, const struct tfile_event *ev);
+
+/* The tables a scrape reads: the kernel's without the lock, the engines' under it. */
+struct serve_user_tables {
+	struct hist_result *res;
+	bool *ok;
+	size_t n;
+};
+void serve_user_read(struct serve_user *u, struct serve_user_tables *t);
+void serve_user_set(struct serve_user *u, struct serve_user_tables *t);
+void serve_user_tables_free(struct serve_user_tables *t);
+void serve_user_free(struct serve_user *u);
 
 /* Log2 bounds of the latency histograms: 1 us to 2^22 us (4.2 s), in ns. */
 #define SERVE_LAT_BOUNDS 23

@@ -49,6 +49,8 @@ struct serve {
 	struct top_decoder *dec;
 	struct mx *mx;
 	struct serve_agg *agg;		/* set by prepare(), under the sink's lock */
+	struct serve_user *user;	/* --hist and --latency, made with agg */
+	struct serve_comm *comm;	/* --by comm, made with agg */
 	struct session *sess;
 	int ncpus;
 	struct strv enabled;		/* the events counted, for the info metric */
@@ -73,6 +75,10 @@ static int on_event(void *arg, const struct tfile_event *ev)
 		serve_agg_lost(s->agg, ev->cpu, ev->missed);
 	top_decode(s->dec, ev, &r);
 	serve_agg_feed(s->agg, &r);
+	if (s->comm)
+		serve_comm_feed(s->comm, &r);
+	if (s->user)
+		serve_user_feed(s->user, ev);
 	return 0;
 }
 
@@ -177,6 +183,7 @@ static int handle(void *arg, const struct http_req *r, enum http_expo fmt, char 
 {
 	struct serve *s = arg;
 	struct scrape x = { 0 };
+	struct serve_user_tables t = { 0 };
 	struct expo e;
 
 	if (!strcmp(r->path, "/")) {
@@ -192,14 +199,19 @@ static int handle(void *arg, const struct http_req *r, enum http_expo fmt, char 
 		return 503;
 	}
 	scrape_read(s, &x);
+	if (s->user)
+		serve_user_read(s->user, &t);
 	expo_init(&e, fmt);
 	pthread_mutex_lock(&s->sink.lock);
 	scrape_set(s, &x);
 	serve_agg_rank(s->agg);
+	if (s->user)
+		serve_user_set(s->user, &t);
 	mx_write(s->mx, &e);
 	pthread_mutex_unlock(&s->sink.lock);
 	expo_end(&e);
 	scrape_free(&x);
+	serve_user_tables_free(&t);
 	*body = e.buf;
 	*len = e.len;
 	*ctype = http_expo_type(fmt);
@@ -258,21 +270,57 @@ static void make_scrape_families(struct serve *s)
 			 (const char *[]){ "version", "kernel", "aggregation", "events", NULL }, 0);
 	mx_series(info, (const char *[]){ TR_VERSION, u.release, "user", events });
 	free(events);
+	if (!s->o->nhists)
+		return;
+	info = mx_family(s->mx, "tr_hist", MX_INFO, NULL,
+			 "Each --hist: its event, the kernel's trigger it is, and where it is "
+			 "aggregated (kernel: a hist trigger read at each scrape; user: tr "
+			 "counts the events)",
+			 (const char *[]){ "name", "event", "trigger", "aggregation", NULL }, 0);
+	for (size_t i = 0; i < s->o->nhists; i++) {
+		const struct serve_hist *h = &s->o->hists[i];
+		char *ev = xasprintf("%s:%s", h->spec.system, h->spec.event);
+		char *trig = hist_spec_trigger(&h->spec);
+
+		mx_series(info, (const char *[]){ h->name, ev, trig,
+						   serve_engine_kernel(s->o->engine) ? "kernel"
+										     : "user" });
+		free(ev);
+		free(trig);
+	}
 }
 
 static int serve_prepare(void *arg, struct session *sess)
 {
 	struct serve *s = arg;
+	struct serve_user *user = NULL;
+	struct serve_comm *comm = NULL;
 	struct serve_agg *agg;
+	int r;
 
 	s->sess = sess;
 	s->ncpus = rec_ncpus(session_rec(sess));
 	agg = serve_agg_new(s->mx, &(struct serve_agg_opts){ .ncpus = s->ncpus,
 							      .max_syscalls = s->o->max_syscalls });
 	syscall_names(add_name, agg);
+	if (s->o->by_comm)
+		comm = serve_comm_new(s->mx, s->ncpus, s->o->max_comms);
 	make_scrape_families(s);
+	r = serve_user_new(&(struct serve_user_opts){ .mx = s->mx, .tep = s->tep,
+						     .inst = s->o->inst, .hists = s->o->hists,
+						     .nhists = s->o->nhists, .lats = s->o->lats,
+						     .nlats = s->o->nlats, .engine = s->o->engine,
+						     .max_series = s->o->max_series },
+			   &user);
+	if (r) {
+		serve_agg_free(agg);
+		serve_comm_free(comm);
+		return r;
+	}
 	pthread_mutex_lock(&s->sink.lock);
 	s->agg = agg;
+	s->user = user;
+	s->comm = comm;
 	pthread_mutex_unlock(&s->sink.lock);
 	return 0;
 }
@@ -296,6 +344,49 @@ static int serve_finish(void *arg, struct session *sess, struct session_result *
 	http_server_stop(s->http);
 	s->http = NULL;
 	return 0;
+}
+
+/* One more event to read, "sys:event" (its system's formats are loaded). */
+static int want_event(struct serve *s, const struct strv *avail, const char *sysev,
+		      struct evsel_list *ev, struct strv *systems)
+{
+	char *sys;
+
+	if (!strv_contains(avail, sysev))
+		return tr_fail(-ENOENT, "no such event '%s'", sysev);
+	if (!strv_contains(&s->enabled, sysev)) {
+		evsel_add(ev, sysev);
+		strv_push(&s->enabled, sysev);
+	}
+	sys = xasprintf("%.*s", (int)strcspn(sysev, ":"), sysev);
+	if (!strv_contains(systems, sys))
+		strv_push(systems, sys);
+	free(sys);
+	return 0;
+}
+
+/* The events of --hist (counted in user space) and --latency. */
+static int pick_user_events(struct serve *s, const struct strv *avail, struct evsel_list *ev,
+			    struct strv *systems)
+{
+	int r = 0;
+
+	for (size_t i = 0; !r && i < s->o->nhists; i++) {
+		const struct hist_spec *h = &s->o->hists[i].spec;
+		char *e = xasprintf("%s:%s", h->system, h->event);
+
+		if (serve_engine_kernel(s->o->engine))
+			r = strv_contains(avail, e) ? 0 : tr_fail(-ENOENT, "no such event '%s'", e);
+		else
+			r = want_event(s, avail, e, ev, systems);
+		free(e);
+	}
+	for (size_t i = 0; !r && i < s->o->nlats; i++) {
+		r = want_event(s, avail, s->o->lats[i].spec.start, ev, systems);
+		if (!r)
+			r = want_event(s, avail, s->o->lats[i].spec.end, ev, systems);
+	}
+	return r;
 }
 
 /* The events to count, of those the kernel has. */
@@ -324,16 +415,25 @@ static int pick_events(struct serve *s, struct evsel_list *ev, struct strv *syst
 		}
 		free(alts);
 	}
-	strv_free(&avail);
-	if (!s->enabled.n)
+	if (!s->enabled.n) {
+		strv_free(&avail);
 		return tr_fail(-ENOENT, "none of the events tr serve counts is on this kernel "
 					"(sched, raw_syscalls, irq)");
-	return 0;
+	}
+	/* --by comm: the names tasks take (an exec, prctl, /proc/PID/comm) as they take them. */
+	if (s->o->by_comm && strv_contains(&avail, "task:task_rename"))
+		r = want_event(s, &avail, "task:task_rename", ev, systems);
+	if (!r)
+		r = pick_user_events(s, &avail, ev, systems);
+	strv_free(&avail);
+	return r;
 }
 
 static void serve_free(struct serve *s)
 {
 	http_server_stop(s->http);
+	serve_user_free(s->user);
+	serve_comm_free(s->comm);
 	serve_agg_free(s->agg);
 	mx_free(s->mx);
 	top_decoder_free(s->dec);

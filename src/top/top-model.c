@@ -20,6 +20,7 @@
 
 #include "hash.h"
 #include "hist.h"
+#include "pair.h"
 #include "tfile.h"
 #include "top-local.h"
 
@@ -36,52 +37,6 @@
 #define MAX_ROWS 32768		/* per-task syscall rows, and per-task event rows */
 #define LAT_KEY_MASK (~(1ULL << 63))	/* a key never makes a map key of ~0 */
 #define LAT_OTHER (1ULL << 63)
-
-/* ---- pairing a start and an end that may arrive out of order ---- */
-
-struct pair {
-	uint64_t start;		/* a start waiting for its end */
-	uint64_t orphan;	/* an end that came before any start */
-	int orphan_cpu;
-};
-
-/* A start at t: pairs with an end that came first (another CPU's reader was ahead), else waits. */
-static bool pair_start(struct pair *p, uint64_t t, uint64_t *lat, int *cpu)
-{
-	if (p->orphan && t <= p->orphan) {
-		*lat = p->orphan - t;
-		*cpu = p->orphan_cpu;
-		p->orphan = 0;
-		return true;
-	}
-	/* An end older than this start had its start before we looked: give up on it. */
-	p->orphan = 0;
-	if (t > p->start)
-		p->start = t;
-	return false;
-}
-
-static bool pair_end(struct pair *p, uint64_t t, int cpu, uint64_t *lat)
-{
-	if (p->start && p->start <= t) {
-		*lat = t - p->start;
-		p->start = 0;
-		return true;
-	}
-	/* Its start may still come from a CPU whose reader is behind: the earliest such end waits. */
-	if (!p->orphan || t < p->orphan) {
-		p->orphan = t;
-		p->orphan_cpu = cpu;
-	}
-	return false;
-}
-
-/* Nothing started before t can end after it (the task went to sleep at t). */
-static void pair_cancel(struct pair *p, uint64_t t)
-{
-	if (p->start < t)
-		p->start = 0;
-}
 
 /* ---- the tables ---- */
 

@@ -58,6 +58,20 @@ print(\"\\n\".join(sorted(names)))" "$1"
 getppids() { python3 -c "import os
 for i in range($1): os.getppid()"; }
 
+# named_loop NAME N SECS [wait]: a process named NAME (its comm) that makes
+# N getppid() calls, then spins SECS of CPU (a clock call every 200000
+# turns: the CPU clock is a system call); prints its parent pid and the
+# CPU time it used, in seconds.  With wait, it renames itself and reads a
+# line from stdin before its calls.
+named_loop() { python3 -c "import os, sys, time
+open(\"/proc/self/comm\", \"w\").write(sys.argv[1])
+if sys.argv[4:]: sys.stdin.readline()
+for i in range(int(sys.argv[2])): os.getppid()
+t = time.process_time()
+while time.process_time() - t < float(sys.argv[3]):
+    for i in range(200000): pass
+print(os.getppid(), time.process_time())" "$@"; }
+
 # prom_query EXPR: the first value Prometheus gives for an instant query,
 # or "none" (no python here: wait_for runs it every 50 ms).
 prom_query() {
@@ -175,6 +189,92 @@ test_expect_success 'bad command lines: one line, exit 64; a taken port: one lin
 	wait_for 10 test -s held.port &&
 	test_expect_code 1 tr serve -p "$(cat held.port)" 2>err &&
 	test_grep "cannot listen" err && test $(wc -l <err) = 1 &&
+	ls $TRACEFS/instances >after &&
+	test_cmp before after
+'
+
+test_expect_success '--hist counts per key and sums a value; --latency pairs; both exact for N calls' '
+	serve_start --hist "raw_syscalls:sys_exit -k id.syscall -v ret -n exits" \
+		--latency "ppid=syscalls:sys_enter_getppid,syscalls:sys_exit_getppid" &&
+	test_when_finished "kill $spid 2>/dev/null || :; wait $spid 2>/dev/null || :" &&
+	named_loop trwarm 100 0 >/dev/null &&
+	wait_for 10 metric_ge "tr_exits_hits_total{id=\"sys_getppid\"}" 100 &&
+	h=$(metric "tr_exits_hits_total{id=\"sys_getppid\"}") &&
+	v=$(metric "tr_exits_ret_total{id=\"sys_getppid\"}") &&
+	n=$(metric tr_ppid_latency_seconds_count) &&
+	named_loop trloop 20000 0 >out &&
+	read -r ppid cpu <out &&
+	wait_for 10 metric_ge "tr_exits_hits_total{id=\"sys_getppid\"}" $((h + 20001)) &&
+	wait_for 10 metric_ge tr_ppid_latency_seconds_count $((n + 20001)) &&
+	h2=$(metric "tr_exits_hits_total{id=\"sys_getppid\"}") &&
+	v2=$(metric "tr_exits_ret_total{id=\"sys_getppid\"}") &&
+	n2=$(metric tr_ppid_latency_seconds_count) &&
+	echo "hits $h then $h2, sum of ret $v then $v2 (ppid $ppid), latency count $n then $n2" &&
+	test $((h2 - h)) -le 20200 && test $((n2 - n)) -le 20200 &&
+	num_le "$ppid * 20001" "$v2 - $v" &&
+	curl -sf http://127.0.0.1:$port/metrics >text &&
+	test_grep "^tr_hist_info{name=\"exits\",event=\"raw_syscalls:sys_exit\",trigger=\"hist:keys=id.syscall:vals=hitcount,ret" text &&
+	test_grep "aggregation=\"user\"" text &&
+	awk -F"[{} ]" "/^tr_ppid_latency_seconds_bucket/ { if (\$(NF) + 0 < last) bad = 1; last = \$(NF) }
+		END { exit bad }" text &&
+	if command -v promtool >/dev/null; then
+		promtool check metrics <text
+	fi &&
+	serve_stop
+'
+
+# comm_loop_start NAME N SECS: named_loop in the background ($lpid, its
+# output in out), held before its calls on the fifo go (fd 3 opens it).
+comm_loop_start() {
+	rm -f go
+	mkfifo go || return
+	named_loop "$@" wait <go >out &
+	lpid=$!
+	exec 3>go
+}
+
+test_expect_success '--by comm: a named task'"'"'s calls and CPU time under its name' '
+	serve_start --by comm &&
+	test_when_finished "kill $spid 2>/dev/null || :; wait $spid 2>/dev/null || :" &&
+	comm_loop_start trbycomm 20000 0.3 &&
+	test_when_finished "exec 3>&-; kill $lpid 2>/dev/null || :; wait $lpid 2>/dev/null || :" &&
+	wait_for 10 metric_has "tr_comm_syscalls_total{comm=\"trbycomm\"}" &&
+	echo >&3 && exec 3>&- &&
+	wait $lpid &&
+	read -r ppid cpu <out &&
+	wait_for 10 metric_ge "tr_comm_syscalls_total{comm=\"trbycomm\"}" 20000 &&
+	wait_for 10 metric_ge "tr_comm_context_switches_total{comm=\"trbycomm\"}" 1 &&
+	c=$(metric "tr_comm_syscalls_total{comm=\"trbycomm\"}") &&
+	t=$(metric "tr_comm_cpu_seconds_total{comm=\"trbycomm\"}") &&
+	echo "trbycomm: $c calls, $t s of CPU (it says $cpu)" &&
+	test "$c" -le 20500 &&
+	num_le "$cpu * 0.8 - 0.02" "$t" && num_le "$t" "$cpu * 1.2 + 0.05" &&
+	metric_has "tr_comm_page_faults_total{comm=\"trbycomm\"}" &&
+	serve_stop
+'
+
+test_expect_success 'bad --hist, --latency, --engine, --by: one line naming it, exit 64' '
+	test_expect_code 64 tr serve --hist "sched:sched_switch" 2>err &&
+	test_grep "bad --hist .sched:sched_switch.: want" err && test $(wc -l <err) -le 2 &&
+	test_expect_code 64 tr serve --hist "sched:sched_switch -k a,b,c,d,e" 2>err &&
+	test_grep "at most 4 keys" err &&
+	test_expect_code 64 tr serve --hist "sched:sched_switch -k prev_pid -n a-b" 2>err &&
+	test_grep "bad --hist name .a-b." err &&
+	test_expect_code 64 tr serve --hist "sched:sched_switch -k prev_pid -f \"x" 2>err &&
+	test_grep "unmatched" err &&
+	test_expect_code 64 tr serve --latency "sched:sched_switch" 2>err &&
+	test_grep "bad --latency" err &&
+	test_expect_code 64 tr serve --engine gpu 2>err &&
+	test_grep "bad --engine .gpu." err &&
+	test_expect_code 64 tr serve --by pid 2>err &&
+	test_grep "bad --by .pid." err &&
+	ls $TRACEFS/instances >before &&
+	test_expect_code 1 tr serve -p 0 --hist "sched:sched_switch -k nosuch" 2>err &&
+	test_grep "no field .nosuch." err &&
+	test_expect_code 1 tr serve -p 0 --latency "sched:nosuch,sched:sched_switch" 2>err &&
+	test_grep "no such event .sched:nosuch." err &&
+	test_expect_code 1 tr serve -p 0 --hist "sched:sched_switch -k prev_pid -n x" --hist "sched:sched_switch -k next_pid -n x" 2>err &&
+	test_grep "metric .tr_x_hits. twice" err &&
 	ls $TRACEFS/instances >after &&
 	test_cmp before after
 '

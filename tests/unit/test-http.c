@@ -170,6 +170,7 @@ static char *body(enum http_expo fmt)
 	expo_family(&e, "tr_comm_events", EXPO_GAUGE, NULL, NULL);
 	expo_double(&e, (const char *[]){ "comm", "a\"b\\c\nd\xff", NULL }, 0.1);
 	expo_double(&e, NULL, INFINITY);
+	expo_double(&e, (const char *[]){ "comm", "n", NULL }, 30);
 	expo_family(&e, "tr_aggregation", EXPO_INFO, NULL, "Where tr counts.");
 	expo_u64(&e, (const char *[]){ "where", "kernel", NULL }, 0);
 	expo_end(&e);
@@ -195,6 +196,7 @@ TEST(exposition_both_ways)
 		     "# TYPE tr_comm_events gauge\n"
 		     "tr_comm_events{comm=\"a\\\"b\\\\c\\nd\xef\xbf\xbd\"} 0.1\n"
 		     "tr_comm_events +Inf\n"
+		     "tr_comm_events{comm=\"n\"} 30\n"
 		     "# TYPE tr_aggregation info\n"
 		     "# HELP tr_aggregation Where tr counts.\n"
 		     "tr_aggregation_info{where=\"kernel\"} 1\n"
@@ -215,6 +217,7 @@ TEST(exposition_both_ways)
 		     "# TYPE tr_comm_events gauge\n"
 		     "tr_comm_events{comm=\"a\\\"b\\\\c\\nd\xef\xbf\xbd\"} 0.1\n"
 		     "tr_comm_events +Inf\n"
+		     "tr_comm_events{comm=\"n\"} 30\n"
 		     "# TYPE tr_aggregation_info gauge\n"
 		     "# HELP tr_aggregation_info Where tr counts.\n"
 		     "tr_aggregation_info{where=\"kernel\"} 1\n");
