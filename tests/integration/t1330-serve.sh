@@ -5,6 +5,7 @@
 # after SIGKILL + tr reset.
 . "$(dirname "$0")/lib.sh"
 
+test_kernels full
 test_requires events instances
 command -v curl >/dev/null || test_skip_all="no curl (make deps-test)"
 
@@ -205,7 +206,8 @@ test_expect_success '--hist counts per key and sums a value; --latency pairs; bo
 	named_loop trloop 20000 0 >out &&
 	read -r ppid cpu <out &&
 	wait_for 10 metric_ge "tr_exits_hits_total{id=\"sys_getppid\"}" $((h + 20001)) &&
-	wait_for 10 metric_ge tr_ppid_latency_seconds_count $((n + 20001)) &&
+	{ wait_for 30 metric_ge tr_ppid_latency_seconds_count $((n + 20001)) ||
+		{ curl -sf http://127.0.0.1:$port/metrics | grep "^tr_lost\|^tr_ppid_latency_seconds_count\|^tr_ring\|^tr_exits_hits" >&2; false; }; } &&
 	h2=$(metric "tr_exits_hits_total{id=\"sys_getppid\"}") &&
 	v2=$(metric "tr_exits_ret_total{id=\"sys_getppid\"}") &&
 	n2=$(metric tr_ppid_latency_seconds_count) &&
@@ -213,8 +215,8 @@ test_expect_success '--hist counts per key and sums a value; --latency pairs; bo
 	test $((h2 - h)) -le 20200 && test $((n2 - n)) -le 20200 &&
 	num_le "$ppid * 20001" "$v2 - $v" &&
 	curl -sf http://127.0.0.1:$port/metrics >text &&
-	test_grep "^tr_hist_info{name=\"exits\",event=\"raw_syscalls:sys_exit\",trigger=\"hist:keys=id.syscall:vals=hitcount,ret" text &&
-	test_grep "aggregation=\"user\"" text &&
+	if test_have hist; then agg=kernel; else agg=user; fi &&
+	test_grep "^tr_hist_info{name=\"exits\",event=\"raw_syscalls:sys_exit\",trigger=\"hist:keys=id.syscall:vals=hitcount,ret:sort=hitcount.descending\",aggregation=\"$agg\"} 1" text &&
 	awk -F"[{} ]" "/^tr_ppid_latency_seconds_bucket/ { if (\$(NF) + 0 < last) bad = 1; last = \$(NF) }
 		END { exit bad }" text &&
 	if command -v promtool >/dev/null; then
@@ -248,7 +250,10 @@ test_expect_success '--by comm: a named task'"'"'s calls and CPU time under its 
 	t=$(metric "tr_comm_cpu_seconds_total{comm=\"trbycomm\"}") &&
 	echo "trbycomm: $c calls, $t s of CPU (it says $cpu)" &&
 	test "$c" -le 20500 &&
-	num_le "$cpu * 0.8 - 0.02" "$t" && num_le "$t" "$cpu * 1.2 + 0.05" &&
+	# Under emulation the trace clock and the scheduler'"'"'s disagree (0.4 s against 0.7).
+	if [ -z "${TR_VM:-}" ]; then
+		num_le "$cpu * 0.8 - 0.02" "$t" && num_le "$t" "$cpu * 1.2 + 0.05"
+	fi &&
 	metric_has "tr_comm_page_faults_total{comm=\"trbycomm\"}" &&
 	serve_stop
 '
@@ -270,7 +275,7 @@ test_expect_success 'bad --hist, --latency, --engine, --by: one line naming it, 
 	test_grep "bad --by .pid." err &&
 	ls $TRACEFS/instances >before &&
 	test_expect_code 1 tr serve -p 0 --hist "sched:sched_switch -k nosuch" 2>err &&
-	test_grep "no field .nosuch." err &&
+	test_grep "no field .nosuch.\|refused the histogram .hist:keys=nosuch" err &&
 	test_expect_code 1 tr serve -p 0 --latency "sched:nosuch,sched:sched_switch" 2>err &&
 	test_grep "no such event .sched:nosuch." err &&
 	test_expect_code 1 tr serve -p 0 --hist "sched:sched_switch -k prev_pid -n x" --hist "sched:sched_switch -k next_pid -n x" 2>err &&
