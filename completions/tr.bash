@@ -132,8 +132,12 @@ _tr_candidates() {
 		[ "$cmd" = list ] && return
 		printf '%s\n' all; _tr_run list -s; _tr_run list -e; return ;;
 	--hist|--trigger)
-		# show's: one event's file.
-		[ "$cmd" = show ] && { _tr_run list -e; return; } ;;
+		# show's: one event's file; serve's: the event its table counts.
+		[ "$cmd" = show ] || [ "$cmd" = serve ] && { _tr_run list -e; return; } ;;
+	--latency)
+		# top's and serve's START,END: the events.
+		[ "$cmd" = top ] || [ "$cmd" = serve ] && { _tr_run list -e; return; } ;;
+	--by) printf '%s\n' comm; return ;;
 	--define|--define-keys)
 		# SYS:EV, then the user's :VAR=EXPR or =KEY.
 		_tr_run list -e; return ;;
@@ -154,7 +158,9 @@ _tr_candidates() {
 		[ "$cmd" = top ] && { printf '%s\n' text json; return; }
 		printf '%s\n' text json csv; return ;;
 	--view) printf '%s\n' tasks syscalls events cpus irqs custom latency; return ;;
-	--engine) printf '%s\n' kernel user; return ;;
+	--engine)
+		[ "$cmd" = serve ] && printf '%s\n' auto
+		printf '%s\n' kernel user; return ;;
 	--cpu) seq 0 $(($(getconf _NPROCESSORS_CONF 2>/dev/null || echo 1) - 1)); return ;;
 	--units) printf '%s\n' ns us; return ;;
 	--file-version) printf '%s\n' 6 7; return ;;

@@ -144,6 +144,15 @@ for sh in bash zsh; do
 		expect_line "tr report --graph-opt proc,noabs\t" "tr report --graph-opt proc,noabstime "
 	'
 
+	test_expect_success "$sh: the options of serve and their values" '
+		type_keys '$sh' "tr serve --max-ser\t" "tr serve --by \t" "tr serve --engine au\t" \
+			"tr serve --hist sched:sched_swi\t" &&
+		expect_line "tr serve --max-ser\t" "tr serve --max-series " &&
+		expect_line "tr serve --by \t" "tr serve --by comm " &&
+		expect_line "tr serve --engine au\t" "tr serve --engine auto " &&
+		expect_line "tr serve --hist sched:sched_swi\t" "tr serve --hist sched:sched_switch "
+	'
+
 	test_expect_success "$sh: -B offers the instances, and nothing when there are none" '
 		inst=$(test_instance)-'$sh' &&
 		tr instance create "$inst" &&
