@@ -10,7 +10,7 @@
 CC      ?= gcc
 PREFIX  ?= /usr/local
 DESTDIR ?=
-PKGS    := libtracefs libtraceevent ncursesw libzstd zlib libssl libcrypto
+PKGS    := libtracefs libtraceevent ncursesw libzstd zlib libssl libcrypto libcrypt
 CFLAGS  ?= -O2 -g
 # CI sets CI=true: warnings are errors there.
 WERROR  ?= $(filter true,$(CI))

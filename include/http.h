@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Bounds a peer cannot move: the whole head, the target, the fields. */
@@ -72,6 +73,30 @@ const char *http_expo_type(enum http_expo e);
 const char *http_reason(int status);
 
 /*
+ * ---- Basic authentication (net-auth.c) ----
+ * "Basic BASE64(USER:PASSWORD)", an Authorization header's value (len
+ * bytes), into user and pass (NUL-ended, of ulen and plen bytes at most):
+ * 0, -EINVAL when it is not one, -E2BIG when a part does not fit.  Pure (a
+ * fuzz target).
+ */
+int http_basic_parse(const char *hdr, size_t len, char *user, size_t ulen, char *pass,
+		     size_t plen);
+/*
+ * The users of a file in htpasswd's format: "USER:HASH" lines (# comments),
+ * each HASH one crypt(3) knows ($2y$ bcrypt, $6$ SHA-512, $y$ yescrypt...);
+ * refused when group or others may read it.  0 or -errno with tr_fail().
+ */
+struct http_auth;
+int http_auth_load(const char *path, struct http_auth **out);
+/*
+ * Does the Authorization header (NULL: none) give a user and its
+ * password?  0 yes; -EINVAL none or not Basic; -EACCES wrong; -EAGAIN
+ * not checked (over the hashes a second the server computes).
+ */
+int http_auth_check(struct http_auth *a, const char *hdr, size_t len, uint64_t now_ms);
+void http_auth_free(struct http_auth *a);
+
+/*
  * ---- The server (net-http.c) ----
  * One thread, every connection non-blocking under one poll(): a scraper's
  * load is a request a second, and a peer that sends slowly, never ends its
@@ -102,6 +127,10 @@ struct http_server_opts {
 	void *arg;
 	void (*log)(void *arg, const char *line);	/* or NULL; called on the server's thread */
 	void *log_arg;
+	/* HTTPS with this PEM certificate chain and key (both, or neither). */
+	const char *tls_cert, *tls_key;
+	/* Basic authentication against this users file (http_auth_load()), or NULL. */
+	const char *auth_file;
 };
 /* Listen and serve on a thread of its own: 0 (*port the port bound) or -errno with tr_fail(). */
 int http_server_start(const struct http_server_opts *o, struct http_server **out,

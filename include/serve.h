@@ -58,6 +58,8 @@ struct serve_opts {
 	unsigned short port;		/* 0: any free one */
 	const struct net_cidr *allow;
 	int nallow;
+	const char *tls_cert, *tls_key;	/* HTTPS (both or neither) */
+	const char *auth_file;		/* Basic authentication's users (htpasswd's format) */
 	size_t max_syscalls;		/* syscall label sets (0: 64), the rest "other" */
 	const struct serve_hist *hists;	/* --hist */
 	size_t nhists;

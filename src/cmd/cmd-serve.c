@@ -19,7 +19,7 @@ struct args {
 	struct opt_instance inst;
 	uint64_t duration_ns;
 	int port;
-	const char *bind;
+	const char *bind, *tls_cert, *tls_key, *auth_file;
 	struct net_cidr *allow;
 	int nallow;
 	int max_syscalls, max_series, max_comms;
@@ -32,7 +32,7 @@ struct args {
 };
 
 enum { OPT_BIND = 0x100, OPT_ALLOW, OPT_MAX_SYSCALLS, OPT_HIST, OPT_LATENCY, OPT_ENGINE,
-       OPT_MAX_SERIES, OPT_BY, OPT_MAX_COMMS };
+       OPT_MAX_SERIES, OPT_BY, OPT_MAX_COMMS, OPT_TLS_CERT, OPT_TLS_KEY, OPT_AUTH_FILE };
 
 static const struct argp_option options[] = {
 	{ "port", 'p', "PORT", 0, "Answer on PORT (default 9464; 0: any free port, said in the "
@@ -41,6 +41,12 @@ static const struct argp_option options[] = {
 	  0 },
 	{ "allow", OPT_ALLOW, "CIDR", 0, "Answer scrapers from this address range (default: "
 					 "loopback only). Repeatable", 0 },
+	{ "tls-cert", OPT_TLS_CERT, "FILE", 0, "Serve HTTPS with this PEM certificate (chain); "
+					       "with --tls-key", 0 },
+	{ "tls-key", OPT_TLS_KEY, "FILE", 0, "The certificate's PEM private key (mode 600)", 0 },
+	{ "auth-file", OPT_AUTH_FILE, "FILE", 0, "Answer only scrapers that give a user and "
+						 "password of FILE (htpasswd's USER:HASH lines, "
+						 "htpasswd -B or openssl passwd -6; mode 600)", 0 },
 	{ "max-syscalls", OPT_MAX_SYSCALLS, "N", 0, "Give at most N system calls series of their "
 						    "own (default 64); later ones count in "
 						    "syscall=\"other\"", 0 },
@@ -78,6 +84,15 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 		return 0;
 	case OPT_ALLOW:
 		opt_allow(state, arg, &a->allow, &a->nallow);
+		return 0;
+	case OPT_TLS_CERT:
+		a->tls_cert = arg;
+		return 0;
+	case OPT_TLS_KEY:
+		a->tls_key = arg;
+		return 0;
+	case OPT_AUTH_FILE:
+		a->auth_file = arg;
 		return 0;
 	case OPT_MAX_SYSCALLS:
 		if (parse_int(arg, 2, 100000, &a->max_syscalls))
@@ -126,6 +141,8 @@ static error_t parse(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_END:
 		if (a->command && a->duration_ns)
 			argp_error(state, "COMMAND and --duration exclude each other");
+		if (!a->tls_cert != !a->tls_key)
+			argp_error(state, "--tls-cert and --tls-key go together");
 		return 0;
 	default:
 		return ARGP_ERR_UNKNOWN;
@@ -155,7 +172,7 @@ static void listening(void *arg, const char *addr)
 	char line[160];
 
 	(void)arg;
-	snprintf(line, sizeof(line), "serving metrics on http://%s/metrics", addr);
+	snprintf(line, sizeof(line), "serving metrics on %s/metrics", addr);
 	opt_log_line(NULL, line);
 }
 
@@ -164,6 +181,7 @@ static int run(struct args *a)
 	struct serve_opts o = {
 		.command = a->command, .duration_ns = a->duration_ns, .bind = a->bind,
 		.port = (unsigned short)a->port, .allow = a->allow, .nallow = a->nallow,
+		.tls_cert = a->tls_cert, .tls_key = a->tls_key, .auth_file = a->auth_file,
 		.max_syscalls = (size_t)a->max_syscalls, .listening = listening,
 		.log = opt_log_line, .hists = a->hists, .nhists = a->nhists, .lats = a->lats,
 		.nlats = a->nlats, .engine = a->engine, .max_series = (size_t)a->max_series,

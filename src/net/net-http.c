@@ -24,10 +24,10 @@
 #include "net.h"
 #include "tr.h"
 
-enum { READING, WRITING };
+enum { HANDSHAKE, READING, WRITING };
 
 struct conn {
-	int fd;
+	struct net_conn nc;		/* the socket, and its TLS when the server has TLS */
 	struct sockaddr_storage peer;
 	char host[64];
 	uint32_t port;
@@ -50,6 +50,8 @@ struct http_server {
 	atomic_bool stop;
 	atomic_int tid;		/* the thread's, once it runs */
 	pthread_t thread;
+	struct net_tls *tls;	/* HTTPS, or NULL */
+	struct http_auth *auth;	/* Basic authentication, or NULL */
 };
 
 static void say(struct http_server *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -70,7 +72,7 @@ static void drop(struct http_server *s, int i)
 {
 	struct conn *c = s->conns[i];
 
-	close(c->fd);
+	net_conn_close(&c->nc);
 	free(c->out);
 	free(c);
 	s->conns[i] = s->conns[--s->nconns];
@@ -80,14 +82,16 @@ static void drop(struct http_server *s, int i)
 static void answer(struct http_server *s, struct conn *c, int status, const char *ctype,
 		   const char *body, size_t len, bool head)
 {
-	char top[256];
+	char top[320];
 	int n;
 
 	n = snprintf(top, sizeof(top),
 		     "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n"
-		     "Connection: %s\r\n\r\n",
+		     "Connection: %s\r\n%s\r\n",
 		     status, http_reason(status), ctype ? ctype : "text/plain; charset=utf-8", len,
-		     c->close_after ? "close" : "keep-alive");
+		     c->close_after ? "close" : "keep-alive",
+		     status == 401 ? "WWW-Authenticate: Basic realm=\"tr serve\", charset=\"UTF-8\"\r\n"
+				   : "");
 	free(c->out);
 	c->out_len = (size_t)n + (head ? 0 : len);
 	c->out = xmalloc(c->out_len);
@@ -139,8 +143,17 @@ static void serve(struct http_server *s, struct conn *c)
 		return;
 	}
 	c->close_after = !r.keep_alive;
-	status = s->o.handle(s->o.arg, &r, http_negotiate(r.accept, r.accept_len), &body, &len,
-			     &ctype);
+	if (s->auth && (status = http_auth_check(s->auth, r.authorization, r.authorization_len,
+						 net_now_ms()))) {
+		say(s, "%s:%u: 401 Unauthorized: %s", c->host, c->port,
+		    status == -EINVAL ? "no Basic credentials"
+		    : status == -EAGAIN ? "too many checks this second, not checked"
+					: "wrong user or password");
+		status = 401;
+	} else {
+		status = s->o.handle(s->o.arg, &r, http_negotiate(r.accept, r.accept_len), &body,
+				     &len, &ctype);
+	}
 	if (!body && status != 200) {
 		body = xasprintf("%d %s\n", status, http_reason(status));
 		len = strlen(body);
@@ -153,9 +166,24 @@ static void serve(struct http_server *s, struct conn *c)
 	c->answered = true;
 }
 
+/* TLS's handshake, a step at a time: once done the head is read under the same deadline. */
+static void shake(struct http_server *s, struct conn *c, int i)
+{
+	int r = net_conn_tls_step(&c->nc);
+
+	if (r > 0) {
+		c->state = READING;
+		c->nc.want = 0;
+	} else if (r < 0) {
+		say(s, "%s:%u: closed: TLS handshake failed (not TLS, or no cipher in common)",
+		    c->host, c->port);
+		drop(s, i);
+	}
+}
+
 static void read_some(struct http_server *s, struct conn *c, int i)
 {
-	ssize_t n = recv(c->fd, c->in + c->have, sizeof(c->in) - c->have, 0);
+	ssize_t n = net_conn_read(&c->nc, c->in + c->have, sizeof(c->in) - c->have);
 
 	if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
 		drop(s, i);
@@ -163,13 +191,14 @@ static void read_some(struct http_server *s, struct conn *c, int i)
 	}
 	if (n < 0)
 		return;
+	c->nc.want = 0;		/* TLS waits in its own direction only after an EAGAIN */
 	c->have += (size_t)n;
 	serve(s, c);
 }
 
 static void write_some(struct http_server *s, struct conn *c, int i)
 {
-	ssize_t n = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+	ssize_t n = net_conn_write(&c->nc, c->out + c->out_off, c->out_len - c->out_off);
 
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
@@ -177,11 +206,14 @@ static void write_some(struct http_server *s, struct conn *c, int i)
 		drop(s, i);
 		return;
 	}
+	c->nc.want = 0;
 	c->out_off += (size_t)n;
 	if (c->out_off < c->out_len)
 		return;
 	if (c->close_after) {
-		shutdown(c->fd, SHUT_WR);
+		/* TLS says it is done with close_notify, as drop() closes. */
+		if (!c->nc.ssl)
+			shutdown(c->nc.fd, SHUT_WR);
 		drop(s, i);
 		return;
 	}
@@ -213,7 +245,7 @@ static void take(struct http_server *s)
 	}
 	net_set_nonblock(fd, true);
 	c = xcalloc(1, sizeof(*c));
-	c->fd = fd;
+	c->nc.fd = fd;
 	c->peer = peer;
 	snprintf(c->host, sizeof(c->host), "%s", host);
 	c->port = port;
@@ -229,10 +261,20 @@ static void take(struct http_server *s)
 		say(s, "%s:%u: 503 Service Unavailable: %s", host, port,
 		    same >= s->o.max_per_addr ? "too many connections from this address"
 					      : "too many connections");
-		(void)!send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (!s->tls)
+			(void)!send(fd, busy, sizeof(busy) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 		close(fd);
 		free(c);
 		return;
+	}
+	if (s->tls) {
+		if (net_conn_tls_begin(&c->nc, s->tls)) {
+			say(s, "%s:%u: closed: out of memory for TLS", host, port);
+			net_conn_close(&c->nc);
+			free(c);
+			return;
+		}
+		c->state = HANDSHAKE;
 	}
 	s->conns[s->nconns++] = c;
 }
@@ -245,7 +287,9 @@ static void expire(struct http_server *s, uint64_t now)
 
 		if (now < c->deadline)
 			continue;
-		if (c->state == READING && (c->have || !c->answered)) {
+		if (c->state == HANDSHAKE) {
+			say(s, "%s:%u: closed: TLS handshake not done in time", c->host, c->port);
+		} else if (c->state == READING && (c->have || !c->answered)) {
 			refuse(s, c, 408, c->have ? "the head did not come whole in time"
 						  : "nothing sent in time");
 			/* Its answer gets write_ms; a peer that reads nothing then goes. */
@@ -255,6 +299,17 @@ static void expire(struct http_server *s, uint64_t now)
 			say(s, "%s:%u: closed: the answer was not taken in time", c->host, c->port);
 		drop(s, i);
 	}
+}
+
+/*
+ * What a connection waits for: its state's direction, unless TLS asked for
+ * the other (a handshake step, a record that must be written to read).
+ */
+static short events(const struct conn *c)
+{
+	if (c->nc.ssl && c->nc.want)
+		return c->nc.want;
+	return c->state == WRITING ? POLLOUT : POLLIN;
 }
 
 static void *loop(void *arg)
@@ -267,29 +322,36 @@ static void *loop(void *arg)
 	while (!atomic_load(&s->stop)) {
 		uint64_t now = net_now_ms(), next = now + NET_SLICE_MS;
 		int n = 0, nc = s->nconns;
+		bool pending = false;
 
 		p[n++] = (struct pollfd){ .fd = now < s->acc.backoff_ms ? -1 : s->lfd,
 					  .events = POLLIN };
 		for (int i = 0; i < nc; i++) {
 			struct conn *c = s->conns[i];
 
-			p[n++] = (struct pollfd){ .fd = c->fd,
-						  .events = c->state == READING ? POLLIN : POLLOUT };
+			p[n++] = (struct pollfd){ .fd = c->nc.fd, .events = events(c) };
 			if (c->deadline < next)
 				next = c->deadline;
+			/* Decrypted bytes poll() cannot see: read them without waiting. */
+			pending |= c->state == READING && net_conn_pending(&c->nc);
 		}
-		if (poll(p, (nfds_t)n, next > now ? (int)(next - now) : 0) < 0 && errno != EINTR)
+		if (poll(p, (nfds_t)n, next > now && !pending ? (int)(next - now) : 0) < 0 &&
+		    errno != EINTR)
 			break;
 		/* Backwards: drop() moves the last connection into the slot it frees. */
 		for (int i = nc - 1; i >= 0; i--) {
 			short re = p[i + 1].revents;
 			struct conn *c = s->conns[i];
 
+			if (c->state == READING && net_conn_pending(&c->nc))
+				re |= POLLIN;
 			if (!re)
 				continue;
-			if (c->state == READING && (re & (POLLIN | POLLHUP | POLLERR)))
+			if (c->state == HANDSHAKE)
+				shake(s, c, i);
+			else if (c->state == READING && (re & (POLLIN | POLLOUT | POLLHUP | POLLERR)))
 				read_some(s, c, i);
-			else if (c->state == WRITING && (re & (POLLOUT | POLLHUP | POLLERR)))
+			else if (c->state == WRITING && (re & (POLLIN | POLLOUT | POLLHUP | POLLERR)))
 				write_some(s, c, i);
 		}
 		if (p[0].revents & POLLIN)
@@ -298,6 +360,14 @@ static void *loop(void *arg)
 	}
 	free(p);
 	return NULL;
+}
+
+static void server_free(struct http_server *s)
+{
+	net_tls_free(s->tls);
+	http_auth_free(s->auth);
+	free(s->conns);
+	free(s);
 }
 
 int http_server_start(const struct http_server_opts *o, struct http_server **out,
@@ -319,15 +389,23 @@ int http_server_start(const struct http_server_opts *o, struct http_server **out
 		s->o.idle_ms = 30000;
 	if (s->o.write_ms <= 0)
 		s->o.write_ms = 10000;
-	r = net_bind_addr(o->bind, false, &a);
-	if (r) {
+	if (!!o->tls_cert != !!o->tls_key) {
 		free(s);
+		return tr_fail(-EINVAL, "HTTPS needs both a certificate and its key");
+	}
+	r = o->tls_cert ? net_tls_load_cert(o->tls_cert, o->tls_key, &s->tls) : 0;
+	if (!r && o->auth_file)
+		r = http_auth_load(o->auth_file, &s->auth);
+	if (!r)
+		r = net_bind_addr(o->bind, false, &a);
+	if (r) {
+		server_free(s);
 		return r;
 	}
 	s->lfd = net_listen_at(&a, o->port, &bound);
 	if (s->lfd < 0) {
 		r = s->lfd;
-		free(s);
+		server_free(s);
 		return tr_fail(r, "cannot listen on %s port %u: %s", o->bind ? o->bind : "127.0.0.1",
 			       o->port, strerror(-r));
 	}
@@ -338,8 +416,7 @@ int http_server_start(const struct http_server_opts *o, struct http_server **out
 	r = pthread_create(&s->thread, NULL, loop, s);
 	if (r) {
 		close(s->lfd);
-		free(s->conns);
-		free(s);
+		server_free(s);
 		return tr_fail(-r, "cannot start the HTTP server: %s", strerror(r));
 	}
 	/* The thread's id is known at once: it is the first thing the thread does. */
@@ -364,6 +441,5 @@ void http_server_stop(struct http_server *s)
 	while (s->nconns)
 		drop(s, s->nconns - 1);
 	close(s->lfd);
-	free(s->conns);
-	free(s);
+	server_free(s);
 }

@@ -43,6 +43,15 @@ int net_psk_derive(const void *secret, size_t len, unsigned char out[NET_PSK_LEN
  * than 64 KiB.  0 or -errno with tr_fail() naming the file.
  */
 int net_key_file_read(const char *path, char **out, size_t *len);
+/* -EPERM with tr_fail() ("WHAT 'PATH' is readable by group or others") when st says so. */
+struct stat;
+int net_file_private(const struct stat *st, const char *path, const char *what);
+/*
+ * A server's TLS (1.2 or later) with the PEM certificate chain at cert and
+ * the private key at key (refused when others may read it, or when it is
+ * not the certificate's).  0 or -errno with tr_fail() naming the file.
+ */
+int net_tls_load_cert(const char *cert, const char *key, struct net_tls **out);
 /*
  * Load psk_file's key (net_key_file_read(), net_psk_derive()) for a
  * client or a server.  0 or -errno with tr_fail().

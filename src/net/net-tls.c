@@ -2,7 +2,9 @@
 /*
  * TLS 1.3 with an external pre-shared key for tr's own ends (net-local.h):
  * no certificates, both sides prove they hold the key, and the traffic is
- * encrypted.  The PSK is derived from the --psk file's content with HKDF
+ * encrypted.  The metrics endpoint's HTTPS (TLS 1.2 or later, with a
+ * certificate and its key, as Prometheus scrapes) uses the same
+ * connection code.  The PSK is derived from the --psk file's content with HKDF
  * (SHA-256) under tr's own label, so any secret of 32 bytes or more will do
  * (openssl rand -hex 32 >key; chmod 600 key).
  */
@@ -20,6 +22,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/kdf.h>
+#include <openssl/pem.h>
 #include <openssl/ssl.h>
 
 #include "net-local.h"
@@ -105,6 +108,14 @@ int net_psk_derive(const void *secret, size_t len, unsigned char out[NET_PSK_LEN
 	return r ? 0 : -EIO;
 }
 
+int net_file_private(const struct stat *st, const char *path, const char *what)
+{
+	if (st->st_mode & (S_IRGRP | S_IROTH))
+		return tr_fail(-EPERM, "%s '%s' is readable by group or others (mode %04o): "
+				       "chmod 600 it", what, path, (unsigned)(st->st_mode & 07777));
+	return 0;
+}
+
 int net_key_file_read(const char *path, char **out, size_t *len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0;
@@ -124,10 +135,9 @@ int net_key_file_read(const char *path, char **out, size_t *len)
 		close(fd);
 		return tr_fail(e, "cannot read the key file '%s': %s", path, strerror(-e));
 	}
-	if (st.st_mode & (S_IRGRP | S_IROTH)) {
+	if ((e = net_file_private(&st, path, "key file"))) {
 		close(fd);
-		return tr_fail(-EPERM, "key file '%s' is readable by group or others (mode %04o): "
-				       "chmod 600 it", path, (unsigned)(st.st_mode & 07777));
+		return e;
 	}
 	buf = xmalloc(cap);
 	for (;;) {
@@ -230,6 +240,74 @@ fail:
 	net_tls_free(t);
 	return tr_fail(-EIO, "cannot set up TLS: %s",
 		       ERR_reason_error_string(ERR_get_error()) ?: "OpenSSL failed");
+}
+
+/* The private key at path, refused when others may read it (checked on what was opened). */
+static int read_private_key(const char *path, EVP_PKEY **out)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0;
+	struct stat st;
+	BIO *b;
+
+	*out = NULL;
+	if (fd < 0 || fstat(fd, &st)) {
+		e = -errno;
+		if (fd >= 0)
+			close(fd);
+		return tr_fail(e, "cannot read the TLS key '%s': %s", path, strerror(-e));
+	}
+	if ((e = net_file_private(&st, path, "TLS key"))) {
+		close(fd);
+		return e;
+	}
+	b = BIO_new_fd(fd, BIO_CLOSE);
+	if (b)
+		*out = PEM_read_bio_PrivateKey(b, NULL, NULL, NULL);
+	else
+		close(fd);
+	BIO_free(b);
+	if (!*out) {
+		e = tr_fail(-EINVAL, "TLS key '%s' is not a PEM private key (without a passphrase): "
+				     "%s", path,
+			    ERR_reason_error_string(ERR_get_error()) ?: "OpenSSL could not read it");
+		ERR_clear_error();
+	}
+	return e;
+}
+
+int net_tls_load_cert(const char *cert, const char *key, struct net_tls **out)
+{
+	struct net_tls *t = xcalloc(1, sizeof(*t));
+	EVP_PKEY *pkey = NULL;
+	const char *why = NULL;
+	int e = read_private_key(key, &pkey);
+
+	*out = NULL;
+	if (e) {
+		free(t);
+		return e;
+	}
+	t->ctx = SSL_CTX_new(TLS_server_method());
+	if (!t->ctx || !SSL_CTX_set_min_proto_version(t->ctx, TLS1_2_VERSION))
+		why = "OpenSSL failed";
+	else if (SSL_CTX_use_certificate_chain_file(t->ctx, cert) != 1)
+		e = tr_fail(-EINVAL, "cannot use the TLS certificate '%s': %s", cert,
+			    ERR_reason_error_string(ERR_get_error()) ?: "not a PEM certificate");
+	else if (SSL_CTX_use_PrivateKey(t->ctx, pkey) != 1 || SSL_CTX_check_private_key(t->ctx) != 1)
+		e = tr_fail(-EINVAL, "TLS key '%s' is not the key of the certificate '%s'", key,
+			    cert);
+	EVP_PKEY_free(pkey);
+	ERR_clear_error();
+	if (why)
+		e = tr_fail(-EIO, "cannot set up TLS: %s", why);
+	if (e) {
+		net_tls_free(t);
+		return e;
+	}
+	/* As for the PSK ends: a scraper gone is an error to handle, not SIGPIPE. */
+	signal(SIGPIPE, SIG_IGN);
+	*out = t;
+	return 0;
 }
 
 void net_tls_free(struct net_tls *t)

@@ -60,7 +60,7 @@ struct serve {
 	struct mx_series *proc_cpu, *rss, *scrapes;
 	struct http_server *http;
 	pid_t http_tid;
-	char addr[80];
+	char addr[96];		/* "http://127.0.0.1:9464" */
 	long clk_tck;
 };
 
@@ -473,7 +473,9 @@ int serve_run(const struct serve_opts *o)
 		r = http_server_start(&(struct http_server_opts){
 					      .bind = o->bind, .port = o->port, .allow = o->allow,
 					      .nallow = o->nallow, .handle = handle, .arg = &s,
-					      .log = o->log, .log_arg = o->arg },
+					      .log = o->log, .log_arg = o->arg,
+					      .tls_cert = o->tls_cert, .tls_key = o->tls_key,
+					      .auth_file = o->auth_file },
 				      &s.http, &port);
 	if (!r) {
 		const struct session_tool tool = { .prepare = serve_prepare,
@@ -481,7 +483,8 @@ int serve_run(const struct serve_opts *o)
 						   .finish = serve_finish };
 
 		s.http_tid = http_server_tid(s.http);
-		snprintf(s.addr, sizeof(s.addr), "%s:%u", o->bind ? o->bind : "127.0.0.1", port);
+		snprintf(s.addr, sizeof(s.addr), "%s://%s:%u", o->tls_cert ? "https" : "http",
+			 o->bind ? o->bind : "127.0.0.1", port);
 		/*
 		 * Partly filled pages too, so that a scrape sees an idle CPU's
 		 * events within a quarter of a second.

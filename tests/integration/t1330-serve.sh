@@ -15,7 +15,7 @@ serve_start() {
 	"$TR" serve -p 0 "$@" 2>serve.err &
 	spid=$!
 	wait_for 30 grep -q "serving metrics on" serve.err || { cat serve.err >&2; return 1; }
-	port=$(sed -n 's|.*http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' serve.err)
+	port=$(sed -n 's|.*https\?://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' serve.err)
 	[ -n "$port" ]
 }
 
@@ -87,9 +87,11 @@ prom_ge() {
 	[ "$v" != none ] && awk -v v="$v" -v n="$2" 'BEGIN { exit !(v + 0 >= n + 0) }'
 }
 
-# prom_start: Prometheus on a free loopback port ($pport, pid $prompid),
-# scraping tr serve's $port every second, its data in the test's directory.
+# prom_start [LINE...]: Prometheus on a free loopback port ($pport, pid
+# $prompid), scraping tr serve's $port every second, its data in the test's
+# directory; each LINE goes into the scrape job (scheme:, basic_auth: ...).
 prom_start() {
+	local l
 	pport=$(python3 -c "import socket; s = socket.socket(); s.bind((\"127.0.0.1\", 0)); print(s.getsockname()[1])")
 	cat >prom.yml <<-EOF
 	global: { scrape_interval: 1s, scrape_timeout: 900ms }
@@ -97,7 +99,10 @@ prom_start() {
 	  - job_name: tr
 	    static_configs: [ { targets: [ "127.0.0.1:$port" ] } ]
 	EOF
-	prometheus --config.file=prom.yml --storage.tsdb.path=pdata \
+	for l in "$@"; do
+		echo "    $l" >>prom.yml
+	done
+	prometheus --config.file=prom.yml --storage.tsdb.path=pdata.$pport \
 		--web.listen-address=127.0.0.1:$pport >prom.log 2>&1 &
 	prompid=$!
 }
@@ -110,6 +115,20 @@ s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(); print(s.getsockname
 time.sleep(120)" >held.port &
 	hpid=$!
 }
+
+# tls_files: a self-signed certificate for 127.0.0.1 (cert.pem, key.pem)
+# and a users file (users: prom, password secret), the secrets mode 600.
+tls_files() {
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+		-keyout key.pem -out cert.pem -subj /CN=localhost \
+		-addext subjectAltName=IP:127.0.0.1 2>/dev/null &&
+	chmod 600 key.pem &&
+	echo "prom:$(openssl passwd -6 secret)" >users &&
+	chmod 600 users
+}
+
+# code URL CURL-ARGS...: the status curl gets (000: no HTTP answer).
+code() { curl -s -o /dev/null -w "%{http_code}" "$@"; }
 
 # num_le X Y: X <= Y, both numbers or sums of them (awk reads floats).
 num_le() { awk "BEGIN { exit !(($1) <= ($2)) }"; }
@@ -280,6 +299,60 @@ test_expect_success 'bad --hist, --latency, --engine, --by: one line naming it, 
 	test_grep "no such event .sched:nosuch." err &&
 	test_expect_code 1 tr serve -p 0 --hist "sched:sched_switch -k prev_pid -n x" --hist "sched:sched_switch -k next_pid -n x" 2>err &&
 	test_grep "metric .tr_x_hits. twice" err &&
+	ls $TRACEFS/instances >after &&
+	test_cmp before after
+'
+
+test_expect_success 'HTTPS with a certificate and Basic users: the right ones scrape, the rest get 401' '
+	tls_files &&
+	serve_start --tls-cert cert.pem --tls-key key.pem --auth-file users &&
+	test_when_finished "kill $spid 2>/dev/null || :; wait $spid 2>/dev/null || :" &&
+	test_grep "serving metrics on https://127.0.0.1:$port/metrics" serve.err &&
+	u=https://127.0.0.1:$port/metrics &&
+	test "$(code --cacert cert.pem -u prom:secret $u)" = 200 &&
+	test "$(code --cacert cert.pem -u prom:wrong $u)" = 401 &&
+	test "$(code --cacert cert.pem -u nobody:secret $u)" = 401 &&
+	test "$(code --cacert cert.pem $u)" = 401 &&
+	curl -s -D head -o /dev/null --cacert cert.pem $u &&
+	test_grep -i "^www-authenticate: Basic realm=" head &&
+	test "$(code http://127.0.0.1:$port/metrics)" = 000 &&
+	test "$(code --cacert cert.pem -u prom:secret $u)" = 200 &&
+	curl -sf --cacert cert.pem -u prom:secret $u >text &&
+	test_grep "^tr_events_total{cpu=\"0\"}" text &&
+	wait_for 10 test "$(grep -c "401 Unauthorized" serve.err)" -ge 4 &&
+	test_grep "401 Unauthorized: wrong user or password" serve.err &&
+	test_grep "401 Unauthorized: no Basic credentials" serve.err &&
+	wait_for 10 grep -q "TLS handshake failed" serve.err &&
+	if command -v prometheus >/dev/null; then
+		prom_start "scheme: https" "tls_config: { ca_file: $PWD/cert.pem }" \
+			"basic_auth: { username: prom, password: secret }" &&
+		test_when_finished "kill $prompid 2>/dev/null || :; wait $prompid 2>/dev/null || :" &&
+		wait_for 60 prom_ge "up{job=\"tr\"}" 1 &&
+		wait_for 30 prom_ge "tr_scrapes_total" 1
+	fi &&
+	serve_stop
+'
+
+test_expect_success 'HTTPS and users: bad files are one line naming them, exit 1; half an option pair 64' '
+	tls_files &&
+	ls $TRACEFS/instances >before &&
+	test_expect_code 64 tr serve --tls-cert cert.pem 2>err &&
+	test_grep "go together" err &&
+	chmod 644 key.pem &&
+	test_expect_code 1 tr serve -p 0 --tls-cert cert.pem --tls-key key.pem 2>err &&
+	test_grep "TLS key .key.pem. is readable by group or others" err && test $(wc -l <err) = 1 &&
+	chmod 600 key.pem &&
+	openssl genpkey -algorithm ed25519 -out other.pem 2>/dev/null && chmod 600 other.pem &&
+	test_expect_code 1 tr serve -p 0 --tls-cert cert.pem --tls-key other.pem 2>err &&
+	test_grep "is not the key of the certificate" err &&
+	test_expect_code 1 tr serve -p 0 --tls-cert key.pem --tls-key key.pem 2>err &&
+	test_grep "cannot use the TLS certificate .key.pem." err &&
+	echo "prom:plaintext" >bad-users && chmod 600 bad-users &&
+	test_expect_code 1 tr serve -p 0 --auth-file bad-users 2>err &&
+	test_grep "bad-users:1: .prom. has no crypt(3) hash" err && test $(wc -l <err) = 1 &&
+	chmod 640 users &&
+	test_expect_code 1 tr serve -p 0 --auth-file users 2>err &&
+	test_grep "users file .users. is readable by group or others" err &&
 	ls $TRACEFS/instances >after &&
 	test_cmp before after
 '

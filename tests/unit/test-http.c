@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <unistd.h>
 
 #include "expo.h"
@@ -418,6 +420,93 @@ TEST(server_answers_and_bounds)
 	CHECK(dial(port) < 0);
 }
 
+TEST(basic_credentials_decoded)
+{
+	char u[16], p[16];
+
+	CHECK(!http_basic_parse("Basic dXNlcjpwYXNz", 18, u, sizeof(u), p, sizeof(p)));
+	CHECK_STR(u, "user");
+	CHECK_STR(p, "pass");
+	/* The scheme in any case, blanks around, padding, an empty password. */
+	CHECK(!http_basic_parse("basic  YTo= ", 12, u, sizeof(u), p, sizeof(p)));
+	CHECK_STR(u, "a");
+	CHECK_STR(p, "");
+	/* A password may hold ':' (only the first one splits). */
+	CHECK(!http_basic_parse("Basic YTpiOmM=", 14, u, sizeof(u), p, sizeof(p)));
+	CHECK_STR(p, "b:c");
+	CHECK(http_basic_parse("Bearer abcd", 11, u, sizeof(u), p, sizeof(p)) == -EINVAL);
+	CHECK(http_basic_parse("Basic ****", 10, u, sizeof(u), p, sizeof(p)) == -EINVAL);
+	CHECK(http_basic_parse("Basic YWJj", 10, u, sizeof(u), p, sizeof(p)) == -EINVAL); /* no ':' */
+	CHECK(http_basic_parse("Basic YQBiOmM=", 14, u, sizeof(u), p, sizeof(p)) == -EINVAL); /* NUL */
+	CHECK(http_basic_parse("Basic YWJj", 9, u, sizeof(u), p, sizeof(p)) == -EINVAL); /* cut */
+	/* "aaaaaaaaaaaaaaaaaaaa:b": a user longer than its buffer. */
+	CHECK(http_basic_parse("Basic YWFhYWFhYWFhYWFhYWFhYWFhYWE6Yg==", 38, u, sizeof(u), p,
+			       sizeof(p)) == -E2BIG);
+}
+
+/* A users file of text (mode m) in a temporary path (freed by the caller). */
+static char *users_file(const char *text, mode_t m)
+{
+	char *path = xstrdup("/tmp/tr-test-users-XXXXXX");
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0 && write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	fchmod(fd, m);
+	close(fd);
+	return path;
+}
+
+/* "prom" with the password "pw" (openssl passwd -6 -salt abcdefgh pw). */
+#define PW_HASH "$6$abcdefgh$KQeXafAQAaOoKTevphVU215RvJdgzyfASRasIOuh12hO8u0r1bGW92ZnTmC9IjsiQ8VPiTXBiZF49dFL1U4wX/"
+
+TEST(users_and_passwords)
+{
+	struct http_auth *a;
+	char *path;
+	/* "prom:pw", "prom:no", "nobody:pw" */
+	const char *good = "Basic cHJvbTpwdw==", *bad = "Basic cHJvbTpubw==",
+		   *who = "Basic bm9ib2R5OnB3";
+
+	path = users_file("# scrapers\n\nprom:" PW_HASH "\n", 0600);
+	CHECK(!http_auth_load(path, &a));
+	CHECK(http_auth_check(a, good, strlen(good), 1000) == 0);
+	CHECK(http_auth_check(a, bad, strlen(bad), 1000) == -EACCES);
+	CHECK(http_auth_check(a, who, strlen(who), 1000) == -EACCES);
+	CHECK(http_auth_check(a, NULL, 0, 1000) == -EINVAL);
+	CHECK(http_auth_check(a, "Bearer x", 8, 1000) == -EINVAL);
+	/* Past 4 hashes in a second, refused unchecked; a header accepted before still passes. */
+	CHECK(http_auth_check(a, bad, strlen(bad), 1000) == -EACCES);
+	CHECK(http_auth_check(a, bad, strlen(bad), 1500) == -EAGAIN);
+	CHECK(http_auth_check(a, good, strlen(good), 1500) == 0);
+	CHECK(http_auth_check(a, bad, strlen(bad), 2000) == -EACCES);
+	http_auth_free(a);
+	unlink(path);
+	free(path);
+
+	/* Refused: readable by others, a line without a hash, a plain password, no user. */
+	path = users_file("prom:" PW_HASH "\n", 0644);
+	CHECK(http_auth_load(path, &a) == -EPERM && !a);
+	CHECK(strstr(tr_failure(), "readable by group or others"));
+	unlink(path);
+	free(path);
+	path = users_file("prom:" PW_HASH "\njust-a-name\n", 0600);
+	CHECK(http_auth_load(path, &a) == -EINVAL);
+	CHECK(strstr(tr_failure(), ":2: want USER:HASH"));
+	unlink(path);
+	free(path);
+	path = users_file("prom:secret\n", 0600);
+	CHECK(http_auth_load(path, &a) == -EINVAL);
+	CHECK(strstr(tr_failure(), "no crypt(3) hash"));
+	unlink(path);
+	free(path);
+	path = users_file("# nobody\n", 0600);
+	CHECK(http_auth_load(path, &a) == -EINVAL);
+	CHECK(strstr(tr_failure(), "names no user"));
+	unlink(path);
+	free(path);
+	CHECK(http_auth_load("/nonexistent/users", &a) == -ENOENT);
+}
+
 UNIT_MAIN(T(a_scrape), T(incomplete_until_the_empty_line), T(refusals_say_why), T(negotiation),
 	  T(exposition_both_ways), T(names_made_valid),
-	  T(server_answers_and_bounds))
+	  T(server_answers_and_bounds), T(basic_credentials_decoded), T(users_and_passwords))
