@@ -233,6 +233,12 @@ void hist_results_free(struct hist_results *r);
 
 /* Add the spec's trigger to an instance (undone at exit); error_log in tr_detail(). */
 int hist_kernel_add(struct tfs_inst *in, const struct hist_spec *s);
+/*
+ * s's section of a hist file's text (an event may have several hist
+ * triggers): the one whose trigger info has s's keys, values and filter.
+ * 0, or -ENOENT / -EINVAL with tr_fail().
+ */
+int hist_kernel_ours(const char *text, const struct hist_spec *s, struct hist_result *res);
 /* Read SYS:EV's hist file. */
 int hist_kernel_read(struct tfs_inst *in, const char *system, const char *event, char **text);
 /* The event's hist triggers as shown, state cut off; only those named name if set. */

@@ -56,8 +56,8 @@ static const struct argp_option options[] = {
 	{ "latency", OPT_LATENCY, "[NAME=]START,END[,MATCH]", 0, "Export the time from START "
 	  "to END (paired on MATCH, START_FIELD=END_FIELD, default common_pid=common_pid) as "
 	  "the histogram tr_NAME_latency_seconds. Repeatable", 1 },
-	{ "engine", OPT_ENGINE, "auto|kernel|user", 0, "Where --hist counts: the kernel's hist "
-	  "triggers (auto, where the kernel has them) or tr itself", 1 },
+	{ "engine", OPT_ENGINE, "auto|kernel|user", 0, "Where the counters and --hist count: the "
+	  "kernel's hist triggers (auto, where the kernel has them) or tr itself", 1 },
 	{ "max-series", OPT_MAX_SERIES, "N", 0, "Label sets of each --hist family (default "
 	  "1000); later keys count in \"other\"", 1 },
 	{ "by", OPT_BY, "comm", 0, "Also export CPU time, context switches, system calls and "
@@ -153,8 +153,9 @@ static const struct argp argp = {
 	options, parse, "[-- COMMAND...]",
 	"Serve the kernel's activity as metrics for Prometheus: GET /metrics answers in the "
 	"text exposition format or OpenMetrics, as the scraper asks.  Counted from tracepoints "
-	"in user space: CPU time per CPU and mode, context switches, run-queue latency, system "
-	"calls (counts, errors, durations), page faults, irqs and softirqs, block I/O latency, "
+	"in user space, or by the kernel's hist triggers where it has them: CPU time per CPU "
+	"and mode, context switches, run-queue latency, system calls (counts, errors, "
+	"durations), page faults, irqs and softirqs, block I/O latency, "
 	"and the ring buffer's and tr's own health (tr-serve(1) lists every metric).\n"
 	"Tracing happens in an instance of its own (tr-serve-PID), removed at exit, unless -B "
 	"names one.  Runs until interrupted, for --duration, or while COMMAND runs.  Only "

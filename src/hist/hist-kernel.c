@@ -193,8 +193,28 @@ int hist_kernel_show(struct tfs_inst *in, const char *system, const char *event,
 	return r;
 }
 
-/* Our trigger's section of a hist file: the one whose trigger info matches s. */
-static int find_ours(const char *text, const struct hist_spec *s, struct hist_result *res)
+/* Same fields, in order, with the same modifiers? */
+static bool same_fields(const struct hist_field *a, size_t na, const struct hist_field *b,
+			size_t nb)
+{
+	if (na != nb)
+		return false;
+	for (size_t i = 0; i < na; i++)
+		if (strcmp(a[i].name, b[i].name) || a[i].mod != b[i].mod)
+			return false;
+	return true;
+}
+
+/* Values as the kernel lists them: hitcount first, whether or not the spec names it. */
+static bool same_vals(const struct hist_spec *t, const struct hist_spec *s)
+{
+	size_t ti = t->nvals && !strcmp(t->vals[0].name, "hitcount");
+	size_t si = s->nvals && !strcmp(s->vals[0].name, "hitcount");
+
+	return same_fields(t->vals + ti, t->nvals - ti, s->vals + si, s->nvals - si);
+}
+
+int hist_kernel_ours(const char *text, const struct hist_spec *s, struct hist_result *res)
 {
 	size_t pos = 0;
 
@@ -208,10 +228,8 @@ static int find_ours(const char *text, const struct hist_spec *s, struct hist_re
 						       "'%s:%s'", s->system, s->event);
 		ours = !hist_spec_from_trigger(res->trigger, &t);
 		if (ours) {
-			ours = t.nkeys == s->nkeys && (!s->filter || (t.filter &&
-								      !strcmp(t.filter, s->filter)));
-			for (size_t i = 0; ours && i < s->nkeys; i++)
-				ours = !strcmp(t.keys[i].name, s->keys[i].name);
+			ours = same_fields(t.keys, t.nkeys, s->keys, s->nkeys) && same_vals(&t, s) &&
+			       !t.filter == !s->filter && (!s->filter || !strcmp(t.filter, s->filter));
 			hist_spec_free(&t);
 		}
 		if (ours)
@@ -281,7 +299,7 @@ int hist_kernel_run(struct tfs_inst *in, const struct hist_spec *v, size_t n,
 	int r = hist_kernel_collect(in, v, n, w, &text);
 
 	if (!r)
-		r = find_ours(text, &v[n - 1], res);
+		r = hist_kernel_ours(text, &v[n - 1], res);
 	free(text);
 	return r;
 }

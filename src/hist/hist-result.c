@@ -439,8 +439,14 @@ int hist_output_parse(const char *text, size_t *pos, struct hist_result *r)
 			break;
 	}
 	{
-		char *info = xasprintf("%.*s", (int)(e - p - 16), p + 16);
+		char *info = xasprintf("%.*s", (int)(e - p - 16), p + 16), *dup;
 
+		/*
+		 * 7.3 shows a common_cpu key twice over in the trigger info
+		 * ("keys=common_cpucommon_cpu"), not in the rows: read it once.
+		 */
+		while ((dup = strstr(info, "common_cpucommon_cpu")))
+			memmove(dup + 10, dup + 20, strlen(dup + 20) + 1);
 		if (hist_spec_from_trigger(info, &spec)) {
 			tr_fail(-EINVAL, "hist output line %d: unreadable trigger info '%s'", lineno,
 				info);

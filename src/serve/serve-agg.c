@@ -195,12 +195,11 @@ static void runq_observe(struct serve_agg *a, int cpu, uint64_t lat)
 		mx_observe(a->cpu[cpu].runq, lat);
 }
 
-static void on_switch(struct serve_agg *a, struct cpu_state *c, const struct top_rec *r)
+static void on_switch(struct serve_agg *a, const struct top_rec *r)
 {
 	uint64_t lat;
 	int cpu;
 
-	mx_add(c->switches, 1);
 	if (r->tpid > 0) {
 		struct pair *p = wait_of(a, r->tpid);
 
@@ -282,9 +281,11 @@ static void on_sys_enter(struct serve_agg *a, const struct top_rec *r)
 	if (r->num < 0 || r->pid <= 0)
 		return;
 	syscall_series(a, r->num, &cnt, &err, &lat);
-	mx_add(cnt, 1);
-	if (r->num < MAX_NR)
-		a->sc_n[r->num]++;
+	if (!a->o.kernel_counts) {
+		mx_add(cnt, 1);
+		if (r->num < MAX_NR)
+			a->sc_n[r->num]++;
+	}
 	p = pend(a, &a->sys, (uint64_t)r->pid);
 	p->ts = r->ts;
 	p->aux = r->num;
@@ -298,7 +299,7 @@ static void on_sys_exit(struct serve_agg *a, const struct top_rec *r)
 	if (r->num < 0 || r->pid <= 0)
 		return;
 	syscall_series(a, r->num, &cnt, &err, &lat);
-	if (r->num2 < 0 && r->num2 >= -4095)
+	if (!a->o.kernel_counts && r->num2 < 0 && r->num2 >= -4095)
 		mx_add(err, 1);
 	p = htab_find(&a->sys, (uint64_t)r->pid);
 	if (!p)
@@ -308,23 +309,32 @@ static void on_sys_exit(struct serve_agg *a, const struct top_rec *r)
 	htab_del(&a->sys, p);
 }
 
-static void on_irq_entry(struct serve_agg *a, struct cpu_state *c, const struct top_rec *r)
+/* irq's entry (its series), made on first sight with its name (len bytes). */
+static struct irq_ent *irq_of(struct serve_agg *a, int64_t irqn, const char *str, unsigned len)
 {
-	struct irq_ent *q = htab_find(&a->irqs, (uint64_t)r->num);
+	struct irq_ent *q = htab_find(&a->irqs, (uint64_t)irqn);
 
 	if (!q) {
 		char irq[24], name[64];
-		unsigned n = r->str.len < sizeof(name) - 1 ? r->str.len : sizeof(name) - 1;
+		unsigned n = len < sizeof(name) - 1 ? len : sizeof(name) - 1;
 
-		snprintf(irq, sizeof(irq), "%lld", (long long)r->num);
-		memcpy(name, r->str.s ? r->str.s : "", r->str.s ? n : 0);
-		name[r->str.s ? n : 0] = '\0';
+		snprintf(irq, sizeof(irq), "%lld", (long long)irqn);
+		memcpy(name, str ? str : "", str ? n : 0);
+		name[str ? n : 0] = '\0';
 		name[strnlen(name, sizeof(name))] = '\0';
-		q = htab_add(&a->irqs, (uint64_t)r->num);
+		q = htab_add(&a->irqs, (uint64_t)irqn);
 		q->count = mx_series(a->f_irq, (const char *[]){ irq, name });
 		q->time = mx_series(a->f_irq_t, (const char *[]){ irq, name });
 	}
-	mx_add(q->count, 1);
+	return q;
+}
+
+static void on_irq_entry(struct serve_agg *a, struct cpu_state *c, const struct top_rec *r)
+{
+	struct irq_ent *q = irq_of(a, r->num, r->str.s, r->str.len);
+
+	if (!a->o.kernel_counts)
+		mx_add(q->count, 1);
 	/* The series, not the entry: entries move as the table grows. */
 	c->irq_time = q->time;
 	c->irq_num = r->num;
@@ -363,14 +373,16 @@ static void on_softirq(struct serve_agg *a, struct cpu_state *c, const struct to
 	}
 	if (!a->sirq[r->num])
 		sirq_series(a, r->num);
-	mx_add(a->sirq[r->num], 1);
+	if (!a->o.kernel_counts)
+		mx_add(a->sirq[r->num], 1);
 	if (c->sirq_ts && c->sirq_vec == r->num && r->ts >= c->sirq_ts)
 		mx_add(a->sirq_t[r->num], r->ts - c->sirq_ts);
 	c->sirq_ts = 0;
 }
 
-static void on_fault(struct serve_agg *a, struct cpu_state *c, int cpu, bool user)
+static struct mx_series *fault_series(struct serve_agg *a, int cpu, bool user)
 {
+	struct cpu_state *c = &a->cpu[cpu];
 	struct mx_series **s = user ? &c->fault_user : &c->fault_kernel;
 
 	if (!*s) {
@@ -379,7 +391,7 @@ static void on_fault(struct serve_agg *a, struct cpu_state *c, int cpu, bool use
 		snprintf(n, sizeof(n), "%d", cpu);
 		*s = mx_series(a->f_fault, (const char *[]){ n, user ? "user" : "kernel" });
 	}
-	mx_add(*s, 1);
+	return *s;
 }
 
 /* A request is its device and first sector; both fit in the tag's hash. */
@@ -439,7 +451,11 @@ void serve_agg_feed(struct serve_agg *a, const struct top_rec *r)
 	c = &a->cpu[r->cpu];
 	mx_add(c->events, 1);
 	switch (r->kind) {
-	case TOP_EV_SWITCH: on_switch(a, c, r); break;
+	case TOP_EV_SWITCH:
+		if (!a->o.kernel_counts)
+			mx_add(c->switches, 1);
+		on_switch(a, r);
+		break;
 	case TOP_EV_WAKING:
 	case TOP_EV_WAKEUP_NEW: on_wake(a, r); break;
 	case TOP_EV_SYS_ENTER: on_sys_enter(a, r); break;
@@ -448,11 +464,51 @@ void serve_agg_feed(struct serve_agg *a, const struct top_rec *r)
 	case TOP_EV_IRQ_EXIT: on_irq_exit(c, r); break;
 	case TOP_EV_SOFTIRQ_ENTRY: on_softirq(a, c, r, true); break;
 	case TOP_EV_SOFTIRQ_EXIT: on_softirq(a, c, r, false); break;
-	case TOP_EV_FAULT_USER: on_fault(a, c, r->cpu, true); break;
-	case TOP_EV_FAULT_KERNEL: on_fault(a, c, r->cpu, false); break;
+	case TOP_EV_FAULT_USER:
+	case TOP_EV_FAULT_KERNEL:
+		if (!a->o.kernel_counts)
+			mx_add(fault_series(a, r->cpu, r->kind == TOP_EV_FAULT_USER), 1);
+		break;
 	case TOP_EV_BLOCK_ISSUE: on_block(a, r, true); break;
 	case TOP_EV_BLOCK_DONE: on_block(a, r, false); break;
 	default: break;
+	}
+}
+
+void serve_agg_count(struct serve_agg *a, enum serve_count what, int64_t key, const char *name,
+		     uint64_t n)
+{
+	struct mx_series *cnt, *err, *lat;
+
+	switch (what) {
+	case SERVE_CNT_SYSCALL:
+	case SERVE_CNT_SYSCALL_ERR:
+		if (key < 0)
+			return;
+		syscall_series(a, key, &cnt, &err, &lat);
+		mx_add(what == SERVE_CNT_SYSCALL ? cnt : err, n);
+		if (what == SERVE_CNT_SYSCALL && key < MAX_NR)
+			a->sc_n[key] += n;
+		break;
+	case SERVE_CNT_SWITCH:
+	case SERVE_CNT_FAULT_USER:
+	case SERVE_CNT_FAULT_KERNEL:
+		if (key < 0 || key >= a->o.ncpus)
+			return;
+		mx_add(what == SERVE_CNT_SWITCH ? a->cpu[key].switches
+						: fault_series(a, (int)key, what == SERVE_CNT_FAULT_USER),
+		       n);
+		break;
+	case SERVE_CNT_IRQ:
+		mx_add(irq_of(a, key, name, name ? (unsigned)strlen(name) : 0)->count, n);
+		break;
+	case SERVE_CNT_SOFTIRQ:
+		if (key < 0 || key >= (int64_t)ARRAY_SIZE(a->sirq))
+			return;
+		if (!a->sirq[key])
+			sirq_series(a, key);
+		mx_add(a->sirq[key], n);
+		break;
 	}
 }
 

@@ -20,11 +20,29 @@
 #include "top-decode.h"
 
 struct serve_agg;
+struct tfs_inst;
 
 struct serve_agg_opts {
 	int ncpus;
 	size_t max_syscalls;	/* syscall label sets, "other" one of them (0: 64) */
 	size_t max_pending;	/* in-flight entries per table (0: 65536), the rest not timed */
+	/*
+	 * The counters (syscalls and their errors, switches, faults, irqs,
+	 * softirqs) come from the kernel's histograms through
+	 * serve_agg_count(); records only time what they pair.
+	 */
+	bool kernel_counts;
+};
+
+/* What a kernel histogram of serve-kernel.c counts. */
+enum serve_count {
+	SERVE_CNT_SYSCALL,	/* key: the syscall's number */
+	SERVE_CNT_SYSCALL_ERR,
+	SERVE_CNT_SWITCH,	/* key: the CPU */
+	SERVE_CNT_FAULT_USER,
+	SERVE_CNT_FAULT_KERNEL,
+	SERVE_CNT_IRQ,		/* key: the irq, name its name */
+	SERVE_CNT_SOFTIRQ,	/* key: the vector */
 };
 
 /* The families are made in m (which must outlive the aggregator). */
@@ -39,6 +57,9 @@ void serve_agg_rank(struct serve_agg *a);
 void serve_agg_feed(struct serve_agg *a, const struct top_rec *r);
 /* n events lost on cpu (-1: an unknown number, counted as one). */
 void serve_agg_lost(struct serve_agg *a, int cpu, int64_t n);
+/* n more of what, as a kernel histogram counted them (kernel_counts). */
+void serve_agg_count(struct serve_agg *a, enum serve_count what, int64_t key, const char *name,
+		     uint64_t n);
 void serve_agg_free(struct serve_agg *a);
 
 /* ---- --by comm (serve-comm.c) ---- */
@@ -49,11 +70,29 @@ struct serve_comm *serve_comm_new(struct mx *m, int ncpus, size_t max_comms);
 void serve_comm_feed(struct serve_comm *c, const struct top_rec *r);
 void serve_comm_free(struct serve_comm *c);
 
+/* ---- the default counters in the kernel's histograms (serve-kernel.c) ---- */
+
+#define SERVE_KERN_N 7
+struct serve_kern;
+struct strv;
+/* Is the kernel's histogram all the default metrics need of sysev (sys:event)? */
+bool serve_kern_replaces(const char *sysev);
+/* A hist trigger on each of those avail has, in instance in (undone at tfs_restore()). */
+int serve_kern_new(struct tfs_inst *in, const struct strv *avail, struct serve_kern **out);
+/* The tables a scrape reads without the lock, and sets into the aggregator under it. */
+struct serve_kern_tables {
+	struct hist_result res[SERVE_KERN_N];
+	bool ok[SERVE_KERN_N];
+};
+void serve_kern_read(struct serve_kern *k, struct serve_kern_tables *t);
+void serve_kern_set(struct serve_kern *k, struct serve_agg *a, const struct serve_kern_tables *t);
+void serve_kern_tables_free(struct serve_kern_tables *t);
+void serve_kern_free(struct serve_kern *k);
+
 /* ---- the user's metrics: --hist and --latency (serve-user.c) ---- */
 
 struct serve_user;
 struct tep_handle;
-struct tfs_inst;
 
 struct serve_user_opts {
 	struct mx *mx;

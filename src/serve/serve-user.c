@@ -413,13 +413,12 @@ void serve_user_read(struct serve_user *u, struct serve_user_tables *t)
 	for (size_t i = 0; i < u->nh; i++) {
 		const struct hist_spec *s = &u->h[i].def->spec;
 		char *text = NULL;
-		size_t pos = 0;
 
 		if (!u->h[i].kernel)
 			continue;
 		/* A table that cannot be read leaves its series as they were. */
 		if (!hist_kernel_read(u->inst, s->system, s->event, &text) &&
-		    hist_output_parse(text, &pos, &t->res[i]) == 1)
+		    !hist_kernel_ours(text, s, &t->res[i]))
 			t->ok[i] = true;
 		free(text);
 	}

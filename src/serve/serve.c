@@ -51,6 +51,9 @@ struct serve {
 	struct serve_agg *agg;		/* set by prepare(), under the sink's lock */
 	struct serve_user *user;	/* --hist and --latency, made with agg */
 	struct serve_comm *comm;	/* --by comm, made with agg */
+	struct serve_kern *kern;	/* the counters in the kernel's histograms, or NULL */
+	bool kernel;			/* so counted (hist triggers, --engine) */
+	struct strv avail;		/* the kernel's events */
 	struct session *sess;
 	int ncpus;
 	struct strv enabled;		/* the events counted, for the info metric */
@@ -184,6 +187,7 @@ static int handle(void *arg, const struct http_req *r, enum http_expo fmt, char 
 	struct serve *s = arg;
 	struct scrape x = { 0 };
 	struct serve_user_tables t = { 0 };
+	struct serve_kern_tables kt;
 	struct expo e;
 
 	if (!strcmp(r->path, "/")) {
@@ -201,9 +205,13 @@ static int handle(void *arg, const struct http_req *r, enum http_expo fmt, char 
 	scrape_read(s, &x);
 	if (s->user)
 		serve_user_read(s->user, &t);
+	if (s->kern)
+		serve_kern_read(s->kern, &kt);
 	expo_init(&e, fmt);
 	pthread_mutex_lock(&s->sink.lock);
 	scrape_set(s, &x);
+	if (s->kern)
+		serve_kern_set(s->kern, s->agg, &kt);
 	serve_agg_rank(s->agg);
 	if (s->user)
 		serve_user_set(s->user, &t);
@@ -212,6 +220,8 @@ static int handle(void *arg, const struct http_req *r, enum http_expo fmt, char 
 	expo_end(&e);
 	scrape_free(&x);
 	serve_user_tables_free(&t);
+	if (s->kern)
+		serve_kern_tables_free(&kt);
 	*body = e.buf;
 	*len = e.len;
 	*ctype = http_expo_type(fmt);
@@ -268,7 +278,8 @@ static void make_scrape_families(struct serve *s)
 			 "How tr serve counts: its version, the kernel, where the events are "
 			 "aggregated, and which it counts",
 			 (const char *[]){ "version", "kernel", "aggregation", "events", NULL }, 0);
-	mx_series(info, (const char *[]){ TR_VERSION, u.release, "user", events });
+	mx_series(info, (const char *[]){ TR_VERSION, u.release, s->kernel ? "kernel" : "user",
+					   events });
 	free(events);
 	if (!s->o->nhists)
 		return;
@@ -301,12 +312,15 @@ static int serve_prepare(void *arg, struct session *sess)
 	s->sess = sess;
 	s->ncpus = rec_ncpus(session_rec(sess));
 	agg = serve_agg_new(s->mx, &(struct serve_agg_opts){ .ncpus = s->ncpus,
-							      .max_syscalls = s->o->max_syscalls });
+							      .max_syscalls = s->o->max_syscalls,
+							      .kernel_counts = s->kernel });
 	syscall_names(add_name, agg);
 	if (s->o->by_comm)
 		comm = serve_comm_new(s->mx, s->ncpus, s->o->max_comms);
 	make_scrape_families(s);
-	r = serve_user_new(&(struct serve_user_opts){ .mx = s->mx, .tep = s->tep,
+	r = s->kernel ? serve_kern_new(s->o->inst, &s->avail, &s->kern) : 0;
+	if (!r)
+		r = serve_user_new(&(struct serve_user_opts){ .mx = s->mx, .tep = s->tep,
 						     .inst = s->o->inst, .hists = s->o->hists,
 						     .nhists = s->o->nhists, .lats = s->o->lats,
 						     .nlats = s->o->nlats, .engine = s->o->engine,
@@ -392,8 +406,8 @@ static int pick_user_events(struct serve *s, const struct strv *avail, struct ev
 /* The events to count, of those the kernel has. */
 static int pick_events(struct serve *s, struct evsel_list *ev, struct strv *systems)
 {
-	struct strv avail = { 0 };
-	int r = tfs_events(s->o->inst, &avail);
+	struct strv *avail = &s->avail;
+	int r = tfs_events(s->o->inst, avail);
 
 	if (r)
 		return tr_fail(r, "cannot read available_events: %s", strerror(-r));
@@ -403,8 +417,11 @@ static int pick_events(struct serve *s, struct evsel_list *ev, struct strv *syst
 		for (char *a = strtok_r(alts, "|", &save); a; a = strtok_r(NULL, "|", &save)) {
 			char *sys;
 
-			if (!strv_contains(&avail, a))
+			if (!strv_contains(avail, a))
 				continue;
+			/* Counted by the kernel and paired with nothing: not read (--by comm reads it). */
+			if (s->kernel && !s->o->by_comm && serve_kern_replaces(a))
+				break;
 			evsel_add(ev, a);
 			strv_push(&s->enabled, a);
 			sys = xasprintf("%.*s", (int)strcspn(a, ":"), a);
@@ -415,17 +432,14 @@ static int pick_events(struct serve *s, struct evsel_list *ev, struct strv *syst
 		}
 		free(alts);
 	}
-	if (!s->enabled.n) {
-		strv_free(&avail);
+	if (!s->enabled.n)
 		return tr_fail(-ENOENT, "none of the events tr serve counts is on this kernel "
 					"(sched, raw_syscalls, irq)");
-	}
 	/* --by comm: the names tasks take (an exec, prctl, /proc/PID/comm) as they take them. */
-	if (s->o->by_comm && strv_contains(&avail, "task:task_rename"))
-		r = want_event(s, &avail, "task:task_rename", ev, systems);
+	if (s->o->by_comm && strv_contains(avail, "task:task_rename"))
+		r = want_event(s, avail, "task:task_rename", ev, systems);
 	if (!r)
-		r = pick_user_events(s, &avail, ev, systems);
-	strv_free(&avail);
+		r = pick_user_events(s, avail, ev, systems);
 	return r;
 }
 
@@ -434,6 +448,8 @@ static void serve_free(struct serve *s)
 	http_server_stop(s->http);
 	serve_user_free(s->user);
 	serve_comm_free(s->comm);
+	serve_kern_free(s->kern);
+	strv_free(&s->avail);
 	serve_agg_free(s->agg);
 	mx_free(s->mx);
 	top_decoder_free(s->dec);
@@ -458,6 +474,7 @@ int serve_run(const struct serve_opts *o)
 		s.clk_tck = 100;
 	session_sink_init(&s.sink, on_event, &s);
 	s.mx = mx_new();
+	s.kernel = serve_engine_kernel(o->engine);
 	r = pick_events(&s, &ev, &systems);
 	if (!r) {
 		s.tep = session_tep(&(struct session_tep_opts){ .systems = &systems });

@@ -28,6 +28,9 @@ metric() {
 		awk -v k="$2" '$1 == k { v = $2 } END { print v ? v : 0 }'
 }
 metric_ge() { [ "$(metric "$1" "$2")" -ge "$3" ]; }
+# metric_has PORT NAME{LABELS}: a scrape has the sample (a syscall gets its
+# own series once a scrape ranks it; before, it counts in "other").
+metric_has() { curl -sf "http://127.0.0.1:$1/metrics" | grep -q "^$2 "; }
 
 # getppids N: one process that makes exactly N getppid() calls.
 getppids() { python3 -c "import os
@@ -73,6 +76,44 @@ test_expect_success 'the kernel engine and tr'"'"'s own count N calls alike, wit
 	kill -INT $spid_u && test_wait_exit $spid_u 30 &&
 	the_triggers >after &&
 	test_cmp before after
+'
+
+S="tr_syscalls_total{syscall=\"getppid\"}"
+
+# The kernel counts every thread (tr's own too, and the other server's):
+# enough syscall series that getppid gets its own.
+test_expect_success 'the default counters from the kernel'"'"'s histograms: N calls as tr counts them' '
+	serve_start k --max-syscalls 1000 &&
+	test_when_finished "kill $spid_k 2>/dev/null || :; wait $spid_k 2>/dev/null || :" &&
+	serve_start u --engine user --max-syscalls 1000 &&
+	test_when_finished "kill $spid_u 2>/dev/null || :; wait $spid_u 2>/dev/null || :" &&
+	curl -sf http://127.0.0.1:$port_k/metrics >k.text &&
+	test_grep "^tr_serve_info{.*aggregation=\"kernel\"" k.text &&
+	curl -sf http://127.0.0.1:$port_u/metrics >u.text &&
+	test_grep "^tr_serve_info{.*aggregation=\"user\"" u.text &&
+	for e in raw_syscalls/sys_enter raw_syscalls/sys_exit sched/sched_switch irq/softirq_entry; do
+		test_grep "^hist:keys=" $TRACEFS/instances/tr-serve-$spid_k/events/$e/trigger || exit 1
+	done &&
+	test_must_be_empty "$(grep -l "^hist" $TRACEFS/instances/tr-serve-$spid_u/events/*/*/trigger)" &&
+	getppids 3000 &&
+	wait_for 30 metric_has $port_k "$S" &&
+	wait_for 30 metric_has $port_u "$S" &&
+	k0=$(metric $port_k "$S") && u0=$(metric $port_u "$S") &&
+	getppids 10000 &&
+	wait_for 30 metric_ge $port_k "$S" $((k0 + 10000)) &&
+	wait_for 30 metric_ge $port_u "$S" $((u0 + 10000)) &&
+	k1=$(metric $port_k "$S") && u1=$(metric $port_u "$S") &&
+	echo "getppid, kernel: $k0 then $k1; user: $u0 then $u1" &&
+	test $((k1 - k0)) -le 10100 && test $((u1 - u0)) -le 10100 &&
+	curl -sf http://127.0.0.1:$port_k/metrics >k.text &&
+	test_grep "^tr_context_switches_total{cpu=\"0\"} [1-9]" k.text &&
+	test_grep "^tr_softirqs_total{vec=\"[A-Z]*\"} [1-9]" k.text &&
+	test_grep "^tr_syscall_duration_seconds_count{syscall=\"getppid\"} [1-9]" k.text &&
+	if command -v promtool >/dev/null; then
+		promtool check metrics <k.text
+	fi &&
+	kill -INT $spid_k && test_wait_exit $spid_k 30 &&
+	kill -INT $spid_u && test_wait_exit $spid_u 30
 '
 
 test_expect_success 'after SIGKILL, tr reset takes the trigger and the instance away' '

@@ -429,6 +429,41 @@ TEST(parse_several_sections)
 	CHECK(strstr(tr_failure(), "line 2"));
 }
 
+TEST(parse_cpu_key_and_pick_ours)
+{
+	/*
+	 * 7.3's trigger info shows a common_cpu key twice over; the rows once.
+	 * Two triggers on one event: ours is the one with our keys, values and
+	 * filter.
+	 */
+	const char *text =
+		"# event histogram\n#\n# trigger info: hist:keys=id:vals=hitcount:sort=hitcount."
+		"descending:size=2048 if ret < 0 [active]\n#\n\n{ id:          3 } hitcount:"
+		"          4\n\nTotals:\n    Hits: 4\n    Entries: 1\n    Dropped: 0\n\n"
+		"# event histogram\n#\n# trigger info: hist:keys=common_cpucommon_cpu:vals=hitcount"
+		":sort=hitcount.descending:size=2048 [active]\n#\n\n{ common_cpu:          1 } "
+		"hitcount:       1484\n{ common_cpu:          0 } hitcount:        678\n\nTotals:\n"
+		"    Hits: 2162\n    Entries: 2\n    Dropped: 0\n";
+	struct hist_spec cpu, err, other;
+	struct hist_result r;
+
+	CHECK(!hist_spec_build(&cpu, "sched:sched_switch", "common_cpu", NULL, NULL, NULL, 0, NULL));
+	CHECK(!hist_spec_build(&err, "raw_syscalls:sys_exit", "id", NULL, NULL, "ret < 0", 0, NULL));
+	CHECK(!hist_spec_build(&other, "raw_syscalls:sys_exit", "id", "ret", NULL, NULL, 0, NULL));
+	CHECK(!hist_kernel_ours(text, &cpu, &r));
+	CHECK_STR(r.cols[0].name, "common_cpu");
+	CHECK(r.nrows == 2 && hist_cell(&r, 0, 1)->num == 1484 && hist_cell(&r, 1, 0)->num == 0);
+	hist_result_free(&r);
+	CHECK(!hist_kernel_ours(text, &err, &r));
+	CHECK(r.nrows == 1 && hist_cell(&r, 0, 0)->num == 3 && hist_cell(&r, 0, 1)->num == 4);
+	hist_result_free(&r);
+	/* Same keys, another value and no filter: not in the file. */
+	CHECK(hist_kernel_ours(text, &other, &r) == -ENOENT);
+	hist_spec_free(&cpu);
+	hist_spec_free(&err);
+	hist_spec_free(&other);
+}
+
 TEST(parse_latency_max)
 {
 	/* The end event's hist of a latency set-up: onmax() lines follow the entries. */
@@ -791,7 +826,7 @@ UNIT_MAIN(T(field_modifiers), T(field_errors), T(spec_build_and_trigger), T(spec
 	  T(spec_from_trigger), T(parse_plain), T(parse_hex), T(parse_sym),
 	  T(parse_execname_syscall), T(parse_log2_buckets), T(parse_special_fields),
 	  T(parse_stacktrace), T(parse_stack_field), T(parse_onchange), T(spec_vars_actions),
-	  T(parse_percent_graph), T(parse_several_sections),
+	  T(parse_percent_graph), T(parse_several_sections), T(parse_cpu_key_and_pick_ours),
 	  T(parse_latency_max), T(latency_keys), T(user_engine), T(render_table_json_csv),
 	  T(render_dropped_advice), T(result_sort), T(spec_defines),
 	  T(parse_snapshot_max))

@@ -154,4 +154,50 @@ TEST(aggregator_counts_and_times)
 	mx_free(m);
 }
 
-UNIT_MAIN(T(folding_into_other), T(histograms_and_scales), T(aggregator_counts_and_times))
+TEST(kernel_counts_into_the_same_families)
+{
+	struct mx *m = mx_new();
+	struct serve_agg *a = serve_agg_new(m, &(struct serve_agg_opts){ .ncpus = 2,
+									 .max_syscalls = 3,
+									 .kernel_counts = true });
+	struct top_rec r;
+	char *t;
+
+	serve_agg_syscall_name(a, 110, "getppid");
+	/* Records only time: their counts are the kernel's. */
+	r = rec(TOP_EV_SYS_ENTER, 0, 100, 1000);
+	r.num = 110;
+	serve_agg_feed(a, &r);
+	r = rec(TOP_EV_SYS_EXIT, 0, 100, 3000);
+	r.num = 110;
+	r.num2 = -2;
+	serve_agg_feed(a, &r);
+	r = rec(TOP_EV_SWITCH, 1, 0, 4000);
+	r.tpid = 0, r.tpid2 = 300;
+	serve_agg_feed(a, &r);
+	serve_agg_count(a, SERVE_CNT_SYSCALL, 110, NULL, 5);
+	serve_agg_rank(a);
+	serve_agg_count(a, SERVE_CNT_SYSCALL, 110, NULL, 7);
+	serve_agg_count(a, SERVE_CNT_SYSCALL_ERR, 110, NULL, 2);
+	serve_agg_count(a, SERVE_CNT_SWITCH, 1, NULL, 9);
+	serve_agg_count(a, SERVE_CNT_SWITCH, 5, NULL, 9);	/* no such CPU */
+	serve_agg_count(a, SERVE_CNT_FAULT_USER, 0, NULL, 4);
+	serve_agg_count(a, SERVE_CNT_IRQ, 24, "virtio0", 3);
+	serve_agg_count(a, SERVE_CNT_SOFTIRQ, 1, NULL, 6);
+	serve_agg_count(a, SERVE_CNT_SOFTIRQ, 99, NULL, 6);	/* no such vector */
+	t = text_of(m);
+	CHECK(has(t, "tr_syscalls_total{syscall=\"other\"} 5"));
+	CHECK(has(t, "tr_syscalls_total{syscall=\"getppid\"} 7"));
+	CHECK(has(t, "tr_syscall_errors_total{syscall=\"getppid\"} 2"));
+	CHECK(has(t, "tr_syscall_duration_seconds_count{syscall=\"other\"} 1"));
+	CHECK(has(t, "tr_context_switches_total{cpu=\"1\"} 9"));
+	CHECK(has(t, "tr_page_faults_total{cpu=\"0\",mode=\"user\"} 4"));
+	CHECK(has(t, "tr_irqs_total{irq=\"24\",name=\"virtio0\"} 3"));
+	CHECK(has(t, "tr_softirqs_total{vec=\"TIMER\"} 6"));
+	free(t);
+	serve_agg_free(a);
+	mx_free(m);
+}
+
+UNIT_MAIN(T(folding_into_other), T(histograms_and_scales), T(aggregator_counts_and_times),
+	  T(kernel_counts_into_the_same_families))
