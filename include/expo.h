@@ -36,6 +36,13 @@ struct expo {
 	/* the family the samples belong to */
 	char name[128];
 	enum expo_type type;
+	/*
+	 * The last histogram's bounds and their text: every series of a
+	 * family has the same, and the shortest text of a float is not cheap.
+	 */
+	double *le;
+	char (*le_text)[40];
+	size_t le_n;
 };
 
 void expo_init(struct expo *e, enum http_expo fmt);
@@ -55,7 +62,7 @@ void expo_double(struct expo *e, const char *const *labels, double v);
  */
 void expo_histogram(struct expo *e, const char *const *labels, const double *le,
 		    const uint64_t *cum, size_t n, uint64_t count, double sum);
-/* The end of the body (OpenMetrics' "# EOF"). */
+/* The end of the body (OpenMetrics' "# EOF"); frees all but e->buf. */
 void expo_end(struct expo *e);
 
 /*

@@ -197,10 +197,17 @@ void expo_histogram(struct expo *e, const char *const *labels, const double *le,
 	bool om = e->fmt == HTTP_EXPO_OPENMETRICS;
 	char b[40];
 
+	if (n != e->le_n || (n && memcmp(le, e->le, n * sizeof(*le)))) {
+		e->le = xrealloc(e->le, (n ? n : 1) * sizeof(*le));
+		e->le_text = xrealloc(e->le_text, (n ? n : 1) * sizeof(*e->le_text));
+		memcpy(e->le, le, n * sizeof(*le));
+		for (size_t i = 0; i < n; i++)
+			number(e->le_text[i], sizeof(e->le_text[i]), le[i], om);
+		e->le_n = n;
+	}
 	for (size_t i = 0; i < n; i++) {
-		number(b, sizeof(b), le[i], om);
 		printf_(e, "%s_bucket", e->name);
-		labels_(e, labels, b);
+		labels_(e, labels, e->le_text[i]);
 		printf_(e, " %llu\n", (unsigned long long)cum[i]);
 	}
 	printf_(e, "%s_bucket", e->name);
@@ -217,6 +224,11 @@ void expo_histogram(struct expo *e, const char *const *labels, const double *le,
 
 void expo_end(struct expo *e)
 {
+	free(e->le);
+	free(e->le_text);
+	e->le = NULL;
+	e->le_text = NULL;
+	e->le_n = 0;
 	if (e->fmt == HTTP_EXPO_OPENMETRICS)
 		puts_(e, "# EOF\n");
 	else

@@ -14,10 +14,8 @@
  */
 #include <crypt.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <openssl/crypto.h>
@@ -117,23 +115,14 @@ static int add_line(struct http_auth *a, char *line, const char *path, int no)
 
 int http_auth_load(const char *path, struct http_auth **out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0, no = 0;
+	int fd = net_open_private(path, "users file"), e = 0, no = 0;
 	struct http_auth *a;
 	char *text, *line, *save = NULL;
-	struct stat st;
 	ssize_t n;
 
 	*out = NULL;
-	if (fd < 0 || fstat(fd, &st)) {
-		e = -errno;
-		if (fd >= 0)
-			close(fd);
-		return tr_fail(e, "cannot read the users file '%s': %s", path, strerror(-e));
-	}
-	if ((e = net_file_private(&st, path, "users file"))) {
-		close(fd);
-		return e;
-	}
+	if (fd < 0)
+		return fd;
 	text = xmalloc(AUTH_FILE_MAX + 1);
 	n = read(fd, text, AUTH_FILE_MAX + 1);
 	e = n < 0 ? -errno : 0;

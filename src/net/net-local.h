@@ -43,9 +43,12 @@ int net_psk_derive(const void *secret, size_t len, unsigned char out[NET_PSK_LEN
  * than 64 KiB.  0 or -errno with tr_fail() naming the file.
  */
 int net_key_file_read(const char *path, char **out, size_t *len);
-/* -EPERM with tr_fail() ("WHAT 'PATH' is readable by group or others") when st says so. */
-struct stat;
-int net_file_private(const struct stat *st, const char *path, const char *what);
+/*
+ * Open the secret (what: "key file", "TLS key") at path to read: its
+ * descriptor, or -errno with tr_fail(), -EPERM ("WHAT 'PATH' is readable
+ * by group or others") when its mode lets others read it.
+ */
+int net_open_private(const char *path, const char *what);
 /*
  * A server's TLS (1.2 or later) with the PEM certificate chain at cert and
  * the private key at key (refused when others may read it, or when it is

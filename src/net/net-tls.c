@@ -108,37 +108,36 @@ int net_psk_derive(const void *secret, size_t len, unsigned char out[NET_PSK_LEN
 	return r ? 0 : -EIO;
 }
 
-int net_file_private(const struct stat *st, const char *path, const char *what)
+int net_open_private(const char *path, const char *what)
 {
-	if (st->st_mode & (S_IRGRP | S_IROTH))
+	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+	struct stat st;
+
+	/* Checked on what was opened, so a file swapped in after the check is not read. */
+	if (fd < 0 || fstat(fd, &st)) {
+		e = -errno;
+		if (fd >= 0)
+			close(fd);
+		return tr_fail(e, "cannot read the %s '%s': %s", what, path, strerror(-e));
+	}
+	if (st.st_mode & (S_IRGRP | S_IROTH)) {
+		close(fd);
 		return tr_fail(-EPERM, "%s '%s' is readable by group or others (mode %04o): "
-				       "chmod 600 it", what, path, (unsigned)(st->st_mode & 07777));
-	return 0;
+				       "chmod 600 it", what, path, (unsigned)(st.st_mode & 07777));
+	}
+	return fd;
 }
 
 int net_key_file_read(const char *path, char **out, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0;
+	int fd = net_open_private(path, "key file"), e = 0;
 	size_t n = 0, cap = 256;
-	struct stat st;
 	char *buf;
 
 	*out = NULL;
 	*len = 0;
-	if (fd < 0) {
-		e = -errno;
-		return tr_fail(e, "cannot read the key file '%s': %s", path, strerror(-e));
-	}
-	/* Checked on what was opened, so a file swapped in after the check is not read. */
-	if (fstat(fd, &st)) {
-		e = -errno;
-		close(fd);
-		return tr_fail(e, "cannot read the key file '%s': %s", path, strerror(-e));
-	}
-	if ((e = net_file_private(&st, path, "key file"))) {
-		close(fd);
-		return e;
-	}
+	if (fd < 0)
+		return fd;
 	buf = xmalloc(cap);
 	for (;;) {
 		ssize_t r;
@@ -245,21 +244,12 @@ fail:
 /* The private key at path, refused when others may read it (checked on what was opened). */
 static int read_private_key(const char *path, EVP_PKEY **out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), e = 0;
-	struct stat st;
+	int fd = net_open_private(path, "TLS key"), e = 0;
 	BIO *b;
 
 	*out = NULL;
-	if (fd < 0 || fstat(fd, &st)) {
-		e = -errno;
-		if (fd >= 0)
-			close(fd);
-		return tr_fail(e, "cannot read the TLS key '%s': %s", path, strerror(-e));
-	}
-	if ((e = net_file_private(&st, path, "TLS key"))) {
-		close(fd);
-		return e;
-	}
+	if (fd < 0)
+		return fd;
 	b = BIO_new_fd(fd, BIO_CLOSE);
 	if (b)
 		*out = PEM_read_bio_PrivateKey(b, NULL, NULL, NULL);

@@ -168,7 +168,8 @@ test_expect_success 'promtool accepts the exposition, both formats; the default 
 		tr_ring_buffer_overrun_total tr_process_resident_memory_bytes tr_serve_info; do
 		grep -q "^$f[{ ]" text || { echo "no $f" >&2; exit 1; }
 	done &&
-	grep -q "aggregation=\"user\"" text &&
+	if test_have hist; then agg=kernel; else agg=user; fi &&
+	grep -q "^tr_serve_info{.*aggregation=\"$agg\"" text &&
 	test "$(grep -c "^tr_cpu_seconds_total{cpu=\"0\"" text)" = 8 &&
 	dashboard_metrics "$TEST_ROOT/examples/grafana-dashboard.json" >names &&
 	test "$(wc -l <names)" -ge 10 &&
