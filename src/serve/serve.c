@@ -294,8 +294,7 @@ static void make_scrape_families(struct serve *s)
 		char *trig = hist_spec_trigger(&h->spec);
 
 		mx_series(info, (const char *[]){ h->name, ev, trig,
-						   serve_engine_kernel(s->o->engine) ? "kernel"
-										     : "user" });
+						   s->kernel ? "kernel" : "user" });
 		free(ev);
 		free(trig);
 	}
@@ -389,7 +388,7 @@ static int pick_user_events(struct serve *s, const struct strv *avail, struct ev
 		const struct hist_spec *h = &s->o->hists[i].spec;
 		char *e = xasprintf("%s:%s", h->system, h->event);
 
-		if (serve_engine_kernel(s->o->engine))
+		if (s->kernel)
 			r = strv_contains(avail, e) ? 0 : tr_fail(-ENOENT, "no such event '%s'", e);
 		else
 			r = want_event(s, avail, e, ev, systems);
@@ -415,19 +414,11 @@ static int pick_events(struct serve *s, struct evsel_list *ev, struct strv *syst
 		char *alts = xstrdup(wanted[i]), *save = NULL;
 
 		for (char *a = strtok_r(alts, "|", &save); a; a = strtok_r(NULL, "|", &save)) {
-			char *sys;
-
 			if (!strv_contains(avail, a))
 				continue;
 			/* Counted by the kernel and paired with nothing: not read (--by comm reads it). */
-			if (s->kernel && !s->o->by_comm && serve_kern_replaces(a))
-				break;
-			evsel_add(ev, a);
-			strv_push(&s->enabled, a);
-			sys = xasprintf("%.*s", (int)strcspn(a, ":"), a);
-			if (!strv_contains(systems, sys))
-				strv_push(systems, sys);
-			free(sys);
+			if (!s->kernel || s->o->by_comm || !serve_kern_replaces(a))
+				want_event(s, avail, a, ev, systems);
 			break;
 		}
 		free(alts);
