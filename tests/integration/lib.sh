@@ -57,6 +57,14 @@ if [ -z "${TR_CAPS_FILE:-}" ] || [ ! -s "$TR_CAPS_FILE" ]; then
 	"$TR" check >"$TR_CAPS_FILE" 2>/dev/null
 fi
 
+# kernel_before MAJOR.MINOR: the running kernel is older (what a test
+# expects of the kernel goes by its version, not by the tier that runs it).
+kernel_before() {
+	local v=$(uname -r) want=$1
+	v=${v%%[!0-9.]*}
+	[ "$(printf '%s\n%s\n' "${v%.*}" "$want" | sort -V | head -1)" != "$want" ]
+}
+
 # test_kernels KERNEL...: the guest kernels this file must also run on
 # (full: 7.3 with every tracing feature and BTF; debian: stock 6.1).  The host tier
 # runs every file; a VM tier runs only the files that name its kernel, so a

@@ -65,10 +65,10 @@ test_expect_success 'modifiers render: sym, execname, log2, stacktrace, percent,
 	test_grep "^bytes_req_log2,bytes_req_max,hitcount$" out &&
 	# Linux 6.1 calls the stack key "stacktrace" and has no .graph yet.
 	st=common_stacktrace &&
-	if [ "$TR_TIER" = vm-debian61 ]; then st=stacktrace; fi &&
+	if kernel_before 6.5; then st=stacktrace; fi &&
 	tr hist -e sched:sched_switch -k $st --duration 1s >out &&
 	test_grep "__schedule" out &&
-	if [ "$TR_TIER" != vm-debian61 ]; then
+	if ! kernel_before 6.5; then
 		tr hist -e kmem:kmalloc -k call_site.sym --vals bytes_req.graph --duration 1s >out &&
 		test_grep "#" out
 	fi &&
