@@ -68,8 +68,6 @@ void mx_add(struct mx_series *s, uint64_t v);
 void mx_set(struct mx_series *s, double v);
 /* A histogram's observation. */
 void mx_observe(struct mx_series *s, uint64_t v);
-/* n observations in v's bucket, together sum (a kernel histogram's row). */
-void mx_observe_n(struct mx_series *s, uint64_t v, uint64_t n, uint64_t sum);
 /* The label sets the family has, and the observations folded into "other" (tests, health). */
 size_t mx_family_size(const struct mx_family *f);
 uint64_t mx_family_folded(const struct mx_family *f);

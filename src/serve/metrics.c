@@ -265,18 +265,6 @@ void mx_observe(struct mx_series *s, uint64_t v)
 	s->sum += v;
 }
 
-void mx_observe_n(struct mx_series *s, uint64_t v, uint64_t n, uint64_t sum)
-{
-	const struct mx_family *f = s->f;
-	size_t i = 0;
-
-	while (i < f->nle && v > f->le[i])
-		i++;
-	s->b[i] += n;
-	s->count += n;
-	s->sum += sum;
-}
-
 size_t mx_family_size(const struct mx_family *f)
 {
 	return f->n;

@@ -67,12 +67,6 @@ struct serve_agg {
 	size_t max_pending;
 };
 
-/* Is what timed by the kernel (its records then only count, if even that)? */
-static bool kernel_times(const struct serve_agg *a, enum serve_dur what)
-{
-	return a->o.kernel_durs & (1u << what);
-}
-
 /* The kernel's softirq vectors, by number (include/linux/interrupt.h). */
 static const char *const sirq_names[] = {
 	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
@@ -90,7 +84,7 @@ struct serve_agg *serve_agg_new(struct mx *m, const struct serve_agg_opts *o)
 	if (!a->o.max_syscalls)
 		a->o.max_syscalls = 64;
 	a->max_pending = o->max_pending ? o->max_pending : 65536;
-	mx_log2_bounds(le, SERVE_LAT_BOUNDS, SERVE_LAT_BASE);
+	mx_log2_bounds(le, SERVE_LAT_BOUNDS, 1000);
 	ev = mx_family(m, "tr_events", MX_COUNTER, NULL,
 		       "Events tr read from the ring buffer, per CPU", l_cpu, 0);
 	lost = mx_family(m, "tr_lost_events", MX_COUNTER, NULL,
@@ -292,8 +286,6 @@ static void on_sys_enter(struct serve_agg *a, const struct top_rec *r)
 		if (r->num < MAX_NR)
 			a->sc_n[r->num]++;
 	}
-	if (kernel_times(a, SERVE_DUR_SYSCALL))
-		return;
 	p = pend(a, &a->sys, (uint64_t)r->pid);
 	p->ts = r->ts;
 	p->aux = r->num;
@@ -309,8 +301,6 @@ static void on_sys_exit(struct serve_agg *a, const struct top_rec *r)
 	syscall_series(a, r->num, &cnt, &err, &lat);
 	if (!a->o.kernel_counts && r->num2 < 0 && r->num2 >= -4095)
 		mx_add(err, 1);
-	if (kernel_times(a, SERVE_DUR_SYSCALL))
-		return;
 	p = htab_find(&a->sys, (uint64_t)r->pid);
 	if (!p)
 		return;
@@ -345,8 +335,6 @@ static void on_irq_entry(struct serve_agg *a, struct cpu_state *c, const struct 
 
 	if (!a->o.kernel_counts)
 		mx_add(q->count, 1);
-	if (kernel_times(a, SERVE_DUR_IRQ))
-		return;
 	/* The series, not the entry: entries move as the table grows. */
 	c->irq_time = q->time;
 	c->irq_num = r->num;
@@ -387,8 +375,6 @@ static void on_softirq(struct serve_agg *a, struct cpu_state *c, const struct to
 		sirq_series(a, r->num);
 	if (!a->o.kernel_counts)
 		mx_add(a->sirq[r->num], 1);
-	if (kernel_times(a, SERVE_DUR_SOFTIRQ))
-		return;
 	if (c->sirq_ts && c->sirq_vec == r->num && r->ts >= c->sirq_ts)
 		mx_add(a->sirq_t[r->num], r->ts - c->sirq_ts);
 	c->sirq_ts = 0;
@@ -406,23 +392,6 @@ static struct mx_series *fault_series(struct serve_agg *a, int cpu, bool user)
 		*s = mx_series(a->f_fault, (const char *[]){ n, user ? "user" : "kernel" });
 	}
 	return *s;
-}
-
-/* A block device's latency series, made on first sight. */
-static struct irq_ent *dev_of(struct serve_agg *a, int64_t devt)
-{
-	struct irq_ent *d = htab_find(&a->devs, (uint64_t)devt);
-
-	if (!d) {
-		char dev[32];
-
-		/* The kernel's dev_t: 12 bits of major over 20 of minor. */
-		snprintf(dev, sizeof(dev), "%llu:%llu", (unsigned long long)devt >> 20,
-			 (unsigned long long)devt & 0xfffff);
-		d = htab_add(&a->devs, (uint64_t)devt);
-		d->count = mx_series(a->f_blk, (const char *[]){ dev });
-	}
-	return d;
 }
 
 /* A request is its device and first sector; both fit in the tag's hash. */
@@ -458,7 +427,16 @@ static void on_block(struct serve_agg *a, const struct top_rec *r, bool issue)
 	}
 	if (!htab_tag(p))
 		return;
-	d = dev_of(a, r->num);
+	d = htab_find(&a->devs, (uint64_t)r->num);
+	if (!d) {
+		char dev[32];
+
+		/* The kernel's dev_t: 12 bits of major over 20 of minor. */
+		snprintf(dev, sizeof(dev), "%llu:%llu", (unsigned long long)r->num >> 20,
+			 (unsigned long long)r->num & 0xfffff);
+		d = htab_add(&a->devs, (uint64_t)r->num);
+		d->count = mx_series(a->f_blk, (const char *[]){ dev });
+	}
 	if (r->ts >= p->ts)
 		mx_observe(d->count, r->ts - p->ts);
 	htab_del(&a->blk, p);
@@ -476,14 +454,10 @@ void serve_agg_feed(struct serve_agg *a, const struct top_rec *r)
 	case TOP_EV_SWITCH:
 		if (!a->o.kernel_counts)
 			mx_add(c->switches, 1);
-		if (!kernel_times(a, SERVE_DUR_RUNQ))
-			on_switch(a, r);
+		on_switch(a, r);
 		break;
 	case TOP_EV_WAKING:
-	case TOP_EV_WAKEUP_NEW:
-		if (!kernel_times(a, SERVE_DUR_RUNQ))
-			on_wake(a, r);
-		break;
+	case TOP_EV_WAKEUP_NEW: on_wake(a, r); break;
 	case TOP_EV_SYS_ENTER: on_sys_enter(a, r); break;
 	case TOP_EV_SYS_EXIT: on_sys_exit(a, r); break;
 	case TOP_EV_IRQ_ENTRY: on_irq_entry(a, c, r); break;
@@ -495,11 +469,8 @@ void serve_agg_feed(struct serve_agg *a, const struct top_rec *r)
 		if (!a->o.kernel_counts)
 			mx_add(fault_series(a, r->cpu, r->kind == TOP_EV_FAULT_USER), 1);
 		break;
-	case TOP_EV_BLOCK_ISSUE:
-	case TOP_EV_BLOCK_DONE:
-		if (!kernel_times(a, SERVE_DUR_BLOCK))
-			on_block(a, r, r->kind == TOP_EV_BLOCK_ISSUE);
-		break;
+	case TOP_EV_BLOCK_ISSUE: on_block(a, r, true); break;
+	case TOP_EV_BLOCK_DONE: on_block(a, r, false); break;
 	default: break;
 	}
 }
@@ -537,42 +508,6 @@ void serve_agg_count(struct serve_agg *a, enum serve_count what, int64_t key, co
 		if (!a->sirq[key])
 			sirq_series(a, key);
 		mx_add(a->sirq[key], n);
-		break;
-	}
-}
-
-void serve_agg_dur(struct serve_agg *a, enum serve_dur what, int64_t key, unsigned exp,
-		   uint64_t n, uint64_t sum)
-{
-	struct mx_series *cnt, *err, *lat;
-	uint64_t v = exp < 64 ? 1ULL << exp : UINT64_MAX;
-
-	switch (what) {
-	case SERVE_DUR_RUNQ:
-		if (key >= 0 && key < a->o.ncpus)
-			mx_observe_n(a->cpu[key].runq, v, n, sum);
-		break;
-	case SERVE_DUR_SYSCALL:
-		if (key < 0)
-			return;
-		syscall_series(a, key, &cnt, &err, &lat);
-		mx_observe_n(lat, v, n, sum);
-		break;
-	case SERVE_DUR_IRQ:
-		/* Named by its count's table, which a scrape sets first. */
-		mx_add(irq_of(a, key, NULL, 0)->time, sum);
-		break;
-	case SERVE_DUR_SOFTIRQ:
-		if (key < 0 || key >= (int64_t)ARRAY_SIZE(a->sirq))
-			return;
-		if (!a->sirq[key])
-			sirq_series(a, key);
-		mx_add(a->sirq_t[key], sum);
-		break;
-	case SERVE_DUR_BLOCK:
-		mx_observe_n(dev_of(a, key)->count, v, n, sum);
-		break;
-	case SERVE_DUR_N:
 		break;
 	}
 }

@@ -19,35 +19,17 @@
 struct kcount {
 	const char *sysev, *keys, *filter;
 	enum serve_count what;
+	bool timed;		/* its records are still read, to time what it starts or ends */
 };
 
 static const struct kcount kcounts[] = {
-	{ "raw_syscalls:sys_enter", "id", NULL, SERVE_CNT_SYSCALL },
-	{ "raw_syscalls:sys_exit", "id", "ret < 0 && ret >= -4095", SERVE_CNT_SYSCALL_ERR },
-	{ "sched:sched_switch", "common_cpu", NULL, SERVE_CNT_SWITCH },
-	{ "exceptions:page_fault_user", "common_cpu", NULL, SERVE_CNT_FAULT_USER },
-	{ "exceptions:page_fault_kernel", "common_cpu", NULL, SERVE_CNT_FAULT_KERNEL },
-	{ "irq:irq_handler_entry", "irq,name", NULL, SERVE_CNT_IRQ },
-	{ "irq:softirq_entry", "vec", NULL, SERVE_CNT_SOFTIRQ },
-};
-
-/* The duration each default event starts or ends; the others only count. */
-static const struct {
-	const char *sysev;
-	enum serve_dur dur;
-} timed[] = {
-	{ "sched:sched_switch", SERVE_DUR_RUNQ },
-	{ "sched:sched_waking", SERVE_DUR_RUNQ },
-	{ "sched:sched_wakeup", SERVE_DUR_RUNQ },
-	{ "sched:sched_wakeup_new", SERVE_DUR_RUNQ },
-	{ "raw_syscalls:sys_enter", SERVE_DUR_SYSCALL },
-	{ "raw_syscalls:sys_exit", SERVE_DUR_SYSCALL },
-	{ "irq:irq_handler_entry", SERVE_DUR_IRQ },
-	{ "irq:irq_handler_exit", SERVE_DUR_IRQ },
-	{ "irq:softirq_entry", SERVE_DUR_SOFTIRQ },
-	{ "irq:softirq_exit", SERVE_DUR_SOFTIRQ },
-	{ "block:block_rq_issue", SERVE_DUR_BLOCK },
-	{ "block:block_rq_complete", SERVE_DUR_BLOCK },
+	{ "raw_syscalls:sys_enter", "id", NULL, SERVE_CNT_SYSCALL, true },
+	{ "raw_syscalls:sys_exit", "id", "ret < 0 && ret >= -4095", SERVE_CNT_SYSCALL_ERR, true },
+	{ "sched:sched_switch", "common_cpu", NULL, SERVE_CNT_SWITCH, true },
+	{ "exceptions:page_fault_user", "common_cpu", NULL, SERVE_CNT_FAULT_USER, false },
+	{ "exceptions:page_fault_kernel", "common_cpu", NULL, SERVE_CNT_FAULT_KERNEL, false },
+	{ "irq:irq_handler_entry", "irq,name", NULL, SERVE_CNT_IRQ, true },
+	{ "irq:softirq_entry", "vec", NULL, SERVE_CNT_SOFTIRQ, true },
 };
 #define NK ARRAY_SIZE(kcounts)
 _Static_assert(NK == SERVE_KERN_N, "serve-local.h's SERVE_KERN_N is the tables' number");
@@ -65,11 +47,11 @@ struct serve_kern {
 	struct htab seen;
 };
 
-bool serve_kern_reads(const char *sysev, unsigned durs)
+bool serve_kern_replaces(const char *sysev)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(timed); i++)
-		if (!strcmp(timed[i].sysev, sysev))
-			return !(durs & (1u << timed[i].dur));
+	for (size_t i = 0; i < NK; i++)
+		if (!strcmp(kcounts[i].sysev, sysev))
+			return !kcounts[i].timed;
 	return false;
 }
 

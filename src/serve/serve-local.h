@@ -32,8 +32,6 @@ struct serve_agg_opts {
 	 * serve_agg_count(); records only time what they pair.
 	 */
 	bool kernel_counts;
-	/* The durations (1 << enum serve_dur) the kernel times, through serve_agg_dur(). */
-	unsigned kernel_durs;
 };
 
 /* What a kernel histogram of serve-kernel.c counts. */
@@ -45,16 +43,6 @@ enum serve_count {
 	SERVE_CNT_FAULT_KERNEL,
 	SERVE_CNT_IRQ,		/* key: the irq, name its name */
 	SERVE_CNT_SOFTIRQ,	/* key: the vector */
-};
-
-/* What a duration histogram of serve-klat.c times. */
-enum serve_dur {
-	SERVE_DUR_RUNQ,		/* key: the CPU it ran on */
-	SERVE_DUR_SYSCALL,	/* key: the syscall's number */
-	SERVE_DUR_IRQ,		/* key: the irq (a sum, no buckets) */
-	SERVE_DUR_SOFTIRQ,	/* key: the vector (a sum) */
-	SERVE_DUR_BLOCK,	/* key: the device (dev_t) */
-	SERVE_DUR_N
 };
 
 /* The families are made in m (which must outlive the aggregator). */
@@ -72,12 +60,6 @@ void serve_agg_lost(struct serve_agg *a, int cpu, int64_t n);
 /* n more of what, as a kernel histogram counted them (kernel_counts). */
 void serve_agg_count(struct serve_agg *a, enum serve_count what, int64_t key, const char *name,
 		     uint64_t n);
-/*
- * n more durations of what at key, as a kernel histogram timed them: all
- * at most 2^exp ns (a log2 bucket; ignored for sums), together sum ns.
- */
-void serve_agg_dur(struct serve_agg *a, enum serve_dur what, int64_t key, unsigned exp,
-		   uint64_t n, uint64_t sum);
 void serve_agg_free(struct serve_agg *a);
 
 /* ---- --by comm (serve-comm.c) ---- */
@@ -93,11 +75,8 @@ void serve_comm_free(struct serve_comm *c);
 #define SERVE_KERN_N 7
 struct serve_kern;
 struct strv;
-/*
- * Must sysev's (sys:event) records still be read when the kernel counts
- * the counters and times the durations durs (1 << enum serve_dur)?
- */
-bool serve_kern_reads(const char *sysev, unsigned durs);
+/* Is the kernel's histogram all the default metrics need of sysev (sys:event)? */
+bool serve_kern_replaces(const char *sysev);
 /* A hist trigger on each of those avail has, in instance in (undone at tfs_restore()). */
 int serve_kern_new(struct tfs_inst *in, const struct strv *avail, struct serve_kern **out);
 /* The tables a scrape reads without the lock, and sets into the aggregator under it. */
@@ -109,28 +88,6 @@ void serve_kern_read(struct serve_kern *k, struct serve_kern_tables *t);
 void serve_kern_set(struct serve_kern *k, struct serve_agg *a, const struct serve_kern_tables *t);
 void serve_kern_tables_free(struct serve_kern_tables *t);
 void serve_kern_free(struct serve_kern *k);
-
-/* ---- the default durations timed by the kernel (serve-klat.c) ---- */
-
-struct serve_klat;
-/*
- * Each duration's start and end triggers and its synthetic event's
- * histogram, for those avail has and the kernel takes (undone at
- * tfs_restore()).  Never fails: what the kernel refuses is timed from
- * records (serve_klat_durs() says which are not).
- */
-struct serve_klat *serve_klat_new(struct tfs_inst *in, const struct strv *avail);
-/* The durations timed in the kernel, 1 << enum serve_dur each. */
-unsigned serve_klat_durs(const struct serve_klat *k);
-struct serve_klat_tables {
-	struct hist_result res[SERVE_DUR_N];
-	bool ok[SERVE_DUR_N];
-};
-/* Read without the lock (and, now and then, start over a table of tasks that fills). */
-void serve_klat_read(struct serve_klat *k, struct serve_klat_tables *t);
-void serve_klat_set(struct serve_klat *k, struct serve_agg *a, const struct serve_klat_tables *t);
-void serve_klat_tables_free(struct serve_klat_tables *t);
-void serve_klat_free(struct serve_klat *k);
 
 /* ---- the user's metrics: --hist and --latency (serve-user.c) ---- */
 
@@ -167,12 +124,7 @@ void serve_user_set(struct serve_user *u, struct serve_user_tables *t);
 void serve_user_tables_free(struct serve_user_tables *t);
 void serve_user_free(struct serve_user *u);
 
-/*
- * Log2 bounds of the latency histograms, in ns: 2^10 (1.024 us) to 2^32
- * (4.29 s), the kernel's .log2 buckets (a value v is in 2^k's when v <=
- * 2^k), so that a kernel histogram's rows add up to the same buckets.
- */
+/* Log2 bounds of the latency histograms: 1 us to 2^22 us (4.2 s), in ns. */
 #define SERVE_LAT_BOUNDS 23
-#define SERVE_LAT_BASE 1024
 
 #endif

@@ -272,7 +272,7 @@ int serve_user_new(const struct serve_user_opts *o, struct serve_user **out)
 		uint64_t le[SERVE_LAT_BOUNDS];
 
 		htab_init(&l->pend, sizeof(struct waiting), 0, 0);
-		mx_log2_bounds(le, SERVE_LAT_BOUNDS, SERVE_LAT_BASE);
+		mx_log2_bounds(le, SERVE_LAT_BOUNDS, 1000);
 		r = name_free(o->mx, n);
 		if (!r)
 			r = top_decoder_new(o->tep, &d->spec, &l->dec);

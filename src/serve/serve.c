@@ -52,8 +52,6 @@ struct serve {
 	struct serve_user *user;	/* --hist and --latency, made with agg */
 	struct serve_comm *comm;	/* --by comm, made with agg */
 	struct serve_kern *kern;	/* the counters in the kernel's histograms, or NULL */
-	struct serve_klat *klat;	/* the durations the kernel times, or NULL */
-	unsigned kdurs;			/* which (1 << enum serve_dur) */
 	bool kernel;			/* so counted (hist triggers, --engine) */
 	struct strv avail;		/* the kernel's events */
 	struct session *sess;
@@ -190,7 +188,6 @@ static int handle(void *arg, const struct http_req *r, enum http_expo fmt, char 
 	struct scrape x = { 0 };
 	struct serve_user_tables t = { 0 };
 	struct serve_kern_tables kt;
-	struct serve_klat_tables lt;
 	struct expo e;
 
 	if (!strcmp(r->path, "/")) {
@@ -210,16 +207,11 @@ static int handle(void *arg, const struct http_req *r, enum http_expo fmt, char 
 		serve_user_read(s->user, &t);
 	if (s->kern)
 		serve_kern_read(s->kern, &kt);
-	if (s->klat)
-		serve_klat_read(s->klat, &lt);
 	expo_init(&e, fmt);
 	pthread_mutex_lock(&s->sink.lock);
 	scrape_set(s, &x);
-	/* Counts first: an irq's time is named by its count's row. */
 	if (s->kern)
 		serve_kern_set(s->kern, s->agg, &kt);
-	if (s->klat)
-		serve_klat_set(s->klat, s->agg, &lt);
 	serve_agg_rank(s->agg);
 	if (s->user)
 		serve_user_set(s->user, &t);
@@ -230,8 +222,6 @@ static int handle(void *arg, const struct http_req *r, enum http_expo fmt, char 
 	serve_user_tables_free(&t);
 	if (s->kern)
 		serve_kern_tables_free(&kt);
-	if (s->klat)
-		serve_klat_tables_free(&lt);
 	*body = e.buf;
 	*len = e.len;
 	*ctype = http_expo_type(fmt);
@@ -322,13 +312,14 @@ static int serve_prepare(void *arg, struct session *sess)
 	s->ncpus = rec_ncpus(session_rec(sess));
 	agg = serve_agg_new(s->mx, &(struct serve_agg_opts){ .ncpus = s->ncpus,
 							      .max_syscalls = s->o->max_syscalls,
-							      .kernel_counts = s->kernel,
-							      .kernel_durs = s->kdurs });
+							      .kernel_counts = s->kernel });
 	syscall_names(add_name, agg);
 	if (s->o->by_comm)
 		comm = serve_comm_new(s->mx, s->ncpus, s->o->max_comms);
 	make_scrape_families(s);
-	r = serve_user_new(&(struct serve_user_opts){ .mx = s->mx, .tep = s->tep,
+	r = s->kernel ? serve_kern_new(s->o->inst, &s->avail, &s->kern) : 0;
+	if (!r)
+		r = serve_user_new(&(struct serve_user_opts){ .mx = s->mx, .tep = s->tep,
 						     .inst = s->o->inst, .hists = s->o->hists,
 						     .nhists = s->o->nhists, .lats = s->o->lats,
 						     .nlats = s->o->nlats, .engine = s->o->engine,
@@ -411,30 +402,28 @@ static int pick_user_events(struct serve *s, const struct strv *avail, struct ev
 	return r;
 }
 
-/*
- * The events to read, of those the kernel has: in kernel mode only what
- * the kernel neither counts nor times (--by comm reads them all).
- */
+/* The events to count, of those the kernel has. */
 static int pick_events(struct serve *s, struct evsel_list *ev, struct strv *systems)
 {
 	struct strv *avail = &s->avail;
-	bool any = false;
-	int r = 0;
+	int r = tfs_events(s->o->inst, avail);
 
+	if (r)
+		return tr_fail(r, "cannot read available_events: %s", strerror(-r));
 	for (size_t i = 0; i < ARRAY_SIZE(wanted); i++) {
 		char *alts = xstrdup(wanted[i]), *save = NULL;
 
 		for (char *a = strtok_r(alts, "|", &save); a; a = strtok_r(NULL, "|", &save)) {
 			if (!strv_contains(avail, a))
 				continue;
-			any = true;
-			if (!s->kernel || s->o->by_comm || serve_kern_reads(a, s->kdurs))
+			/* Counted by the kernel and paired with nothing: not read (--by comm reads it). */
+			if (!s->kernel || s->o->by_comm || !serve_kern_replaces(a))
 				want_event(s, avail, a, ev, systems);
 			break;
 		}
 		free(alts);
 	}
-	if (!any)
+	if (!s->enabled.n)
 		return tr_fail(-ENOENT, "none of the events tr serve counts is on this kernel "
 					"(sched, raw_syscalls, irq)");
 	/* --by comm: the names tasks take (an exec, prctl, /proc/PID/comm) as they take them. */
@@ -451,7 +440,6 @@ static void serve_free(struct serve *s)
 	serve_user_free(s->user);
 	serve_comm_free(s->comm);
 	serve_kern_free(s->kern);
-	serve_klat_free(s->klat);
 	strv_free(&s->avail);
 	serve_agg_free(s->agg);
 	mx_free(s->mx);
@@ -478,22 +466,7 @@ int serve_run(const struct serve_opts *o)
 	session_sink_init(&s.sink, on_event, &s);
 	s.mx = mx_new();
 	s.kernel = serve_engine_kernel(o->engine);
-	r = tfs_events(o->inst, &s.avail);
-	if (r)
-		r = tr_fail(r, "cannot read available_events: %s", strerror(-r));
-	/*
-	 * Stamps in one clock across CPUs: a wakeup and its switch are often
-	 * on two.  Before the kernel's triggers: they keep the clock they find.
-	 */
-	if (!r && (r = tfs_set(o->inst, "trace_clock", "mono")))
-		r = tr_fail(r, "cannot set trace_clock to mono: %s", strerror(-r));
-	/* What the kernel counts and times decides which records are read. */
-	if (!r && s.kernel && !(r = serve_kern_new(o->inst, &s.avail, &s.kern))) {
-		s.klat = serve_klat_new(o->inst, &s.avail);
-		s.kdurs = serve_klat_durs(s.klat);
-	}
-	if (!r)
-		r = pick_events(&s, &ev, &systems);
+	r = pick_events(&s, &ev, &systems);
 	if (!r) {
 		s.tep = session_tep(&(struct session_tep_opts){ .systems = &systems });
 		if (!s.tep)
@@ -501,6 +474,9 @@ int serve_run(const struct serve_opts *o)
 	}
 	if (!r)
 		r = top_decoder_new(s.tep, NULL, &s.dec);
+	/* Stamps in one clock across CPUs: a wakeup and its switch are often on two. */
+	if (!r && (r = tfs_set(o->inst, "trace_clock", "mono")))
+		r = tr_fail(r, "cannot set trace_clock to mono: %s", strerror(-r));
 	if (!r)
 		r = http_server_start(&(struct http_server_opts){
 					      .bind = o->bind, .port = o->port, .allow = o->allow,

@@ -79,16 +79,6 @@ test_expect_success 'the kernel engine and tr'"'"'s own count N calls alike, wit
 '
 
 S="tr_syscalls_total{syscall=\"getppid\"}"
-D="tr_syscall_duration_seconds_count{syscall=\"getppid\"}"
-
-# synth_of PID: the synthetic events tr serve PID made.
-synth_of() { grep "^tr_[a-z]*_$1[[:space:]]" $TRACEFS/synthetic_events || :; }
-# buckets_ordered FILE FAMILY: every series'"'"'s cumulative buckets never go down.
-buckets_ordered() {
-	awk -v f="$2_bucket" "index(\$1, f \"{\") == 1 { s = \$1; sub(/,?le=.*/, \"\", s)
-		if (s == last && \$2 + 0 < prev + 0) bad = 1; last = s; prev = \$2; n++ }
-		END { exit bad || !n }" "$1"
-}
 
 # The kernel counts every thread (tr's own too, and the other server's):
 # enough syscall series that getppid gets its own.
@@ -105,83 +95,36 @@ test_expect_success 'the default counters from the kernel'"'"'s histograms: N ca
 		test_grep "^hist:keys=" $TRACEFS/instances/tr-serve-$spid_k/events/$e/trigger || exit 1
 	done &&
 	test_must_be_empty "$(grep -l "^hist" $TRACEFS/instances/tr-serve-$spid_u/events/*/*/trigger)" &&
-	synth_of $spid_k >synth &&
-	for d in rq sc irq si blk; do
-		test_grep "^tr_${d}_$spid_k[[:space:]]u64 lat;" synth || exit 1
-	done &&
-	test_grep "onmatch(sched.sched_waking).trace(tr_rq_$spid_k," $TRACEFS/instances/tr-serve-$spid_k/events/sched/sched_switch/trigger &&
-	test_must_be_empty "$(synth_of $spid_u)" &&
-	test_must_be_empty "$(cat $TRACEFS/instances/tr-serve-$spid_k/set_event)" &&
 	getppids 3000 &&
 	wait_for 30 metric_has $port_k "$S" &&
 	wait_for 30 metric_has $port_u "$S" &&
 	k0=$(metric $port_k "$S") && u0=$(metric $port_u "$S") &&
-	kd0=$(metric $port_k "$D") && ud0=$(metric $port_u "$D") &&
 	getppids 10000 &&
 	wait_for 30 metric_ge $port_k "$S" $((k0 + 10000)) &&
 	wait_for 30 metric_ge $port_u "$S" $((u0 + 10000)) &&
-	wait_for 30 metric_ge $port_k "$D" $((kd0 + 9900)) &&
-	wait_for 30 metric_ge $port_u "$D" $((ud0 + 9900)) &&
 	k1=$(metric $port_k "$S") && u1=$(metric $port_u "$S") &&
-	kd1=$(metric $port_k "$D") && ud1=$(metric $port_u "$D") &&
-	echo "getppid, kernel: $k0 then $k1 (timed $kd0 then $kd1); user: $u0 then $u1 (timed $ud0 then $ud1)" &&
+	echo "getppid, kernel: $k0 then $k1; user: $u0 then $u1" &&
 	test $((k1 - k0)) -le 10100 && test $((u1 - u0)) -le 10100 &&
-	test $((kd1 - kd0)) -le 10100 && test $((ud1 - ud0)) -le 10100 &&
 	curl -sf http://127.0.0.1:$port_k/metrics >k.text &&
 	test_grep "^tr_context_switches_total{cpu=\"0\"} [1-9]" k.text &&
 	test_grep "^tr_softirqs_total{vec=\"[A-Z]*\"} [1-9]" k.text &&
-	test_grep "^tr_softirq_seconds_total{vec=\"[A-Z]*\"} [0-9.e-]*[1-9]" k.text &&
-	test_grep "^tr_irq_seconds_total{irq=\"[0-9]*\",name=\"[^\"]\+\"} [0-9.e-]*[1-9]" k.text &&
-	test_grep "^tr_runqueue_latency_seconds_count{cpu=\"0\"} [1-9]" k.text &&
-	buckets_ordered k.text tr_runqueue_latency_seconds &&
-	buckets_ordered k.text tr_syscall_duration_seconds &&
-	test_grep "^tr_syscall_duration_seconds_bucket{syscall=\"getppid\",le=\"+Inf\"} $kd1\$" k.text &&
-	# Nothing read: the kernel counts and times all of it.
-	test_must_be_empty "$(grep "^tr_events_total{" k.text | grep -v " 0\$")" &&
+	test_grep "^tr_syscall_duration_seconds_count{syscall=\"getppid\"} [1-9]" k.text &&
 	if command -v promtool >/dev/null; then
 		promtool check metrics <k.text
 	fi &&
 	kill -INT $spid_k && test_wait_exit $spid_k 30 &&
-	kill -INT $spid_u && test_wait_exit $spid_u 30 &&
-	test_must_be_empty "$(synth_of $spid_k)"
+	kill -INT $spid_u && test_wait_exit $spid_u 30
 '
 
-# start_entries PORT PID: after a scrape, the entries of tr serve PID'"'"'s
-# table of syscalls entered (the hist section with its start variable).
-start_entries() {
-	curl -sf "http://127.0.0.1:$1/metrics" >/dev/null &&
-	awk -v v="trs$2_" "/^# trigger info:/ { ours = index(\$0, v) > 0 }
-		ours && /^ *Entries:/ { print \$2; exit }" $TRACEFS/instances/tr-serve-$2/events/raw_syscalls/sys_enter/hist
-}
-start_entries_below() { [ "$(start_entries $1 $2)" -lt "$3" ]; }
-
-test_expect_success 'a table of tasks that fills starts over, and new tasks are timed again' '
-	TR_SERVE_TASK_ENTRIES=128 TR_SERVE_RECYCLE_S=1 serve_start k --max-syscalls 1000 &&
-	test_when_finished "kill $spid_k 2>/dev/null || :; wait $spid_k 2>/dev/null || :" &&
-	test_grep "trs${spid_k}_0=common_timestamp:sort=hitcount:size=128:" $TRACEFS/instances/tr-serve-$spid_k/events/raw_syscalls/sys_enter/trigger &&
-	# 300 tasks, more than the table holds: without starting over, no new task is timed.
-	for i in $(seq 300); do /bin/true; done &&
-	wait_for 30 start_entries_below $port_k $spid_k 64 &&
-	getppids 3000 &&
-	wait_for 30 metric_has $port_k "$D" &&
-	d0=$(metric $port_k "$D") &&
-	getppids 1000 &&
-	wait_for 30 metric_ge $port_k "$D" $((d0 + 990)) &&
-	kill -INT $spid_k && test_wait_exit $spid_k 30 &&
-	test_must_be_empty "$(synth_of $spid_k)"
-'
-
-test_expect_success 'after SIGKILL, tr reset takes the triggers, synthetic events and instance away' '
+test_expect_success 'after SIGKILL, tr reset takes the trigger and the instance away' '
 	ls $TRACEFS/instances >before &&
 	serve_start k --hist "$H" &&
 	kill -9 $spid_k && { wait $spid_k 2>/dev/null || :; } &&
 	test -d $TRACEFS/instances/tr-serve-$spid_k &&
-	test -n "$(synth_of $spid_k)" &&
 	"$TR" reset 2>err &&
 	ls $TRACEFS/instances >after &&
 	test_cmp before after &&
-	test -z "$(the_triggers)" &&
-	test_must_be_empty "$(synth_of $spid_k)"
+	test -z "$(the_triggers)"
 '
 
 test_done
